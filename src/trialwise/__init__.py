@@ -1,0 +1,36 @@
+"""trialwise: trial-by-trial comparison of classifiers — humans, DNNs, LLMs — with honest uncertainty."""
+
+from trialwise import datasets
+from trialwise._results import ConfidenceInterval, ErrorConsistencyResult, PairwiseErrorConsistencyResult
+from trialwise._warnings import DegenerateDataWarning, TrialwiseWarning, UndefinedReplicatesWarning
+from trialwise.ec import error_consistency, pairwise_error_consistency
+from trialwise.kappa import (
+    feasible_accuracy,
+    kappa_bounds,
+    kappa_bounds_from_expected,
+    kappa_from_counts,
+    kappa_variance,
+    table_statistics,
+    unbiased_kappa,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ConfidenceInterval",
+    "DegenerateDataWarning",
+    "ErrorConsistencyResult",
+    "PairwiseErrorConsistencyResult",
+    "TrialwiseWarning",
+    "UndefinedReplicatesWarning",
+    "datasets",
+    "error_consistency",
+    "feasible_accuracy",
+    "kappa_bounds",
+    "kappa_bounds_from_expected",
+    "kappa_from_counts",
+    "kappa_variance",
+    "pairwise_error_consistency",
+    "table_statistics",
+    "unbiased_kappa",
+]

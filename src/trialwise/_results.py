@@ -1,0 +1,334 @@
+"""Result objects: frozen dataclasses with the same field names everywhere.
+
+``statistic``, ``confidence_interval`` (a :class:`ConfidenceInterval`), ``pvalue``,
+``method``, ``confidence_level``, ``n``; large arrays (``bootstrap_distribution``) are
+kept out of the repr. Each result has a one-line repr, a ``summary()`` text block and a
+``to_frame()`` with fixed column names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["ConfidenceInterval", "ErrorConsistencyResult", "PairwiseErrorConsistencyResult"]
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A confidence interval ``[low, high]`` (floats, or arrays for batched results)."""
+
+    low: Any
+    high: Any
+
+    def __iter__(self):
+        return iter((self.low, self.high))
+
+    def __repr__(self) -> str:
+        if np.ndim(self.low) == 0:
+            return f"ConfidenceInterval(low={_num(self.low)}, high={_num(self.high)})"
+        return f"ConfidenceInterval(low=<{np.size(self.low)} values>, high=<{np.size(self.high)} values>)"
+
+
+def _num(x: Any, digits: int = 3) -> str:
+    x = float(x)
+    if np.isnan(x):
+        return "nan"
+    return f"{x:.{digits}f}"
+
+
+def _p(p: Any) -> str:
+    p = float(p)
+    if np.isnan(p):
+        return "nan"
+    return f"{p:.3g}" if p >= 1e-4 else f"{p:.2e}"
+
+
+def _pct(level: float) -> str:
+    return f"{100 * level:g}%"
+
+
+_FRAME_COLUMNS = [
+    "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n",
+    "accuracy_a", "accuracy_b", "c_obs", "c_exp", "kappa_min", "kappa_max",
+    "method", "ci_method", "test", "n_resamples", "n_undefined",
+]
+
+
+@dataclass(frozen=True, repr=False)
+class ErrorConsistencyResult:
+    """Error consistency of two observers with its confidence interval and test.
+
+    Attributes
+    ----------
+    statistic : float
+        κ (or the bias-corrected κ_u when ``method == "bias-corrected kappa"``); NaN
+        when undefined (see ``undefined_reason``).
+    confidence_interval : ConfidenceInterval
+    pvalue : float
+        Two-sided p-value for H0: κ = 0 (independent observers).
+    n : int
+        Paired items used.
+    confidence_level : float
+    method : str
+        The estimator: ``"kappa"`` or ``"bias-corrected kappa"``.
+    ci_method, test : str
+        Interval method and independence test used.
+    counts : ndarray, shape (2, 2)
+        ``[[n11, n10], [n01, n00]]`` (A in rows, correct first).
+    accuracy_a, accuracy_b, c_obs, c_exp : float
+    kappa_min, kappa_max : float
+        Bounds of κ for these accuracies (SPEC §2.1).
+    n_resamples : int
+        Bootstrap replicates drawn (0 for the analytic interval).
+    n_undefined : int
+        Bootstrap replicates whose κ was undefined (left out of the interval).
+    n_undefined_null : int
+        Copy-null replicates whose κ was undefined (left out of M); 0 for other tests.
+    undefined_reason : str or None
+        Why κ is undefined or exactly 0 by construction, else None.
+    bootstrap_distribution : ndarray, shape (n_resamples,)
+        The replicate statistics (NaN = undefined); empty for the analytic interval.
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    pvalue: float
+    n: int
+    confidence_level: float
+    method: str
+    ci_method: str
+    test: str
+    counts: NDArray
+    accuracy_a: float
+    accuracy_b: float
+    c_obs: float
+    c_exp: float
+    kappa_min: float
+    kappa_max: float
+    n_resamples: int
+    n_undefined: int
+    n_undefined_null: int = 0
+    undefined_reason: str | None = None
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+
+    def __repr__(self) -> str:
+        ci = self.confidence_interval
+        return (
+            f"ErrorConsistencyResult(EC={_num(self.statistic)}, "
+            f"{_pct(self.confidence_level)} CI [{_num(ci.low)}, {_num(ci.high)}] ({self.ci_method}), "
+            f"p={_p(self.pvalue)} ({self.test}), n={self.n}, "
+            f"accuracy_a={_num(self.accuracy_a)}, accuracy_b={_num(self.accuracy_b)})"
+        )
+
+    __str__ = __repr__
+
+    def summary(self) -> str:
+        """A readable text block with every number of the result."""
+        ci = self.confidence_interval
+        (n11, n10), (n01, n00) = np.asarray(self.counts).tolist()
+        label = "Bias-corrected error consistency" if self.method == "bias-corrected kappa" else "Error consistency"
+        lines = [
+            f"{label} (Cohen's kappa on trial-by-trial correctness)",
+            f"  EC                   {_num(self.statistic)}",
+            f"  {_pct(self.confidence_level):<5}CI             [{_num(ci.low)}, {_num(ci.high)}]   ({self.ci_method}"
+            + (f", B = {self.n_resamples})" if self.n_resamples else ")"),
+            f"  p-value (EC = 0)     {_p(self.pvalue)}   ({self.test})",
+            f"  items n              {self.n}",
+            f"  accuracy A, B        {_num(self.accuracy_a)}, {_num(self.accuracy_b)}",
+            f"  c_obs, c_exp         {_num(self.c_obs)}, {_num(self.c_exp)}",
+            f"  EC bounds            [{_num(self.kappa_min)}, {_num(self.kappa_max)}]   (for these accuracies)",
+            "  table                B correct  B wrong",
+            f"    A correct          {n11:>9}  {n10:>7}",
+            f"    A wrong            {n01:>9}  {n00:>7}",
+        ]
+        if self.n_resamples:
+            share = self.n_undefined / self.n_resamples
+            lines.append(f"  undefined replicates {self.n_undefined} of {self.n_resamples} ({100 * share:.2g}%)")
+        if self.undefined_reason:
+            lines.append(f"  note                 {self.undefined_reason}")
+        return "\n".join(lines)
+
+    def to_frame(self):
+        """One-row :class:`pandas.DataFrame` with fixed column names."""
+        import pandas as pd
+
+        row = {
+            "statistic": self.statistic,
+            "ci_low": self.confidence_interval.low,
+            "ci_high": self.confidence_interval.high,
+            "confidence_level": self.confidence_level,
+            "pvalue": self.pvalue,
+            "n": self.n,
+            "accuracy_a": self.accuracy_a,
+            "accuracy_b": self.accuracy_b,
+            "c_obs": self.c_obs,
+            "c_exp": self.c_exp,
+            "kappa_min": self.kappa_min,
+            "kappa_max": self.kappa_max,
+            "method": self.method,
+            "ci_method": self.ci_method,
+            "test": self.test,
+            "n_resamples": self.n_resamples,
+            "n_undefined": self.n_undefined,
+        }
+        return pd.DataFrame([row], columns=_FRAME_COLUMNS)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain-Python dictionary of the result (JSON-serialisable; NaN stays NaN)."""
+        out = self.to_frame().iloc[0].to_dict()
+        out = {k: (v.item() if hasattr(v, "item") else v) for k, v in out.items()}
+        out["counts"] = np.asarray(self.counts).tolist()
+        out["n_undefined_null"] = int(self.n_undefined_null)
+        out["undefined_reason"] = self.undefined_reason
+        return out
+
+
+@dataclass(frozen=True, repr=False)
+class PairwiseErrorConsistencyResult:
+    """Error consistency of many observer pairs, resampled jointly.
+
+    Array attributes have one entry per pair, in the order of ``observer_a`` /
+    ``observer_b``; ``bootstrap_distribution`` has shape (n_resamples, n_pairs) and is
+    a joint sample: column differences and means have correct bootstrap uncertainty.
+    Use :meth:`pair` for one pair as an :class:`ErrorConsistencyResult`, :meth:`to_frame`
+    for a table with one row per pair, :meth:`matrix` for an observers × observers table.
+    """
+
+    observers: tuple
+    observer_a: NDArray
+    observer_b: NDArray
+    statistic: NDArray
+    confidence_interval: ConfidenceInterval
+    pvalue: NDArray
+    n: NDArray
+    confidence_level: float
+    method: str
+    ci_method: str
+    test: str
+    counts: NDArray
+    accuracy_a: NDArray
+    accuracy_b: NDArray
+    c_obs: NDArray
+    c_exp: NDArray
+    kappa_min: NDArray
+    kappa_max: NDArray
+    n_resamples: int
+    n_undefined: NDArray
+    n_undefined_null: NDArray
+    undefined_reason: tuple
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
+
+    def __len__(self) -> int:
+        return len(self.statistic)
+
+    def __repr__(self) -> str:
+        stat = np.asarray(self.statistic, dtype=float)
+        ok = ~np.isnan(stat)
+        med = _num(np.median(stat[ok])) if ok.any() else "nan"
+        return (
+            f"PairwiseErrorConsistencyResult({len(self.observers)} observers, {len(stat)} pairs, "
+            f"median EC={med}, {_pct(self.confidence_level)} CI ({self.ci_method}), "
+            f"test={self.test}, n_resamples={self.n_resamples})"
+        )
+
+    __str__ = __repr__
+
+    def _index(self, a: Any, b: Any) -> tuple[int, bool]:
+        for i, (x, y) in enumerate(zip(self.observer_a, self.observer_b)):
+            if x == a and y == b:
+                return i, False
+            if x == b and y == a:
+                return i, True
+        raise KeyError(f"no pair ({a!r}, {b!r}) in this result")
+
+    def pair(self, a: Any, b: Any) -> ErrorConsistencyResult:
+        """The result of one pair (A = ``a``, B = ``b``) as an :class:`ErrorConsistencyResult`."""
+        i, swapped = self._index(a, b)
+        counts = np.asarray(self.counts[i])
+        acc_a, acc_b = self.accuracy_a[i], self.accuracy_b[i]
+        if swapped:
+            counts = counts.T
+            acc_a, acc_b = acc_b, acc_a
+        return ErrorConsistencyResult(
+            statistic=float(self.statistic[i]),
+            confidence_interval=ConfidenceInterval(
+                float(self.confidence_interval.low[i]), float(self.confidence_interval.high[i])
+            ),
+            pvalue=float(self.pvalue[i]),
+            n=int(self.n[i]),
+            confidence_level=self.confidence_level,
+            method=self.method,
+            ci_method=self.ci_method,
+            test=self.test,
+            counts=counts,
+            accuracy_a=float(acc_a),
+            accuracy_b=float(acc_b),
+            c_obs=float(self.c_obs[i]),
+            c_exp=float(self.c_exp[i]),
+            kappa_min=float(self.kappa_min[i]),
+            kappa_max=float(self.kappa_max[i]),
+            n_resamples=self.n_resamples,
+            n_undefined=int(self.n_undefined[i]),
+            n_undefined_null=int(self.n_undefined_null[i]),
+            undefined_reason=self.undefined_reason[i],
+            bootstrap_distribution=self.bootstrap_distribution[:, i] if self.bootstrap_distribution.size else np.empty(0),
+        )
+
+    def to_frame(self):
+        """:class:`pandas.DataFrame` with one row per pair.
+
+        Columns: ``observer_a, observer_b, statistic, ci_low, ci_high, pvalue, n``, then
+        ``accuracy_a, accuracy_b, c_obs, c_exp, kappa_min, kappa_max, n_undefined``.
+        """
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "observer_a": list(self.observer_a),
+                "observer_b": list(self.observer_b),
+                "statistic": self.statistic,
+                "ci_low": self.confidence_interval.low,
+                "ci_high": self.confidence_interval.high,
+                "pvalue": self.pvalue,
+                "n": self.n,
+                "accuracy_a": self.accuracy_a,
+                "accuracy_b": self.accuracy_b,
+                "c_obs": self.c_obs,
+                "c_exp": self.c_exp,
+                "kappa_min": self.kappa_min,
+                "kappa_max": self.kappa_max,
+                "n_undefined": self.n_undefined,
+            }
+        )
+
+    def matrix(self, value: str = "statistic"):
+        """Observers × observers :class:`pandas.DataFrame` of one per-pair value.
+
+        ``value`` is a column of :meth:`to_frame` (``"statistic"``, ``"pvalue"``,
+        ``"ci_low"``, ...). The table is symmetric; pairs not computed and the diagonal
+        are NaN.
+        """
+        import pandas as pd
+
+        frame = self.to_frame()
+        if value not in frame.columns[2:]:
+            raise ValueError(f"`value` must be one of {list(frame.columns[2:])}; got {value!r}")
+        names = list(self.observers)
+        pos = {name: i for i, name in enumerate(names)}
+        mat = np.full((len(names), len(names)), np.nan)
+        for a, b, v in zip(frame.observer_a, frame.observer_b, frame[value].astype(float)):
+            mat[pos[a], pos[b]] = mat[pos[b], pos[a]] = v
+        return pd.DataFrame(mat, index=pd.Index(names, name="observer_a"), columns=pd.Index(names, name="observer_b"))
+
+    def summary(self) -> str:
+        """Text block: settings, then the per-pair table."""
+        head = (
+            f"Pairwise error consistency: {len(self.observers)} observers, {len(self)} pairs, "
+            f"{_pct(self.confidence_level)} CI ({self.ci_method}, B = {self.n_resamples}, joint resampling), "
+            f"test = {self.test}"
+        )
+        return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")

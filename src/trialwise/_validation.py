@@ -1,0 +1,190 @@
+"""Argument checking shared by every public function.
+
+Each helper returns a clean value or raises ``TypeError`` (wrong kind) / ``ValueError``
+(bad value) with a message that names the argument and shows what was received, so the
+numerical code can assume clean input.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+def _show(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
+    choices = tuple(choices)
+    if not isinstance(value, str):
+        raise TypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {_show(value)}")
+    key = value.lower().replace("_", "-")
+    for c in choices:
+        if key == c.replace("_", "-"):
+            return c
+    raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}")
+
+
+def check_confidence_level(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`confidence_level` must be a number in (0, 1); got {_show(value)}")
+    value = float(value)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"`confidence_level` must be in (0, 1); got {value:g}")
+    return value
+
+
+def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"`{name}` must be an integer >= {minimum}; got {_show(value)}")
+    value = int(value)
+    if value < minimum:
+        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value}")
+    return value
+
+
+def check_rng(rng: Any) -> np.random.Generator:
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            f"`rng` must be None, an integer seed or a numpy.random.Generator; got {_show(rng)}"
+        ) from exc
+
+
+def _as_float_array(value: Any, name: str) -> NDArray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`{name}` must be numeric; got {_show(value)}") from exc
+    return arr
+
+
+def check_probability(value: Any, name: str, *, open_interval: bool = False) -> NDArray:
+    arr = _as_float_array(value, name)
+    if np.isnan(arr).any():
+        raise ValueError(f"`{name}` must not contain NaN")
+    if open_interval:
+        bad = (arr <= 0) | (arr >= 1)
+        interval = "(0, 1)"
+    else:
+        bad = (arr < 0) | (arr > 1)
+        interval = "[0, 1]"
+    if bad.any():
+        raise ValueError(f"`{name}` must be in {interval}; got {_show(arr[bad].ravel()[0].item())}")
+    return arr
+
+
+def check_kappa(value: Any, name: str) -> NDArray:
+    arr = _as_float_array(value, name)
+    if np.isnan(arr).any():
+        raise ValueError(f"`{name}` must not contain NaN")
+    bad = (arr < -1) | (arr > 1)
+    if bad.any():
+        raise ValueError(f"`{name}` must be in [-1, 1]; got {arr[bad].ravel()[0].item():g}")
+    return arr
+
+
+def check_counts(counts: Any, name: str = "counts", *, batch: bool = False) -> NDArray:
+    """A 2×2 table (or a batch of them when ``batch``) of non-negative integer counts."""
+    try:
+        arr = np.asarray(counts)
+    except Exception as exc:  # ragged nested lists
+        raise ValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got {_show(counts)}") from exc
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"`{name}` must hold numbers; got dtype {arr.dtype}")
+    if arr.ndim < 2 or arr.shape[-2:] != (2, 2) or (arr.ndim != 2 and not batch):
+        raise ValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got shape {arr.shape}")
+    farr = arr.astype(float)
+    if not np.isfinite(farr).all():
+        raise ValueError(f"`{name}` must be finite; got {_show(counts)}")
+    if (farr < 0).any():
+        raise ValueError(f"`{name}` must be non-negative; got {_show(arr.tolist())}")
+    if (farr != np.round(farr)).any():
+        raise ValueError(f"`{name}` must be whole numbers; got {_show(arr.tolist())}")
+    out = farr.astype(np.int64)
+    if not batch and out.sum() == 0:
+        raise ValueError(f"`{name}` holds no items (n = 0): error consistency needs at least one item")
+    return out
+
+
+def check_binary_vector(value: Any, name: str) -> NDArray:
+    """1-D correctness vector of 0/1 or bool → bool array. NaN is an error here."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"`{name}` must be a 1-D array of correctness (bool or 0/1); got a string")
+    arr = np.asarray(value)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` is empty: error consistency needs at least one item")
+    if arr.dtype == bool:
+        return arr
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(
+                f"`{name}` must hold correctness (bool or 0/1); got non-numeric values. "
+                "For response labels pass `truth=`."
+            ) from exc
+    if not np.issubdtype(arr.dtype, np.number):
+        raise TypeError(
+            f"`{name}` must hold correctness (bool or 0/1); got dtype {arr.dtype}. "
+            "For response labels pass `truth=`."
+        )
+    farr = arr.astype(float)
+    if np.isnan(farr).any():
+        raise ValueError(
+            f"`{name}` contains NaN at position {int(np.flatnonzero(np.isnan(farr))[0])}; "
+            "pair the observers on the items both saw, or use pairwise_error_consistency, "
+            "which treats NaN as 'not seen'"
+        )
+    bad = (farr != 0) & (farr != 1)
+    if bad.any():
+        vals = np.unique(farr[bad])[:5]
+        raise ValueError(f"`{name}` must be binary (0/1 or bool); found values {vals.tolist()}")
+    return farr.astype(bool)
+
+
+def check_label_vector(value: Any, name: str) -> NDArray:
+    if isinstance(value, (str, bytes)):
+        raise TypeError(f"`{name}` must be a 1-D array of labels; got a string")
+    arr = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` is empty: error consistency needs at least one item")
+    missing = _missing_mask(arr)
+    if missing.any():
+        raise ValueError(
+            f"`{name}` has a missing value at position {int(np.flatnonzero(missing)[0])}; "
+            "code a non-response as its own label (e.g. 'na'), which counts as incorrect"
+        )
+    return arr
+
+
+def _missing_mask(arr: NDArray) -> NDArray:
+    if arr.dtype.kind == "f":
+        return np.isnan(arr)
+    if arr.dtype == object:
+        return np.fromiter(
+            (v is None or (isinstance(v, float) and v != v) for v in arr), bool, count=arr.size
+        )
+    return np.zeros(arr.shape, bool)
+
+
+def check_same_length(**arrays: NDArray) -> int:
+    lengths = {k: len(v) for k, v in arrays.items()}
+    if len(set(lengths.values())) > 1:
+        shown = ", ".join(f"`{k}` has {v}" for k, v in lengths.items())
+        raise ValueError(f"inputs must have the same length (one entry per item); {shown}")
+    return next(iter(lengths.values()))

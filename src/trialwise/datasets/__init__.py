@@ -1,0 +1,76 @@
+"""Bundled real trial-level data: humans and DNNs classifying the same images.
+
+Both tables are copied unchanged from ``shared/data`` of the project, which collected
+them from public repositories (model-vs-human, Geirhos et al. 2021; texture-vs-shape,
+Geirhos et al. 2019). ``DATA_README.md`` next to this file gives the sources, versions,
+licences, attribution and caveats; cite the papers named there when you use the data.
+Loading needs no network.
+
+Every row is one trial with columns ``source, experiment, condition, subject,
+observer_type, session, trial, image, category, response, rt``; ``category`` is the
+true class and a trial is correct when ``response == category`` (human non-responses
+are ``"na"``, incorrect).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+
+__all__ = ["model_vs_human", "texture_vs_shape", "data_readme"]
+
+_TEXT_COLUMNS = {
+    "source": str, "experiment": str, "condition": str, "subject": str, "observer_type": str,
+    "image": str, "category": str, "response": str,
+}
+
+
+def _load(filename: str, experiment: str | None):
+    import pandas as pd
+
+    with resources.files(__name__).joinpath(filename).open("rb") as fh:
+        frame = pd.read_csv(fh, compression="gzip", dtype=_TEXT_COLUMNS, keep_default_na=False,
+                            na_values={"rt": [""]})
+    if experiment is not None:
+        known = sorted(frame["experiment"].unique())
+        if experiment not in known:
+            raise ValueError(f"`experiment` must be one of {known}; got {experiment!r}")
+        frame = frame[frame["experiment"] == experiment].reset_index(drop=True)
+    return frame
+
+
+def model_vs_human(experiment: str | None = None):
+    """Trials of the model-vs-human benchmark: 17 datasets, all humans, 26 models.
+
+    Parameters
+    ----------
+    experiment : str, optional
+        Keep only this experiment (e.g. ``"cue-conflict"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per trial (471,200 rows in all). ``condition`` is text (``"0.10"`` and
+        ``"0.1"`` are different conditions); ``response`` ``"na"`` is a non-response.
+
+    Examples
+    --------
+    >>> from trialwise import datasets
+    >>> trials = datasets.model_vs_human("cue-conflict")
+    >>> trials.groupby("observer_type").subject.nunique().to_dict()
+    {'human': 10, 'model': 26}
+    """
+    return _load("model-vs-human.csv.gz", experiment)
+
+
+def texture_vs_shape(experiment: str | None = None):
+    """Trials of Geirhos et al. (ICLR 2019): 9 experiments, 97 humans, 8 models.
+
+    See :func:`model_vs_human` for the columns. In ``texture-filled-rotated`` each
+    human saw a different 160 of the 1280 images.
+    """
+    return _load("texture-vs-shape.csv.gz", experiment)
+
+
+def data_readme() -> str:
+    """The data's README: sources, licences, attribution, caveats, benchmark protocol."""
+    return resources.files(__name__).joinpath("DATA_README.md").read_text(encoding="utf-8")

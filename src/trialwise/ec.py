@@ -1,0 +1,545 @@
+"""Error consistency of two observers, and of every pair of many observers.
+
+Both entry points turn their input into 2×2 correctness tables and then share one
+vectorised core (:func:`_infer`): bootstrap interval, analytic interval, independence
+test, degenerate-case accounting.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from trialwise import _validation as v
+from trialwise._results import ConfidenceInterval, ErrorConsistencyResult, PairwiseErrorConsistencyResult
+from trialwise._warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
+from trialwise.intervals import (
+    CI_METHODS,
+    basic_interval,
+    bca_interval,
+    hdi_interval,
+    percentile_interval,
+    wald_interval,
+)
+from trialwise.kappa import _unbiased_from_kappa, kappa_bounds, kappa_from_counts, kappa_variance, table_statistics
+from trialwise.resampling import bootstrap_sums, bootstrap_tables
+from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
+
+__all__ = ["error_consistency", "pairwise_error_consistency", "DEFAULT_CI_METHOD", "DEFAULT_TEST"]
+
+#: Default interval method; see docs/defaults.md for the coverage study behind it.
+DEFAULT_CI_METHOD = "bca"
+#: Default independence test; see docs/defaults.md for the type-I error study behind it.
+DEFAULT_TEST = "fisher"
+#: Share of undefined bootstrap replicates above which a warning is issued.
+UNDEFINED_WARN_SHARE = 0.01
+
+CIMethod = Literal["percentile", "basic", "bca", "hdi", "analytic"]
+TestMethod = Literal["fisher", "boschloo", "copy-null", "asymptotic"]
+
+
+@dataclass(frozen=True)
+class _Options:
+    confidence_level: float
+    ci_method: str
+    test: str
+    n_resamples: int
+    unbiased: bool
+    rng: np.random.Generator
+
+
+def _options(confidence_level, ci_method, test, n_resamples, unbiased, rng) -> _Options:
+    if not isinstance(unbiased, (bool, np.bool_)):
+        raise TypeError(f"`unbiased` must be True or False; got {unbiased!r}")
+    return _Options(
+        confidence_level=v.check_confidence_level(confidence_level),
+        ci_method=v.check_choice(ci_method, "ci_method", CI_METHODS),
+        test=v.check_choice(test, "test", INDEPENDENCE_TESTS),
+        n_resamples=v.check_positive_int(n_resamples, "n_resamples"),
+        unbiased=bool(unbiased),
+        rng=v.check_rng(rng),
+    )
+
+
+def _reasons(counts: NDArray) -> list[str | None]:
+    """Why κ is undefined or exactly 0 by construction, per table (None if regular)."""
+    out: list[str | None] = []
+    for (n11, n10), (n01, n00) in np.asarray(counts).reshape(-1, 2, 2).tolist():
+        n = n11 + n10 + n01 + n00
+        states = []
+        for name, correct in (("A", n11 + n10), ("B", n11 + n01)):
+            if n and correct == n:
+                states.append(f"{name} is always correct")
+            elif n and correct == 0:
+                states.append(f"{name} is always wrong")
+        if n == 0:
+            out.append("no items seen by both observers")
+        elif len(states) == 2:
+            out.append(f"{' and '.join(states)}: expected agreement is 1, so EC is undefined")
+        elif len(states) == 1:
+            out.append(f"{states[0]}: EC is exactly 0 whatever the other observer does")
+        else:
+            out.append(None)
+    return out
+
+
+def _jackknife(counts: NDArray, unbiased: bool) -> tuple[NDArray, NDArray]:
+    """Leave-one-out κ of (P, 2, 2) tables: the four distinct values and their weights."""
+    c = np.asarray(counts, dtype=float)
+    eye = np.eye(4).reshape(4, 1, 2, 2)
+    loo = c[None] - eye  # (4, P, 2, 2)
+    weights = c.reshape(-1, 4).T  # (4, P): items in each cell
+    values = kappa_from_counts(np.where(loo < 0, 0, loo), unbiased=unbiased)
+    return np.where(weights > 0, values, np.nan), weights
+
+
+def _infer(
+    counts: NDArray,
+    dist: NDArray | None,
+    opts: _Options,
+    *,
+    stacklevel: int = 4,
+) -> dict[str, Any]:
+    """Point estimates, intervals and tests of P tables, shape (P, 2, 2); dist (B, P)."""
+    stats_ = table_statistics(counts)
+    kappa = stats_.kappa
+    statistic = _unbiased_from_kappa(kappa, stats_.n) if opts.unbiased else kappa
+    with np.errstate(invalid="ignore"):
+        k_lo, k_hi = kappa_bounds(np.nan_to_num(stats_.accuracy_a), np.nan_to_num(stats_.accuracy_b))
+    k_lo = np.where(stats_.n > 0, k_lo, np.nan)
+    k_hi = np.where(stats_.n > 0, k_hi, np.nan)
+    if opts.unbiased:
+        k_lo, k_hi = _unbiased_from_kappa(k_lo, stats_.n), _unbiased_from_kappa(k_hi, stats_.n)
+    level = opts.confidence_level
+    n_pairs = counts.shape[0]
+    if opts.ci_method == "analytic":
+        var, _ = kappa_variance(counts)
+        lo, hi = wald_interval(kappa, np.sqrt(np.clip(var, 0, None)), level)
+        if opts.unbiased:
+            lo, hi = _unbiased_from_kappa(lo, stats_.n), _unbiased_from_kappa(hi, stats_.n)
+        n_undefined = np.zeros(n_pairs, dtype=np.int64)
+        lo, hi = np.where(np.isnan(statistic), np.nan, lo), np.where(np.isnan(statistic), np.nan, hi)
+    else:
+        n_undefined = np.isnan(dist).sum(axis=0)
+        if opts.ci_method == "percentile":
+            lo, hi = percentile_interval(dist, level)
+        elif opts.ci_method == "basic":
+            lo, hi = basic_interval(dist, statistic, level)
+        elif opts.ci_method == "hdi":
+            lo, hi = hdi_interval(dist, level)
+        else:
+            jk, jw = _jackknife(counts, opts.unbiased)
+            lo, hi = bca_interval(dist, statistic, jk, jw, level)
+        lo = np.where(np.isnan(statistic), np.nan, lo)
+        hi = np.where(np.isnan(statistic), np.nan, hi)
+    pvalue, n_undef_null = independence_pvalues(
+        counts, test=opts.test, n_resamples=opts.n_resamples, rng=opts.rng
+    )
+    reasons = _reasons(counts)
+
+    degenerate = [r for r in reasons if r is not None]
+    if degenerate:
+        if n_pairs == 1:
+            msg = degenerate[0]
+        else:
+            msg = f"{len(degenerate)} of {n_pairs} pairs are degenerate, e.g. {degenerate[0]}; see `undefined_reason`"
+        warn(msg, DegenerateDataWarning, stacklevel)
+    if dist is not None:
+        share = n_undefined / dist.shape[0]
+        flagged = [i for i in range(n_pairs) if share[i] > UNDEFINED_WARN_SHARE and reasons[i] is None]
+        if flagged:
+            worst = max(flagged, key=lambda i: share[i])
+            where = "" if n_pairs == 1 else f" in {len(flagged)} of {n_pairs} pairs (up to"
+            pct = f"{100 * share[worst]:.1f}%"
+            msg = (
+                f"{pct} of the bootstrap replicates had an undefined EC (a resample in which both "
+                "observers were always correct or always wrong) and were left out of the interval"
+                if n_pairs == 1
+                else f"undefined bootstrap replicates above 1%{where} {pct}); they were left out of the intervals"
+            )
+            warn(msg, UndefinedReplicatesWarning, stacklevel)
+    return dict(
+        statistic=statistic, low=lo, high=hi, pvalue=pvalue, stats=stats_, kappa_min=k_lo, kappa_max=k_hi,
+        n_undefined=n_undefined, n_undefined_null=n_undef_null, reasons=reasons,
+    )
+
+
+def _counts_from_input(a, b, truth, counts) -> NDArray:
+    if counts is not None:
+        if a is not None or b is not None or truth is not None:
+            raise TypeError(
+                "pass either the observers' data (`a`, `b`, optionally `truth`) or `counts`, not both"
+            )
+        return v.check_counts(counts)
+    if a is None or b is None:
+        raise TypeError("error_consistency needs two observers `a` and `b`, or `counts=[[n11, n10], [n01, n00]]`")
+    if truth is not None:
+        ra = v.check_label_vector(a, "a")
+        rb = v.check_label_vector(b, "b")
+        t = v.check_label_vector(truth, "truth")
+        v.check_same_length(a=ra, b=rb, truth=t)
+        ca = np.asarray(ra == t, dtype=bool)
+        cb = np.asarray(rb == t, dtype=bool)
+    else:
+        ca = v.check_binary_vector(a, "a")
+        cb = v.check_binary_vector(b, "b")
+        v.check_same_length(a=ca, b=cb)
+    return np.array(
+        [[np.sum(ca & cb), np.sum(ca & ~cb)], [np.sum(~ca & cb), np.sum(~ca & ~cb)]], dtype=np.int64
+    )
+
+
+def error_consistency(
+    a: ArrayLike | None = None,
+    b: ArrayLike | None = None,
+    truth: ArrayLike | None = None,
+    *,
+    counts: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    ci_method: CIMethod = DEFAULT_CI_METHOD,
+    test: TestMethod = DEFAULT_TEST,
+    n_resamples: int = 10_000,
+    unbiased: bool = False,
+    rng: Any = None,
+) -> ErrorConsistencyResult:
+    """Error consistency of two observers, with a confidence interval and a test of κ = 0.
+
+    Error consistency (EC, Geirhos et al. 2020) is Cohen's κ computed on the
+    trial-by-trial correctness of two observers on the same items.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n,)
+        Either the observers' correctness (bool or 0/1), or — when ``truth`` is given —
+        their responses (labels of any hashable type), paired by position.
+    truth : array_like, shape (n,), optional
+        The correct label of every item; a trial is correct when the response equals it.
+    counts : array_like, shape (2, 2), optional
+        Instead of ``a``/``b``: the table ``[[n11, n10], [n01, n00]]`` with A in rows,
+        B in columns, "correct" first.
+    confidence_level : float, default 0.95
+    ci_method : {"bca", "percentile", "basic", "hdi", "analytic"}, default "bca"
+        Bootstrap interval over items (B = ``n_resamples``): bias-corrected and
+        accelerated, percentile (the method of seed 000), basic, or highest-density;
+        or the Wald interval with the large-sample standard error of Fleiss, Cohen &
+        Everitt (1969). Why BCa is the default: ``docs/defaults.md``.
+    test : {"fisher", "boschloo", "copy-null", "asymptotic"}, default "fisher"
+        Two-sided test of H0: κ = 0 (independent observers); see
+        :func:`trialwise.significance.independence_pvalues`. Why Fisher is the default:
+        ``docs/defaults.md``.
+    n_resamples : int, default 10000
+        Bootstrap replicates (and Monte-Carlo size of the copy-null test).
+    unbiased : bool, default False
+        Report the bias-corrected κ_u = n·κ/(n − 1 + κ) (Martín Andrés & Álvarez
+        Hernández 2024); intervals are computed on the same scale. The test is
+        unchanged (κ_u = 0 ⇔ κ = 0).
+    rng : None, int or numpy.random.Generator
+        Seed for reproducible bootstrap and Monte-Carlo draws.
+
+    Returns
+    -------
+    ErrorConsistencyResult
+        ``statistic``, ``confidence_interval``, ``pvalue``, ``n``, accuracies,
+        ``c_obs``, ``c_exp``, bounds, the number of undefined replicates, and the
+        bootstrap distribution.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        An observer is always correct or always wrong: κ is then exactly 0 (one
+        observer) or undefined, NaN (both; ``c_exp = 1``). ``undefined_reason`` says
+        which.
+    UndefinedReplicatesWarning
+        More than 1 % of the bootstrap replicates had an undefined κ; they are counted
+        in ``n_undefined`` and left out of the interval.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Unequal lengths, non-binary correctness, NaN, empty input, bad counts or
+        options; the message names the argument.
+
+    See Also
+    --------
+    pairwise_error_consistency : all pairs of many observers, resampled jointly.
+
+    Notes
+    -----
+    ``κ = (c_obs − c_exp)/(1 − c_exp)`` with ``c_obs`` the share of items both got
+    right or both got wrong and ``c_exp = a_A·a_B + (1−a_A)(1−a_B)``. The bootstrap
+    resamples items with replacement; for one pair this is a multinomial draw over the
+    four cells of the table, with the same distribution as index resampling.
+
+    References
+    ----------
+    Geirhos, Meding & Wichmann (2020), Beyond accuracy: quantifying trial-by-trial
+    behaviour of CNNs and humans by measuring error consistency. NeurIPS.
+    Klein et al. (2025), Quantifying uncertainty in error consistency. NeurIPS.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> res = tw.error_consistency(counts=[[60, 12], [8, 20]], rng=0)
+    >>> round(res.statistic, 3), res.n
+    (0.512, 100)
+    >>> [round(x, 2) for x in res.confidence_interval]
+    [0.32, 0.68]
+    >>> res.pvalue < 1e-5
+    True
+    """
+    opts = _options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
+    table = _counts_from_input(a, b, truth, counts)
+    if opts.ci_method == "analytic":
+        dist = None
+    else:
+        # κ is symmetric in A and B: resample the orientation with n10 <= n01 so that
+        # swapping the observers gives the very same replicates under a seed.
+        canonical = table.T if table[0, 1] > table[1, 0] else table
+        reps = bootstrap_tables(canonical, opts.n_resamples, rng=opts.rng)
+        dist = kappa_from_counts(reps, unbiased=opts.unbiased).reshape(-1, 1)
+    out = _infer(table[None], dist, opts)
+    s = out["stats"]
+    return ErrorConsistencyResult(
+        statistic=float(out["statistic"][0]),
+        confidence_interval=ConfidenceInterval(float(out["low"][0]), float(out["high"][0])),
+        pvalue=float(out["pvalue"][0]),
+        n=int(s.n[0]),
+        confidence_level=opts.confidence_level,
+        method="bias-corrected kappa" if opts.unbiased else "kappa",
+        ci_method=opts.ci_method,
+        test=opts.test,
+        counts=table,
+        accuracy_a=float(s.accuracy_a[0]),
+        accuracy_b=float(s.accuracy_b[0]),
+        c_obs=float(s.c_obs[0]),
+        c_exp=float(s.c_exp[0]),
+        kappa_min=float(out["kappa_min"][0]),
+        kappa_max=float(out["kappa_max"][0]),
+        n_resamples=0 if dist is None else opts.n_resamples,
+        n_undefined=int(out["n_undefined"][0]),
+        n_undefined_null=int(out["n_undefined_null"][0]),
+        undefined_reason=out["reasons"][0],
+        bootstrap_distribution=np.empty(0) if dist is None else dist[:, 0],
+    )
+
+
+# --------------------------------------------------------------------------- pairwise
+
+
+def _correctness_matrix(correct, truth) -> tuple[NDArray, NDArray, tuple]:
+    """(items × observers) correctness → (correct & seen, seen) as uint8, observer names."""
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - pandas is a dependency
+        pd = None
+    if pd is not None and isinstance(correct, pd.DataFrame):
+        names = tuple(correct.columns)
+        values = correct.to_numpy()
+    else:
+        values = np.asarray(correct)
+        names = tuple(range(values.shape[1])) if values.ndim == 2 else ()
+    if values.ndim != 2:
+        raise ValueError(f"`correct` must be 2-D (items × observers); got shape {values.shape}")
+    if values.shape[0] == 0:
+        raise ValueError("`correct` has no items (0 rows)")
+    if values.shape[1] < 2:
+        raise ValueError(f"`correct` needs at least 2 observers (columns); got {values.shape[1]}")
+    if len(set(names)) != len(names):
+        raise ValueError("`correct` has duplicate observer names (columns)")
+    if truth is not None:
+        t = np.asarray(truth, dtype=object)
+        if t.shape != (values.shape[0],):
+            raise ValueError(f"`truth` must have one label per item ({values.shape[0]}); got shape {t.shape}")
+        if v._missing_mask(t).any():
+            raise ValueError("`truth` has missing values")
+        obj = values.astype(object)
+        seen = ~v._missing_mask(obj.ravel()).reshape(obj.shape)
+        right = seen & (obj == t[:, None])
+        return right.astype(np.uint8), seen.astype(np.uint8), names
+    if values.dtype == bool:
+        return values.astype(np.uint8), np.ones(values.shape, np.uint8), names
+    try:
+        f = values.astype(float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(
+            "`correct` must hold correctness (0/1, bool, NaN = not seen); for response labels pass `truth=`"
+        ) from exc
+    seen = ~np.isnan(f)
+    bad = seen & (f != 0) & (f != 1)
+    if bad.any():
+        raise ValueError(f"`correct` must be 0/1 (NaN = not seen); found values {np.unique(f[bad])[:5].tolist()}")
+    return (seen & (f == 1)).astype(np.uint8), seen.astype(np.uint8), names
+
+
+def _pair_indices(names: tuple, pairs) -> list[tuple[int, int]]:
+    if pairs is None:
+        return list(combinations(range(len(names)), 2))
+    pos = {name: i for i, name in enumerate(names)}
+    out = []
+    for item in pairs:
+        if not isinstance(item, (tuple, list)) or len(item) != 2:
+            raise ValueError(f"`pairs` must be a list of (observer_a, observer_b); got element {item!r}")
+        a, b = item
+        for name in (a, b):
+            if name not in pos:
+                raise ValueError(f"`pairs` names observer {name!r}, which is not a column; observers: {list(names)[:10]}")
+        if a == b:
+            raise ValueError(f"`pairs` pairs observer {a!r} with itself")
+        out.append((pos[a], pos[b]))
+    if not out:
+        raise ValueError("`pairs` is empty")
+    return out
+
+
+def _pair_columns(right: NDArray, seen: NDArray, idx: NDArray) -> tuple[NDArray, Any]:
+    """Item columns whose weighted sums give every pair's table, and the map sums → tables."""
+    ia, ib = idx[:, 0], idx[:, 1]
+    n_items, n_obs = right.shape
+    n_pairs = len(idx)
+    if seen.all():
+        # No missing data: per-observer correct counts are shared by all pairs.
+        cols = np.concatenate([right, right[:, ia] * right[:, ib]], axis=1)
+
+        def to_tables(sums: NDArray) -> NDArray:
+            n = float(n_items)  # every replicate's weights sum to n_items
+            ca, cb = sums[:, ia], sums[:, ib]
+            n11 = sums[:, n_obs:]
+            return _tables(n11, ca - n11, cb - n11, n - ca - cb + n11)
+
+        return cols, to_tables
+    both = seen[:, ia] * seen[:, ib]
+    cols = np.concatenate(
+        [both, right[:, ia] * right[:, ib], right[:, ia] * seen[:, ib], seen[:, ia] * right[:, ib]], axis=1
+    )
+
+    def to_tables(sums: NDArray) -> NDArray:
+        n, n11, ca, cb = (sums[:, k * n_pairs : (k + 1) * n_pairs] for k in range(4))
+        return _tables(n11, ca - n11, cb - n11, n - ca - cb + n11)
+
+    return cols, to_tables
+
+
+def _tables(n11, n10, n01, n00) -> NDArray:
+    return np.stack([np.stack([n11, n10], axis=-1), np.stack([n01, n00], axis=-1)], axis=-2)
+
+
+def pairwise_error_consistency(
+    correct: ArrayLike,
+    *,
+    truth: ArrayLike | None = None,
+    pairs: list[tuple[Any, Any]] | None = None,
+    strata: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    ci_method: CIMethod = DEFAULT_CI_METHOD,
+    test: TestMethod = DEFAULT_TEST,
+    n_resamples: int = 10_000,
+    unbiased: bool = False,
+    rng: Any = None,
+    batch: int | None = None,
+) -> PairwiseErrorConsistencyResult:
+    """Error consistency of every pair of observers, with jointly resampled intervals.
+
+    Parameters
+    ----------
+    correct : array_like or pandas.DataFrame, shape (n_items, n_observers)
+        Correctness (0/1 or bool) of each observer (column) on each item (row); NaN
+        means the observer did not see the item. DataFrame columns name the observers
+        (otherwise they are numbered 0, 1, ...). With ``truth``: the responses (labels),
+        missing (NaN/None) = not seen.
+    truth : array_like, shape (n_items,), optional
+        The correct label of each item; turns ``correct`` into a table of responses.
+    pairs : list of (observer_a, observer_b), optional
+        The pairs to compute (default: all pairs, in column order).
+    strata : array_like, shape (n_items,), optional
+        Item labels (e.g. conditions); items are then resampled within each stratum.
+    confidence_level, ci_method, test, n_resamples, unbiased, rng
+        As in :func:`error_consistency`.
+    batch : int, optional
+        Replicates per chunk of the matrix product (default: sized to ~64 MB).
+
+    Returns
+    -------
+    PairwiseErrorConsistencyResult
+        Arrays with one entry per pair; ``to_frame()`` has one row per pair with
+        columns ``observer_a, observer_b, statistic, ci_low, ci_high, pvalue, n, ...``;
+        ``pair(a, b)`` gives one pair as an :class:`ErrorConsistencyResult`;
+        ``bootstrap_distribution`` is (n_resamples, n_pairs).
+
+    Warns
+    -----
+    DegenerateDataWarning
+        Some pairs have an observer who is always correct or wrong on the shared items,
+        or share no item (n = 0, EC NaN).
+    UndefinedReplicatesWarning
+        Some pairs had more than 1 % undefined bootstrap replicates.
+
+    Notes
+    -----
+    All pairs are resampled **jointly**: every replicate draws one multinomial weight
+    vector over the items, shared by every pair, so means and differences of ECs across
+    pairs have correct bootstrap uncertainty. A pair uses the items both observers saw;
+    within a replicate its n is the weighted number of such items. Every table of every
+    replicate is a weighted column sum, so the bootstrap is one chunked matrix product
+    (:func:`trialwise.resampling.bootstrap_sums`).
+
+    Examples
+    --------
+    >>> import numpy as np, pandas as pd, trialwise as tw
+    >>> rng = np.random.default_rng(1)
+    >>> base = rng.random(400) < 0.7
+    >>> obs = {name: np.where(rng.random(400) < 0.5, base, rng.random(400) < 0.7)
+    ...        for name in ["ann", "bob", "cnn"]}
+    >>> res = tw.pairwise_error_consistency(pd.DataFrame(obs), n_resamples=2000, rng=0)
+    >>> res.to_frame()[["observer_a", "observer_b", "n"]].values.tolist()
+    [['ann', 'bob', 400], ['ann', 'cnn', 400], ['bob', 'cnn', 400]]
+    >>> bool(np.all(res.statistic > 0.1))
+    True
+    """
+    opts = _options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
+    right, seen, names = _correctness_matrix(correct, truth)
+    idx = np.array(_pair_indices(names, pairs), dtype=np.intp).reshape(-1, 2)
+    cols, to_tables = _pair_columns(right, seen, idx)
+    counts = np.rint(to_tables(cols.sum(axis=0, dtype=np.int64)[None].astype(float))[0]).astype(np.int64)
+    if opts.ci_method == "analytic":
+        dist = None
+    else:
+        dist = bootstrap_sums(
+            cols,
+            opts.n_resamples,
+            statistic=lambda s: kappa_from_counts(to_tables(s), unbiased=opts.unbiased),
+            rng=opts.rng,
+            strata=strata,
+            batch=batch,
+        )
+    out = _infer(counts, dist, opts)
+    s = out["stats"]
+    names_arr = np.array(names, dtype=object)
+    return PairwiseErrorConsistencyResult(
+        observers=names,
+        observer_a=names_arr[idx[:, 0]],
+        observer_b=names_arr[idx[:, 1]],
+        statistic=out["statistic"],
+        confidence_interval=ConfidenceInterval(out["low"], out["high"]),
+        pvalue=out["pvalue"],
+        n=s.n.astype(np.int64),
+        confidence_level=opts.confidence_level,
+        method="bias-corrected kappa" if opts.unbiased else "kappa",
+        ci_method=opts.ci_method,
+        test=opts.test,
+        counts=counts,
+        accuracy_a=s.accuracy_a,
+        accuracy_b=s.accuracy_b,
+        c_obs=s.c_obs,
+        c_exp=s.c_exp,
+        kappa_min=out["kappa_min"],
+        kappa_max=out["kappa_max"],
+        n_resamples=0 if dist is None else opts.n_resamples,
+        n_undefined=np.asarray(out["n_undefined"], dtype=np.int64),
+        n_undefined_null=np.asarray(out["n_undefined_null"], dtype=np.int64).reshape(-1),
+        undefined_reason=tuple(out["reasons"]),
+        bootstrap_distribution=np.empty((0, len(idx))) if dist is None else dist,
+    )

@@ -1,0 +1,367 @@
+"""Count kernels: Cohen's kappa on 2×2 correctness tables, its variance and its bounds.
+
+Every function here is a pure, vectorised function of count tables with any leading
+batch shape ``(..., 2, 2)`` laid out as::
+
+                  B correct   B wrong
+    A correct       n11         n10
+    A wrong         n01         n00
+
+The trial-level, label-level and table-level APIs of :mod:`trialwise.ec` only produce
+such tables; the bootstrap calls these kernels on a whole batch of replicate tables.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from trialwise._validation import check_probability, check_kappa
+
+__all__ = [
+    "TableStatistics",
+    "table_statistics",
+    "kappa_from_counts",
+    "unbiased_kappa",
+    "kappa_variance",
+    "kappa_bounds",
+    "kappa_bounds_from_expected",
+    "feasible_accuracy",
+    "cell_probabilities",
+]
+
+
+def _cells(counts: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    c = np.asarray(counts, dtype=np.float64)
+    return c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1]
+
+
+def _kappa_cells(n11, n10, n01, n00) -> NDArray:
+    """κ = 2(n11·n00 − n10·n01) / ((n11+n10)(n10+n00) + (n11+n01)(n01+n00)).
+
+    This closed form of (c_obs − c_exp)/(1 − c_exp) is exact on integer counts: it
+    returns exactly 0 when one observer is constant and the other is not, and NaN
+    (0/0) exactly when c_exp = 1.
+    """
+    num = 2.0 * (n11 * n00 - n10 * n01)
+    den = (n11 + n10) * (n10 + n00) + (n11 + n01) * (n01 + n00)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def _unbiased_from_kappa(kappa, n) -> NDArray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        den = n - 1.0 + kappa
+        return np.where(den != 0, n * kappa / np.where(den != 0, den, 1.0), np.nan)
+
+
+class TableStatistics(NamedTuple):
+    """Summary statistics of 2×2 correctness tables (arrays of the batch shape)."""
+
+    n: NDArray
+    accuracy_a: NDArray
+    accuracy_b: NDArray
+    c_obs: NDArray
+    c_exp: NDArray
+    kappa: NDArray
+
+
+def table_statistics(counts: ArrayLike) -> TableStatistics:
+    """Accuracies, observed and expected agreement and κ of 2×2 tables.
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., 2, 2)
+        ``[[n11, n10], [n01, n00]]`` with A in rows, B in columns, "correct" first.
+
+    Returns
+    -------
+    TableStatistics
+        ``n, accuracy_a, accuracy_b, c_obs, c_exp, kappa``; NaN where ``n == 0``
+        (κ is also NaN where ``c_exp == 1``).
+
+    Notes
+    -----
+    ``a_A = (n11+n10)/n``, ``a_B = (n11+n01)/n``, ``c_obs = (n11+n00)/n``,
+    ``c_exp = a_A·a_B + (1−a_A)(1−a_B)``, ``κ = (c_obs − c_exp)/(1 − c_exp)``.
+
+    Examples
+    --------
+    >>> s = table_statistics([[60, 20], [10, 10]])
+    >>> float(s.accuracy_a), float(s.accuracy_b), round(float(s.kappa), 4)
+    (0.8, 0.7, 0.2105)
+    """
+    n11, n10, n01, n00 = _cells(counts)
+    n = n11 + n10 + n01 + n00
+    with np.errstate(invalid="ignore", divide="ignore"):
+        safe = np.where(n > 0, n, np.nan)
+        acc_a = (n11 + n10) / safe
+        acc_b = (n11 + n01) / safe
+        c_obs = (n11 + n00) / safe
+    c_exp = acc_a * acc_b + (1.0 - acc_a) * (1.0 - acc_b)
+    return TableStatistics(n, acc_a, acc_b, c_obs, c_exp, _kappa_cells(n11, n10, n01, n00))
+
+
+def kappa_from_counts(counts: ArrayLike, *, unbiased: bool = False) -> NDArray:
+    """Cohen's κ (error consistency) of 2×2 tables, vectorised over a batch.
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., 2, 2)
+        ``[[n11, n10], [n01, n00]]``.
+    unbiased : bool, default False
+        Return the bias-corrected κ of Martín Andrés & Álvarez Hernández (2024),
+        ``κ_u = n·κ / (n − 1 + κ)`` (see :func:`unbiased_kappa`).
+
+    Returns
+    -------
+    ndarray, shape (...)
+        κ; NaN where it is undefined (``c_exp = 1`` or ``n = 0``). Exactly 0 where one
+        observer is always correct (or always wrong) and the other is not.
+
+    Examples
+    --------
+    >>> float(kappa_from_counts([[40, 10], [10, 40]]))
+    0.6
+    >>> kappa_from_counts([[[40, 10], [10, 40]], [[50, 0], [50, 0]]]).tolist()
+    [0.6, 0.0]
+    """
+    n11, n10, n01, n00 = _cells(counts)
+    kappa = _kappa_cells(n11, n10, n01, n00)
+    if unbiased:
+        kappa = _unbiased_from_kappa(kappa, n11 + n10 + n01 + n00)
+    return kappa
+
+
+def unbiased_kappa(kappa: ArrayLike, n: ArrayLike) -> NDArray:
+    """Bias-corrected κ from the plug-in κ and the number of items.
+
+    Notes
+    -----
+    Martín Andrés & Álvarez Hernández (2024) replace the plug-in expected agreement by
+    its unbiased estimate ``(n·c_exp − c_obs)/(n − 1)``. Substituting into
+    ``(c_obs − c_exp)/(1 − c_exp)`` gives ``κ_u = n·κ / (n − 1 + κ)``, a strictly
+    increasing map of κ for n > 1 that fixes 0 and 1, so intervals and tests carry over.
+
+    Examples
+    --------
+    >>> round(float(unbiased_kappa(0.5, 100)), 6)
+    0.502513
+    """
+    return _unbiased_from_kappa(np.asarray(kappa, dtype=float), np.asarray(n, dtype=float))
+
+
+def kappa_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
+    """Large-sample variance of κ (Fleiss, Cohen & Everitt 1969), and under κ = 0.
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., 2, 2)
+
+    Returns
+    -------
+    var, var0 : ndarray
+        The variance of κ̂ at the observed table, and the variance under the null of
+        independence (used by the asymptotic test). Both equal
+        ``statsmodels.stats.inter_rater.cohens_kappa``'s ``var_kappa`` / ``var_kappa0``.
+
+    Notes
+    -----
+    With cell proportions ``p_ij``, margins ``p_i.`` (A) and ``p_.j`` (B), and
+    ``p_e = c_exp``::
+
+        var  = [Σ_i p_ii (1 − (p_i. + p_.i)(1 − κ))²
+                + (1 − κ)² Σ_{i≠j} p_ij (p_.i + p_j.)² − (κ − p_e(1 − κ))²] / (n (1 − p_e)²)
+        var0 = [p_e + p_e² − Σ_i p_i. p_.i (p_i. + p_.i)] / (n (1 − p_e)²)
+    """
+    n11, n10, n01, n00 = _cells(counts)
+    n = n11 + n10 + n01 + n00
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p11, p10, p01, p00 = n11 / n, n10 / n, n01 / n, n00 / n
+        r0, r1 = p11 + p10, p01 + p00  # A correct / wrong
+        c0, c1 = p11 + p01, p10 + p00  # B correct / wrong
+        pe = r0 * c0 + r1 * c1
+        k = _kappa_cells(n11, n10, n01, n00)
+        term_a = p11 * (1 - (r0 + c0) * (1 - k)) ** 2 + p00 * (1 - (r1 + c1) * (1 - k)) ** 2
+        term_b = (1 - k) ** 2 * (p10 * (c0 + r1) ** 2 + p01 * (c1 + r0) ** 2)
+        term_c = (k - pe * (1 - k)) ** 2
+        scale = (1 - pe) ** 2 * n
+        var = (term_a + term_b - term_c) / scale
+        var0 = (pe + pe**2 - (r0 * c0 * (r0 + c0) + r1 * c1 * (r1 + c1))) / scale
+    return var, var0
+
+
+def kappa_bounds(accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> tuple[NDArray, NDArray]:
+    """Smallest and largest κ attainable by observers with these accuracies.
+
+    Parameters
+    ----------
+    accuracy_a, accuracy_b : array_like
+        Accuracies in [0, 1]; broadcast against each other.
+
+    Returns
+    -------
+    kappa_min, kappa_max : ndarray
+        NaN where κ is undefined (both accuracies in {0, 1} with ``c_exp = 1``); 0 where
+        exactly one accuracy is 0 or 1.
+
+    Notes
+    -----
+    Given the margins, ``|a_A + a_B − 1| ≤ c_obs ≤ 1 − |a_A − a_B|`` (seed 002 eq. 2-6,
+    SPEC §2.1). With ``D = 1 − c_exp = a_A(1−a_B) + a_B(1−a_A)`` this gives::
+
+        κ_max = 2·min(a_A(1−a_B), a_B(1−a_A)) / D
+        κ_min = −2·min(a_A·a_B, (1−a_A)(1−a_B)) / D
+
+    κ_max = 1 only when the accuracies are equal, but κ_min = −1 only when
+    ``a_A = a_B = 0.5``: even with inverted accuracies ``a_B = 1 − a_A``,
+    ``κ_min = −2a(1−a)/(a² + (1−a)²) > −1`` (App. D of seed 000).
+
+    Examples
+    --------
+    >>> lo, hi = kappa_bounds(0.8, 0.6)
+    >>> round(float(hi), 4), round(float(lo), 4)
+    (0.5455, -0.3636)
+    """
+    a = check_probability(accuracy_a, "accuracy_a")
+    b = check_probability(accuracy_b, "accuracy_b")
+    a, b = np.broadcast_arrays(a, b)
+    d = a * (1 - b) + b * (1 - a)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        hi = 2 * np.minimum(a * (1 - b), b * (1 - a)) / d
+        lo = -2 * np.minimum(a * b, (1 - a) * (1 - b)) / d
+    hi = np.where(d > 0, hi, np.nan)
+    lo = np.where(d > 0, lo, np.nan)
+    return lo[()], hi[()]
+
+
+def kappa_bounds_from_expected(c_exp: ArrayLike) -> tuple[NDArray, NDArray]:
+    """Bounds on κ given only the expected agreement (seed 002, eq. 2-6).
+
+    Notes
+    -----
+    For ``c_exp ≤ ½``: ``−c_exp/(1−c_exp) ≤ κ ≤ (1 − √(1−2c_exp) − c_exp)/(1−c_exp)``;
+    for ``c_exp ≥ ½``: ``(√(2c_exp−1) − c_exp)/(1−c_exp) ≤ κ ≤ 1``.
+    These are the bounds over all accuracy pairs with this ``c_exp``; at ``c_exp = 1``
+    κ is undefined (NaN).
+
+    Examples
+    --------
+    >>> lo, hi = kappa_bounds_from_expected(0.5)
+    >>> float(lo), float(hi)
+    (-1.0, 1.0)
+    """
+    ce = check_probability(c_exp, "c_exp")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        low_branch = ce <= 0.5
+        s_low = np.sqrt(np.clip(1 - 2 * ce, 0, None))
+        s_high = np.sqrt(np.clip(2 * ce - 1, 0, None))
+        lo = np.where(low_branch, -ce / (1 - ce), (s_high - ce) / (1 - ce))
+        hi = np.where(low_branch, (1 - s_low - ce) / (1 - ce), 1.0)
+    lo = np.where(ce < 1, lo, np.nan)
+    hi = np.where(ce < 1, hi, np.nan)
+    return lo[()], hi[()]
+
+
+def feasible_accuracy(accuracy_a: ArrayLike, kappa: ArrayLike) -> tuple[NDArray, NDArray]:
+    """Range of accuracies of B for which κ is attainable with an observer of accuracy a_A.
+
+    The set ``{a_B : κ_min(a_A, a_B) ≤ κ ≤ κ_max(a_A, a_B)}`` is an interval; this
+    returns its end points, for positive and negative κ.
+
+    Parameters
+    ----------
+    accuracy_a : array_like
+        Accuracy of A, in the open interval (0, 1) (at 0 or 1 κ is 0 or undefined for
+        every a_B).
+    kappa : array_like
+        Target κ in [−1, 1]; broadcast against ``accuracy_a``.
+
+    Returns
+    -------
+    low, high : ndarray
+        NaN where no accuracy attains κ (possible only for κ < 0: κ = −1 needs
+        ``a_A = 0.5``).
+
+    Notes
+    -----
+    For κ ≥ 0 (inverse of κ_max, SPEC §2.1)::
+
+        a_B ∈ [ a·κ / (2aκ − 2a − κ + 2),  a(2 − κ) / (κ + 2a(1 − κ)) ]
+
+    For κ < 0 the binding bound is κ_min, which decreases in a_B on
+    ``a_B ≤ 1 − a`` (where ``κ_min = −2a·a_B/D``) and increases on ``a_B ≥ 1 − a``
+    (where ``κ_min = −2(1−a)(1−a_B)/D``). Solving ``κ_min = κ`` on each branch::
+
+        low  = −κ·a / (2a + κ(1 − 2a))
+        high = 1 + κ(1 − a) / (2(1 − a) + κ(2a − 1))
+
+    feasible iff ``κ ≥ κ_min(a, 1 − a) = −2a(1−a)/(a² + (1−a)²)``.
+
+    Examples
+    --------
+    >>> [round(float(x), 3) for x in feasible_accuracy(0.9, 0.5)]
+    [0.75, 0.964]
+    >>> [round(float(x), 3) for x in feasible_accuracy(0.5, -0.5)]
+    [0.25, 0.75]
+    """
+    a = check_probability(accuracy_a, "accuracy_a", open_interval=True)
+    k = check_kappa(kappa, "kappa")
+    a, k = np.broadcast_arrays(a, k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lo_pos = a * k / (2 * a * k - 2 * a - k + 2)
+        hi_pos = a * (2 - k) / (k + 2 * a * (1 - k))
+        lo_neg = -k * a / (2 * a + k * (1 - 2 * a))
+        hi_neg = 1 + k * (1 - a) / (2 * (1 - a) + k * (2 * a - 1))
+        attainable = k >= -2 * a * (1 - a) / (a**2 + (1 - a) ** 2) - 1e-12
+    lo = np.where(k >= 0, lo_pos, np.where(attainable, lo_neg, np.nan))
+    hi = np.where(k >= 0, hi_pos, np.where(attainable, hi_neg, np.nan))
+    return lo[()], hi[()]
+
+
+def cell_probabilities(kappa: ArrayLike, accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> NDArray:
+    """The 2×2 cell probabilities with these accuracies and this κ (broadcast).
+
+    For correctness the table has one free parameter once the margins are fixed, so
+    ``(κ, a_A, a_B)`` determine it: ``c_obs − c_exp = 2(P11 − a_A·a_B)`` gives
+    ``P11 = a_A·a_B + κ(1 − c_exp)/2``, and the margins give the rest.
+
+    Returns
+    -------
+    ndarray, shape (..., 2, 2)
+        ``[[P11, P10], [P01, P00]]``.
+
+    Raises
+    ------
+    ValueError
+        If κ is outside ``[κ_min, κ_max]`` for these accuracies (a cell would be
+        negative); the message gives the feasible range.
+
+    Examples
+    --------
+    >>> cell_probabilities(0.5, 0.8, 0.8).round(3).tolist()
+    [[0.72, 0.08], [0.08, 0.12]]
+    """
+    k = check_kappa(kappa, "kappa")
+    a = check_probability(accuracy_a, "accuracy_a")
+    b = check_probability(accuracy_b, "accuracy_b")
+    k, a, b = np.broadcast_arrays(k, a, b)
+    lo, hi = kappa_bounds(a, b)
+    tol = 1e-12
+    bad = ~np.isnan(lo) & ((k < lo - tol) | (k > hi + tol))
+    if bad.any():
+        i = np.flatnonzero(bad.ravel())[0]
+        raise ValueError(
+            f"`kappa` = {k.ravel()[i]:g} is not attainable with accuracies "
+            f"{a.ravel()[i]:g} and {b.ravel()[i]:g}: it must lie in "
+            f"[{lo.ravel()[i]:.4g}, {hi.ravel()[i]:.4g}]"
+        )
+    c_exp = a * b + (1 - a) * (1 - b)
+    p11 = a * b + np.where(np.isnan(lo), 0.0, k) * (1 - c_exp) / 2
+    p10 = a - p11
+    p01 = b - p11
+    p00 = 1 - a - b + p11
+    cells = np.stack([np.stack([p11, p10], -1), np.stack([p01, p00], -1)], -2)
+    return np.clip(cells, 0.0, 1.0)

@@ -1,0 +1,223 @@
+"""The resampling engine: multinomial weights, chunked matrix products, Monte-Carlo draws.
+
+A bootstrap replicate of n items is a weight vector ``w ~ Multinomial(n, 1/n)`` (how often
+each item was drawn). Every count of every observer pair is then a dot product ``w @ x``
+with an item-indicator column ``x``, so many pairs × many replicates is one matrix product
+``W (B × n) @ X (n × columns)``, computed in chunks of replicates so that memory stays
+bounded for any B × n. A single 2×2 table is resampled as one multinomial draw over its
+four cells, which has the same distribution and costs O(1) per replicate.
+
+Everything random in trialwise draws through this module: ``rng=`` handling, chunking,
+the Monte-Carlo p-value convention ``(1 + hits) / (1 + M)`` and the accounting of
+undefined replicates live here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from trialwise._validation import check_positive_int, check_rng
+
+__all__ = [
+    "bootstrap_weights",
+    "bootstrap_sums",
+    "multinomial_tables",
+    "bootstrap_tables",
+    "monte_carlo_pvalue",
+]
+
+#: Working memory a chunk of replicates may take, in bytes (weights + products).
+BATCH_BYTES = 64 * 2**20
+_EXACT_FLOAT32 = 2**24  # integers below this are exact in float32
+
+
+def _strata_members(n_items: int, strata: ArrayLike | None) -> list[NDArray]:
+    if strata is None:
+        return [np.arange(n_items)]
+    labels = np.asarray(strata)
+    if labels.shape != (n_items,):
+        raise ValueError(f"`strata` must have one label per item ({n_items}); got shape {labels.shape}")
+    _, codes = np.unique(labels, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    bounds = np.flatnonzero(np.diff(codes[order])) + 1
+    return np.split(order, bounds)
+
+
+def _batch_rows(n_items: int, n_columns: int, n_resamples: int, batch: int | None) -> int:
+    if batch is not None:
+        return check_positive_int(batch, "batch")
+    per_row = 12 * n_items + 8 * max(n_columns, 1)
+    return int(max(1, min(n_resamples, BATCH_BYTES // per_row)))
+
+
+def bootstrap_weights(
+    n_items: int,
+    n_resamples: int,
+    *,
+    rng: Any = None,
+    strata: ArrayLike | None = None,
+    batch: int | None = None,
+) -> Iterator[NDArray]:
+    """Yield bootstrap weight matrices, ``batch`` replicates at a time.
+
+    Parameters
+    ----------
+    n_items : int
+        Number of items (rows of the data).
+    n_resamples : int
+        Total number of replicates B.
+    rng : None, int or numpy.random.Generator
+    strata : array_like, optional
+        One label per item; items are then resampled within each stratum (every
+        replicate keeps each stratum's size).
+    batch : int, optional
+        Replicates per chunk (default: as many as fit in :data:`BATCH_BYTES`).
+
+    Yields
+    ------
+    ndarray of int64, shape (b, n_items)
+        Row ``r`` counts how often each item was drawn in replicate ``r``; each row sums
+        to ``n_items`` (to each stratum's size within the stratum).
+
+    Notes
+    -----
+    Replicate r draws ``n_s`` item indices uniformly with replacement within every
+    stratum s, exactly as index resampling does, and counts them. The stream of draws
+    does not depend on ``batch``, so a seeded run gives the same replicates whatever
+    the chunking.
+    """
+    n_items = check_positive_int(n_items, "n_items")
+    n_resamples = check_positive_int(n_resamples, "n_resamples")
+    gen = check_rng(rng)
+    members = _strata_members(n_items, strata)
+    rows = _batch_rows(n_items, 0, n_resamples, batch)
+    done = 0
+    while done < n_resamples:
+        b = min(rows, n_resamples - done)
+        offsets = (np.arange(b) * n_items)[:, None]
+        flat = []
+        for idx in members:
+            draws = gen.integers(0, idx.size, size=(b, idx.size))
+            flat.append((idx[draws] + offsets).ravel())
+        counts = np.bincount(np.concatenate(flat), minlength=b * n_items)
+        yield counts.reshape(b, n_items)
+        done += b
+
+
+def bootstrap_sums(
+    columns: ArrayLike,
+    n_resamples: int,
+    *,
+    statistic: Callable[[NDArray], NDArray] | None = None,
+    rng: Any = None,
+    strata: ArrayLike | None = None,
+    batch: int | None = None,
+) -> NDArray:
+    """Weighted column sums ``W @ X`` for B bootstrap replicates, chunk by chunk.
+
+    Parameters
+    ----------
+    columns : array_like, shape (n_items, n_columns)
+        Item-level indicator columns (0/1, or any small integers).
+    n_resamples : int
+    statistic : callable, optional
+        Maps a chunk of sums, shape (b, n_columns), to the replicate statistics,
+        shape (b, ...). Applied per chunk so that only its output is kept. Default:
+        keep the sums.
+    rng, strata, batch
+        As in :func:`bootstrap_weights`.
+
+    Returns
+    -------
+    ndarray, shape (n_resamples, ...)
+        The replicate statistics, in replicate order.
+
+    Notes
+    -----
+    The product runs in float32 when it is exact (integer sums below 2**24), which
+    halves memory traffic, else in float64. Sums of integer columns are returned as
+    exact integers either way.
+    """
+    x = np.asarray(columns)
+    if x.ndim != 2:
+        raise ValueError(f"`columns` must be 2-D (items × columns); got shape {x.shape}")
+    n_items, n_cols = x.shape
+    exact32 = np.abs(x).max(initial=0) * n_items < _EXACT_FLOAT32
+    dtype = np.float32 if exact32 else np.float64
+    xf = np.ascontiguousarray(x, dtype=dtype)
+    rows = _batch_rows(n_items, n_cols, n_resamples, batch)
+    out: list[NDArray] = []
+    for w in bootstrap_weights(n_items, n_resamples, rng=rng, strata=strata, batch=rows):
+        sums = (w.astype(dtype) @ xf).astype(np.float64)
+        out.append(statistic(sums) if statistic is not None else sums)
+    return np.concatenate(out, axis=0)
+
+
+def multinomial_tables(
+    probabilities: ArrayLike, n: ArrayLike, size: int | tuple[int, ...] | None = None, *, rng: Any = None
+) -> NDArray:
+    """Draw 2×2 tables of n items from cell probabilities (one multinomial each).
+
+    Parameters
+    ----------
+    probabilities : array_like, shape (..., 2, 2)
+        Cell probabilities ``[[P11, P10], [P01, P00]]``, summing to 1 over the last two
+        axes.
+    n : int or array_like of int
+        Items per table; broadcast against the batch shape of ``probabilities``.
+    size : int or tuple, optional
+        Leading shape of independent draws (e.g. the number of simulations).
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of int64, shape (*size, *broadcast batch shape, 2, 2)
+    """
+    gen = check_rng(rng)
+    p = np.asarray(probabilities, dtype=float)
+    if p.shape[-2:] != (2, 2):
+        raise ValueError(f"`probabilities` must have shape (..., 2, 2); got {p.shape}")
+    flat = p.reshape(p.shape[:-2] + (4,))
+    flat = np.clip(flat, 0.0, None)
+    flat = flat / flat.sum(axis=-1, keepdims=True)
+    n_arr = np.asarray(n, dtype=np.int64)
+    batch_shape = np.broadcast_shapes(flat.shape[:-1], n_arr.shape)
+    lead = () if size is None else ((size,) if np.isscalar(size) else tuple(size))
+    draws = gen.multinomial(
+        np.broadcast_to(n_arr, batch_shape), np.broadcast_to(flat, batch_shape + (4,)),
+        size=lead + batch_shape,
+    )
+    return draws.reshape(lead + batch_shape + (2, 2))
+
+
+def bootstrap_tables(counts: ArrayLike, n_resamples: int, *, rng: Any = None) -> NDArray:
+    """Bootstrap replicates of one or more 2×2 tables by multinomial draws over the cells.
+
+    Resampling n items with replacement and tabulating them has exactly the
+    distribution of ``Multinomial(n, counts / n)`` over the four cells.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_resamples, *batch, 2, 2)
+    """
+    c = np.asarray(counts, dtype=float)
+    n = c.sum(axis=(-2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = c / n[..., None, None]
+    return multinomial_tables(p, n.astype(np.int64), size=n_resamples, rng=rng)
+
+
+def monte_carlo_pvalue(hits: ArrayLike, m: ArrayLike) -> NDArray:
+    """``(1 + hits) / (1 + M)``: the Monte-Carlo p-value that is never exactly 0.
+
+    It is the exact p-value of the randomised test that counts the observed statistic
+    among the M simulated ones (Davison & Hinkley 1997, §4.2.1).
+    """
+    hits = np.asarray(hits, dtype=float)
+    m = np.asarray(m, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(m > 0, (1.0 + hits) / (1.0 + m), np.nan)[()]
