@@ -1,0 +1,183 @@
+"""Count kernels against oracles (scikit-learn, statsmodels) and brute force."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.metrics import cohen_kappa_score
+from statsmodels.stats.inter_rater import cohens_kappa
+
+import trialwise as tw
+from trialwise.kappa import cell_probabilities
+
+
+def _table(ca, cb):
+    ca, cb = np.asarray(ca, bool), np.asarray(cb, bool)
+    return np.array([[np.sum(ca & cb), np.sum(ca & ~cb)], [np.sum(~ca & cb), np.sum(~ca & ~cb)]])
+
+
+tables = st.tuples(*[st.integers(0, 60)] * 4).map(lambda c: np.array(c).reshape(2, 2))
+
+
+def test_kappa_equals_sklearn_on_random_correctness():
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        n = int(rng.integers(2, 400))
+        ca = rng.random(n) < rng.uniform(0.05, 0.95)
+        cb = np.where(rng.random(n) < rng.uniform(0, 0.8), ca, rng.random(n) < rng.uniform(0.05, 0.95))
+        if ca.all() and cb.all() or (~ca).all() and (~cb).all():
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = cohen_kappa_score(ca, cb)
+        assert tw.kappa_from_counts(_table(ca, cb)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_kappa_vectorised_over_batch_equals_loop():
+    rng = np.random.default_rng(1)
+    batch = rng.integers(0, 50, size=(7, 5, 2, 2))
+    looped = np.array([[tw.kappa_from_counts(t) for t in row] for row in batch])
+    np.testing.assert_array_equal(tw.kappa_from_counts(batch), looped)
+
+
+@given(tables)
+def test_statistics_definitions(t):
+    n = t.sum()
+    s = tw.table_statistics(t)
+    if n == 0:
+        assert np.isnan(s.kappa)
+        return
+    a, b = (t[0, 0] + t[0, 1]) / n, (t[0, 0] + t[1, 0]) / n
+    c_obs, c_exp = (t[0, 0] + t[1, 1]) / n, a * b + (1 - a) * (1 - b)
+    assert s.accuracy_a == pytest.approx(a) and s.accuracy_b == pytest.approx(b)
+    assert s.c_obs == pytest.approx(c_obs) and s.c_exp == pytest.approx(c_exp)
+    if c_exp < 1:
+        assert s.kappa == pytest.approx((c_obs - c_exp) / (1 - c_exp), abs=1e-12)
+        lo, hi = tw.kappa_bounds(a, b)
+        assert lo - 1e-12 <= s.kappa <= hi + 1e-12
+    else:
+        assert np.isnan(s.kappa)
+
+
+def test_variance_and_null_variance_equal_statsmodels():
+    rng = np.random.default_rng(2)
+    for _ in range(200):
+        t = rng.integers(1, 80, size=(2, 2))
+        res = cohens_kappa(t)
+        var, var0 = tw.kappa_variance(t)
+        assert var == pytest.approx(res.var_kappa, rel=1e-10)
+        assert var0 == pytest.approx(res.var_kappa0, rel=1e-10)
+    batch = rng.integers(1, 80, size=(6, 2, 2))
+    var, _ = tw.kappa_variance(batch)
+    np.testing.assert_allclose(var, [cohens_kappa(t).var_kappa for t in batch], rtol=1e-10)
+
+
+def test_degenerate_tables_exact():
+    # One observer always correct, the other not: kappa is exactly 0 (seed 000, App. C).
+    assert tw.kappa_from_counts([[30, 10], [0, 0]]) == 0.0
+    assert tw.kappa_from_counts([[30, 0], [10, 0]]) == 0.0
+    # One always wrong.
+    assert tw.kappa_from_counts([[0, 0], [12, 8]]) == 0.0
+    # Both always correct / both always wrong / one right one wrong always: c_exp = 1 or not.
+    assert np.isnan(tw.kappa_from_counts([[50, 0], [0, 0]]))
+    assert np.isnan(tw.kappa_from_counts([[0, 0], [0, 50]]))
+    assert tw.kappa_from_counts([[0, 50], [0, 0]]) == 0.0  # c_exp = 0: κ = (0 - 0)/1
+    assert np.isnan(tw.kappa_from_counts([[0, 0], [0, 0]]))
+
+
+def test_unbiased_kappa_matches_definition():
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        t = rng.integers(1, 40, size=(2, 2))
+        s = tw.table_statistics(t)
+        n = s.n
+        c_exp_u = (n * s.c_exp - s.c_obs) / (n - 1)
+        expected = (s.c_obs - c_exp_u) / (1 - c_exp_u)
+        assert tw.kappa_from_counts(t, unbiased=True) == pytest.approx(expected, abs=1e-12)
+        assert tw.unbiased_kappa(s.kappa, n) == pytest.approx(expected, abs=1e-12)
+
+
+def test_kappa_max_published_example():
+    lo, hi = tw.kappa_bounds(0.8, 0.6)
+    assert hi == pytest.approx(0.24 / 0.44, abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [20, 37, 40])
+def test_bounds_equal_brute_force_over_tables(n):
+    # With integer margins every κ between the bounds is realised by some table:
+    # enumerate n11 for every pair of margins.
+    for ka in range(1, n):
+        for kb in range(1, n):
+            ks = []
+            for n11 in range(max(0, ka + kb - n), min(ka, kb) + 1):
+                ks.append(tw.kappa_from_counts([[n11, ka - n11], [kb - n11, n - ka - kb + n11]]))
+            lo, hi = tw.kappa_bounds(ka / n, kb / n)
+            assert min(ks) == pytest.approx(lo, abs=1e-12)
+            assert max(ks) == pytest.approx(hi, abs=1e-12)
+
+
+def test_bounds_from_expected_agreement_are_envelopes():
+    # seed 002 eq. 2-6: the bounds over all accuracy pairs sharing the same c_exp.
+    for c_exp in [0.1, 0.3, 0.5, 0.62, 0.8, 0.95]:
+        a = np.linspace(1e-4, 1 - 1e-4, 200001)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            b = (c_exp - 1 + a) / (2 * a - 1)
+        ok = (b >= 0) & (b <= 1)
+        lo, hi = tw.kappa_bounds(a[ok], b[ok])
+        flo, fhi = tw.kappa_bounds_from_expected(c_exp)
+        assert np.nanmin(lo) == pytest.approx(flo, abs=2e-3)
+        assert np.nanmax(hi) == pytest.approx(fhi, abs=2e-3)
+        assert np.nanmin(lo) >= flo - 1e-9 and np.nanmax(hi) <= fhi + 1e-9
+
+
+def test_feasible_accuracy_published_examples():
+    lo, hi = tw.feasible_accuracy(0.9, 0.5)
+    assert (round(float(lo), 3), round(float(hi), 3)) == (0.75, 0.964)
+    lo, hi = tw.feasible_accuracy(0.5, 0.5)
+    assert (float(lo), float(hi)) == pytest.approx((0.25, 0.75))
+    lo, hi = tw.feasible_accuracy(0.5, -1.0)
+    assert (float(lo), float(hi)) == pytest.approx((0.5, 0.5))
+    lo, hi = tw.feasible_accuracy(0.8, -0.99)  # -1 is out of reach unless a_A = 0.5
+    assert np.isnan(lo) and np.isnan(hi)
+
+
+@settings(max_examples=300)
+@given(st.floats(0.02, 0.98), st.floats(-1, 1))
+def test_feasible_accuracy_is_the_attainable_set(a, k):
+    lo, hi = tw.feasible_accuracy(a, k)
+    grid = np.linspace(1e-6, 1 - 1e-6, 4001)
+    kmin, kmax = tw.kappa_bounds(a, grid)
+    attainable = (kmin <= k + 1e-9) & (k - 1e-9 <= kmax)
+    if np.isnan(lo):
+        assert not attainable.any()
+        return
+    inside = (grid >= lo) & (grid <= hi)
+    # The grid points strictly inside / outside the returned interval agree with the bounds.
+    margin = 2e-3
+    assert attainable[(grid > lo + margin) & (grid < hi - margin)].all()
+    assert not attainable[(grid < lo - margin) | (grid > hi + margin)].any()
+    assert inside.any() or hi - lo < 1e-3
+    # At the end points κ is exactly the binding bound.
+    for end in (lo, hi):
+        if 0 < end < 1:
+            emin, emax = tw.kappa_bounds(a, end)
+            assert k == pytest.approx(emax if k >= 0 else emin, abs=1e-9)
+
+
+@settings(max_examples=200)
+@given(st.floats(0.05, 0.95), st.floats(0.05, 0.95), st.floats(0, 1))
+def test_cell_probabilities_reproduce_kappa_and_margins(a, b, u):
+    lo, hi = tw.kappa_bounds(a, b)
+    k = float(lo + u * (hi - lo))
+    p = cell_probabilities(k, a, b)
+    s = tw.table_statistics(p)  # proportions work as counts with n = 1
+    assert s.accuracy_a == pytest.approx(a, abs=1e-12)
+    assert s.accuracy_b == pytest.approx(b, abs=1e-12)
+    assert s.kappa == pytest.approx(k, abs=1e-9)
+
+
+def test_cell_probabilities_reject_infeasible_kappa():
+    with pytest.raises(ValueError, match=r"`kappa` = 0.9 is not attainable .* \[-0.3636, 0.5455\]"):
+        cell_probabilities(0.9, 0.8, 0.6)

@@ -1,0 +1,197 @@
+"""pairwise_error_consistency() and the resampling engine it stands on."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+import trialwise as tw
+from trialwise.resampling import bootstrap_sums, bootstrap_weights, monte_carlo_pvalue
+
+
+def observers(n_items=300, n_obs=5, seed=0, missing=0.0):
+    rng = np.random.default_rng(seed)
+    base = rng.random(n_items) < 0.7
+    cols = {}
+    for j in range(n_obs):
+        copy = rng.uniform(0.1, 0.6)
+        c = np.where(rng.random(n_items) < copy, base, rng.random(n_items) < rng.uniform(0.5, 0.9)).astype(float)
+        c[rng.random(n_items) < missing] = np.nan
+        cols[f"obs{j}"] = c
+    return pd.DataFrame(cols)
+
+
+# ------------------------------------------------------------------ engine
+
+
+def test_weights_are_multinomial_counts_and_batch_independent():
+    w_all = np.concatenate(list(bootstrap_weights(50, 1000, rng=3)))
+    w_chunks = np.concatenate(list(bootstrap_weights(50, 1000, rng=3, batch=7)))
+    np.testing.assert_array_equal(w_all, w_chunks)
+    assert w_all.shape == (1000, 50) and (w_all.sum(axis=1) == 50).all()
+    # Each item's weight is Binomial(50, 1/50): mean 1, variance 49/50.
+    assert w_all.mean() == pytest.approx(1.0)
+    assert w_all.var() == pytest.approx(49 / 50, rel=0.05)
+
+
+def test_stratified_weights_keep_stratum_sizes():
+    strata = np.repeat(["a", "b", "c"], [10, 25, 5])
+    w = np.concatenate(list(bootstrap_weights(40, 500, rng=0, strata=strata)))
+    for s, size in (("a", 10), ("b", 25), ("c", 5)):
+        assert (w[:, strata == s].sum(axis=1) == size).all()
+
+
+def test_bootstrap_sums_equal_explicit_weighted_sums_and_batching():
+    rng = np.random.default_rng(1)
+    x = rng.integers(0, 2, size=(60, 9))
+    sums = bootstrap_sums(x, 300, rng=5)
+    w = np.concatenate(list(bootstrap_weights(60, 300, rng=5)))
+    np.testing.assert_array_equal(sums, w @ x)
+    np.testing.assert_array_equal(bootstrap_sums(x, 300, rng=5, batch=11), sums)
+
+
+def test_monte_carlo_pvalue_convention():
+    assert monte_carlo_pvalue(0, 999) == pytest.approx(0.001)
+    assert monte_carlo_pvalue(999, 999) == 1.0
+
+
+# ------------------------------------------------------------------ pairwise
+
+
+def test_pairwise_exactly_equals_brute_force_index_bootstrap_on_the_same_resamples():
+    df = observers(n_items=80, n_obs=3, seed=2)
+    res = tw.pairwise_error_consistency(df, n_resamples=200, rng=9, ci_method="percentile")
+    weights = np.concatenate(list(bootstrap_weights(80, 200, rng=9)))
+    x = df.to_numpy().astype(bool)
+    for p, (a, b) in enumerate([(0, 1), (0, 2), (1, 2)]):
+        brute = []
+        for w in weights:
+            idx = np.repeat(np.arange(80), w)  # the same resample, as item indices
+            brute.append(cohen_kappa_score(x[idx, a], x[idx, b]))
+        np.testing.assert_allclose(res.bootstrap_distribution[:, p], brute, atol=1e-12)
+        lo, hi = np.quantile(brute, [0.025, 0.975])
+        assert res.confidence_interval.low[p] == pytest.approx(lo, abs=1e-12)
+        assert res.confidence_interval.high[p] == pytest.approx(hi, abs=1e-12)
+
+
+def test_pairwise_with_missing_equals_per_pair_on_shared_items():
+    df = observers(n_items=200, n_obs=4, seed=3, missing=0.2)
+    res = tw.pairwise_error_consistency(df, n_resamples=300, rng=0, ci_method="analytic")
+    frame = res.to_frame()
+    for row in frame.itertuples():
+        both = df[[row.observer_a, row.observer_b]].dropna()
+        single = tw.error_consistency(both[row.observer_a], both[row.observer_b], ci_method="analytic")
+        assert row.n == len(both) == single.n
+        assert row.statistic == pytest.approx(single.statistic, abs=1e-12)
+        assert row.pvalue == pytest.approx(single.pvalue, rel=1e-12)
+        assert row.ci_low == pytest.approx(single.confidence_interval.low, abs=1e-12)
+        assert row.ci_high == pytest.approx(single.confidence_interval.high, abs=1e-12)
+
+
+def test_pairwise_bootstrap_with_missing_equals_brute_force():
+    df = observers(n_items=60, n_obs=3, seed=4, missing=0.25)
+    res = tw.pairwise_error_consistency(df, n_resamples=100, rng=1, ci_method="percentile")
+    weights = np.concatenate(list(bootstrap_weights(60, 100, rng=1)))
+    x = df.to_numpy()
+    for p, (a, b) in enumerate([(0, 1), (0, 2), (1, 2)]):
+        brute = []
+        for w in weights:
+            idx = np.repeat(np.arange(60), w)
+            xa, xb = x[idx, a], x[idx, b]
+            keep = ~np.isnan(xa) & ~np.isnan(xb)
+            brute.append(cohen_kappa_score(xa[keep], xb[keep]))
+        np.testing.assert_allclose(res.bootstrap_distribution[:, p], brute, atol=1e-12)
+
+
+def test_joint_resampling_shares_weights_across_pairs():
+    # C is a copy of B, so κ(A,B) − κ(A,C) is 0 in every replicate only if the pairs
+    # are resampled with the same weights.
+    rng = np.random.default_rng(5)
+    a = rng.random(150) < 0.7
+    b = np.where(rng.random(150) < 0.4, a, rng.random(150) < 0.6)
+    df = pd.DataFrame({"A": a, "B": b, "C": b})
+    res = tw.pairwise_error_consistency(df, pairs=[("A", "B"), ("A", "C")], n_resamples=500, rng=0)
+    d = res.bootstrap_distribution
+    np.testing.assert_array_equal(d[:, 0], d[:, 1])
+    assert d[:, 0].std() > 0.02
+
+
+def test_batched_equals_looped_and_batch_size_does_not_matter():
+    df = observers(n_items=120, n_obs=4, seed=6)
+    r1 = tw.pairwise_error_consistency(df, n_resamples=400, rng=2)
+    r2 = tw.pairwise_error_consistency(df, n_resamples=400, rng=2, batch=13)
+    np.testing.assert_array_equal(r1.bootstrap_distribution, r2.bootstrap_distribution)
+    for row in r1.to_frame().itertuples():
+        single = tw.error_consistency(df[row.observer_a], df[row.observer_b], n_resamples=10)
+        assert row.statistic == pytest.approx(single.statistic, abs=1e-12)
+        assert row.pvalue == pytest.approx(single.pvalue, rel=1e-12)
+
+
+def test_pair_order_and_selection():
+    df = observers(n_items=100, n_obs=4, seed=7)
+    full = tw.pairwise_error_consistency(df, n_resamples=200, rng=0)
+    assert len(full) == 6
+    sub = tw.pairwise_error_consistency(df, pairs=[("obs3", "obs0")], n_resamples=200, rng=0)
+    assert list(sub.observer_a) == ["obs3"] and list(sub.observer_b) == ["obs0"]
+    one = full.pair("obs3", "obs0")
+    assert one.statistic == pytest.approx(sub.statistic[0])
+    assert one.accuracy_a == pytest.approx(df["obs3"].mean())
+    with pytest.raises(KeyError):
+        full.pair("obs0", "nobody")
+
+
+def test_labels_path_equals_correctness_path():
+    rng = np.random.default_rng(8)
+    truth = rng.choice(list("abcd"), 90)
+    resp = pd.DataFrame({f"s{j}": np.where(rng.random(90) < 0.7, truth, rng.choice(list("abcd"), 90))
+                         for j in range(3)}, dtype=object)
+    resp.iloc[3, 1] = None  # not seen
+    correct = resp.eq(truth, axis=0).astype(float)
+    correct.iloc[3, 1] = np.nan
+    r1 = tw.pairwise_error_consistency(resp, truth=truth, n_resamples=100, rng=0)
+    r2 = tw.pairwise_error_consistency(correct, n_resamples=100, rng=0)
+    pd.testing.assert_frame_equal(r1.to_frame(), r2.to_frame())
+
+
+def test_frame_matrix_and_repr():
+    df = observers(n_items=100, n_obs=3, seed=9)
+    res = tw.pairwise_error_consistency(df, n_resamples=200, rng=0)
+    frame = res.to_frame()
+    assert list(frame.columns[:7]) == ["observer_a", "observer_b", "statistic", "ci_low", "ci_high", "pvalue", "n"]
+    mat = res.matrix()
+    assert mat.shape == (3, 3) and np.isnan(np.diag(mat)).all()
+    np.testing.assert_array_equal(mat.to_numpy(), mat.to_numpy().T)
+    assert mat.loc["obs0", "obs2"] == pytest.approx(frame.statistic[1])
+    assert "\n" not in repr(res) and "3 observers, 3 pairs" in repr(res)
+    assert "joint resampling" in res.summary()
+    with pytest.raises(ValueError, match="`value` must be one of"):
+        res.matrix("colour")
+
+
+def test_numpy_input_names_columns_by_position():
+    x = observers(n_items=100, n_obs=3, seed=10).to_numpy()
+    res = tw.pairwise_error_consistency(x, n_resamples=100, rng=0)
+    assert res.observers == (0, 1, 2)
+
+
+def test_pair_without_shared_items_is_nan_with_warning():
+    df = pd.DataFrame({"A": [1, 0, 1, np.nan, np.nan], "B": [np.nan, np.nan, np.nan, 1, 0],
+                       "C": [1, 1, 0, 0, 1]})
+    with pytest.warns(tw.DegenerateDataWarning, match="pairs are degenerate"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", tw.UndefinedReplicatesWarning)
+            res = tw.pairwise_error_consistency(df, n_resamples=100, rng=0)
+    row = res.to_frame().iloc[0]
+    assert row.n == 0 and np.isnan(row.statistic)
+    assert res.undefined_reason[0] == "no items seen by both observers"
+
+
+def test_stratified_pairwise_runs_and_differs_from_unstratified():
+    df = observers(n_items=120, n_obs=3, seed=11)
+    strata = np.repeat([0, 1, 2], 40)
+    r = tw.pairwise_error_consistency(df, strata=strata, n_resamples=300, rng=0)
+    r0 = tw.pairwise_error_consistency(df, n_resamples=300, rng=0)
+    assert not np.array_equal(r.bootstrap_distribution, r0.bootstrap_distribution)
+    np.testing.assert_array_equal(r.statistic, r0.statistic)
