@@ -2,6 +2,7 @@
 
 from trialwise import datasets
 from trialwise._results import ConfidenceInterval, ErrorConsistencyResult, PairwiseErrorConsistencyResult
+from trialwise.data import paired_correctness, read_table
 from trialwise._warnings import DegenerateDataWarning, TrialwiseWarning, UndefinedReplicatesWarning
 from trialwise.ec import error_consistency, pairwise_error_consistency
 from trialwise.kappa import (
@@ -9,6 +10,7 @@ from trialwise.kappa import (
     kappa_bounds,
     kappa_bounds_from_expected,
     kappa_from_counts,
+    cell_probabilities,
     kappa_variance,
     table_statistics,
     unbiased_kappa,
@@ -18,6 +20,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConfidenceInterval",
+    "cell_probabilities",
     "DegenerateDataWarning",
     "ErrorConsistencyResult",
     "PairwiseErrorConsistencyResult",
@@ -30,7 +33,9 @@ __all__ = [
     "kappa_bounds_from_expected",
     "kappa_from_counts",
     "kappa_variance",
+    "paired_correctness",
     "pairwise_error_consistency",
+    "read_table",
     "table_statistics",
     "unbiased_kappa",
 ]

@@ -134,7 +134,7 @@ class ErrorConsistencyResult:
         lines = [
             f"{label} (Cohen's kappa on trial-by-trial correctness)",
             f"  EC                   {_num(self.statistic)}",
-            f"  {_pct(self.confidence_level):<5}CI             [{_num(ci.low)}, {_num(ci.high)}]   ({self.ci_method}"
+            f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   ({self.ci_method}"
             + (f", B = {self.n_resamples})" if self.n_resamples else ")"),
             f"  p-value (EC = 0)     {_p(self.pvalue)}   ({self.test})",
             f"  items n              {self.n}",

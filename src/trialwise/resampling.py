@@ -146,7 +146,7 @@ def bootstrap_sums(
     if x.ndim != 2:
         raise ValueError(f"`columns` must be 2-D (items × columns); got shape {x.shape}")
     n_items, n_cols = x.shape
-    exact32 = np.abs(x).max(initial=0) * n_items < _EXACT_FLOAT32
+    exact32 = float(np.abs(x).max(initial=0)) * n_items < _EXACT_FLOAT32
     dtype = np.float32 if exact32 else np.float64
     xf = np.ascontiguousarray(x, dtype=dtype)
     rows = _batch_rows(n_items, n_cols, n_resamples, batch)

@@ -1,0 +1,142 @@
+"""The `trialwise` command line: results, JSON, and one-line errors with exit code != 0."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import trialwise as tw
+from trialwise.cli import main
+
+
+def run(args, capsys):
+    code = main(args)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def two_files(tmp_path):
+    rng = np.random.default_rng(0)
+    truth = rng.choice(["cat", "dog", "car"], 200)
+    a = np.where(rng.random(200) < 0.7, truth, "dog")
+    b = np.where(rng.random(200) < 0.5, a, np.where(rng.random(200) < 0.6, truth, "car"))
+    images = [f"img{i:03d}" for i in range(200)]
+    pa, pb = tmp_path / "a.csv", tmp_path / "b.csv"
+    pd.DataFrame({"image": images, "truth": truth, "response": a}).to_csv(pa, index=False)
+    # B's file is shuffled and has 5 extra items A never saw.
+    extra = pd.DataFrame({"image": [f"x{i}" for i in range(5)], "truth": ["cat"] * 5, "response": ["cat"] * 5})
+    frame_b = pd.concat([pd.DataFrame({"image": images, "truth": truth, "response": b}).sample(frac=1, random_state=1), extra])
+    frame_b.to_csv(pb, index=False)
+    return pa, pb, truth, a, b
+
+
+def test_two_files_match_the_library(two_files, capsys):
+    pa, pb, truth, a, b = two_files
+    code, out, err = run(["ec", str(pa), str(pb), "--seed", "3", "--json"], capsys)
+    assert code == 0, err
+    got = json.loads(out)
+    ref = tw.error_consistency(a, b, truth=truth, rng=3)
+    assert got["statistic"] == pytest.approx(ref.statistic)
+    assert got["ci_low"] == pytest.approx(ref.confidence_interval.low)
+    assert got["pvalue"] == pytest.approx(ref.pvalue)
+    assert got["n"] == 200 and got["only_b"] == 5 and got["only_a"] == 0
+
+
+def test_text_output_names_observers_and_unpaired_items(two_files, capsys):
+    pa, pb, *_ = two_files
+    code, out, _ = run(["ec", str(pa), str(pb), "--resamples", "500", "--seed", "1"], capsys)
+    assert code == 0
+    assert "Error consistency" in out and "B = 500" in out
+    assert "0 only in A, 5 only in B (left out)" in out
+
+
+def test_bundled_dataset_reproduces_library_on_cue_conflict(capsys):
+    code, out, err = run(["ec", "--dataset", "model-vs-human", "--experiment", "cue-conflict",
+                          "--subjects", "subject-01", "resnet50", "--resamples", "200", "--seed", "0", "--json"], capsys)
+    assert code == 0, err
+    got = json.loads(out)
+    trials = tw.datasets.model_vs_human("cue-conflict")
+    ca, cb, _ = tw.paired_correctness(trials[trials.subject == "subject-01"], trials[trials.subject == "resnet50"],
+                                      truth="category")
+    assert got["n"] == 1280
+    assert got["statistic"] == pytest.approx(tw.error_consistency(ca, cb, n_resamples=10).statistic)
+
+
+def test_tidy_file_with_subjects(tmp_path, capsys):
+    trials = tw.datasets.model_vs_human("edge")
+    path = tmp_path / "tidy.csv"
+    trials.to_csv(path, index=False)
+    code, out, err = run(["ec", str(path), "--subjects", "subject-02", "clip-16", "--truth", "category",
+                          "--resamples", "100", "--seed", "0"], capsys)
+    assert code == 0, err
+    assert "items n              160" in out
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["ec", "missing.csv", "other.csv"], "missing.csv: no such file"),
+        (["ec", "--dataset", "model-vs-human", "--subjects", "subject-01", "nobody"], "no subject 'nobody'"),
+        (["ec", "--dataset", "model-vs-human", "--experiment", "nope", "--subjects", "a", "b"], "no rows with experiment = 'nope'"),
+        (["ec", "--dataset", "model-vs-human"], "needs --subjects A B"),
+        (["ec"], "give two CSV files"),
+        (["ec", "--dataset", "model-vs-human", "--subjects", "subject-01", "resnet50", "--confidence-level", "95"],
+         "`confidence_level` must be in (0, 1); got 95"),
+    ],
+)
+def test_errors_are_one_line_with_nonzero_exit(args, message, capsys):
+    code, out, err = run(args, capsys)
+    assert code != 0
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("trialwise: error:") and message in lines[0]
+    assert "Traceback" not in err
+
+
+def test_unknown_column_lists_columns(two_files, capsys):
+    pa, pb, *_ = two_files
+    code, _, err = run(["ec", str(pa), str(pb), "--image", "stimulus"], capsys)
+    assert code == 2
+    assert "no column 'stimulus'; columns found: image, truth, response" in err
+
+
+def test_malformed_and_empty_csv(tmp_path, capsys):
+    bad = tmp_path / "bad.csv"
+    bad.write_text('image,truth,response\n"a,b\n')
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    code, _, err = run(["ec", str(bad), str(bad)], capsys)
+    assert code == 2 and "bad.csv: not a readable table" in err
+    code, _, err = run(["ec", str(empty), str(empty)], capsys)
+    assert code == 2 and "empty.csv: the file is empty" in err
+
+
+def test_duplicate_items_are_an_error(tmp_path, capsys):
+    p = tmp_path / "dup.csv"
+    pd.DataFrame({"image": ["a", "a"], "truth": ["x", "x"], "response": ["x", "y"]}).to_csv(p, index=False)
+    code, _, err = run(["ec", str(p), str(p)], capsys)
+    assert code == 2 and "occurs more than once" in err
+
+
+def test_correct_column_and_bad_values(tmp_path, capsys):
+    p1, p2 = tmp_path / "1.csv", tmp_path / "2.csv"
+    pd.DataFrame({"image": list("abcdef"), "hit": [1, 0, 1, 1, 0, 1]}).to_csv(p1, index=False)
+    pd.DataFrame({"image": list("abcdef"), "hit": [1, 0, 0, 1, 2, 1]}).to_csv(p2, index=False)
+    code, _, err = run(["ec", str(p1), str(p2), "--correct", "hit"], capsys)
+    assert code == 2 and "column 'hit' must hold 0/1" in err
+
+
+def test_degenerate_data_warns_on_stderr(tmp_path, capsys):
+    p1, p2 = tmp_path / "1.csv", tmp_path / "2.csv"
+    pd.DataFrame({"image": list("abcdef"), "correct": [1] * 6}).to_csv(p1, index=False)
+    pd.DataFrame({"image": list("abcdef"), "correct": [1, 0, 0, 1, 0, 1]}).to_csv(p2, index=False)
+    code, out, err = run(["ec", str(p1), str(p2), "--correct", "correct", "--resamples", "100"], capsys)
+    assert code == 0 and "trialwise: warning: A is always correct" in err
+
+
+def test_console_script_is_installed():
+    proc = subprocess.run([sys.executable, "-m", "trialwise.cli", "ec", "--help"], capture_output=True, text=True)
+    assert proc.returncode == 0 and "--subjects" in proc.stdout
