@@ -176,7 +176,7 @@ def test_pvalue_in_unit_interval_and_kappa_within_bounds(n11, n10, n01, n00, tes
         r = tw.error_consistency(counts=[[n11, n10], [n01, n00]], test=test, rng=0, n_resamples=200,
                                  unbiased=unbiased)
     if np.isnan(r.statistic):
-        assert r.undefined_reason is not None and np.isnan(r.pvalue)
+        assert r.undefined_reason is not None
         return
     assert 0 < r.pvalue <= 1
     assert r.kappa_min - 1e-12 <= r.statistic <= r.kappa_max + 1e-12
@@ -284,6 +284,12 @@ def test_undefined_replicates_are_counted_and_warned():
     assert r.n_undefined == np.isnan(r.bootstrap_distribution).sum()
     assert abs(r.n_undefined / 20000 - p) < 4 * np.sqrt(p * (1 - p) / 20000)
     assert r.confidence_interval.low <= 1 <= r.confidence_interval.high + 1e-12
+
+
+def test_opposite_constant_observers_give_exact_zero():
+    with pytest.warns(tw.DegenerateDataWarning, match="observed and expected agreement are 0, so EC is exactly 0"):
+        r = tw.error_consistency(counts=[[0, 0], [7, 0]], rng=0, n_resamples=50)
+    assert r.statistic == 0.0 and r.c_exp == 0.0
 
 
 def test_no_warning_for_regular_data():

@@ -65,23 +65,29 @@ def _options(confidence_level, ci_method, test, n_resamples, unbiased, rng) -> _
     )
 
 
-def _reasons(counts: NDArray) -> list[str | None]:
+def _reasons(counts: NDArray, unbiased: bool = False) -> list[str | None]:
     """Why κ is undefined or exactly 0 by construction, per table (None if regular)."""
     out: list[str | None] = []
     for (n11, n10), (n01, n00) in np.asarray(counts).reshape(-1, 2, 2).tolist():
         n = n11 + n10 + n01 + n00
-        states = []
+        states, kinds = [], []
         for name, correct in (("A", n11 + n10), ("B", n11 + n01)):
             if n and correct == n:
                 states.append(f"{name} is always correct")
+                kinds.append(1)
             elif n and correct == 0:
                 states.append(f"{name} is always wrong")
+                kinds.append(0)
         if n == 0:
             out.append("no items seen by both observers")
-        elif len(states) == 2:
+        elif len(states) == 2 and kinds[0] == kinds[1]:
             out.append(f"{' and '.join(states)}: expected agreement is 1, so EC is undefined")
+        elif len(states) == 2:
+            out.append(f"{' and '.join(states)}: observed and expected agreement are 0, so EC is exactly 0")
         elif len(states) == 1:
             out.append(f"{states[0]}: EC is exactly 0 whatever the other observer does")
+        elif unbiased and n == 1:
+            out.append("one item only: the bias-corrected EC needs at least 2")
         else:
             out.append(None)
     return out
@@ -140,10 +146,13 @@ def _infer(
             lo, hi = bca_interval(dist, statistic, jk, jw, level)
         lo = np.where(np.isnan(statistic), np.nan, lo)
         hi = np.where(np.isnan(statistic), np.nan, hi)
+    # κ lies in [−1, 1]; the bias-corrected κ_u = nκ/(n − 1 + κ) can fall below −1 for
+    # tiny n, so every interval is clipped to the parameter range.
+    lo, hi = np.clip(lo, -1.0, 1.0), np.clip(hi, -1.0, 1.0)
     pvalue, n_undef_null = independence_pvalues(
         counts, test=opts.test, n_resamples=opts.n_resamples, rng=opts.rng
     )
-    reasons = _reasons(counts)
+    reasons = _reasons(counts, opts.unbiased)
 
     degenerate = [r for r in reasons if r is not None]
     if degenerate:
