@@ -25,7 +25,14 @@ from trialwise.intervals import (
     percentile_interval,
     wald_interval,
 )
-from trialwise.kappa import _unbiased_from_kappa, kappa_bounds, kappa_from_counts, kappa_variance, table_statistics
+from trialwise.kappa import (
+    _unbiased_from_kappa,
+    canonical_orientation,
+    kappa_bounds,
+    kappa_from_counts,
+    kappa_variance,
+    table_statistics,
+)
 from trialwise.resampling import bootstrap_sums, bootstrap_tables
 from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
 
@@ -95,11 +102,7 @@ def _reasons(counts: NDArray, unbiased: bool = False) -> list[str | None]:
 
 def _jackknife(counts: NDArray, unbiased: bool) -> tuple[NDArray, NDArray]:
     """Leave-one-out κ of (P, 2, 2) tables: the four distinct values and their weights."""
-    c = np.asarray(counts, dtype=float)
-    # κ is symmetric in A and B: use the orientation with n10 <= n01 so that swapping
-    # the observers sums the same terms in the same order (bit-identical intervals).
-    swap = c[:, 0, 1] > c[:, 1, 0]
-    c = np.where(swap[:, None, None], c.transpose(0, 2, 1), c)
+    c = canonical_orientation(np.asarray(counts, dtype=float))
     eye = np.eye(4).reshape(4, 1, 2, 2)
     loo = c[None] - eye  # (4, P, 2, 2)
     weights = c.reshape(-1, 4).T  # (4, P): items in each cell
@@ -165,15 +168,13 @@ def _infer(
         share = n_undefined / dist.shape[0]
         flagged = [i for i in range(n_pairs) if share[i] > UNDEFINED_WARN_SHARE and reasons[i] is None]
         if flagged:
-            worst = max(flagged, key=lambda i: share[i])
-            where = "" if n_pairs == 1 else f" in {len(flagged)} of {n_pairs} pairs (up to"
-            pct = f"{100 * share[worst]:.1f}%"
-            msg = (
-                f"{pct} of the bootstrap replicates had an undefined EC (a resample in which both "
-                "observers were always correct or always wrong) and were left out of the interval"
-                if n_pairs == 1
-                else f"undefined bootstrap replicates above 1%{where} {pct}); they were left out of the intervals"
-            )
+            worst = f"{100 * max(share[i] for i in flagged):.1f}%"
+            cause = "a resample in which both observers were always correct or always wrong"
+            if n_pairs == 1:
+                msg = f"{worst} of the bootstrap replicates had an undefined EC ({cause}) and were left out of the interval"
+            else:
+                msg = (f"{len(flagged)} of {n_pairs} pairs had more than 1% undefined bootstrap replicates "
+                       f"(up to {worst}; {cause}); they were left out of the intervals")
             warn(msg, UndefinedReplicatesWarning, stacklevel)
     return dict(
         statistic=statistic, low=lo, high=hi, pvalue=pvalue, stats=stats_, kappa_min=k_lo, kappa_max=k_hi,
@@ -309,10 +310,7 @@ def error_consistency(
     if opts.ci_method == "analytic":
         dist = None
     else:
-        # κ is symmetric in A and B: resample the orientation with n10 <= n01 so that
-        # swapping the observers gives the very same replicates under a seed.
-        canonical = table.T if table[0, 1] > table[1, 0] else table
-        reps = bootstrap_tables(canonical, opts.n_resamples, rng=opts.rng)
+        reps = bootstrap_tables(canonical_orientation(table), opts.n_resamples, rng=opts.rng)
         dist = kappa_from_counts(reps, unbiased=opts.unbiased).reshape(-1, 1)
     out = _infer(table[None], dist, opts)
     s = out["stats"]

@@ -51,6 +51,18 @@ def _kappa_cells(n11, n10, n01, n00) -> NDArray:
         return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
 
 
+def canonical_orientation(counts: NDArray) -> NDArray:
+    """Tables (..., 2, 2) transposed where n10 > n01, so that n10 <= n01.
+
+    κ and every test of independence are symmetric in A and B; computing them on this
+    orientation makes swapping the observers give bit-identical results, random draws
+    included.
+    """
+    c = np.asarray(counts)
+    swap = c[..., 0, 1] > c[..., 1, 0]
+    return np.where(swap[..., None, None], np.swapaxes(c, -1, -2), c)
+
+
 def _unbiased_from_kappa(kappa, n) -> NDArray:
     with np.errstate(invalid="ignore", divide="ignore"):
         den = n - 1.0 + kappa

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from trialwise.kappa import _kappa_cells, kappa_variance
+from trialwise.kappa import _kappa_cells, canonical_orientation, kappa_from_counts, kappa_variance
 from trialwise.resampling import monte_carlo_pvalue, multinomial_tables
 
 __all__ = ["INDEPENDENCE_TESTS", "independence_pvalues"]
@@ -44,7 +44,7 @@ def _boschloo(tables: NDArray) -> NDArray:
 
 
 def _asymptotic(tables: NDArray) -> NDArray:
-    kappa = _kappa_cells(*(tables[:, i, j].astype(float) for i, j in ((0, 0), (0, 1), (1, 0), (1, 1))))
+    kappa = kappa_from_counts(tables)
     _, var0 = kappa_variance(tables)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = kappa / np.sqrt(var0)
@@ -110,10 +110,7 @@ def independence_pvalues(
     c = np.asarray(counts)
     batch = c.shape[:-2]
     tables = _flat(c)
-    # Every test is symmetric in A and B; orient each table with n10 <= n01 so that
-    # swapping the observers gives bit-identical p-values (and the same random draws).
-    swap = tables[:, 0, 1] > tables[:, 1, 0]
-    tables = np.where(swap[:, None, None], tables.transpose(0, 2, 1), tables)
+    tables = canonical_orientation(tables)  # A/B swaps give bit-identical p-values
     t = tables.astype(float)
     kappa = _kappa_cells(t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1])
     undefined = np.isnan(kappa)
