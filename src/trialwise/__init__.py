@@ -2,15 +2,15 @@
 
 from trialwise import datasets
 from trialwise._results import ConfidenceInterval, ErrorConsistencyResult, PairwiseErrorConsistencyResult
-from trialwise.data import paired_correctness, read_table
 from trialwise._warnings import DegenerateDataWarning, TrialwiseWarning, UndefinedReplicatesWarning
+from trialwise.data import paired_correctness, read_table
 from trialwise.ec import error_consistency, pairwise_error_consistency
 from trialwise.kappa import (
+    cell_probabilities,
     feasible_accuracy,
     kappa_bounds,
     kappa_bounds_from_expected,
     kappa_from_counts,
-    cell_probabilities,
     kappa_variance,
     table_statistics,
     unbiased_kappa,
@@ -20,12 +20,12 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConfidenceInterval",
-    "cell_probabilities",
     "DegenerateDataWarning",
     "ErrorConsistencyResult",
     "PairwiseErrorConsistencyResult",
     "TrialwiseWarning",
     "UndefinedReplicatesWarning",
+    "cell_probabilities",
     "datasets",
     "error_consistency",
     "feasible_accuracy",
