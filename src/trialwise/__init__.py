@@ -3,6 +3,7 @@
 from trialwise import datasets
 from trialwise._results import ConfidenceInterval, ErrorConsistencyResult, PairwiseErrorConsistencyResult
 from trialwise._warnings import DegenerateDataWarning, TrialwiseWarning, UndefinedReplicatesWarning
+from trialwise.copymodel import CopyModel, copy_parameters
 from trialwise.data import paired_correctness, read_table
 from trialwise.ec import error_consistency, pairwise_error_consistency
 from trialwise.kappa import (
@@ -20,12 +21,14 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ConfidenceInterval",
+    "CopyModel",
     "DegenerateDataWarning",
     "ErrorConsistencyResult",
     "PairwiseErrorConsistencyResult",
     "TrialwiseWarning",
     "UndefinedReplicatesWarning",
     "cell_probabilities",
+    "copy_parameters",
     "datasets",
     "error_consistency",
     "feasible_accuracy",

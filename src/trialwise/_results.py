@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["ConfidenceInterval", "ErrorConsistencyResult", "PairwiseErrorConsistencyResult"]
+__all__ = ["ConfidenceInterval", "CopyModelFit", "ErrorConsistencyResult", "PairwiseErrorConsistencyResult"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,9 @@ class ErrorConsistencyResult:
         Why κ is undefined or exactly 0 by construction, else None.
     bootstrap_distribution : ndarray, shape (n_resamples,)
         The replicate statistics (NaN = undefined); empty for the analytic interval.
+    bootstrap_tables : ndarray, shape (n_resamples, 2, 2)
+        The replicate tables (A in rows); drawn for every interval method, since the
+        copy-model decomposition (:attr:`copy_model`) is bootstrapped from them.
     """
 
     statistic: float
@@ -114,6 +117,32 @@ class ErrorConsistencyResult:
     n_undefined_null: int = 0
     undefined_reason: str | None = None
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    bootstrap_tables: NDArray = field(default_factory=lambda: np.empty((0, 2, 2)), compare=False)
+
+    @property
+    def copy_model(self) -> CopyModelFit:
+        """Copy-model decomposition "B copies A": EC = p_copy · mismatch, with bootstrap CIs.
+
+        See :meth:`copy_decomposition` for the other direction.
+        """
+        return self.copy_decomposition("a")
+
+    def copy_decomposition(self, reference: str = "a") -> CopyModelFit:
+        """Copy-model decomposition with ``reference`` as the observer that is copied.
+
+        Intervals come from the same bootstrap tables as the EC interval, with the same
+        method (BCa when the EC interval is analytic). The decomposition uses the plain
+        κ, also when ``method`` is the bias-corrected κ.
+        """
+        from trialwise.copymodel import fit_copy_model
+
+        if not np.asarray(self.bootstrap_tables).size:
+            raise ValueError("this result holds no bootstrap tables to decompose")
+        return fit_copy_model(
+            self.counts, self.bootstrap_tables, reference=reference,
+            ci_method="bca" if self.ci_method == "analytic" else self.ci_method,
+            confidence_level=self.confidence_level,
+        )
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
@@ -185,6 +214,86 @@ class ErrorConsistencyResult:
         out["n_undefined_null"] = int(self.n_undefined_null)
         out["undefined_reason"] = self.undefined_reason
         return out
+
+
+@dataclass(frozen=True, repr=False)
+class CopyModelFit:
+    """Copy-model decomposition of an observed error consistency, with bootstrap CIs.
+
+    ``kappa = p_copy · mismatch``: the *other* observer copies the *reference*
+    (``reference`` = ``"a"`` or ``"b"``) with probability ``p_copy`` and otherwise
+    answers with ``latent_accuracy`` (seed 000, Prop. 2). Each ``*_interval`` is a
+    :class:`ConfidenceInterval` from the same bootstrap replicates (``ci_method``);
+    ``n_undefined`` replicates had a reference that was always right or always wrong,
+    where the decomposition is undefined, and were left out.
+    """
+
+    reference: str
+    kappa: float
+    p_copy: float
+    mismatch: float
+    latent_accuracy: float
+    accuracy_ref: float
+    accuracy_other: float
+    kappa_interval: ConfidenceInterval
+    p_copy_interval: ConfidenceInterval
+    mismatch_interval: ConfidenceInterval
+    latent_accuracy_interval: ConfidenceInterval
+    confidence_level: float
+    ci_method: str
+    n_resamples: int
+    n_undefined: int
+
+    _ROWS = ("kappa", "p_copy", "mismatch", "latent_accuracy")
+
+    @property
+    def direction(self) -> str:
+        return "B copies A" if self.reference == "a" else "A copies B"
+
+    def __repr__(self) -> str:
+        def show(name):
+            ci = getattr(self, f"{name}_interval")
+            return f"{_num(getattr(self, name))} [{_num(ci.low)}, {_num(ci.high)}]"
+
+        return (
+            f"CopyModelFit({self.direction}: EC {show('kappa')} = p_copy {show('p_copy')} "
+            f"x mismatch {show('mismatch')}; latent accuracy {show('latent_accuracy')}; "
+            f"{_pct(self.confidence_level)} CI ({self.ci_method}))"
+        )
+
+    __str__ = __repr__
+
+    def to_frame(self):
+        """:class:`pandas.DataFrame` with rows kappa, p_copy, mismatch, latent_accuracy."""
+        import pandas as pd
+
+        rows = []
+        for name in self._ROWS:
+            ci = getattr(self, f"{name}_interval")
+            rows.append({"quantity": name, "estimate": getattr(self, name), "ci_low": ci.low, "ci_high": ci.high})
+        return pd.DataFrame(rows, columns=["quantity", "estimate", "ci_low", "ci_high"])
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"reference": self.reference, "direction": self.direction}
+        for name in self._ROWS:
+            ci = getattr(self, f"{name}_interval")
+            out[name] = getattr(self, name)
+            out[f"{name}_ci"] = [ci.low, ci.high]
+        out.update(
+            accuracy_ref=self.accuracy_ref, accuracy_other=self.accuracy_other,
+            confidence_level=self.confidence_level, ci_method=self.ci_method,
+            n_resamples=self.n_resamples, n_undefined=self.n_undefined,
+        )
+        return out
+
+    def summary(self) -> str:
+        head = (
+            f"Copy-model decomposition ({self.direction}): EC = p_copy x mismatch\n"
+            f"  accuracy reference, other  {_num(self.accuracy_ref)}, {_num(self.accuracy_other)}\n"
+            f"  {_pct(self.confidence_level)} CIs: {self.ci_method}, B = {self.n_resamples}"
+            f" ({self.n_undefined} undefined replicates left out)"
+        )
+        return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.3f}")
 
 
 @dataclass(frozen=True, repr=False)

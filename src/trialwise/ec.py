@@ -258,8 +258,9 @@ def error_consistency(
     -------
     ErrorConsistencyResult
         ``statistic``, ``confidence_interval``, ``pvalue``, ``n``, accuracies,
-        ``c_obs``, ``c_exp``, bounds, the number of undefined replicates, and the
-        bootstrap distribution.
+        ``c_obs``, ``c_exp``, bounds, the number of undefined replicates, the
+        bootstrap distribution, and ``copy_model``: the decomposition
+        EC = p_copy · mismatch with bootstrap CIs (:class:`CopyModelFit`).
 
     Warns
     -----
@@ -307,11 +308,12 @@ def error_consistency(
     """
     opts = _options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
     table = _counts_from_input(a, b, truth, counts)
-    if opts.ci_method == "analytic":
-        dist = None
-    else:
-        reps = bootstrap_tables(canonical_orientation(table), opts.n_resamples, rng=opts.rng)
-        dist = kappa_from_counts(reps, unbiased=opts.unbiased).reshape(-1, 1)
+    # Replicates are drawn from the canonical orientation (so that swapping A and B gives
+    # identical numbers) and turned back to A-in-rows for the copy-model decomposition.
+    reps = bootstrap_tables(canonical_orientation(table), opts.n_resamples, rng=opts.rng)
+    if table[0, 1] > table[1, 0]:
+        reps = np.swapaxes(reps, -1, -2)
+    dist = None if opts.ci_method == "analytic" else kappa_from_counts(reps, unbiased=opts.unbiased).reshape(-1, 1)
     out = _infer(table[None], dist, opts)
     s = out["stats"]
     return ErrorConsistencyResult(
@@ -335,6 +337,7 @@ def error_consistency(
         n_undefined_null=int(out["n_undefined_null"][0]),
         undefined_reason=out["reasons"][0],
         bootstrap_distribution=np.empty(0) if dist is None else dist[:, 0],
+        bootstrap_tables=reps,
     )
 
 

@@ -14,7 +14,9 @@ undefined replicates live here.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -32,6 +34,8 @@ __all__ = [
 
 #: Working memory a chunk of replicates may take, in bytes (weights + products).
 BATCH_BYTES = 64 * 2**20
+#: Draws per block of a large multinomial simulation (each block has its own child stream).
+SIMULATION_BLOCK = 2**18
 _EXACT_FLOAT32 = 2**24  # integers below this are exact in float32
 
 
@@ -158,9 +162,18 @@ def bootstrap_sums(
 
 
 def multinomial_tables(
-    probabilities: ArrayLike, n: ArrayLike, size: int | tuple[int, ...] | None = None, *, rng: Any = None
+    probabilities: ArrayLike,
+    n: ArrayLike,
+    size: int | tuple[int, ...] | None = None,
+    *,
+    rng: Any = None,
+    statistic: Callable[[NDArray], NDArray] | None = None,
+    workers: int | None = None,
 ) -> NDArray:
     """Draw 2×2 tables of n items from cell probabilities (one multinomial each).
+
+    This is the simulation engine of the copy model and of every parametric Monte-Carlo
+    computation: n trials of a 2×2 design are one draw of four counts.
 
     Parameters
     ----------
@@ -172,12 +185,28 @@ def multinomial_tables(
     size : int or tuple, optional
         Leading shape of independent draws (e.g. the number of simulations).
     rng : None, int or numpy.random.Generator
+    statistic : callable, optional
+        Reduce each block of tables, shape ``(*size, g, 2, 2)``, to an array of shape
+        ``(*size, g, ...)`` as it is drawn (e.g. :func:`trialwise.kappa_from_counts`),
+        so that the tables of a large grid never all sit in memory.
+    workers : int, optional
+        Threads for large simulations (numpy's generators release the GIL); default:
+        the number of CPUs. The result does not depend on it.
 
     Returns
     -------
-    ndarray of int64, shape (*size, *broadcast batch shape, 2, 2)
+    ndarray, shape (*size, *broadcast batch shape, 2, 2)
+        int64 tables, or ``statistic``'s output with the batch axes restored.
+
+    Notes
+    -----
+    Simulations of more than ``SIMULATION_BLOCK`` draws are split into blocks of grid
+    points; each block draws from its own child generator (``Generator.spawn``), so the
+    result is reproducible and the same for any number of ``workers``.
     """
     gen = check_rng(rng)
+    if workers is not None:
+        workers = check_positive_int(workers, "workers")
     p = np.asarray(probabilities, dtype=float)
     if p.shape[-2:] != (2, 2):
         raise ValueError(f"`probabilities` must have shape (..., 2, 2); got {p.shape}")
@@ -187,11 +216,30 @@ def multinomial_tables(
     n_arr = np.asarray(n, dtype=np.int64)
     batch_shape = np.broadcast_shapes(flat.shape[:-1], n_arr.shape)
     lead = () if size is None else ((size,) if np.isscalar(size) else tuple(size))
-    draws = gen.multinomial(
-        np.broadcast_to(n_arr, batch_shape), np.broadcast_to(flat, batch_shape + (4,)),
-        size=lead + batch_shape,
-    )
-    return draws.reshape(lead + batch_shape + (2, 2))
+    n_draws = int(np.prod(lead, dtype=np.int64))
+    n_points = int(np.prod(batch_shape, dtype=np.int64))
+    n_b = np.broadcast_to(n_arr, batch_shape).reshape(-1)
+    p_b = np.broadcast_to(flat, batch_shape + (4,)).reshape(-1, 4)
+
+    def draw(g: np.random.Generator, sl: slice) -> NDArray:
+        t = g.multinomial(n_b[sl], p_b[sl], size=lead + (len(n_b[sl]),))
+        t = t.reshape(lead + (-1, 2, 2))
+        return statistic(t) if statistic is not None else t
+
+    if n_draws * n_points <= SIMULATION_BLOCK or n_points <= 1:
+        out = draw(gen, slice(None))
+    else:
+        per = max(1, SIMULATION_BLOCK // max(n_draws, 1))
+        slices = [slice(i, i + per) for i in range(0, n_points, per)]
+        children = gen.spawn(len(slices))
+        n_workers = min(len(slices), (os.cpu_count() or 1) if workers is None else workers)
+        if n_workers == 1:
+            parts = [draw(c, sl) for c, sl in zip(children, slices)]
+        else:
+            with ThreadPoolExecutor(n_workers) as ex:
+                parts = list(ex.map(draw, children, slices))
+        out = np.concatenate(parts, axis=len(lead))
+    return out.reshape(lead + batch_shape + out.shape[len(lead) + 1 :])
 
 
 def bootstrap_tables(counts: ArrayLike, n_resamples: int, *, rng: Any = None) -> NDArray:

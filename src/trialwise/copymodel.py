@@ -1,0 +1,566 @@
+"""The copy model: what an error consistency means (seed 000, Propositions 1 and 2).
+
+Observer A (the *reference*) is correct with probability ``a_A``. Observer B, on every
+trial, copies A's outcome with probability ``p`` and otherwise answers on its own with
+its *latent* accuracy ``ã``. Then ``a_B = p·a_A + (1 − p)·ã`` and::
+
+    κ = p · m,    m = 2·a_A(1 − a_A) / (1 − c_exp)   (the mismatch factor)
+
+For correctness data ``p`` has a second reading that needs no model:
+``p = P(B correct | A correct) − P(B correct | A wrong)``, the regression slope of B's
+correctness on A's. A negative ``p`` means B copies A's *inverted* outcome with
+probability ``|p|`` (then ``a_B = |p|(1 − a_A) + (1 − |p|)·ã``).
+
+The model is feasible — ``|p| ≤ 1`` and ``ã ∈ [0, 1]`` — exactly when κ lies in
+``[κ_min, κ_max]`` of :func:`trialwise.kappa_bounds` (proof in :class:`CopyModel`), and
+``m = 1`` whenever ``a_A = ½``: with a reference at 50 % correct, EC *is* the copy
+probability, whatever B's accuracy.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from trialwise import _validation as v
+from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise.kappa import feasible_accuracy, kappa_bounds, kappa_from_counts, table_statistics
+from trialwise.resampling import multinomial_tables
+
+__all__ = ["CopyModel", "copy_parameters", "fit_copy_model"]
+
+_REFERENCES = ("a", "b")
+_TOL = 1e-12
+
+
+def _orient(counts: NDArray, reference: str) -> NDArray:
+    """Tables with the reference observer in rows."""
+    c = np.asarray(counts)
+    return c if reference == "a" else np.swapaxes(c, -1, -2)
+
+
+def copy_parameters(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
+    """Copy probability, mismatch factor and latent accuracy of 2×2 tables, reference in rows.
+
+    Vectorised over a batch ``(..., 2, 2)`` of counts or probabilities
+    ``[[n11, n10], [n01, n00]]`` in which the *rows* are the reference observer.
+
+    Returns
+    -------
+    p_copy, mismatch, latent_accuracy : ndarray
+        ``p = n11/(n11+n10) − n01/(n01+n00)``; ``m = 2·a_r(1−a_r)/(1−c_exp)``;
+        ``ã = P(other correct | ref wrong)/(1 − p)`` for ``p ≥ 0`` and
+        ``P(other correct | ref correct)/(1 − |p|)`` for ``p < 0`` (``ã`` is set to the
+        other observer's accuracy when ``|p| = 1``, where it plays no role). NaN where
+        the reference is always correct or always wrong (nothing to copy that could be
+        told apart from chance).
+    """
+    c = np.asarray(counts, dtype=float)
+    n11, n10, n01, n00 = c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = n11 + n10 + n01 + n00
+        a_ref = (n11 + n10) / n
+        a_oth = (n11 + n01) / n
+        given_right = n11 / (n11 + n10)  # P(other correct | reference correct)
+        given_wrong = n01 / (n01 + n00)  # P(other correct | reference wrong)
+        p = given_right - given_wrong
+        d = a_ref * (1 - a_oth) + a_oth * (1 - a_ref)
+        m = 2 * a_ref * (1 - a_ref) / d
+        free = 1 - np.abs(p)
+        latent = np.where(p >= 0, given_wrong, given_right) / free
+    latent = np.where(free > _TOL, np.clip(latent, 0.0, 1.0), a_oth)
+    undefined = ~((a_ref > 0) & (a_ref < 1))
+    p = np.where(undefined, np.nan, p)
+    return p[()], np.where(undefined, np.nan, m)[()], np.where(undefined, np.nan, latent)[()]
+
+
+class CopyModel:
+    """The copy model for a pair of observers: κ = p_copy · mismatch (seed 000, Prop. 2).
+
+    Parameters
+    ----------
+    kappa : array_like
+        Error consistency in [−1, 1].
+    accuracy_ref : array_like
+        Accuracy of the reference observer (the one that is copied), in (0, 1).
+    accuracy_other : array_like
+        Accuracy of the copying observer, in [0, 1].
+    reference : {"a", "b"}, default "a"
+        Which observer of the 2×2 table ``[[n11, n10], [n01, n00]]`` (A in rows) is the
+        reference: ``"a"`` means "B copies A", ``"b"`` means "A copies B". It only
+        changes the orientation of :meth:`cell_probabilities`, :meth:`simulate` and
+        :meth:`exact_table`; the decomposition is always "other copies reference".
+
+    All parameters broadcast against each other like numpy arrays, so one model can
+    hold a whole grid (n × accuracies × κ); every attribute then has that shape.
+
+    Attributes
+    ----------
+    kappa, accuracy_ref, accuracy_other : ndarray
+    p_copy : ndarray
+        Copy probability ``κ/m`` in [−1, 1]; negative: the inverted outcome is copied.
+    mismatch : ndarray
+        ``m = 2·a_r(1 − a_r) / (1 − c_exp)``; 1 when the accuracies are equal or
+        ``a_r = ½`` (Prop. 1).
+    latent_accuracy : ndarray
+        Accuracy ``ã`` of the copying observer on trials it does not copy.
+    accuracy_a, accuracy_b : ndarray
+        The accuracies in the A/B orientation of ``reference``.
+
+    Raises
+    ------
+    ValueError
+        An accuracy outside [0, 1], a reference accuracy of exactly 0 or 1 (nothing to
+        copy: ``p_copy`` is not identifiable), or κ outside ``[κ_min, κ_max]`` for
+        these accuracies; the message states the feasible range of κ and of the other
+        observer's accuracy.
+
+    Notes
+    -----
+    **Feasibility.** The model exists (``|p| ≤ 1``, ``ã ∈ [0, 1]``) if and only if
+    ``κ_min(a_r, a_o) ≤ κ ≤ κ_max(a_r, a_o)``. With ``D = 1 − c_exp`` and
+    ``p = κD / (2a_r(1−a_r))``: for p ≥ 0, ``ã ≥ 0 ⇔ p ≤ a_o/a_r`` and
+    ``ã ≤ 1 ⇔ p ≤ (1−a_o)/(1−a_r)``, so ``κ ≤ 2·min(a_o(1−a_r), a_r(1−a_o))/D = κ_max``;
+    for p < 0 the same steps give ``|p| ≤ min(a_o/(1−a_r), (1−a_o)/a_r)``, i.e.
+    ``κ ≥ −2·min(a_r·a_o, (1−a_r)(1−a_o))/D = κ_min``. ``|p| ≤ 1`` follows in both
+    cases because one of the two ratios is at most 1.
+
+    **Cell probabilities** (reference in rows, p ≥ 0)::
+
+        P11 = a_r(p + (1−p)ã)   P10 = a_r(1−p)(1−ã)
+        P01 = (1−a_r)(1−p)ã     P00 = (1−a_r)(p + (1−p)(1−ã))
+
+    and for p < 0 (q = −p) ``P11 = a_r(1−q)ã``, ``P10 = a_r(q + (1−q)(1−ã))``,
+    ``P01 = (1−a_r)(q + (1−q)ã)``, ``P00 = (1−a_r)(1−q)(1−ã)``.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> m = tw.CopyModel(kappa=0.5, accuracy_ref=0.75, accuracy_other=0.6)
+    >>> round(float(m.p_copy), 4), round(float(m.mismatch), 4), round(float(m.latent_accuracy), 4)
+    (0.6, 0.8333, 0.375)
+    >>> m.cell_probabilities().round(4).tolist()
+    [[0.5625, 0.1875], [0.0375, 0.2125]]
+    >>> float(tw.CopyModel(0.15, 0.5, 0.9).p_copy)    # a reference at 50 %: EC is p_copy
+    0.15
+    """
+
+    def __init__(
+        self,
+        kappa: ArrayLike,
+        accuracy_ref: ArrayLike,
+        accuracy_other: ArrayLike,
+        *,
+        reference: str = "a",
+    ) -> None:
+        reference = v.check_choice(reference, "reference", _REFERENCES)
+        k = v.check_kappa(kappa, "kappa")
+        a_r = v.check_probability(accuracy_ref, "accuracy_ref")
+        a_o = v.check_probability(accuracy_other, "accuracy_other")
+        k, a_r, a_o = np.broadcast_arrays(k, a_r, a_o)
+        edge = (a_r <= 0) | (a_r >= 1)
+        if edge.any():
+            raise ValueError(
+                f"`accuracy_ref` must be in (0, 1); got {a_r[edge].ravel()[0]:g}: a reference that is "
+                "always correct (or always wrong) gives nothing to copy that can be told apart from "
+                "chance, so the copy probability is not identifiable"
+            )
+        lo, hi = kappa_bounds(a_r, a_o)
+        bad = (k < lo - _TOL) | (k > hi + _TOL)
+        if bad.any():
+            i = np.flatnonzero(bad.ravel())[0]
+            kk, ar, ao = k.ravel()[i], a_r.ravel()[i], a_o.ravel()[i]
+            f_lo, f_hi = feasible_accuracy(ar, kk)
+            other = (
+                f"for this kappa `accuracy_other` must lie in [{f_lo:.4g}, {f_hi:.4g}]"
+                if np.isfinite(f_lo)
+                else "no accuracy_other attains this kappa with this reference"
+            )
+            raise ValueError(
+                f"the copy model cannot produce `kappa` = {kk:g} with accuracy_ref = {ar:g} and "
+                f"accuracy_other = {ao:g} (the latent accuracy of the copying observer would lie "
+                f"outside [0, 1]): kappa must lie in [{lo.ravel()[i]:.4g}, {hi.ravel()[i]:.4g}]; {other}"
+            )
+        d = a_r * (1 - a_o) + a_o * (1 - a_r)
+        m = 2 * a_r * (1 - a_r) / d
+        p = np.clip(k / m, -1.0, 1.0)
+        self._set(p, a_r, a_o, k, m, reference)
+
+    # ------------------------------------------------------------------ constructors
+
+    def _set(self, p, a_r, a_o, k, m, reference) -> None:
+        q = np.abs(p)
+        free = 1 - q
+        with np.errstate(invalid="ignore", divide="ignore"):
+            copied = np.where(p >= 0, p * a_r, q * (1 - a_r))
+            latent = (a_o - copied) / free
+        latent = np.where(free > _TOL, np.clip(latent, 0.0, 1.0), a_o)
+        self._p, self._a_r, self._a_o, self._k, self._m = (np.asarray(x, dtype=float) for x in (p, a_r, a_o, k, m))
+        self._latent = np.asarray(latent, dtype=float)
+        self._reference = reference
+
+    @classmethod
+    def from_copy_probability(
+        cls,
+        p_copy: ArrayLike,
+        accuracy_ref: ArrayLike,
+        latent_accuracy: ArrayLike,
+        *,
+        reference: str = "a",
+    ) -> CopyModel:
+        """The model from its generative parameters (seed 000, Algorithm 2).
+
+        Parameters
+        ----------
+        p_copy : array_like
+            Copy probability in [−1, 1] (negative: the inverted outcome is copied).
+        accuracy_ref : array_like
+            Reference accuracy in (0, 1).
+        latent_accuracy : array_like
+            Accuracy of the copying observer when it does not copy, in [0, 1].
+
+        Examples
+        --------
+        >>> m = CopyModel.from_copy_probability(0.6, 0.75, 0.375)
+        >>> round(float(m.kappa), 4), round(float(m.accuracy_other), 4)
+        (0.5, 0.6)
+        """
+        reference = v.check_choice(reference, "reference", _REFERENCES)
+        p = v.check_kappa(p_copy, "p_copy")
+        a_r = v.check_probability(accuracy_ref, "accuracy_ref", open_interval=True)
+        lat = v.check_probability(latent_accuracy, "latent_accuracy")
+        p, a_r, lat = np.broadcast_arrays(p, a_r, lat)
+        q = np.abs(p)
+        a_o = np.where(p >= 0, p * a_r, q * (1 - a_r)) + (1 - q) * lat
+        d = a_r * (1 - a_o) + a_o * (1 - a_r)
+        m = 2 * a_r * (1 - a_r) / d
+        obj = cls.__new__(cls)
+        obj._set(p, a_r, a_o, p * m, m, reference)
+        obj._latent = np.where(1 - q > _TOL, lat, obj._latent).astype(float)
+        return obj
+
+    @classmethod
+    def from_counts(cls, counts: ArrayLike, *, reference: str = "a") -> CopyModel:
+        """Decompose observed 2×2 tables: κ = p_copy · mismatch, with ``reference`` copied.
+
+        Parameters
+        ----------
+        counts : array_like, shape (..., 2, 2)
+            ``[[n11, n10], [n01, n00]]`` (A in rows, correct first); a batch is allowed.
+        reference : {"a", "b"}, default "a"
+            ``"a"``: B copies A; ``"b"``: A copies B.
+
+        Warns
+        -----
+        DegenerateDataWarning
+            The reference is always correct or always wrong: ``p_copy``, ``mismatch``
+            and ``latent_accuracy`` are NaN (κ is 0 or undefined there).
+
+        Examples
+        --------
+        >>> m = CopyModel.from_counts([[60, 12], [8, 20]])
+        >>> round(float(m.kappa), 4), round(float(m.p_copy), 4), round(float(m.mismatch), 4)
+        (0.5247, 0.5476, 0.9582)
+        >>> round(float(CopyModel.from_counts([[60, 12], [8, 20]], reference="b").p_copy), 4)
+        0.5074
+        """
+        reference = v.check_choice(reference, "reference", _REFERENCES)
+        c = v.check_counts(counts, batch=True)
+        oriented = _orient(c, reference)
+        s = table_statistics(oriented)
+        p, m, _ = copy_parameters(oriented)
+        undefined = np.isnan(p)
+        if undefined.any():
+            warn(
+                f"{int(undefined.sum())} of {undefined.size} tables have a reference observer that is "
+                "always correct or always wrong: the copy decomposition is undefined there (NaN)",
+                DegenerateDataWarning,
+                3,
+            )
+        obj = cls.__new__(cls)
+        obj._set(np.nan_to_num(p), s.accuracy_a, s.accuracy_b, s.kappa, m, reference)
+        for name in ("_p", "_latent", "_m"):
+            setattr(obj, name, np.where(undefined, np.nan, getattr(obj, name)))
+        return obj
+
+    def reversed(self) -> CopyModel:
+        """The same pair seen the other way round: the copying observer becomes the reference.
+
+        κ and both accuracies are unchanged; ``p_copy``, ``mismatch`` and
+        ``latent_accuracy`` change (the model is asymmetric).
+
+        Examples
+        --------
+        >>> m = CopyModel(0.5, 0.75, 0.6)
+        >>> r = m.reversed()
+        >>> r.reference, round(float(r.p_copy), 4), float(r.accuracy_a), float(r.accuracy_b)
+        ('b', 0.4688, 0.75, 0.6)
+        """
+        return CopyModel(
+            self._k, self._a_o, self._a_r, reference="b" if self._reference == "a" else "a"
+        )
+
+    # ------------------------------------------------------------------ attributes
+
+    @property
+    def kappa(self) -> NDArray:
+        return self._k[()]
+
+    @property
+    def p_copy(self) -> NDArray:
+        return self._p[()]
+
+    @property
+    def mismatch(self) -> NDArray:
+        return self._m[()]
+
+    @property
+    def latent_accuracy(self) -> NDArray:
+        return self._latent[()]
+
+    @property
+    def accuracy_ref(self) -> NDArray:
+        return self._a_r[()]
+
+    @property
+    def accuracy_other(self) -> NDArray:
+        return self._a_o[()]
+
+    @property
+    def reference(self) -> str:
+        return self._reference
+
+    @property
+    def accuracy_a(self) -> NDArray:
+        return (self._a_r if self._reference == "a" else self._a_o)[()]
+
+    @property
+    def accuracy_b(self) -> NDArray:
+        return (self._a_o if self._reference == "a" else self._a_r)[()]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._k.shape
+
+    def __repr__(self) -> str:
+        if self._k.ndim == 0:
+            return (
+                f"CopyModel(kappa={float(self._k):.4g}, accuracy_ref={float(self._a_r):.4g}, "
+                f"accuracy_other={float(self._a_o):.4g}, reference={self._reference!r}; "
+                f"p_copy={float(self._p):.4g}, mismatch={float(self._m):.4g}, "
+                f"latent_accuracy={float(self._latent):.4g})"
+            )
+        return f"CopyModel(<grid of shape {self.shape}>, reference={self._reference!r})"
+
+    def to_frame(self):
+        """One row per grid point: kappa, accuracies, p_copy, mismatch, latent_accuracy."""
+        import pandas as pd
+
+        cols = {
+            "kappa": self._k, "accuracy_ref": self._a_r, "accuracy_other": self._a_o,
+            "reference": np.broadcast_to(np.asarray(self._reference), self.shape),
+            "p_copy": self._p, "mismatch": self._m, "latent_accuracy": self._latent,
+        }
+        return pd.DataFrame({k: np.ravel(x) for k, x in cols.items()})
+
+    # ------------------------------------------------------------------ model outputs
+
+    def cell_probabilities(self) -> NDArray:
+        """Cell probabilities ``[[P11, P10], [P01, P00]]`` (A in rows), shape (..., 2, 2).
+
+        Computed from the generative parameters (``p_copy``, ``latent_accuracy``); they
+        equal :func:`trialwise.cell_probabilities` of ``(kappa, accuracy_a, accuracy_b)``.
+        """
+        p, a, lat = self._p, self._a_r, self._latent
+        q = np.abs(p)
+        pos = p >= 0
+        p11 = a * np.where(pos, p + (1 - p) * lat, (1 - q) * lat)
+        p10 = a * np.where(pos, (1 - p) * (1 - lat), q + (1 - q) * (1 - lat))
+        p01 = (1 - a) * np.where(pos, (1 - p) * lat, q + (1 - q) * lat)
+        p00 = (1 - a) * np.where(pos, p + (1 - p) * (1 - lat), (1 - q) * (1 - lat))
+        cells = np.stack([np.stack([p11, p10], -1), np.stack([p01, p00], -1)], -2)
+        return _orient(cells, self._reference)
+
+    def simulate(
+        self, n: ArrayLike, size: int | tuple[int, ...] | None = None, *, rng: Any = None,
+        workers: int | None = None,
+    ) -> NDArray:
+        """Simulated 2×2 tables of n trials: one multinomial draw of four counts each.
+
+        Parameters
+        ----------
+        n : int or array_like of int
+            Trials per table, broadcast against the model's shape.
+        size : int or tuple, optional
+            Number (shape) of independent tables per grid point, placed first.
+        rng : None, int or numpy.random.Generator
+        workers : int, optional
+            Threads for large grids; the result does not depend on it.
+
+        Returns
+        -------
+        ndarray of int64, shape (*size, *broadcast(shape, n), 2, 2)
+
+        Examples
+        --------
+        >>> t = CopyModel(0.5, 0.75, 0.75).simulate(n=160, size=10_000, rng=0)
+        >>> t.shape, int(t[0].sum())
+        ((10000, 2, 2), 160)
+        """
+        n_arr = _check_n(n)
+        return multinomial_tables(self.cell_probabilities(), n_arr, size=size, rng=rng, workers=workers)
+
+    def simulate_trials(self, n: int, *, size: int | None = None, rng: Any = None) -> tuple[NDArray, NDArray]:
+        """Trial sequences drawn as the model describes them (seed 000, Algorithm 2).
+
+        The reference answers with its accuracy; on each trial the other observer copies
+        its outcome (or, for negative ``p_copy``, the inverted outcome) with probability
+        ``|p_copy|`` and otherwise answers with its latent accuracy.
+
+        Parameters
+        ----------
+        n : int
+            Trials per sequence.
+        size : int, optional
+            Independent sequences per grid point (a leading axis).
+
+        Returns
+        -------
+        correct_a, correct_b : ndarray of bool, shape (*size, *shape, n)
+
+        Examples
+        --------
+        >>> a, b = CopyModel(0.5, 0.75, 0.75).simulate_trials(1000, rng=0)
+        >>> a.shape, bool(abs(a.mean() - 0.75) < 0.05)
+        ((1000,), True)
+        """
+        n = v.check_positive_int(n, "n")
+        gen = v.check_rng(rng)
+        lead = () if size is None else (v.check_positive_int(size, "size"),)
+        shape = lead + self.shape + (n,)
+        p = self._p[..., None]
+        ref = gen.random(shape) < self._a_r[..., None]
+        copies = gen.random(shape) < np.abs(p)
+        own = gen.random(shape) < self._latent[..., None]
+        other = np.where(copies, np.where(p >= 0, ref, ~ref), own)
+        return (ref, other) if self._reference == "a" else (other, ref)
+
+    def exact_table(self, n: ArrayLike) -> NDArray:
+        """The 2×2 table of n items closest to the model's accuracies and κ.
+
+        Each accuracy is rounded to the nearest multiple of 1/n; among the tables with
+        those margins, the one whose κ is closest to the target is returned (κ is
+        increasing in ``n11`` once the margins are fixed, so it is one of the two
+        integers around the exact solution).
+
+        Returns
+        -------
+        ndarray of int64, shape (*broadcast(shape, n), 2, 2), A in rows
+
+        Examples
+        --------
+        >>> t = CopyModel(0.5, 0.75, 0.6).exact_table(160)
+        >>> t.tolist()
+        [[90, 30], [6, 34]]
+        >>> round(float(kappa_from_counts(t)), 4)
+        0.5
+        """
+        n_arr = _check_n(n).astype(float)
+        a, b, k = np.broadcast_arrays(self.accuracy_a, self.accuracy_b, self._k)
+        n_arr, a, b, k = np.broadcast_arrays(n_arr, a, b, k)
+        ka, kb = np.round(a * n_arr), np.round(b * n_arr)
+        d = ka * (n_arr - kb) + kb * (n_arr - ka)
+        target = ka * kb / n_arr + k * d / (2 * n_arr)
+        lo_n11 = np.maximum(0.0, ka + kb - n_arr)
+        hi_n11 = np.minimum(ka, kb)
+        cand = np.stack([np.floor(target), np.ceil(target)], axis=0)
+        cand = np.clip(cand, lo_n11, hi_n11)
+        tables = _tables_from_margins(cand, ka, kb, n_arr)
+        kap = kappa_from_counts(tables)
+        err = np.abs(np.where(np.isnan(kap), np.inf, kap) - k)
+        pick = np.argmin(err, axis=0)
+        best = np.take_along_axis(tables, pick[None, ..., None, None], axis=0)[0]
+        return best.astype(np.int64)
+
+
+def _tables_from_margins(n11: NDArray, ka: NDArray, kb: NDArray, n: NDArray) -> NDArray:
+    n10 = ka - n11
+    n01 = kb - n11
+    n00 = n - ka - kb + n11
+    return np.stack([np.stack([n11, n10], -1), np.stack([n01, n00], -1)], -2)
+
+
+def _check_n(n: ArrayLike) -> NDArray:
+    arr = np.asarray(n)
+    if arr.dtype.kind not in "iuf" or arr.size == 0:
+        raise TypeError(f"`n` must be a positive integer or an array of them; got {v._show(n)}")
+    if np.any(~np.isfinite(arr)) or np.any(arr < 1) or np.any(arr != np.round(arr)):
+        raise ValueError(f"`n` must hold positive whole numbers of trials; got {v._show(arr.tolist())}")
+    return arr.astype(np.int64)
+
+
+def _decomposition(tables: NDArray) -> NDArray:
+    """(κ, p_copy, mismatch, latent accuracy) of tables with the reference in rows → (..., 4)."""
+    p, m, lat = copy_parameters(tables)
+    return np.stack([kappa_from_counts(tables), p, m, lat], axis=-1)
+
+
+def fit_copy_model(
+    counts: ArrayLike,
+    replicates: ArrayLike,
+    *,
+    reference: str = "a",
+    ci_method: str = "bca",
+    confidence_level: float = 0.95,
+):
+    """Copy-model decomposition of one 2×2 table with bootstrap intervals.
+
+    Used by :attr:`trialwise.ErrorConsistencyResult.copy_model`; ``replicates`` are
+    bootstrap tables of ``counts`` (shape (B, 2, 2), A in rows). Every replicate is
+    decomposed, so ``κ* = p_copy* · mismatch*`` holds replicate by replicate.
+    """
+    from trialwise._results import ConfidenceInterval, CopyModelFit
+    from trialwise.intervals import basic_interval, bca_interval, hdi_interval, percentile_interval
+
+    reference = v.check_choice(reference, "reference", _REFERENCES)
+    ci_method = v.check_choice(ci_method, "ci_method", ("percentile", "basic", "bca", "hdi"))
+    level = v.check_confidence_level(confidence_level)
+    table = _orient(np.asarray(counts, dtype=float), reference)
+    reps = _orient(np.asarray(replicates, dtype=float), reference)
+    est = _decomposition(table)  # (4,)
+    dist = _decomposition(reps)  # (B, 4)
+    if ci_method == "percentile":
+        lo, hi = percentile_interval(dist, level)
+    elif ci_method == "hdi":
+        lo, hi = hdi_interval(dist, level)
+    elif ci_method == "basic":
+        bounds = (np.array([-1.0, -1.0, 0.0, 0.0]), np.array([1.0, 1.0, np.inf, 1.0]))
+        lo, hi = basic_interval(dist, est, level, bounds=bounds)
+    else:
+        loo = table[None] - np.eye(4).reshape(4, 2, 2)
+        weights = np.broadcast_to(table.reshape(4, 1), (4, 4))
+        jk = np.where(weights > 0, _decomposition(np.clip(loo, 0, None)), np.nan)
+        lo, hi = bca_interval(dist, est, jk, weights, level)
+    lo = np.where(np.isnan(est), np.nan, lo)
+    hi = np.where(np.isnan(est), np.nan, hi)
+    s = table_statistics(table)
+    ci = [ConfidenceInterval(float(a), float(b)) for a, b in zip(lo, hi)]
+    return CopyModelFit(
+        reference=reference,
+        kappa=float(est[0]),
+        p_copy=float(est[1]),
+        mismatch=float(est[2]),
+        latent_accuracy=float(est[3]),
+        accuracy_ref=float(s.accuracy_a),
+        accuracy_other=float(s.accuracy_b),
+        kappa_interval=ci[0],
+        p_copy_interval=ci[1],
+        mismatch_interval=ci[2],
+        latent_accuracy_interval=ci[3],
+        confidence_level=level,
+        ci_method=ci_method,
+        n_resamples=int(dist.shape[0]),
+        n_undefined=int(np.isnan(dist[:, 1]).sum()),
+    )
