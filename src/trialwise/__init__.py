@@ -1,9 +1,19 @@
 """trialwise: trial-by-trial comparison of classifiers — humans, DNNs, LLMs — with honest uncertainty."""
 
 from trialwise import datasets
-from trialwise._results import ConfidenceInterval, ErrorConsistencyResult, PairwiseErrorConsistencyResult
+from trialwise._results import (
+    CIWidthResult,
+    ConfidenceInterval,
+    CopyModelFit,
+    CopyModelValidation,
+    ErrorConsistencyResult,
+    PairwiseErrorConsistencyResult,
+    PlanResult,
+    PowerResult,
+)
 from trialwise._warnings import DegenerateDataWarning, TrialwiseWarning, UndefinedReplicatesWarning
 from trialwise.copymodel import CopyModel, copy_parameters
+from trialwise.planning import ci_width, plan_trials, power_difference, validate_copy_model
 from trialwise.data import paired_correctness, read_table
 from trialwise.ec import error_consistency, pairwise_error_consistency
 from trialwise.kappa import (
@@ -20,14 +30,20 @@ from trialwise.kappa import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "CIWidthResult",
     "ConfidenceInterval",
     "CopyModel",
+    "CopyModelFit",
+    "CopyModelValidation",
     "DegenerateDataWarning",
     "ErrorConsistencyResult",
     "PairwiseErrorConsistencyResult",
+    "PlanResult",
+    "PowerResult",
     "TrialwiseWarning",
     "UndefinedReplicatesWarning",
     "cell_probabilities",
+    "ci_width",
     "copy_parameters",
     "datasets",
     "error_consistency",
@@ -38,7 +54,10 @@ __all__ = [
     "kappa_variance",
     "paired_correctness",
     "pairwise_error_consistency",
+    "plan_trials",
+    "power_difference",
     "read_table",
     "table_statistics",
     "unbiased_kappa",
+    "validate_copy_model",
 ]

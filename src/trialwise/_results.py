@@ -14,7 +14,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["ConfidenceInterval", "CopyModelFit", "ErrorConsistencyResult", "PairwiseErrorConsistencyResult"]
+__all__ = [
+    "CIWidthResult",
+    "ConfidenceInterval",
+    "CopyModelFit",
+    "CopyModelValidation",
+    "ErrorConsistencyResult",
+    "PairwiseErrorConsistencyResult",
+    "PlanResult",
+    "PowerResult",
+]
 
 
 @dataclass(frozen=True)
@@ -441,3 +450,204 @@ class PairwiseErrorConsistencyResult:
             f"test = {self.test}"
         )
         return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
+
+
+# --------------------------------------------------------------------------- planning
+
+
+class _GridResult:
+    """Results over a broadcast grid of designs: every array field has the grid's shape."""
+
+    _columns: tuple[str, ...] = ()
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return np.shape(getattr(self, self._columns[0]))
+
+    def to_frame(self):
+        """:class:`pandas.DataFrame` with one row per grid point."""
+        import pandas as pd
+
+        return pd.DataFrame({c: np.ravel(np.asarray(getattr(self, c))) for c in self._columns})
+
+    def summary(self) -> str:
+        return f"{type(self).__name__}\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
+
+    def __repr__(self) -> str:
+        if self.shape == ():
+            inner = ", ".join(f"{c}={float(getattr(self, c)):.4g}" for c in self._columns)
+        else:
+            inner = f"<grid of shape {self.shape}>"
+        return f"{type(self).__name__}({inner})"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True, repr=False)
+class CIWidthResult(_GridResult):
+    """Distribution of κ̂ over simulated experiments, per design (see :func:`trialwise.ci_width`).
+
+    ``low``/``high``: central ``confidence_level`` interval of κ̂; ``width`` and
+    ``half_width`` (= width/2); ``mean``, ``median``; ``bias`` = mean − κ;
+    ``share_undefined``: experiments with an undefined κ̂ (left out of the rest).
+    ``distribution`` (n_simulations, *shape) holds the simulated κ̂ (NaN = undefined).
+    """
+
+    n: NDArray
+    accuracy_a: NDArray
+    accuracy_b: NDArray
+    kappa: NDArray
+    low: NDArray
+    high: NDArray
+    mean: NDArray
+    median: NDArray
+    share_undefined: NDArray
+    confidence_level: float
+    n_simulations: int
+    distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+
+    _columns = ("n", "accuracy_a", "accuracy_b", "kappa", "low", "high", "width", "half_width",
+                "mean", "median", "bias", "share_undefined")
+
+    @property
+    def width(self) -> NDArray:
+        return np.asarray(self.high) - np.asarray(self.low)
+
+    @property
+    def half_width(self) -> NDArray:
+        return self.width / 2
+
+    @property
+    def bias(self) -> NDArray:
+        return np.asarray(self.mean) - np.asarray(self.kappa)
+
+
+@dataclass(frozen=True, repr=False)
+class PowerResult(_GridResult):
+    """Power of the test of κ_X = κ_Y against a shared reference (:func:`trialwise.power_difference`).
+
+    ``power`` is simulated (Monte-Carlo SE ``power_se``); ``power_analytic`` is the
+    large-sample normal approximation; ``se`` the large-sample SE of the difference.
+    When the smallest n was searched, ``target_power`` is set and ``reached`` says
+    whether ``n_max`` sufficed.
+    """
+
+    n: NDArray
+    power: NDArray
+    power_se: NDArray
+    power_analytic: NDArray
+    delta: NDArray
+    se: NDArray
+    alpha: float
+    n_simulations: int
+    target_power: float | None = None
+    reached: bool = True
+
+    _columns = ("n", "delta", "se", "power", "power_se", "power_analytic")
+
+
+@dataclass(frozen=True, repr=False)
+class CopyModelValidation(_GridResult):
+    """Copy-model vs bootstrap intervals per design (seed 000, App. G; :func:`trialwise.validate_copy_model`)."""
+
+    n: NDArray
+    accuracy_a: NDArray
+    accuracy_b: NDArray
+    kappa: NDArray
+    data_kappa: NDArray
+    bootstrap_low: NDArray
+    bootstrap_high: NDArray
+    model_low: NDArray
+    model_high: NDArray
+    confidence_level: float
+    n_resamples: int
+    n_simulations: int
+
+    _columns = ("n", "accuracy_a", "accuracy_b", "kappa", "data_kappa", "bootstrap_low", "bootstrap_high",
+                "model_low", "model_high", "width_ratio")
+
+    @property
+    def width_ratio(self) -> NDArray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.asarray(self.model_high) - self.model_low) / (np.asarray(self.bootstrap_high) - self.bootstrap_low)
+
+
+@dataclass(frozen=True, repr=False)
+class PlanResult:
+    """Smallest number of trials for a target interval half-width (:func:`trialwise.plan_trials`).
+
+    Attributes
+    ----------
+    n : int or None
+        Smallest n reaching ``half_width_target`` (None: not reached by ``n_max``).
+    at_n : CIWidthResult or None
+        The expected interval at ``n``.
+    intervals : CIWidthResult
+        Expected intervals at the literature's trial counts and at ``n``.
+    alternatives : list of dict
+        The required n if the reference accuracy were different (same copy
+        probability and latent accuracy of B): ``scenario, accuracy_a, accuracy_b,
+        kappa, p_copy, n_required``.
+    notes : tuple of str
+        Recommendations computed from these numbers.
+    """
+
+    n: int | None
+    half_width_target: float
+    accuracy_a: float
+    accuracy_b: float
+    kappa: float
+    confidence_level: float
+    n_simulations: int
+    at_n: CIWidthResult | None
+    intervals: CIWidthResult
+    alternatives: list
+    notes: tuple
+
+    def __repr__(self) -> str:
+        got = "" if self.at_n is None else f", half_width={float(self.at_n.half_width):.4g}"
+        return (
+            f"PlanResult(n={self.n}{got}, target={self.half_width_target:g}, accuracy_a={self.accuracy_a:g}, "
+            f"accuracy_b={self.accuracy_b:g}, kappa={self.kappa:g}, {_pct(self.confidence_level)})"
+        )
+
+    __str__ = __repr__
+
+    def alternatives_frame(self):
+        import pandas as pd
+
+        return pd.DataFrame(self.alternatives, columns=["scenario", "accuracy_a", "accuracy_b", "kappa", "p_copy", "n_required"])
+
+    def to_frame(self):
+        """The expected-interval table (one row per trial count)."""
+        return self.intervals.to_frame()
+
+    def to_dict(self) -> dict[str, Any]:
+        frame = self.to_frame()
+        return {
+            "n": self.n,
+            "half_width_target": self.half_width_target,
+            "half_width": None if self.at_n is None else float(self.at_n.half_width),
+            "accuracy_a": self.accuracy_a,
+            "accuracy_b": self.accuracy_b,
+            "kappa": self.kappa,
+            "confidence_level": self.confidence_level,
+            "n_simulations": self.n_simulations,
+            "intervals": frame.to_dict(orient="records"),
+            "alternatives": [dict(r) for r in self.alternatives],
+            "notes": list(self.notes),
+        }
+
+    def summary(self) -> str:
+        head = (
+            f"Planning: EC {self.kappa:g} between observers with accuracies {self.accuracy_a:g} (A, reference) "
+            f"and {self.accuracy_b:g}; target half-width {self.half_width_target:g} "
+            f"({_pct(self.confidence_level)}, {self.n_simulations} simulated experiments per n)"
+        )
+        req = f"required trials: {self.n}" if self.n is not None else "required trials: not reached"
+        cols = ["n", "low", "high", "half_width", "bias", "share_undefined"]
+        table = self.to_frame()[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}")
+        alts = self.alternatives_frame().to_string(index=False, float_format=lambda x: f"{x:.3f}")
+        notes = "\n".join(f"  - {n}" for n in self.notes)
+        return (f"{head}\n{req}\n\nexpected intervals of the EC estimate:\n{table}\n\n"
+                f"if the reference accuracy were different (same copy probability):\n{alts}\n\nnotes:\n{notes}")

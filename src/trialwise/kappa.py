@@ -30,6 +30,8 @@ __all__ = [
     "kappa_bounds_from_expected",
     "feasible_accuracy",
     "cell_probabilities",
+    "kappa_gradient",
+    "kappa_difference_variance",
 ]
 
 
@@ -377,3 +379,69 @@ def cell_probabilities(kappa: ArrayLike, accuracy_a: ArrayLike, accuracy_b: Arra
     p00 = 1 - a - b + p11
     cells = np.stack([np.stack([p11, p10], -1), np.stack([p01, p00], -1)], -2)
     return np.clip(cells, 0.0, 1.0)
+
+
+def kappa_gradient(cells: ArrayLike) -> NDArray:
+    """Gradient of κ with respect to the four cells of 2×2 tables, shape (..., 2, 2).
+
+    κ = 2(p11·p00 − p10·p01) / ((p11+p10)(p10+p00) + (p11+p01)(p01+p00)) is homogeneous of
+    degree 0 in the cells, so the gradient is the same for counts and proportions up to
+    the factor n, and ``Σ cells · gradient = 0``. NaN where κ is undefined.
+    """
+    n11, n10, n01, n00 = _cells(cells)
+    num = 2.0 * (n11 * n00 - n10 * n01)
+    den = (n11 + n10) * (n10 + n00) + (n11 + n01) * (n01 + n00)
+    d_num = np.stack([2 * n00, -2 * n01, -2 * n10, 2 * n11], -1)
+    d_den = np.stack(
+        [
+            (n10 + n00) + (n01 + n00),
+            (n10 + n00) + (n11 + n10),
+            (n11 + n01) + (n01 + n00),
+            (n11 + n10) + (n11 + n01),
+        ],
+        -1,
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = (d_num * den[..., None] - num[..., None] * d_den) / (den**2)[..., None]
+    g = np.where((den > 0)[..., None], g, np.nan)
+    return g.reshape(g.shape[:-1] + (2, 2))
+
+
+def kappa_difference_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
+    """Difference of two dependent κ's against one reference, and its delta-method variance.
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., 2, 2, 2)
+        Counts (or probabilities with ``n = 1``) of the joint outcomes of a reference R and
+        two observers X and Y on the same items, axes ``(R, X, Y)``, index 0 = correct.
+
+    Returns
+    -------
+    delta, var : ndarray
+        ``κ(R, X) − κ(R, Y)`` and its large-sample variance ``(Σ g²p − (Σ gp)²)/n``
+        with ``g`` the gradient of the difference over the eight cell proportions
+        ``p`` (multinomial delta method). For one κ this formula is the variance of
+        Fleiss, Cohen & Everitt (1969) (:func:`kappa_variance`).
+
+    Examples
+    --------
+    >>> c = np.array([[[30, 10], [8, 2]], [[5, 5], [10, 30]]])
+    >>> d, var = kappa_difference_variance(c)
+    >>> round(float(d), 4), round(float(var), 5)
+    (0.14, 0.01298)
+    """
+    c = np.asarray(counts, dtype=float)
+    if c.shape[-3:] != (2, 2, 2):
+        raise ValueError(f"`counts` must have shape (..., 2, 2, 2) (reference, x, y); got {c.shape}")
+    n = c.sum(axis=(-3, -2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = c / n[..., None, None, None]
+    rx, ry = p.sum(axis=-1), p.sum(axis=-2)
+    g = kappa_gradient(rx)[..., :, :, None] - kappa_gradient(ry)[..., :, None, :]
+    delta = kappa_from_counts(rx) - kappa_from_counts(ry)
+    first = (g * p).sum(axis=(-3, -2, -1))
+    second = (g**2 * p).sum(axis=(-3, -2, -1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        var = (second - first**2) / n
+    return delta[()], var[()]

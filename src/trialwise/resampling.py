@@ -28,6 +28,7 @@ __all__ = [
     "bootstrap_weights",
     "bootstrap_sums",
     "multinomial_tables",
+    "multinomial_cells",
     "bootstrap_tables",
     "monte_carlo_pvalue",
 ]
@@ -204,13 +205,35 @@ def multinomial_tables(
     points; each block draws from its own child generator (``Generator.spawn``), so the
     result is reproducible and the same for any number of ``workers``.
     """
+    p = np.asarray(probabilities, dtype=float)
+    if p.shape[-2:] != (2, 2):
+        raise ValueError(f"`probabilities` must have shape (..., 2, 2); got {p.shape}")
+    return multinomial_cells(p, n, size, rng=rng, statistic=statistic, workers=workers, cell_ndim=2)
+
+
+def multinomial_cells(
+    probabilities: ArrayLike,
+    n: ArrayLike,
+    size: int | tuple[int, ...] | None = None,
+    *,
+    rng: Any = None,
+    statistic: Callable[[NDArray], NDArray] | None = None,
+    workers: int | None = None,
+    cell_ndim: int = 1,
+) -> NDArray:
+    """Multinomial counts over cells of any shape: the core of :func:`multinomial_tables`.
+
+    The last ``cell_ndim`` axes of ``probabilities`` are the cells (e.g. ``(2, 2, 2)``
+    for a reference and two observers); everything else is as in
+    :func:`multinomial_tables`.
+    """
     gen = check_rng(rng)
     if workers is not None:
         workers = check_positive_int(workers, "workers")
     p = np.asarray(probabilities, dtype=float)
-    if p.shape[-2:] != (2, 2):
-        raise ValueError(f"`probabilities` must have shape (..., 2, 2); got {p.shape}")
-    flat = p.reshape(p.shape[:-2] + (4,))
+    cell_shape = p.shape[p.ndim - cell_ndim :]
+    k = int(np.prod(cell_shape))
+    flat = p.reshape(p.shape[: p.ndim - cell_ndim] + (k,))
     flat = np.clip(flat, 0.0, None)
     flat = flat / flat.sum(axis=-1, keepdims=True)
     n_arr = np.asarray(n, dtype=np.int64)
@@ -219,11 +242,11 @@ def multinomial_tables(
     n_draws = int(np.prod(lead, dtype=np.int64))
     n_points = int(np.prod(batch_shape, dtype=np.int64))
     n_b = np.broadcast_to(n_arr, batch_shape).reshape(-1)
-    p_b = np.broadcast_to(flat, batch_shape + (4,)).reshape(-1, 4)
+    p_b = np.broadcast_to(flat, batch_shape + (k,)).reshape(-1, k)
 
     def draw(g: np.random.Generator, sl: slice) -> NDArray:
         t = g.multinomial(n_b[sl], p_b[sl], size=lead + (len(n_b[sl]),))
-        t = t.reshape(lead + (-1, 2, 2))
+        t = t.reshape(lead + (-1,) + cell_shape)
         return statistic(t) if statistic is not None else t
 
     if n_draws * n_points <= SIMULATION_BLOCK or n_points <= 1:

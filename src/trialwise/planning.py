@@ -1,0 +1,497 @@
+"""Planning experiments with the copy model: interval widths, trial counts and power.
+
+Every answer here comes from simulating the copy model (seed 000 §3.2): n trials of a pair
+of observers with accuracies ``a_A``, ``a_B`` and error consistency κ are one multinomial
+draw over the four cells of the 2×2 table, so a whole grid of designs (n × accuracies ×
+κ, broadcast like numpy) is simulated in one call of the resampling engine.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy.special import ndtr, ndtri
+
+from trialwise import _validation as v
+from trialwise._results import (
+    CIWidthResult,
+    CopyModelValidation,
+    PlanResult,
+    PowerResult,
+)
+from trialwise.copymodel import CopyModel, _check_n
+from trialwise.intervals import percentile_interval
+from trialwise.kappa import (
+    cell_probabilities,
+    kappa_difference_variance,
+    kappa_from_counts,
+    kappa_variance,
+)
+from trialwise.resampling import bootstrap_tables, multinomial_cells, multinomial_tables
+
+__all__ = ["ci_width", "plan_trials", "power_difference", "validate_copy_model", "LITERATURE_TRIALS"]
+
+#: Trial counts used in published EC studies (seed 000, Fig. 3): Geirhos et al. 2021,
+#: Ollikka et al. 2024, Li et al. 2025, Wiles et al. 2024.
+LITERATURE_TRIALS = (147, 160, 600, 1280, 3222)
+
+
+def _simulated_kappa(cells: NDArray, n: NDArray, n_simulations: int, rng, workers) -> NDArray:
+    return multinomial_tables(cells, n, size=n_simulations, rng=rng, statistic=kappa_from_counts, workers=workers)
+
+
+def ci_width(
+    n: ArrayLike,
+    accuracy_a: ArrayLike,
+    accuracy_b: ArrayLike,
+    kappa: ArrayLike,
+    *,
+    confidence_level: float = 0.95,
+    n_simulations: int = 10_000,
+    rng: Any = None,
+    workers: int | None = None,
+) -> CIWidthResult:
+    """Expected interval, width and bias of κ̂ for a design, by copy-model simulation.
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Trials per experiment.
+    accuracy_a, accuracy_b : array_like
+        Accuracies of the two observers.
+    kappa : array_like
+        True error consistency; must be attainable with these accuracies.
+    confidence_level : float, default 0.95
+    n_simulations : int, default 10000
+        Simulated experiments per grid point.
+    rng : None, int or numpy.random.Generator
+    workers : int, optional
+        Threads (the result does not depend on it).
+
+    All four design parameters broadcast against each other (pass ``n[:, None]`` and
+    ``accuracy[None, :]`` for a grid).
+
+    Returns
+    -------
+    CIWidthResult
+        Arrays of the broadcast shape: ``low``/``high`` (central ``confidence_level``
+        interval of κ̂ over simulated experiments), ``width``, ``half_width`` (= width/2),
+        ``mean``, ``median``, ``bias`` (mean κ̂ − κ), ``share_undefined`` (experiments
+        in which both observers were error-free or both always wrong, so κ̂ is
+        undefined; left out of the other numbers). ``to_frame()`` gives one row per
+        grid point.
+
+    Raises
+    ------
+    ValueError
+        κ not attainable with the accuracies (the message gives the feasible range).
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> r = tw.ci_width(n=[100, 1000, 10_000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5, rng=0)
+    >>> r.half_width.round(3).tolist()
+    [0.2, 0.061, 0.02]
+    """
+    level = v.check_confidence_level(confidence_level)
+    n_sim = v.check_positive_int(n_simulations, "n_simulations")
+    n_arr = _check_n(n)
+    cells = cell_probabilities(kappa, accuracy_a, accuracy_b)
+    k, a, b = np.broadcast_arrays(
+        np.asarray(kappa, dtype=float), np.asarray(accuracy_a, dtype=float), np.asarray(accuracy_b, dtype=float)
+    )
+    dist = _simulated_kappa(cells, n_arr, n_sim, v.check_rng(rng), workers)
+    shape = dist.shape[1:]
+    lo, hi = percentile_interval(dist, level)
+    valid = ~np.isnan(dist)
+    count = valid.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(count > 0, np.where(valid, dist, 0.0).sum(axis=0) / count, np.nan)
+    median = percentile_interval(dist, 0.0)[0]
+    grid = [np.broadcast_to(x, shape).astype(float) for x in (n_arr, a, b, k)]
+    return CIWidthResult(
+        n=grid[0].astype(np.int64),
+        accuracy_a=grid[1],
+        accuracy_b=grid[2],
+        kappa=grid[3],
+        low=np.asarray(lo),
+        high=np.asarray(hi),
+        mean=mean,
+        median=np.asarray(median),
+        share_undefined=1 - count / n_sim,
+        confidence_level=level,
+        n_simulations=n_sim,
+        distribution=dist,
+    )
+
+
+def _seeded(base: int, n: int) -> np.random.Generator:
+    """One generator per evaluated n, so a search gives the same answer at the same n."""
+    return np.random.default_rng([base, int(n)])
+
+
+def _smallest_n(ok: Callable[[int], bool], start: int, n_max: int) -> int | None:
+    """Smallest n in [1, n_max] with ok(n), for a monotone ok; None if ok(n_max) fails.
+
+    Doubles (or halves) from ``start`` to bracket the answer, then bisects.
+    """
+    hi = min(max(int(start), 1), n_max)
+    if ok(hi):
+        while True:
+            if hi == 1:
+                return 1
+            lo = hi // 2
+            if not ok(lo):
+                break
+            hi = lo
+    else:
+        while True:
+            lo = hi
+            if hi >= n_max:
+                return None
+            hi = min(2 * hi, n_max)
+            if ok(hi):
+                break
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _asymptotic_sd(cells: NDArray) -> NDArray:
+    """√(n·Var κ̂) at the population table: the large-sample SD for one trial."""
+    var, _ = kappa_variance(np.asarray(cells) * 1.0)
+    return np.sqrt(np.clip(var, 0, None))
+
+
+def plan_trials(
+    half_width: float,
+    accuracy_a: float,
+    accuracy_b: float,
+    kappa: float,
+    *,
+    confidence_level: float = 0.95,
+    n_simulations: int = 10_000,
+    rng: Any = None,
+    n_max: int = 1_000_000,
+    reference_accuracies: Sequence[float] = (0.5, 0.75),
+) -> PlanResult:
+    """Smallest number of trials whose expected interval for κ has the target half-width.
+
+    Parameters
+    ----------
+    half_width : float
+        Target half-width of the ``confidence_level`` interval of κ̂ (half its width).
+    accuracy_a, accuracy_b, kappa : float
+        The expected design: accuracies and true error consistency. A is the
+        reference (e.g. the human observer) for the alternatives below.
+    confidence_level : float, default 0.95
+    n_simulations : int, default 10000
+        Simulated experiments per evaluated n.
+    rng : None, int or numpy.random.Generator
+    n_max : int, default 1000000
+        Largest n searched.
+    reference_accuracies : sequence of float, default (0.5, 0.75)
+        Alternative accuracies of the reference A for which the required n is also
+        computed, keeping the copy model's ``p_copy`` and B's latent accuracy fixed
+        (so B's accuracy and κ change as the model says they would).
+
+    Returns
+    -------
+    PlanResult
+        ``n`` (None if even ``n_max`` is not enough), the interval reached there, a
+        table of expected intervals at the trial counts of the literature and at ``n``,
+        the alternatives, and notes derived from these numbers.
+
+    Notes
+    -----
+    Each evaluated n is simulated with its own seeded stream, and the smallest n is
+    found by doubling from the large-sample estimate ``(z·σ₁/h)²`` (σ₁² = n·Var κ̂ of
+    Fleiss et al. at the true table) followed by bisection.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> plan = tw.plan_trials(half_width=0.05, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5, rng=0)
+    >>> plan.n
+    1528
+    """
+    target = float(half_width)
+    if not (0 < target < 1) or math.isnan(target):
+        raise ValueError(f"`half_width` must be in (0, 1); got {half_width!r}")
+    level = v.check_confidence_level(confidence_level)
+    n_sim = v.check_positive_int(n_simulations, "n_simulations")
+    n_max = v.check_positive_int(n_max, "n_max")
+    for name, x in (("accuracy_a", accuracy_a), ("accuracy_b", accuracy_b), ("kappa", kappa)):
+        if np.ndim(x) != 0:
+            raise TypeError(f"`{name}` must be a single number for plan_trials (use ci_width for grids)")
+    cells = cell_probabilities(kappa, accuracy_a, accuracy_b)
+    base = int(v.check_rng(rng).integers(2**62))
+    z = float(ndtri(0.5 + level / 2))
+
+    def search(cells_: NDArray) -> int | None:
+        def ok(n: int) -> bool:
+            hw = _half_width(cells_, n, level, n_sim, _seeded(base, n))
+            return bool(hw <= target)
+
+        sd = float(_asymptotic_sd(cells_))
+        start = max(2, math.ceil((z * sd / target) ** 2)) if sd > 0 else 2
+        return _smallest_n(ok, start, n_max)
+
+    n_req = search(cells)
+    shown = sorted(set(LITERATURE_TRIALS) | ({n_req} if n_req else set()))
+    table = ci_width(np.array(shown), accuracy_a, accuracy_b, kappa, confidence_level=level,
+                     n_simulations=n_sim, rng=np.random.default_rng([base, 0]))
+    at_n = None
+    if n_req is not None:
+        at_n = ci_width(n_req, accuracy_a, accuracy_b, kappa, confidence_level=level,
+                        n_simulations=n_sim, rng=_seeded(base, n_req))
+    model = CopyModel(kappa, accuracy_a, accuracy_b)
+    rows = [dict(scenario="as planned", accuracy_a=float(accuracy_a), accuracy_b=float(accuracy_b),
+                 kappa=float(kappa), p_copy=float(model.p_copy), n_required=n_req)]
+    for a_ref in reference_accuracies:
+        a_ref = float(v.check_probability(a_ref, "reference_accuracies", open_interval=True))
+        if math.isclose(a_ref, float(accuracy_a)):
+            continue
+        alt = CopyModel.from_copy_probability(model.p_copy, a_ref, model.latent_accuracy)
+        rows.append(dict(
+            scenario=f"reference accuracy {a_ref:g}", accuracy_a=float(a_ref), accuracy_b=float(alt.accuracy_other),
+            kappa=float(alt.kappa), p_copy=float(alt.p_copy), n_required=search(alt.cell_probabilities()),
+        ))
+    notes = _plan_notes(target, level, n_req, n_max, at_n, rows)
+    return PlanResult(
+        n=n_req,
+        half_width_target=target,
+        accuracy_a=float(accuracy_a),
+        accuracy_b=float(accuracy_b),
+        kappa=float(kappa),
+        confidence_level=level,
+        n_simulations=n_sim,
+        at_n=at_n,
+        intervals=table,
+        alternatives=rows,
+        notes=tuple(notes),
+    )
+
+
+def _half_width(cells: NDArray, n: int, level: float, n_sim: int, gen) -> float:
+    dist = _simulated_kappa(cells, np.int64(n), n_sim, gen, None)
+    lo, hi = percentile_interval(dist.reshape(n_sim, -1), level)
+    hw = float((hi[0] - lo[0]) / 2)
+    return math.inf if math.isnan(hw) else hw
+
+
+def _plan_notes(target, level, n_req, n_max, at_n, rows) -> list[str]:
+    notes = []
+    if n_req is None:
+        notes.append(f"even n = {n_max} trials do not reach a half-width of {target:g}")
+        return notes
+    notes.append(f"{n_req} trials give an expected {100 * level:g}% interval of half-width {target:g} or less")
+    bias = float(at_n.bias)
+    if abs(bias) > target / 4:
+        notes.append(
+            f"at n = {n_req} the estimate is biased by {bias:+.3f} (floor/ceiling effect): "
+            "the interval is not centred on the true EC"
+        )
+    undefined = float(at_n.share_undefined)
+    if undefined > 0.01:
+        notes.append(f"{100 * undefined:.1f}% of simulated experiments give an undefined EC (no errors by both observers)")
+    best = min((r for r in rows[1:] if r["n_required"]), key=lambda r: r["n_required"], default=None)
+    if best is not None and best["n_required"] < 0.9 * n_req:
+        saving = 100 * (1 - best["n_required"] / n_req)
+        notes.append(
+            f"with a {best['scenario']} (same copy probability) {best['n_required']} trials would do "
+            f"({saving:.0f}% fewer)"
+        )
+    return notes
+
+
+# --------------------------------------------------------------------------- power
+
+
+def _joint_cells(kappa_x, kappa_y, accuracy_ref, accuracy_x, accuracy_y) -> NDArray:
+    """P(r, x, y) of a reference and two observers that each copy it independently."""
+    px = CopyModel(kappa_x, accuracy_ref, accuracy_x).cell_probabilities()  # (..., r, x)
+    py = CopyModel(kappa_y, accuracy_ref, accuracy_y).cell_probabilities()  # (..., r, y)
+    px, py = np.broadcast_arrays(px, py)
+    marg = px.sum(axis=-1)  # P(r)
+    return px[..., :, :, None] * py[..., :, None, :] / marg[..., :, None, None]
+
+
+def _rejections(counts: NDArray, z: float) -> NDArray:
+    delta, var = kappa_difference_variance(counts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        stat = np.abs(delta) / np.sqrt(var)
+    return np.where(np.isfinite(stat), stat > z, False)
+
+
+def power_difference(
+    kappa_x: ArrayLike,
+    kappa_y: ArrayLike,
+    accuracy_ref: ArrayLike,
+    accuracy_x: ArrayLike,
+    accuracy_y: ArrayLike,
+    *,
+    n: ArrayLike | None = None,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    n_simulations: int = 10_000,
+    rng: Any = None,
+    n_max: int = 1_000_000,
+) -> PowerResult:
+    """Power to detect κ_X ≠ κ_Y for two observers compared with the same reference.
+
+    X and Y (e.g. two models) each copy the reference R (e.g. a human) under their own
+    copy model, independently given R, on the same n trials. The test is the two-sided
+    Wald test of κ(R, X) = κ(R, Y) with the multinomial delta-method variance of the
+    difference (:func:`trialwise.kappa.kappa_difference_variance`), which accounts for
+    the shared reference.
+
+    Parameters
+    ----------
+    kappa_x, kappa_y : array_like
+        True EC of X and of Y with the reference.
+    accuracy_ref, accuracy_x, accuracy_y : array_like
+    n : int or array_like of int, optional
+        Trials. Given: the power at each n (broadcast with the other parameters). Not
+        given: the smallest n whose simulated power reaches ``power`` (scalar inputs).
+    power : float, default 0.8
+        Target power when ``n`` is not given.
+    alpha : float, default 0.05
+    n_simulations : int, default 10000
+    rng : None, int or numpy.random.Generator
+    n_max : int, default 1000000
+
+    Returns
+    -------
+    PowerResult
+        ``n``, simulated ``power`` and its Monte-Carlo ``power_se``, the large-sample
+        ``power_analytic``, ``delta`` = κ_X − κ_Y and ``se`` (the large-sample standard
+        error of the difference at n).
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> r = tw.power_difference(0.4, 0.3, 0.75, 0.75, 0.75, n=1000, rng=0)
+    >>> round(float(r.power), 2), round(float(r.power_analytic), 2)
+    (0.57, 0.57)
+    """
+    a = float(v.check_probability(alpha, "alpha", open_interval=True))
+    n_sim = v.check_positive_int(n_simulations, "n_simulations")
+    cells = _joint_cells(kappa_x, kappa_y, accuracy_ref, accuracy_x, accuracy_y)
+    z = float(ndtri(1 - a / 2))
+    delta, var1 = kappa_difference_variance(cells)
+    sd1 = np.sqrt(np.clip(var1, 0, None))
+    gen = v.check_rng(rng)
+    if n is None:
+        target = float(v.check_probability(power, "power", open_interval=True))
+        if cells.ndim != 3:
+            raise TypeError("without `n`, the parameters must be single numbers (pass `n=` for grids)")
+        if target <= a:
+            raise ValueError(f"`power` must exceed `alpha` ({a:g}); got {target:g}")
+        if abs(float(delta)) < 1e-12:
+            raise ValueError("kappa_x equals kappa_y: no number of trials gives power above alpha")
+        n_max = v.check_positive_int(n_max, "n_max")
+        base = int(gen.integers(2**62))
+
+        def ok(m: int) -> bool:
+            rej = multinomial_cells(cells, np.int64(m), size=n_sim, rng=_seeded(base, m), cell_ndim=3)
+            return bool(_rejections(rej, z).mean() >= target)
+
+        start = math.ceil(((z + float(ndtri(target))) * float(sd1) / abs(float(delta))) ** 2)
+        found = _smallest_n(ok, max(start, 2), n_max)
+        n_arr = np.asarray(n_max if found is None else found, dtype=np.int64)
+        gen = _seeded(base, int(n_arr))
+        reached = found is not None
+    else:
+        n_arr = _check_n(n)
+        reached = True
+    sims = multinomial_cells(cells, n_arr, size=n_sim, rng=gen, cell_ndim=3,
+                             statistic=lambda t: _rejections(t, z))
+    pw = sims.mean(axis=0)
+    se = sd1 / np.sqrt(n_arr)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        shift = np.abs(delta) / se
+    pw_a = ndtr(shift - z) + ndtr(-shift - z)
+    shape = pw.shape
+    return PowerResult(
+        n=np.broadcast_to(n_arr, shape).copy(),
+        power=pw,
+        power_se=np.sqrt(pw * (1 - pw) / n_sim),
+        power_analytic=np.broadcast_to(pw_a, shape).copy(),
+        delta=np.broadcast_to(delta, shape).astype(float),
+        se=np.broadcast_to(se, shape).astype(float),
+        alpha=a,
+        n_simulations=n_sim,
+        target_power=None if n is not None else float(power),
+        reached=reached,
+    )
+
+
+# --------------------------------------------------------------------------- App. G
+
+
+def validate_copy_model(
+    n: ArrayLike,
+    accuracy_a: ArrayLike,
+    accuracy_b: ArrayLike,
+    kappa: ArrayLike,
+    *,
+    confidence_level: float = 0.95,
+    n_resamples: int = 10_000,
+    n_simulations: int = 10_000,
+    rng: Any = None,
+) -> CopyModelValidation:
+    """Copy-model intervals against bootstrap intervals of data with known κ (seed 000, App. G).
+
+    For each grid point, the ground-truth data set is the table of n trials closest to
+    the target accuracies and κ (:meth:`CopyModel.exact_table`); its percentile
+    bootstrap interval (``n_resamples`` replicates, the gold standard of App. G) is
+    compared with the interval the copy model predicts before any data exist
+    (:func:`ci_width`, ``n_simulations`` experiments).
+
+    Returns
+    -------
+    CopyModelValidation
+        Per grid point: ``data_kappa`` (κ of the ground-truth table), the bootstrap
+        interval ``bootstrap_low``/``bootstrap_high``, the copy-model interval
+        ``model_low``/``model_high``, and ``width_ratio`` (model width / bootstrap
+        width).
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> val = tw.validate_copy_model(n=1000, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5, rng=0)
+    >>> round(float(val.width_ratio), 2)
+    1.0
+    """
+    level = v.check_confidence_level(confidence_level)
+    b = v.check_positive_int(n_resamples, "n_resamples")
+    gen = v.check_rng(rng)
+    model = ci_width(n, accuracy_a, accuracy_b, kappa, confidence_level=level,
+                     n_simulations=n_simulations, rng=gen)
+    tables = CopyModel(model.kappa, model.accuracy_a, model.accuracy_b).exact_table(model.n)
+    reps = bootstrap_tables(tables, b, rng=gen)
+    dist = kappa_from_counts(reps)
+    lo, hi = percentile_interval(dist, level)
+    return CopyModelValidation(
+        n=model.n,
+        accuracy_a=model.accuracy_a,
+        accuracy_b=model.accuracy_b,
+        kappa=model.kappa,
+        data_kappa=np.asarray(kappa_from_counts(tables)),
+        bootstrap_low=np.asarray(lo),
+        bootstrap_high=np.asarray(hi),
+        model_low=model.low,
+        model_high=model.high,
+        confidence_level=level,
+        n_resamples=b,
+        n_simulations=model.n_simulations,
+    )
