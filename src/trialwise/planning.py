@@ -24,7 +24,7 @@ from trialwise._results import (
     PowerResult,
 )
 from trialwise.copymodel import CopyModel, _check_n
-from trialwise.intervals import percentile_interval
+from trialwise.intervals import _quantile_sorted, _sorted_valid, percentile_interval
 from trialwise.kappa import (
     cell_probabilities,
     kappa_difference_variance,
@@ -38,10 +38,13 @@ __all__ = ["ci_width", "plan_trials", "power_difference", "validate_copy_model",
 #: Trial counts used in published EC studies (seed 000, Fig. 3): Geirhos et al. 2021,
 #: Ollikka et al. 2024, Li et al. 2025, Wiles et al. 2024.
 LITERATURE_TRIALS = (147, 160, 600, 1280, 3222)
+#: |bias| of κ̂ above which plan_trials adds a note.
+BIAS_NOTE = 0.01
 
 
 def _simulated_kappa(cells: NDArray, n: NDArray, n_simulations: int, rng, workers) -> NDArray:
-    return multinomial_tables(cells, n, size=n_simulations, rng=rng, statistic=kappa_from_counts, workers=workers)
+    return multinomial_tables(cells, n, size=n_simulations, rng=rng, statistic=kappa_from_counts, workers=workers,
+                              order_free=True)
 
 
 def ci_width(
@@ -95,7 +98,7 @@ def ci_width(
     >>> import trialwise as tw
     >>> r = tw.ci_width(n=[100, 1000, 10_000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5, rng=0)
     >>> r.half_width.round(3).tolist()
-    [0.2, 0.061, 0.02]
+    [0.198, 0.062, 0.02]
     """
     level = v.check_confidence_level(confidence_level)
     n_sim = v.check_positive_int(n_simulations, "n_simulations")
@@ -106,12 +109,13 @@ def ci_width(
     )
     dist = _simulated_kappa(cells, n_arr, n_sim, v.check_rng(rng), workers)
     shape = dist.shape[1:]
-    lo, hi = percentile_interval(dist, level)
-    valid = ~np.isnan(dist)
-    count = valid.sum(axis=0)
+    flat = dist.reshape(n_sim, -1)
+    srt, count = _sorted_valid(flat)
+    alpha = 1 - level
+    lo, median, hi = (_quantile_sorted(srt, count, q).reshape(shape) for q in (alpha / 2, 0.5, 1 - alpha / 2))
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = np.where(count > 0, np.where(valid, dist, 0.0).sum(axis=0) / count, np.nan)
-    median = percentile_interval(dist, 0.0)[0]
+        mean = (np.nansum(flat, axis=0) / count).reshape(shape)
+    count = count.reshape(shape)
     grid = [np.broadcast_to(x, shape).astype(float) for x in (n_arr, a, b, k)]
     return CIWidthResult(
         n=grid[0].astype(np.int64),
@@ -221,7 +225,7 @@ def plan_trials(
     >>> import trialwise as tw
     >>> plan = tw.plan_trials(half_width=0.05, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5, rng=0)
     >>> plan.n
-    1528
+    1554
     """
     target = float(half_width)
     if not (0 < target < 1) or math.isnan(target):
@@ -295,11 +299,14 @@ def _plan_notes(target, level, n_req, n_max, at_n, rows) -> list[str]:
         return notes
     notes.append(f"{n_req} trials give an expected {100 * level:g}% interval of half-width {target:g} or less")
     bias = float(at_n.bias)
-    if abs(bias) > target / 4:
+    if abs(bias) > BIAS_NOTE:
         notes.append(
             f"at n = {n_req} the estimate is biased by {bias:+.3f} (floor/ceiling effect): "
             "the interval is not centred on the true EC"
         )
+    below, above = float(at_n.kappa - at_n.low), float(at_n.high - at_n.kappa)
+    if min(below, above) > 0 and max(below, above) / min(below, above) > 1.25:
+        notes.append(f"the interval is asymmetric around the true EC (-{below:.3f} / +{above:.3f})")
     undefined = float(at_n.share_undefined)
     if undefined > 0.01:
         notes.append(f"{100 * undefined:.1f}% of simulated experiments give an undefined EC (no errors by both observers)")

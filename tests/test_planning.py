@@ -1,0 +1,208 @@
+"""Experiment planning: ci_width, plan_trials, power_difference, validate_copy_model."""
+
+import numpy as np
+import pytest
+from scipy import stats
+from scipy.special import ndtri
+
+import trialwise as tw
+from trialwise.kappa import kappa_difference_variance, kappa_from_counts, kappa_variance
+from trialwise.planning import _joint_cells, _smallest_n
+
+
+def test_ci_width_matches_per_trial_simulation():
+    """The 4-cell engine against drawing every trial (seed 000, Algorithm 2)."""
+    r = tw.ci_width(160, 0.8, 0.7, 0.3, n_simulations=5000, rng=0)
+    a, b = tw.CopyModel(0.3, 0.8, 0.7).simulate_trials(160, size=5000, rng=1)
+    k = kappa_from_counts(np.stack([np.stack([(a & b).sum(-1), (a & ~b).sum(-1)], -1),
+                                    np.stack([(~a & b).sum(-1), (~a & ~b).sum(-1)], -1)], -2))
+    assert stats.ks_2samp(r.distribution, k).pvalue > 1e-3
+    lo, hi = np.quantile(k, [0.025, 0.975])
+    assert abs(float(r.low) - lo) < 0.02 and abs(float(r.high) - hi) < 0.02
+
+
+def test_ci_width_large_n_agrees_with_fleiss_variance():
+    n = 20_000
+    r = tw.ci_width(n, 0.75, 0.65, 0.4, rng=1)
+    sd = np.sqrt(kappa_variance(tw.cell_probabilities(0.4, 0.75, 0.65) * n)[0])
+    assert float(r.half_width) == pytest.approx(ndtri(0.975) * sd, rel=0.03)
+    assert abs(float(r.bias)) < 0.002
+
+
+def test_ci_width_grid_broadcasts_and_frames():
+    n = np.array([50, 500, 5000])[:, None]
+    acc = np.array([0.55, 0.75, 0.95])
+    r = tw.ci_width(n, acc, acc, 0.5, n_simulations=2000, rng=0)
+    assert r.shape == (3, 3) and r.low.shape == (3, 3) and r.distribution.shape == (2000, 3, 3)
+    frame = r.to_frame()
+    assert len(frame) == 9 and list(frame.columns[:4]) == ["n", "accuracy_a", "accuracy_b", "kappa"]
+    # widths shrink with n at every accuracy
+    assert np.all(np.diff(r.width, axis=0) < 0)
+    # floor/ceiling (seed 000 §3.2): at n = 50 and accuracies 0.95 κ̂ undershoots and is sometimes undefined
+    assert r.bias[0, 2] < -0.02 and r.share_undefined[0, 2] > 0
+    assert abs(r.bias[2, 1]) < 0.01
+
+
+def test_ci_width_reproducible_and_worker_independent():
+    kw = dict(n=np.array([20, 2000])[:, None], accuracy_a=np.linspace(0.55, 0.95, 5), accuracy_b=0.75, kappa=0.2,
+              n_simulations=10_000, rng=3)
+    r1 = tw.ci_width(**kw, workers=1)
+    r2 = tw.ci_width(**kw, workers=2)
+    np.testing.assert_array_equal(r1.low, r2.low)
+    np.testing.assert_array_equal(r1.distribution, r2.distribution)
+
+
+def test_ci_width_errors():
+    with pytest.raises(ValueError, match=r"not attainable with accuracies 0.9 and 0.5: it must lie in"):
+        tw.ci_width(100, 0.9, 0.5, 0.8)
+    with pytest.raises(ValueError, match="`n` must hold positive whole numbers"):
+        tw.ci_width([100, -5], 0.7, 0.7, 0.5)
+    with pytest.raises(ValueError, match="`n_simulations` must be an integer >= 1"):
+        tw.ci_width(100, 0.7, 0.7, 0.5, n_simulations=0)
+    with pytest.raises(ValueError, match="`confidence_level` must be in"):
+        tw.ci_width(100, 0.7, 0.7, 0.5, confidence_level=95)
+
+
+def test_smallest_n_search():
+    for answer in (1, 2, 7, 1000, 123_457):
+        assert _smallest_n(lambda n: n >= answer, start=500, n_max=10**6) == answer
+    assert _smallest_n(lambda n: n >= 10**7, start=500, n_max=10**6) is None
+
+
+@pytest.mark.parametrize("half_width,a,b,k", [(0.05, 0.75, 0.75, 0.5), (0.1, 0.9, 0.8, 0.3)])
+def test_plan_trials_verified_by_simulation(half_width, a, b, k):
+    plan = tw.plan_trials(half_width=half_width, accuracy_a=a, accuracy_b=b, kappa=k, rng=0)
+    n = plan.n
+    assert float(plan.at_n.half_width) <= half_width
+    # fresh simulations: the target is met at n, and not at n − 10 %. The plan's own
+    # estimate uses 10,000 experiments; the relative Monte-Carlo SE of a 95 % percentile
+    # width is then about 1 % (√(2·0.025·0.975/10⁴)/φ(1.96)/3.92 for a normal κ̂), so
+    # "met" is checked within 3 SE; n − 10 % widens the interval by about 5.4 %.
+    at_n = tw.ci_width(n, a, b, k, n_simulations=40_000, rng=99)
+    below = tw.ci_width(int(0.9 * n), a, b, k, n_simulations=40_000, rng=98)
+    assert float(at_n.half_width) <= half_width * 1.03
+    assert float(below.half_width) > half_width
+    # reproducible
+    assert tw.plan_trials(half_width=half_width, accuracy_a=a, accuracy_b=b, kappa=k, rng=0).n == n
+
+
+def test_plan_trials_alternatives_follow_the_copy_model():
+    plan = tw.plan_trials(half_width=0.05, accuracy_a=0.85, accuracy_b=0.75, kappa=0.3, rng=0)
+    alt = plan.alternatives_frame()
+    assert list(alt.scenario) == ["as planned", "reference accuracy 0.5", "reference accuracy 0.75"]
+    model = tw.CopyModel(0.3, 0.85, 0.75)
+    half = alt.iloc[1]
+    assert half.p_copy == pytest.approx(float(model.p_copy))
+    assert half.kappa == pytest.approx(float(model.p_copy))  # a reference at 50 %: κ = p_copy
+    assert half.accuracy_b == pytest.approx(float(model.p_copy) * 0.5 + (1 - float(model.p_copy)) * float(model.latent_accuracy))
+    # each alternative's n is itself a verified smallest n
+    for _, row in alt.iterrows():
+        r = tw.ci_width(row.n_required, row.accuracy_a, row.accuracy_b, row.kappa, n_simulations=40_000, rng=7)
+        assert float(r.half_width) <= 0.05 * 1.03
+    assert plan.notes[0].startswith(f"{plan.n} trials give")
+    assert any("fewer" in note for note in plan.notes)
+    assert set(plan.to_frame().n) >= set(tw.planning.LITERATURE_TRIALS) | {plan.n}
+    assert "required trials" in plan.summary() and plan.to_dict()["n"] == plan.n
+
+
+def test_plan_trials_notes_flag_ceiling_bias_and_unreachable_targets():
+    plan = tw.plan_trials(half_width=0.3, accuracy_a=0.97, accuracy_b=0.97, kappa=0.5, rng=0)
+    assert float(plan.at_n.bias) < -tw.planning.BIAS_NOTE
+    assert any("biased by -0.0" in note for note in plan.notes)
+    assert any("asymmetric" in note for note in plan.notes)
+    unreachable = tw.plan_trials(half_width=0.01, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5, n_max=1000, rng=0)
+    assert unreachable.n is None and unreachable.at_n is None
+    assert "do not reach" in unreachable.notes[0]
+
+
+def test_plan_trials_errors():
+    with pytest.raises(ValueError, match=r"`half_width` must be in \(0, 1\)"):
+        tw.plan_trials(half_width=0, accuracy_a=0.7, accuracy_b=0.7, kappa=0.5)
+    with pytest.raises(TypeError, match="`accuracy_a` must be a single number"):
+        tw.plan_trials(half_width=0.05, accuracy_a=[0.7, 0.8], accuracy_b=0.7, kappa=0.5)
+    with pytest.raises(ValueError, match="not attainable"):
+        tw.plan_trials(half_width=0.05, accuracy_a=0.9, accuracy_b=0.5, kappa=0.8)
+
+
+# ----------------------------------------------------------------- power
+
+
+def test_joint_model_has_the_requested_margins_and_kappas():
+    cells = _joint_cells(0.4, 0.2, 0.7, 0.8, 0.6)
+    rx, ry = cells.sum(axis=-1), cells.sum(axis=-2)
+    assert float(kappa_from_counts(rx)) == pytest.approx(0.4) and float(kappa_from_counts(ry)) == pytest.approx(0.2)
+    assert rx.sum(-1)[0] == pytest.approx(0.7) and rx.sum(-2)[0] == pytest.approx(0.8) and ry.sum(-2)[0] == pytest.approx(0.6)
+    # X and Y are independent given the reference
+    for r in range(2):
+        cond = cells[r] / cells[r].sum()
+        np.testing.assert_allclose(cond, np.outer(cond.sum(1), cond.sum(0)), atol=1e-12)
+
+
+def test_difference_variance_matches_simulation():
+    cells = _joint_cells(0.4, 0.3, 0.75, 0.7, 0.8)
+    n = 2000
+    sims = tw.resampling.multinomial_cells(cells, n, size=20_000, rng=4, cell_ndim=3)
+    delta = kappa_from_counts(sims.sum(-1)) - kappa_from_counts(sims.sum(-2))
+    _, var = kappa_difference_variance(cells * n)
+    assert np.std(delta) == pytest.approx(np.sqrt(var), rel=0.03)
+
+
+def test_difference_variance_of_one_kappa_is_fleiss():
+    """With Y independent of everything, the κ(R, X) part reduces to the Fleiss variance."""
+    rx = np.array([[40.0, 12], [9, 39]])
+    g_cells = rx[:, :, None] * np.array([0.5, 0.5])  # Y a fair coin, independent: κ(R, Y) = 0
+    _, var = kappa_difference_variance(g_cells)
+    # Var(κ_RX − κ_RY) = Var κ_RX + Var κ_RY − 2 Cov; at κ_RY = 0 with a coin Y the covariance is 0
+    var_rx = kappa_variance(rx)[0]
+    var_ry = kappa_variance(g_cells.sum(axis=-2))[0]
+    assert var == pytest.approx(var_rx + var_ry, rel=1e-9)
+
+
+@pytest.mark.parametrize("acc", [(0.75, 0.75, 0.75), (0.7, 0.85, 0.6)])
+def test_power_at_zero_difference_is_alpha(acc):
+    r = tw.power_difference(0.3, 0.3, *acc, n=1000, n_simulations=40_000, rng=5)
+    assert abs(float(r.power) - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 40_000)
+    assert float(r.power_analytic) == pytest.approx(0.05)
+
+
+def test_power_agrees_with_large_sample_power_and_grows_with_n():
+    r = tw.power_difference(0.45, 0.3, 0.7, 0.7, 0.75, n=[200, 800, 3200], n_simulations=20_000, rng=6)
+    assert np.all(np.diff(r.power) > 0)
+    np.testing.assert_allclose(r.power, r.power_analytic, atol=0.03)
+    assert len(r.to_frame()) == 3
+
+
+def test_power_smallest_n():
+    r = tw.power_difference(0.4, 0.3, 0.75, 0.75, 0.75, power=0.8, rng=0)
+    assert r.reached and float(r.power) >= 0.8 and r.target_power == 0.8
+    n = int(r.n)
+    lower = tw.power_difference(0.4, 0.3, 0.75, 0.75, 0.75, n=int(0.9 * n), n_simulations=40_000, rng=1)
+    assert float(lower.power) < 0.8
+    at = tw.power_difference(0.4, 0.3, 0.75, 0.75, 0.75, n=n, n_simulations=40_000, rng=2)
+    assert float(at.power) > 0.8 - 3 * float(at.power_se)
+
+
+def test_power_errors():
+    with pytest.raises(ValueError, match="kappa_x equals kappa_y"):
+        tw.power_difference(0.3, 0.3, 0.7, 0.7, 0.7)
+    with pytest.raises(ValueError, match="not attainable|cannot produce"):
+        tw.power_difference(0.9, 0.3, 0.9, 0.5, 0.7, n=100)
+    with pytest.raises(ValueError, match=r"`alpha` must be in \(0, 1\)"):
+        tw.power_difference(0.4, 0.3, 0.7, 0.7, 0.7, n=100, alpha=0)
+    with pytest.raises(TypeError, match="must be single numbers"):
+        tw.power_difference([0.4, 0.5], 0.3, 0.7, 0.7, 0.7)
+
+
+# ----------------------------------------------------------------- App. G
+
+
+def test_copy_model_intervals_match_bootstrap_away_from_ceiling():
+    n = np.array([1000, 4000])[:, None]
+    acc = np.array([0.55, 0.7, 0.85])
+    val = tw.validate_copy_model(n, acc, acc, 0.5, rng=0)
+    assert val.shape == (2, 3)
+    np.testing.assert_allclose(val.width_ratio, 1.0, atol=0.08)
+    np.testing.assert_allclose(val.model_low, val.bootstrap_low, atol=0.015)
+    np.testing.assert_allclose(val.model_high, val.bootstrap_high, atol=0.015)
+    np.testing.assert_allclose(val.data_kappa, 0.5, atol=2 / 1000)
+    assert len(val.to_frame()) == 6
