@@ -140,3 +140,44 @@ def test_degenerate_data_warns_on_stderr(tmp_path, capsys):
 def test_console_script_is_installed():
     proc = subprocess.run([sys.executable, "-m", "trialwise.cli", "ec", "--help"], capture_output=True, text=True)
     assert proc.returncode == 0 and "--subjects" in proc.stdout
+
+
+# ----------------------------------------------------------------- trialwise plan
+
+
+def test_plan_prints_required_trials_and_table(capsys):
+    code, out, err = run(["plan", "--accuracy-a", "0.75", "--accuracy-b", "0.75", "--kappa", "0.5",
+                          "--half-width", "0.05", "--seed", "0"], capsys)
+    assert code == 0
+    n = tw.plan_trials(half_width=0.05, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5, rng=0).n
+    assert f"required trials: {n}" in out
+    for lit in (147, 160, 600, 1280, 3222):
+        assert f"\n{lit:>4} " in out or f"\n {lit} " in out
+    assert "reference accuracy 0.5" in out
+
+
+def test_plan_json_and_figure(tmp_path, capsys):
+    fig = tmp_path / "fig3.png"
+    code, out, err = run(["plan", "--accuracy-a", "0.8", "--accuracy-b", "0.7", "--kappa", "0.3",
+                          "--half-width", "0.1", "--seed", "1", "--simulations", "2000", "--json",
+                          "--figure", str(fig)], capsys)
+    assert code == 0
+    data = json.loads(out)
+    assert data["n"] == tw.plan_trials(half_width=0.1, accuracy_a=0.8, accuracy_b=0.7, kappa=0.3,
+                                       n_simulations=2000, rng=1).n
+    assert data["half_width"] <= 0.1 and len(data["intervals"]) >= 5
+    assert fig.stat().st_size > 10_000 and fig.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--accuracy-a", "0.9", "--accuracy-b", "0.5", "--kappa", "0.8", "--half-width", "0.05"],
+     "`kappa` = 0.8 is not attainable with accuracies 0.9 and 0.5: it must lie in [-0.2, 0.2]"),
+    (["--accuracy-a", "1.5", "--accuracy-b", "0.5", "--kappa", "0.1", "--half-width", "0.05"], "`accuracy_a` must be in"),
+    (["--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0"], "`half_width` must be in (0, 1)"),
+    (["--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1", "--figure", "/no/such/dir/f.png"],
+     "folder /no/such/dir does not exist"),
+])
+def test_plan_errors_are_one_line(args, message, capsys):
+    code, out, err = run(["plan", *args], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err

@@ -1,6 +1,6 @@
 """trialwise: trial-by-trial comparison of classifiers — humans, DNNs, LLMs — with honest uncertainty."""
 
-from trialwise import datasets
+from trialwise import datasets, plot
 from trialwise._results import (
     CIWidthResult,
     ConfidenceInterval,
@@ -53,6 +53,7 @@ __all__ = [
     "kappa_from_counts",
     "kappa_variance",
     "paired_correctness",
+    "plot",
     "pairwise_error_consistency",
     "plan_trials",
     "power_difference",

@@ -1,4 +1,4 @@
-"""Command-line interface: ``trialwise ec ...``. Parses, calls the library, prints."""
+"""Command-line interface: ``trialwise ec ...``, ``trialwise plan ...``. Parses, calls the library, prints."""
 
 from __future__ import annotations
 
@@ -52,6 +52,27 @@ def _parser() -> argparse.ArgumentParser:
     ec.add_argument("--unbiased", action="store_true", help="report the bias-corrected EC")
     ec.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
     ec.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    plan = sub.add_parser(
+        "plan",
+        help="how many trials an experiment needs (copy-model simulation)",
+        description=(
+            "Smallest number of trials whose expected confidence interval of the EC has the target "
+            "half-width, for observers with the given accuracies and true EC (A is the reference, e.g. "
+            "the human). Prints the answer, the expected intervals at the trial counts of the literature, "
+            "and the answer if the reference accuracy were different."
+        ),
+    )
+    plan.add_argument("--accuracy-a", type=float, required=True, help="accuracy of A (the reference)")
+    plan.add_argument("--accuracy-b", type=float, required=True, help="accuracy of B")
+    plan.add_argument("--kappa", type=float, required=True, help="expected (true) error consistency")
+    plan.add_argument("--half-width", type=float, required=True, help="target half-width of the interval")
+    plan.add_argument("--confidence-level", type=float, default=0.95)
+    plan.add_argument("--simulations", type=int, default=10_000, help="simulated experiments per n (default 10000)")
+    plan.add_argument("--max-trials", type=int, default=1_000_000, help="largest n searched (default 1000000)")
+    plan.add_argument("--seed", type=int, default=None, help="random seed for reproducible answers")
+    plan.add_argument("--figure", metavar="PNG", help="write the interval-vs-trials figure (seed 000 Fig. 3) here")
+    plan.add_argument("--json", action="store_true", help="print the result as JSON")
     return parser
 
 
@@ -157,12 +178,57 @@ def _run_ec(args) -> int:
     return 0
 
 
+def _run_plan(args) -> int:
+    from trialwise.planning import LITERATURE_TRIALS, ci_width, plan_trials
+
+    if args.figure is not None:
+        _check_writable(args.figure)
+    res = plan_trials(
+        half_width=args.half_width, accuracy_a=args.accuracy_a, accuracy_b=args.accuracy_b, kappa=args.kappa,
+        confidence_level=args.confidence_level, n_simulations=args.simulations, rng=args.seed,
+        n_max=args.max_trials,
+    )
+    if args.json:
+        print(json.dumps(_clean(res.to_dict()), indent=2))
+    else:
+        print(res.summary())
+    if args.figure is not None:
+        import numpy as np
+
+        from trialwise.plot import plot_ci_width
+
+        grid = np.unique(np.round(np.logspace(1, 5, 30)).astype(np.int64))
+        curve = ci_width(grid, args.accuracy_a, args.accuracy_b, args.kappa, confidence_level=args.confidence_level,
+                         n_simulations=args.simulations, rng=args.seed)
+        marks = tuple(LITERATURE_TRIALS) + ((res.n,) if res.n else ())
+        fig = plot_ci_width(curve, literature=marks)
+        if res.n:
+            fig.axes[0].set_title(f"{res.n} trials reach half-width {args.half_width:g}", fontsize=9)
+        fig.savefig(args.figure, dpi=150)
+        print(f"figure written to {args.figure}", file=sys.stderr)
+    return 0
+
+
+def _check_writable(path: str) -> None:
+    import os
+
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CLIError(f"{path}: folder {folder} does not exist")
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise CLIError("--figure needs matplotlib: pip install 'trialwise[plot]'") from exc
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     try:
         if args.command == "ec":
             return _run_ec(args)
+        if args.command == "plan":
+            return _run_plan(args)
     except (CLIError, ValueError, TypeError) as exc:
         print(f"trialwise: error: {exc}", file=sys.stderr)
         return 2

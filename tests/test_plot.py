@@ -1,0 +1,64 @@
+"""Figures: each returns its Figure, draws into a given axes, and shows the numbers it is given."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import trialwise as tw  # noqa: E402
+from trialwise.kappa import kappa_bounds  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+@pytest.mark.parametrize("bound", ["upper", "lower"])
+def test_kappa_bounds_map(bound):
+    fig = tw.plot.plot_kappa_bounds(bound, resolution=51)
+    ax = fig.axes[0]
+    mesh = ax.collections[0]
+    acc = np.linspace(0, 1, 51)
+    lo, hi = kappa_bounds(acc[:, None], acc[None, :])
+    np.testing.assert_allclose(np.ma.filled(mesh.get_array(), np.nan).reshape(51, 51), hi if bound == "upper" else lo,
+                               equal_nan=True)
+    with pytest.raises(ValueError, match="`bound` must be 'upper' or 'lower'"):
+        tw.plot.plot_kappa_bounds("middle")
+
+
+def test_ci_width_figure_draws_bands_and_literature_marks():
+    n = np.array([10, 100, 1000, 10_000])[:, None]
+    res = tw.ci_width(n, np.array([0.6, 0.9]), np.array([0.6, 0.9]), 0.5, n_simulations=500, rng=0)
+    fig, ax = plt.subplots()
+    out = tw.plot.plot_ci_width(res, ax=ax)
+    assert out is fig
+    assert ax.get_xscale() == "log"
+    lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 4]
+    assert len(lines) == 2
+    np.testing.assert_allclose(lines[0].get_ydata(), res.median[:, 0])
+    marks = [line.get_xdata()[0] for line in ax.get_lines() if len(line.get_xdata()) == 2 and line.get_linestyle() == ":"]
+    assert sorted(marks) == [147, 160, 600, 1280, 3222]
+    with pytest.raises(TypeError, match="must be a CIWidthResult"):
+        tw.plot.plot_ci_width("not a result")
+
+
+def test_copy_model_validation_figure():
+    val = tw.validate_copy_model(np.array([200, 2000]), 0.75, 0.75, 0.5, n_resamples=500, n_simulations=500, rng=0)
+    fig = tw.plot.plot_copy_model_validation(val)
+    ax = fig.axes[0]
+    segs = [c.get_segments() for c in ax.collections]
+    assert len(segs) == 2 and len(segs[0]) == 2
+    np.testing.assert_allclose([s[0][1] for s in segs[0]], val.bootstrap_low)
+    np.testing.assert_allclose([s[1][1] for s in segs[1]], val.model_high)
+
+
+def test_kappa_bias_figure():
+    res = tw.ci_width(100, 0.9, 0.9, np.linspace(0, 0.9, 7), n_simulations=500, rng=0)
+    fig = tw.plot.plot_kappa_bias(res)
+    line = [line for line in fig.axes[0].get_lines() if len(line.get_xdata()) == 7][0]
+    np.testing.assert_allclose(line.get_ydata(), res.bias)
