@@ -490,7 +490,10 @@ class CIWidthResult(_GridResult):
     ``low``/``high``: central ``confidence_level`` interval of κ̂; ``width`` and
     ``half_width`` (= width/2); ``mean``, ``median``; ``bias`` = mean − κ;
     ``share_undefined``: experiments with an undefined κ̂ (left out of the rest).
-    ``distribution`` (n_simulations, *shape) holds the simulated κ̂ (NaN = undefined).
+    ``distribution`` (n_simulations, *shape) holds the simulated κ̂ (NaN = undefined)
+    as an unordered sample: within a grid point the experiments come sorted by A's number
+    of correct trials (see ``order_free`` in :func:`trialwise.resampling.multinomial_tables`),
+    so use it for histograms and quantiles, not as a sequence.
     """
 
     n: NDArray
