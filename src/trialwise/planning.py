@@ -236,27 +236,26 @@ def plan_trials(
     for name, x in (("accuracy_a", accuracy_a), ("accuracy_b", accuracy_b), ("kappa", kappa)):
         if np.ndim(x) != 0:
             raise TypeError(f"`{name}` must be a single number for plan_trials (use ci_width for grids)")
-    cells = cell_probabilities(kappa, accuracy_a, accuracy_b)
     base = int(v.check_rng(rng).integers(2**62))
     z = float(ndtri(0.5 + level / 2))
 
-    def search(cells_: NDArray) -> int | None:
+    def search(a: float, b: float, k: float) -> tuple[int | None, CIWidthResult | None]:
+        """Smallest n for the design (a, b, k), and the simulation at that n."""
+        seen: dict[int, CIWidthResult] = {}
+
         def ok(n: int) -> bool:
-            hw = _half_width(cells_, n, level, n_sim, _seeded(base, n))
-            return bool(hw <= target)
+            seen[n] = ci_width(n, a, b, k, confidence_level=level, n_simulations=n_sim, rng=_seeded(base, n))
+            return bool(seen[n].half_width <= target)  # NaN (never defined) counts as too wide
 
-        sd = float(_asymptotic_sd(cells_))
+        sd = float(_asymptotic_sd(cell_probabilities(k, a, b)))
         start = max(2, math.ceil((z * sd / target) ** 2)) if sd > 0 else 2
-        return _smallest_n(ok, start, n_max)
+        n = _smallest_n(ok, start, n_max)
+        return n, None if n is None else seen[n]
 
-    n_req = search(cells)
+    n_req, at_n = search(accuracy_a, accuracy_b, kappa)
     shown = sorted(set(LITERATURE_TRIALS) | ({n_req} if n_req else set()))
     table = ci_width(np.array(shown), accuracy_a, accuracy_b, kappa, confidence_level=level,
                      n_simulations=n_sim, rng=np.random.default_rng([base, 0]))
-    at_n = None
-    if n_req is not None:
-        at_n = ci_width(n_req, accuracy_a, accuracy_b, kappa, confidence_level=level,
-                        n_simulations=n_sim, rng=_seeded(base, n_req))
     model = CopyModel(kappa, accuracy_a, accuracy_b)
     rows = [dict(scenario="as planned", accuracy_a=float(accuracy_a), accuracy_b=float(accuracy_b),
                  kappa=float(kappa), p_copy=float(model.p_copy), n_required=n_req)]
@@ -267,7 +266,8 @@ def plan_trials(
         alt = CopyModel.from_copy_probability(model.p_copy, a_ref, model.latent_accuracy)
         rows.append(dict(
             scenario=f"reference accuracy {a_ref:g}", accuracy_a=float(a_ref), accuracy_b=float(alt.accuracy_other),
-            kappa=float(alt.kappa), p_copy=float(alt.p_copy), n_required=search(alt.cell_probabilities()),
+            kappa=float(alt.kappa), p_copy=float(alt.p_copy),
+            n_required=search(float(a_ref), float(alt.accuracy_other), float(alt.kappa))[0],
         ))
     notes = _plan_notes(target, level, n_req, n_max, at_n, rows)
     return PlanResult(
@@ -283,13 +283,6 @@ def plan_trials(
         alternatives=rows,
         notes=tuple(notes),
     )
-
-
-def _half_width(cells: NDArray, n: int, level: float, n_sim: int, gen) -> float:
-    dist = _simulated_kappa(cells, np.int64(n), n_sim, gen, None)
-    lo, hi = percentile_interval(dist.reshape(n_sim, -1), level)
-    hw = float((hi[0] - lo[0]) / 2)
-    return math.inf if math.isnan(hw) else hw
 
 
 def _plan_notes(target, level, n_req, n_max, at_n, rows) -> list[str]:
