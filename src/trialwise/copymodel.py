@@ -41,6 +41,24 @@ def _orient(counts: NDArray, reference: str) -> NDArray:
     return c if reference == "a" else np.swapaxes(c, -1, -2)
 
 
+def _mismatch(a_r: NDArray, a_o: NDArray) -> NDArray:
+    """m = 2·a_r(1 − a_r) / (1 − c_exp), the factor between κ and the copy probability."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 2 * a_r * (1 - a_r) / (a_r * (1 - a_o) + a_o * (1 - a_r))
+
+
+def _latent_accuracy(p: NDArray, a_r: NDArray, a_o: NDArray) -> NDArray:
+    """ã from a_o = p·a_r + (1 − p)ã (p ≥ 0) or |p|(1 − a_r) + (1 − |p|)ã (p < 0).
+
+    Set to a_o where |p| = 1 (B never answers on its own, so ã plays no role).
+    """
+    q = np.abs(p)
+    free = 1 - q
+    with np.errstate(invalid="ignore", divide="ignore"):
+        latent = (a_o - np.where(p >= 0, p * a_r, q * (1 - a_r))) / free
+    return np.where(free > _TOL, np.clip(latent, 0.0, 1.0), a_o)
+
+
 def copy_parameters(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
     """Copy probability, mismatch factor and latent accuracy of 2×2 tables, reference in rows.
 
@@ -63,14 +81,10 @@ def copy_parameters(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
         n = n11 + n10 + n01 + n00
         a_ref = (n11 + n10) / n
         a_oth = (n11 + n01) / n
-        given_right = n11 / (n11 + n10)  # P(other correct | reference correct)
-        given_wrong = n01 / (n01 + n00)  # P(other correct | reference wrong)
-        p = given_right - given_wrong
-        d = a_ref * (1 - a_oth) + a_oth * (1 - a_ref)
-        m = 2 * a_ref * (1 - a_ref) / d
-        free = 1 - np.abs(p)
-        latent = np.where(p >= 0, given_wrong, given_right) / free
-    latent = np.where(free > _TOL, np.clip(latent, 0.0, 1.0), a_oth)
+        # P(other correct | reference correct) − P(other correct | reference wrong)
+        p = n11 / (n11 + n10) - n01 / (n01 + n00)
+    m = _mismatch(a_ref, a_oth)
+    latent = _latent_accuracy(p, a_ref, a_oth)
     undefined = ~((a_ref > 0) & (a_ref < 1))
     p = np.where(undefined, np.nan, p)
     return p[()], np.where(undefined, np.nan, m)[()], np.where(undefined, np.nan, latent)[()]
@@ -183,20 +197,14 @@ class CopyModel:
                 f"accuracy_other = {ao:g} (the latent accuracy of the copying observer would lie "
                 f"outside [0, 1]): kappa must lie in [{lo.ravel()[i]:.4g}, {hi.ravel()[i]:.4g}]; {other}"
             )
-        d = a_r * (1 - a_o) + a_o * (1 - a_r)
-        m = 2 * a_r * (1 - a_r) / d
+        m = _mismatch(a_r, a_o)
         p = np.clip(k / m, -1.0, 1.0)
         self._set(p, a_r, a_o, k, m, reference)
 
     # ------------------------------------------------------------------ constructors
 
     def _set(self, p, a_r, a_o, k, m, reference) -> None:
-        q = np.abs(p)
-        free = 1 - q
-        with np.errstate(invalid="ignore", divide="ignore"):
-            copied = np.where(p >= 0, p * a_r, q * (1 - a_r))
-            latent = (a_o - copied) / free
-        latent = np.where(free > _TOL, np.clip(latent, 0.0, 1.0), a_o)
+        latent = _latent_accuracy(p, a_r, a_o)
         self._p, self._a_r, self._a_o, self._k, self._m = (np.asarray(x, dtype=float) for x in (p, a_r, a_o, k, m))
         self._latent = np.asarray(latent, dtype=float)
         self._reference = reference
@@ -234,8 +242,7 @@ class CopyModel:
         p, a_r, lat = np.broadcast_arrays(p, a_r, lat)
         q = np.abs(p)
         a_o = np.where(p >= 0, p * a_r, q * (1 - a_r)) + (1 - q) * lat
-        d = a_r * (1 - a_o) + a_o * (1 - a_r)
-        m = 2 * a_r * (1 - a_r) / d
+        m = _mismatch(a_r, a_o)
         obj = cls.__new__(cls)
         obj._set(p, a_r, a_o, p * m, m, reference)
         obj._latent = np.where(1 - q > _TOL, lat, obj._latent).astype(float)
