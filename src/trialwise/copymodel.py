@@ -27,7 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise import _validation as v
 from trialwise._warnings import DegenerateDataWarning, warn
 from trialwise.kappa import feasible_accuracy, kappa_bounds, kappa_from_counts, table_statistics
-from trialwise.resampling import multinomial_tables
+from trialwise.resampling import jackknife_tables, multinomial_tables
 
 __all__ = ["CopyModel", "copy_parameters", "fit_copy_model"]
 
@@ -546,9 +546,7 @@ def fit_copy_model(
         bounds = (np.array([-1.0, -1.0, 0.0, 0.0]), np.array([1.0, 1.0, np.inf, 1.0]))
         lo, hi = basic_interval(dist, est, level, bounds=bounds)
     else:
-        loo = table[None] - np.eye(4).reshape(4, 2, 2)
-        weights = np.broadcast_to(table.reshape(4, 1), (4, 4))
-        jk = np.where(weights > 0, _decomposition(np.clip(loo, 0, None)), np.nan)
+        jk, weights = jackknife_tables(table, _decomposition)
         lo, hi = bca_interval(dist, est, jk, weights, level)
     lo = np.where(np.isnan(est), np.nan, lo)
     hi = np.where(np.isnan(est), np.nan, hi)

@@ -33,7 +33,7 @@ from trialwise.kappa import (
     kappa_variance,
     table_statistics,
 )
-from trialwise.resampling import bootstrap_sums, bootstrap_tables
+from trialwise.resampling import bootstrap_sums, bootstrap_tables, jackknife_tables
 from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
 
 __all__ = ["error_consistency", "pairwise_error_consistency", "DEFAULT_CI_METHOD", "DEFAULT_TEST"]
@@ -102,12 +102,7 @@ def _reasons(counts: NDArray, unbiased: bool = False) -> list[str | None]:
 
 def _jackknife(counts: NDArray, unbiased: bool) -> tuple[NDArray, NDArray]:
     """Leave-one-out κ of (P, 2, 2) tables: the four distinct values and their weights."""
-    c = canonical_orientation(np.asarray(counts, dtype=float))
-    eye = np.eye(4).reshape(4, 1, 2, 2)
-    loo = c[None] - eye  # (4, P, 2, 2)
-    weights = c.reshape(-1, 4).T  # (4, P): items in each cell
-    values = kappa_from_counts(np.where(loo < 0, 0, loo), unbiased=unbiased)
-    return np.where(weights > 0, values, np.nan), weights
+    return jackknife_tables(canonical_orientation(counts), lambda t: kappa_from_counts(t, unbiased=unbiased))
 
 
 def _infer(

@@ -30,6 +30,7 @@ __all__ = [
     "multinomial_tables",
     "multinomial_cells",
     "bootstrap_tables",
+    "jackknife_tables",
     "monte_carlo_pvalue",
 ]
 
@@ -310,6 +311,33 @@ def bootstrap_tables(counts: ArrayLike, n_resamples: int, *, rng: Any = None) ->
     with np.errstate(invalid="ignore", divide="ignore"):
         p = c / n[..., None, None]
     return multinomial_tables(p, n.astype(np.int64), size=n_resamples, rng=rng)
+
+
+def jackknife_tables(counts: ArrayLike, statistic: Callable[[NDArray], NDArray]) -> tuple[NDArray, NDArray]:
+    """Leave-one-out values of a statistic of 2×2 tables, for the BCa acceleration.
+
+    Leaving out one item of a table removes one count from one cell, so a table has at
+    most four distinct leave-one-out tables, each shared by the items of its cell.
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., 2, 2)
+    statistic : callable
+        Maps tables (..., 2, 2) to values (..., *extra).
+
+    Returns
+    -------
+    values, weights : ndarray, shape (4, ..., *extra)
+        The statistic of the four leave-one-out tables (NaN where the cell is empty) and
+        how many items give each (the cell counts).
+    """
+    c = np.asarray(counts, dtype=float)
+    loo = c[None] - np.eye(4).reshape((4,) + (1,) * (c.ndim - 2) + (2, 2))
+    values = np.asarray(statistic(np.clip(loo, 0, None)), dtype=float)
+    weights = np.moveaxis(c.reshape(c.shape[:-2] + (4,)), -1, 0)
+    weights = weights.reshape(weights.shape + (1,) * (values.ndim - weights.ndim))
+    weights = np.broadcast_to(weights, values.shape)
+    return np.where(weights > 0, values, np.nan), weights
 
 
 def monte_carlo_pvalue(hits: ArrayLike, m: ArrayLike) -> NDArray:
