@@ -102,8 +102,10 @@ class ErrorConsistencyResult:
     bootstrap_distribution : ndarray, shape (n_resamples,)
         The replicate statistics (NaN = undefined); empty for the analytic interval.
     bootstrap_tables : ndarray, shape (n_resamples, 2, 2)
-        The replicate tables (A in rows); drawn for every interval method, since the
-        copy-model decomposition (:attr:`copy_model`) is bootstrapped from them.
+        The replicate tables (A in rows): bootstrap tables, or for ``jeffreys`` the
+        posterior draws of the cell probabilities scaled to n (fractional counts).
+        Drawn for every interval method, since the copy-model decomposition
+        (:attr:`copy_model`) is computed from them.
     """
 
     statistic: float
@@ -139,7 +141,7 @@ class ErrorConsistencyResult:
     def copy_decomposition(self, reference: str = "a") -> CopyModelFit:
         """Copy-model decomposition with ``reference`` as the observer that is copied.
 
-        Intervals come from the same bootstrap tables as the EC interval, with the same
+        Intervals come from the same replicate tables as the EC interval, with the same
         method (BCa when the EC interval is analytic). The decomposition uses the plain
         κ, also when ``method`` is the bias-corrected κ.
         """

@@ -525,29 +525,23 @@ def fit_copy_model(
     """Copy-model decomposition of one 2×2 table with bootstrap intervals.
 
     Used by :attr:`trialwise.ErrorConsistencyResult.copy_model`; ``replicates`` are
-    bootstrap tables of ``counts`` (shape (B, 2, 2), A in rows). Every replicate is
+    bootstrap tables of ``counts`` (shape (B, 2, 2), A in rows), or for ``jeffreys``
+    draws from the table's posterior (:func:`trialwise.resampling.posterior_tables`). Every replicate is
     decomposed, so ``κ* = p_copy* · mismatch*`` holds replicate by replicate.
     """
     from trialwise._results import ConfidenceInterval, CopyModelFit
-    from trialwise.intervals import basic_interval, bca_interval, hdi_interval, percentile_interval
+    from trialwise.intervals import interval
 
     reference = v.check_choice(reference, "reference", _REFERENCES)
-    ci_method = v.check_choice(ci_method, "ci_method", ("percentile", "basic", "bca", "hdi"))
+    ci_method = v.check_choice(ci_method, "ci_method", ("jeffreys", "percentile", "basic", "bca", "hdi"))
     level = v.check_confidence_level(confidence_level)
     table = _orient(np.asarray(counts, dtype=float), reference)
     reps = _orient(np.asarray(replicates, dtype=float), reference)
     est = _decomposition(table)  # (4,)
     dist = _decomposition(reps)  # (B, 4)
-    if ci_method == "percentile":
-        lo, hi = percentile_interval(dist, level)
-    elif ci_method == "hdi":
-        lo, hi = hdi_interval(dist, level)
-    elif ci_method == "basic":
-        bounds = (np.array([-1.0, -1.0, 0.0, 0.0]), np.array([1.0, 1.0, np.inf, 1.0]))
-        lo, hi = basic_interval(dist, est, level, bounds=bounds)
-    else:
-        jk, weights = jackknife_tables(table, _decomposition)
-        lo, hi = bca_interval(dist, est, jk, weights, level)
+    jk = jackknife_tables(table, _decomposition) if ci_method == "bca" else None
+    bounds = (np.array([-1.0, -1.0, 0.0, 0.0]), np.array([1.0, 1.0, np.inf, 1.0]))
+    lo, hi = interval(ci_method, dist, est, level, jackknife=jk, bounds=bounds)
     lo = np.where(np.isnan(est), np.nan, lo)
     hi = np.where(np.isnan(est), np.nan, hi)
     s = table_statistics(table)

@@ -17,14 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise import _validation as v
 from trialwise._results import ConfidenceInterval, ErrorConsistencyResult, PairwiseErrorConsistencyResult
 from trialwise._warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
-from trialwise.intervals import (
-    CI_METHODS,
-    basic_interval,
-    bca_interval,
-    hdi_interval,
-    percentile_interval,
-    wald_interval,
-)
+from trialwise.intervals import CI_METHODS, interval
 from trialwise.kappa import (
     _unbiased_from_kappa,
     canonical_orientation,
@@ -33,7 +26,7 @@ from trialwise.kappa import (
     kappa_variance,
     table_statistics,
 )
-from trialwise.resampling import bootstrap_sums, bootstrap_tables, jackknife_tables
+from trialwise.resampling import JEFFREYS_PRIOR, bootstrap_sums, bootstrap_tables, jackknife_tables, posterior_tables
 from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
 
 __all__ = ["error_consistency", "pairwise_error_consistency", "DEFAULT_CI_METHOD", "DEFAULT_TEST"]
@@ -45,7 +38,7 @@ DEFAULT_TEST = "fisher"
 #: Share of undefined bootstrap replicates above which a warning is issued.
 UNDEFINED_WARN_SHARE = 0.01
 
-CIMethod = Literal["percentile", "basic", "bca", "hdi", "analytic"]
+CIMethod = Literal["jeffreys", "bca", "percentile", "basic", "hdi", "analytic"]
 TestMethod = Literal["fisher", "boschloo", "copy-null", "asymptotic"]
 
 
@@ -105,6 +98,41 @@ def _jackknife(counts: NDArray, unbiased: bool) -> tuple[NDArray, NDArray]:
     return jackknife_tables(canonical_orientation(counts), lambda t: kappa_from_counts(t, unbiased=unbiased))
 
 
+def _intervals(counts: NDArray, statistic: NDArray, dist: NDArray | None, opts: _Options):
+    """Interval ``(low, high)`` and undefined-replicate count of P tables; dist (B, P).
+
+    ``dist`` holds bootstrap replicates, or posterior draws for ``jeffreys``; it is
+    ignored by ``analytic``. Bootstrap intervals are NaN where the estimate is; the
+    Jeffreys interval is defined for every table (the posterior is proper).
+    """
+    n_undefined = np.zeros(counts.shape[0], dtype=np.int64) if dist is None else np.isnan(dist).sum(axis=0)
+    se = jk = None
+    if opts.ci_method == "analytic":
+        se = np.sqrt(np.clip(kappa_variance(counts)[0], 0, None))
+    elif opts.ci_method == "bca":
+        jk = _jackknife(counts, opts.unbiased)
+    estimate = table_statistics(counts).kappa if opts.ci_method == "analytic" else statistic
+    lo, hi = interval(opts.ci_method, dist, estimate, opts.confidence_level, jackknife=jk, standard_error=se)
+    if opts.ci_method == "analytic" and opts.unbiased:
+        n = counts.sum(axis=(-2, -1))
+        lo, hi = _unbiased_from_kappa(lo, n), _unbiased_from_kappa(hi, n)
+    if opts.ci_method == "jeffreys":
+        missing = np.asarray(counts).sum(axis=(-2, -1)) == 0  # no data: the prior is all there is
+    else:
+        missing = np.isnan(statistic)
+    lo, hi = np.where(missing, np.nan, lo), np.where(missing, np.nan, hi)
+    # κ lies in [−1, 1]; the bias-corrected κ_u = nκ/(n − 1 + κ) can fall below −1 for
+    # tiny n, so every interval is clipped to the parameter range.
+    return np.clip(lo, -1.0, 1.0), np.clip(hi, -1.0, 1.0), n_undefined
+
+
+def _replicate_tables(table: NDArray, opts: _Options) -> NDArray:
+    """Replicates of one 2×2 table: bootstrap tables, or Jeffreys posterior draws."""
+    if opts.ci_method == "jeffreys":
+        return posterior_tables(table, opts.n_resamples, rng=opts.rng)
+    return bootstrap_tables(table, opts.n_resamples, rng=opts.rng)
+
+
 def _infer(
     counts: NDArray,
     dist: NDArray | None,
@@ -122,31 +150,8 @@ def _infer(
     k_hi = np.where(stats_.n > 0, k_hi, np.nan)
     if opts.unbiased:
         k_lo, k_hi = _unbiased_from_kappa(k_lo, stats_.n), _unbiased_from_kappa(k_hi, stats_.n)
-    level = opts.confidence_level
+    lo, hi, n_undefined = _intervals(counts, statistic, dist, opts)
     n_pairs = counts.shape[0]
-    if opts.ci_method == "analytic":
-        var, _ = kappa_variance(counts)
-        lo, hi = wald_interval(kappa, np.sqrt(np.clip(var, 0, None)), level)
-        if opts.unbiased:
-            lo, hi = _unbiased_from_kappa(lo, stats_.n), _unbiased_from_kappa(hi, stats_.n)
-        n_undefined = np.zeros(n_pairs, dtype=np.int64)
-        lo, hi = np.where(np.isnan(statistic), np.nan, lo), np.where(np.isnan(statistic), np.nan, hi)
-    else:
-        n_undefined = np.isnan(dist).sum(axis=0)
-        if opts.ci_method == "percentile":
-            lo, hi = percentile_interval(dist, level)
-        elif opts.ci_method == "basic":
-            lo, hi = basic_interval(dist, statistic, level)
-        elif opts.ci_method == "hdi":
-            lo, hi = hdi_interval(dist, level)
-        else:
-            jk, jw = _jackknife(counts, opts.unbiased)
-            lo, hi = bca_interval(dist, statistic, jk, jw, level)
-        lo = np.where(np.isnan(statistic), np.nan, lo)
-        hi = np.where(np.isnan(statistic), np.nan, hi)
-    # κ lies in [−1, 1]; the bias-corrected κ_u = nκ/(n − 1 + κ) can fall below −1 for
-    # tiny n, so every interval is clipped to the parameter range.
-    lo, hi = np.clip(lo, -1.0, 1.0), np.clip(hi, -1.0, 1.0)
     pvalue, n_undef_null = independence_pvalues(
         counts, test=opts.test, n_resamples=opts.n_resamples, rng=opts.rng
     )
@@ -305,7 +310,7 @@ def error_consistency(
     table = _counts_from_input(a, b, truth, counts)
     # Replicates are drawn from the canonical orientation (so that swapping A and B gives
     # identical numbers) and turned back to A-in-rows for the copy-model decomposition.
-    reps = bootstrap_tables(canonical_orientation(table), opts.n_resamples, rng=opts.rng)
+    reps = _replicate_tables(canonical_orientation(table), opts)
     if table[0, 1] > table[1, 0]:
         reps = np.swapaxes(reps, -1, -2)
     dist = None if opts.ci_method == "analytic" else kappa_from_counts(reps, unbiased=opts.unbiased).reshape(-1, 1)
@@ -404,12 +409,16 @@ def _pair_indices(names: tuple, pairs) -> list[tuple[int, int]]:
     return out
 
 
-def _pair_columns(right: NDArray, seen: NDArray, idx: NDArray) -> tuple[NDArray, Any]:
-    """Item columns whose weighted sums give every pair's table, and the map sums → tables."""
+def _pair_columns(right: NDArray, seen: NDArray, idx: NDArray, fixed_total: bool = True) -> tuple[NDArray, Any]:
+    """Item columns whose weighted sums give every pair's table, and the map sums → tables.
+
+    ``fixed_total``: every replicate's weights sum to the number of items (the ordinary
+    bootstrap), so a pair without missing data needs no column for its n.
+    """
     ia, ib = idx[:, 0], idx[:, 1]
     n_items, n_obs = right.shape
     n_pairs = len(idx)
-    if seen.all():
+    if seen.all() and fixed_total:
         # No missing data: per-observer correct counts are shared by all pairs.
         cols = np.concatenate([right, right[:, ia] * right[:, ib]], axis=1)
 
@@ -511,10 +520,23 @@ def pairwise_error_consistency(
     opts = _options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
     right, seen, names = _correctness_matrix(correct, truth)
     idx = np.array(_pair_indices(names, pairs), dtype=np.intp).reshape(-1, 2)
-    cols, to_tables = _pair_columns(right, seen, idx)
+    cols, to_tables = _pair_columns(right, seen, idx, fixed_total=opts.ci_method != "jeffreys")
     counts = np.rint(to_tables(cols.sum(axis=0, dtype=np.int64)[None].astype(float))[0]).astype(np.int64)
     if opts.ci_method == "analytic":
         dist = None
+    elif opts.ci_method == "jeffreys":
+        # Bayesian bootstrap (Exp(1) item weights, shared by all pairs) plus Gamma(½)
+        # pseudo-counts per cell: each pair's replicate table is then a draw from its
+        # Jeffreys posterior Dirichlet(counts + ½), and the pairs stay jointly resampled.
+        pseudo = np.random.default_rng(opts.rng.bit_generator.random_raw())
+
+        def statistic(sums: NDArray) -> NDArray:
+            tables = to_tables(sums)
+            return kappa_from_counts(tables + pseudo.standard_gamma(JEFFREYS_PRIOR, size=tables.shape),
+                                     unbiased=opts.unbiased)
+
+        dist = bootstrap_sums(cols, opts.n_resamples, statistic=statistic, rng=opts.rng, strata=strata,
+                              batch=batch, kind="bayesian")
     else:
         dist = bootstrap_sums(
             cols,

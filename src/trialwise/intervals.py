@@ -18,9 +18,12 @@ __all__ = [
     "bca_interval",
     "hdi_interval",
     "wald_interval",
+    "interval",
 ]
 
-CI_METHODS = ("percentile", "basic", "bca", "hdi", "analytic")
+#: Every interval method for κ. ``jeffreys`` is the equal-tailed interval of posterior
+#: draws (:func:`trialwise.resampling.posterior_tables`), computed like ``percentile``.
+CI_METHODS = ("jeffreys", "bca", "percentile", "basic", "hdi", "analytic")
 
 
 def _sorted_valid(dist: NDArray) -> tuple[NDArray, NDArray]:
@@ -180,3 +183,42 @@ def wald_interval(
     est = np.asarray(estimate, dtype=float)
     half = ndtri(1 - (1 - confidence_level) / 2) * np.asarray(standard_error, dtype=float)
     return np.clip(est - half, *bounds)[()], np.clip(est + half, *bounds)[()]
+
+
+def interval(
+    method: str,
+    dist: ArrayLike | None,
+    estimate: ArrayLike,
+    confidence_level: float = 0.95,
+    *,
+    jackknife: tuple[ArrayLike, ArrayLike] | None = None,
+    standard_error: ArrayLike | None = None,
+    bounds=(-1.0, 1.0),
+) -> tuple[NDArray, NDArray]:
+    """The interval of any method in :data:`CI_METHODS`, clipped to ``bounds``.
+
+    ``dist`` (B, ...) holds bootstrap replicates, or posterior draws for ``jeffreys``;
+    ``jackknife`` = (values, weights) is needed by ``bca``; ``standard_error`` by
+    ``analytic`` (the Wald interval). Every statistic in trialwise goes through here.
+
+    Examples
+    --------
+    >>> lo, hi = interval("percentile", np.arange(101.0) / 100, 0.5, 0.9, bounds=(0, 1))
+    >>> float(lo), float(hi)
+    (0.05, 0.95)
+    """
+    lower, upper = (np.asarray(b, dtype=float) for b in bounds)
+    if method == "analytic":
+        lo, hi = wald_interval(estimate, standard_error, confidence_level, bounds=(-np.inf, np.inf))
+    elif method in ("percentile", "jeffreys"):
+        lo, hi = percentile_interval(dist, confidence_level)
+    elif method == "basic":
+        lo, hi = basic_interval(dist, estimate, confidence_level, bounds=(-np.inf, np.inf))
+    elif method == "hdi":
+        lo, hi = hdi_interval(dist, confidence_level)
+    elif method == "bca":
+        values, weights = jackknife
+        lo, hi = bca_interval(dist, estimate, values, weights, confidence_level)
+    else:
+        raise ValueError(f"`ci_method` must be one of {CI_METHODS}; got {method!r}")
+    return np.clip(lo, lower, upper)[()], np.clip(hi, lower, upper)[()]

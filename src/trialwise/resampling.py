@@ -30,6 +30,7 @@ __all__ = [
     "multinomial_tables",
     "multinomial_cells",
     "bootstrap_tables",
+    "posterior_tables",
     "jackknife_tables",
     "monte_carlo_pvalue",
 ]
@@ -38,6 +39,8 @@ __all__ = [
 BATCH_BYTES = 64 * 2**20
 #: Draws per block of a large multinomial simulation (each block has its own child stream).
 SIMULATION_BLOCK = 2**18
+#: Pseudo-count per cell of the Jeffreys prior of a multinomial, Dirichlet(½, …, ½).
+JEFFREYS_PRIOR = 0.5
 _EXACT_FLOAT32 = 2**24  # integers below this are exact in float32
 
 
@@ -67,6 +70,7 @@ def bootstrap_weights(
     rng: Any = None,
     strata: ArrayLike | None = None,
     batch: int | None = None,
+    kind: str = "multinomial",
 ) -> Iterator[NDArray]:
     """Yield bootstrap weight matrices, ``batch`` replicates at a time.
 
@@ -82,12 +86,20 @@ def bootstrap_weights(
         replicate keeps each stratum's size).
     batch : int, optional
         Replicates per chunk (default: as many as fit in :data:`BATCH_BYTES`).
+    kind : {"multinomial", "bayesian"}
+        ``multinomial``: the ordinary bootstrap. ``bayesian``: Rubin's (1981) Bayesian
+        bootstrap, independent ``Exp(1)`` weights per item.
 
     Yields
     ------
-    ndarray of int64, shape (b, n_items)
-        Row ``r`` counts how often each item was drawn in replicate ``r``; each row sums
-        to ``n_items`` (to each stratum's size within the stratum).
+    ndarray, shape (b, n_items)
+        ``multinomial`` (int64): row ``r`` counts how often each item was drawn in
+        replicate ``r``; each row sums to ``n_items`` (to each stratum's size within
+        the stratum). ``bayesian`` (float64): the item weights; without strata they are
+        left unnormalised, so the total weight of any k items is ``Gamma(k)`` and
+        adding ``Gamma(½)`` pseudo-counts to a table's cells gives exactly its
+        Dirichlet posterior under the Jeffreys prior; with strata each stratum's
+        weights are scaled to sum to its size.
 
     Notes
     -----
@@ -101,9 +113,19 @@ def bootstrap_weights(
     gen = check_rng(rng)
     members = _strata_members(n_items, strata)
     rows = _batch_rows(n_items, 0, n_resamples, batch)
+    if kind not in ("multinomial", "bayesian"):
+        raise ValueError(f"`kind` must be 'multinomial' or 'bayesian'; got {kind!r}")
     done = 0
     while done < n_resamples:
         b = min(rows, n_resamples - done)
+        if kind == "bayesian":
+            w = gen.standard_exponential((b, n_items))
+            if strata is not None:
+                for idx in members:
+                    w[:, idx] *= idx.size / w[:, idx].sum(axis=1, keepdims=True)
+            yield w
+            done += b
+            continue
         offsets = (np.arange(b) * n_items)[:, None]
         flat = []
         for idx in members:
@@ -122,6 +144,7 @@ def bootstrap_sums(
     rng: Any = None,
     strata: ArrayLike | None = None,
     batch: int | None = None,
+    kind: str = "multinomial",
 ) -> NDArray:
     """Weighted column sums ``W @ X`` for B bootstrap replicates, chunk by chunk.
 
@@ -134,7 +157,7 @@ def bootstrap_sums(
         Maps a chunk of sums, shape (b, n_columns), to the replicate statistics,
         shape (b, ...). Applied per chunk so that only its output is kept. Default:
         keep the sums.
-    rng, strata, batch
+    rng, strata, batch, kind
         As in :func:`bootstrap_weights`.
 
     Returns
@@ -152,12 +175,12 @@ def bootstrap_sums(
     if x.ndim != 2:
         raise ValueError(f"`columns` must be 2-D (items × columns); got shape {x.shape}")
     n_items, n_cols = x.shape
-    exact32 = float(np.abs(x).max(initial=0)) * n_items < _EXACT_FLOAT32
+    exact32 = float(np.abs(x).max(initial=0)) * n_items < _EXACT_FLOAT32 and kind == "multinomial"
     dtype = np.float32 if exact32 else np.float64
     xf = np.ascontiguousarray(x, dtype=dtype)
     rows = _batch_rows(n_items, n_cols, n_resamples, batch)
     out: list[NDArray] = []
-    for w in bootstrap_weights(n_items, n_resamples, rng=rng, strata=strata, batch=rows):
+    for w in bootstrap_weights(n_items, n_resamples, rng=rng, strata=strata, batch=rows, kind=kind):
         sums = (w.astype(dtype) @ xf).astype(np.float64)
         out.append(statistic(sums) if statistic is not None else sums)
     return np.concatenate(out, axis=0)
@@ -280,20 +303,95 @@ def multinomial_cells(
         t = t.reshape(lead + (-1,) + cell_shape)
         return statistic(t) if statistic is not None else t
 
-    if n_draws * n_points <= SIMULATION_BLOCK or n_points <= 1:
-        out = draw(gen, slice(None))
-    else:
-        per = max(1, SIMULATION_BLOCK // max(n_draws, 1))
-        slices = [slice(i, i + per) for i in range(0, n_points, per)]
-        children = gen.spawn(len(slices))
-        n_workers = min(len(slices), (os.cpu_count() or 1) if workers is None else workers)
-        if n_workers == 1:
-            parts = [draw(c, sl) for c, sl in zip(children, slices)]
-        else:
-            with ThreadPoolExecutor(n_workers) as ex:
-                parts = list(ex.map(draw, children, slices))
-        out = np.concatenate(parts, axis=len(lead))
+    out = _in_blocks(gen, draw, n_points, n_draws, len(lead), workers)
     return out.reshape(lead + batch_shape + out.shape[len(lead) + 1 :])
+
+
+def _in_blocks(
+    gen: np.random.Generator, draw: Callable, n_points: int, n_draws: int, axis: int, workers: int | None
+) -> NDArray:
+    """Run ``draw(generator, slice_of_points)`` over blocks of grid points and concatenate.
+
+    Blocks hold about ``SIMULATION_BLOCK`` draws; each has its own child generator
+    (``Generator.spawn``), so the result is the same for any number of ``workers``.
+    """
+    if n_draws * n_points <= SIMULATION_BLOCK or n_points <= 1:
+        return draw(gen, slice(None))
+    per = max(1, SIMULATION_BLOCK // max(n_draws, 1))
+    slices = [slice(i, i + per) for i in range(0, n_points, per)]
+    children = gen.spawn(len(slices))
+    n_workers = min(len(slices), (os.cpu_count() or 1) if workers is None else workers)
+    if n_workers == 1:
+        parts = [draw(c, sl) for c, sl in zip(children, slices)]
+    else:
+        with ThreadPoolExecutor(n_workers) as ex:
+            parts = list(ex.map(draw, children, slices))
+    return np.concatenate(parts, axis=axis)
+
+
+def posterior_tables(
+    counts: ArrayLike,
+    n_draws: int,
+    *,
+    prior: float = JEFFREYS_PRIOR,
+    rng: Any = None,
+    statistic: Callable[[NDArray], NDArray] | None = None,
+    cell_ndim: int = 2,
+    workers: int | None = None,
+) -> NDArray:
+    """Draws of the cell probabilities of count tables from their Dirichlet posterior.
+
+    The multinomial's cell probabilities get the prior ``Dirichlet(prior, …, prior)``
+    (default ½: the Jeffreys prior), so their posterior given counts ``c`` is
+    ``Dirichlet(c + prior)``. Each draw is scaled to the table's n, so it reads like a
+    table of counts (with fractional cells): statistics that depend only on proportions,
+    such as κ, are unchanged by the scale.
+
+    Parameters
+    ----------
+    counts : array_like, shape (..., *cells)
+        Tables of counts; the last ``cell_ndim`` axes are the cells (2×2 by default,
+        ``cell_ndim=3`` for a reference and two observers).
+    n_draws : int
+        Posterior draws per table.
+    prior : float, default 0.5
+        Pseudo-count added to every cell (must be > 0).
+    rng : None, int or numpy.random.Generator
+    statistic : callable, optional
+        Reduce each block of draws, shape ``(n_draws, g, *cells)``, as it is drawn.
+    workers : int, optional
+        Threads for large batches; the result does not depend on it.
+
+    Returns
+    -------
+    ndarray of float, shape (n_draws, ..., *cells) — or the statistic's output.
+
+    Notes
+    -----
+    A Dirichlet draw is a vector of independent ``Gamma(c_j + prior)`` variables divided
+    by their sum. Every cell's posterior mass stays positive, so a statistic is defined
+    in every draw even when a cell of the data is empty; this is what keeps the
+    Jeffreys interval of κ calibrated near floor and ceiling (``docs/validity.md``).
+    """
+    n_draws = check_positive_int(n_draws, "n_draws")
+    if not (np.isscalar(prior) and np.isfinite(prior) and prior > 0):
+        raise ValueError(f"`prior` must be a positive number; got {prior!r}")
+    gen = check_rng(rng)
+    c = np.asarray(counts, dtype=float)
+    cell_shape = c.shape[c.ndim - cell_ndim :]
+    batch_shape = c.shape[: c.ndim - cell_ndim]
+    k = int(np.prod(cell_shape))
+    flat = c.reshape(-1, k)
+    n = flat.sum(axis=1, keepdims=True)
+    shape = flat + prior
+
+    def draw(g: np.random.Generator, sl: slice) -> NDArray:
+        gam = g.standard_gamma(np.broadcast_to(shape[sl], (n_draws,) + shape[sl].shape))
+        t = (gam * (n[sl] / gam.sum(axis=-1, keepdims=True))).reshape((n_draws, -1) + cell_shape)
+        return statistic(t) if statistic is not None else t
+
+    out = _in_blocks(gen, draw, len(flat), n_draws, 1, workers)
+    return out.reshape((n_draws,) + batch_shape + out.shape[2:])
 
 
 def bootstrap_tables(counts: ArrayLike, n_resamples: int, *, rng: Any = None) -> NDArray:
