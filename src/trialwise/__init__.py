@@ -1,11 +1,12 @@
 """trialwise: trial-by-trial comparison of classifiers — humans, DNNs, LLMs — with honest uncertainty."""
 
-from trialwise import datasets, plot
+from trialwise import datasets, plot, validity
 from trialwise._results import (
     CIWidthResult,
     ConfidenceInterval,
     CopyModelFit,
     CopyModelValidation,
+    ErrorConsistencyDifferenceResult,
     ErrorConsistencyResult,
     PairwiseErrorConsistencyResult,
     PlanResult,
@@ -15,6 +16,7 @@ from trialwise._warnings import DegenerateDataWarning, TrialwiseWarning, Undefin
 from trialwise.copymodel import CopyModel, copy_parameters
 from trialwise.planning import ci_width, plan_trials, power_difference, validate_copy_model
 from trialwise.data import paired_correctness, read_table
+from trialwise.difference import error_consistency_difference
 from trialwise.ec import error_consistency, pairwise_error_consistency
 from trialwise.kappa import (
     cell_probabilities,
@@ -36,6 +38,7 @@ __all__ = [
     "CopyModelFit",
     "CopyModelValidation",
     "DegenerateDataWarning",
+    "ErrorConsistencyDifferenceResult",
     "ErrorConsistencyResult",
     "PairwiseErrorConsistencyResult",
     "PlanResult",
@@ -47,6 +50,7 @@ __all__ = [
     "copy_parameters",
     "datasets",
     "error_consistency",
+    "error_consistency_difference",
     "feasible_accuracy",
     "kappa_bounds",
     "kappa_bounds_from_expected",
@@ -61,4 +65,5 @@ __all__ = [
     "table_statistics",
     "unbiased_kappa",
     "validate_copy_model",
+    "validity",
 ]

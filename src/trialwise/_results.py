@@ -19,10 +19,13 @@ __all__ = [
     "ConfidenceInterval",
     "CopyModelFit",
     "CopyModelValidation",
+    "CoverageStudy",
+    "ErrorConsistencyDifferenceResult",
     "ErrorConsistencyResult",
     "PairwiseErrorConsistencyResult",
     "PlanResult",
     "PowerResult",
+    "TypeOneErrorStudy",
 ]
 
 
@@ -225,6 +228,73 @@ class ErrorConsistencyResult:
         out["n_undefined_null"] = int(self.n_undefined_null)
         out["undefined_reason"] = self.undefined_reason
         return out
+
+
+@dataclass(frozen=True, repr=False)
+class ErrorConsistencyDifferenceResult:
+    """Difference of two observers' EC with one reference (:func:`trialwise.error_consistency_difference`).
+
+    ``statistic`` = ``kappa_x − kappa_y``; ``confidence_interval`` from the jointly
+    resampled triplets (``ci_method``); ``pvalue`` of H0: Δ = 0 (``test``); ``counts``
+    the (2, 2, 2) triplet table (reference, x, y; index 0 = correct);
+    ``bootstrap_distribution`` the replicate Δ's (NaN = undefined, ``n_undefined`` of
+    them).
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    pvalue: float
+    n: int
+    kappa_x: float
+    kappa_y: float
+    accuracy_reference: float
+    accuracy_x: float
+    accuracy_y: float
+    confidence_level: float
+    ci_method: str
+    test: str
+    counts: NDArray = field(compare=False)
+    n_resamples: int = 0
+    n_undefined: int = 0
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+
+    _columns = ("statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n", "kappa_x", "kappa_y",
+                "accuracy_reference", "accuracy_x", "accuracy_y", "ci_method", "test", "n_resamples",
+                "n_undefined")
+
+    def __repr__(self) -> str:
+        ci = self.confidence_interval
+        return (
+            f"ErrorConsistencyDifferenceResult(delta={_num(self.statistic)}, "
+            f"{_pct(self.confidence_level)} CI [{_num(ci.low)}, {_num(ci.high)}] ({self.ci_method}), "
+            f"p={_p(self.pvalue)} ({self.test}), EC_x={_num(self.kappa_x)}, EC_y={_num(self.kappa_y)}, n={self.n})"
+        )
+
+    __str__ = __repr__
+
+    def summary(self) -> str:
+        """A readable text block with every number of the result."""
+        ci = self.confidence_interval
+        return "\n".join([
+            "Difference in error consistency with one reference: EC(ref, x) - EC(ref, y)",
+            f"  difference           {_num(self.statistic)}",
+            f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   "
+            f"({self.ci_method}, B = {self.n_resamples})",
+            f"  p-value (equal EC)   {_p(self.pvalue)}   ({self.test})",
+            f"  EC x, EC y           {_num(self.kappa_x)}, {_num(self.kappa_y)}",
+            f"  accuracy ref, x, y   {_num(self.accuracy_reference)}, {_num(self.accuracy_x)}, "
+            f"{_num(self.accuracy_y)}",
+            f"  items n              {self.n}",
+            f"  undefined replicates {self.n_undefined} of {self.n_resamples}",
+        ])
+
+    def to_frame(self):
+        """One-row :class:`pandas.DataFrame` with the columns of ``_columns``."""
+        import pandas as pd
+
+        row = {c: getattr(self, c) for c in self._columns if hasattr(self, c)}
+        row["ci_low"], row["ci_high"] = self.confidence_interval.low, self.confidence_interval.high
+        return pd.DataFrame([row], columns=list(self._columns))
 
 
 @dataclass(frozen=True, repr=False)
@@ -656,3 +726,77 @@ class PlanResult:
         notes = "\n".join(f"  - {n}" for n in self.notes)
         return (f"{head}\n{req}\n\nexpected intervals of the EC estimate:\n{table}\n\n"
                 f"if the reference accuracy were different (same copy probability):\n{alts}\n\nnotes:\n{notes}")
+
+
+@dataclass(frozen=True, repr=False)
+class _Study:
+    """A simulation study's long table, with its Monte-Carlo settings and wall time."""
+
+    table: Any  # pandas.DataFrame
+    n_datasets: int
+    n_resamples: int
+    wall_time: float
+
+    def to_frame(self):
+        """The long table (a copy)."""
+        return self.table.copy()
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(<{len(self.table)} rows>, R = {self.n_datasets} experiments per point, "
+                f"B = {self.n_resamples}, {self.wall_time:.0f} s)")
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True, repr=False)
+class CoverageStudy(_Study):
+    """Coverage of EC intervals on simulated data (:func:`trialwise.validity.coverage_study`).
+
+    ``table`` has one row per (grid point, method, confidence level); see
+    :func:`~trialwise.validity.coverage_study` for its columns.
+    """
+
+    def eligible(self, max_undefined: float = 0.01):
+        """Rows where the coverage requirement applies: defined intervals for all but ``max_undefined``.
+
+        A grid point is judged when fewer than ``max_undefined`` of its experiments have
+        an undefined estimate and, on average, fewer than ``max_undefined`` of the
+        bootstrap replicates are undefined (the bootstrap methods' rows decide).
+        """
+        t = self.table
+        key = ["n", "accuracy_a", "accuracy_b", "kappa"]
+        boot = t[t.method.isin(["percentile", "bca", "basic", "hdi"])]
+        if boot.empty:
+            ok = t.share_undefined_estimate < max_undefined
+            return t[ok]
+        worst = boot.groupby(key).agg(u=("share_undefined_replicates", "max"), e=("share_undefined_estimate", "max"))
+        good = worst[(worst.u < max_undefined) & (worst.e < max_undefined)].reset_index()[key]
+        return t.merge(good, on=key)
+
+    def summary(self, confidence_level: float = 0.95, band: tuple[float, float] = (0.935, 0.965)) -> Any:
+        """Per method: min / median / max coverage over the eligible points, and how many fall outside ``band``."""
+        t = self.eligible()
+        t = t[np.isclose(t.confidence_level, confidence_level)]
+        out = t.groupby("method", sort=False).agg(
+            points=("coverage", "size"), min=("coverage", "min"), median=("coverage", "median"),
+            max=("coverage", "max"), mean_width=("mean_width", "mean"),
+            below_band=("coverage", lambda c: int((c < band[0]).sum())),
+            above_band=("coverage", lambda c: int((c > band[1]).sum())),
+        )
+        return out
+
+
+@dataclass(frozen=True, repr=False)
+class TypeOneErrorStudy(_Study):
+    """Rejection rates of tests under their null (:mod:`trialwise.validity`).
+
+    ``table`` has one row per (grid point, test, α) with ``rejection_rate``,
+    ``rejection_se`` and ``share_undefined``.
+    """
+
+    def summary(self) -> Any:
+        """Per test and α: min / median / max rejection rate over the grid."""
+        return self.table.groupby(["test", "alpha"], sort=False).agg(
+            points=("rejection_rate", "size"), min=("rejection_rate", "min"),
+            median=("rejection_rate", "median"), max=("rejection_rate", "max"),
+        )

@@ -411,28 +411,36 @@ def bootstrap_tables(counts: ArrayLike, n_resamples: int, *, rng: Any = None) ->
     return multinomial_tables(p, n.astype(np.int64), size=n_resamples, rng=rng)
 
 
-def jackknife_tables(counts: ArrayLike, statistic: Callable[[NDArray], NDArray]) -> tuple[NDArray, NDArray]:
-    """Leave-one-out values of a statistic of 2×2 tables, for the BCa acceleration.
+def jackknife_tables(
+    counts: ArrayLike, statistic: Callable[[NDArray], NDArray], *, cell_ndim: int = 2
+) -> tuple[NDArray, NDArray]:
+    """Leave-one-out values of a statistic of count tables, for the BCa acceleration.
 
-    Leaving out one item of a table removes one count from one cell, so a table has at
-    most four distinct leave-one-out tables, each shared by the items of its cell.
+    Leaving out one item of a table removes one count from one cell, so a table of K
+    cells (4 for a 2×2 table, 8 for a reference and two observers) has at most K
+    distinct leave-one-out tables, each shared by the items of its cell.
 
     Parameters
     ----------
-    counts : array_like, shape (..., 2, 2)
+    counts : array_like, shape (..., *cells)
     statistic : callable
-        Maps tables (..., 2, 2) to values (..., *extra).
+        Maps tables (..., *cells) to values (..., *extra).
+    cell_ndim : int, default 2
+        Number of trailing cell axes.
 
     Returns
     -------
-    values, weights : ndarray, shape (4, ..., *extra)
-        The statistic of the four leave-one-out tables (NaN where the cell is empty) and
+    values, weights : ndarray, shape (K, ..., *extra)
+        The statistic of the K leave-one-out tables (NaN where the cell is empty) and
         how many items give each (the cell counts).
     """
     c = np.asarray(counts, dtype=float)
-    loo = c[None] - np.eye(4).reshape((4,) + (1,) * (c.ndim - 2) + (2, 2))
+    cell_shape = c.shape[c.ndim - cell_ndim :]
+    k = int(np.prod(cell_shape))
+    batch_ndim = c.ndim - cell_ndim
+    loo = c[None] - np.eye(k).reshape((k,) + (1,) * batch_ndim + cell_shape)
     values = np.asarray(statistic(np.clip(loo, 0, None)), dtype=float)
-    weights = np.moveaxis(c.reshape(c.shape[:-2] + (4,)), -1, 0)
+    weights = np.moveaxis(c.reshape(c.shape[:batch_ndim] + (k,)), -1, 0)
     weights = weights.reshape(weights.shape + (1,) * (values.ndim - weights.ndim))
     weights = np.broadcast_to(weights, values.shape)
     return np.where(weights > 0, values, np.nan), weights

@@ -1,0 +1,259 @@
+"""Do two observers differ in error consistency with the same reference? (seed 000 §3.3)
+
+Items give triplets of correctness ``(r_ref, r_X, r_Y)``; the statistic is
+``Δ = κ(ref, X) − κ(ref, Y)``. Everything is computed from the eight counts of the
+triplets, shape ``(2, 2, 2)`` with axes (reference, X, Y) and index 0 = correct, so that
+a bootstrap replicate is one multinomial draw over eight cells and a random swap of X
+and Y is two binomial draws per reference outcome.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+from trialwise import _validation as v
+from trialwise._results import ConfidenceInterval, ErrorConsistencyDifferenceResult
+from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise.intervals import CI_METHODS, interval
+from trialwise.kappa import kappa_difference_variance, kappa_from_counts
+from trialwise.resampling import (
+    jackknife_tables,
+    monte_carlo_pvalue,
+    multinomial_cells,
+    posterior_tables,
+)
+
+__all__ = ["DIFFERENCE_TESTS", "DEFAULT_DIFFERENCE_TEST", "error_consistency_difference", "difference_pvalues"]
+
+#: Tests of H0: κ(ref, X) = κ(ref, Y).
+DIFFERENCE_TESTS = ("swap", "paper")
+#: Default difference test; see docs/validity.md for its type-I error.
+DEFAULT_DIFFERENCE_TEST = "swap"
+_REL_TOL = 1e-12
+
+
+def pair_tables(counts: ArrayLike) -> tuple[NDArray, NDArray]:
+    """The (reference, X) and (reference, Y) 2×2 tables of triplet counts (..., 2, 2, 2)."""
+    c = np.asarray(counts)
+    return c.sum(axis=-1), c.sum(axis=-2)
+
+
+def _delta(counts: NDArray) -> NDArray:
+    rx, ry = pair_tables(counts)
+    return kappa_from_counts(rx) - kappa_from_counts(ry)
+
+
+def _swapped(counts: NDArray, rng: np.random.Generator, size: tuple = ()) -> NDArray:
+    """Swap X and Y on every item with probability ½ (independently), on counts.
+
+    Only items where X and Y differ change: of the ``d10`` items (X right, Y wrong) and
+    the ``d01`` items (X wrong, Y right) of each reference outcome, each is flipped with
+    probability ½, so afterwards ``#(X right, Y wrong) = Bin(d10, ½) + Bin(d01, ½)``.
+    """
+    c = np.asarray(counts)
+    d10, d01 = c[..., :, 0, 1], c[..., :, 1, 0]
+    stay = rng.binomial(np.broadcast_to(d10, size + d10.shape), 0.5)
+    flip = rng.binomial(np.broadcast_to(d01, size + d01.shape), 0.5)
+    out = np.array(np.broadcast_to(c, size + c.shape), dtype=c.dtype)
+    out[..., :, 0, 1] = stay + flip
+    out[..., :, 1, 0] = d10 + d01 - (stay + flip)
+    return out
+
+
+def difference_pvalues(
+    counts: ArrayLike,
+    *,
+    test: str = DEFAULT_DIFFERENCE_TEST,
+    n_resamples: int = 10_000,
+    rng: Any = None,
+    bootstrap: NDArray | None = None,
+) -> NDArray:
+    """Two-sided p-values for H0: κ(ref, X) = κ(ref, Y), one per triplet table.
+
+    Parameters
+    ----------
+    counts : array_like of int, shape (..., 2, 2, 2)
+        Triplet counts, axes (reference, X, Y), index 0 = correct.
+    test : {"swap", "paper"}
+        ``swap``: permutation test. Under H0, X and Y are exchangeable, so their
+        responses are swapped on each item with probability ½ and Δ recomputed;
+        ``p = (1 + #{|Δ*| ≥ |Δ|}) / (1 + M)`` over the M swaps with a defined Δ*.
+        Exact for exchangeable X and Y. ``paper``: the procedure as seed 000 §3.3
+        describes it, for reproducing its numbers: a bootstrap distribution of Δ, a null
+        distribution from the same replicates with X and Y swapped at random, and
+        Student's two-sample t-test (``scipy.stats.ttest_ind``) between the two
+        distributions. Its p-value shrinks as ``n_resamples`` grows, whatever the data,
+        so it is not a valid test (``docs/validity.md`` measures its type-I error).
+    n_resamples : int
+        Swaps M (``swap``), or bootstrap replicates (``paper``).
+    rng : seed or Generator
+    bootstrap : ndarray, shape (n_resamples, ..., 2, 2, 2), optional
+        ``paper`` only: bootstrap tables to use (drawn if not given).
+    """
+    c = np.asarray(counts, dtype=np.int64)
+    test = v.check_choice(test, "test", DIFFERENCE_TESTS)
+    m = v.check_positive_int(n_resamples, "n_resamples")
+    gen = v.check_rng(rng)
+    observed = _delta(c)
+    if test == "swap":
+        hits = np.zeros(observed.shape)
+        defined = np.zeros(observed.shape)
+        chunk = max(1, int(2**21 // max(observed.size, 1)))
+        done = 0
+        while done < m:
+            b = min(chunk, m - done)
+            d = np.abs(_delta(_swapped(c, gen, (b,))))
+            ok = ~np.isnan(d)
+            hits += np.sum(ok & (d >= np.abs(observed) * (1 - _REL_TOL)), axis=0)
+            defined += ok.sum(axis=0)
+            done += b
+        p = monte_carlo_pvalue(hits, defined)
+    else:
+        reps = multinomial_cells(c / np.maximum(c.sum(axis=(-3, -2, -1), keepdims=True), 1),
+                                 c.sum(axis=(-3, -2, -1)), size=m, rng=gen, cell_ndim=3) if bootstrap is None \
+            else np.asarray(bootstrap)
+        boot = _delta(reps)
+        null = _delta(_swapped(reps, gen))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = np.asarray(stats.ttest_ind(boot, null, axis=0, nan_policy="omit").pvalue, dtype=float)
+    return np.where(np.isnan(observed), np.nan, p)[()]
+
+
+def _triplet_counts(reference, x, y, truth, counts) -> NDArray:
+    if counts is not None:
+        if reference is not None or x is not None or y is not None or truth is not None:
+            raise TypeError("pass either the observers' data (`reference`, `x`, `y`) or `counts`, not both")
+        c = np.asarray(counts)
+        if c.shape != (2, 2, 2):
+            raise ValueError(f"`counts` must have shape (2, 2, 2) (reference, x, y; index 0 = correct); got {c.shape}")
+        flat = v.check_counts(c.reshape(4, 2), "counts", batch=True)
+        return flat.reshape(2, 2, 2)
+    if reference is None or x is None or y is None:
+        raise TypeError("error_consistency_difference needs `reference`, `x` and `y`, or `counts` of shape (2, 2, 2)")
+    names = ("reference", "x", "y")
+    if truth is not None:
+        t = v.check_label_vector(truth, "truth")
+        resp = [v.check_label_vector(obj, name) for obj, name in zip((reference, x, y), names)]
+        v.check_same_length(reference=resp[0], x=resp[1], y=resp[2], truth=t)
+        right = [np.asarray(r == t, dtype=bool) for r in resp]
+    else:
+        right = [v.check_binary_vector(obj, name) for obj, name in zip((reference, x, y), names)]
+        v.check_same_length(reference=right[0], x=right[1], y=right[2])
+    wrong = [(~r).astype(np.intp) for r in right]
+    return np.bincount(4 * wrong[0] + 2 * wrong[1] + wrong[2], minlength=8).reshape(2, 2, 2).astype(np.int64)
+
+
+def error_consistency_difference(
+    reference: ArrayLike | None = None,
+    x: ArrayLike | None = None,
+    y: ArrayLike | None = None,
+    truth: ArrayLike | None = None,
+    *,
+    counts: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    ci_method: str | None = None,
+    test: str = DEFAULT_DIFFERENCE_TEST,
+    n_resamples: int = 10_000,
+    rng: Any = None,
+) -> ErrorConsistencyDifferenceResult:
+    """Difference of two observers' error consistency with the same reference.
+
+    ``Δ = κ(reference, x) − κ(reference, y)`` on the items all three saw, with a
+    confidence interval from jointly resampled triplets and a test of Δ = 0.
+
+    Parameters
+    ----------
+    reference, x, y : array_like, shape (n,)
+        Correctness (bool or 0/1) of the reference (e.g. a human) and the two candidates
+        (e.g. two models), paired by item — or their responses when ``truth`` is given.
+    truth : array_like, shape (n,), optional
+        Correct labels; a trial is correct when the response equals it.
+    counts : array_like, shape (2, 2, 2), optional
+        Instead of the data: triplet counts with axes (reference, x, y), index 0 =
+        correct (``counts[0, 1, 0]``: reference right, x wrong, y right).
+    confidence_level : float, default 0.95
+    ci_method : str, optional
+        Any of :data:`trialwise.intervals.CI_METHODS` (default: the library default,
+        :data:`trialwise.ec.DEFAULT_CI_METHOD`). Bootstrap methods resample the
+        triplets (one multinomial over the eight cells), ``jeffreys`` draws the eight
+        cell probabilities from their Dirichlet(counts + ½) posterior, ``analytic`` is
+        the Wald interval with the multinomial delta-method variance
+        (:func:`trialwise.kappa.kappa_difference_variance`).
+    test : {"swap", "paper"}, default "swap"
+        See :func:`difference_pvalues`.
+    n_resamples : int, default 10000
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ErrorConsistencyDifferenceResult
+        ``statistic`` (Δ), ``confidence_interval``, ``pvalue``, ``kappa_x``,
+        ``kappa_y``, accuracies, ``counts`` and the replicate distribution of Δ.
+
+    Examples
+    --------
+    >>> import numpy as np, trialwise as tw
+    >>> rng = np.random.default_rng(0)
+    >>> human = rng.random(500) < 0.75
+    >>> close = np.where(rng.random(500) < 0.6, human, rng.random(500) < 0.75)
+    >>> far = np.where(rng.random(500) < 0.2, human, rng.random(500) < 0.75)
+    >>> res = tw.error_consistency_difference(human, close, far, rng=1)
+    >>> round(res.statistic, 2), res.pvalue < 0.001
+    (0.41, True)
+    """
+    from trialwise.ec import DEFAULT_CI_METHOD
+
+    level = v.check_confidence_level(confidence_level)
+    method = v.check_choice(DEFAULT_CI_METHOD if ci_method is None else ci_method, "ci_method", CI_METHODS)
+    test = v.check_choice(test, "test", DIFFERENCE_TESTS)
+    m = v.check_positive_int(n_resamples, "n_resamples")
+    gen = v.check_rng(rng)
+    c = _triplet_counts(reference, x, y, truth, counts)
+    n = int(c.sum())
+    if n == 0:
+        raise ValueError("no items: the triplet counts are all zero")
+    rx, ry = pair_tables(c)
+    kx, ky = float(kappa_from_counts(rx)), float(kappa_from_counts(ry))
+    delta = kx - ky
+    if np.isnan(delta):
+        which = "x" if np.isnan(kx) else "y"
+        warn(f"EC of the reference with {which} is undefined (both always correct or both always wrong), "
+             "so the difference is NaN", DegenerateDataWarning)
+    if method == "jeffreys":
+        reps = posterior_tables(c, m, rng=gen, cell_ndim=3)
+    else:
+        reps = multinomial_cells(c / n, n, size=m, rng=gen, cell_ndim=3)
+    dist = _delta(reps)
+    se = jk = None
+    if method == "analytic":
+        se = np.sqrt(max(float(kappa_difference_variance(c)[1]), 0.0))
+    elif method == "bca":
+        jk = jackknife_tables(c, _delta, cell_ndim=3)
+    lo, hi = interval(method, dist, delta, level, jackknife=jk, standard_error=se, bounds=(-2.0, 2.0))
+    if np.isnan(delta):
+        lo = hi = np.nan
+    p = float(difference_pvalues(c, test=test, n_resamples=m, rng=gen,
+                                 bootstrap=reps if (test == "paper" and method != "jeffreys") else None))
+    acc = [float(c[0].sum() / n), float(c[:, 0].sum() / n), float(c[:, :, 0].sum() / n)]
+    return ErrorConsistencyDifferenceResult(
+        statistic=float(delta),
+        confidence_interval=ConfidenceInterval(float(lo), float(hi)),
+        pvalue=p,
+        n=n,
+        kappa_x=kx,
+        kappa_y=ky,
+        accuracy_reference=acc[0],
+        accuracy_x=acc[1],
+        accuracy_y=acc[2],
+        confidence_level=level,
+        ci_method=method,
+        test=test,
+        counts=c,
+        n_resamples=m,
+        n_undefined=int(np.isnan(dist).sum()),
+        bootstrap_distribution=dist,
+    )

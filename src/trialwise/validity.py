@@ -1,0 +1,335 @@
+"""Statistical validity, measured: coverage of every EC interval, type-I error of every test.
+
+Data with a known truth are simulated from the copy model's cell probabilities
+(:func:`trialwise.cell_probabilities`; one multinomial draw per simulated experiment) and
+analysed by the library's own code paths — the interval dispatch of
+:func:`trialwise.error_consistency`, :func:`trialwise.significance.independence_pvalues`
+and :func:`trialwise.difference.difference_pvalues` — vectorised over the simulated
+experiments. ``benchmarks/validity_study.py`` runs the full grid and writes
+``docs/validity.md``; the test-suite runs a few grid points.
+
+Monte-Carlo error: a coverage (or rejection rate) estimated from R experiments has
+standard error ``√(c(1 − c)/R)``, reported next to every estimate (``coverage_se``,
+``rejection_se``). R = 4000 keeps it at or below 0.5 percentage points at nominal 90 %
+and 95 %; R = 2000 does so for rejection rates at α = 0.05.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from trialwise import _validation as v
+from trialwise._results import CoverageStudy, TypeOneErrorStudy
+from trialwise.difference import DIFFERENCE_TESTS, difference_pvalues
+from trialwise.ec import _intervals, _options
+from trialwise.intervals import CI_METHODS
+from trialwise.kappa import cell_probabilities, kappa_bounds, kappa_from_counts
+from trialwise.resampling import multinomial_cells, multinomial_tables, posterior_tables
+from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
+
+__all__ = [
+    "STUDY_N",
+    "STUDY_ACCURACIES",
+    "STUDY_KAPPAS",
+    "COVERAGE_BAND",
+    "study_grid",
+    "coverage_study",
+    "type_one_error_study",
+    "difference_test_study",
+]
+
+#: The grid of issue 6 / SPEC §10.
+STUDY_N = (50, 160, 400, 1000, 4000)
+STUDY_ACCURACIES = (0.55, 0.65, 0.75, 0.85, 0.95)
+STUDY_KAPPAS = (0.0, 0.2, 0.5, 0.8)
+#: Where a nominal 95 % interval counts as calibrated.
+COVERAGE_BAND = (0.935, 0.965)
+_TOL = 1e-12
+
+
+def study_grid(
+    n: Sequence[int] = STUDY_N,
+    accuracies: Sequence[float] = STUDY_ACCURACIES,
+    kappas: Sequence[float] = STUDY_KAPPAS,
+) -> pd.DataFrame:
+    """Grid points ``n × (accuracy_a ≤ accuracy_b) × kappa``, with ``attainable``.
+
+    κ is symmetric in the two observers, so each unordered pair of accuracies (equal
+    pairs included) appears once. ``attainable`` says whether κ lies within the bounds
+    that the two accuracies allow (:func:`trialwise.kappa_bounds`).
+
+    Examples
+    --------
+    >>> g = study_grid()
+    >>> len(g), int(g.attainable.sum())
+    (300, 210)
+    """
+    rows = []
+    for size in n:
+        for a, b in itertools.combinations_with_replacement(sorted(accuracies), 2):
+            lo, hi = kappa_bounds(a, b)
+            for k in kappas:
+                rows.append(dict(n=int(size), accuracy_a=float(a), accuracy_b=float(b), kappa=float(k),
+                                 attainable=bool(lo - _TOL <= k <= hi + _TOL)))
+    return pd.DataFrame(rows)
+
+
+def _points(grid: pd.DataFrame | None, kappa_zero: bool = False) -> pd.DataFrame:
+    g = study_grid() if grid is None else pd.DataFrame(grid)
+    missing = {"n", "accuracy_a", "accuracy_b", "kappa"} - set(g.columns)
+    if missing:
+        raise ValueError(f"`grid` lacks the columns {sorted(missing)}; it has {list(g.columns)}")
+    if "attainable" not in g:
+        lo, hi = kappa_bounds(g.accuracy_a.to_numpy(float), g.accuracy_b.to_numpy(float))
+        g = g.assign(attainable=(lo - _TOL <= g.kappa) & (g.kappa <= hi + _TOL))
+    g = g[g.attainable]
+    if kappa_zero:
+        g = g[g.kappa == 0]
+    if g.empty:
+        raise ValueError("`grid` has no attainable point to simulate")
+    return g.reset_index(drop=True)
+
+
+def _progress(enabled: bool, i: int, total: int, t0: float, label: str) -> None:
+    if enabled:
+        print(f"\r{label}: {i}/{total} points, {time.perf_counter() - t0:.0f} s", end="", file=sys.stderr,
+              flush=True)
+        if i == total:
+            print(file=sys.stderr)
+
+
+def _rate_se(rate: NDArray, count: NDArray) -> NDArray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sqrt(rate * (1 - rate) / count)
+
+
+def coverage_study(
+    grid: pd.DataFrame | None = None,
+    *,
+    methods: Sequence[str] = CI_METHODS,
+    confidence_levels: Sequence[float] = (0.90, 0.95),
+    n_datasets: int = 4000,
+    n_resamples: int = 1000,
+    rng: Any = 0,
+    progress: bool = False,
+) -> CoverageStudy:
+    """Coverage and width of every EC interval method on data with known κ.
+
+    For each attainable grid point, ``n_datasets`` tables of n trials are drawn from
+    ``cell_probabilities(kappa, accuracy_a, accuracy_b)``; each gets every interval
+    of ``methods`` at every level, from ``n_resamples`` bootstrap replicates (and as many
+    Jeffreys posterior draws), computed by the same function as
+    :func:`trialwise.error_consistency`.
+
+    Parameters
+    ----------
+    grid : DataFrame, optional
+        Columns ``n, accuracy_a, accuracy_b, kappa`` (default :func:`study_grid`);
+        unattainable points are skipped.
+    methods : sequence of str
+        Interval methods (default: all of :data:`trialwise.intervals.CI_METHODS`).
+    confidence_levels : sequence of float, default (0.90, 0.95)
+    n_datasets : int, default 4000
+        Simulated experiments per grid point (R).
+    n_resamples : int, default 1000
+        Bootstrap replicates / posterior draws per experiment (B).
+    rng : seed or Generator, default 0
+    progress : bool
+        Print progress to stderr.
+
+    Returns
+    -------
+    CoverageStudy
+        ``table``: one row per (grid point, method, level) with ``coverage`` (share of
+        experiments whose interval holds κ, among those with an interval),
+        ``coverage_se``, ``miss_below`` / ``miss_above`` (interval entirely below /
+        above κ), ``mean_width``, ``share_no_interval`` (no interval: κ̂ undefined for
+        the bootstrap methods), ``share_undefined_estimate`` and
+        ``share_undefined_replicates`` (mean share of undefined replicates).
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> grid = tw.validity.study_grid(n=[400], accuracies=[0.75], kappas=[0.5])
+    >>> st = tw.validity.coverage_study(grid, methods=["jeffreys"], confidence_levels=[0.95],
+    ...                                 n_datasets=400, n_resamples=400, rng=1)
+    >>> row = st.table.iloc[0]
+    >>> bool(abs(row.coverage - 0.95) < 4 * row.coverage_se)
+    True
+    """
+    points = _points(grid)
+    methods = [v.check_choice(m, "methods", CI_METHODS) for m in methods]
+    levels = [v.check_confidence_level(c) for c in confidence_levels]
+    r = v.check_positive_int(n_datasets, "n_datasets")
+    b = v.check_positive_int(n_resamples, "n_resamples", minimum=2)
+    gen = v.check_rng(rng)
+    children = gen.spawn(len(points))
+    rows = []
+    t0 = time.perf_counter()
+    for i, (pt, g) in enumerate(zip(points.itertuples(index=False), children)):
+        truth = pt.kappa
+        cells = cell_probabilities(truth, pt.accuracy_a, pt.accuracy_b)
+        tables = multinomial_tables(cells, pt.n, size=r, rng=g)
+        estimate = kappa_from_counts(tables)
+        dists = {}
+        if any(m not in ("jeffreys", "analytic") for m in methods):
+            dists["bootstrap"] = multinomial_tables(tables / pt.n, pt.n, size=b, rng=g, order_free=True,
+                                                    statistic=kappa_from_counts)
+        if "jeffreys" in methods:
+            dists["jeffreys"] = posterior_tables(tables, b, rng=g, statistic=kappa_from_counts)
+        for m in methods:
+            dist = None if m == "analytic" else dists["jeffreys" if m == "jeffreys" else "bootstrap"]
+            undefined_reps = 0.0 if dist is None else float(np.isnan(dist).mean())
+            for level in levels:
+                opts = _options(level, m, "fisher", b, False, g)
+                lo, hi, _ = _intervals(tables, estimate, dist, opts)
+                has = ~np.isnan(lo) & ~np.isnan(hi)
+                k = int(has.sum())
+                below = hi[has] < truth - _TOL  # interval entirely below the truth
+                above = lo[has] > truth + _TOL
+                cov = 1 - (below.sum() + above.sum()) / k if k else np.nan
+                rows.append(dict(
+                    n=pt.n, accuracy_a=pt.accuracy_a, accuracy_b=pt.accuracy_b, kappa=truth, method=m,
+                    confidence_level=level, coverage=cov, coverage_se=float(_rate_se(cov, max(k, 1))),
+                    miss_below=below.sum() / k if k else np.nan, miss_above=above.sum() / k if k else np.nan,
+                    mean_width=float(np.mean(hi[has] - lo[has])) if k else np.nan,
+                    share_no_interval=1 - k / r, share_undefined_estimate=float(np.isnan(estimate).mean()),
+                    share_undefined_replicates=undefined_reps,
+                ))
+        _progress(progress, i + 1, len(points), t0, "coverage")
+    return CoverageStudy(table=pd.DataFrame(rows), n_datasets=r, n_resamples=b,
+                         wall_time=time.perf_counter() - t0)
+
+
+def _unique_apply(tables: NDArray, fn) -> NDArray:
+    """Apply ``fn`` to the distinct tables only and spread the results back."""
+    flat = tables.reshape(len(tables), -1)
+    uniq, inverse = np.unique(flat, axis=0, return_inverse=True)
+    return np.asarray(fn(uniq.reshape((-1,) + tables.shape[1:])))[inverse.reshape(-1)]
+
+
+def type_one_error_study(
+    grid: pd.DataFrame | None = None,
+    *,
+    tests: Sequence[str] = INDEPENDENCE_TESTS,
+    alphas: Sequence[float] = (0.05, 0.01),
+    n_datasets: int = 2000,
+    n_resamples: int = 999,
+    boschloo_max_n: int = 50,
+    rng: Any = 0,
+    progress: bool = False,
+) -> TypeOneErrorStudy:
+    """Rejection rate of every test of κ = 0 on data simulated with κ = 0.
+
+    Independent observers with the grid's accuracies (the κ = 0 points of ``grid``);
+    each simulated table is tested by :func:`trialwise.significance.independence_pvalues`
+    (tables that occur more than once are tested once; the Monte-Carlo copy-null
+    p-value of a repeated table is then shared). Boschloo's test costs O(n²) per table
+    and runs only where ``n ≤ boschloo_max_n``.
+
+    Returns
+    -------
+    TypeOneErrorStudy
+        ``table``: one row per (grid point, test, α) with ``rejection_rate`` (among
+        experiments with a defined p-value), ``rejection_se`` and ``share_undefined``.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> grid = tw.validity.study_grid(n=[160], accuracies=[0.75], kappas=[0.0])
+    >>> st = tw.validity.type_one_error_study(grid, tests=["fisher"], alphas=[0.05], n_datasets=500, rng=0)
+    >>> bool(st.table.rejection_rate.iloc[0] <= 0.05 + 3 * st.table.rejection_se.iloc[0])
+    True
+    """
+    points = _points(grid, kappa_zero=True)
+    tests = [v.check_choice(t, "tests", INDEPENDENCE_TESTS) for t in tests]
+    r = v.check_positive_int(n_datasets, "n_datasets")
+    m = v.check_positive_int(n_resamples, "n_resamples")
+    gen = v.check_rng(rng)
+    children = gen.spawn(len(points))
+    rows = []
+    t0 = time.perf_counter()
+    for i, (pt, g) in enumerate(zip(points.itertuples(index=False), children)):
+        tables = multinomial_tables(cell_probabilities(0.0, pt.accuracy_a, pt.accuracy_b), pt.n, size=r, rng=g)
+        for t in tests:
+            if t == "boschloo" and pt.n > boschloo_max_n:
+                continue
+            p = _unique_apply(tables, lambda u: independence_pvalues(u, test=t, n_resamples=m, rng=g)[0])
+            rows.extend(_rejection_rows(dict(n=pt.n, accuracy_a=pt.accuracy_a, accuracy_b=pt.accuracy_b),
+                                        t, p, alphas))
+        _progress(progress, i + 1, len(points), t0, "type-I error")
+    return TypeOneErrorStudy(table=pd.DataFrame(rows), n_datasets=r, n_resamples=m,
+                             wall_time=time.perf_counter() - t0)
+
+
+def _rejection_rows(point: dict, test: str, p: NDArray, alphas) -> list[dict]:
+    ok = ~np.isnan(p)
+    k = int(ok.sum())
+    out = []
+    for a in alphas:
+        rate = float(np.mean(p[ok] <= a)) if k else np.nan
+        out.append(dict(point, test=test, alpha=float(a), rejection_rate=rate,
+                        rejection_se=float(_rate_se(rate, max(k, 1))), share_undefined=1 - k / len(p)))
+    return out
+
+
+def difference_test_study(
+    n: Sequence[int] = STUDY_N,
+    accuracy_reference: Sequence[float] = (0.55, 0.75, 0.95),
+    accuracies_xy: Sequence[tuple[float, float]] = ((0.75, 0.75), (0.65, 0.85)),
+    kappas: Sequence[float] = (0.0, 0.5),
+    *,
+    tests: Sequence[str] = DIFFERENCE_TESTS,
+    alphas: Sequence[float] = (0.05, 0.01),
+    n_datasets: int = 2000,
+    n_resamples: int = 999,
+    rng: Any = 0,
+    progress: bool = False,
+) -> TypeOneErrorStudy:
+    """Rejection rate of the tests of κ(ref, X) = κ(ref, Y) when the two are equal.
+
+    X and Y copy the reference independently with the same κ (the 8-cell model of
+    :func:`trialwise.power_difference`). With equal accuracies X and Y are exchangeable
+    (the swap test's null); with unequal accuracies only their κ's are equal, which is
+    the null the question is about.
+
+    Returns
+    -------
+    TypeOneErrorStudy
+        ``table`` with ``n, accuracy_reference, accuracy_x, accuracy_y, kappa, test,
+        alpha, rejection_rate, rejection_se, share_undefined``.
+    """
+    from trialwise.planning import _joint_cells
+
+    r = v.check_positive_int(n_datasets, "n_datasets")
+    m = v.check_positive_int(n_resamples, "n_resamples", minimum=2)
+    tests = [v.check_choice(t, "tests", DIFFERENCE_TESTS) for t in tests]
+    points = []
+    for size, a_ref, (a_x, a_y), k in itertools.product(n, accuracy_reference, accuracies_xy, kappas):
+        ok = all(kappa_bounds(a_ref, a)[0] - _TOL <= k <= kappa_bounds(a_ref, a)[1] + _TOL for a in (a_x, a_y))
+        if ok:
+            points.append((int(size), float(a_ref), float(a_x), float(a_y), float(k)))
+    if not points:
+        raise ValueError("no attainable point to simulate")
+    gen = v.check_rng(rng)
+    children = gen.spawn(len(points))
+    rows = []
+    t0 = time.perf_counter()
+    for i, ((size, a_ref, a_x, a_y, k), g) in enumerate(zip(points, children)):
+        cells = _joint_cells(k, k, a_ref, a_x, a_y)
+        counts = multinomial_cells(cells, size, size=r, rng=g, cell_ndim=3)
+        point = dict(n=size, accuracy_reference=a_ref, accuracy_x=a_x, accuracy_y=a_y, kappa=k)
+        for t in tests:
+            p = difference_pvalues(counts, test=t, n_resamples=m, rng=g)
+            rows.extend(_rejection_rows(point, t, p, alphas))
+        _progress(progress, i + 1, len(points), t0, "difference tests")
+    return TypeOneErrorStudy(table=pd.DataFrame(rows), n_datasets=r, n_resamples=m,
+                             wall_time=time.perf_counter() - t0)
