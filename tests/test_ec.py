@@ -52,7 +52,9 @@ def test_analytic_interval_and_asymptotic_test_equal_statsmodels():
 
 
 def test_analytic_interval_is_clipped_to_kappa_range():
-    res = tw.error_consistency(counts=[[18, 0], [1, 1]], ci_method="analytic")
+    with pytest.warns(tw.SparseTableWarning, match="under-cover"):
+        res = tw.error_consistency(counts=[[18, 0], [1, 1]], ci_method="analytic")
+    assert "smallest expected cell count is 0.1" in res.coverage_warning
     ref = cohens_kappa(np.array([[18, 0], [1, 1]]))
     assert ref.kappa_upp > 1
     assert res.confidence_interval.high == 1.0
@@ -255,9 +257,13 @@ def test_one_observer_always_correct_gives_zero_with_warning():
     b = np.r_[np.ones(30), np.zeros(20)].astype(bool)
     with pytest.warns(tw.DegenerateDataWarning, match="A is always correct: EC is exactly 0"):
         r = tw.error_consistency(a, b, rng=0, n_resamples=500)
+        boot = tw.error_consistency(a, b, rng=0, n_resamples=500, ci_method="percentile")
     assert r.statistic == 0.0 and r.pvalue == 1.0
-    assert tuple(r.confidence_interval) == (0.0, 0.0)
-    assert "always correct" in r.undefined_reason
+    # Every bootstrap resample has A always correct, so the bootstrap says [0, 0]; the
+    # Jeffreys posterior knows that A's accuracy is not exactly 1 and stays honest.
+    assert tuple(boot.confidence_interval) == (0.0, 0.0)
+    assert r.confidence_interval.low < 0 < r.confidence_interval.high
+    assert "always correct" in r.undefined_reason and r.coverage_warning is None
 
 
 def test_one_observer_always_wrong_gives_zero_with_warning():
@@ -268,7 +274,7 @@ def test_one_observer_always_wrong_gives_zero_with_warning():
 
 def test_both_always_correct_is_undefined_with_reason():
     with pytest.warns(tw.DegenerateDataWarning, match="expected agreement is 1, so EC is undefined"):
-        r = tw.error_consistency(np.ones(40), np.ones(40), rng=0, n_resamples=200)
+        r = tw.error_consistency(np.ones(40), np.ones(40), rng=0, n_resamples=200, ci_method="percentile")
     assert np.isnan(r.statistic) and np.isnan(r.pvalue)
     assert np.isnan(r.confidence_interval.low) and np.isnan(r.confidence_interval.high)
     assert r.undefined_reason == "A is always correct and B is always correct: expected agreement is 1, so EC is undefined"
@@ -278,8 +284,8 @@ def test_both_always_correct_is_undefined_with_reason():
 def test_undefined_replicates_are_counted_and_warned():
     # One error each, on the same item, out of 50: a resample misses it with prob (49/50)^50.
     counts = [[49, 0], [0, 1]]
-    with pytest.warns(tw.UndefinedReplicatesWarning, match="undefined EC"):
-        r = tw.error_consistency(counts=counts, rng=0, n_resamples=20000)
+    with pytest.warns(tw.UndefinedReplicatesWarning, match="undefined EC"), pytest.warns(tw.SparseTableWarning):
+        r = tw.error_consistency(counts=counts, rng=0, n_resamples=20000, ci_method="percentile")
     p = (49 / 50) ** 50
     assert r.n_undefined == np.isnan(r.bootstrap_distribution).sum()
     assert abs(r.n_undefined / 20000 - p) < 4 * np.sqrt(p * (1 - p) / 20000)

@@ -92,7 +92,9 @@ def test_pairwise_with_missing_equals_per_pair_on_shared_items():
 
 def test_pairwise_bootstrap_with_missing_equals_brute_force():
     df = observers(n_items=60, n_obs=3, seed=4, missing=0.25)
-    res = tw.pairwise_error_consistency(df, n_resamples=100, rng=1, ci_method="percentile")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.SparseTableWarning)  # 60 items, 25 % missing
+        res = tw.pairwise_error_consistency(df, n_resamples=100, rng=1, ci_method="percentile")
     weights = np.concatenate(list(bootstrap_weights(60, 100, rng=1)))
     x = df.to_numpy()
     for p, (a, b) in enumerate([(0, 1), (0, 2), (1, 2)]):
@@ -112,7 +114,8 @@ def test_joint_resampling_shares_weights_across_pairs():
     a = rng.random(150) < 0.7
     b = np.where(rng.random(150) < 0.4, a, rng.random(150) < 0.6)
     df = pd.DataFrame({"A": a, "B": b, "C": b})
-    res = tw.pairwise_error_consistency(df, pairs=[("A", "B"), ("A", "C")], n_resamples=500, rng=0)
+    res = tw.pairwise_error_consistency(df, pairs=[("A", "B"), ("A", "C")], n_resamples=500, rng=0,
+                                        ci_method="percentile")
     d = res.bootstrap_distribution
     np.testing.assert_array_equal(d[:, 0], d[:, 1])
     assert d[:, 0].std() > 0.02
@@ -120,9 +123,13 @@ def test_joint_resampling_shares_weights_across_pairs():
 
 def test_batched_equals_looped_and_batch_size_does_not_matter():
     df = observers(n_items=120, n_obs=4, seed=6)
-    r1 = tw.pairwise_error_consistency(df, n_resamples=400, rng=2)
-    r2 = tw.pairwise_error_consistency(df, n_resamples=400, rng=2, batch=13)
+    r1 = tw.pairwise_error_consistency(df, n_resamples=400, rng=2, ci_method="percentile")
+    r2 = tw.pairwise_error_consistency(df, n_resamples=400, rng=2, batch=13, ci_method="percentile")
     np.testing.assert_array_equal(r1.bootstrap_distribution, r2.bootstrap_distribution)
+    # Jeffreys (Bayesian bootstrap): float weights, so equal up to the matrix product's rounding.
+    j1 = tw.pairwise_error_consistency(df, n_resamples=400, rng=2)
+    j2 = tw.pairwise_error_consistency(df, n_resamples=400, rng=2, batch=13)
+    np.testing.assert_allclose(j1.bootstrap_distribution, j2.bootstrap_distribution, rtol=0, atol=1e-12)
     for row in r1.to_frame().itertuples():
         single = tw.error_consistency(df[row.observer_a], df[row.observer_b], n_resamples=10)
         assert row.statistic == pytest.approx(single.statistic, abs=1e-12)
@@ -182,6 +189,7 @@ def test_pair_without_shared_items_is_nan_with_warning():
     with pytest.warns(tw.DegenerateDataWarning, match="pairs are degenerate"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", tw.UndefinedReplicatesWarning)
+            warnings.simplefilter("ignore", tw.SparseTableWarning)
             res = tw.pairwise_error_consistency(df, n_resamples=100, rng=0)
     row = res.to_frame().iloc[0]
     assert row.n == 0 and np.isnan(row.statistic)

@@ -12,7 +12,7 @@ from trialwise._results import (
     PlanResult,
     PowerResult,
 )
-from trialwise._warnings import DegenerateDataWarning, TrialwiseWarning, UndefinedReplicatesWarning
+from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, TrialwiseWarning, UndefinedReplicatesWarning
 from trialwise.copymodel import CopyModel, copy_parameters
 from trialwise.planning import ci_width, plan_trials, power_difference, validate_copy_model
 from trialwise.data import paired_correctness, read_table
@@ -43,6 +43,7 @@ __all__ = [
     "PairwiseErrorConsistencyResult",
     "PlanResult",
     "PowerResult",
+    "SparseTableWarning",
     "TrialwiseWarning",
     "UndefinedReplicatesWarning",
     "cell_probabilities",

@@ -102,6 +102,11 @@ class ErrorConsistencyResult:
         Copy-null replicates whose κ was undefined (left out of M); 0 for other tests.
     undefined_reason : str or None
         Why κ is undefined or exactly 0 by construction, else None.
+    coverage_warning : str or None
+        Set when the table is so sparse (smallest expected cell count below
+        :data:`trialwise.ec.SPARSE_EXPECTED_COUNT`) that the validity study found no
+        interval method within [93.5 %, 96.5 %] coverage at nominal 95 %; it says what
+        to expect (``docs/validity.md``). None otherwise.
     bootstrap_distribution : ndarray, shape (n_resamples,)
         The replicate statistics (NaN = undefined); empty for the analytic interval.
     bootstrap_tables : ndarray, shape (n_resamples, 2, 2)
@@ -132,6 +137,7 @@ class ErrorConsistencyResult:
     undefined_reason: str | None = None
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     bootstrap_tables: NDArray = field(default_factory=lambda: np.empty((0, 2, 2)), compare=False)
+    coverage_warning: str | None = None
 
     @property
     def copy_model(self) -> CopyModelFit:
@@ -193,6 +199,8 @@ class ErrorConsistencyResult:
             lines.append(f"  undefined replicates {self.n_undefined} of {self.n_resamples} ({100 * share:.2g}%)")
         if self.undefined_reason:
             lines.append(f"  note                 {self.undefined_reason}")
+        if self.coverage_warning:
+            lines.append(f"  coverage warning     {self.coverage_warning}")
         return "\n".join(lines)
 
     def to_frame(self):
@@ -227,6 +235,7 @@ class ErrorConsistencyResult:
         out["counts"] = np.asarray(self.counts).tolist()
         out["n_undefined_null"] = int(self.n_undefined_null)
         out["undefined_reason"] = self.undefined_reason
+        out["coverage_warning"] = self.coverage_warning
         return out
 
 
@@ -411,6 +420,7 @@ class PairwiseErrorConsistencyResult:
     n_undefined_null: NDArray
     undefined_reason: tuple
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
+    coverage_warning: tuple = ()
 
     def __len__(self) -> int:
         return len(self.statistic)
@@ -466,13 +476,16 @@ class PairwiseErrorConsistencyResult:
             n_undefined_null=int(self.n_undefined_null[i]),
             undefined_reason=self.undefined_reason[i],
             bootstrap_distribution=self.bootstrap_distribution[:, i] if self.bootstrap_distribution.size else np.empty(0),
+            coverage_warning=self.coverage_warning[i] if self.coverage_warning else None,
         )
 
     def to_frame(self):
         """:class:`pandas.DataFrame` with one row per pair.
 
         Columns: ``observer_a, observer_b, statistic, ci_low, ci_high, pvalue, n``, then
-        ``accuracy_a, accuracy_b, c_obs, c_exp, kappa_min, kappa_max, n_undefined``.
+        ``accuracy_a, accuracy_b, c_obs, c_exp, kappa_min, kappa_max, n_undefined``,
+        ``coverage_warning`` (True where the table is too sparse for a calibrated interval,
+        see :class:`ErrorConsistencyResult`).
         """
         import pandas as pd
 
@@ -492,6 +505,8 @@ class PairwiseErrorConsistencyResult:
                 "kappa_min": self.kappa_min,
                 "kappa_max": self.kappa_max,
                 "n_undefined": self.n_undefined,
+                "coverage_warning": [w is not None for w in self.coverage_warning] if self.coverage_warning
+                else np.zeros(len(self.statistic), dtype=bool),
             }
         )
 

@@ -130,8 +130,7 @@ def _triplet_counts(reference, x, y, truth, counts) -> NDArray:
         c = np.asarray(counts)
         if c.shape != (2, 2, 2):
             raise ValueError(f"`counts` must have shape (2, 2, 2) (reference, x, y; index 0 = correct); got {c.shape}")
-        flat = v.check_counts(c.reshape(4, 2), "counts", batch=True)
-        return flat.reshape(2, 2, 2)
+        return v.check_counts(c, "counts", batch=True)
     if reference is None or x is None or y is None:
         raise TypeError("error_consistency_difference needs `reference`, `x` and `y`, or `counts` of shape (2, 2, 2)")
     names = ("reference", "x", "y")
