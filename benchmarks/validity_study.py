@@ -176,7 +176,7 @@ Every number on this page is measured, not assumed. Data with a known error cons
 are simulated from the copy model's cell probabilities (one multinomial draw of n trials
 per simulated experiment) and analysed by the library's own code paths
 (:mod:`trialwise.validity`). The page, its tables and its figures are written by
-`python benchmarks/validity_study.py` (wall time of this run: {meta['total_seconds']:.0f} s on
+`python benchmarks/validity_study.py` (wall time of this run: {float(meta['total_seconds']):.0f} s on
 {meta['machine']}); the raw tables are in `docs/validity/*.csv`.
 
 * **Grid**: n ∈ {{50, 160, 400, 1000, 4000}} × every pair of accuracies from
@@ -226,14 +226,15 @@ One panel per κ; rows are accuracy pairs, columns n; blue over-covers, red unde
 ### Points not judged
 
 {len(excluded)} points have ≥ 1 % undefined estimates or bootstrap replicates (both observers
-always right in a resample, so κ is undefined). They are all at n = 50–160 with
-accuracies of 0.85–0.95; `jeffreys` still gives an interval there (its posterior draws are
-always defined), and its coverage there is in the tables above.
+always right in a resample, so κ is undefined): {_points_text(excluded)}. `jeffreys` still
+gives an interval there (its posterior draws are always defined); its coverage there is
+in the tables above.
 
 ## Tests of EC = 0: type-I error
 
 Independent observers (κ = 0) at every accuracy pair and n. Boschloo's test costs
-O(n²) per table (seconds at n = 1000) and was run at n = 50 only.
+O(n²) per table (seconds at n = 1000) and was run at n = 50 only. A repeated table is
+tested once (its Monte-Carlo p-value is shared), which changes nothing for the exact tests.
 
 {_md(t1_summary)}
 
@@ -270,6 +271,11 @@ A few points of the grid take seconds:
     (out / "validity.md").write_text(text)
 
 
+def _points_text(t: pd.DataFrame) -> str:
+    return "; ".join(f"n = {r.n}, accuracies {r.accuracy_a:g}/{r.accuracy_b:g}, κ = {r.kappa:g}"
+                     for r in t.itertuples()) or "none"
+
+
 def _guide_numbers(cov: CoverageStudy, t1: TypeOneErrorStudy, d: TypeOneErrorStudy) -> dict:
     e = cov.eligible()
     e = e[np.isclose(e.confidence_level, 0.95)]
@@ -291,6 +297,29 @@ def _guide_numbers(cov: CoverageStudy, t1: TypeOneErrorStudy, d: TypeOneErrorStu
     out["swap_max"] = _pct(dt[dt.test == "swap"].rejection_rate.max())
     out["swap_min"] = _pct(dt[dt.test == "swap"].rejection_rate.min())
     out["paper_min"] = _pct(dt[dt.test == "paper"].rejection_rate.min())
+    from trialwise.ec import SPARSE_EXPECTED_COUNT
+
+    allc = cov.table[np.isclose(cov.table.confidence_level, 0.95)].copy()
+    a, b = allc.accuracy_a, allc.accuracy_b
+    allc["emin"] = allc.n * np.minimum.reduce([a * b, a * (1 - b), (1 - a) * b, (1 - a) * (1 - b)])
+    dense = allc[allc.emin >= SPARSE_EXPECTED_COUNT]
+    sparse = allc[allc.emin < SPARSE_EXPECTED_COUNT]
+    out["sparse"] = SPARSE_EXPECTED_COUNT
+    out["dense_min"] = _pct(dense[dense.method == "jeffreys"].coverage.min())
+    out["dense_max"] = _pct(dense[dense.method == "jeffreys"].coverage.max())
+    out["sparse_max"] = _pct(sparse[sparse.method == "jeffreys"].coverage.max())
+    out["sparse_boot_min"] = _pct(sparse[sparse.method != "jeffreys"].coverage.min())
+    ten = allc[allc.emin >= 10]
+    for m in ("percentile", "bca", "analytic"):
+        out[f"{'pct' if m == 'percentile' else m}_dense_min"] = _pct(ten[ten.method == m].coverage.min())
+        out[f"{'pct' if m == 'percentile' else m}_dense_max"] = _pct(ten[ten.method == m].coverage.max())
+    sw = dt[dt.test == "swap"]
+    exch = sw[sw.accuracy_x == sw.accuracy_y]
+    out["swap_exch_min"], out["swap_exch_max"] = _pct(exch.rejection_rate.min()), _pct(exch.rejection_rate.max())
+    uneq = sw[(sw.accuracy_x != sw.accuracy_y) & (sw.accuracy_reference == sw.accuracy_reference.max())]
+    out["swap_worst"] = _pct(uneq[uneq.n == uneq.n.min()].rejection_rate.max())
+    out["swap_worst160"] = _pct(uneq[uneq.n == 160].rejection_rate.max()) if (uneq.n == 160).any() else "–"
+    out["swap_large_max"] = _pct(sw[sw.n >= 400].rejection_rate.max()) if (sw.n >= 400).any() else "–"
     out["default"] = DEFAULT_CI_METHOD
     out["default_test"] = DEFAULT_TEST
     return out
@@ -300,33 +329,42 @@ GUIDE = """\
 * **Intervals: use `jeffreys` (the default).** It is the equal-tailed interval of κ under
   the Jeffreys prior Dirichlet(½, ½, ½, ½) on the four cells of the 2×2 table. Over the
   {points} judged points it covers {jeffreys_min}–{jeffreys_max} % at nominal 95 %
-  ({jeffreys_bad} points outside [93.5 %, 96.5 %]). Because every cell keeps
-  posterior mass, it does not collapse when a cell of the table is empty — which is what
-  breaks every bootstrap interval near the ceiling. For example, at n = 160 with both accuracies 0.95 and
-  κ = 0, the percentile bootstrap covers {ceil_pct} % and the Jeffreys interval {ceil_jeff} %.
+  ({jeffreys_bad} points outside [93.5 %, 96.5 %], all but one of them *above* the band,
+  i.e. conservative). Because every cell keeps posterior mass, it does not collapse when a
+  cell of the table is empty — which is what breaks every bootstrap interval near the
+  ceiling. At n = 160 with both accuracies 0.95 and κ = 0, the percentile bootstrap covers
+  {ceil_pct} % and the Jeffreys interval {ceil_jeff} %.
+* **Where no method is calibrated: sparse tables.** Every point whose smallest expected
+  cell count (row total × column total / n) is at least {sparse:g} has Jeffreys coverage
+  within {dense_min}–{dense_max} %. Below {sparse:g} — e.g. n = 50 with an accuracy of 0.95,
+  n = 160–400 with both at 0.95 — the Jeffreys interval over-covers (up to
+  {sparse_max} %) and the bootstrap and Wald intervals under-cover (down to
+  {sparse_boot_min} %). No method in the library is within the band there, so
+  `error_consistency` and `pairwise_error_consistency` set `coverage_warning` on the
+  result and issue a `SparseTableWarning` when the observed table is that sparse.
 * **Bootstrap intervals** (`percentile` — the method of the EC paper — `bca`, `basic`,
-  `hdi`) and the Wald interval (`analytic`) are fine with accuracies up to about 0.85 and
-  n ≥ 160. They fail where a cell of the table is expected to hold only a handful of
-  trials: accuracies near ceiling (0.95) at every n up to 1000 for κ = 0, and at small n
-  for κ > 0. Their worst coverage: percentile {percentile_min} %, BCa {bca_min} %,
-  basic {basic_min} %, HDI {hdi_min} %, analytic {analytic_min} %. Use them to reproduce
-  published numbers, not for new claims near the ceiling.
-* **No method is reliable** where the estimate itself is mostly undefined or exactly 0
-  by construction: with n = 50 and accuracies ≥ 0.95, many experiments have an
-  observer who never errs. `error_consistency` then warns (`DegenerateDataWarning`), and
-  sets `low_information` on the result when it lands in the region the study flags
-  (fewer than 5 expected errors of an observer, see below).
-* **Tests of EC = 0: use `fisher` (the default).** It never rejects more often than α
-  (at α = 0.05: {t1_fisher_min}–{t1_fisher_max} %). It is conservative with accuracies near the ceiling or far apart,
-  so it loses power there. `asymptotic` reaches {t1_asymptotic_max} % and `copy-null` (the
-  EC paper's test) {t1_copy_null_max} % at n = 50; both are calibrated from n ≈ 160 on.
-  `boschloo` is exact and slightly more powerful than Fisher, at O(n²) cost per table.
-* **Comparing two candidates with one reference: use the `swap` test (the default).**
-  Its rejection rate stays within {swap_min}–{swap_max} % at α = 0.05, also when the two
-  candidates differ in accuracy. The procedure as the EC paper describes it (`paper`: a
-  t-test between the bootstrap and the swapped distributions) rejects a true null in at
-  least {paper_min} % of experiments: its p-value shrinks with the number of bootstrap
-  replicates, not with the evidence. It is offered only to reproduce published numbers.
+  `hdi`) and the Wald interval (`analytic`) need more data: the percentile interval is
+  within the band wherever the smallest expected cell count is at least 10
+  ({pct_dense_min}–{pct_dense_max} %), BCa likewise ({bca_dense_min}–{bca_dense_max} %);
+  the Wald interval still fails at n = 50 with κ ≥ 0.5 ({analytic_dense_min} %). Their
+  worst coverage: percentile {percentile_min} %, BCa {bca_min} %, basic {basic_min} %,
+  HDI {hdi_min} %, analytic {analytic_min} %. Use them to reproduce published numbers.
+* **Tests of EC = 0: use `fisher` (the default).** Its rejection rate at α = 0.05 is
+  {t1_fisher_min}–{t1_fisher_max} % (the maximum is within Monte-Carlo error of 5 %). It is
+  conservative with accuracies near the ceiling or far apart, so it loses power there.
+  `asymptotic` reaches {t1_asymptotic_max} % and `copy-null` (the EC paper's test)
+  {t1_copy_null_max} % at n = 50; both are calibrated from n ≈ 160 on. `boschloo` is exact
+  and slightly more powerful than Fisher, at O(n²) cost per table.
+* **Comparing two candidates with one reference: use the `swap` test (the default) —
+  with care near the ceiling.** It is exact when the two candidates are exchangeable
+  (equal accuracies): {swap_exch_min}–{swap_exch_max} % at α = 0.05. When they have the same
+  EC but different accuracies, it tests more than equal EC: with the reference at 0.95
+  and candidates at 0.65 and 0.85 it rejects {swap_worst} % at n = 50 and
+  {swap_worst160} % at n = 160 (at most {swap_large_max} % from n = 400 on). The procedure
+  as the EC paper describes it (`paper`: a t-test between the bootstrap and the swapped
+  distributions) rejects a true null in at least {paper_min} % of experiments: its
+  p-value shrinks with the number of bootstrap replicates, not with the evidence. It is
+  offered only to reproduce published numbers.
 """
 
 
