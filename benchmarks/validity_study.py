@@ -30,6 +30,10 @@ from trialwise.validity import COVERAGE_BAND
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _progress(label: str, done: int, total: int) -> None:
+    print(f"\r{label}: {done}/{total} points", end="\n" if done == total else "", file=sys.stderr, flush=True)
+
+
 def run(args) -> tuple[CoverageStudy, TypeOneErrorStudy, TypeOneErrorStudy]:
     warnings.simplefilter("ignore", tw.TrialwiseWarning)
     if args.quick:
@@ -38,11 +42,11 @@ def run(args) -> tuple[CoverageStudy, TypeOneErrorStudy, TypeOneErrorStudy]:
     else:
         grid, diff = None, {}
     cov = tw.validity.coverage_study(grid, n_datasets=args.datasets, n_resamples=args.resamples,
-                                     rng=args.seed, progress=True)
+                                     rng=args.seed, progress=_progress)
     t1 = tw.validity.type_one_error_study(grid, n_datasets=args.test_datasets, n_resamples=999,
-                                          rng=args.seed + 1, progress=True)
+                                          rng=args.seed + 1, progress=_progress)
     d = tw.validity.difference_test_study(**diff, n_datasets=args.test_datasets, n_resamples=999,
-                                          rng=args.seed + 2, progress=True)
+                                          rng=args.seed + 2, progress=_progress)
     return cov, t1, d
 
 

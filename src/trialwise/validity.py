@@ -17,9 +17,8 @@ and 95 %; R = 2000 does so for rejection rates at α = 0.05.
 from __future__ import annotations
 
 import itertools
-import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -98,14 +97,6 @@ def _points(grid: pd.DataFrame | None, kappa_zero: bool = False) -> pd.DataFrame
     return g.reset_index(drop=True)
 
 
-def _progress(enabled: bool, i: int, total: int, t0: float, label: str) -> None:
-    if enabled:
-        print(f"\r{label}: {i}/{total} points, {time.perf_counter() - t0:.0f} s", end="", file=sys.stderr,
-              flush=True)
-        if i == total:
-            print(file=sys.stderr)
-
-
 def _rate_se(rate: NDArray, count: NDArray) -> NDArray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.sqrt(rate * (1 - rate) / count)
@@ -119,7 +110,7 @@ def coverage_study(
     n_datasets: int = 4000,
     n_resamples: int = 1000,
     rng: Any = 0,
-    progress: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> CoverageStudy:
     """Coverage and width of every EC interval method on data with known κ.
 
@@ -142,8 +133,9 @@ def coverage_study(
     n_resamples : int, default 1000
         Bootstrap replicates / posterior draws per experiment (B).
     rng : seed or Generator, default 0
-    progress : bool
-        Print progress to stderr.
+    progress : callable, optional
+        Called as ``progress(label, points_done, points_total)`` after each grid point
+        (the study script prints it).
 
     Returns
     -------
@@ -204,7 +196,8 @@ def coverage_study(
                     share_no_interval=1 - k / r, share_undefined_estimate=float(np.isnan(estimate).mean()),
                     share_undefined_replicates=undefined_reps,
                 ))
-        _progress(progress, i + 1, len(points), t0, "coverage")
+        if progress is not None:
+            progress("coverage", i + 1, len(points))
     return CoverageStudy(table=pd.DataFrame(rows), n_datasets=r, n_resamples=b,
                          wall_time=time.perf_counter() - t0)
 
@@ -225,7 +218,7 @@ def type_one_error_study(
     n_resamples: int = 999,
     boschloo_max_n: int = 50,
     rng: Any = 0,
-    progress: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> TypeOneErrorStudy:
     """Rejection rate of every test of κ = 0 on data simulated with κ = 0.
 
@@ -265,7 +258,8 @@ def type_one_error_study(
             p = _unique_apply(tables, lambda u: independence_pvalues(u, test=t, n_resamples=m, rng=g)[0])
             rows.extend(_rejection_rows(dict(n=pt.n, accuracy_a=pt.accuracy_a, accuracy_b=pt.accuracy_b),
                                         t, p, alphas))
-        _progress(progress, i + 1, len(points), t0, "type-I error")
+        if progress is not None:
+            progress("type-I error", i + 1, len(points))
     return TypeOneErrorStudy(table=pd.DataFrame(rows), n_datasets=r, n_resamples=m,
                              wall_time=time.perf_counter() - t0)
 
@@ -292,7 +286,7 @@ def difference_test_study(
     n_datasets: int = 2000,
     n_resamples: int = 999,
     rng: Any = 0,
-    progress: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> TypeOneErrorStudy:
     """Rejection rate of the tests of κ(ref, X) = κ(ref, Y) when the two are equal.
 
@@ -330,6 +324,7 @@ def difference_test_study(
         for t in tests:
             p = difference_pvalues(counts, test=t, n_resamples=m, rng=g)
             rows.extend(_rejection_rows(point, t, p, alphas))
-        _progress(progress, i + 1, len(points), t0, "difference tests")
+        if progress is not None:
+            progress("difference tests", i + 1, len(points))
     return TypeOneErrorStudy(table=pd.DataFrame(rows), n_datasets=r, n_resamples=m,
                              wall_time=time.perf_counter() - t0)
