@@ -1,7 +1,8 @@
 """trialwise: trial-by-trial comparison of classifiers — humans, DNNs, LLMs — with honest uncertainty."""
 
-from trialwise import datasets, plot, validity
+from trialwise import benchmark, datasets, plot, validity
 from trialwise._results import (
+    BenchmarkDifferenceResult,
     CIWidthResult,
     ConfidenceInterval,
     CopyModelFit,
@@ -15,7 +16,9 @@ from trialwise._results import (
 from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, TrialwiseWarning, UndefinedReplicatesWarning
 from trialwise.copymodel import CopyModel, copy_parameters
 from trialwise.planning import ci_width, plan_trials, power_difference, validate_copy_model
-from trialwise.data import paired_correctness, read_table
+from trialwise.benchmark import FLAT, MODEL_VS_HUMAN, Protocol
+from trialwise.benchmark.leaderboard import Leaderboard, difference_test, leaderboard
+from trialwise.data import image_id, paired_correctness, read_model_vs_human, read_table, read_trials
 from trialwise.difference import error_consistency_difference
 from trialwise.ec import error_consistency, pairwise_error_consistency
 from trialwise.kappa import (
@@ -32,6 +35,17 @@ from trialwise.kappa import (
 __version__ = "0.1.0"
 
 __all__ = [
+    "BenchmarkDifferenceResult",
+    "FLAT",
+    "Leaderboard",
+    "MODEL_VS_HUMAN",
+    "Protocol",
+    "benchmark",
+    "difference_test",
+    "image_id",
+    "leaderboard",
+    "read_model_vs_human",
+    "read_trials",
     "CIWidthResult",
     "ConfidenceInterval",
     "CopyModel",

@@ -815,3 +815,62 @@ class TypeOneErrorStudy(_Study):
             points=("rejection_rate", "size"), min=("rejection_rate", "min"),
             median=("rejection_rate", "median"), max=("rejection_rate", "max"),
         )
+
+
+@dataclass(frozen=True, repr=False)
+class BenchmarkDifferenceResult:
+    """Difference of two candidates' benchmark scores (:func:`trialwise.difference_test`).
+
+    ``statistic`` = ``score_x − score_y`` under the protocol; ``confidence_interval``
+    from the joint hierarchical bootstrap; ``pvalue`` of H0 "x and y are alike" by
+    ``test``; ``null_distribution`` the swap (or bootstrap) replicates behind it.
+    """
+
+    x: str
+    y: str
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    pvalue: float
+    score_x: float
+    score_y: float
+    protocol: str
+    metric: str
+    confidence_level: float
+    ci_method: str
+    test: str
+    n_resamples: int
+    n_permutations: int
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    null_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+
+    _columns = ("x", "y", "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "score_x", "score_y",
+                "protocol", "metric", "ci_method", "test", "n_resamples", "n_permutations")
+
+    def __repr__(self) -> str:
+        ci = self.confidence_interval
+        return (f"BenchmarkDifferenceResult({self.x} − {self.y}: delta={_num(self.statistic)}, "
+                f"{_pct(self.confidence_level)} CI [{_num(ci.low)}, {_num(ci.high)}], p={_p(self.pvalue)} "
+                f"({self.test}), protocol={self.protocol!r})")
+
+    __str__ = __repr__
+
+    def summary(self) -> str:
+        """A readable text block with every number of the result."""
+        ci = self.confidence_interval
+        return "\n".join([
+            f"Difference in benchmark score ({self.metric}, protocol {self.protocol}): {self.x} − {self.y}",
+            f"  scores               {_num(self.score_x)}, {_num(self.score_y)}",
+            f"  difference           {_num(self.statistic)}",
+            f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   "
+            f"({self.ci_method}, hierarchical bootstrap, B = {self.n_resamples})",
+            f"  p-value (alike)      {_p(self.pvalue)}   ({self.test}"
+            + (f", M = {self.n_permutations})" if self.test != "bootstrap" else ")"),
+        ])
+
+    def to_frame(self):
+        """One-row :class:`pandas.DataFrame` with the columns of ``_columns``."""
+        import pandas as pd
+
+        row = {c: getattr(self, c) for c in self._columns if hasattr(self, c)}
+        row["ci_low"], row["ci_high"] = self.confidence_interval.low, self.confidence_interval.high
+        return pd.DataFrame([row], columns=list(self._columns))

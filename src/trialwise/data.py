@@ -1,14 +1,18 @@
-"""Reading trial tables and pairing two observers' trials by item."""
+"""Reading trial tables (tidy CSV/Parquet, model-vs-human raw-data folders) and pairing trials by item."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["read_table", "paired_correctness"]
+__all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_human", "image_id", "TRIAL_COLUMNS"]
+
+#: Columns of a trials table as :func:`read_trials` returns it.
+TRIAL_COLUMNS = ("experiment", "condition", "subject", "observer_type", "image", "truth", "response", "correct")
 
 
 def read_table(path: str | Path):
@@ -134,3 +138,234 @@ def paired_correctness(
         raise ValueError(f"{names[0]} and {names[1]} share no item (matched on {', '.join(keys)})")
     info = {"n": len(merged), "only_a": len(out[0]) - len(merged), "only_b": len(out[1]) - len(merged)}
     return merged["__correct_a"].to_numpy(bool), merged["__correct_b"].to_numpy(bool), info
+
+
+# --------------------------------------------------------------------------- tidy trials
+
+
+def _pick(frame, given: str | None, defaults: Sequence[str], what: str, required: bool = True) -> str | None:
+    if given is not None:
+        _need(frame, given, what)
+        return given
+    for name in defaults:
+        if name in frame.columns:
+            return name
+    if required:
+        raise ValueError(f"{what}: no column {defaults[0]!r}; columns found: {', '.join(map(str, frame.columns))}")
+    return None
+
+
+def read_trials(
+    source: Any,
+    *,
+    subject: str = "subject",
+    image: str = "image",
+    truth: str | None = None,
+    response: str = "response",
+    correct: str | None = None,
+    condition: str | None = None,
+    experiment: str | None = None,
+    observer_type: str | None = None,
+):
+    """A long table of trials, checked and put into trialwise's column names.
+
+    Parameters
+    ----------
+    source : str, path or pandas.DataFrame
+        A CSV (optionally gzip-compressed) or Parquet file, or a DataFrame; one row per
+        trial (one observer's response to one item).
+    subject, image, response : str
+        Column names of the observer id, the item id and the observer's answer.
+    truth : str, optional
+        Column of the correct answer (default: ``truth``, else ``category``).
+    correct : str, optional
+        A 0/1 (true/false) correctness column, used instead of truth and response.
+    condition, experiment : str, optional
+        Grouping columns (default: ``condition`` / ``experiment`` when present; a table
+        without one is a single condition ``"0"`` / experiment ``"all"``).
+    observer_type : str, optional
+        Column saying which observers are ``human`` (the reference group of a benchmark)
+        and which ``model`` (default: ``observer_type`` when present, else empty).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`TRIAL_COLUMNS` (``correct`` bool, the others text), one row per
+        trial, in the input order.
+
+    Raises
+    ------
+    ValueError
+        A named column is missing (the message lists the columns found), a key column
+        has an empty value (row given), an observer answered the same item twice, or
+        one item has two different correct answers or conditions.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> raw = pd.DataFrame({"participant": ["p1", "p1", "net", "net"], "stim": ["a", "b", "a", "b"],
+    ...                     "label": ["cat", "dog", "cat", "dog"], "choice": ["cat", "cat", "cat", "dog"]})
+    >>> t = read_trials(raw, subject="participant", image="stim", truth="label", response="choice")
+    >>> t[["subject", "image", "correct"]].values.tolist()
+    [['p1', 'a', True], ['p1', 'b', False], ['net', 'a', True], ['net', 'b', True]]
+    """
+    import pandas as pd
+
+    if isinstance(source, pd.DataFrame):
+        frame, what = source, "trials"
+    else:
+        frame, what = read_table(source), str(source)
+    if len(frame) == 0:
+        raise ValueError(f"{what}: the table has no rows")
+    _need(frame, subject, what)
+    _need(frame, image, what)
+    out = pd.DataFrame(index=frame.index)
+    exp_col = _pick(frame, experiment, ["experiment"], what, required=False)
+    cond_col = _pick(frame, condition, ["condition"], what, required=False)
+    type_col = _pick(frame, observer_type, ["observer_type"], what, required=False)
+    out["experiment"] = frame[exp_col].astype(str) if exp_col else "all"
+    out["condition"] = frame[cond_col].astype(str) if cond_col else "0"
+    out["subject"] = frame[subject]
+    out["observer_type"] = frame[type_col].astype(str) if type_col else ""
+    out["image"] = frame[image]
+    for col, src in (("experiment", exp_col), ("condition", cond_col), ("subject", subject), ("image", image)):
+        if src is not None and frame[src].isna().any():
+            row = int(np.flatnonzero(frame[src].isna().to_numpy())[0])
+            raise ValueError(f"{what}: column {src!r} has an empty value (row {row + 1})")
+        out[col] = out[col].astype(str)
+    if correct is None:
+        t_col = _pick(frame, truth, ["truth", "category"], what)
+        _need(frame, response, what)
+        out["truth"] = frame[t_col]
+        out["response"] = frame[response]
+        out["correct"] = _correctness(out, truth="truth", response="response", correct=None, what=what)
+    else:
+        out["correct"] = _correctness(frame, truth="", response="", correct=correct, what=what)
+        t_col = _pick(frame, truth, ["truth", "category"], what, required=False)
+        out["truth"] = frame[t_col] if t_col else ""
+        out["response"] = frame[response] if response in frame.columns else ""
+    out["truth"] = out["truth"].astype(str)
+    out["response"] = out["response"].astype(str)
+    _check_items(out, what)
+    return out.reset_index(drop=True)
+
+
+def _check_items(trials, what: str) -> None:
+    """One answer per observer and item; one truth and one condition per item."""
+    keys = ["experiment", "subject", "image"]
+    dup = trials.duplicated(subset=keys)
+    if dup.any():
+        e, s, i = trials.loc[dup, keys].iloc[0]
+        raise ValueError(f"{what}: observer {s!r} answered image {i!r} of experiment {e!r} more than once "
+                         f"({int(dup.sum())} duplicate trial(s))")
+    for col, noun in (("condition", "condition"), ("truth", "correct answer")):
+        if col == "truth" and (trials["truth"] == "").all():
+            continue
+        n = trials.groupby(["experiment", "image"], sort=False)[col].nunique()
+        if (n > 1).any():
+            e, i = n.index[np.flatnonzero((n > 1).to_numpy())[0]]
+            raise ValueError(f"{what}: image {i!r} of experiment {e!r} has more than one {noun} across "
+                             f"observers ({int((n > 1).sum())} such image(s))")
+
+
+# --------------------------------------------------------------------------- model-vs-human
+
+
+_IMAGENET_SYNSET = re.compile(r"^n\d{8}$")
+
+
+def image_id(names: Any):
+    """The stimulus id inside a model-vs-human ``imagename`` (same for every observer).
+
+    Human file names carry a trial number and an observer code
+    (``0001_nse_s01_0.03_elephant_10_n02504458_7209.png``), model file names ``dnn``
+    instead of ``s01`` or just the stimulus (``airplane1-bicycle2.png``). The id is the
+    last ``_``-separated field without extension, or the last two when they form an
+    ImageNet file id (``n02504458_7209``), as in the bundled data.
+
+    Examples
+    --------
+    >>> image_id(["0001_nse_s01_0.03_elephant_10_n02504458_7209.png", "airplane1-bicycle2.png",
+    ...           "0007_cl_s05_0_airplane_0_airplane1-bicycle2.png"]).tolist()
+    ['n02504458_7209', 'airplane1-bicycle2', 'airplane1-bicycle2']
+    """
+    import pandas as pd
+
+    s = pd.Series(names, dtype=str)
+    stem = s.str.replace(r"\.[A-Za-z0-9]+$", "", regex=True)
+    parts = stem.str.rsplit("_", n=2)
+    last = parts.str[-1]
+    prev = parts.apply(lambda p: p[-2] if len(p) >= 2 else "")
+    imagenet = prev.str.match(_IMAGENET_SYNSET.pattern)
+    return pd.Series(np.where(imagenet, prev + "_" + last, last), index=s.index)
+
+
+_MVH_COLUMNS = ("subj", "object_response", "category", "condition", "imagename")
+
+
+def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
+    """Read a folder of model-vs-human raw-data CSVs into a trials table.
+
+    Parameters
+    ----------
+    path : str or Path
+        The benchmark's ``raw-data`` folder (one sub-folder per experiment, named after
+        it) or one experiment's folder. Every ``*.csv`` below it is one observer's
+        session, with the columns ``subj, session, trial, rt, object_response, category,
+        condition, imagename``.
+    humans : str
+        Regular expression that a ``subj`` of a human observer matches in full
+        (default ``subject-\\d+``); all others are models.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`read_trials` returns it, plus ``rt`` and ``trial``. The experiment is
+        the name of the file's folder; an empty ``condition`` (models of single-condition
+        experiments) is ``"0"``; image ids are normalised with :func:`image_id`; a
+        response ``na`` (no answer in time) is incorrect.
+
+    Raises
+    ------
+    ValueError
+        The folder has no CSV, a file lacks a column or is malformed (file and line
+        named), or an observer answered an image twice.
+    """
+    import pandas as pd
+
+    root = Path(path)
+    if not root.is_dir():
+        raise ValueError(f"{root}: no such folder")
+    files = sorted(root.rglob("*.csv"))
+    if not files:
+        raise ValueError(f"{root}: no .csv files found")
+    human = re.compile(humans)
+    parts = []
+    for f in files:
+        frame = read_table(f)
+        frame.columns = [c.strip().lower() for c in frame.columns]
+        for col in _MVH_COLUMNS:
+            _need(frame, col, str(f))
+        if len(frame) == 0:
+            raise ValueError(f"{f}: the file has no trials")
+        for col in ("subj", "imagename", "category", "object_response"):
+            if frame[col].isna().any():
+                row = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
+                raise ValueError(f"{f}: column {col!r} is empty on line {row + 2}")
+        part = pd.DataFrame({
+            "experiment": f.parent.name,
+            "condition": frame["condition"].fillna("0").replace({"nan": "0", "NaN": "0"}).astype(str),
+            "subject": frame["subj"],
+            "observer_type": ["human" if human.fullmatch(str(s)) else "model" for s in frame["subj"]],
+            "image": image_id(frame["imagename"]).to_numpy(),
+            "category": frame["category"],
+            "response": frame["object_response"],
+            "trial": frame["trial"] if "trial" in frame else "",
+            "rt": pd.to_numeric(frame["rt"], errors="coerce") if "rt" in frame else np.nan,
+        })
+        parts.append(part)
+    raw = pd.concat(parts, ignore_index=True)
+    trials = read_trials(raw, truth="category")
+    trials["trial"] = raw["trial"].to_numpy()
+    trials["rt"] = raw["rt"].to_numpy()
+    return trials

@@ -26,7 +26,14 @@ from trialwise.kappa import (
     kappa_variance,
     table_statistics,
 )
-from trialwise.resampling import JEFFREYS_PRIOR, bootstrap_sums, bootstrap_tables, jackknife_tables, posterior_tables
+from trialwise.resampling import (
+    JEFFREYS_PRIOR,
+    bootstrap_sums,
+    bootstrap_tables,
+    jackknife_tables,
+    pair_columns,
+    posterior_tables,
+)
 from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
 
 __all__ = ["error_consistency", "pairwise_error_consistency", "DEFAULT_CI_METHOD", "DEFAULT_TEST"]
@@ -448,32 +455,11 @@ def _pair_indices(names: tuple, pairs) -> list[tuple[int, int]]:
 
 
 def _pair_columns(right: NDArray, seen: NDArray, idx: NDArray, fixed_total: bool = True) -> tuple[NDArray, Any]:
-    """Item columns whose weighted sums give every pair's table, and the map sums → tables.
-
-    ``fixed_total``: every replicate's weights sum to the number of items (the ordinary
-    bootstrap), so a pair without missing data needs no column for its n.
-    """
-    ia, ib = idx[:, 0], idx[:, 1]
-    n_items, n_obs = right.shape
-    n_pairs = len(idx)
-    if seen.all() and fixed_total:
-        # No missing data: per-observer correct counts are shared by all pairs.
-        cols = np.concatenate([right, right[:, ia] * right[:, ib]], axis=1)
-
-        def to_tables(sums: NDArray) -> NDArray:
-            n = float(n_items)  # every replicate's weights sum to n_items
-            ca, cb = sums[:, ia], sums[:, ib]
-            n11 = sums[:, n_obs:]
-            return _tables(n11, ca - n11, cb - n11, n - ca - cb + n11)
-
-        return cols, to_tables
-    both = seen[:, ia] * seen[:, ib]
-    cols = np.concatenate(
-        [both, right[:, ia] * right[:, ib], right[:, ia] * seen[:, ib], seen[:, ia] * right[:, ib]], axis=1
-    )
+    """Item columns whose weighted sums give every pair's table, and the map sums → tables."""
+    cols, to_sums = pair_columns(right, seen, idx, fixed_total=fixed_total)
 
     def to_tables(sums: NDArray) -> NDArray:
-        n, n11, ca, cb = (sums[:, k * n_pairs : (k + 1) * n_pairs] for k in range(4))
+        n, n11, ca, cb = to_sums(sums)
         return _tables(n11, ca - n11, cb - n11, n - ca - cb + n11)
 
     return cols, to_tables

@@ -33,6 +33,7 @@ __all__ = [
     "posterior_tables",
     "jackknife_tables",
     "monte_carlo_pvalue",
+    "pair_columns",
 ]
 
 #: Working memory a chunk of replicates may take, in bytes (weights + products).
@@ -134,6 +135,53 @@ def bootstrap_weights(
         counts = np.bincount(np.concatenate(flat), minlength=b * n_items)
         yield counts.reshape(b, n_items)
         done += b
+
+
+def pair_columns(
+    right: NDArray, seen: NDArray, idx: NDArray, *, fixed_total: bool = True
+) -> tuple[NDArray, Callable[[NDArray], tuple[NDArray, NDArray, NDArray, NDArray]]]:
+    """Item columns whose weighted sums give every pair's 2×2 table, and the map back.
+
+    Parameters
+    ----------
+    right, seen : ndarray, shape (n_items, n_observers)
+        1 where the observer answered the item correctly / answered it at all.
+    idx : ndarray of int, shape (n_pairs, 2)
+        The observer columns of each pair.
+    fixed_total : bool
+        Every replicate's weights sum to the number of items (the ordinary bootstrap),
+        so pairs without missing data need no column for their n.
+
+    Returns
+    -------
+    columns : ndarray, shape (n_items, n_columns)
+    to_sums : callable
+        Maps weighted sums ``w @ columns`` (shape (b, n_columns)) to the pairs' item
+        count ``n``, both-correct count ``n11`` and the two correct counts ``ca``, ``cb``
+        on the items both saw, each of shape (b, n_pairs).
+    """
+    ia, ib = idx[:, 0], idx[:, 1]
+    n_items, n_obs = right.shape
+    n_pairs = len(idx)
+    if seen.all() and fixed_total:
+        # No missing data: per-observer correct counts are shared by all pairs.
+        cols = np.concatenate([right, right[:, ia] * right[:, ib]], axis=1)
+
+        def to_sums(sums: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+            n = np.full((sums.shape[0], n_pairs), float(n_items))
+            return n, sums[:, n_obs:], sums[:, ia], sums[:, ib]
+
+        return cols, to_sums
+    cols = np.concatenate(
+        [seen[:, ia] * seen[:, ib], right[:, ia] * right[:, ib], right[:, ia] * seen[:, ib], seen[:, ia] * right[:, ib]],
+        axis=1,
+    )
+
+    def to_sums(sums: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+        n, n11, ca, cb = (sums[:, k * n_pairs : (k + 1) * n_pairs] for k in range(4))
+        return n, n11, ca, cb
+
+    return cols, to_sums
 
 
 def bootstrap_sums(

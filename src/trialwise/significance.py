@@ -16,7 +16,10 @@ from scipy import stats
 from trialwise.kappa import _kappa_cells, canonical_orientation, kappa_from_counts, kappa_variance
 from trialwise.resampling import monte_carlo_pvalue, multinomial_tables
 
-__all__ = ["INDEPENDENCE_TESTS", "independence_pvalues"]
+__all__ = ["INDEPENDENCE_TESTS", "ADJUSTMENTS", "independence_pvalues", "adjust_pvalues"]
+
+#: Corrections for many comparisons (SPEC §5.3).
+ADJUSTMENTS = ("holm", "bh", "by", "none")
 
 INDEPENDENCE_TESTS = ("fisher", "boschloo", "copy-null", "asymptotic")
 
@@ -134,3 +137,46 @@ def independence_pvalues(
             raise ValueError(f"`test` must be one of {INDEPENDENCE_TESTS}; got {test!r}")
     p = np.clip(p, 0.0, 1.0)
     return p.reshape(batch)[()], n_undef.reshape(batch)[()]
+
+
+def adjust_pvalues(pvalues: Any, method: str = "holm") -> NDArray:
+    """p-values adjusted for many comparisons (one family), NaN left in place.
+
+    Parameters
+    ----------
+    pvalues : array_like
+        The raw p-values of one family of tests (NaN = not tested; ignored).
+    method : {"holm", "bh", "by", "none"}
+        ``holm``: Holm's step-down, controls the family-wise error rate under any
+        dependence. ``bh``: Benjamini–Hochberg, controls the false discovery rate for
+        independent or positively dependent tests (``scipy.stats.false_discovery_control``).
+        ``by``: Benjamini–Yekutieli, FDR under any dependence. ``none``: unchanged.
+
+    Examples
+    --------
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(3).tolist()
+    [0.03, 0.06, 0.06]
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "bh").round(3).tolist()
+    [0.03, 0.04, 0.04]
+    """
+    from trialwise._validation import check_choice
+
+    method = check_choice(method, "adjust", ADJUSTMENTS)
+    p = np.asarray(pvalues, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    if (p[ok] < 0).any() or (p[ok] > 1).any():
+        raise ValueError("`pvalues` must lie in [0, 1]")
+    q = p[ok]
+    if method == "none" or q.size == 0:
+        out[ok] = q
+    elif method == "holm":
+        order = np.argsort(q, kind="stable")
+        m = q.size
+        stepped = np.maximum.accumulate((m - np.arange(m)) * q[order])
+        adj = np.empty(m)
+        adj[order] = np.minimum(stepped, 1.0)
+        out[ok] = adj
+    else:
+        out[ok] = stats.false_discovery_control(q, method=method)
+    return out[()]

@@ -1,0 +1,5 @@
+"""Benchmarks: protocols, the jointly bootstrapped hierarchy, leaderboards with rank confidence."""
+
+from trialwise.benchmark.protocol import FLAT, METRICS, MODEL_VS_HUMAN, PROTOCOLS, Protocol, get_protocol
+
+__all__ = ["FLAT", "METRICS", "MODEL_VS_HUMAN", "PROTOCOLS", "Protocol", "get_protocol"]

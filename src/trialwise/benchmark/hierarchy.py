@@ -1,0 +1,408 @@
+"""The benchmark hierarchy: trials → per-condition pair metrics → scores, bootstrapped jointly.
+
+A *design* holds, for every condition (a *unit*) of a protocol, the items × observers
+correctness matrix and the list of *entries*: one per (row, reference pair) in the unit,
+where a row is a candidate (paired with each reference observer) or the reference
+group itself (pairs of distinct reference observers). A row's score is the hierarchical
+mean of its entries' metric values, averaged level by level in the protocol's order.
+
+Resampling is the library's one engine (:mod:`trialwise.resampling`): within each unit a
+bootstrap replicate is a multinomial weight vector over its items shared by every
+observer, so each entry's table is a weighted column sum and a unit's replicates are one
+chunked matrix product. Units are independent given the seed: unit ``u`` (in sorted
+(experiment, condition) order) draws from the ``u``-th child of ``rng.spawn``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import sparse
+
+from trialwise._validation import check_positive_int, check_rng
+from trialwise._warnings import TrialwiseWarning, warn
+from trialwise.benchmark.protocol import Protocol, metric_from_sums
+from trialwise.resampling import bootstrap_sums, monte_carlo_pvalue, pair_columns
+
+__all__ = ["Design", "build_design", "bootstrap_entries", "aggregate", "swap_differences"]
+
+#: Name of the reference group's own row (pairs of distinct reference observers).
+REFERENCE_ROW = "{reference}–{reference}"
+_REL_TOL = 1e-12
+
+
+@dataclass
+class Unit:
+    """One condition: correctness of its observers on its items, and its entries."""
+
+    experiment: str
+    condition: str
+    observers: tuple[str, ...]
+    right: NDArray  # (n_items, n_observers) uint8
+    seen: NDArray  # (n_items, n_observers) uint8
+    pairs: NDArray  # (n_entries, 2) observer columns of each entry
+    entries: NDArray  # global entry indices of this unit's entries
+
+
+@dataclass
+class Design:
+    """A protocol applied to trials: units, entries and their labels (see module doc)."""
+
+    protocol: Protocol
+    rows: tuple[str, ...]  # candidates, then the reference row
+    candidates: tuple[str, ...]
+    references: tuple[str, ...]
+    experiments: tuple[str, ...]
+    units: list[Unit]
+    entry_row: NDArray
+    entry_unit: NDArray
+    entry_experiment: NDArray
+    entry_reference: NDArray  # reference observer (candidates) or reference pair (reference row) id
+    entry_sums: NDArray  # (4, n_entries): n, n11, ca, cb of the observed tables
+    excluded: Any = None  # DataFrame: what the protocol or the data left out, and why
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n_entries(self) -> int:
+        return len(self.entry_row)
+
+    @property
+    def reference_row(self) -> int:
+        return len(self.rows) - 1
+
+    def values(self) -> NDArray:
+        """The observed metric of every entry."""
+        return metric_from_sums(self.protocol.metric, *self.entry_sums)
+
+
+def build_design(trials, protocol: Protocol, reference: Any = None) -> Design:
+    """Apply a protocol to a trials table (:func:`trialwise.read_trials` columns).
+
+    ``reference``: the reference observers' names, overriding ``protocol.reference``
+    (their ``observer_type``).
+    """
+    import pandas as pd
+
+    excluded: list[dict] = []
+    notes: list[str] = []
+    exps_all = sorted(trials["experiment"].unique())
+    if protocol.experiments is not None:
+        missing = [e for e in protocol.experiments if e not in exps_all]
+        if missing:
+            raise ValueError(f"protocol {protocol.name!r} names experiment(s) {missing} that the trials do not "
+                             f"have; experiments found: {exps_all}")
+        keep_exp = list(protocol.experiments)
+    else:
+        keep_exp = exps_all
+    for e in exps_all:
+        if e not in keep_exp:
+            excluded.append({"experiment": e, "condition": "*", "subject": "*",
+                             "n_trials": int((trials["experiment"] == e).sum()), "reason": "experiment not in protocol"})
+    t = trials[trials["experiment"].isin(keep_exp)]
+    conds_found = t.groupby("experiment")["condition"].unique().to_dict()
+    drop = np.zeros(len(t), bool)
+    for name, mapping, keep in (("conditions", protocol.conditions or {}, True), ("exclude", protocol.exclude, False)):
+        for e, conds in mapping.items():
+            if e not in conds_found:
+                if protocol.experiments is None and e not in exps_all:
+                    continue  # an exclusion for an experiment the data do not have: nothing to exclude
+                if e not in keep_exp:
+                    continue
+            have = set(conds_found.get(e, ()))
+            absent = [c for c in conds if c not in have]
+            if absent:
+                raise ValueError(f"protocol {protocol.name!r} ({name}) names condition(s) {absent} of experiment "
+                                 f"{e!r} that the trials do not have; conditions found: {sorted(have)}")
+            in_e = (t["experiment"] == e).to_numpy()
+            listed = t["condition"].isin(conds).to_numpy()
+            hit = in_e & (~listed if keep else listed)
+            for c in sorted(t.loc[hit, "condition"].unique()):
+                excluded.append({"experiment": e, "condition": c, "subject": "*",
+                                 "n_trials": int((hit & (t["condition"] == c).to_numpy()).sum()),
+                                 "reason": "condition excluded by protocol"})
+            drop |= hit
+    t = t[~drop]
+    # Reference group and candidates.
+    subjects = t["subject"].unique()
+    if reference is not None:
+        refs = [reference] if isinstance(reference, str) else list(reference)
+        unknown = [r for r in refs if r not in set(subjects)]
+        if unknown:
+            raise ValueError(f"`reference` names observer(s) {unknown} that are not in the trials")
+        is_ref = t["subject"].isin(refs).to_numpy()
+        label = "reference"
+    else:
+        is_ref = (t["observer_type"] == protocol.reference).to_numpy()
+        label = protocol.reference
+    if not is_ref.any():
+        types = sorted(set(t["observer_type"]) - {""})
+        raise ValueError(f"no reference observers: no observer has observer_type {protocol.reference!r} "
+                         f"(types found: {types or 'none'}); pass `reference=` with their names")
+    references = tuple(sorted(t.loc[is_ref, "subject"].unique()))
+    cand_all = sorted(set(t.loc[~is_ref, "subject"].unique()))
+    if not cand_all:
+        raise ValueError("no candidate observers: every observer belongs to the reference group")
+    # Candidates must cover every experiment of the protocol to be comparable.
+    cover = t.loc[~is_ref].groupby("subject")["experiment"].unique().to_dict()
+    exps = sorted(t["experiment"].unique())
+    candidates = []
+    for c in cand_all:
+        lacking = sorted(set(exps) - set(cover[c]))
+        if lacking:
+            excluded.append({"experiment": ",".join(lacking), "condition": "*", "subject": c,
+                             "n_trials": int((t["subject"] == c).sum()),
+                             "reason": f"candidate lacks {len(lacking)} of the protocol's {len(exps)} experiments"})
+        else:
+            candidates.append(c)
+    if not candidates:
+        raise ValueError(f"no candidate covers all {len(exps)} experiments of protocol {protocol.name!r}; "
+                         f"restrict the protocol's `experiments`")
+    if len(candidates) < len(cand_all):
+        notes.append(f"{len(cand_all) - len(candidates)} candidate(s) not scored: they lack some of the protocol's "
+                     f"experiments (see `excluded`)")
+    t = t[t["subject"].isin(set(candidates) | set(references))]
+    rows = tuple(candidates) + (REFERENCE_ROW.format(reference=label),)
+    row_of = {c: i for i, c in enumerate(candidates)}
+    ref_of = {r: i for i, r in enumerate(references)}
+    n_refs = len(references)
+
+    units: list[Unit] = []
+    lab_row, lab_unit, lab_exp, lab_ref, sums = [], [], [], [], []
+    n_partial = 0
+    for u, ((e, c), g) in enumerate(t.groupby(["experiment", "condition"], sort=True)):
+        img_codes, images = pd.factorize(g["image"], sort=True)
+        obs_codes, observers = pd.factorize(g["subject"], sort=True)
+        right = np.zeros((len(images), len(observers)), np.uint8)
+        seen = np.zeros_like(right)
+        seen[img_codes, obs_codes] = 1
+        right[img_codes, obs_codes] = g["correct"].to_numpy(np.uint8)
+        observers = tuple(observers)
+        n_partial += int((seen.sum(axis=0) < len(images)).sum())
+        col = {o: k for k, o in enumerate(observers)}
+        refs_u = [r for r in references if r in col]
+        pairs, rws, rfs = [], [], []
+        for cand in candidates:
+            if cand not in col:
+                raise ValueError(f"candidate {cand!r} has no trial in condition {c!r} of experiment {e!r}")
+            for r in refs_u:
+                pairs.append((col[cand], col[r]))
+                rws.append(row_of[cand])
+                rfs.append(ref_of[r])
+        for i, r1 in enumerate(refs_u):
+            for r2 in refs_u[i + 1:]:
+                pairs.append((col[r1], col[r2]))
+                rws.append(len(candidates))
+                rfs.append(ref_of[r1] * n_refs + ref_of[r2])
+        if not refs_u:
+            raise ValueError(f"no reference observer saw condition {c!r} of experiment {e!r}")
+        pairs_arr = np.array(pairs, dtype=np.intp).reshape(-1, 2)
+        cols, to_sums = pair_columns(right, seen, pairs_arr)
+        s = np.stack(to_sums(cols.sum(axis=0, dtype=np.int64)[None].astype(float)))[:, 0]
+        shared = s[0]
+        for k in np.flatnonzero(shared == 0):
+            a, b = pairs_arr[k]
+            raise ValueError(f"observers {observers[a]!r} and {observers[b]!r} share no image in condition {c!r} "
+                             f"of experiment {e!r}")
+        start = sum(len(x) for x in lab_row)
+        units.append(Unit(e, c, observers, right, seen, pairs_arr, np.arange(start, start + len(pairs))))
+        lab_row.append(rws)
+        lab_unit.append([u] * len(pairs))
+        lab_exp.append([exps.index(e)] * len(pairs))
+        lab_ref.append(rfs)
+        sums.append(s)
+    if n_partial:
+        msg = (f"{n_partial} observer×condition combination(s) lack some of the condition's images; "
+               f"each pair uses the images both observers saw")
+        notes.append(msg)
+        warn(msg, TrialwiseWarning)
+    if excluded:
+        excl = pd.DataFrame(excluded, columns=["experiment", "condition", "subject", "n_trials", "reason"])
+    else:
+        excl = pd.DataFrame(columns=["experiment", "condition", "subject", "n_trials", "reason"])
+    return Design(
+        protocol=protocol, rows=rows, candidates=tuple(candidates), references=references, experiments=tuple(exps),
+        units=units, entry_row=np.concatenate(lab_row).astype(np.intp),
+        entry_unit=np.concatenate(lab_unit).astype(np.intp), entry_experiment=np.concatenate(lab_exp).astype(np.intp),
+        entry_reference=np.concatenate(lab_ref).astype(np.intp), entry_sums=np.concatenate(sums, axis=1),
+        excluded=excl, notes=notes,
+    )
+
+
+# --------------------------------------------------------------------------- aggregation
+
+
+def _steps(labels: dict[str, NDArray], levels: tuple[str, ...], keep: tuple[str, ...]):
+    """Sparse averaging matrices, one per level, and the labels of the final groups."""
+    key = {k: labels[k] for k in ("row", "reference", "condition", "experiment")}
+    steps = []
+    for level in levels:
+        if level in keep:
+            continue
+        key.pop(level)
+        if level == "condition" and "experiment" not in levels and "experiment" not in keep:
+            key.pop("experiment")  # conditions of all experiments pooled (no experiment level)
+        names = list(key)
+        stacked = np.stack([key[k] for k in names], axis=1)
+        uniq, inverse = np.unique(stacked, axis=0, return_inverse=True)
+        inverse = inverse.reshape(-1)
+        m = sparse.csr_matrix((np.ones(len(inverse)), (np.arange(len(inverse)), inverse)),
+                              shape=(len(inverse), len(uniq)))
+        steps.append(m)
+        key = {k: uniq[:, i] for i, k in enumerate(names)}
+    return steps, key
+
+
+def aggregate(values: NDArray, design: Design, *, keep: tuple[str, ...] = (), entries: NDArray | None = None):
+    """Average entry values (…, n_entries) through the protocol's levels.
+
+    Undefined values (NaN) are left out of their mean; a group with none defined is
+    NaN. ``keep``: levels not averaged over (``("experiment",)`` gives per-experiment
+    scores). Returns the averaged values (…, n_groups) and the groups' labels (dict of
+    arrays: ``row`` and the kept levels).
+    """
+    idx = np.arange(design.n_entries) if entries is None else entries
+    labels = {"row": design.entry_row[idx], "reference": design.entry_reference[idx],
+              "condition": design.entry_unit[idx], "experiment": design.entry_experiment[idx]}
+    steps, key = _steps(labels, design.protocol.aggregation, keep)
+    v = np.asarray(values, dtype=float)
+    lead = v.shape[:-1]
+    v = v.reshape(-1, v.shape[-1])
+    for m in steps:
+        ok = ~np.isnan(v)
+        total = np.where(ok, v, 0.0) @ m
+        count = ok.astype(float) @ m
+        with np.errstate(invalid="ignore", divide="ignore"):
+            v = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
+    return v.reshape(lead + (v.shape[-1],)), key
+
+
+# --------------------------------------------------------------------------- bootstrap
+
+
+def _unit_generators(rng: Any, n_units: int) -> list[np.random.Generator]:
+    return check_rng(rng).spawn(n_units)
+
+
+def bootstrap_entries(
+    design: Design,
+    n_resamples: int,
+    *,
+    rng: Any = None,
+    workers: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    dtype: Any = np.float32,
+) -> NDArray:
+    """Replicate metric values of every entry, shape (n_resamples, n_entries).
+
+    Items are resampled within each unit, jointly for all its observers; unit ``u`` uses
+    the ``u``-th spawned child of ``rng`` (so the replicates do not depend on
+    ``workers``).
+    """
+    b = check_positive_int(n_resamples, "n_resamples")
+    gens = _unit_generators(rng, len(design.units))
+    out = np.empty((b, design.n_entries), dtype=dtype)
+    metric = design.protocol.metric
+    done = [0]
+
+    def run(u: int) -> None:
+        unit = design.units[u]
+        cols, to_sums = pair_columns(unit.right, unit.seen, unit.pairs)
+        out[:, unit.entries] = bootstrap_sums(cols, b, rng=gens[u],
+                                              statistic=lambda s: metric_from_sums(metric, *to_sums(s)))
+        done[0] += 1
+        if progress is not None:
+            progress("bootstrap", done[0], len(design.units))
+
+    n_workers = min(len(design.units), (os.cpu_count() or 1) if workers is None else workers)
+    if n_workers <= 1:
+        for u in range(len(design.units)):
+            run(u)
+    else:
+        with ThreadPoolExecutor(n_workers) as ex:
+            list(ex.map(run, range(len(design.units))))
+    return out
+
+
+# --------------------------------------------------------------------------- swap test
+
+
+def _swap_columns(unit: Unit, x: int, y: int, ex: NDArray, ey: NDArray):
+    """Columns giving the change of X's entries' sums when X and Y are swapped on some items.
+
+    With ``s`` the 0/1 swap indicator of the items, the swapped sums are
+    ``base_x + s @ Δ`` for X and ``base_y − s @ Δ`` for Y. Returns the items that can
+    change, the distinct columns of Δ on them and, per (sum, reference), the column index.
+    """
+    refs = unit.pairs[ex, 1]
+    if not np.array_equal(refs, unit.pairs[ey, 1]):
+        raise AssertionError("x and y must be paired with the same references")  # pragma: no cover
+    r, s = unit.right.astype(np.int8), unit.seen.astype(np.int8)
+    dr = r[:, y] - r[:, x]
+    ds = s[:, y] - s[:, x]
+    rh, sh = r[:, refs], s[:, refs]
+    # n, n11, ca (candidate right & both seen), cb (reference right & both seen)
+    delta = np.concatenate([ds[:, None] * sh, dr[:, None] * rh, dr[:, None] * sh, ds[:, None] * rh], axis=1)
+    items = np.flatnonzero(np.any(delta != 0, axis=1))
+    delta = delta[items]
+    uniq, inverse = np.unique(delta, axis=1, return_inverse=True)
+    return items, np.ascontiguousarray(uniq, dtype=np.float32), inverse.reshape(4, len(refs))
+
+
+def swap_differences(
+    design: Design,
+    x: int,
+    y: int,
+    n_resamples: int,
+    *,
+    rng: Any = None,
+) -> tuple[float, NDArray]:
+    """Observed Δ = score(x) − score(y) and its swap (permutation) distribution.
+
+    Under H0 candidates x and y are exchangeable: on each item of each unit their
+    responses are swapped with probability ½ (independently), every level is
+    recomputed, and Δ* recorded. ``x``, ``y`` are row indices of candidates.
+    """
+    m = check_positive_int(n_resamples, "n_resamples")
+    gen = check_rng(rng)
+    metric = design.protocol.metric
+    ent_x = np.flatnonzero(design.entry_row == x)
+    ent_y = np.flatnonzero(design.entry_row == y)
+    vx = np.empty((m, len(ent_x)))
+    vy = np.empty((m, len(ent_y)))
+    pos_x = {e: i for i, e in enumerate(ent_x)}
+    pos_y = {e: i for i, e in enumerate(ent_y)}
+    for unit in design.units:
+        ux = unit.entries[np.isin(unit.entries, ent_x)]
+        uy = unit.entries[np.isin(unit.entries, ent_y)]
+        if len(ux) == 0:
+            continue
+        loc_x, loc_y = ux - unit.entries[0], uy - unit.entries[0]
+        items, delta, inverse = _swap_columns(unit, unit.pairs[loc_x[0], 0], unit.pairs[loc_y[0], 0], loc_x, loc_y)
+        base_x = design.entry_sums[:, ux][:, None, :]
+        base_y = design.entry_sums[:, uy][:, None, :]
+        if len(items):
+            bits = gen.integers(0, 2, size=(m, len(items)), dtype=np.int8).astype(np.float32)
+            change = (bits @ delta).astype(np.float64)[:, inverse]  # (m, 4, refs)
+            change = np.moveaxis(change, 1, 0)
+        else:
+            change = np.zeros((4, m, len(ux)))
+        vx[:, [pos_x[e] for e in ux]] = metric_from_sums(metric, *(base_x + change))
+        vy[:, [pos_y[e] for e in uy]] = metric_from_sums(metric, *(base_y - change))
+    sx, _ = aggregate(vx, design, entries=ent_x)
+    sy, _ = aggregate(vy, design, entries=ent_y)
+    observed = aggregate(design.values(), design)[0]
+    return float(observed[x] - observed[y]), sx[:, 0] - sy[:, 0]
+
+
+def swap_pvalue(observed: float, null: NDArray) -> float:
+    """Two-sided Monte-Carlo p-value ``(1 + #|Δ*| ≥ |Δ|) / (1 + M)`` over defined Δ*."""
+    d = np.abs(null)
+    ok = ~np.isnan(d)
+    hits = np.sum(ok & (d >= abs(observed) * (1 - _REL_TOL)))
+    return float(monte_carlo_pvalue(hits, ok.sum()))

@@ -1,0 +1,182 @@
+"""Benchmark protocols: which conditions count, which observers are the reference, how to average.
+
+A protocol is data, not a code path. The engine (:mod:`trialwise.benchmark.hierarchy`)
+computes one metric per (candidate, reference observer, condition) and averages the
+values level by level in the order the protocol names; everything else (excluded
+conditions, the reference group, the metric) is a field of the protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "FLAT", "PROTOCOLS", "get_protocol", "metric_from_sums"]
+
+#: Pair metrics a protocol can average (each a function of a pair's 2×2 table).
+METRICS = ("error-consistency", "observed-consistency", "accuracy-difference")
+#: Whether a larger value of the metric means "more alike" (ranks: 1 = most alike).
+HIGHER_IS_BETTER = {"error-consistency": True, "observed-consistency": True, "accuracy-difference": False}
+#: Aggregation levels: the reference observer, the condition, the experiment.
+LEVELS = ("reference", "condition", "experiment")
+
+
+def metric_from_sums(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray) -> NDArray:
+    """A pair metric from a table's sums: items ``n``, both correct ``n11``, each correct ``ca``, ``cb``.
+
+    ``error-consistency``: Cohen's κ on correctness, ``2(n·n11 − ca·cb) / (n(ca + cb) − 2·ca·cb)``
+    (the usual ``(c_obs − c_exp) / (1 − c_exp)``; NaN where both observers are always
+    right, or always wrong). ``observed-consistency``: the share of items on which both
+    are right or both wrong. ``accuracy-difference``: the squared difference of the two
+    accuracies, ``((ca − cb) / n)²``, as in model-vs-human's published tables.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if metric == "error-consistency":
+            den = n * (ca + cb) - 2.0 * ca * cb
+            return np.where(den > 0, 2.0 * (n * n11 - ca * cb) / np.where(den > 0, den, 1.0), np.nan)
+        if metric == "observed-consistency":
+            return np.where(n > 0, (n - ca - cb + 2.0 * n11) / np.where(n > 0, n, 1.0), np.nan)
+        if metric == "accuracy-difference":
+            return np.where(n > 0, ((ca - cb) / np.where(n > 0, n, 1.0)) ** 2, np.nan)
+    raise ValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """How a benchmark turns trials into one score per observer.
+
+    Parameters
+    ----------
+    name : str
+        Shown in tables and reports.
+    exclude : mapping of experiment -> conditions
+        Conditions left out (e.g. controls). Naming a condition the data do not have is
+        an error when the protocol is applied.
+    aggregation : tuple of levels
+        The order in which values are averaged, from ``"reference"`` (the reference
+        observers of a condition), ``"condition"``, ``"experiment"``. After every listed
+        level is averaged one value per observer remains. A level that is not listed is
+        pooled into the next one: ``("reference", "condition")`` averages over all
+        conditions of all experiments at once (seed 000, App. H).
+    reference : str
+        The ``observer_type`` of the reference group (default ``"human"``); every other
+        observer is a candidate. The reference group's own row pairs distinct reference
+        observers.
+    experiments : sequence of str, optional
+        Only these experiments (default: all in the data).
+    conditions : mapping of experiment -> conditions, optional
+        Only these conditions of the named experiments (applied before ``exclude``).
+    metric : str
+        One of :data:`METRICS` (default error consistency).
+
+    Examples
+    --------
+    >>> from trialwise.benchmark import MODEL_VS_HUMAN
+    >>> MODEL_VS_HUMAN.aggregation
+    ('reference', 'condition', 'experiment')
+    >>> MODEL_VS_HUMAN.exclude["contrast"]
+    ('c100', 'c03', 'c01')
+    >>> MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]).experiments
+    ('cue-conflict',)
+    """
+
+    name: str
+    exclude: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    aggregation: tuple[str, ...] = ("reference", "condition", "experiment")
+    reference: str = "human"
+    experiments: tuple[str, ...] | None = None
+    conditions: Mapping[str, tuple[str, ...]] | None = None
+    metric: str = "error-consistency"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"`name` must be a non-empty string; got {self.name!r}")
+        agg = tuple(self.aggregation)
+        bad = [a for a in agg if a not in LEVELS]
+        if bad or len(set(agg)) != len(agg) or "reference" not in agg or "condition" not in agg:
+            raise ValueError(
+                f"`aggregation` must list 'reference' and 'condition' once each (and optionally 'experiment', "
+                f"after 'condition'); got {agg!r}"
+            )
+        if "experiment" in agg and agg.index("experiment") < agg.index("condition"):
+            raise ValueError(f"`aggregation`: conditions lie within experiments, so 'condition' must come before "
+                             f"'experiment'; got {agg!r}")
+        if self.metric not in METRICS:
+            raise ValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {self.metric!r}")
+        object.__setattr__(self, "aggregation", agg)
+        object.__setattr__(self, "exclude", _condition_map(self.exclude, "exclude"))
+        if self.conditions is not None:
+            object.__setattr__(self, "conditions", _condition_map(self.conditions, "conditions"))
+        if self.experiments is not None:
+            exps = (self.experiments,) if isinstance(self.experiments, str) else tuple(map(str, self.experiments))
+            if not exps:
+                raise ValueError("`experiments` is empty")
+            object.__setattr__(self, "experiments", exps)
+
+    def replace(self, **changes: Any) -> Protocol:
+        """A copy with some fields changed (``name`` is kept unless given)."""
+        return replace(self, **changes)
+
+    def describe(self) -> str:
+        """One line: metric, aggregation order and exclusions."""
+        n_ex = sum(len(v) for v in self.exclude.values())
+        order = " → ".join(f"mean over {a}s" for a in self.aggregation)
+        return (f"{self.name}: {self.metric} per condition and {self.reference}–candidate pair; {order}; "
+                f"{n_ex} condition(s) excluded")
+
+
+def _condition_map(value: Any, name: str) -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, Mapping):
+        raise TypeError(f"`{name}` must map experiment names to condition lists; got {type(value).__name__}")
+    out = {}
+    for exp, conds in value.items():
+        if isinstance(conds, str) or not isinstance(conds, Sequence | set | frozenset):
+            raise TypeError(f"`{name}[{exp!r}]` must be a list of condition names (text); got {conds!r}")
+        out[str(exp)] = tuple(str(c) for c in conds)
+    return out
+
+
+#: The model-vs-human benchmark (Geirhos et al. 2021; ``modelvshuman/plotting/plot.py``):
+#: κ per condition, mean over humans, then conditions, then experiments, without the
+#: control conditions and those where mean human accuracy is below 0.2.
+MODEL_VS_HUMAN = Protocol(
+    name="model-vs-human",
+    exclude={
+        "colour": ("cr",),
+        "contrast": ("c100", "c03", "c01"),
+        "high-pass": ("inf", "0.55", "0.45", "0.4"),
+        "low-pass": ("0", "15", "40"),
+        "phase-scrambling": ("0", "150", "180"),
+        "power-equalisation": ("0",),
+        "false-colour": ("true",),
+        "rotation": ("0",),
+        "eidolonI": ("1-10-10", "64-10-10", "128-10-10"),
+        "eidolonII": ("1-3-10", "32-3-10", "64-3-10", "128-3-10"),
+        "eidolonIII": ("1-0-10", "16-0-10", "32-0-10", "64-0-10", "128-0-10"),
+        "uniform-noise": ("0.00", "0.60", "0.90"),
+    },
+)
+
+#: Seed 000, App. H: the same conditions, averaged over all conditions at once.
+FLAT = MODEL_VS_HUMAN.replace(name="flat", aggregation=("reference", "condition"))
+
+#: Protocols known by name (``protocol="model-vs-human"``); ``"all-conditions"`` keeps
+#: every condition with the model-vs-human averaging.
+PROTOCOLS = {
+    "model-vs-human": MODEL_VS_HUMAN,
+    "flat": FLAT,
+    "all-conditions": MODEL_VS_HUMAN.replace(name="all-conditions", exclude={}),
+}
+
+
+def get_protocol(protocol: str | Protocol) -> Protocol:
+    """A :class:`Protocol` from itself or from its name in :data:`PROTOCOLS`."""
+    if isinstance(protocol, Protocol):
+        return protocol
+    if isinstance(protocol, str) and protocol in PROTOCOLS:
+        return PROTOCOLS[protocol]
+    raise ValueError(f"`protocol` must be a Protocol or one of {', '.join(map(repr, PROTOCOLS))}; got {protocol!r}")
