@@ -1,4 +1,4 @@
-"""Command-line interface: ``trialwise ec ...``, ``trialwise plan ...``. Parses, calls the library, prints."""
+"""Command-line interface: ``trialwise ec|plan|leaderboard ...``. Parses, calls the library, prints."""
 
 from __future__ import annotations
 
@@ -73,7 +73,122 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--seed", type=int, default=None, help="random seed for reproducible answers")
     plan.add_argument("--figure", metavar="PNG", help="write the interval-vs-trials figure (seed 000 Fig. 3) here")
     plan.add_argument("--json", action="store_true", help="print the result as JSON")
+    lb = sub.add_parser(
+        "leaderboard",
+        help="benchmark leaderboard: scores, CIs, rank intervals and difference tests",
+        description=(
+            "Score every candidate (model) against the reference observers (humans) under a benchmark protocol, "
+            "bootstrapping the whole hierarchy jointly. PATH is a folder of model-vs-human raw-data CSVs or a tidy "
+            "CSV/Parquet trials table; without PATH the bundled model-vs-human data are used."
+        ),
+    )
+    lb.add_argument("path", nargs="?", metavar="PATH", help="raw-data folder or tidy trials file")
+    lb.add_argument("--protocol", default="model-vs-human", choices=sorted(_protocols()),
+                    help="aggregation protocol (default: model-vs-human)")
+    lb.add_argument("--experiments", nargs="+", metavar="NAME", help="only these experiments")
+    lb.add_argument("--metric", default=None, choices=_metrics(), help="pair metric (default: error-consistency)")
+    lb.add_argument("--reference", nargs="+", metavar="NAME",
+                    help="reference observers by name (default: observer_type 'human')")
+    lb.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
+    lb.add_argument("--confidence-level", type=float, default=0.95)
+    lb.add_argument("--tests", choices=("neighbours", "all", "none"), default="neighbours",
+                    help="difference tests between candidates (default: neighbours in the ranking)")
+    lb.add_argument("--test", choices=("swap", "bootstrap", "paper"), default="swap")
+    lb.add_argument("--adjust", choices=("holm", "bh", "by", "none"), default="holm")
+    lb.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
+    lb.add_argument("--out", metavar="HTML", help="write a self-contained HTML report here")
+    lb.add_argument("--csv", metavar="CSV", help="write the leaderboard table here")
+    lb.add_argument("--pairwise-csv", metavar="CSV", help="write the difference tests here")
+    for col in ("subject", "image", "truth", "response", "condition", "experiment", "observer-type"):
+        lb.add_argument(f"--{col}-column", default=None, help=f"{col} column of a tidy table")
     return parser
+
+
+def _protocols():
+    from trialwise.benchmark import PROTOCOLS
+
+    return PROTOCOLS
+
+
+def _metrics():
+    from trialwise.benchmark import METRICS
+
+    return METRICS
+
+
+class _ProgressBar:
+    """A one-line progress bar on stderr (only when stderr is a terminal)."""
+
+    def __init__(self) -> None:
+        self.active = sys.stderr.isatty()
+
+    def __call__(self, label: str, done: int, total: int) -> None:
+        if not self.active:
+            return
+        width = 30
+        filled = int(width * done / max(total, 1))
+        end = "\n" if done >= total else ""
+        print(f"\r{label:<18} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end=end, file=sys.stderr,
+              flush=True)
+
+
+def _run_leaderboard(args) -> int:
+    import os
+
+    from trialwise.benchmark import get_protocol
+    from trialwise.benchmark.leaderboard import leaderboard
+    from trialwise.data import read_model_vs_human, read_trials
+
+    for path in (args.out, args.csv, args.pairwise_csv):
+        if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            raise CLIError(f"{path}: folder {os.path.dirname(os.path.abspath(path))} does not exist")
+    if args.out is not None:
+        _check_writable(args.out)
+    if args.path is None:
+        from trialwise.datasets import model_vs_human
+
+        trials = read_trials(model_vs_human())
+    elif os.path.isdir(args.path):
+        trials = read_model_vs_human(args.path)
+    else:
+        trials = read_trials(
+            args.path, subject=args.subject_column or "subject", image=args.image_column or "image",
+            truth=args.truth_column, response=args.response_column or "response", condition=args.condition_column,
+            experiment=args.experiment_column, observer_type=args.observer_type_column,
+        )
+    protocol = get_protocol(args.protocol)
+    if args.experiments:
+        protocol = protocol.replace(experiments=args.experiments)
+    if args.metric:
+        protocol = protocol.replace(metric=args.metric)
+    bar = _ProgressBar()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        lb = leaderboard(trials, protocol, reference=args.reference, n_resamples=args.resamples,
+                         confidence_level=args.confidence_level, rng=args.seed, progress=bar)
+        pairs = None
+        if args.tests != "none" and len(lb.candidates) >= 2:
+            pairs = lb.pairwise(which=args.tests, test=args.test, adjust=args.adjust, progress=bar)
+    print(lb.summary())
+    if pairs is not None:
+        sig = pairs[pairs["significant"]]
+        print(f"\n{args.test} tests ({args.tests}, {args.adjust}-adjusted): {len(sig)} of {len(pairs)} "
+              f"differences significant at {1 - args.confidence_level:g}")
+        for r in sig.itertuples():
+            print(f"  {r.observer_a} vs {r.observer_b}: {r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}], "
+                  f"adjusted p = {r.pvalue_adjusted:.2g}")
+    if args.csv:
+        lb.table.to_csv(args.csv, index=False)
+        print(f"table written to {args.csv}", file=sys.stderr)
+    if args.pairwise_csv and pairs is not None:
+        pairs.to_csv(args.pairwise_csv, index=False)
+        print(f"tests written to {args.pairwise_csv}", file=sys.stderr)
+    if args.out:
+        lb.report(args.out, pairwise=pairs)
+        print(f"report written to {args.out}", file=sys.stderr)
+    for w in caught:
+        print(f"trialwise: warning: {w.message}", file=sys.stderr)
+    return 0
 
 
 def _truth_column(frame, requested: str | None) -> str:
@@ -229,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_ec(args)
         if args.command == "plan":
             return _run_plan(args)
+        if args.command == "leaderboard":
+            return _run_leaderboard(args)
     except (CLIError, ValueError, TypeError) as exc:
         print(f"trialwise: error: {exc}", file=sys.stderr)
         return 2

@@ -13,7 +13,18 @@ import numpy as np
 from trialwise._results import CIWidthResult, CopyModelValidation
 from trialwise.kappa import kappa_bounds
 
-__all__ = ["plot_kappa_bounds", "plot_ci_width", "plot_copy_model_validation", "plot_kappa_bias", "plot_coverage"]
+__all__ = [
+    "plot_kappa_bounds",
+    "plot_ci_width",
+    "plot_copy_model_validation",
+    "plot_kappa_bias",
+    "plot_coverage",
+    "plot_leaderboard",
+    "plot_rank_intervals",
+    "plot_pairwise_matrix",
+    "plot_experiments",
+    "plot_agreement",
+]
 
 
 def _axes(ax, figsize=(5.0, 4.0)):
@@ -207,4 +218,135 @@ def plot_coverage(study, method: str, *, confidence_level: float = 0.95, kappa: 
     axes[0].set_ylabel("accuracies A / B")
     fig.colorbar(im, ax=list(axes), label=f"coverage at nominal {100 * confidence_level:g}%", shrink=0.8)
     fig.suptitle(f"{method}: coverage at nominal {100 * confidence_level:g}%") if len(axes) > 1 else None
+    return fig
+
+
+# --------------------------------------------------------------------------- benchmarks
+
+
+def _metric_label(lb) -> str:
+    return {"error-consistency": "error consistency", "observed-consistency": "observed consistency",
+            "accuracy-difference": "squared accuracy difference"}[lb.protocol.metric]
+
+
+def plot_leaderboard(lb, *, ax: Any = None):
+    """Scores with their intervals, best first, the reference row as a shaded band (seed 000 Fig. 4)."""
+    t = lb.table
+    cand = t[t["kind"] == "candidate"].reset_index(drop=True)
+    fig, ax = _axes(ax, figsize=(6.0, 0.25 * len(cand) + 1.5))
+    y = np.arange(len(cand))[::-1]
+    ax.errorbar(cand["score"], y, xerr=[cand["score"] - cand["ci_low"], cand["ci_high"] - cand["score"]],
+                fmt="o", color="C0", ms=4, capsize=2, label="candidates")
+    ref = t[t["kind"] == "reference"]
+    if len(ref):
+        r = ref.iloc[0]
+        ax.axvspan(r.ci_low, r.ci_high, color="C1", alpha=0.25, lw=0)
+        ax.axvline(r.score, color="C1", lw=1.5, label=f"{r.observer} {r.score:.3f}")
+    ax.set_yticks(y, cand["observer"], fontsize=8)
+    ax.set_xlabel(f"{_metric_label(lb)} ({lb.protocol.name}), {int(lb.confidence_level * 100)}% CI")
+    ax.legend(fontsize=8, loc="lower right")
+    return fig
+
+
+def plot_rank_intervals(lb, *, ax: Any = None):
+    """Each candidate's rank (dot) and rank interval (bar), with P(best) in the label."""
+    t = lb.table[lb.table["kind"] == "candidate"].reset_index(drop=True)
+    fig, ax = _axes(ax, figsize=(6.0, 0.25 * len(t) + 1.5))
+    y = np.arange(len(t))[::-1]
+    rank = t["rank"].astype(float).to_numpy()
+    lo, hi = t["rank_low"].astype(float).to_numpy(), t["rank_high"].astype(float).to_numpy()
+    ax.hlines(y, lo, hi, color="C0", lw=4, alpha=0.5)
+    ax.plot(rank, y, "o", color="C0", ms=4)
+    labels = [f"{o}  (P best {p:.2f})" if p >= 0.005 else o for o, p in zip(t["observer"], t["p_best"])]
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_xlabel(f"rank ({int(lb.confidence_level * 100)}% interval); mean Kendall τ to bootstrap rankings "
+                  f"{lb.kendall_tau.mean:.2f}")
+    ax.set_xlim(0.5, len(t) + 0.5)
+    return fig
+
+
+def plot_pairwise_matrix(pairwise, *, order=None, ax: Any = None):
+    """Adjusted p-values of the pairwise tests as a matrix; significant cells outlined.
+
+    ``pairwise``: the frame of :meth:`trialwise.Leaderboard.pairwise` (``which="all"``).
+    """
+    import matplotlib as mpl
+
+    names = list(order) if order is not None else list(dict.fromkeys(list(pairwise["observer_a"]) + list(pairwise["observer_b"])))
+    k = len(names)
+    pos = {n: i for i, n in enumerate(names)}
+    m = np.full((k, k), np.nan)
+    sig = np.zeros((k, k), bool)
+    for r in pairwise.itertuples():
+        i, j = pos[r.observer_a], pos[r.observer_b]
+        m[i, j] = m[j, i] = r.pvalue_adjusted
+        sig[i, j] = sig[j, i] = r.significant
+    fig, ax = _axes(ax, figsize=(0.28 * k + 2.5, 0.28 * k + 2.0))
+    with np.errstate(divide="ignore"):
+        img = ax.imshow(np.log10(np.clip(m, 1e-4, 1)), cmap="viridis", vmin=-4, vmax=0)
+    for i, j in zip(*np.nonzero(sig)):
+        ax.add_patch(mpl.patches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="w", lw=1))
+    ax.set_xticks(range(k), names, rotation=90, fontsize=7)
+    ax.set_yticks(range(k), names, fontsize=7)
+    fig.colorbar(img, ax=ax, label="log10 adjusted p", shrink=0.8)
+    test = pairwise["test"].iloc[0] if len(pairwise) else ""
+    adjust = pairwise["adjust"].iloc[0] if len(pairwise) else ""
+    ax.set_title(f"pairwise {test} tests ({adjust}); outlined: significant", fontsize=9)
+    return fig
+
+
+def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = None):
+    """One panel per experiment: scores with CIs (seed 000 App. H, Fig. 11)."""
+    import matplotlib.pyplot as plt
+
+    t = breakdown.table
+    exps = list(dict.fromkeys(t["experiment"]))
+    names = list(dict.fromkeys(t["observer"])) if observers is None else list(observers)
+    nrows = int(np.ceil(len(exps) / ncols))
+    if fig is None:
+        fig = plt.figure(figsize=(3.0 * ncols, 0.16 * len(names) * nrows + 1.0 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
+    y = np.arange(len(names))[::-1]
+    for ax, exp in zip(axes.ravel(), exps):
+        sub = t[t["experiment"] == exp].set_index("observer").reindex(names)
+        ax.errorbar(sub["score"], y, xerr=[sub["score"] - sub["ci_low"], sub["ci_high"] - sub["score"]], fmt="o",
+                    ms=3, capsize=1.5, lw=1)
+        ax.set_title(exp, fontsize=9)
+        ax.tick_params(labelsize=7)
+    for ax in axes.ravel()[len(exps):]:
+        ax.set_visible(False)
+    axes[0, 0].set_yticks(y, names, fontsize=6)
+    return fig
+
+
+def plot_agreement(entries, *, experiment: str | None = None, confidence_level: float = 0.95, ax: Any = None):
+    """Observed vs expected agreement of every pair (seed 002 Fig. 1–2).
+
+    ``entries``: :meth:`trialwise.Leaderboard.entries` (optionally one ``experiment``).
+    The grey region is what κ's bounds allow (seed 002 eq. 2–6); the band around the
+    diagonal is where independent observers fall with ``confidence_level`` at the median n.
+    """
+    from scipy import stats
+
+    from trialwise.kappa import kappa_bounds_from_expected
+
+    e = entries if experiment is None else entries[entries["experiment"] == experiment]
+    fig, ax = _axes(ax, figsize=(4.8, 4.5))
+    ce = np.linspace(0.0, 0.999, 400)
+    lo, hi = kappa_bounds_from_expected(ce)
+    ax.fill_between(ce, ce + lo * (1 - ce), ce + hi * (1 - ce), color="0.92", label="attainable")
+    n = float(np.median(e["n"])) if len(e) else 100.0
+    z = stats.norm.ppf(0.5 + confidence_level / 2)
+    half = z * np.sqrt(ce * (1 - ce) / n)
+    ax.fill_between(ce, ce - half, ce + half, color="C7", alpha=0.35, label=f"chance ({int(confidence_level*100)}%, n={n:.0f})")
+    ax.plot([0, 1], [0, 1], color="k", lw=0.8)
+    is_ref = e["reference"].str.contains("|", regex=False)
+    ax.scatter(e.loc[~is_ref, "c_exp"], e.loc[~is_ref, "c_obs"], s=6, alpha=0.4, color="C0", label="candidate–reference")
+    ax.scatter(e.loc[is_ref, "c_exp"], e.loc[is_ref, "c_obs"], s=10, alpha=0.7, color="C1", label="reference–reference")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_xlabel("expected agreement c_exp")
+    ax.set_ylabel("observed agreement c_obs")
+    ax.set_title(experiment or "all conditions", fontsize=9)
+    ax.legend(fontsize=7, loc="upper left")
     return fig

@@ -304,6 +304,30 @@ class Leaderboard:
                 corr[a, b] = corr[b, a] = stats.kendalltau(self._exp_scores[:k, a], self._exp_scores[:k, b]).statistic
         return ExperimentBreakdown(table, pd.DataFrame(corr, index=list(exps), columns=list(exps)))
 
+    def entries(self):
+        """Every pair value behind the scores: one row per (condition, observer, reference pair).
+
+        Columns ``experiment, condition, observer, reference, n, accuracy_observer,
+        accuracy_reference, c_obs, c_exp, value`` (the protocol's metric), observed data.
+        """
+        import pandas as pd
+
+        d = self._design
+        n, n11, ca, cb = d.entry_sums
+        refs = d.references
+        label = [refs[r] if row < len(d.candidates) else f"{refs[r // len(refs)]}|{refs[r % len(refs)]}"
+                 for row, r in zip(d.entry_row, d.entry_reference)]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pa, pb = ca / n, cb / n
+            frame = pd.DataFrame({
+                "experiment": [d.units[u].experiment for u in d.entry_unit],
+                "condition": [d.units[u].condition for u in d.entry_unit],
+                "observer": np.array(d.rows, dtype=object)[d.entry_row], "reference": label, "n": n.astype(int),
+                "accuracy_observer": pa, "accuracy_reference": pb, "c_obs": (n - ca - cb + 2 * n11) / n,
+                "c_exp": pa * pb + (1 - pa) * (1 - pb), "value": d.values(),
+            })
+        return frame
+
     # ------------------------------------------------------------------ output
 
     def to_frame(self):
@@ -437,7 +461,7 @@ def difference_test(
     ...                          protocol=tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
     ...                          n_resamples=2000, rng=0)
     >>> round(res.statistic, 3), res.pvalue < 0.001
-    (0.116, True)
+    (0.088, True)
     """
     proto = get_protocol(protocol)
     t = _as_trials(trials)
