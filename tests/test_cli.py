@@ -181,3 +181,59 @@ def test_plan_errors_are_one_line(args, message, capsys):
     code, out, err = run(["plan", *args], capsys)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+# --------------------------------------------------------------------------- leaderboard
+
+
+def test_leaderboard_on_bundled_data(tmp_path, capsys):
+    out_html, out_csv, out_pw = tmp_path / "r.html", tmp_path / "t.csv", tmp_path / "p.csv"
+    code, out, err = run(["leaderboard", "--resamples", "300", "--seed", "0", "--experiments", "cue-conflict", "edge",
+                          "--out", str(out_html), "--csv", str(out_csv), "--pairwise-csv", str(out_pw)], capsys)
+    assert code == 0, err
+    table = pd.read_csv(out_csv)
+    lib = tw.leaderboard(tw.datasets.model_vs_human(), tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"]),
+                         n_resamples=300, rng=0)
+    np.testing.assert_allclose(table["score"], lib.table["score"], atol=1e-12)
+    np.testing.assert_allclose(table["ci_low"], lib.table["ci_low"], atol=1e-12)
+    assert "clip-16" in out and "Kendall" in out
+    assert len(pd.read_csv(out_pw)) == len(lib.candidates) - 1
+    html = out_html.read_text()
+    assert html.count("data:image/png;base64") >= 4 and "<table" in html
+
+
+def test_leaderboard_on_a_raw_data_folder(tmp_path, capsys):
+    from tests.test_benchmark import _write_raw
+
+    raw = tw.datasets.model_vs_human("edge")
+    raw = raw[(raw["observer_type"] == "human") | raw["subject"].isin(["resnet50", "clip-16", "vit-b-16"])]
+    _write_raw(tmp_path / "raw-data", raw, ["edge"])
+    code, out, err = run(["leaderboard", str(tmp_path / "raw-data"), "--resamples", "200", "--seed", "1",
+                          "--tests", "all", "--csv", str(tmp_path / "t.csv")], capsys)
+    assert code == 0, err
+    got = pd.read_csv(tmp_path / "t.csv").set_index("observer")["score"]
+    lib = tw.leaderboard(raw, n_resamples=200, rng=1).table.set_index("observer")["score"]
+    np.testing.assert_allclose(got[lib.index], lib, atol=1e-12)
+    assert "swap tests (all, holm-adjusted)" in out
+
+
+@pytest.mark.parametrize("args, message", [
+    (["leaderboard", "missing.csv"], "missing.csv: no such file"),
+    (["leaderboard", "--experiments", "nope", "--resamples", "10"], "names experiment(s) ['nope']"),
+    (["leaderboard", "--resamples", "10", "--out", "/no/such/dir/r.html"], "/no/such/dir/r.html: folder"),
+])
+def test_leaderboard_errors_are_one_line(args, message, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_leaderboard_tidy_file_with_column_mapping(tmp_path, capsys):
+    raw = tw.datasets.model_vs_human("silhouette")
+    raw = raw[(raw["observer_type"] == "human") | raw["subject"].isin(["resnet50", "clip-16"])]
+    f = tmp_path / "t.csv"
+    raw.rename(columns={"subject": "participant", "image": "stim"}).to_csv(f, index=False)
+    code, out, err = run(["leaderboard", str(f), "--subject-column", "participant", "--image-column", "stim",
+                          "--resamples", "100", "--tests", "none"], capsys)
+    assert code == 0, err
+    code, out, err = run(["leaderboard", str(f), "--resamples", "100"], capsys)
+    assert code == 2 and "no column 'subject'; columns found: source, experiment, condition, participant" in err

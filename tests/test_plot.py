@@ -62,3 +62,32 @@ def test_kappa_bias_figure():
     fig = tw.plot.plot_kappa_bias(res)
     line = [line for line in fig.axes[0].get_lines() if len(line.get_xdata()) == 7][0]
     np.testing.assert_allclose(line.get_ydata(), res.bias)
+
+
+def test_benchmark_figures_draw_the_leaderboard(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import trialwise as tw
+
+    trials = tw.datasets.model_vs_human()
+    trials = trials[trials["experiment"].isin(["edge", "cue-conflict"])]
+    lb = tw.leaderboard(trials, tw.MODEL_VS_HUMAN, n_resamples=200, rng=0)
+    fig = tw.plot.plot_leaderboard(lb)
+    pts = fig.axes[0].lines[0].get_xdata()
+    cand = lb.table[lb.table["kind"] == "candidate"]
+    np.testing.assert_allclose(np.asarray(pts, dtype=float), cand["score"].to_numpy(float))
+    fig = tw.plot.plot_rank_intervals(lb)
+    np.testing.assert_allclose(np.asarray(fig.axes[0].lines[0].get_xdata(), float), cand["rank"].to_numpy(float))
+    pw = lb.pairwise(which="all", test="bootstrap")
+    fig = tw.plot.plot_pairwise_matrix(pw)
+    k = len(lb.candidates)
+    assert fig.axes[0].images[0].get_array().shape == (k, k)
+    fig = tw.plot.plot_experiments(lb.by_experiment())
+    assert sum(ax.get_visible() for ax in fig.axes) == 2
+    e = lb.entries()
+    fig = tw.plot.plot_agreement(e, experiment="edge")
+    offsets = fig.axes[0].collections[-1].get_offsets()
+    assert len(offsets) == len(e[(e["experiment"] == "edge") & e["reference"].str.contains("|", regex=False)])
+    path = lb.report(tmp_path / "r.html", pairwise=pw)
+    assert path.read_text().count("data:image/png") == 5

@@ -175,6 +175,7 @@ def build_design(trials, protocol: Protocol, reference: Any = None) -> Design:
     units: list[Unit] = []
     lab_row, lab_unit, lab_exp, lab_ref, sums = [], [], [], [], []
     n_partial = 0
+    n_disjoint = 0
     for u, ((e, c), g) in enumerate(t.groupby(["experiment", "condition"], sort=True)):
         img_codes, images = pd.factorize(g["image"], sort=True)
         obs_codes, observers = pd.factorize(g["subject"], sort=True)
@@ -202,18 +203,23 @@ def build_design(trials, protocol: Protocol, reference: Any = None) -> Design:
         if not refs_u:
             raise ValueError(f"no reference observer saw condition {c!r} of experiment {e!r}")
         pairs_arr = np.array(pairs, dtype=np.intp).reshape(-1, 2)
+        shared = (seen[:, pairs_arr[:, 0]] & seen[:, pairs_arr[:, 1]]).sum(axis=0)
+        rws_arr = np.array(rws, dtype=np.intp)
+        for cand in candidates:
+            if not np.any(shared[rws_arr == row_of[cand]]):
+                raise ValueError(f"candidate {cand!r} shares no image with any reference observer in condition "
+                                 f"{c!r} of experiment {e!r}")
+        empty = shared == 0
+        if empty.any():
+            n_disjoint += int(empty.sum())
+            pairs_arr, rws, rfs = pairs_arr[~empty], list(rws_arr[~empty]), list(np.asarray(rfs)[~empty])
         cols, to_sums = pair_columns(right, seen, pairs_arr)
         s = np.stack(to_sums(cols.sum(axis=0, dtype=np.int64)[None].astype(float)))[:, 0]
-        shared = s[0]
-        for k in np.flatnonzero(shared == 0):
-            a, b = pairs_arr[k]
-            raise ValueError(f"observers {observers[a]!r} and {observers[b]!r} share no image in condition {c!r} "
-                             f"of experiment {e!r}")
         start = sum(len(x) for x in lab_row)
-        units.append(Unit(e, c, observers, right, seen, pairs_arr, np.arange(start, start + len(pairs))))
+        units.append(Unit(e, c, observers, right, seen, pairs_arr, np.arange(start, start + len(pairs_arr))))
         lab_row.append(rws)
-        lab_unit.append([u] * len(pairs))
-        lab_exp.append([exps.index(e)] * len(pairs))
+        lab_unit.append([u] * len(pairs_arr))
+        lab_exp.append([exps.index(e)] * len(pairs_arr))
         lab_ref.append(rfs)
         sums.append(s)
     if n_partial:
@@ -221,6 +227,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None) -> Design:
                f"each pair uses the images both observers saw")
         notes.append(msg)
         warn(msg, TrialwiseWarning)
+    if n_disjoint:
+        notes.append(f"{n_disjoint} observer pair(s) share no image in some condition and were left out there")
     if excluded:
         excl = pd.DataFrame(excluded, columns=["experiment", "condition", "subject", "n_trials", "reason"])
     else:

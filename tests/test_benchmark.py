@@ -1,0 +1,371 @@
+"""Benchmark leaderboards: published numbers, the joint hierarchical bootstrap, tests, loaders, bad input."""
+
+import warnings
+from itertools import combinations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.metrics import cohen_kappa_score
+
+import trialwise as tw
+from trialwise.benchmark.hierarchy import build_design, swap_differences
+from trialwise.benchmark.ranks import kendall_tau, probability_best, rank_intervals, rank_scores
+from trialwise.significance import adjust_pvalues
+
+MVH = tw.MODEL_VS_HUMAN
+
+
+@pytest.fixture(scope="module")
+def trials():
+    return tw.read_trials(tw.datasets.model_vs_human())
+
+
+def _pandas_protocol(trials, protocol, metric="error-consistency"):
+    """A plain re-implementation: per condition and human–model pair, then the protocol's means."""
+    t = trials[trials["experiment"].isin(protocol.experiments or trials["experiment"].unique())]
+    drop = np.zeros(len(t), bool)
+    for e, conds in protocol.exclude.items():
+        drop |= ((t["experiment"] == e) & t["condition"].isin(conds)).to_numpy()
+    t = t[~drop]
+    hum = t[t["observer_type"] == "human"]
+    mod = t[t["observer_type"] == "model"]
+    m = mod.merge(hum, on=["experiment", "condition", "image"], suffixes=("_m", "_h"))
+
+    def value(g):
+        a, b = g["correct_m"].to_numpy(), g["correct_h"].to_numpy()
+        if metric == "error-consistency":
+            return cohen_kappa_score(a, b)
+        if metric == "observed-consistency":
+            return np.mean(a == b)
+        return (a.mean() - b.mean()) ** 2
+
+    per = m.groupby(["subject_m", "experiment", "condition", "subject_h"]).apply(value, include_groups=False)
+    per = per.groupby(["subject_m", "experiment", "condition"]).mean()
+    if "experiment" in protocol.aggregation:
+        scores = per.groupby(["subject_m", "experiment"]).mean().groupby("subject_m").mean()
+    else:
+        scores = per.groupby("subject_m").mean()
+    full = t.groupby("subject")["experiment"].nunique()
+    return scores[[s for s in scores.index if full[s] == t["experiment"].nunique()]]
+
+
+# --------------------------------------------------------------------------- published numbers
+
+
+def test_published_model_vs_human_numbers(trials):
+    cue = tw.leaderboard(trials, MVH.replace(experiments=["cue-conflict"]), n_resamples=20, rng=0)
+    by = cue.table.set_index("observer")["score"]
+    assert round(by["human–human"], 3) == 0.331
+    assert round(by["resnet50"], 3) == 0.068
+    full = {m: tw.leaderboard(trials, MVH.replace(metric=m), n_resamples=20, rng=0).table.set_index("observer")
+            for m in tw.benchmark.METRICS}
+    assert round(full["error-consistency"].loc["resnet50", "score"], 3) == 0.208
+    assert round(full["observed-consistency"].loc["resnet50", "score"], 3) == 0.665
+    assert round(full["accuracy-difference"].loc["resnet50", "score"], 3) == 0.087
+
+
+@pytest.mark.parametrize("protocol", [MVH, tw.FLAT, MVH.replace(name="obs", metric="observed-consistency"),
+                                      MVH.replace(name="acc", metric="accuracy-difference")])
+def test_scores_equal_a_pandas_reimplementation(trials, protocol):
+    lb = tw.leaderboard(trials, protocol, n_resamples=10, rng=0)
+    ours = lb.table.set_index("observer")["score"].drop("human–human")
+    ref = _pandas_protocol(trials, protocol, protocol.metric)
+    assert sorted(ours.index) == sorted(ref.index)
+    np.testing.assert_allclose(ours[ref.index].to_numpy(), ref.to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_excluded_conditions_and_partial_candidates_are_reported(trials):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lb = tw.leaderboard(trials, n_resamples=10, rng=0)
+    ex = lb.excluded
+    assert (ex["reason"] == "condition excluded by protocol").sum() == sum(len(v) for v in MVH.exclude.values())
+    lacking = set(ex.loc[ex["reason"].str.startswith("candidate lacks"), "subject"])
+    assert lacking == {"clip_kb", "resnet50-dino", "resnet50-insup", "resnet50-moco", "vitb-moco"}
+    assert len(lb.candidates) == 21 and any("not scored" in n for n in lb.notes)
+
+
+# --------------------------------------------------------------------------- the joint bootstrap
+
+
+def _small(trials):
+    keep = trials["experiment"].isin(["edge", "rotation"]) & (
+        (trials["observer_type"] == "human") | trials["subject"].isin(["resnet50", "clip-16", "vit-b-16"]))
+    return trials[keep.to_numpy()]
+
+
+def test_hierarchical_bootstrap_equals_a_brute_force_loop(trials):
+    """Same seed ⇒ same replicates: index resampling per condition, sklearn κ, pandas means."""
+    small = _small(trials)
+    b = 60
+    lb = tw.leaderboard(small, MVH, n_resamples=b, rng=7)
+    boot_gen = np.random.default_rng(7).spawn(2)[0]
+    units = sorted(small.groupby(["experiment", "condition"]).groups)
+    units = [u for u in units if u[1] not in MVH.exclude.get(u[0], ())]
+    gens = boot_gen.spawn(len(units))
+    humans = sorted(small.loc[small["observer_type"] == "human", "subject"].unique())
+    models = sorted(small.loc[small["observer_type"] == "model", "subject"].unique())
+    per = {}  # (experiment) -> list over conditions of (b, rows) arrays
+    for (e, c), g in zip(units, gens):
+        sub = small[(small["experiment"] == e) & (small["condition"] == c)]
+        wide = sub.pivot(index="image", columns="subject", values="correct").sort_index()
+        idx = g.integers(0, len(wide), size=(b, len(wide)))
+        hum_e = [h for h in humans if h in wide.columns]
+        out = np.empty((b, len(models) + 1))
+        for r in range(b):
+            w = wide.iloc[idx[r]]
+            for k, mname in enumerate(models):
+                out[r, k] = np.mean([cohen_kappa_score(w[mname], w[h]) for h in hum_e])
+            out[r, -1] = np.mean([cohen_kappa_score(w[h1], w[h2]) for h1, h2 in combinations(hum_e, 2)])
+        per.setdefault(e, []).append(out)
+    brute = np.mean([np.mean(v, axis=0) for v in per.values()], axis=0)
+    ours = lb.replicates[:, [lb.observers.index(m) for m in models] + [len(lb.observers) - 1]]
+    np.testing.assert_allclose(ours, brute, atol=2e-6)  # entries are kept in float32
+
+
+def test_bootstrap_does_not_depend_on_workers(trials):
+    small = _small(trials)
+    a = tw.leaderboard(small, n_resamples=200, rng=3, workers=1)
+    b = tw.leaderboard(small, n_resamples=200, rng=3, workers=2)
+    np.testing.assert_array_equal(a.replicates, b.replicates)
+
+
+def test_ranks_intervals_and_kendall_against_direct_computation(trials):
+    lb = tw.leaderboard(_small(trials), n_resamples=300, rng=1)
+    k = len(lb.candidates)
+    reps = lb.replicates[:, :k]
+    direct = np.array([stats.rankdata(-row, method="min") for row in reps])
+    np.testing.assert_array_equal(rank_scores(reps), direct)
+    t = lb.table.set_index("observer")
+    for j, name in enumerate(lb.candidates):
+        assert t.loc[name, "p_best"] == pytest.approx(np.mean(direct[:, j] == 1))
+        lo, hi = np.sort(direct[:, j])[[int(np.floor(0.025 * 299)), int(np.ceil(0.975 * 299))]]
+        assert (t.loc[name, "rank_low"], t.loc[name, "rank_high"]) == (lo, hi)
+    taus = [stats.kendalltau(lb.scores[:k], row).statistic for row in reps]
+    np.testing.assert_allclose(lb.kendall_tau.distribution, taus, atol=1e-12)
+
+
+def test_kendall_tau_with_ties_matches_scipy():
+    rng = np.random.default_rng(0)
+    ref = rng.integers(0, 4, 9).astype(float)
+    reps = rng.integers(0, 4, (50, 9)).astype(float)
+    np.testing.assert_allclose(kendall_tau(ref, reps), [stats.kendalltau(ref, r).statistic for r in reps], atol=1e-12)
+    assert np.isnan(kendall_tau(ref, np.r_[reps[0][:-1], np.nan][None]))[0]
+    lo, hi = rank_intervals(np.array([[1, 2], [2, 1], [1, 2], [1, 2]]), 0.5)
+    assert lo.tolist() == [1, 1] and hi.tolist() == [2, 2]
+    assert probability_best(np.array([[1, 2], [1, 1]])).tolist() == [1.0, 0.5]
+
+
+def test_multiplicity_against_statsmodels_and_scipy():
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(2)
+    p = rng.random(40) ** 3
+    np.testing.assert_allclose(adjust_pvalues(p, "holm"), multipletests(p, method="holm")[1], atol=1e-14)
+    np.testing.assert_array_equal(adjust_pvalues(p, "bh"), stats.false_discovery_control(p, method="bh"))
+    np.testing.assert_array_equal(adjust_pvalues(p, "by"), stats.false_discovery_control(p, method="by"))
+    q = adjust_pvalues(np.r_[p[:3], np.nan], "holm")
+    assert np.isnan(q[-1]) and np.allclose(q[:3], multipletests(p[:3], method="holm")[1])
+    with pytest.raises(ValueError, match="adjust"):
+        adjust_pvalues(p, "bonferroni-ish")
+
+
+# --------------------------------------------------------------------------- difference tests
+
+
+def test_swap_distribution_equals_per_item_swapping(trials):
+    """The counts-based swap kernel vs swapping responses item by item and recomputing."""
+    small = _small(trials)
+    design = build_design(small, MVH)
+    x, y = design.rows.index("clip-16"), design.rows.index("resnet50")
+    obs, null = swap_differences(design, x, y, 4000, rng=0)
+    rng = np.random.default_rng(1)
+    ref = []
+    wide = [(u.experiment, small[(small["experiment"] == u.experiment) & (small["condition"] == u.condition)]
+             .pivot(index="image", columns="subject", values="correct")) for u in design.units]
+    humans = [h for h in design.references]
+    for _ in range(400):
+        per_exp = {}
+        for exp, w in wide:
+            s = rng.random(len(w)) < 0.5
+            xs = np.where(s, w["resnet50"], w["clip-16"])
+            ys = np.where(s, w["clip-16"], w["resnet50"])
+            hs = [h for h in humans if h in w.columns]
+            d = np.mean([cohen_kappa_score(xs, w[h]) - cohen_kappa_score(ys, w[h]) for h in hs])
+            per_exp.setdefault(exp, []).append(d)
+        ref.append(np.mean([np.mean(v) for v in per_exp.values()]))
+    assert stats.ks_2samp(null, ref).pvalue > 0.001
+    lb = tw.leaderboard(small, n_resamples=50, rng=0)
+    assert obs == pytest.approx(lb.scores[lb.observers.index("clip-16")] - lb.scores[lb.observers.index("resnet50")])
+
+
+def _simulated_benchmark(rng, n_models=4, n_humans=4, conditions=(("e1", "c1"), ("e1", "c2"), ("e2", "c1")), n=100):
+    """Humans and exchangeable models: each model copies a shared latent difficulty the same way."""
+    rows = []
+    for e, c in conditions:
+        hard = rng.random(n) < 0.35
+        truth_ok = lambda p_copy: np.where(rng.random(n) < p_copy, ~hard, rng.random(n) < 0.65)  # noqa: E731
+        for h in range(n_humans):
+            rows.append(pd.DataFrame({"experiment": e, "condition": c, "subject": f"h{h}", "observer_type": "human",
+                                      "image": [f"{e}{c}i{i}" for i in range(n)], "correct": truth_ok(0.5)}))
+        for m in range(n_models):
+            rows.append(pd.DataFrame({"experiment": e, "condition": c, "subject": f"m{m}", "observer_type": "model",
+                                      "image": [f"{e}{c}i{i}" for i in range(n)], "correct": truth_ok(0.3)}))
+    t = pd.concat(rows, ignore_index=True)
+    t["correct"] = t["correct"].astype(int)
+    return tw.read_trials(t, correct="correct")
+
+
+def test_swap_test_and_holm_keep_their_level_on_exchangeable_models():
+    """R = 200 simulated benchmarks, 4 exchangeable models (6 pairs), M = 199 swaps."""
+    rng = np.random.default_rng(11)
+    single, holm_any, bh_any = [], [], []
+    for _ in range(200):
+        lb = tw.leaderboard(_simulated_benchmark(rng), protocol=tw.Protocol("sim"), n_resamples=20,
+                            rng=rng.integers(2**32))
+        pw = lb.pairwise(test="swap", adjust="holm", n_permutations=199, workers=1)
+        single.append(pw["pvalue"].iloc[0] <= 0.05)
+        holm_any.append(pw["significant"].any())
+        bh_any.append((adjust_pvalues(pw["pvalue"], "bh") < 0.05).any())
+    se = np.sqrt(0.05 * 0.95 / 200)
+    assert np.mean(single) <= 0.05 + 3 * se
+    assert np.mean(holm_any) <= 0.05 + 3 * se  # family-wise error
+    assert np.mean(bh_any) <= 0.05 + 3 * se  # all nulls true: FDR = FWER
+    assert np.mean(single) >= 0.05 - 3 * se  # and it is not trivially conservative
+
+
+def test_difference_test_and_pairwise_outputs(trials):
+    cue = trials[trials["experiment"] == "cue-conflict"]
+    proto = MVH.replace(experiments=["cue-conflict"])
+    res = tw.difference_test(cue, "clip-16", "resnet50", reference="human", protocol=proto, n_resamples=2000, rng=0)
+    direct = _pandas_protocol(cue, proto)
+    assert res.statistic == pytest.approx(direct["clip-16"] - direct["resnet50"], abs=1e-12)
+    assert res.confidence_interval.low < res.statistic < res.confidence_interval.high
+    assert res.pvalue < 0.01 and "clip-16" in res.summary()
+    assert res.to_frame().shape == (1, 15)
+    lb = tw.leaderboard(cue, proto, n_resamples=500, rng=0)
+    pw = lb.pairwise(which="neighbours", test="bootstrap", adjust="bh")
+    assert len(pw) == len(lb.candidates) - 1
+    assert list(pw["observer_a"]) == list(lb.table["observer"][1:-1])
+    paper = lb.difference("clip-16", "resnet50", test="paper", n_permutations=500)
+    assert 0 <= paper.pvalue <= 1
+    with pytest.raises(ValueError, match="not an observer"):
+        lb.difference("clip-16", "nope")
+    with pytest.raises(ValueError, match="`test`"):
+        lb.pairwise(test="t")
+
+
+def test_by_experiment_and_entries(trials):
+    lb = tw.leaderboard(_small(trials), n_resamples=200, rng=0)
+    br = lb.by_experiment()
+    assert set(br.table["experiment"]) == {"edge", "rotation"}
+    edge = br.table[br.table["experiment"] == "edge"].set_index("observer")["score"]
+    e = lb.entries()
+    direct = e[e["experiment"] == "edge"].groupby("observer")["value"].mean()
+    np.testing.assert_allclose(edge[direct.index], direct, atol=1e-12)
+    assert br.rank_correlation.shape == (2, 2)
+    np.testing.assert_allclose(np.c_[e["c_obs"]], np.c_[e["c_exp"] + e["value"] * (1 - e["c_exp"])], atol=1e-12)
+
+
+# --------------------------------------------------------------------------- loaders
+
+
+def _write_raw(folder, trials, experiments):
+    """The benchmark's raw-data layout: one CSV per observer and experiment, human names prefixed."""
+    for e in experiments:
+        d = folder / e
+        d.mkdir(parents=True)
+        for s, g in trials[trials["experiment"] == e].groupby("subject"):
+            human = g["observer_type"].iloc[0] == "human"
+            code = "s" + s[-2:] if human else "dnn"
+            names = [f"{k + 1:04d}_x_{code}_{c}_{t}_0_{i}.png" for k, (c, t, i) in
+                     enumerate(zip(g["condition"], g["category"], g["image"]))]
+            cond = g["condition"] if (human or g["condition"].nunique() > 1) else np.nan
+            pd.DataFrame({"subj": s, "Session": 1, "trial": np.arange(1, len(g) + 1), "rt": np.nan,
+                          "object_response": g["response"], "category": g["category"], "condition": cond,
+                          "imagename": names}).to_csv(d / f"{e}_{s}_session_1.csv", index=False)
+
+
+def test_read_model_vs_human_folder_equals_bundled_data(tmp_path):
+    raw = tw.datasets.model_vs_human()
+    raw = raw[raw["experiment"].isin(["edge", "uniform-noise"])]
+    _write_raw(tmp_path, raw, ["edge", "uniform-noise"])
+    got = tw.read_model_vs_human(tmp_path)
+    want = tw.read_trials(raw)
+    key = ["experiment", "subject", "image"]
+    a = got.sort_values(key).reset_index(drop=True)
+    b = want.sort_values(key).reset_index(drop=True)
+    for col in ("experiment", "condition", "subject", "observer_type", "image", "truth", "response", "correct"):
+        assert a[col].tolist() == b[col].tolist(), col
+    la = tw.leaderboard(got, n_resamples=100, rng=0)
+    lb_ = tw.leaderboard(want, n_resamples=100, rng=0)
+    pd.testing.assert_frame_equal(la.table, lb_.table)
+
+
+def test_image_id_rules():
+    ids = tw.image_id(["0001_nse_s01_0.03_elephant_10_n02504458_7209.png",
+                       "0001_nse_dnn_0.03_elephant_10_n02504458_7209.png", "oven10.png",
+                       "0012_sk_s03_0_boat_0_boat-0068-sketch-23.png"])
+    assert ids.tolist() == ["n02504458_7209", "n02504458_7209", "oven10", "boat-0068-sketch-23"]
+
+
+def test_missing_trials_are_handled_per_pair():
+    """texture-filled-rotated: each human saw a different 160 of 1280 images."""
+    t = tw.read_trials(tw.datasets.texture_vs_shape("texture-filled-rotated"))
+    t = t[(t["observer_type"] == "human") | (t["subject"] == "resnet50")]
+    with pytest.warns(tw.TrialwiseWarning, match="lack some of the condition's images"):
+        lb = tw.leaderboard(t, tw.Protocol("tfr"), n_resamples=50, rng=0)
+    e = lb.entries()
+    res = e[e["observer"] == "resnet50"]
+    assert set(res["n"]) <= set(range(1, 40)) and res["n"].sum() == 32 * 160
+    k = res.iloc[0]
+    w = t[(t["condition"] == k.condition)].pivot(index="image", columns="subject", values="correct").dropna(
+        subset=[k.reference])
+    assert len(w) == k.n
+    assert k.value == pytest.approx(cohen_kappa_score(w["resnet50"].astype(bool), w[k.reference].astype(bool)),
+                                    abs=1e-12)
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def test_bad_input_messages(trials, tmp_path):
+    frame = tw.datasets.model_vs_human("edge")
+    with pytest.raises(ValueError, match="no column 'stimulus'; columns found: source, experiment"):
+        tw.read_trials(frame, image="stimulus")
+    dup = pd.concat([frame, frame.iloc[[5]]])
+    with pytest.raises(ValueError, match="answered image .* more than once"):
+        tw.read_trials(dup)
+    bad_truth = frame.copy()
+    bad_truth.loc[bad_truth.index[0], "category"] = "zebra"
+    with pytest.raises(ValueError, match="more than one correct answer"):
+        tw.read_trials(bad_truth)
+    with pytest.raises(ValueError, match=r"names condition\(s\) \['c999'\]"):
+        tw.leaderboard(trials, MVH.replace(exclude={"contrast": ["c999"]}), n_resamples=10)
+    with pytest.raises(ValueError, match="experiment"):
+        tw.leaderboard(trials, MVH.replace(experiments=["nope"]), n_resamples=10)
+    models = trials[trials["observer_type"] == "model"]
+    with pytest.raises(ValueError, match="no reference observers"):
+        tw.leaderboard(models, n_resamples=10)
+    e = trials[trials["experiment"] == "edge"].copy()
+    e.loc[e["subject"] == "resnet50", "image"] += "-other"
+    with pytest.raises(ValueError, match="shares no image with any reference"):
+        tw.leaderboard(e, n_resamples=10)
+    p = tmp_path / "bad.csv"
+    p.write_text("subject,image,truth,response\na,i1,cat,cat\na,i2,cat,dog,extra\n")
+    with pytest.raises(ValueError, match=r"bad.csv: not a readable table .*line 3"):
+        tw.read_trials(p)
+    with pytest.raises(ValueError, match="aggregation"):
+        tw.Protocol("x", aggregation=("experiment", "condition", "reference"))
+    with pytest.raises(ValueError, match="protocol"):
+        tw.leaderboard(trials, "mvh", n_resamples=10)
+    with pytest.raises(ValueError, match="no .csv files"):
+        tw.read_model_vs_human(_empty(tmp_path))
+
+
+def _empty(tmp_path):
+    d = tmp_path / "empty"
+    d.mkdir()
+    return d
