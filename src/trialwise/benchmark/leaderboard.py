@@ -421,9 +421,9 @@ def leaderboard(
     >>> lb = tw.leaderboard(trials, protocol=tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
     ...                     n_resamples=500, rng=0)
     >>> row = lb.table.set_index("observer").loc["resnet50"]
-    >>> round(row.score, 3), row.ci_low < row.score < row.ci_high
-    (0.068, np.True_)
-    >>> round(lb.table.score[0], 3)   # the human–human row comes first
+    >>> round(float(row.score), 3), bool(row.ci_low < row.score < row.ci_high)
+    (0.068, True)
+    >>> round(float(lb.table.score[0]), 3)   # the human–human row comes first
     0.331
     """
     proto = get_protocol(protocol)
@@ -460,7 +460,7 @@ def difference_test(
     >>> res = tw.difference_test(trials, "clip-16", "resnet50", reference="human",
     ...                          protocol=tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
     ...                          n_resamples=2000, rng=0)
-    >>> round(res.statistic, 3), res.pvalue < 0.001
+    >>> round(res.statistic, 3), bool(res.pvalue < 0.001)
     (0.088, True)
     """
     proto = get_protocol(protocol)
