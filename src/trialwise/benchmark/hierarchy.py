@@ -110,11 +110,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None) -> Design:
     for name, mapping, keep in (("conditions", protocol.conditions or {}, True), ("exclude", protocol.exclude, False)):
         for e, conds in mapping.items():
             if e not in conds_found:
-                if protocol.experiments is None and e not in exps_all:
-                    continue  # an exclusion for an experiment the data do not have: nothing to exclude
-                if e not in keep_exp:
-                    continue
-            have = set(conds_found.get(e, ()))
+                continue  # an experiment the protocol leaves out, or the data do not have: nothing to select
+            have = set(conds_found[e])
             absent = [c for c in conds if c not in have]
             if absent:
                 raise ValueError(f"protocol {protocol.name!r} ({name}) names condition(s) {absent} of experiment "
@@ -293,10 +290,6 @@ def aggregate(values: NDArray, design: Design, *, keep: tuple[str, ...] = (), en
 # --------------------------------------------------------------------------- bootstrap
 
 
-def _unit_generators(rng: Any, n_units: int) -> list[np.random.Generator]:
-    return check_rng(rng).spawn(n_units)
-
-
 def bootstrap_entries(
     design: Design,
     n_resamples: int,
@@ -313,7 +306,7 @@ def bootstrap_entries(
     ``workers``).
     """
     b = check_positive_int(n_resamples, "n_resamples")
-    gens = _unit_generators(rng, len(design.units))
+    gens = check_rng(rng).spawn(len(design.units))
     out = np.empty((b, design.n_entries), dtype=dtype)
     metric = design.protocol.metric
     done = [0]
@@ -383,11 +376,9 @@ def swap_differences(
     ent_y = np.flatnonzero(design.entry_row == y)
     vx = np.empty((m, len(ent_x)))
     vy = np.empty((m, len(ent_y)))
-    pos_x = {e: i for i, e in enumerate(ent_x)}
-    pos_y = {e: i for i, e in enumerate(ent_y)}
     for unit in design.units:
-        ux = unit.entries[np.isin(unit.entries, ent_x)]
-        uy = unit.entries[np.isin(unit.entries, ent_y)]
+        rows = design.entry_row[unit.entries]
+        ux, uy = unit.entries[rows == x], unit.entries[rows == y]
         if len(ux) == 0:
             continue
         loc_x, loc_y = ux - unit.entries[0], uy - unit.entries[0]
@@ -396,16 +387,16 @@ def swap_differences(
         base_y = design.entry_sums[:, uy][:, None, :]
         if len(items):
             bits = gen.integers(0, 2, size=(m, len(items)), dtype=np.int8).astype(np.float32)
-            change = (bits @ delta).astype(np.float64)[:, inverse]  # (m, 4, refs)
-            change = np.moveaxis(change, 1, 0)
+            change = np.moveaxis((bits @ delta).astype(np.float64)[:, inverse], 1, 0)  # (4, m, refs)
         else:
             change = np.zeros((4, m, len(ux)))
-        vx[:, [pos_x[e] for e in ux]] = metric_from_sums(metric, *(base_x + change))
-        vy[:, [pos_y[e] for e in uy]] = metric_from_sums(metric, *(base_y - change))
+        vx[:, np.searchsorted(ent_x, ux)] = metric_from_sums(metric, *(base_x + change))
+        vy[:, np.searchsorted(ent_y, uy)] = metric_from_sums(metric, *(base_y - change))
     sx, _ = aggregate(vx, design, entries=ent_x)
     sy, _ = aggregate(vy, design, entries=ent_y)
-    observed = aggregate(design.values(), design)[0]
-    return float(observed[x] - observed[y]), sx[:, 0] - sy[:, 0]
+    values = design.values()
+    observed = aggregate(values[ent_x], design, entries=ent_x)[0][0] - aggregate(values[ent_y], design, entries=ent_y)[0][0]
+    return float(observed), sx[:, 0] - sy[:, 0]
 
 
 def swap_pvalue(observed: float, null: NDArray) -> float:
