@@ -1,15 +1,19 @@
 """trialwise: trial-by-trial comparison of classifiers — humans, DNNs, LLMs — with honest uncertainty."""
 
-from trialwise import benchmark, datasets, plot, validity
+from trialwise import benchmark, comparison, datasets, plot, validity
 from trialwise.benchmark import brainscore
 from trialwise._results import (
     BenchmarkDifferenceResult,
     BrainScoreResult,
+    CalibrationCurve,
     CeilingResult,
     CIWidthResult,
+    ComparisonReport,
+    ComparisonResult,
     ConfidenceInterval,
     CopyModelFit,
     CopyModelValidation,
+    EnsembleRecommendation,
     ErrorConsistencyDifferenceResult,
     ErrorConsistencyResult,
     PairwiseErrorConsistencyResult,
@@ -17,6 +21,7 @@ from trialwise._results import (
     PowerResult,
 )
 from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, TrialwiseWarning, UndefinedReplicatesWarning
+from trialwise.comparison import compare, ensemble_recommendation
 from trialwise.copymodel import CopyModel, copy_parameters
 from trialwise.planning import ci_width, plan_trials, power_difference, validate_copy_model
 from trialwise.benchmark import FLAT, MODEL_VS_HUMAN, Protocol
@@ -43,7 +48,14 @@ __all__ = [
     "BenchmarkDifferenceResult",
     "BrainScoreResult",
     "CeilingResult",
+    "CalibrationCurve",
+    "ComparisonReport",
+    "ComparisonResult",
+    "EnsembleRecommendation",
     "brainscore",
+    "comparison",
+    "compare",
+    "ensemble_recommendation",
     "FLAT",
     "Leaderboard",
     "MODEL_VS_HUMAN",

@@ -17,13 +17,16 @@ from numpy.typing import NDArray
 __all__ = [
     "BenchmarkCoverageStudy",
     "BrainScoreResult",
+    "CalibrationCurve",
     "CeilingResult",
     "CIWidthResult",
     "ComparisonResult",
     "ConfidenceInterval",
     "CopyModelFit",
+    "ComparisonReport",
     "CopyModelValidation",
     "CoverageStudy",
+    "EnsembleRecommendation",
     "ErrorConsistencyDifferenceResult",
     "ErrorConsistencyResult",
     "PairwiseErrorConsistencyResult",
@@ -1046,3 +1049,139 @@ class ComparisonResult:
                "ci_low": self.confidence_interval.low, "ci_high": self.confidence_interval.high,
                "n": self.n, "note": self.note}
         return pd.DataFrame([row], columns=list(self._columns))
+
+
+@dataclass(frozen=True, repr=False)
+class CalibrationCurve:
+    """A calibration curve (reliability diagram): per-bin predicted vs observed, and its ECE.
+
+    ``kind`` is "binary", "top-label" or "classwise"; ``table`` has one row per bin (per
+    class for classwise), empty bins included; ``ece`` the expected calibration error
+    (mean over classes for classwise, each in ``per_class``); ``brier`` the Brier score of
+    the same predictions (binary convention at K = 2, multi-class above), for legends.
+    """
+
+    kind: str
+    strategy: str
+    n_bins: int
+    table: Any
+    ece: float
+    per_class: dict
+    brier: float
+    n: int
+
+    def __repr__(self) -> str:
+        empty = int((self.table["count"] == 0).sum())
+        return (f"CalibrationCurve({self.kind}, {self.n_bins} {self.strategy} bins, ECE={_num(self.ece, 4)}, "
+                f"Brier={_num(self.brier, 4)}, n={self.n}, empty bins={empty})")
+
+    __str__ = __repr__
+
+    def to_frame(self):
+        """The per-bin table (a copy)."""
+        return self.table.copy()
+
+
+@dataclass(frozen=True, repr=False)
+class EnsembleRecommendation:
+    """The ensemble decision of seed 001 §14.3.11 with its reasons and checkpoint values.
+
+    ``decision`` is one of "no ensemble", "drop the weaker", "calibrate first",
+    "asymmetric fusion", "symmetric fusion"; ``keep`` names the classifier to deploy
+    alone (or None); ``fusion`` the fusion rule ("symmetric"/"asymmetric") once the
+    classifiers pass the first two checkpoints; ``reasons`` one sentence per checkpoint
+    reached; ``checkpoints`` the numbers behind them.
+    """
+
+    decision: str
+    fusion: str | None
+    keep: str | None
+    reasons: tuple
+    checkpoints: dict
+    names: tuple
+
+    def __repr__(self) -> str:
+        return f"EnsembleRecommendation({self.decision!r}" + (f", keep {self.keep}" if self.keep else "") + ")"
+
+    def summary(self) -> str:
+        head = f"Ensemble recommendation: {self.decision}" + (f" (deploy {self.keep})" if self.keep else "")
+        return "\n".join([head] + [f"  - {r}" for r in self.reasons])
+
+    __str__ = summary
+
+    def to_dict(self) -> dict:
+        return {"decision": self.decision, "fusion": self.fusion, "keep": self.keep, "reasons": list(self.reasons),
+                "checkpoints": {k: float(x) for k, x in self.checkpoints.items()}}
+
+
+def _cell(x: Any, digits: int = 4) -> str:
+    return "" if x is None or (isinstance(x, float) and np.isnan(x)) else _num(x, digits)
+
+
+@dataclass(frozen=True, repr=False)
+class ComparisonReport:
+    """Everything :func:`trialwise.compare` computed for two classifiers, and the recommendation.
+
+    ``results`` holds one :class:`ComparisonResult` per method (the method name carries the
+    classifier for single-classifier rows, e.g. "Brier score [A]"); ``contingency`` the
+    correct/incorrect table; ``agreement`` the agreement matrix (DataFrame);
+    ``calibration`` the calibration curves by classifier; ``recommendation`` the
+    :class:`EnsembleRecommendation`.
+    """
+
+    names: tuple
+    n: int
+    classes: list
+    accuracy: dict
+    contingency: Any
+    agreement: Any
+    results: tuple
+    calibration: dict
+    recommendation: EnsembleRecommendation
+    sections: tuple
+
+    def __repr__(self) -> str:
+        return (f"ComparisonReport({self.names[0]} vs {self.names[1]}, n={self.n}, K={len(self.classes)}, "
+                f"{len(self.results)} methods, {self.recommendation.decision!r})")
+
+    def __getitem__(self, method: str) -> ComparisonResult:
+        for r in self.results:
+            if r.method == method:
+                return r
+        raise KeyError(f"no method {method!r}; available: {', '.join(r.method for r in self.results)}")
+
+    def to_frame(self):
+        """One row per method: method, statistic, pvalue, ci_low, ci_high, n, note."""
+        import pandas as pd
+
+        return pd.concat([r.to_frame() for r in self.results], ignore_index=True)
+
+    def to_dict(self) -> dict:
+        frame = self.to_frame().astype(object)
+        rows = [{k: (None if isinstance(x, float) and np.isnan(x) else x) for k, x in row.items()}
+                for row in frame.to_dict(orient="records")]
+        return {"names": list(self.names), "n": self.n, "classes": [str(c) for c in self.classes],
+                "accuracy": self.accuracy, "contingency": np.asarray(self.contingency).tolist(),
+                "methods": rows, "recommendation": self.recommendation.to_dict()}
+
+    def summary(self) -> str:
+        a, b = self.names
+        t = np.asarray(self.contingency)
+        lines = [f"Comparison of {a} and {b}: n = {self.n} items, K = {len(self.classes)} classes",
+                 f"  accuracy {a} = {_num(self.accuracy[a], 4)}, {b} = {_num(self.accuracy[b], 4)}",
+                 f"  both right {t[0, 0]}, only {a} right {t[0, 1]}, only {b} right {t[1, 0]}, both wrong {t[1, 1]}"]
+        width = max(len(r.method) for r in self.results)
+        for title, members in self.sections:
+            lines += ["", title]
+            for r in self.results:
+                if r.method not in members:
+                    continue
+                ci = r.confidence_interval
+                ci_text = f"[{_cell(ci.low)}, {_cell(ci.high)}]" if not np.isnan(ci.low) else ""
+                p_text = f"p = {_p(r.pvalue)}" if not np.isnan(r.pvalue) else ""
+                lines.append(f"  {r.method:<{width}}  {_cell(r.statistic):>8}  {ci_text:<20}  {p_text:<11}  {r.note}"
+                             .rstrip())
+        lines += ["", self.recommendation.summary()]
+        return "\n".join(lines)
+
+    __str__ = summary

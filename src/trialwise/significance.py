@@ -19,7 +19,7 @@ from trialwise.resampling import monte_carlo_pvalue, multinomial_tables
 __all__ = ["INDEPENDENCE_TESTS", "ADJUSTMENTS", "independence_pvalues", "adjust_pvalues"]
 
 #: Corrections for many comparisons (SPEC §5.3).
-ADJUSTMENTS = ("holm", "bh", "by", "none")
+ADJUSTMENTS = ("holm", "bonferroni", "bh", "by", "none")
 
 INDEPENDENCE_TESTS = ("fisher", "boschloo", "copy-null", "asymptotic")
 
@@ -146,9 +146,9 @@ def adjust_pvalues(pvalues: Any, method: str = "holm") -> NDArray:
     ----------
     pvalues : array_like
         The raw p-values of one family of tests (NaN = not tested; ignored).
-    method : {"holm", "bh", "by", "none"}
+    method : {"holm", "bonferroni", "bh", "by", "none"}
         ``holm``: Holm's step-down, controls the family-wise error rate under any
-        dependence. ``bh``: Benjamini–Hochberg, controls the false discovery rate for
+        dependence; ``bonferroni``: ``min(1, m·p)``, the same control, never more powerful. ``bh``: Benjamini–Hochberg, controls the false discovery rate for
         independent or positively dependent tests (``scipy.stats.false_discovery_control``).
         ``by``: Benjamini–Yekutieli, FDR under any dependence. ``none``: unchanged.
 
@@ -170,6 +170,8 @@ def adjust_pvalues(pvalues: Any, method: str = "holm") -> NDArray:
     q = p[ok]
     if method == "none" or q.size == 0:
         out[ok] = q
+    elif method == "bonferroni":
+        out[ok] = np.minimum(q * q.size, 1.0)
     elif method == "holm":
         order = np.argsort(q, kind="stable")
         m = q.size

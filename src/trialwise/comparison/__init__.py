@@ -1,12 +1,51 @@
-"""Comparing two classifiers (seed 001, chapter 14): hard labels, and more to come in this package."""
+"""Comparing two classifiers (seed 001, chapter 14): every method as its own function, and :func:`compare`.
 
-from trialwise.comparison.labels import (
-    MCNEMAR_METHODS,
+* :mod:`~trialwise.comparison.labels` — the correct/incorrect 2×2 table (needs the truth):
+  contingency table, McNemar (five variants), Yule's Q; any K via the collapse.
+* :mod:`~trialwise.comparison.agreement` — the K × K agreement matrix of the predicted
+  labels (no truth): disagreement, Cohen's κ, Bowker, Stuart–Maxwell, the omnibus
+  permutation test.
+* :mod:`~trialwise.comparison.probabilities` — predicted probabilities: Brier score and
+  skill, calibration curves and ECE, and the paired per-sample-score tests.
+* :mod:`~trialwise.comparison.auc` — AUC and DeLong's test, binary, OvR and OvO.
+* :mod:`~trialwise.comparison.ensemble` — the ensemble recommendation of §14.3.11.
+* :mod:`~trialwise.comparison.report` — :func:`compare`, all of the above in one report.
+"""
+
+from trialwise.comparison.agreement import (
+    PERMUTATION_STATISTICS,
+    agreement_matrix,
+    bowker_test,
     cohen_kappa,
-    contingency_table,
     disagreement,
-    mcnemar,
-    yules_q,
+    stuart_maxwell_test,
+    symmetry_permutation_test,
 )
+from trialwise.comparison.auc import MULTI_CLASS, auc, delong_test
+from trialwise.comparison.ensemble import DECISIONS, ensemble_recommendation
+from trialwise.comparison.labels import MCNEMAR_METHODS, contingency_table, mcnemar, yules_q
+from trialwise.comparison.probabilities import (
+    BIN_STRATEGIES,
+    CALIBRATION_KINDS,
+    PROBA_SUM_TOLERANCE,
+    SCORES,
+    brier_score,
+    brier_skill_score,
+    calibration_curve,
+    error_correlation,
+    expected_calibration_error,
+    paired_ttest,
+    sample_scores,
+    score_difference,
+    wilcoxon_test,
+)
+from trialwise.comparison.report import compare
 
-__all__ = ["MCNEMAR_METHODS", "cohen_kappa", "contingency_table", "disagreement", "mcnemar", "yules_q"]
+__all__ = [
+    "BIN_STRATEGIES", "CALIBRATION_KINDS", "DECISIONS", "MCNEMAR_METHODS", "MULTI_CLASS", "PERMUTATION_STATISTICS",
+    "PROBA_SUM_TOLERANCE", "SCORES",
+    "agreement_matrix", "auc", "bowker_test", "brier_score", "brier_skill_score", "calibration_curve",
+    "cohen_kappa", "compare", "contingency_table", "delong_test", "disagreement", "ensemble_recommendation", "error_correlation",
+    "expected_calibration_error", "mcnemar", "paired_ttest", "sample_scores", "score_difference",
+    "stuart_maxwell_test", "symmetry_permutation_test", "wilcoxon_test", "yules_q",
+]

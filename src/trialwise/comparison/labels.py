@@ -4,8 +4,8 @@ Every method here is a function of the 2×2 table of correctness
 ``[[n11, n10], [n01, n00]]`` — classifier A in rows, "correct" first, so ``n10`` counts
 the items A gets right and B gets wrong (the chapter's C1 and C2). Pass either the labels
 ``(y_true, pred_a, pred_b)`` — any number of classes: correctness is ``pred == y_true`` —
-or ``counts=``. Cohen's κ on the *labels* themselves (agreement between the predictions,
-not between their correctness) is :func:`cohen_kappa`.
+or ``counts=``. Statistics of the predicted labels themselves, without the truth
+(disagreement, Cohen's κ, Bowker, …), are in :mod:`trialwise.comparison.agreement`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from trialwise._results import ComparisonResult, ConfidenceInterval
 from trialwise._warnings import DegenerateDataWarning, warn
 from trialwise.resampling import monte_carlo_pvalue
 
-__all__ = ["MCNEMAR_METHODS", "contingency_table", "disagreement", "mcnemar", "cohen_kappa", "yules_q"]
+__all__ = ["MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"]
 
 #: McNemar variants: exact binomial, mid-p, χ² without and with continuity correction, permutation.
 MCNEMAR_METHODS = ("exact", "mid-p", "asymptotic", "corrected", "permutation")
@@ -53,21 +53,6 @@ def contingency_table(y_true: Any = None, pred_a: Any = None, pred_b: Any = None
     y, a, b = _labels(y_true, pred_a, pred_b)
     ra, rb = a == y, b == y
     return np.array([[np.sum(ra & rb), np.sum(ra & ~rb)], [np.sum(~ra & rb), np.sum(~ra & ~rb)]], dtype=np.int64)
-
-
-def disagreement(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *,
-                 counts: ArrayLike | None = None) -> ComparisonResult:
-    """``Dis = (n10 + n01) / M``: the share of items exactly one classifier gets right (§14.1.3).
-
-    Examples
-    --------
-    >>> disagreement(counts=[[150, 25], [15, 10]]).statistic
-    0.2
-    """
-    t = contingency_table(y_true, pred_a, pred_b, counts=counts)
-    m = int(t.sum())
-    return ComparisonResult("disagreement", float((t[0, 1] + t[1, 0]) / m), n=m,
-                            details={"n10": int(t[0, 1]), "n01": int(t[1, 0])})
 
 
 def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, counts: ArrayLike | None = None,
@@ -132,62 +117,6 @@ def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, count
     return ComparisonResult(name, float(abs(n10 - n01)), float(monte_carlo_pvalue(hits, b)), n=m,
                             note=f"swap predictions per item, (1 + hits)/(1 + M), M = {b}",
                             details=details | {"n_resamples": b})
-
-
-def cohen_kappa(pred_a: Any, pred_b: Any, *, labels: Any = None, confidence_level: float = 0.95) -> ComparisonResult:
-    """Cohen's κ between two classifiers' *labels*, any number of classes (§14.1.5, §14.3.6).
-
-    ``κ = (p_o − p_e) / (1 − p_e)`` on the K × K agreement matrix of the predictions, with
-    a Wald interval from the large-sample variance of Fleiss, Cohen & Everitt (1969).
-    For κ on *correctness* (error consistency) use :func:`trialwise.error_consistency`.
-
-    Parameters
-    ----------
-    labels : sequence, optional
-        The classes (default: those that occur in either prediction).
-
-    Examples
-    --------
-    >>> round(cohen_kappa(["a", "a", "b", "b"], ["a", "b", "b", "b"]).statistic, 3)
-    0.5
-    """
-    a = v.check_label_vector(pred_a, "pred_a")
-    b = v.check_label_vector(pred_b, "pred_b")
-    n = v.check_same_length(pred_a=a, pred_b=b)
-    level = v.check_confidence_level(confidence_level)
-    both = np.concatenate([a, b]).astype(str)
-    if labels is None:
-        classes, codes = np.unique(both, return_inverse=True)
-    else:
-        classes = np.unique(np.asarray(list(labels)).astype(str))
-        codes = np.searchsorted(classes, both).clip(max=len(classes) - 1)
-        unknown = classes[codes] != both
-        if unknown.any():
-            raise ValueError(f"`labels` does not contain the predicted class {both[unknown][0]!r}")
-    ia, ib = codes[:n], codes[n:]
-    k = len(classes)
-    p = np.bincount(ia * k + ib, minlength=k * k).reshape(k, k) / n
-    rows, cols = p.sum(axis=1), p.sum(axis=0)
-    p_o, p_e = float(np.trace(p)), float(rows @ cols)
-    if p_e >= 1:
-        warn("Cohen's κ: both classifiers predict one and the same class on every item; κ is undefined (NaN)",
-             DegenerateDataWarning)
-        return ComparisonResult("Cohen's kappa (labels)", np.nan, n=n, note="undefined: a single class throughout")
-    kappa = (p_o - p_e) / (1 - p_e)
-    # Fleiss, Cohen & Everitt (1969), the large-sample variance of κ̂.
-    diag = np.diag(p)
-    term1 = np.sum(diag * ((1 - p_e) - (rows + cols) * (1 - p_o)) ** 2)
-    off = ~np.eye(k, dtype=bool)
-    term2 = (1 - p_o) ** 2 * np.sum(p[off] * (cols[:, None] + rows[None, :])[off] ** 2)
-    term3 = (p_o * p_e - 2 * p_e + p_o) ** 2
-    var = max(term1 + term2 - term3, 0.0) / (n * (1 - p_e) ** 4)
-    z = stats.norm.ppf(0.5 + level / 2)
-    se = float(np.sqrt(var))
-    return ComparisonResult("Cohen's kappa (labels)", float(kappa),
-                            confidence_interval=ConfidenceInterval(kappa - z * se, kappa + z * se), n=n,
-                            note=f"Wald {100 * level:g}% CI, Fleiss-Cohen-Everitt variance",
-                            details={"p_o": p_o, "p_e": p_e, "se": se, "classes": classes.tolist(),
-                                     "agreement_matrix": (p * n).round().astype(np.int64)})
 
 
 def yules_q(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, counts: ArrayLike | None = None,

@@ -1,0 +1,306 @@
+"""How two classifiers' *labels* relate, without the truth (seed 001, §14.3.2–§14.3.6).
+
+Everything here is a function of the K × K agreement matrix ``N[j, k]`` = number of items
+classifier A labels ``j`` and classifier B labels ``k`` (A in rows). Pass the predictions
+``(pred_a, pred_b)`` or the matrix itself as ``counts=`` (an array, or a
+:class:`pandas.DataFrame` whose index and columns name the classes). At K = 2 with the
+correct/incorrect coding, the agreement matrix *is* the contingency table of
+:mod:`trialwise.comparison.labels`, and Bowker's test is McNemar's χ².
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import stats
+
+from trialwise import _validation as v
+from trialwise._results import ComparisonResult, ConfidenceInterval
+from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise.resampling import monte_carlo_pvalue
+
+__all__ = ["agreement_matrix", "disagreement", "cohen_kappa", "bowker_test", "stuart_maxwell_test",
+           "symmetry_permutation_test", "PERMUTATION_STATISTICS"]
+
+#: Statistics of the omnibus permutation test: the total off-diagonal asymmetry
+#: ``S = Σ_{j<k} |n_jk − n_kj|`` (the chapter's choice) or Bowker's χ².
+PERMUTATION_STATISTICS = ("asymmetry", "bowker")
+
+
+def _codes(pred_a: Any, pred_b: Any, labels: Any) -> tuple[NDArray, NDArray, NDArray]:
+    a = v.check_label_vector(pred_a, "pred_a")
+    b = v.check_label_vector(pred_b, "pred_b")
+    n = v.check_same_length(pred_a=a, pred_b=b)
+    both = np.concatenate([np.asarray(a, dtype=object), np.asarray(b, dtype=object)])
+    if labels is None:
+        # classes sorted by their text; the user's own objects are kept as names (ints stay ints)
+        _, first, codes = np.unique(both.astype(str), return_index=True, return_inverse=True)
+        return codes[:n], codes[n:], both[first]
+    names = np.asarray(list(labels), dtype=object)
+    text = names.astype(str)
+    if len(set(text)) != len(text):
+        raise ValueError("`labels` contains a class twice")
+    lookup = {c: i for i, c in enumerate(text)}
+    codes = np.array([lookup.get(t, -1) for t in both.astype(str)], dtype=np.int64)
+    if (codes < 0).any():
+        bad = both[codes < 0][0]
+        raise ValueError(f"`labels` does not contain the predicted class {bad!r}")
+    return codes[:n], codes[n:], names
+
+
+def _matrix(pred_a: Any, pred_b: Any, counts: Any, labels: Any) -> tuple[NDArray, NDArray]:
+    """The agreement matrix as int64 ndarray, and the class names."""
+    if counts is not None:
+        if pred_a is not None or pred_b is not None:
+            raise TypeError("pass either the predictions (pred_a, pred_b) or `counts`, not both")
+        names = None
+        if isinstance(counts, pd.DataFrame):
+            if list(map(str, counts.index)) != list(map(str, counts.columns)):
+                raise ValueError("`counts`: the index (classifier A) and the columns (classifier B) "
+                                 "must name the same classes in the same order")
+            names = np.asarray(counts.index, dtype=object)
+        try:
+            arr = np.asarray(counts, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("`counts` must be a square table of counts") from exc
+        if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
+            raise ValueError(f"`counts` must be a square K × K table with K >= 2; got shape {arr.shape}")
+        if not np.isfinite(arr).all() or (arr < 0).any() or (arr != np.round(arr)).any():
+            raise ValueError("`counts` must hold non-negative whole numbers")
+        if arr.sum() == 0:
+            raise ValueError("`counts` holds no items (n = 0)")
+        if names is None:
+            names = np.asarray(list(labels) if labels is not None else range(arr.shape[0]), dtype=object)
+            if len(names) != arr.shape[0]:
+                raise ValueError(f"`labels` names {len(names)} classes but `counts` is {arr.shape[0]} × {arr.shape[0]}")
+        return arr.astype(np.int64), names
+    if pred_a is None or pred_b is None:
+        raise TypeError("pass the predictions pred_a and pred_b, or `counts`")
+    ia, ib, names = _codes(pred_a, pred_b, labels)
+    k = len(names)
+    return np.bincount(ia * k + ib, minlength=k * k).reshape(k, k).astype(np.int64), names
+
+
+def agreement_matrix(pred_a: Any, pred_b: Any, *, labels: Any = None) -> pd.DataFrame:
+    """The K × K agreement matrix ``N[j, k]``: items A labels ``j`` and B labels ``k`` (§14.3.2).
+
+    It does not use the truth. Rows are classifier A, columns classifier B; the classes
+    are ``labels`` in that order, or every class either classifier predicts (sorted).
+
+    Examples
+    --------
+    >>> agreement_matrix(["cat", "dog", "dog"], ["cat", "cat", "dog"])
+    B    cat  dog
+    A
+    cat    1    0
+    dog    1    1
+    """
+    mat, names = _matrix(pred_a, pred_b, None, labels)
+    return pd.DataFrame(mat, index=pd.Index(names, name="A"), columns=pd.Index(names, name="B"))
+
+
+def disagreement(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None) -> ComparisonResult:
+    """``Dis`` — the share of items on which the two classifiers' labels differ (§14.1.3, §14.3.3).
+
+    ``Dis = 1 − trace(N)/M`` for the agreement matrix ``N``. For two binary classifiers
+    this equals ``(n10 + n01)/M`` of the correctness table (labels differ exactly when
+    one of the two is right), so ``counts`` may be either table.
+
+    Examples
+    --------
+    >>> disagreement(counts=[[150, 25], [15, 10]]).statistic
+    0.2
+    >>> disagreement(["a", "b", "c", "c"], ["a", "c", "b", "c"]).statistic
+    0.5
+    """
+    mat, _ = _matrix(pred_a, pred_b, counts, None)
+    m = int(mat.sum())
+    return ComparisonResult("disagreement", float(1 - np.trace(mat) / m), n=m,
+                            details={"n_disagree": int(m - np.trace(mat))})
+
+
+def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, labels: Any = None,
+                confidence_level: float = 0.95) -> ComparisonResult:
+    """Cohen's κ between two classifiers' *labels*, any number of classes (§14.1.5, §14.3.6).
+
+    ``κ = (p_o − p_e) / (1 − p_e)`` on the K × K agreement matrix of the predictions, with
+    a Wald interval from the large-sample variance of Fleiss, Cohen & Everitt (1969).
+    For κ on *correctness* (error consistency) use :func:`trialwise.error_consistency`.
+
+    Parameters
+    ----------
+    counts : K × K table, optional
+        The agreement matrix instead of the predictions.
+    labels : sequence, optional
+        The classes (default: those that occur in either prediction).
+
+    Examples
+    --------
+    >>> round(cohen_kappa(["a", "a", "b", "b"], ["a", "b", "b", "b"]).statistic, 3)
+    0.5
+    """
+    level = v.check_confidence_level(confidence_level)
+    mat, classes = _matrix(pred_a, pred_b, counts, labels)
+    n = int(mat.sum())
+    k = len(classes)
+    p = mat / n
+    rows, cols = p.sum(axis=1), p.sum(axis=0)
+    p_o, p_e = float(np.trace(p)), float(rows @ cols)
+    if p_e >= 1:
+        warn("Cohen's κ: both classifiers predict one and the same class on every item; κ is undefined (NaN)",
+             DegenerateDataWarning)
+        return ComparisonResult("Cohen's kappa (labels)", np.nan, n=n, note="undefined: a single class throughout")
+    kappa = (p_o - p_e) / (1 - p_e)
+    # Fleiss, Cohen & Everitt (1969), the large-sample variance of κ̂.
+    diag = np.diag(p)
+    term1 = np.sum(diag * ((1 - p_e) - (rows + cols) * (1 - p_o)) ** 2)
+    off = ~np.eye(k, dtype=bool)
+    term2 = (1 - p_o) ** 2 * np.sum(p[off] * (cols[:, None] + rows[None, :])[off] ** 2)
+    term3 = (p_o * p_e - 2 * p_e + p_o) ** 2
+    var = max(term1 + term2 - term3, 0.0) / (n * (1 - p_e) ** 4)
+    z = stats.norm.ppf(0.5 + level / 2)
+    se = float(np.sqrt(var))
+    return ComparisonResult("Cohen's kappa (labels)", float(kappa),
+                            confidence_interval=ConfidenceInterval(kappa - z * se, kappa + z * se), n=n,
+                            note=f"Wald {100 * level:g}% CI, Fleiss-Cohen-Everitt variance",
+                            details={"p_o": p_o, "p_e": p_e, "se": se, "classes": classes.tolist(),
+                                     "agreement_matrix": mat})
+
+
+def _pairs(mat: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    j, k = np.triu_indices(mat.shape[0], 1)
+    return j, k, mat[j, k], mat[k, j]
+
+
+def _contributions(mat: NDArray, names: NDArray) -> pd.DataFrame:
+    j, k, upper, lower = _pairs(mat)
+    total = upper + lower
+    with np.errstate(invalid="ignore", divide="ignore"):
+        contrib = np.where(total > 0, (upper - lower) ** 2 / np.where(total > 0, total, 1), 0.0)
+    return pd.DataFrame({"class_j": names[j], "class_k": names[k], "n_jk": upper, "n_kj": lower,
+                         "contribution": contrib,
+                         "share": contrib / contrib.sum() if contrib.sum() > 0 else np.zeros(len(contrib))})
+
+
+def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
+                labels: Any = None) -> ComparisonResult:
+    """Bowker's test of symmetry, H0: ``n_jk = n_kj`` in expectation for every pair j < k (§14.3.4).
+
+    ``χ²_B = Σ_{j<k} (n_jk − n_kj)² / (n_jk + n_kj)``, referred to χ² with one degree of
+    freedom per pair *that has at least one disagreement*: a pair with ``n_jk + n_kj = 0``
+    contributes nothing and carries no information, so it is not counted (statsmodels'
+    ``SquareTable.symmetry`` counts all ``K(K−1)/2`` pairs, which is conservative when
+    some are empty). At K = 2 this is McNemar's χ² without continuity correction.
+
+    ``details["contributions"]`` is the per-pair table (classes, ``n_jk``, ``n_kj``, the
+    pair's term of χ² and its share): it localises the asymmetry. Without any
+    disagreement the statistic is 0, p = 1, with a warning.
+
+    Examples
+    --------
+    >>> res = bowker_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]])
+    >>> round(res.statistic, 2), round(res.pvalue, 2)
+    (2.67, 0.45)
+    """
+    mat, names = _matrix(pred_a, pred_b, counts, labels)
+    table = _contributions(mat, names)
+    m = int(mat.sum())
+    df = int(np.sum((table["n_jk"] + table["n_kj"]) > 0))
+    if df == 0:
+        warn("Bowker's test: the two classifiers never disagree; statistic 0, p = 1", DegenerateDataWarning)
+        return ComparisonResult("Bowker symmetry", 0.0, 1.0, n=m, note="no disagreements",
+                                details={"df": 0, "contributions": table, "matrix": mat, "classes": names.tolist()})
+    chi2 = float(table["contribution"].sum())
+    return ComparisonResult("Bowker symmetry", chi2, float(stats.chi2.sf(chi2, df)), n=m,
+                            note=f"chi-square, {df} df (class pairs with a disagreement)",
+                            details={"df": df, "contributions": table, "matrix": mat, "classes": names.tolist()})
+
+
+def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
+                        labels: Any = None) -> ComparisonResult:
+    """Stuart–Maxwell test of marginal homogeneity: does each classifier predict each class equally often? (§14.3.4)
+
+    With ``d = row sums − column sums`` of the agreement matrix and its covariance
+    ``V_jj = n_j· + n_·j − 2 n_jj``, ``V_jk = −(n_jk + n_kj)``, the statistic is
+    ``χ² = d' V⁻¹ d`` on K − 1 of the classes (one is redundant: ``Σ d = 0``), referred to
+    χ² with K − 1 degrees of freedom. A class that is never involved in a disagreement has
+    ``V_jj = 0`` and ``d_j = 0``; it is left out, and the degrees of freedom drop by one.
+    Without any disagreement the statistic is 0, p = 1, with a warning.
+
+    Examples
+    --------
+    >>> res = stuart_maxwell_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]])
+    >>> round(res.statistic, 3), round(res.pvalue, 3)
+    (2.636, 0.268)
+    """
+    mat, names = _matrix(pred_a, pred_b, counts, labels)
+    m = int(mat.sum())
+    n = mat.astype(float)
+    d = n.sum(axis=1) - n.sum(axis=0)
+    cov = -(n + n.T)
+    np.fill_diagonal(cov, n.sum(axis=1) + n.sum(axis=0) - 2 * np.diag(n))
+    keep = np.flatnonzero(np.diag(cov) > 0)
+    details = {"marginal_difference": dict(zip(names.tolist(), d.tolist())), "classes": names.tolist()}
+    if keep.size < 2:
+        warn("Stuart-Maxwell test: the two classifiers never disagree; statistic 0, p = 1", DegenerateDataWarning)
+        return ComparisonResult("Stuart-Maxwell homogeneity", 0.0, 1.0, n=m, note="no disagreements",
+                                details=details | {"df": 0})
+    use = keep[:-1]
+    chi2 = float(d[use] @ np.linalg.solve(cov[np.ix_(use, use)], d[use]))
+    df = int(use.size)
+    return ComparisonResult("Stuart-Maxwell homogeneity", chi2, float(stats.chi2.sf(chi2, df)), n=m,
+                            note=f"chi-square, {df} df", details=details | {"df": df})
+
+
+def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, labels: Any = None,
+                              statistic: str = "asymmetry", n_resamples: int = 9999,
+                              rng: Any = None) -> ComparisonResult:
+    """Omnibus permutation test of exchangeability of the two classifiers' labels (§14.3.5).
+
+    Under H0 each disagreeing item's ordered pair ``(ŷ_A, ŷ_B)`` is as likely as its swap.
+    Each replicate swaps every disagreeing item with probability ½ and recomputes the
+    statistic; ``p = (1 + #{T* ≥ T}) / (1 + n_resamples)``. Swapping items independently
+    makes ``n_jk*`` one Binomial(n_jk + n_kj, ½) draw per class pair, which is how the
+    replicates are drawn (exactly the same distribution, at the cost of one draw per
+    pair instead of one per item). The diagonal never changes.
+
+    Parameters
+    ----------
+    statistic : {"asymmetry", "bowker"}
+        ``asymmetry``: ``S = Σ_{j<k} |n_jk − n_kj|`` (the chapter's choice);
+        ``bowker``: Bowker's χ². At K = 2 both give the permutation form of McNemar.
+
+    Examples
+    --------
+    >>> res = symmetry_permutation_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]], rng=0)
+    >>> res.statistic, round(res.pvalue, 1)
+    (10.0, 0.4)
+    """
+    statistic = v.check_choice(statistic, "statistic", PERMUTATION_STATISTICS)
+    b = v.check_positive_int(n_resamples, "n_resamples")
+    gen = v.check_rng(rng)
+    mat, names = _matrix(pred_a, pred_b, counts, labels)
+    m = int(mat.sum())
+    _, _, upper, lower = _pairs(mat)
+    total = upper + lower
+    live = total > 0
+    name = f"permutation symmetry ({statistic})"
+    if not live.any():
+        warn("Permutation test: the two classifiers never disagree; statistic 0, p = 1", DegenerateDataWarning)
+        return ComparisonResult(name, 0.0, 1.0, n=m, note="no disagreements", details={"n_resamples": b})
+    t = total[live].astype(float)
+
+    def stat(up: NDArray) -> NDArray:
+        gap = np.abs(2 * up - t)
+        return gap.sum(axis=-1) if statistic == "asymmetry" else (gap ** 2 / t).sum(axis=-1)
+
+    observed = float(stat(upper[live].astype(float)))
+    draws = gen.binomial(total[live], 0.5, size=(b, int(live.sum()))).astype(float)
+    # a relative tolerance so that floating-point noise in Bowker's sum cannot flip a tie
+    hits = int(np.sum(stat(draws) >= observed * (1 - 1e-12)))
+    return ComparisonResult(name, observed, float(monte_carlo_pvalue(hits, b)), n=m,
+                            note=f"swap disagreeing items, (1 + hits)/(1 + T), T = {b}",
+                            details={"n_resamples": b, "hits": hits, "n_disagree": int(total.sum())})

@@ -1,0 +1,496 @@
+"""Comparing classifiers by their predicted probabilities (seed 001, §14.2, §14.3.7–§14.3.10).
+
+``proba`` is either a 1-D array of the positive-class probability (binary problems; the
+positive class is the second of the two sorted classes, or ``classes[1]``) or an n × K
+matrix whose columns are the classes — in the order of ``classes=``, of the DataFrame's
+column names, or of the sorted classes of ``y_true``. Rows must sum to 1 within
+:data:`PROBA_SUM_TOLERANCE`; nothing is renormalised.
+
+Per-sample scores (:func:`sample_scores`) are the Brier score or the log-loss of each
+item; the paired tests (:func:`score_difference`, :func:`paired_ttest`,
+:func:`wilcoxon_test`, :func:`error_correlation`) see only these scores, so they are the
+same for any K (§14.3.10).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+from scipy import stats
+
+from trialwise import _validation as v
+from trialwise._results import CalibrationCurve, ComparisonResult, ConfidenceInterval
+from trialwise._warnings import DegenerateDataWarning, warn
+
+__all__ = ["PROBA_SUM_TOLERANCE", "SCORES", "BIN_STRATEGIES", "CALIBRATION_KINDS", "Probabilities",
+           "probabilities", "sample_scores", "brier_score", "brier_skill_score", "calibration_curve",
+           "expected_calibration_error", "score_difference", "paired_ttest", "wilcoxon_test",
+           "error_correlation"]
+
+#: Largest accepted ``|Σ_k p_ik − 1|`` of a probability row (float32 softmax outputs pass).
+PROBA_SUM_TOLERANCE = 1e-4
+#: Per-sample scores: Brier (squared error) and log-loss (cross-entropy).
+SCORES = ("brier", "log-loss")
+#: Binning of a calibration curve: equal-width or equal-count bins.
+BIN_STRATEGIES = ("uniform", "quantile")
+#: Reductions of a K-class problem to calibration curves (§14.2.3, §14.3.8).
+CALIBRATION_KINDS = ("binary", "top-label", "classwise")
+#: Decimals to which per-sample scores are rounded: ties that are exact in the data
+#: (``(0.7 − 1)² = 0.3²``) stay ties in floating point, for the rank-based methods.
+SCORE_DECIMALS = 12
+_LOG_FLOOR = 1e-15
+
+
+@dataclass(frozen=True)
+class Probabilities:
+    """Checked probabilistic predictions: ``y`` (class codes), ``p`` (n × K) and ``classes``."""
+
+    y: NDArray
+    p: NDArray
+    classes: list
+
+    @property
+    def k(self) -> int:
+        return len(self.classes)
+
+    @property
+    def onehot(self) -> NDArray:
+        return np.eye(self.k)[self.y]
+
+
+def _sorted_classes(values: Any) -> list:
+    uniq = list(dict.fromkeys(np.asarray(values).tolist()))
+    try:
+        return sorted(uniq)
+    except TypeError:            # mixed types: order by their text
+        return sorted(uniq, key=str)
+
+
+def _binary_classes(y: NDArray, classes: Any, name: str) -> list:
+    if classes is not None:
+        classes = list(classes)
+        if len(classes) != 2:
+            raise ValueError(f"`{name}` is 1-D (the positive-class probability of a binary problem) "
+                             f"but `classes` names {len(classes)} classes")
+        return classes
+    found = _sorted_classes(y)
+    if len(found) > 2:
+        raise ValueError(f"`{name}` is 1-D (the positive-class probability of a binary problem) but `y_true` "
+                         f"has {len(found)} classes; pass an n × K matrix")
+    if len(found) == 2:
+        return found
+    raise ValueError(f"`y_true` holds a single class, so the class of the 1-D `{name}` is unknown; "
+                     "pass classes=(negative, positive)")
+
+
+def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any = None) -> Probabilities:
+    """Check ``proba`` against ``y_true`` and return them coded (see the module docstring).
+
+    Raises ``ValueError`` naming the argument for: different lengths, NaN, values outside
+    [0, 1], rows not summing to 1 (tolerance :data:`PROBA_SUM_TOLERANCE`), K < 2, a class
+    of ``y_true`` without a column, and a column whose class never occurs in ``y_true``.
+    """
+    y = v.check_label_vector(y_true, "y_true")
+    if isinstance(proba, pd.Series):
+        proba = proba.to_numpy()
+    if isinstance(proba, pd.DataFrame):
+        if classes is None:
+            classes = list(proba.columns)
+        proba = proba.to_numpy()
+    p = v.check_probability(proba, name)
+    if p.ndim == 1:
+        classes = _binary_classes(y, classes, name)
+        p = np.column_stack([1 - p, p])
+    elif p.ndim == 2:
+        if p.shape[1] < 2:
+            raise ValueError(f"`{name}` has {p.shape[1]} column; a classification problem needs K >= 2 classes")
+        sums = p.sum(axis=1)
+        bad = np.abs(sums - 1) > PROBA_SUM_TOLERANCE
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(f"`{name}`: row {i} sums to {sums[i]:.6g}, not 1 (tolerance {PROBA_SUM_TOLERANCE:g}); "
+                             "pass probabilities, not scores or logits")
+        if classes is None:
+            classes = _sorted_classes(y)
+            if len(classes) != p.shape[1]:
+                raise ValueError(f"`{name}` has {p.shape[1]} columns but `y_true` has {len(classes)} classes; "
+                                 "pass classes= (the class of each column)")
+        classes = list(classes)
+        if len(classes) != p.shape[1]:
+            raise ValueError(f"`classes` names {len(classes)} classes but `{name}` has {p.shape[1]} columns")
+    else:
+        raise ValueError(f"`{name}` must be 1-D (binary) or n × K; got shape {p.shape}")
+    v.check_same_length(y_true=y, **{name: p})
+    text = [str(c) for c in classes]
+    if len(set(text)) != len(text):
+        raise ValueError(f"the classes of `{name}` are not distinct: {classes}")
+    lookup = {c: i for i, c in enumerate(text)}
+    codes = np.array([lookup.get(t, -1) for t in y.astype(str)], dtype=np.int64)
+    if (codes < 0).any():
+        raise ValueError(f"`y_true` contains the class {y[codes < 0][0]!r}, which has no column in `{name}` "
+                         f"(columns: {', '.join(text)})")
+    absent = np.bincount(codes, minlength=len(text)) == 0
+    if absent.any():
+        raise ValueError(f"`{name}` has a column for the class {classes[int(np.flatnonzero(absent)[0])]!r}, "
+                         "which never occurs in `y_true`")
+    return Probabilities(codes, p, classes)
+
+
+def _convention(data: Probabilities, convention: str | None) -> str:
+    if convention is None:
+        return "binary" if data.k == 2 else "multiclass"
+    convention = v.check_choice(convention, "convention", ("binary", "multiclass"))
+    if convention == "binary" and data.k != 2:
+        raise ValueError(f"convention='binary' needs K = 2 classes; got K = {data.k}")
+    return convention
+
+
+def _scores(data: Probabilities, score: str, convention: str | None) -> NDArray:
+    if score == "brier":
+        if _convention(data, convention) == "binary":
+            out = (data.p[:, 1] - (data.y == 1)) ** 2
+        else:
+            out = np.sum((data.p - data.onehot) ** 2, axis=1)
+    else:
+        p_true = data.p[np.arange(len(data.y)), data.y]
+        if (p_true < _LOG_FLOOR).any():
+            warn(f"log-loss: {int(np.sum(p_true < _LOG_FLOOR))} item(s) give the true class probability "
+                 f"below {_LOG_FLOOR:g}; it is raised to {_LOG_FLOOR:g} (log-loss {-np.log(_LOG_FLOOR):.1f})",
+                 DegenerateDataWarning)
+        out = -np.log(np.maximum(p_true, _LOG_FLOOR))
+    return np.round(out, SCORE_DECIMALS)
+
+
+def sample_scores(y_true: Any, proba: Any, *, score: str = "brier", classes: Any = None,
+                  convention: str | None = None) -> NDArray:
+    """Per-item score ``S_i`` (lower is better): Brier or log-loss (§14.2.4, §14.3.10).
+
+    Parameters
+    ----------
+    score : {"brier", "log-loss"}
+        ``brier``: ``(p_i − y_i)²`` for binary problems, ``Σ_k (p_ik − y_ik)²`` for K > 2
+        (see ``convention``). ``log-loss``: ``−log p_{i, y_i}``; a true-class probability
+        below 1e-15 is raised to 1e-15 with a warning.
+    convention : {"binary", "multiclass"}, optional
+        The Brier convention. ``binary`` (default at K = 2, scikit-learn's
+        ``brier_score_loss``) scores the positive-class probability only; ``multiclass``
+        (default at K > 2) sums over all K classes, which at K = 2 is **twice** the binary
+        value (range [0, 2]).
+
+    Scores are rounded to 12 decimals so that ties exact in the data stay ties.
+
+    Examples
+    --------
+    >>> sample_scores([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1]).tolist()
+    [0.01, 0.04, 0.09, 0.01]
+    """
+    score = v.check_choice(score, "score", SCORES)
+    return _scores(probabilities(y_true, proba, classes=classes), score, convention)
+
+
+def _mean_interval(values: NDArray, level: float) -> ConfidenceInterval:
+    n = len(values)
+    if n < 2:
+        return ConfidenceInterval(np.nan, np.nan)
+    half = stats.t.ppf(0.5 + level / 2, n - 1) * values.std(ddof=1) / np.sqrt(n)
+    return ConfidenceInterval(float(values.mean() - half), float(values.mean() + half))
+
+
+def _reference(data: Probabilities, convention: str) -> float:
+    """Brier score of the base-rate forecast (predict the class frequencies of ``y_true``)."""
+    freq = np.bincount(data.y, minlength=data.k) / len(data.y)
+    return float(freq[1] * (1 - freq[1])) if convention == "binary" else float(1 - np.sum(freq ** 2))
+
+
+def brier_score(y_true: Any, proba: Any, *, classes: Any = None, convention: str | None = None,
+                confidence_level: float = 0.95) -> ComparisonResult:
+    """Brier score, the mean squared error of the probabilities (§14.2.2, §14.3.7), with a t interval.
+
+    The interval is the t interval of the mean of the per-item scores. ``details`` holds
+    the base-rate reference ``BS_ref`` and the skill score (:func:`brier_skill_score`).
+    See :func:`sample_scores` for ``convention`` (binary vs the factor-2 multi-class form).
+
+    Examples
+    --------
+    >>> round(brier_score([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1]).statistic, 4)
+    0.0375
+    """
+    level = v.check_confidence_level(confidence_level)
+    data = probabilities(y_true, proba, classes=classes)
+    conv = _convention(data, convention)
+    s = _scores(data, "brier", conv)
+    ref = _reference(data, conv)
+    bs = float(s.mean())
+    return ComparisonResult("Brier score", bs, confidence_interval=_mean_interval(s, level), n=len(s),
+                            note=f"{conv} convention" + (" (sum over K classes)" if conv == "multiclass" else "")
+                            + f"; t {100 * level:g}% CI",
+                            details={"convention": conv, "reference": ref,
+                                     "skill": 1 - bs / ref if ref > 0 else np.nan})
+
+
+def brier_skill_score(y_true: Any, proba: Any, *, classes: Any = None,
+                      convention: str | None = None) -> ComparisonResult:
+    """Brier skill score ``BSS = 1 − BS / BS_ref`` against the base-rate forecast (§14.2.2).
+
+    ``BS_ref`` is the Brier score of always predicting the class frequencies of
+    ``y_true``: ``π(1 − π)`` (binary) or ``1 − Σ_k π_k²`` (multi-class convention).
+    BSS = 1 is perfect, 0 no better than the base rate, < 0 worse.
+
+    Examples
+    --------
+    >>> round(brier_skill_score([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1]).statistic, 2)
+    0.85
+    """
+    data = probabilities(y_true, proba, classes=classes)
+    conv = _convention(data, convention)
+    bs = float(_scores(data, "brier", conv).mean())
+    ref = _reference(data, conv)
+    return ComparisonResult("Brier skill score", 1 - bs / ref, n=len(data.y),
+                            note=f"reference: base-rate forecast, BS_ref = {ref:.4g} ({conv} convention)",
+                            details={"brier": bs, "reference": ref, "convention": conv})
+
+
+# --------------------------------------------------------------------------- calibration
+
+
+def _edges(values: NDArray, n_bins: int, strategy: str) -> NDArray:
+    if strategy == "uniform":
+        return np.arange(n_bins + 1) / n_bins          # exact decimals: 0.3 is an edge, not 0.30000000000000004
+    edges = np.quantile(values, np.linspace(0, 1, n_bins + 1))
+    edges[0], edges[-1] = min(edges[0], 0.0), max(edges[-1], 1.0)
+    return edges
+
+
+def _bin_table(values: NDArray, outcome: NDArray, n_bins: int, strategy: str) -> tuple[pd.DataFrame, float]:
+    edges = _edges(values, n_bins, strategy)
+    which = np.searchsorted(edges[1:-1], values, side="right")   # [e_b, e_{b+1}), the last bin closed
+    count = np.bincount(which, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_p = np.bincount(which, weights=values, minlength=n_bins) / count
+        observed = np.bincount(which, weights=outcome.astype(float), minlength=n_bins) / count
+    table = pd.DataFrame({"bin": np.arange(n_bins), "lower": edges[:-1], "upper": edges[1:], "count": count,
+                          "mean_predicted": mean_p, "observed": observed, "gap": observed - mean_p})
+    ece = float(np.nansum(count / len(values) * np.abs(observed - mean_p)))
+    return table, ece
+
+
+def _curve_inputs(data: Probabilities, kind: str) -> list[tuple[Any, NDArray, NDArray]]:
+    if kind == "binary":
+        return [(data.classes[1], data.p[:, 1], data.y == 1)]
+    if kind == "top-label":
+        return [("top-label", data.p.max(axis=1), data.p.argmax(axis=1) == data.y)]
+    return [(c, data.p[:, j], data.y == j) for j, c in enumerate(data.classes)]
+
+
+def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bins: int = 10,
+                      strategy: str = "uniform", classes: Any = None) -> CalibrationCurve:
+    """Calibration curve (reliability diagram) and its ECE (§14.2.3, §14.3.8).
+
+    Parameters
+    ----------
+    kind : {"binary", "top-label", "classwise"}, optional
+        ``binary`` (default at K = 2): the positive-class probability against the positive
+        rate. ``top-label`` (default at K > 2): the top probability (confidence) against
+        the accuracy of the top class. ``classwise``: one binary curve per class; the
+        ECE is their mean.
+    n_bins : int
+        Number of bins ``B``.
+    strategy : {"uniform", "quantile"}
+        Equal-width bins ``[b/B, (b+1)/B)`` (the last one closed), or bins between
+        quantiles of the predicted values (equal counts up to ties).
+
+    Returns
+    -------
+    CalibrationCurve
+        ``table``: one row per bin (and class), **empty bins included** (count 0, NaN
+        means), with ``lower``, ``upper``, ``count``, ``mean_predicted``, ``observed``
+        and ``gap = observed − mean_predicted`` (< 0: over-confident); ``ece``.
+
+    Notes
+    -----
+    A value on a bin edge falls in the upper bin, as in the chapter's ``[0, 0.5), [0.5, 1]``.
+    scikit-learn's ``calibration_curve`` puts it in the lower bin and drops empty bins.
+    """
+    n_bins = v.check_positive_int(n_bins, "n_bins")
+    strategy = v.check_choice(strategy, "strategy", BIN_STRATEGIES)
+    data = probabilities(y_true, proba, classes=classes)
+    if kind is None:
+        kind = "binary" if data.k == 2 else "top-label"
+    kind = v.check_choice(kind, "kind", CALIBRATION_KINDS)
+    if kind == "binary" and data.k != 2:
+        raise ValueError(f"kind='binary' needs K = 2 classes; got K = {data.k} (use 'top-label' or 'classwise')")
+    tables, eces = [], {}
+    for label, values, outcome in _curve_inputs(data, kind):
+        table, ece = _bin_table(values, outcome, n_bins, strategy)
+        if kind == "classwise":
+            table.insert(0, "class", label)
+        tables.append(table)
+        eces[label] = ece
+    table = pd.concat(tables, ignore_index=True)
+    ece = float(np.mean(list(eces.values())))
+    brier = float(_scores(data, "brier", None).mean())
+    return CalibrationCurve(kind=kind, strategy=strategy, n_bins=n_bins, table=table, ece=ece,
+                            per_class=eces if kind == "classwise" else {}, brier=brier, n=len(data.y))
+
+
+def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = None, n_bins: int = 10,
+                               strategy: str = "uniform", classes: Any = None) -> ComparisonResult:
+    """Expected calibration error ``ECE = Σ_b |I_b|/M · |ȳ_b − p̄_b|`` (§14.2.3, §14.3.8).
+
+    The arguments are those of :func:`calibration_curve`; ``details["curve"]`` is the
+    curve and, for ``kind="classwise"``, ``details["per_class"]`` the per-class ECEs.
+
+    Examples
+    --------
+    >>> y = [1, 0, 1, 0, 1, 0]
+    >>> round(expected_calibration_error(y, [0.9, 0.2, 0.7, 0.3, 0.6, 0.15], n_bins=2).statistic, 3)
+    0.242
+    """
+    curve = calibration_curve(y_true, proba, kind=kind, n_bins=n_bins, strategy=strategy, classes=classes)
+    empty = int((curve.table["count"] == 0).sum())
+    return ComparisonResult(f"ECE ({curve.kind})", curve.ece, n=curve.n,
+                            note=f"{n_bins} {curve.strategy} bins" + (f", {empty} empty" if empty else ""),
+                            details={"curve": curve, "per_class": curve.per_class})
+
+
+# --------------------------------------------------------------------------- paired per-sample scores
+
+
+def _paired(y_true: Any, proba_a: Any, proba_b: Any, score: str, classes: Any,
+            convention: str | None) -> tuple[NDArray, NDArray]:
+    score = v.check_choice(score, "score", SCORES)
+    a = probabilities(y_true, proba_a, "proba_a", classes=classes)
+    b = probabilities(y_true, proba_b, "proba_b", classes=classes)
+    if [str(c) for c in a.classes] != [str(c) for c in b.classes]:
+        raise ValueError(f"`proba_a` and `proba_b` have different classes: {a.classes} vs {b.classes}")
+    return _scores(a, score, convention), _scores(b, score, convention)
+
+
+def score_difference(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier", classes: Any = None,
+                     convention: str | None = None, confidence_level: float = 0.95) -> ComparisonResult:
+    """Mean paired score difference ``δ̄ = S̄_A − S̄_B`` with its t interval (§14.2.4).
+
+    ``δ̄ > 0`` favours B (its loss is lower). The interval is the paired t interval
+    (``scipy.stats.ttest_rel``). See :func:`sample_scores` for ``score`` and ``convention``.
+
+    Examples
+    --------
+    >>> y = [1, 0, 1, 0, 1, 0]
+    >>> a, b = [0.9, 0.2, 0.7, 0.3, 0.6, 0.15], [0.75, 0.1, 0.85, 0.4, 0.8, 0.25]
+    >>> round(score_difference(y, a, b).statistic, 4)
+    0.0092
+    """
+    level = v.check_confidence_level(confidence_level)
+    sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
+    d = sa - sb
+    return ComparisonResult(f"score difference ({score})", float(d.mean()),
+                            confidence_interval=_mean_interval(d, level), n=len(d),
+                            note=f"mean S_A - S_B (> 0 favours B); paired t {100 * level:g}% CI",
+                            details={"mean_a": float(sa.mean()), "mean_b": float(sb.mean())})
+
+
+def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier", classes: Any = None,
+                 convention: str | None = None) -> ComparisonResult:
+    """Paired t-test of ``E[δ_i] = 0`` on the per-sample scores (§14.2.5, ``scipy.stats.ttest_rel``).
+
+    If every ``δ_i`` is equal the statistic is undefined: NaN, with a warning.
+
+    Examples
+    --------
+    >>> y = [1, 0, 1, 0, 1, 0]
+    >>> a, b = [0.9, 0.2, 0.7, 0.3, 0.6, 0.15], [0.75, 0.1, 0.85, 0.4, 0.8, 0.25]
+    >>> res = paired_ttest(y, a, b)
+    >>> round(res.statistic, 3), round(res.pvalue, 3)
+    (0.297, 0.779)
+    """
+    sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
+    d = sa - sb
+    name = f"paired t-test ({score})"
+    if len(d) < 2 or np.all(d == d[0]):
+        warn("paired t-test: the score differences do not vary (or n < 2); t is undefined", DegenerateDataWarning)
+        return ComparisonResult(name, np.nan, n=len(d), note="undefined: constant differences")
+    res = stats.ttest_rel(sa, sb)
+    return ComparisonResult(name, float(res.statistic), float(res.pvalue), n=len(d),
+                            note=f"t with {int(res.df)} df on S_A - S_B", details={"df": int(res.df)})
+
+
+def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier", classes: Any = None,
+                  convention: str | None = None) -> ComparisonResult:
+    """Wilcoxon signed-rank test on the per-sample score differences (§14.2.6, ``scipy.stats.wilcoxon``).
+
+    Zero differences are discarded (``zero_method="wilcox"``, as in the chapter); the
+    statistic is ``W = min(W+, W−)``; scipy chooses the exact null distribution for small
+    samples without ties and the normal approximation otherwise. If every difference is
+    zero, W = 0 and p = 1 with a warning.
+
+    Examples
+    --------
+    >>> y = [1, 0, 1, 0, 1, 0]
+    >>> a, b = [0.9, 0.2, 0.7, 0.3, 0.6, 0.15], [0.75, 0.1, 0.85, 0.4, 0.8, 0.25]
+    >>> res = wilcoxon_test(y, a, b)
+    >>> res.statistic, res.details["w_plus"], res.details["w_minus"]
+    (10.0, 11.0, 10.0)
+    """
+    sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
+    d = sa - sb
+    nz = d[d != 0]
+    name = f"Wilcoxon signed-rank ({score})"
+    if nz.size == 0:
+        warn("Wilcoxon test: every score difference is zero; W = 0, p = 1", DegenerateDataWarning)
+        return ComparisonResult(name, 0.0, 1.0, n=len(d), note="all differences zero")
+    ranks = stats.rankdata(np.abs(nz))
+    w_plus, w_minus = float(ranks[nz > 0].sum()), float(ranks[nz < 0].sum())
+    res = stats.wilcoxon(sa, sb, zero_method="wilcox")
+    return ComparisonResult(name, float(res.statistic), float(res.pvalue), n=len(d),
+                            note=f"W = min(W+, W-); {nz.size} non-zero differences",
+                            details={"w_plus": w_plus, "w_minus": w_minus, "n_nonzero": int(nz.size)})
+
+
+def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = "pearson", score: str = "brier",
+                      classes: Any = None, convention: str | None = None,
+                      confidence_level: float = 0.95) -> ComparisonResult:
+    """Correlation of the two classifiers' per-sample scores (§14.2.8 Pearson, §14.2.9 Spearman).
+
+    High ``r`` (≥ 0.8) means both fail on the same items, so an ensemble gains little;
+    ``r ≤ 0`` is the ideal case for combining them. Pearson's interval is the Fisher-z
+    interval of ``scipy.stats.pearsonr``; Spearman's is the Fisher-z interval with the
+    Bonett–Wright standard error ``sqrt((1 + r²/2)/(n − 3))``. If either score column is
+    constant, r is undefined: NaN with a warning.
+
+    Examples
+    --------
+    >>> y = [1, 0, 1, 0, 1, 0]
+    >>> a, b = [0.9, 0.2, 0.7, 0.3, 0.6, 0.15], [0.75, 0.1, 0.85, 0.4, 0.8, 0.25]
+    >>> round(error_correlation(y, a, b, method="spearman").statistic, 3)
+    -0.176
+    """
+    method = v.check_choice(method, "method", ("pearson", "spearman"))
+    level = v.check_confidence_level(confidence_level)
+    sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
+    name = f"{method.capitalize()} error correlation ({score})"
+    n = len(sa)
+    if n < 3 or np.all(sa == sa[0]) or np.all(sb == sb[0]):
+        warn(f"{method} error correlation: a score column is constant (or n < 3); r is undefined",
+             DegenerateDataWarning)
+        return ComparisonResult(name, np.nan, n=n, note="undefined: constant scores")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", stats.NearConstantInputWarning)
+        if method == "pearson":
+            res = stats.pearsonr(sa, sb)
+            ci = res.confidence_interval(level) if n > 3 else ConfidenceInterval(np.nan, np.nan)
+            r, p = float(res.statistic), float(res.pvalue)
+            ci = ConfidenceInterval(float(ci.low), float(ci.high))
+        else:
+            res = stats.spearmanr(sa, sb)
+            r, p = float(res.statistic), float(res.pvalue)
+            ci = ConfidenceInterval(np.nan, np.nan)
+            if n > 3 and abs(r) < 1:
+                half = stats.norm.ppf(0.5 + level / 2) * np.sqrt((1 + r * r / 2) / (n - 3))
+                ci = ConfidenceInterval(float(np.tanh(np.arctanh(r) - half)), float(np.tanh(np.arctanh(r) + half)))
+    return ComparisonResult(name, r, p, confidence_interval=ci, n=n,
+                            note=f"{method} r of per-sample {score} scores; Fisher-z {100 * level:g}% CI")
