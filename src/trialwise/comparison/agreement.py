@@ -214,8 +214,12 @@ def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
         return ComparisonResult("Bowker symmetry", 0.0, 1.0, n=m, note="no disagreements",
                                 details={"df": 0, "contributions": table, "matrix": mat, "classes": names.tolist()})
     chi2 = float(table["contribution"].sum())
-    return ComparisonResult("Bowker symmetry", chi2, float(stats.chi2.sf(chi2, df)), n=m,
-                            note=f"chi-square, {df} df (class pairs with a disagreement)",
+    pair_total = table["n_jk"] + table["n_kj"]
+    small = int(np.sum((pair_total > 0) & (pair_total < 5)))
+    note = f"chi-square, {df} df (class pairs with a disagreement)"
+    if small:
+        note += f"; {small} pair(s) with < 5 disagreements: the permutation test is exact"
+    return ComparisonResult("Bowker symmetry", chi2, float(stats.chi2.sf(chi2, df)), n=m, note=note,
                             details={"df": df, "contributions": table, "matrix": mat, "classes": names.tolist()})
 
 

@@ -78,8 +78,8 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     Examples
     --------
     >>> y = [0, 1] * 100
-    >>> a = [t if i % 8 else 1 - t for i, t in enumerate(y)]
-    >>> b = [t if i % 5 else 1 - t for i, t in enumerate(y)]
+    >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
+    >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
     >>> ensemble_recommendation(y, a, b).decision
     'symmetric fusion'
     """
@@ -138,8 +138,8 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     if all(flags):
         reasons.append(f"{text}: at or above {redundancy:g}, the two fail on the same items; deploy {better}")
         return done("no ensemble", keep=better)
-    reasons.append(f"{text}: below {redundancy:g}" + (" for at least one" if len(flags) > 1 else "")
-                   + ", the errors are diverse enough")
+    reasons.append(f"{text}: " + ("not both" if len(flags) > 1 else "not") + f" at or above {redundancy:g}, "
+                   "the errors are diverse enough")
 
     # 3. symmetric vs asymmetric
     bw = _quiet(bowker_test, a, b)

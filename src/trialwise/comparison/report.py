@@ -96,11 +96,11 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     --------
     >>> import trialwise as tw
     >>> y = [0, 1] * 100
-    >>> a = [t if i % 8 else 1 - t for i, t in enumerate(y)]
-    >>> b = [t if i % 5 else 1 - t for i, t in enumerate(y)]
+    >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
+    >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
     >>> rep = tw.compare(y, a, b, rng=0)
     >>> round(rep["McNemar (exact)"].pvalue, 3), rep.recommendation.decision
-    (0.031, 'symmetric fusion')
+    (0.282, 'symmetric fusion')
     """
     level = v.check_confidence_level(confidence_level)
     score = v.check_choice(score, "score", SCORES)

@@ -1,0 +1,643 @@
+"""Classifier comparison beyond the 2×2 table (seed 001 §14.2–§14.3): the chapter's Examples 14.6–14.14,
+oracles (statsmodels, scikit-learn, scipy, brute force), type-I error, bad input, and compare()."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.calibration import calibration_curve as sk_calibration_curve
+from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
+from statsmodels.stats.contingency_tables import SquareTable
+
+import trialwise as tw
+from trialwise.comparison import (
+    agreement_matrix,
+    auc,
+    bowker_test,
+    brier_score,
+    brier_skill_score,
+    calibration_curve,
+    cohen_kappa,
+    delong_test,
+    disagreement,
+    ensemble_recommendation,
+    error_correlation,
+    expected_calibration_error,
+    mcnemar,
+    paired_ttest,
+    sample_scores,
+    score_difference,
+    stuart_maxwell_test,
+    symmetry_permutation_test,
+    wilcoxon_test,
+    yules_q,
+)
+
+# Example 14.8 / 14.9: M = 6 binary items, two classifiers
+Y6 = [1, 0, 1, 0, 1, 0]
+P1 = [0.90, 0.20, 0.70, 0.30, 0.60, 0.15]
+P2 = [0.75, 0.10, 0.85, 0.40, 0.80, 0.25]
+# Example 14.10: the 3-class agreement matrix (C1 in rows)
+N_14_10 = np.array([[70, 6, 4], [10, 55, 5], [8, 7, 35]])
+# Example 14.12 / 14.13: K = 3, M = 6
+Y3 = list("AABBCC")
+Q1 = np.array([[.80, .15, .05], [.45, .40, .15], [.10, .70, .20], [.30, .50, .20], [.20, .25, .55], [.35, .40, .25]])
+Q2 = np.array([[.60, .30, .10], [.55, .30, .15], [.20, .55, .25], [.25, .60, .15], [.30, .20, .50], [.20, .35, .45]])
+
+
+def _expand(matrix, labels="ABC"):
+    """The item-level predictions behind an agreement matrix."""
+    a, b = [], []
+    for j, row in enumerate(matrix):
+        for k, count in enumerate(row):
+            a += [labels[j]] * int(count)
+            b += [labels[k]] * int(count)
+    return np.array(a), np.array(b)
+
+
+def _exact_symmetry_pvalue(matrix, statistic):
+    """Exact permutation p-value: the pair counts are independent Binomial(t, ½); convolve."""
+    j, k = np.triu_indices(len(matrix), 1)
+    up, low = np.asarray(matrix)[j, k], np.asarray(matrix)[k, j]
+    dist = {0.0: 1.0}
+    for t in (up + low)[(up + low) > 0]:
+        new: dict = {}
+        for s, pr in dist.items():
+            for x in range(t + 1):
+                gap = abs(2 * x - t)
+                val = round(s + (gap if statistic == "asymmetry" else gap * gap / t), 9)
+                new[val] = new.get(val, 0.0) + pr * stats.binom.pmf(x, t, 0.5)
+        dist = new
+    gap = np.abs(up - low)
+    tot = up + low
+    obs = gap.sum() if statistic == "asymmetry" else np.sum(gap[tot > 0] ** 2 / tot[tot > 0])
+    return sum(pr for s, pr in dist.items() if s >= round(obs, 9) - 1e-9)
+
+
+# --------------------------------------------------------------------------- the chapter's examples
+
+
+def test_example_14_6_brier():
+    res = brier_score([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1])
+    assert res.statistic == pytest.approx((0.01 + 0.04 + 0.09 + 0.01) / 4)            # printed 0.0375
+    assert res.statistic == pytest.approx(brier_score_loss([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1]))
+    assert sample_scores([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1]).tolist() == [0.01, 0.04, 0.09, 0.01]
+    # reference values of §14.2.2: constant 0.5 gives 0.25; the base rate gives π(1 − π)
+    y = np.array([1] * 10 + [0] * 90)
+    assert brier_score(y, np.full(100, 0.5)).statistic == pytest.approx(0.25)
+    assert brier_score(y, np.full(100, 0.1)).statistic == pytest.approx(0.09)
+    assert brier_skill_score(y, np.full(100, 0.1)).statistic == pytest.approx(0.0, abs=1e-12)
+    assert brier_score(y, np.zeros(100)).statistic == pytest.approx(0.10)               # majority vote: min(π, 1 − π)
+
+
+def test_example_14_8_ece_with_two_bins():
+    c1 = calibration_curve(Y6, P1, n_bins=2)
+    c2 = calibration_curve(Y6, P2, n_bins=2)
+    assert c1.table["mean_predicted"].round(3).tolist() == [0.217, 0.733]               # the printed bin table
+    assert c2.table["mean_predicted"].round(3).tolist() == [0.250, 0.800]
+    assert c1.table["observed"].tolist() == c2.table["observed"].tolist() == [0.0, 1.0]
+    assert c1.ece == pytest.approx(0.5 * 0.65 / 3 + 0.5 * (1 - 2.2 / 3))                # 0.108 + 0.133
+    assert round(c1.ece, 3) == 0.242 and round(c2.ece, 3) == 0.225
+    assert expected_calibration_error(Y6, P2, n_bins=2).statistic == pytest.approx(0.225)
+
+
+def test_example_14_9_paired_scores():
+    s1, s2 = sample_scores(Y6, P1), sample_scores(Y6, P2)
+    printed_1 = [0.010, 0.040, 0.090, 0.090, 0.160, 0.023]
+    printed_2 = [0.063, 0.010, 0.023, 0.160, 0.040, 0.063]
+    assert s1.tolist() == pytest.approx(printed_1, abs=5.1e-4) and s2.tolist() == pytest.approx(printed_2, abs=5.1e-4)
+    assert s1.mean() == pytest.approx(0.06875) and round(s2.mean(), 3) == 0.060        # S̄1 0.069, S̄2 0.060
+    d = score_difference(Y6, P1, P2)
+    assert round(d.statistic, 3) == 0.009                                              # δ̄ = +0.009
+    # ERRATUM: s_δ is 0.0756, not 0.072, so t = 0.297 (≈ 0.30, not 0.31) and p = 0.779 (≈ 0.78, not 0.77)
+    diffs = s1 - s2
+    assert diffs.std(ddof=1) == pytest.approx(0.07564, abs=1e-5)
+    t = paired_ttest(Y6, P1, P2)
+    oracle = stats.ttest_rel(np.array(Y6) * 0 + s1, s2)
+    assert t.statistic == pytest.approx(oracle.statistic, abs=1e-12) and t.pvalue == pytest.approx(oracle.pvalue)
+    assert round(t.statistic, 2) == 0.30 and round(t.pvalue, 2) == 0.78
+    assert t.statistic == pytest.approx(diffs.mean() / (diffs.std(ddof=1) / np.sqrt(6)))
+    # the same d.f. and CI from the t distribution
+    assert d.confidence_interval.low == pytest.approx(oracle.confidence_interval().low)
+    # Wilcoxon: W+ = 11, W− = 10, W = 10; exact two-sided p = 1 (the critical value at n = 6 is 0)
+    w = wilcoxon_test(Y6, P1, P2)
+    assert (w.statistic, w.details["w_plus"], w.details["w_minus"]) == (10.0, 11.0, 10.0)
+    assert w.pvalue == pytest.approx(stats.wilcoxon(s1, s2).pvalue) == pytest.approx(1.0)
+    # ERRATUM: Pearson r is +0.045 (+0.043 on the printed, rounded scores), not −0.18
+    r = error_correlation(Y6, P1, P2)
+    assert r.statistic == pytest.approx(stats.pearsonr(s1, s2).statistic, abs=1e-12)
+    assert round(r.statistic, 3) == 0.045
+    assert round(stats.pearsonr(printed_1, printed_2).statistic, 3) == 0.043
+    # Spearman r_s ≈ −0.18 is right (−0.176), with the table's tied ranks (0.09 = 0.3² = (0.7 − 1)²)
+    rs = error_correlation(Y6, P1, P2, method="spearman")
+    r1, r2 = [1, 3, 4.5, 4.5, 6, 2], [4.5, 1, 2, 6, 3, 4.5]                              # the printed ranks
+    assert rs.statistic == pytest.approx(stats.pearsonr(r1, r2).statistic, abs=1e-12)
+    assert round(rs.statistic, 2) == -0.18
+
+
+def test_example_14_9_auc_both_perfect():
+    # §14.2.7: both classifiers separate the classes perfectly, so DeLong cannot tell them apart
+    assert auc(Y6, P1).statistic == auc(Y6, P2).statistic == 1.0
+    with pytest.warns(tw.DegenerateDataWarning, match="no variance"):
+        res = delong_test(Y6, P1, P2)
+    assert res.statistic == 0 and res.pvalue == 1
+
+
+def test_example_14_10_agreement_matrix_tests():
+    a, b = _expand(N_14_10)
+    assert (agreement_matrix(a, b).to_numpy() == N_14_10).all()
+    assert disagreement(a, b).statistic == pytest.approx(0.20) == disagreement(counts=N_14_10).statistic
+    bw = bowker_test(a, b)
+    assert bw.statistic == pytest.approx(16 / 16 + 16 / 12 + 4 / 12) and round(bw.statistic, 2) == 2.67
+    assert bw.details["df"] == 3 and round(bw.pvalue, 2) == 0.45
+    contrib = bw.details["contributions"]
+    assert contrib["contribution"].round(2).tolist() == [1.00, 1.33, 0.33]             # printed per-pair terms
+    sm_bowker = SquareTable(N_14_10, shift_zeros=False).symmetry("bowker")
+    assert bw.statistic == pytest.approx(sm_bowker.statistic) and bw.pvalue == pytest.approx(sm_bowker.pvalue)
+    # ERRATUM: Stuart-Maxwell is χ² = 2.64, p = 0.268 — not "≈ 2.0, p ≈ 0.37" — for d = (−8, 2, 6)
+    sm = stuart_maxwell_test(counts=N_14_10)
+    assert list(sm.details["marginal_difference"].values()) == [-8, 2, 6]
+    oracle = SquareTable(N_14_10, shift_zeros=False).homogeneity("stuart_maxwell")
+    assert sm.statistic == pytest.approx(oracle.statistic, abs=1e-10) and sm.pvalue == pytest.approx(oracle.pvalue)
+    assert sm.statistic == pytest.approx(1392 / 528)                                   # by hand: d'V⁻¹d on (A, B)
+    assert round(sm.pvalue, 3) == 0.268
+    # permutation: S = 10, p ≈ 0.4 (exact 0.426)
+    exact = _exact_symmetry_pvalue(N_14_10, "asymmetry")
+    assert round(exact, 3) == 0.426
+    perm = symmetry_permutation_test(a, b, n_resamples=20_000, rng=1)
+    assert perm.statistic == 10 and round(perm.pvalue, 1) == 0.4
+    assert abs(perm.pvalue - exact) < 4 * np.sqrt(exact * (1 - exact) / 20_000)
+    # multi-class κ = 0.692, p_e = 0.350
+    k = cohen_kappa(a, b)
+    assert k.statistic == pytest.approx(0.45 / 0.65) and k.details["p_e"] == pytest.approx(0.35)
+    assert cohen_kappa(counts=N_14_10).statistic == k.statistic
+
+
+def test_example_14_11_multiclass_brier():
+    p = [[0.8, 0.1, 0.1], [0.3, 0.5, 0.2], [0.2, 0.2, 0.6]]
+    res = brier_score(list("ABC"), p)
+    assert res.statistic == pytest.approx(0.68 / 3) and round(res.statistic, 3) == 0.227
+    assert sample_scores(list("ABC"), p).tolist() == [0.06, 0.38, 0.24]
+    assert "multiclass" in res.note
+    assert brier_score(list("ABC"), np.full((3, 3), 1 / 3)).statistic == pytest.approx(2 / 3)   # uniform: 1 − 1/K
+
+
+def test_example_14_12_top_label_and_classwise_ece():
+    top = calibration_curve(Y3, Q1, n_bins=2)
+    assert top.kind == "top-label"
+    assert top.table["count"].tolist() == [2, 4]                                       # samples {2, 6}, {1, 3, 4, 5}
+    assert top.table["mean_predicted"].tolist() == pytest.approx([0.425, 0.6375])
+    assert top.table["observed"].tolist() == [0.5, 1.0]
+    assert top.ece == pytest.approx(2 / 6 * 0.075 + 4 / 6 * 0.3625) and round(top.ece, 3) == 0.267
+    cw = expected_calibration_error(Y3, Q1, n_bins=2, kind="classwise")
+    per = cw.details["per_class"]
+    assert per["A"] == pytest.approx(0.100) and per["B"] == pytest.approx(1 / 3) and per["C"] == pytest.approx(0.100)
+    assert cw.statistic == pytest.approx((0.1 + 1 / 3 + 0.1) / 3) and round(cw.statistic, 3) == 0.178
+    table = cw.details["curve"].table
+    assert table["mean_predicted"].round(3).tolist() == [0.28, 0.8, 0.3, 0.6, 0.17, 0.55]   # the printed table
+
+
+def test_example_14_13_multiclass_per_sample_scores():
+    s1, s2 = sample_scores(Y3, Q1), sample_scores(Y3, Q2)
+    assert s1.tolist() == pytest.approx([0.065, 0.485, 0.140, 0.380, 0.305, 0.845])
+    assert s2.tolist() == pytest.approx([0.260, 0.315, 0.305, 0.245, 0.380, 0.465])
+    assert round(s1.mean(), 3) == 0.370 and round(s2.mean(), 3) == 0.328
+    assert round(score_difference(Y3, Q1, Q2).statistic, 3) == 0.042
+    assert round(np.std(s1 - s2, ddof=1), 3) == 0.224                                   # printed "≈ 0.225"
+    t = paired_ttest(Y3, Q1, Q2)
+    assert round(t.statistic, 2) == 0.45 and round(t.pvalue, 2) == 0.67                  # printed t ≈ 0.46 (0.4546)
+    assert t.statistic == pytest.approx(stats.ttest_rel(s1, s2).statistic)
+    r = error_correlation(Y3, Q1, Q2)
+    assert round(r.statistic, 2) == 0.75 and r.statistic == pytest.approx(stats.pearsonr(s1, s2).statistic)
+
+
+def test_example_14_14_ensemble_decision():
+    # the binary worked example n11 = 150, n10 = 25, n01 = 15, n00 = 10, as items with a balanced truth
+    y, a, b = [], [], []
+    for count, (ra, rb) in ((150, (1, 1)), (25, (1, 0)), (15, (0, 1)), (10, (0, 0))):
+        for i in range(count):
+            t = i % 2
+            y.append(t)
+            a.append(t if ra else 1 - t)
+            b.append(t if rb else 1 - t)
+    assert (tw.comparison.contingency_table(y, a, b) == [[150, 25], [15, 10]]).all()
+    rec = ensemble_recommendation(y, a, b)
+    assert rec.decision == "symmetric fusion" and rec.fusion == "symmetric" and rec.keep is None
+    cp = rec.checkpoints
+    assert cp["mcnemar_p"] == pytest.approx(stats.binomtest(15, 40).pvalue)             # exact: 0.154 > 0.05
+    assert cp["accuracy_gap"] == pytest.approx(0.05)
+    assert cp["yules_q"] == pytest.approx(0.6)
+    assert cp["bowker_p"] > 0.05
+    assert any("soft averaging" in r for r in rec.reasons)
+    # with the chapter's χ² McNemar (p ≈ 0.11) the decision is the same
+    assert ensemble_recommendation(y, a, b, mcnemar_method="asymptotic").decision == "symmetric fusion"
+
+
+# --------------------------------------------------------------------------- the other decisions
+
+
+def _two_classifiers(n, acc_a, acc_b, k=3, seed=0, copy=0.0):
+    gen = np.random.default_rng(seed)
+    y = gen.integers(0, k, n)
+
+    def noisy(acc):
+        wrong = gen.random(n) > acc
+        return np.where(wrong, (y + gen.integers(1, k, n)) % k, y)
+
+    a = noisy(acc_a)
+    b = np.where(gen.random(n) < copy, a, noisy(acc_b))
+    return y, a, b
+
+
+def test_ensemble_drops_the_weaker_and_refuses_redundant_pairs():
+    y, a, b = _two_classifiers(600, 0.9, 0.7)
+    rec = ensemble_recommendation(y, a, b, names=("strong", "weak"))
+    assert rec.decision == "drop the weaker" and rec.keep == "strong"
+    y, a, b = _two_classifiers(600, 0.8, 0.8, copy=0.95)
+    rec = ensemble_recommendation(y, a, b)
+    assert rec.decision == "no ensemble" and rec.checkpoints["yules_q"] >= 0.8
+    y = np.zeros(50, int)
+    y[:5] = 1
+    assert ensemble_recommendation(y, 1 - y, 1 - y).decision == "no ensemble"           # neither beats the baseline
+
+
+def test_ensemble_asymmetric_fusion_and_calibrate_first():
+    gen = np.random.default_rng(3)
+    y = gen.integers(0, 3, 900)
+    a, b = y.copy(), y.copy()
+    err_a, err_b = gen.random(900) < 0.2, gen.random(900) < 0.2
+    a[err_a] = (y[err_a] + 1) % 3          # A confuses k → k+1, B confuses k → k+2: asymmetric
+    b[err_b] = (y[err_b] + 2) % 3
+    rec = ensemble_recommendation(y, a, b)
+    assert rec.decision == "asymmetric fusion" and rec.checkpoints["bowker_p"] < 0.05
+    # binary probabilities: each classifier sees one of two features; B's probabilities are
+    # sharpened (over-confident) → calibrate first
+    x1, x2 = gen.normal(size=3000), gen.normal(size=3000)
+    yb = (gen.random(3000) < 1 / (1 + np.exp(-(2 * x1 + 2 * x2)))).astype(int)
+    p_good, p_sharp = 1 / (1 + np.exp(-1.25 * x1)), 1 / (1 + np.exp(-5 * x2))
+    rec = ensemble_recommendation(yb, (p_good > 0.5).astype(int), (p_sharp > 0.5).astype(int), p_good, p_sharp)
+    assert rec.decision == "calibrate first" and rec.fusion == "symmetric"
+    assert rec.checkpoints["ece_B"] > 0.1 > rec.checkpoints["ece_A"]
+    assert "error_correlation" in rec.checkpoints
+
+
+# --------------------------------------------------------------------------- oracles on random data
+
+
+def _random_proba(gen, n, k, sharp=1.0):
+    y = gen.integers(0, k, n)
+    z = gen.normal(size=(n, k))
+    z[np.arange(n), y] += 1.0
+    p = np.exp(sharp * z)
+    return y, p / p.sum(axis=1, keepdims=True)
+
+
+def test_square_table_oracles_on_random_tables():
+    gen = np.random.default_rng(5)
+    for _ in range(40):
+        k = int(gen.integers(2, 6))
+        mat = gen.integers(1, 30, (k, k))                                             # no empty pair
+        st = SquareTable(mat, shift_zeros=False)
+        bw, sm = bowker_test(counts=mat), stuart_maxwell_test(counts=mat)
+        assert bw.statistic == pytest.approx(st.symmetry("bowker").statistic, rel=1e-10)
+        assert bw.pvalue == pytest.approx(st.symmetry("bowker").pvalue, rel=1e-9)
+        assert sm.statistic == pytest.approx(st.homogeneity("stuart_maxwell").statistic, rel=1e-9)
+        assert sm.pvalue == pytest.approx(st.homogeneity("stuart_maxwell").pvalue, rel=1e-8)
+        if k == 2:   # Bowker at K = 2 is McNemar's χ² without continuity correction
+            mc = mcnemar(counts=mat, method="asymptotic")
+            assert bw.statistic == pytest.approx(mc.statistic) and bw.pvalue == pytest.approx(mc.pvalue)
+
+
+def test_bowker_empty_pairs_do_not_count_as_degrees_of_freedom():
+    mat = [[10, 3, 0], [1, 12, 0], [0, 0, 9]]
+    res = bowker_test(counts=mat)
+    assert res.details["df"] == 1 and res.statistic == pytest.approx(4 / 4)
+    assert res.pvalue == pytest.approx(stats.chi2.sf(1.0, 1))
+    assert "permutation test is exact" in res.note
+    sm = stuart_maxwell_test(counts=mat)       # class C never disagrees: left out, df = 1
+    assert sm.details["df"] == 1 and sm.statistic == pytest.approx(4 / 4)
+
+
+def test_permutation_test_matches_the_exact_distribution():
+    for mat, statistic in (([[5, 9, 2], [3, 8, 1], [6, 0, 4]], "asymmetry"), ([[5, 9, 2], [3, 8, 1], [6, 0, 4]], "bowker"),
+                           ([[30, 12], [4, 20]], "asymmetry")):
+        exact = _exact_symmetry_pvalue(mat, statistic)
+        res = symmetry_permutation_test(counts=mat, statistic=statistic, n_resamples=20_000, rng=2)
+        assert abs(res.pvalue - exact) < 4 * np.sqrt(exact * (1 - exact) / 20_000) + 1e-4
+    # at K = 2 it is the permutation McNemar
+    mc = mcnemar(counts=[[30, 12], [4, 20]], method="permutation", n_resamples=20_000, rng=2)
+    assert abs(mc.pvalue - _exact_symmetry_pvalue([[30, 12], [4, 20]], "asymmetry")) < 0.01
+
+
+def test_permutation_by_pair_binomials_equals_swapping_items():
+    # brute force: swap each disagreeing item with probability ½, rebuild the matrix, recompute S
+    gen = np.random.default_rng(4)
+    a, b = _expand([[5, 9, 2], [3, 8, 1], [6, 0, 4]])
+    brute = []
+    for _ in range(3000):
+        swap = gen.random(len(a)) < 0.5
+        aa, bb = np.where(swap, b, a), np.where(swap, a, b)
+        m = agreement_matrix(aa, bb, labels="ABC").to_numpy()
+        brute.append(np.abs(m - m.T)[np.triu_indices(3, 1)].sum())
+    fast_p = symmetry_permutation_test(a, b, n_resamples=3000, rng=5).pvalue
+    observed = symmetry_permutation_test(a, b, n_resamples=1, rng=0).statistic
+    assert observed == 6 + 4 + 1
+    brute_p = (1 + np.sum(np.array(brute) >= observed)) / 3001
+    assert abs(fast_p - brute_p) < 4 * np.sqrt(brute_p * (1 - brute_p) / 1500)
+
+
+def test_brier_and_log_loss_against_sklearn():
+    gen = np.random.default_rng(6)
+    y = gen.integers(0, 2, 300)
+    p = gen.random(300)
+    assert brier_score(y, p).statistic == pytest.approx(brier_score_loss(y, p), abs=1e-12)
+    assert brier_score(y, p, convention="multiclass").statistic == pytest.approx(2 * brier_score_loss(y, p))
+    assert sample_scores(y, p, score="log-loss").mean() == pytest.approx(log_loss(y, p), abs=1e-10)
+    y3, p3 = _random_proba(gen, 400, 4)
+    assert sample_scores(y3, p3, score="log-loss").mean() == pytest.approx(log_loss(y3, p3), abs=1e-10)
+    onehot = np.eye(4)[y3]
+    assert brier_score(y3, p3).statistic == pytest.approx(np.mean(np.sum((p3 - onehot) ** 2, axis=1)))
+    # t interval of the mean per-sample score
+    s = sample_scores(y, p)
+    ci = stats.ttest_1samp(s, 0).confidence_interval(0.9)
+    res = brier_score(y, p, confidence_level=0.9)
+    assert res.confidence_interval.low == pytest.approx(ci.low) and res.confidence_interval.high == pytest.approx(ci.high)
+
+
+def test_calibration_curve_against_sklearn_and_empty_bins():
+    gen = np.random.default_rng(7)
+    y = gen.integers(0, 2, 500)
+    p = gen.beta(2, 5, 500)                                   # few large values: empty upper bins
+    for strategy in ("uniform", "quantile"):
+        ours = calibration_curve(y, p, n_bins=10, strategy=strategy)
+        prob_true, prob_pred = sk_calibration_curve(y, p, n_bins=10, strategy=strategy)
+        full = ours.table[ours.table["count"] > 0]
+        assert full["observed"].to_numpy() == pytest.approx(prob_true)
+        assert full["mean_predicted"].to_numpy() == pytest.approx(prob_pred)
+        assert len(ours.table) == 10 and ours.table["count"].sum() == 500
+    uniform = calibration_curve(y, p, n_bins=10)
+    empty = uniform.table[uniform.table["count"] == 0]
+    assert len(empty) > 0 and empty["observed"].isna().all()                          # reported, not dropped
+    assert "empty" in expected_calibration_error(y, p, n_bins=10).note
+    # ECE by brute force
+    bins = np.minimum((p * 10).astype(int), 9)
+    brute = sum(np.mean(bins == b) * abs(y[bins == b].mean() - p[bins == b].mean()) for b in np.unique(bins))
+    assert uniform.ece == pytest.approx(brute)
+    # a value on an edge belongs to the upper bin: [0, 0.5), [0.5, 1]
+    assert calibration_curve([1, 0], [0.5, 0.2], n_bins=2).table["count"].tolist() == [1, 1]
+
+
+def test_paired_tests_against_scipy():
+    gen = np.random.default_rng(8)
+    y, pa = _random_proba(gen, 120, 3)
+    _, pb = _random_proba(gen, 120, 3, sharp=1.5)
+    pb = pb[np.argsort(gen.random(120))]
+    sa, sb = sample_scores(y, pa), sample_scores(y, pb)
+    for score in ("brier", "log-loss"):
+        sa, sb = sample_scores(y, pa, score=score), sample_scores(y, pb, score=score)
+        t = paired_ttest(y, pa, pb, score=score)
+        assert t.statistic == pytest.approx(stats.ttest_rel(sa, sb).statistic, abs=1e-12)
+        assert t.pvalue == pytest.approx(stats.ttest_rel(sa, sb).pvalue, abs=1e-12)
+        w = wilcoxon_test(y, pa, pb, score=score)
+        assert w.statistic == stats.wilcoxon(sa, sb).statistic and w.pvalue == pytest.approx(stats.wilcoxon(sa, sb).pvalue)
+        r = error_correlation(y, pa, pb, score=score)
+        assert r.statistic == pytest.approx(stats.pearsonr(sa, sb).statistic, abs=1e-12)
+        ci = stats.pearsonr(sa, sb).confidence_interval()
+        assert (r.confidence_interval.low, r.confidence_interval.high) == pytest.approx((ci.low, ci.high))
+        rs = error_correlation(y, pa, pb, score=score, method="spearman")
+        assert rs.statistic == pytest.approx(stats.spearmanr(sa, sb).statistic, abs=1e-12)
+        assert rs.pvalue == pytest.approx(stats.spearmanr(sa, sb).pvalue, abs=1e-12)
+
+
+def _brute_delong(y, sa, sb):
+    """DeLong et al. (1988) from the definition: placement values by double loops over items."""
+    pos, neg = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+
+    def psi(x, z):
+        return 1.0 if x > z else (0.5 if x == z else 0.0)
+
+    v10 = np.array([[np.mean([psi(s[i], s[j]) for j in neg]) for i in pos] for s in (sa, sb)])
+    v01 = np.array([[np.mean([psi(s[i], s[j]) for i in pos]) for j in neg] for s in (sa, sb)])
+    aucs = v10.mean(axis=1)
+    cov = np.cov(v10) / len(pos) + np.cov(v01) / len(neg)
+    return aucs, cov
+
+
+def test_delong_against_brute_force_placements_and_mann_whitney():
+    gen = np.random.default_rng(9)
+    for n in (30, 61):
+        y = gen.integers(0, 2, n)
+        sa = np.round(y * 0.8 + gen.normal(size=n), 1)          # rounding makes ties
+        sb = np.round(y * 0.5 + 0.5 * sa + gen.normal(size=n), 1)
+        pa, pb = 1 / (1 + np.exp(-sa)), 1 / (1 + np.exp(-sb))
+        aucs, cov = _brute_delong(y, pa, pb)
+        res = delong_test(y, pa, pb)
+        assert (res.details["auc_a"], res.details["auc_b"]) == pytest.approx(tuple(aucs), abs=1e-12)
+        var = cov[0, 0] + cov[1, 1] - 2 * cov[0, 1]
+        assert res.details["se"] == pytest.approx(np.sqrt(var), rel=1e-10)
+        assert res.details["z"] == pytest.approx((aucs[0] - aucs[1]) / np.sqrt(var), rel=1e-10)
+        mw = stats.mannwhitneyu(pa[y == 1], pa[y == 0]).statistic / (np.sum(y == 1) * np.sum(y == 0))
+        assert res.details["auc_a"] == pytest.approx(mw) == pytest.approx(roc_auc_score(y, pa))
+        single = auc(y, pa)
+        assert single.details["se"] == pytest.approx(np.sqrt(cov[0, 0]), rel=1e-10)
+
+
+def test_multiclass_auc_against_sklearn():
+    gen = np.random.default_rng(10)
+    y, p = _random_proba(gen, 300, 4)
+    labels = np.array(list("wxyz"))[y]
+    assert auc(labels, p).statistic == pytest.approx(roc_auc_score(y, p, multi_class="ovr"), abs=1e-12)
+    assert auc(labels, p, multi_class="ovo").statistic == pytest.approx(roc_auc_score(y, p, multi_class="ovo"),
+                                                                        abs=1e-12)
+    per = auc(labels, p).details["per_class"]
+    assert per["auc"].tolist() == pytest.approx([roc_auc_score(y == k, p[:, k]) for k in range(4)])
+    frame = pd.DataFrame(p, columns=list("wxyz"))
+    assert auc(labels, frame).statistic == auc(labels, p).statistic                   # DataFrame columns name classes
+
+
+def test_macro_delong_reduces_to_binary_and_matches_a_stratified_bootstrap():
+    gen = np.random.default_rng(11)
+    y = gen.integers(0, 2, 200)
+    pa, pb = 1 / (1 + np.exp(-(y + gen.normal(size=200)))), 1 / (1 + np.exp(-(0.7 * y + gen.normal(size=200))))
+    two = delong_test(y, np.column_stack([1 - pa, pa]), np.column_stack([1 - pb, pb]))
+    assert two.details["se"] == pytest.approx(delong_test(y, pa, pb).details["se"], rel=1e-12)
+    # K = 4: the macro difference's SE vs a class-stratified bootstrap
+    y, p1 = _random_proba(gen, 600, 4)
+    _, p2 = _random_proba(gen, 600, 4)
+    p2 = np.where(np.eye(4, dtype=bool)[y], p1 + 0.0, p2) * 0 + (p1 + p2) / 2            # correlated with A
+    res = delong_test(y, p1, p2)
+    ovo = delong_test(y, p1, p2, multi_class="ovo")
+    boot, boot_ovo = [], []
+    idx = [np.flatnonzero(y == k) for k in range(4)]
+    for _ in range(400):
+        s = np.concatenate([gen.choice(i, len(i)) for i in idx])
+        boot.append(roc_auc_score(y[s], p1[s], multi_class="ovr") - roc_auc_score(y[s], p2[s], multi_class="ovr"))
+        boot_ovo.append(roc_auc_score(y[s], p1[s], multi_class="ovo") - roc_auc_score(y[s], p2[s], multi_class="ovo"))
+    assert res.details["se"] == pytest.approx(np.std(boot), rel=0.15)
+    assert ovo.details["se"] == pytest.approx(np.std(boot_ovo), rel=0.15)
+    table = res.details["per_class"]
+    assert table["p_adjusted"].tolist() == pytest.approx(tw.significance.adjust_pvalues(table["pvalue"], "holm"))
+    bonf = delong_test(y, p1, p2, adjust="bonferroni").details["per_class"]
+    assert bonf["p_adjusted"].tolist() == pytest.approx(np.minimum(4 * table["pvalue"], 1).tolist())
+
+
+# --------------------------------------------------------------------------- type-I error
+
+
+def _within(rate, alpha, reps):
+    return rate <= alpha + 3 * np.sqrt(alpha * (1 - alpha) / reps)
+
+
+def test_type_one_error_bowker_stuart_maxwell_permutation():
+    gen = np.random.default_rng(12)
+    joint = np.array([[0.30, 0.04, 0.02], [0.04, 0.25, 0.03], [0.02, 0.03, 0.27]])   # symmetric: H0 of both tests
+    joint /= joint.sum()
+    reps, n = 1500, 200
+    rej = {"bowker": 0, "sm": 0, "perm": 0}
+    perm_reps = 400
+    for r in range(reps):
+        mat = gen.multinomial(n, joint.ravel()).reshape(3, 3)
+        rej["bowker"] += bowker_test(counts=mat).pvalue < 0.05
+        rej["sm"] += stuart_maxwell_test(counts=mat).pvalue < 0.05
+        if r < perm_reps:
+            rej["perm"] += symmetry_permutation_test(counts=mat, n_resamples=199, rng=gen).pvalue < 0.05
+    assert _within(rej["bowker"] / reps, 0.05, reps) and rej["bowker"] / reps > 0.03
+    assert _within(rej["sm"] / reps, 0.05, reps) and rej["sm"] / reps > 0.03
+    assert _within(rej["perm"] / perm_reps, 0.05, perm_reps)
+
+
+def test_type_one_error_delong():
+    gen = np.random.default_rng(13)
+    reps, n = 800, 150
+    rej_bin = rej_macro = 0
+    for _ in range(reps):
+        y = gen.integers(0, 2, n)
+        common = gen.normal(size=n)
+        sa = y + common + gen.normal(size=n)           # equal true AUCs, correlated scores
+        sb = y + common + gen.normal(size=n)
+        rej_bin += delong_test(y, 1 / (1 + np.exp(-sa)), 1 / (1 + np.exp(-sb))).pvalue < 0.05
+        y3 = gen.integers(0, 3, n)
+        za, zb = gen.normal(size=(n, 3)), gen.normal(size=(n, 3))
+        za[np.arange(n), y3] += 1
+        zb[np.arange(n), y3] += 1
+        pa, pb = np.exp(za) / np.exp(za).sum(1, keepdims=True), np.exp(zb) / np.exp(zb).sum(1, keepdims=True)
+        rej_macro += delong_test(y3, pa, pb).pvalue < 0.05
+    assert _within(rej_bin / reps, 0.05, reps) and rej_bin / reps > 0.025
+    assert _within(rej_macro / reps, 0.05, reps) and rej_macro / reps > 0.025
+
+
+# --------------------------------------------------------------------------- compare()
+
+
+def test_compare_binary_with_probabilities_has_every_method():
+    gen = np.random.default_rng(14)
+    x = gen.normal(size=400)
+    y = (gen.random(400) < 1 / (1 + np.exp(-2 * x))).astype(int)
+    pa = 1 / (1 + np.exp(-2 * x))
+    pb = 1 / (1 + np.exp(-2 * x - gen.normal(size=400)))
+    rep = tw.compare(y, proba_a=pa, proba_b=pb, rng=0, names=("lr", "noisy"))
+    frame = rep.to_frame()
+    assert list(frame.columns) == ["method", "statistic", "pvalue", "ci_low", "ci_high", "n", "note"]
+    methods = set(frame["method"])
+    for m in ("McNemar (exact)", "McNemar (mid-p)", "McNemar (asymptotic)", "McNemar (corrected)",
+              "McNemar (permutation)", "Yule's Q", "Cohen's kappa (labels)", "disagreement",
+              "Brier score [lr]", "Brier skill score [noisy]", "ECE (binary) [lr]", "AUC [noisy]",
+              "score difference (brier)", "paired t-test (brier)", "Wilcoxon signed-rank (brier)",
+              "Pearson error correlation (brier)", "Spearman error correlation (brier)", "DeLong"):
+        assert m in methods
+    assert "Bowker symmetry" not in methods                                            # K = 2: it is McNemar
+    assert rep["Brier score [lr]"].statistic == pytest.approx(brier_score_loss(y, pa))
+    assert rep["DeLong"].statistic == pytest.approx(roc_auc_score(y, pa) - roc_auc_score(y, pb))
+    assert rep["McNemar (exact)"].pvalue == mcnemar(y, (pa > 0.5).astype(int), (pb > 0.5).astype(int)).pvalue
+    text = str(rep)
+    assert "Ensemble recommendation:" in text and "DeLong" in text and "lr" in text
+    assert rep.to_dict()["recommendation"]["decision"] == rep.recommendation.decision
+
+
+def test_compare_on_real_data_labels_only():
+    trials = tw.datasets.model_vs_human()
+    sketch = trials[trials["experiment"] == "sketch"]
+    a = sketch[sketch["subject"] == "resnet50"].set_index("image")
+    b = sketch[sketch["subject"] == "clip-16"].set_index("image").loc[a.index]
+    rep = tw.compare(a["category"], a["response"], b["response"], names=("resnet50", "clip-16"), rng=0)
+    assert rep.n == 800 and len(rep.classes) == 16
+    assert rep["Bowker symmetry"].statistic == bowker_test(a["response"], b["response"]).statistic
+    assert rep["Cohen's kappa (labels)"].statistic == pytest.approx(
+        cohen_kappa(a["response"], b["response"]).statistic)
+    assert rep.recommendation.decision == "drop the weaker" and rep.recommendation.keep == "clip-16"
+    assert "Brier score [resnet50]" not in set(rep.to_frame()["method"])
+
+
+def test_compare_multiclass_and_one_classifier_with_probabilities():
+    gen = np.random.default_rng(15)
+    y, pa = _random_proba(gen, 300, 3)
+    _, pb = _random_proba(gen, 300, 3)
+    labels = np.array(["cat", "dog", "eel"])
+    rep = tw.compare(labels[y], proba_a=pa, proba_b=pb, rng=1)
+    methods = set(rep.to_frame()["method"])
+    assert {"Bowker symmetry", "Stuart-Maxwell homogeneity", "permutation symmetry (asymmetry)",
+            "ECE (top-label) [A]", "ECE (classwise) [B]", "AUC (OvO, Hand & Till) [A]", "DeLong (OvR macro)",
+            "DeLong (OvO)", "DeLong class cat", "DeLong class eel"} <= methods
+    # a human has labels only: single-classifier rows for B, no paired rows
+    human = labels[np.where(gen.random(300) < 0.7, y, (y + 1) % 3)]
+    rep = tw.compare(labels[y], human, None, None, pb, names=("human", "model"), rng=1)
+    methods = set(rep.to_frame()["method"])
+    assert "Brier score [model]" in methods and "Brier score [human]" not in methods and "DeLong" not in methods
+
+
+# --------------------------------------------------------------------------- bad and degenerate input
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: brier_score([0, 1, 1], [0.2, 0.8]), ValueError, "same length"),
+    (lambda: brier_score([0, 1], [0.2, 1.2]), ValueError, r"`proba` must be in \[0, 1\]"),
+    (lambda: brier_score([0, 1], [0.2, np.nan]), ValueError, "`proba` must not contain NaN"),
+    (lambda: brier_score([0, 1], [[0.2, 0.7], [0.5, 0.5]]), ValueError, "row 0 sums to 0.9"),
+    (lambda: brier_score(list("ab"), [[0.2, 0.7, 0.1], [0.5, 0.4, 0.1]]), ValueError, "3 columns but `y_true` has 2"),
+    (lambda: brier_score(list("ab"), pd.DataFrame({"a": [0.5, 0.5], "c": [0.5, 0.5]})), ValueError,
+     "class 'b', which has no column"),
+    (lambda: brier_score(list("aa"), [[0.5, 0.5], [0.5, 0.5]], classes=["a", "b"]), ValueError,
+     "column for the class 'b', which never occurs"),
+    (lambda: brier_score([0, 0], [[1.0], [1.0]]), ValueError, "K >= 2"),
+    (lambda: brier_score(["x", "x"], [0.5, 0.5]), ValueError, "single class"),
+    (lambda: brier_score([], []), ValueError, "`y_true` is empty"),
+    (lambda: brier_score(list("abc"), [0.1, 0.2, 0.3]), ValueError, "1-D"),
+    (lambda: paired_ttest([0, 1], [0.2, 0.8], [0.1, 0.9, 0.5]), ValueError, "same length"),
+    (lambda: calibration_curve([0, 1], [0.2, 0.8], strategy="kmeans"), ValueError, "`strategy`"),
+    (lambda: calibration_curve([0, 1], [0.2, 0.8], n_bins=0), ValueError, "`n_bins`"),
+    (lambda: calibration_curve(list("abc"), np.eye(3), kind="binary"), ValueError, "K = 3"),
+    (lambda: delong_test([0, 1], [0.2, 0.8], [0.1, 0.9], adjust="sidak"), ValueError, "`adjust`"),
+    (lambda: bowker_test(["a", "b"], ["a"]), ValueError, "same length"),
+    (lambda: bowker_test(counts=[[1, 2, 3], [4, 5, 6]]), ValueError, "square"),
+    (lambda: bowker_test(counts=[[1]]), ValueError, "K >= 2"),
+    (lambda: bowker_test(counts=[[0, 0], [0, 0]]), ValueError, "no items"),
+    (lambda: bowker_test(["a"], ["a"], counts=[[1, 0], [0, 1]]), TypeError, "not both"),
+    (lambda: symmetry_permutation_test(counts=N_14_10, statistic="max"), ValueError, "`statistic`"),
+    (lambda: tw.compare([0, 1], [0, 1]), TypeError, "pred_b or proba_b"),
+    (lambda: tw.compare([0, 1], [0, 1], [1, 1], names=("x", "x")), ValueError, "`names`"),
+    (lambda: ensemble_recommendation([0, 1], [0, 1], [1, 1], proba_a=[0.2, 0.8]), TypeError, "both"),
+])
+def test_bad_input(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_degenerate_input_gives_documented_values_with_warnings():
+    with pytest.warns(tw.DegenerateDataWarning, match="never disagree"):
+        assert bowker_test(["a", "b"], ["a", "b"]).pvalue == 1
+    with pytest.warns(tw.DegenerateDataWarning, match="never disagree"):
+        assert stuart_maxwell_test(["a", "b", "c"], ["a", "b", "c"]).statistic == 0
+    with pytest.warns(tw.DegenerateDataWarning, match="never disagree"):
+        assert symmetry_permutation_test(["a", "b"], ["a", "b"]).pvalue == 1
+    with pytest.warns(tw.DegenerateDataWarning, match="every score difference is zero"):
+        assert wilcoxon_test([0, 1], [0.2, 0.8], [0.2, 0.8]).pvalue == 1
+    with pytest.warns(tw.DegenerateDataWarning, match="t is undefined"):
+        assert np.isnan(paired_ttest([0, 1, 1], [0.2, 0.8, 0.7], [0.2, 0.8, 0.7]).statistic)
+    with pytest.warns(tw.DegenerateDataWarning, match="constant"):
+        assert np.isnan(error_correlation([0, 1, 1, 0], [0.5] * 4, [0.2, 0.8, 0.7, 0.4]).statistic)
+    with pytest.warns(tw.DegenerateDataWarning, match="raised to 1e-15"):
+        assert sample_scores([0, 1], [0.0, 0.0], score="log-loss")[1] == pytest.approx(-np.log(1e-15))
+    with pytest.warns(tw.DegenerateDataWarning, match="zero"):                        # Q with an empty cell
+        assert yules_q(counts=[[5, 0], [3, 2]]).statistic == 1
