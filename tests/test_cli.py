@@ -237,3 +237,78 @@ def test_leaderboard_tidy_file_with_column_mapping(tmp_path, capsys):
     assert code == 0, err
     code, out, err = run(["leaderboard", str(f), "--resamples", "100"], capsys)
     assert code == 2 and "no column 'subject'; columns found: source, experiment, condition, participant" in err
+
+
+@pytest.fixture()
+def predictions(tmp_path):
+    gen = np.random.default_rng(0)
+    n = 240
+    y = gen.integers(0, 3, n)
+    cls = np.array(["cat", "dog", "eel"])
+
+    def proba(sharp):
+        z = gen.normal(size=(n, 3))
+        z[np.arange(n), y] += 1.2
+        p = np.exp(sharp * z)
+        return p / p.sum(axis=1, keepdims=True)
+
+    pa, pb = proba(1.0), proba(2.0)
+    frame = pd.DataFrame({"y": cls[y], "model_1": cls[pa.argmax(1)], "model_2": cls[pb.argmax(1)]})
+    for k, c in enumerate(cls):
+        frame[f"m1_{c}"] = pa[:, k]
+        frame[f"m2_{c}"] = pb[:, k]
+    path = tmp_path / "predictions.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_compare_json_equals_the_library(predictions, capsys):
+    path, frame = predictions
+    cols_a, cols_b = ["m1_cat", "m1_dog", "m1_eel"], ["m2_cat", "m2_dog", "m2_eel"]
+    code, out, _ = run(["compare", str(path), "--truth", "y", "--a", "model_1", "--b", "model_2",
+                        "--proba-a", *cols_a, "--proba-b", *cols_b, "--seed", "3", "--json"], capsys)
+    assert code == 0
+    got = json.loads(out)
+    proba_a = frame[cols_a].set_axis(["cat", "dog", "eel"], axis=1)
+    proba_b = frame[cols_b].set_axis(["cat", "dog", "eel"], axis=1)
+    rep = tw.compare(frame["y"], frame["model_1"], frame["model_2"], proba_a, proba_b,
+                     names=("model_1", "model_2"), rng=3)
+    assert got["recommendation"]["decision"] == rep.recommendation.decision
+    ours = {m["method"]: m for m in got["methods"]}
+    for r in rep.results:
+        assert ours[r.method]["statistic"] == pytest.approx(r.statistic, rel=1e-6, nan_ok=True)
+    assert "DeLong class dog" in ours and "Bowker symmetry" in ours
+
+
+def test_compare_text_report_and_figures(predictions, capsys, tmp_path):
+    path, _ = predictions
+    rel, heat = tmp_path / "rel.png", tmp_path / "heat.png"
+    code, out, err = run(["compare", str(path), "--truth", "y", "--a", "model_1", "--b", "model_2",
+                          "--proba-a", "m1_cat", "m1_dog", "m1_eel", "--proba-b", "m2_cat", "m2_dog", "m2_eel",
+                          "--reliability", str(rel), "--heatmap", str(heat), "--resamples", "199"], capsys)
+    assert code == 0 and rel.stat().st_size > 0 and heat.stat().st_size > 0
+    assert "Comparison of model_1 and model_2: n = 240 items, K = 3 classes" in out
+    assert "Ensemble recommendation:" in out and "McNemar (exact)" in out
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--a", "model_x", "--b", "model_2"], "no column 'model_x' (--a)"),
+    (["--a", "model_1"], "give --a (or --proba-a) and --b"),
+    (["--a", "model_1", "--b", "model_2", "--proba-a", "m1_cat", "m1_dog"], "`proba_a`: row 0 sums to"),
+    (["--a", "model_1", "--b", "model_2", "--proba-a", "y"], "column 'y' (--proba-a) has a missing or non-numeric"),
+    (["--a", "model_1", "--b", "model_2", "--proba-a", "m1_cat", "m1_dog", "m1_eel", "--classes", "a", "b"],
+     "--classes names 2 classes"),
+    (["--a", "model_1", "--b", "model_2", "--reliability", "/nonexistent/r.png"], "does not exist"),
+])
+def test_compare_errors_are_one_line(predictions, capsys, extra, message):
+    path, _ = predictions
+    code, out, err = run(["compare", str(path), "--truth", "y", *extra], capsys)
+    assert code == 2 and out == ""
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_compare_missing_label_names_the_column(tmp_path, capsys):
+    p = tmp_path / "p.csv"
+    p.write_text("y,a,b\ncat,cat,dog\ndog,,dog\n")
+    code, _, err = run(["compare", str(p), "--truth", "y", "--a", "a", "--b", "b"], capsys)
+    assert code == 2 and "column 'a' (--a) is empty in data row 2" in err

@@ -91,3 +91,45 @@ def test_benchmark_figures_draw_the_leaderboard(tmp_path):
     assert len(offsets) == len(e[(e["experiment"] == "edge") & e["reference"].str.contains("|", regex=False)])
     path = lb.report(tmp_path / "r.html", pairwise=pw)
     assert path.read_text().count("data:image/png") == 5
+
+
+def test_reliability_diagram_draws_the_non_empty_bins_and_reports_brier_and_ece():
+    from trialwise.comparison import calibration_curve
+
+    gen = np.random.default_rng(0)
+    x = gen.normal(size=2000)
+    p = 1 / (1 + np.exp(-1.5 * x))
+    y = (gen.random(2000) < p).astype(int)
+    sharp = 1 / (1 + np.exp(-3 * np.log(p / (1 - p))))
+    good, bad = calibration_curve(y, p), calibration_curve(y, sharp)
+    fig = tw.plot.plot_reliability({"logistic": good, "sharp": bad})
+    ax = fig.axes[0]
+    lines = [ln for ln in ax.get_lines() if ln.get_linestyle() == "-"]
+    full = good.table[good.table["count"] > 0]
+    np.testing.assert_allclose(lines[0].get_xdata(), full["mean_predicted"])
+    np.testing.assert_allclose(lines[0].get_ydata(), full["observed"])
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert f"logistic (BS={good.brier:.3f}, ECE={good.ece:.3f})" in legend
+    assert bad.ece > good.ece and bad.brier > good.brier          # Fig. 14.3: same ranking, worse calibration
+    # class-wise curves: one line per class, into a given axes
+    _, ax2 = plt.subplots()
+    y3 = gen.integers(0, 3, 300)
+    p3 = gen.dirichlet(np.ones(3), 300)
+    cw = calibration_curve(y3, p3, kind="classwise", n_bins=5)
+    assert tw.plot.plot_reliability(cw, labels=["m"], ax=ax2) is ax2.figure
+    assert len([ln for ln in ax2.get_lines() if ln.get_linestyle() == "-"]) == 3
+    with pytest.raises(ValueError, match="at least one"):
+        tw.plot.plot_reliability()
+
+
+def test_agreement_matrix_heatmap_shows_counts_and_bowker_contributions():
+    from trialwise.comparison import bowker_test
+
+    res = bowker_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]], labels="ABC")
+    fig = tw.plot.plot_agreement_matrix(res)
+    ax = fig.axes[0]
+    np.testing.assert_array_equal(ax.images[0].get_array(), [[70, 6, 4], [10, 55, 5], [8, 7, 35]])
+    texts = [t.get_text() for t in ax.texts]
+    assert {"χ² 1", "χ² 1.3", "χ² 0.33"} <= set(texts)
+    assert len(ax.patches) == 1                                     # the pair with the largest share (A, C)
+    assert ax.patches[0].get_xy() == (-0.5, 1.5)

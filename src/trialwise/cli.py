@@ -1,4 +1,4 @@
-"""Command-line interface: ``trialwise ec|plan|leaderboard ...``. Parses, calls the library, prints."""
+"""Command-line interface: ``trialwise ec|plan|leaderboard|compare ...``. Parses, calls the library, prints."""
 
 from __future__ import annotations
 
@@ -101,6 +101,36 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--pairwise-csv", metavar="CSV", help="write the difference tests here")
     for col in ("subject", "image", "truth", "response", "condition", "experiment", "observer-type"):
         lb.add_argument(f"--{col}-column", default=None, help=f"{col} column of a tidy table")
+
+    cmp = sub.add_parser(
+        "compare",
+        help="compare two classifiers on the same items: every method of the comparison chapter",
+        description=(
+            "Compare two classifiers whose predictions for the same items are columns of one CSV: McNemar, "
+            "Cohen's kappa, Yule's Q, error consistency; Bowker, Stuart-Maxwell and a permutation test for K > 2; "
+            "with probabilities Brier, ECE, AUC/DeLong and paired score tests; and the ensemble recommendation."
+        ),
+    )
+    cmp.add_argument("file", metavar="CSV", help="one row per item")
+    cmp.add_argument("--truth", required=True, metavar="COLUMN", help="column of the true labels")
+    cmp.add_argument("--a", metavar="COLUMN", help="column of classifier A's predicted labels")
+    cmp.add_argument("--b", metavar="COLUMN", help="column of classifier B's predicted labels")
+    cmp.add_argument("--proba-a", nargs="+", metavar="COLUMN",
+                     help="A's probabilities: one column (binary, positive class) or one per class")
+    cmp.add_argument("--proba-b", nargs="+", metavar="COLUMN", help="B's probabilities, as --proba-a")
+    cmp.add_argument("--classes", nargs="+", metavar="CLASS",
+                     help="the class of each probability column (default: the column names, or what follows "
+                          "their common prefix)")
+    cmp.add_argument("--names", nargs=2, metavar=("A", "B"), help="names in the report (default: the columns)")
+    cmp.add_argument("--score", choices=("brier", "log-loss"), default="brier",
+                     help="per-sample score of the paired tests (default: brier)")
+    cmp.add_argument("--bins", type=int, default=10, help="calibration bins (default 10)")
+    cmp.add_argument("--confidence-level", type=float, default=0.95)
+    cmp.add_argument("--resamples", type=int, default=9999, help="permutations (default 9999)")
+    cmp.add_argument("--seed", type=int, default=None, help="random seed for reproducible permutation p-values")
+    cmp.add_argument("--reliability", metavar="PNG", help="write the reliability diagram here (needs probabilities)")
+    cmp.add_argument("--heatmap", metavar="PNG", help="write the agreement-matrix heatmap here")
+    cmp.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -324,6 +354,110 @@ def _run_plan(args) -> int:
     return 0
 
 
+def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, labels: list[str], what: str, flag: str):
+    """The probability columns as a float DataFrame whose columns are the classes."""
+    import os
+
+    import numpy as np
+    import pandas as pd
+
+    if columns is None:
+        return None
+    out = {}
+    for col in columns:
+        values = pd.to_numeric(frame[col], errors="coerce")
+        bad = values.isna()
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise CLIError(f"{what}: column {col!r} ({flag}) has a missing or non-numeric value "
+                           f"{frame[col].iloc[row]!r} in data row {row + 1}")
+        out[col] = values.to_numpy(dtype=float)
+    if len(columns) == 1:
+        return out[columns[0]]
+    if classes is not None:
+        if len(classes) != len(columns):
+            raise CLIError(f"--classes names {len(classes)} classes but {flag} has {len(columns)} columns")
+        names = list(classes)
+    else:
+        names = list(columns)
+        if not set(names) <= set(labels):
+            prefix = os.path.commonprefix(names)
+            stripped = [c[len(prefix):] for c in names]
+            if prefix and set(stripped) <= set(labels):
+                names = stripped
+            else:
+                raise CLIError(f"{what}: the {flag} columns {', '.join(columns)} do not name the classes of "
+                               f"--truth ({', '.join(sorted(labels)[:10])}); pass --classes")
+    return pd.DataFrame(np.column_stack([out[c] for c in columns]), columns=names)
+
+
+def _run_compare(args) -> int:
+    from trialwise.comparison import compare
+    from trialwise.data import read_table
+
+    what = args.file
+    frame = read_table(args.file)
+    if frame.empty:
+        raise CLIError(f"{what}: no rows")
+    if args.a is None and args.proba_a is None or args.b is None and args.proba_b is None:
+        raise CLIError("give --a (or --proba-a) and --b (or --proba-b)")
+    for flag, cols in (("--truth", [args.truth]), ("--a", [args.a]), ("--b", [args.b]),
+                       ("--proba-a", args.proba_a), ("--proba-b", args.proba_b)):
+        for col in cols or []:
+            if col is not None and col not in frame.columns:
+                raise CLIError(f"{what}: no column {col!r} ({flag}); columns found: {', '.join(map(str, frame.columns))}")
+    for flag, col in (("--truth", args.truth), ("--a", args.a), ("--b", args.b)):
+        if col is not None and frame[col].isna().any():
+            row = int(frame[col].isna().to_numpy().nonzero()[0][0])
+            raise CLIError(f"{what}: column {col!r} ({flag}) is empty in data row {row + 1}")
+    labels = sorted(set(frame[args.truth].astype(str)))
+    proba_a = _proba_columns(frame, args.proba_a, args.classes, labels, what, "--proba-a")
+    proba_b = _proba_columns(frame, args.proba_b, args.classes, labels, what, "--proba-b")
+    for path in (args.reliability, args.heatmap):
+        if path is not None:
+            _check_writable(path)
+    if args.reliability and proba_a is None and proba_b is None:
+        raise CLIError("--reliability needs --proba-a or --proba-b")
+    names = tuple(args.names) if args.names else (args.a or "A", args.b or "B")
+    if names[0] == names[1]:
+        names = (f"{names[0]} (a)", f"{names[1]} (b)")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            rep = compare(frame[args.truth].astype(str).to_numpy(),
+                          frame[args.a].astype(str).to_numpy() if args.a else None,
+                          frame[args.b].astype(str).to_numpy() if args.b else None,
+                          proba_a, proba_b, names=names, score=args.score, n_bins=args.bins,
+                          confidence_level=args.confidence_level, n_resamples=args.resamples, rng=args.seed)
+        except (ValueError, TypeError) as exc:
+            raise CLIError(f"{what}: {exc}") from None
+    notes = list(dict.fromkeys(str(w.message) for w in caught))
+    if args.json:
+        out = rep.to_dict()
+        out["warnings"] = notes
+        print(json.dumps(_clean(out), indent=2, default=str))
+    else:
+        print(rep.summary())
+        for note in notes:
+            print(f"trialwise: warning: {note}", file=sys.stderr)
+    for path, kind in ((args.reliability, "reliability"), (args.heatmap, "heatmap")):
+        if path is None:
+            continue
+        from trialwise import plot
+
+        if kind == "reliability":
+            fig = plot.plot_reliability(rep.calibration)
+        else:
+            from trialwise.comparison import bowker_test
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                fig = plot.plot_agreement_matrix(bowker_test(counts=rep.agreement), names=names)
+        fig.savefig(path, dpi=150)
+        print(f"figure written to {path}", file=sys.stderr)
+    return 0
+
+
 def _check_writable(path: str) -> None:
     import os
 
@@ -346,6 +480,8 @@ def main(argv: list[str] | None = None) -> int:
             return _run_plan(args)
         if args.command == "leaderboard":
             return _run_leaderboard(args)
+        if args.command == "compare":
+            return _run_compare(args)
     except (CLIError, ValueError, TypeError) as exc:
         print(f"trialwise: error: {exc}", file=sys.stderr)
         return 2

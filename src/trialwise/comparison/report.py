@@ -117,6 +117,9 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         if proba_b is None:
             raise TypeError("pass pred_b or proba_b")
         pred_b = _predict(proba_b, y, classes, "proba_b")
+    for name, proba in (("proba_a", proba_a), ("proba_b", proba_b)):
+        if proba is not None:       # checked here, so that errors name the argument
+            probabilities(y, proba, name, classes=classes)
     a = v.check_label_vector(pred_a, "pred_a")
     b = v.check_label_vector(pred_b, "pred_b")
     n = v.check_same_length(y_true=y, pred_a=a, pred_b=b)
