@@ -130,7 +130,8 @@ def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any 
     if len(set(text)) != len(text):
         raise ValueError(f"the classes of `{name}` are not distinct: {classes}")
     lookup = {c: i for i, c in enumerate(text)}
-    codes = np.array([lookup.get(t, -1) for t in y.astype(str)], dtype=np.int64)
+    uniq, inverse = np.unique(y.astype(str), return_inverse=True)
+    codes = np.array([lookup.get(t, -1) for t in uniq], dtype=np.int64)[inverse]
     if (codes < 0).any():
         raise ValueError(f"`y_true` contains the class {y[codes < 0][0]!r}, which has no column in `{name}` "
                          f"(columns: {', '.join(text)})")
