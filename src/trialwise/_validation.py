@@ -162,7 +162,7 @@ def check_label_vector(value: Any, name: str) -> NDArray:
     if arr.ndim != 1:
         raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"`{name}` is empty: error consistency needs at least one item")
+        raise ValueError(f"`{name}` is empty: at least one item is needed")
     missing = _missing_mask(arr)
     if missing.any():
         raise ValueError(
