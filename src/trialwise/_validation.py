@@ -172,6 +172,15 @@ def check_label_vector(value: Any, name: str) -> NDArray:
     return arr
 
 
+def sorted_labels(values: Any) -> list:
+    """The distinct labels, in natural order (numbers numerically, text alphabetically; mixed types by text)."""
+    uniq = list(dict.fromkeys(np.asarray(values, dtype=object).tolist()))
+    try:
+        return sorted(uniq)
+    except TypeError:
+        return sorted(uniq, key=str)
+
+
 def _missing_mask(arr: NDArray) -> NDArray:
     if arr.dtype.kind == "f":
         return np.isnan(arr)

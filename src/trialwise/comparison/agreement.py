@@ -36,15 +36,14 @@ def _codes(pred_a: Any, pred_b: Any, labels: Any) -> tuple[NDArray, NDArray, NDA
     n = v.check_same_length(pred_a=a, pred_b=b)
     both = np.concatenate([np.asarray(a, dtype=object), np.asarray(b, dtype=object)])
     if labels is None:
-        # classes sorted by their text; the user's own objects are kept as names (ints stay ints)
-        _, first, codes = np.unique(both.astype(str), return_index=True, return_inverse=True)
-        return codes[:n], codes[n:], both[first]
+        labels = v.sorted_labels(both)
     names = np.asarray(list(labels), dtype=object)
     text = names.astype(str)
     if len(set(text)) != len(text):
         raise ValueError("`labels` contains a class twice")
     lookup = {c: i for i, c in enumerate(text)}
-    codes = np.array([lookup.get(t, -1) for t in both.astype(str)], dtype=np.int64)
+    uniq, inverse = np.unique(both.astype(str), return_inverse=True)
+    codes = np.array([lookup.get(t, -1) for t in uniq], dtype=np.int64)[inverse]
     if (codes < 0).any():
         bad = both[codes < 0][0]
         raise ValueError(f"`labels` does not contain the predicted class {bad!r}")

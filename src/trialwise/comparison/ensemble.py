@@ -18,6 +18,7 @@ Four checkpoints, in order; the first that fails decides:
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -37,8 +38,6 @@ DECISIONS = ("no ensemble", "drop the weaker", "calibrate first", "asymmetric fu
 
 def _quiet(call, *args, **kwargs):
     """Run a diagnostic whose degenerate-data warning is reported in the reasons instead."""
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateDataWarning)
         return call(*args, **kwargs)

@@ -63,14 +63,6 @@ class Probabilities:
         return np.eye(self.k)[self.y]
 
 
-def _sorted_classes(values: Any) -> list:
-    uniq = list(dict.fromkeys(np.asarray(values).tolist()))
-    try:
-        return sorted(uniq)
-    except TypeError:            # mixed types: order by their text
-        return sorted(uniq, key=str)
-
-
 def _binary_classes(y: NDArray, classes: Any, name: str) -> list:
     if classes is not None:
         classes = list(classes)
@@ -78,7 +70,7 @@ def _binary_classes(y: NDArray, classes: Any, name: str) -> list:
             raise ValueError(f"`{name}` is 1-D (the positive-class probability of a binary problem) "
                              f"but `classes` names {len(classes)} classes")
         return classes
-    found = _sorted_classes(y)
+    found = v.sorted_labels(y)
     if len(found) > 2:
         raise ValueError(f"`{name}` is 1-D (the positive-class probability of a binary problem) but `y_true` "
                          f"has {len(found)} classes; pass an n × K matrix")
@@ -116,7 +108,7 @@ def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any 
             raise ValueError(f"`{name}`: row {i} sums to {sums[i]:.6g}, not 1 (tolerance {PROBA_SUM_TOLERANCE:g}); "
                              "pass probabilities, not scores or logits")
         if classes is None:
-            classes = _sorted_classes(y)
+            classes = v.sorted_labels(y)
             if len(classes) != p.shape[1]:
                 raise ValueError(f"`{name}` has {p.shape[1]} columns but `y_true` has {len(classes)} classes; "
                                  "pass classes= (the class of each column)")

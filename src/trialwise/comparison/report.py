@@ -32,6 +32,7 @@ from trialwise.comparison.probabilities import (
     score_difference,
     wilcoxon_test,
 )
+from trialwise.ec import error_consistency
 
 __all__ = ["compare"]
 
@@ -124,7 +125,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     b = v.check_label_vector(pred_b, "pred_b")
     n = v.check_same_length(y_true=y, pred_a=a, pred_b=b)
     ys, as_, bs = y.astype(str), a.astype(str), b.astype(str)
-    label_set = sorted(set(ys) | set(as_) | set(bs))
+    label_set = v.sorted_labels(np.concatenate([y, a, b]).astype(object))
 
     sections: list[tuple[str, list[str]]] = []
     results: list[ComparisonResult] = []
@@ -132,8 +133,6 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     def add(title: str, items: list[ComparisonResult]) -> None:
         results.extend(items)
         sections.append((title, [r.method for r in items]))
-
-    from trialwise.ec import error_consistency
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
