@@ -70,6 +70,17 @@ def _pct(level: float) -> str:
     return f"{100 * level:g}%"
 
 
+def _one_row(result: Any, **extra: Any):
+    """One-row DataFrame of ``result._columns``: the attributes of those names, ``ci_low``/``ci_high``
+    from ``result.confidence_interval``, then ``extra`` (which wins)."""
+    import pandas as pd
+
+    row = {c: getattr(result, c) for c in result._columns if hasattr(result, c)}
+    row["ci_low"], row["ci_high"] = result.confidence_interval.low, result.confidence_interval.high
+    row.update(extra)
+    return pd.DataFrame([row], columns=list(result._columns))
+
+
 _FRAME_COLUMNS = [
     "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n",
     "accuracy_a", "accuracy_b", "c_obs", "c_exp", "kappa_min", "kappa_max",
@@ -306,11 +317,7 @@ class ErrorConsistencyDifferenceResult:
 
     def to_frame(self):
         """One-row :class:`pandas.DataFrame` with the columns of ``_columns``."""
-        import pandas as pd
-
-        row = {c: getattr(self, c) for c in self._columns if hasattr(self, c)}
-        row["ci_low"], row["ci_high"] = self.confidence_interval.low, self.confidence_interval.high
-        return pd.DataFrame([row], columns=list(self._columns))
+        return _one_row(self)
 
 
 @dataclass(frozen=True, repr=False)
@@ -876,11 +883,7 @@ class BenchmarkDifferenceResult:
 
     def to_frame(self):
         """One-row :class:`pandas.DataFrame` with the columns of ``_columns``."""
-        import pandas as pd
-
-        row = {c: getattr(self, c) for c in self._columns if hasattr(self, c)}
-        row["ci_low"], row["ci_high"] = self.confidence_interval.low, self.confidence_interval.high
-        return pd.DataFrame([row], columns=list(self._columns))
+        return _one_row(self)
 
 
 @dataclass(frozen=True, repr=False)
@@ -971,14 +974,9 @@ class BrainScoreResult:
 
     def to_frame(self):
         """One-row :class:`pandas.DataFrame` with the columns of ``_columns``."""
-        import pandas as pd
-
-        row = {c: getattr(self, c) for c in self._columns if c != "ceiling" and hasattr(self, c)}
-        row["ci_low"], row["ci_high"] = self.confidence_interval
-        row["raw_low"], row["raw_high"] = self.raw_interval
-        row["ceiling"] = self.ceiling.statistic
-        row["ceiling_low"], row["ceiling_high"] = self.ceiling.confidence_interval
-        return pd.DataFrame([row], columns=list(self._columns))
+        (raw_low, raw_high), (ceiling_low, ceiling_high) = self.raw_interval, self.ceiling.confidence_interval
+        return _one_row(self, raw_low=raw_low, raw_high=raw_high, ceiling=self.ceiling.statistic,
+                        ceiling_low=ceiling_low, ceiling_high=ceiling_high)
 
 
 @dataclass(frozen=True, repr=False)
@@ -1043,12 +1041,7 @@ class ComparisonResult:
 
     def to_frame(self):
         """One-row :class:`pandas.DataFrame`: method, statistic, pvalue, ci_low, ci_high, n, note."""
-        import pandas as pd
-
-        row = {"method": self.method, "statistic": self.statistic, "pvalue": self.pvalue,
-               "ci_low": self.confidence_interval.low, "ci_high": self.confidence_interval.high,
-               "n": self.n, "note": self.note}
-        return pd.DataFrame([row], columns=list(self._columns))
+        return _one_row(self)
 
 
 @dataclass(frozen=True, repr=False)
