@@ -551,6 +551,15 @@ def test_compare_binary_with_probabilities_has_every_method():
     assert rep["Brier score [lr]"].statistic == pytest.approx(brier_score_loss(y, pa))
     assert rep["DeLong"].statistic == pytest.approx(roc_auc_score(y, pa) - roc_auc_score(y, pb))
     assert rep["McNemar (exact)"].pvalue == mcnemar(y, (pa > 0.5).astype(int), (pb > 0.5).astype(int)).pvalue
+    # the AUC rows come from the DeLong test, and the recommendation reuses the report's values:
+    # both must equal what the standalone functions compute
+    for name, p in (("lr", pa), ("noisy", pb)):
+        alone = auc(y, p)
+        assert rep[f"AUC [{name}]"].statistic == alone.statistic
+        assert rep[f"AUC [{name}]"].confidence_interval == pytest.approx(alone.confidence_interval)
+    alone = ensemble_recommendation(y, (pa > 0.5).astype(int), (pb > 0.5).astype(int), pa, pb, names=("lr", "noisy"))
+    assert rep.recommendation.checkpoints == pytest.approx(alone.checkpoints)
+    assert (rep.recommendation.decision, rep.recommendation.reasons) == (alone.decision, alone.reasons)
     text = str(rep)
     assert "Ensemble recommendation:" in text and "DeLong" in text and "lr" in text
     assert rep.to_dict()["recommendation"]["decision"] == rep.recommendation.decision
@@ -576,6 +585,11 @@ def test_compare_multiclass_and_one_classifier_with_probabilities():
     _, pb = _random_proba(gen, 300, 3)
     labels = np.array(["cat", "dog", "eel"])
     rep = tw.compare(labels[y], proba_a=pa, proba_b=pb, rng=1)
+    for name, p in (("A", pa), ("B", pb)):
+        for mc in ("ovr", "ovo"):
+            alone = auc(labels[y], p, multi_class=mc)
+            assert rep[f"{alone.method} [{name}]"].statistic == alone.statistic
+            assert rep[f"{alone.method} [{name}]"].details["se"] == pytest.approx(alone.details["se"])
     methods = set(rep.to_frame()["method"])
     assert {"Bowker symmetry", "Stuart-Maxwell homogeneity", "permutation symmetry (asymmetry)",
             "ECE (top-label) [A]", "ECE (classwise) [B]", "AUC (OvO, Hand & Till) [A]", "DeLong (OvR macro)",

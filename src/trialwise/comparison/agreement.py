@@ -184,6 +184,12 @@ def _contributions(mat: NDArray, names: NDArray) -> pd.DataFrame:
                          "share": contrib / contrib.sum() if contrib.sum() > 0 else np.zeros(len(contrib))})
 
 
+def _never_disagree(test: str, method: str, m: int, details: dict) -> ComparisonResult:
+    """The documented value when the two classifiers never disagree: statistic 0, p = 1, a warning."""
+    warn(f"{test}: the two classifiers never disagree; statistic 0, p = 1", DegenerateDataWarning)
+    return ComparisonResult(method, 0.0, 1.0, n=m, note="no disagreements", details=details)
+
+
 def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
                 labels: Any = None) -> ComparisonResult:
     """Bowker's test of symmetry, H0: ``n_jk = n_kj`` in expectation for every pair j < k (§14.3.4).
@@ -207,19 +213,18 @@ def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
     mat, names = _matrix(pred_a, pred_b, counts, labels)
     table = _contributions(mat, names)
     m = int(mat.sum())
-    df = int(np.sum((table["n_jk"] + table["n_kj"]) > 0))
-    if df == 0:
-        warn("Bowker's test: the two classifiers never disagree; statistic 0, p = 1", DegenerateDataWarning)
-        return ComparisonResult("Bowker symmetry", 0.0, 1.0, n=m, note="no disagreements",
-                                details={"df": 0, "contributions": table, "matrix": mat, "classes": names.tolist()})
-    chi2 = float(table["contribution"].sum())
     pair_total = table["n_jk"] + table["n_kj"]
+    df = int(np.sum(pair_total > 0))
+    details = {"df": df, "contributions": table, "matrix": mat, "classes": names.tolist()}
+    if df == 0:
+        return _never_disagree("Bowker's test", "Bowker symmetry", m, details)
+    chi2 = float(table["contribution"].sum())
     small = int(np.sum((pair_total > 0) & (pair_total < 5)))
     note = f"chi-square, {df} df (class pairs with a disagreement)"
     if small:
         note += f"; {small} pair(s) with < 5 disagreements: the permutation test is exact"
     return ComparisonResult("Bowker symmetry", chi2, float(stats.chi2.sf(chi2, df)), n=m, note=note,
-                            details={"df": df, "contributions": table, "matrix": mat, "classes": names.tolist()})
+                            details=details)
 
 
 def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
@@ -248,9 +253,7 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
     keep = np.flatnonzero(np.diag(cov) > 0)
     details = {"marginal_difference": dict(zip(names.tolist(), d.tolist())), "classes": names.tolist()}
     if keep.size < 2:
-        warn("Stuart-Maxwell test: the two classifiers never disagree; statistic 0, p = 1", DegenerateDataWarning)
-        return ComparisonResult("Stuart-Maxwell homogeneity", 0.0, 1.0, n=m, note="no disagreements",
-                                details=details | {"df": 0})
+        return _never_disagree("Stuart-Maxwell test", "Stuart-Maxwell homogeneity", m, details | {"df": 0})
     use = keep[:-1]
     chi2 = float(d[use] @ np.linalg.solve(cov[np.ix_(use, use)], d[use]))
     df = int(use.size)
@@ -292,8 +295,7 @@ def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts:
     live = total > 0
     name = f"permutation symmetry ({statistic})"
     if not live.any():
-        warn("Permutation test: the two classifiers never disagree; statistic 0, p = 1", DegenerateDataWarning)
-        return ComparisonResult(name, 0.0, 1.0, n=m, note="no disagreements", details={"n_resamples": b})
+        return _never_disagree("Permutation test", name, m, {"n_resamples": b})
     t = total[live].astype(float)
 
     def stat(up: NDArray) -> NDArray:

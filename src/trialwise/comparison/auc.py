@@ -28,7 +28,7 @@ from scipy import stats
 from trialwise import _validation as v
 from trialwise._results import ComparisonResult, ConfidenceInterval
 from trialwise._warnings import DegenerateDataWarning, warn
-from trialwise.comparison.probabilities import Probabilities, probabilities
+from trialwise.comparison.probabilities import Probabilities, paired_probabilities, probabilities
 from trialwise.significance import ADJUSTMENTS, adjust_pvalues
 
 __all__ = ["MULTI_CLASS", "auc", "delong_test"]
@@ -92,10 +92,22 @@ def _check_multi(multi_class: str) -> str:
     return v.check_choice(multi_class, "multi_class", MULTI_CLASS)
 
 
-def _name(data: Probabilities, multi_class: str) -> str:
+def _auc_result(data: Probabilities, multi_class: str, value: float, var: float,
+                parts: list, level: float) -> ComparisonResult:
+    """One classifier's AUC with its DeLong Wald interval, clipped to [0, 1]."""
+    se = float(np.sqrt(var))
+    z = stats.norm.ppf(0.5 + level / 2)
+    details: dict = {"se": se}
     if data.k == 2:
-        return "AUC"
-    return "AUC (OvR macro)" if multi_class == "ovr" else "AUC (OvO, Hand & Till)"
+        name = "AUC"
+    elif multi_class == "ovr":
+        name = "AUC (OvR macro)"
+        details["per_class"] = pd.DataFrame({"class": [p[0] for p in parts], "auc": [p[1] for p in parts]})
+    else:
+        name = "AUC (OvO, Hand & Till)"
+    return ComparisonResult(name, value,
+                            confidence_interval=ConfidenceInterval(max(0.0, value - z * se), min(1.0, value + z * se)),
+                            n=len(data.y), note=f"DeLong {100 * level:g}% CI", details=details)
 
 
 def auc(y_true: Any, proba: Any, *, multi_class: str = "ovr", classes: Any = None,
@@ -116,14 +128,7 @@ def auc(y_true: Any, proba: Any, *, multi_class: str = "ovr", classes: Any = Non
     multi_class = _check_multi(multi_class)
     data = probabilities(y_true, proba, classes=classes)
     value, psi, parts = _measure(data, multi_class)
-    se = float(np.sqrt(_variance(psi, data.y)[0]))
-    z = stats.norm.ppf(0.5 + level / 2)
-    details: dict = {"se": se}
-    if data.k > 2 and multi_class == "ovr":
-        details["per_class"] = pd.DataFrame({"class": [p[0] for p in parts], "auc": [p[1] for p in parts]})
-    return ComparisonResult(_name(data, multi_class), value,
-                            confidence_interval=ConfidenceInterval(max(0.0, value - z * se), min(1.0, value + z * se)),
-                            n=len(data.y), note=f"DeLong {100 * level:g}% CI", details=details)
+    return _auc_result(data, multi_class, value, float(_variance(psi, data.y)[0]), parts, level)
 
 
 def _z_test(diff: float, var: float) -> tuple[float, float]:
@@ -139,7 +144,8 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
 
     ``z = (AUC_A − AUC_B) / sqrt(Var(AUC_A − AUC_B))`` with the paired DeLong variance,
     two-sided normal p. The result's ``statistic`` is the AUC difference, with its Wald
-    interval; ``details`` holds z, both AUCs and their correlation.
+    interval; ``details`` holds z, both AUCs and their correlation, and in ``"aucs"`` the
+    two AUCs as results of :func:`auc` (each with its DeLong interval) — computed once.
 
     For K > 2 the test is on the macro OvR AUC (``multi_class="ovr"``, default) or on
     Hand & Till's OvO measure (``"ovo"``), with the variance of the average from the
@@ -161,10 +167,7 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
     level = v.check_confidence_level(confidence_level)
     multi_class = _check_multi(multi_class)
     adjust = v.check_choice(adjust, "adjust", ADJUSTMENTS)
-    a = probabilities(y_true, proba_a, "proba_a", classes=classes)
-    b = probabilities(y_true, proba_b, "proba_b", classes=classes)
-    if [str(c) for c in a.classes] != [str(c) for c in b.classes]:
-        raise ValueError(f"`proba_a` and `proba_b` have different classes: {a.classes} vs {b.classes}")
+    a, b = paired_probabilities(y_true, proba_a, proba_b, classes=classes)
     auc_a, psi_a, parts_a = _measure(a, multi_class)
     auc_b, psi_b, parts_b = _measure(b, multi_class)
     var = _variance(np.column_stack([psi_a, psi_b, psi_a - psi_b]), a.y)
@@ -178,7 +181,9 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
     z, p = _z_test(diff, float(var[2]))
     half = stats.norm.ppf(0.5 + level / 2) * np.sqrt(var[2])
     corr = float((var[0] + var[1] - var[2]) / (2 * np.sqrt(var[0] * var[1]))) if var[0] * var[1] > 0 else np.nan
-    details: dict = {"z": z, "auc_a": auc_a, "auc_b": auc_b, "se": float(np.sqrt(var[2])), "correlation": corr}
+    details: dict = {"z": z, "auc_a": auc_a, "auc_b": auc_b, "se": float(np.sqrt(var[2])), "correlation": corr,
+                     "aucs": (_auc_result(a, multi_class, auc_a, float(var[0]), parts_a, level),
+                              _auc_result(b, multi_class, auc_b, float(var[1]), parts_b, level))}
     if a.k > 2 and multi_class == "ovr":
         rows = []
         for (label, aa, pa), (_, ab, pb), (_, _, pos, neg) in zip(parts_a, parts_b, _components(a, "ovr")):

@@ -19,19 +19,23 @@ Four checkpoints, in order; the first that fails decides:
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from trialwise import _validation as v
 from trialwise._results import EnsembleRecommendation
 from trialwise._warnings import DegenerateDataWarning
 from trialwise.comparison.agreement import bowker_test
-from trialwise.comparison.labels import MCNEMAR_METHODS, mcnemar, yules_q
+from trialwise.comparison.labels import MCNEMAR_METHODS, _labels, mcnemar, yules_q
 from trialwise.comparison.probabilities import error_correlation, expected_calibration_error
 
 __all__ = ["DECISIONS", "ensemble_recommendation"]
 
+#: The chapter's thresholds: accuracy gap, redundancy of Q and r, and the ECE that asks for calibration.
+ACCURACY_GAP, REDUNDANCY, MAX_ECE = 0.05, 0.8, 0.1
 #: The possible decisions, from the most to the least restrictive.
 DECISIONS = ("no ensemble", "drop the weaker", "calibrate first", "asymmetric fusion", "symmetric fusion")
 
@@ -45,7 +49,8 @@ def _quiet(call, *args, **kwargs):
 
 def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any = None, proba_b: Any = None, *,
                             classes: Any = None, names: tuple[str, str] = ("A", "B"), alpha: float = 0.05,
-                            accuracy_gap: float = 0.05, redundancy: float = 0.8, max_ece: float = 0.1,
+                            accuracy_gap: float = ACCURACY_GAP, redundancy: float = REDUNDANCY,
+                            max_ece: float = MAX_ECE,
                             mcnemar_method: str = "exact", n_bins: int = 10) -> EnsembleRecommendation:
     """The ensemble decision of §14.3.11 and the checkpoint values that led to it.
 
@@ -88,11 +93,28 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     mcnemar_method = v.check_choice(mcnemar_method, "mcnemar_method", MCNEMAR_METHODS)
     if (proba_a is None) != (proba_b is None):
         raise TypeError("pass both proba_a and proba_b, or neither")
+    y, a, b = _labels(y_true, pred_a, pred_b)
+    checks: dict[str, Callable[[], Any]] = {
+        "mcnemar_p": lambda: _quiet(mcnemar, y, a, b, method=mcnemar_method).pvalue,
+        "yules_q": lambda: _quiet(yules_q, y, a, b).statistic,
+        "bowker": lambda: _quiet(bowker_test, a, b),
+    }
+    if proba_a is not None:
+        checks["error_correlation"] = lambda: _quiet(error_correlation, y, proba_a, proba_b, classes=classes).statistic
+        checks["ece"] = lambda: tuple(expected_calibration_error(y, p, classes=classes, n_bins=n_bins).statistic
+                                      for p in (proba_a, proba_b))
+    return _recommend(y, a, b, checks, names=names, alpha=alpha, accuracy_gap=accuracy_gap, redundancy=redundancy,
+                      max_ece=max_ece, mcnemar_method=mcnemar_method)
+
+
+def _recommend(y: NDArray, a: NDArray, b: NDArray, checks: dict[str, Callable[[], Any]], *, names: tuple[str, str],
+               alpha: float, accuracy_gap: float = ACCURACY_GAP, redundancy: float = REDUNDANCY,
+               max_ece: float = MAX_ECE, mcnemar_method: str = "exact") -> EnsembleRecommendation:
+    """The four checkpoints on checked labels. ``checks`` maps "mcnemar_p", "yules_q", "bowker" (a
+    result) and, with probabilities, "error_correlation" and "ece" (a pair) to zero-argument callables,
+    called only when their checkpoint is reached: :func:`~trialwise.compare` passes the values it has
+    already computed."""
     na, nb = names
-    y = v.check_label_vector(y_true, "y_true")
-    a = v.check_label_vector(pred_a, "pred_a")
-    b = v.check_label_vector(pred_b, "pred_b")
-    v.check_same_length(y_true=y, pred_a=a, pred_b=b)
     ys, as_, bs = y.astype(str), a.astype(str), b.astype(str)
     acc_a, acc_b = float(np.mean(as_ == ys)), float(np.mean(bs == ys))
     _, freq = np.unique(ys, return_counts=True)
@@ -114,23 +136,23 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     if not all(useful.values()):
         reasons.append(f"{weaker} does not beat the majority-class baseline ({baseline:.3f}); keep {better}")
         return done("drop the weaker", keep=better)
-    mc = _quiet(mcnemar, y, a, b, method=mcnemar_method)
+    mcnemar_p = checks["mcnemar_p"]()
     gap = abs(acc_a - acc_b)
-    cp.update(mcnemar_p=mc.pvalue, accuracy_gap=gap)
-    if mc.pvalue < alpha and gap > accuracy_gap:
-        reasons.append(f"McNemar ({mcnemar_method}) rejects equal accuracy (p = {mc.pvalue:.3g}) and the gap is "
+    cp.update(mcnemar_p=mcnemar_p, accuracy_gap=gap)
+    if mcnemar_p < alpha and gap > accuracy_gap:
+        reasons.append(f"McNemar ({mcnemar_method}) rejects equal accuracy (p = {mcnemar_p:.3g}) and the gap is "
                        f"{100 * gap:.1f} points (> {100 * accuracy_gap:g}): keep {better}")
         return done("drop the weaker", keep=better)
-    reasons.append(f"both beat the baseline {baseline:.3f}; McNemar ({mcnemar_method}) p = {mc.pvalue:.3g}, "
+    reasons.append(f"both beat the baseline {baseline:.3f}; McNemar ({mcnemar_method}) p = {mcnemar_p:.3g}, "
                    f"gap {100 * gap:.1f} points: both stay in play")
 
     # 2. errors not redundant
-    q = _quiet(yules_q, y, a, b).statistic
+    q = checks["yules_q"]()
     cp["yules_q"] = q
     flags = [bool(q >= redundancy)]
     text = f"Yule's Q = {q:.3g}"
-    if proba_a is not None:
-        r = _quiet(error_correlation, y, proba_a, proba_b, classes=classes).statistic
+    if "error_correlation" in checks:
+        r = checks["error_correlation"]()
         cp["error_correlation"] = r
         flags.append(bool(r >= redundancy))
         text += f", error correlation r = {r:.3g}"
@@ -141,7 +163,7 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
                    "the errors are diverse enough")
 
     # 3. symmetric vs asymmetric
-    bw = _quiet(bowker_test, a, b)
+    bw = checks["bowker"]()
     cp["bowker_p"] = bw.pvalue
     fusion = "asymmetric" if bw.pvalue < alpha else "symmetric"
     if fusion == "symmetric":
@@ -152,11 +174,10 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
                        f"{worst['class_k']}, {worst['n_jk']} vs {worst['n_kj']}); weight by class or route")
 
     # 4. calibration before soft averaging
-    if proba_a is None:
+    if "ece" not in checks:
         reasons.append("no probabilities: soft averaging needs calibrated probabilities, otherwise use hard voting")
         return done(f"{fusion} fusion", fusion=fusion)
-    ece_a = expected_calibration_error(y, proba_a, classes=classes, n_bins=n_bins).statistic
-    ece_b = expected_calibration_error(y, proba_b, classes=classes, n_bins=n_bins).statistic
+    ece_a, ece_b = checks["ece"]()
     cp.update({"ece_" + na: ece_a, "ece_" + nb: ece_b})
     if max(ece_a, ece_b) > max_ece:
         reasons.append(f"ECE {na} = {ece_a:.3f}, {nb} = {ece_b:.3f} (> {max_ece:g}): recalibrate (Platt, isotonic) "

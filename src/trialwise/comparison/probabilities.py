@@ -354,13 +354,20 @@ def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = No
 # --------------------------------------------------------------------------- paired per-sample scores
 
 
-def _paired(y_true: Any, proba_a: Any, proba_b: Any, score: str, classes: Any,
-            convention: str | None) -> tuple[NDArray, NDArray]:
-    score = v.check_choice(score, "score", SCORES)
+def paired_probabilities(y_true: Any, proba_a: Any, proba_b: Any, *,
+                         classes: Any = None) -> tuple[Probabilities, Probabilities]:
+    """Both classifiers' probabilities, checked, with the same classes in the same order."""
     a = probabilities(y_true, proba_a, "proba_a", classes=classes)
     b = probabilities(y_true, proba_b, "proba_b", classes=classes)
     if [str(c) for c in a.classes] != [str(c) for c in b.classes]:
         raise ValueError(f"`proba_a` and `proba_b` have different classes: {a.classes} vs {b.classes}")
+    return a, b
+
+
+def _paired(y_true: Any, proba_a: Any, proba_b: Any, score: str, classes: Any,
+            convention: str | None) -> tuple[NDArray, NDArray]:
+    score = v.check_choice(score, "score", SCORES)
+    a, b = paired_probabilities(y_true, proba_a, proba_b, classes=classes)
     return _scores(a, score, convention), _scores(b, score, convention)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -20,10 +21,11 @@ from trialwise.comparison.agreement import (
     symmetry_permutation_test,
 )
 from trialwise.comparison.auc import auc, delong_test
-from trialwise.comparison.ensemble import ensemble_recommendation
-from trialwise.comparison.labels import MCNEMAR_METHODS, contingency_table, mcnemar, yules_q
+from trialwise.comparison.ensemble import _quiet, _recommend
+from trialwise.comparison.labels import MCNEMAR_METHODS, _labels, contingency_table, mcnemar, yules_q
 from trialwise.comparison.probabilities import (
     SCORES,
+    Probabilities,
     brier_score,
     calibration_curve,
     error_correlation,
@@ -48,8 +50,8 @@ def _accuracy(correct: np.ndarray, name: str, level: float) -> ComparisonResult:
                             n=n, note=f"Wilson {100 * level:g}% CI")
 
 
-def _predict(proba: Any, y: np.ndarray, classes: Any, name: str) -> np.ndarray:
-    data = probabilities(y, proba, name, classes=classes)
+def _predict(data: Probabilities) -> np.ndarray:
+    """The class of highest probability of each item (the first on ties)."""
     return np.asarray(data.classes, dtype=object)[data.p.argmax(axis=1)]
 
 
@@ -79,7 +81,9 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     n_bins, bin_strategy
         Calibration bins (:func:`~trialwise.comparison.calibration_curve`).
     confidence_level, alpha
-        Level of the intervals; level of the tests in the ensemble recommendation.
+        Level of the intervals; level of the tests in the ensemble recommendation, which
+        reuses the report's exact McNemar, Yule's Q, Bowker, Brier error correlation and
+        ECE (with these bins) instead of computing them again.
     adjust : str
         Multiplicity adjustment of the per-class DeLong tests (K > 2).
     n_resamples, rng
@@ -110,22 +114,23 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         raise ValueError(f"`names` must be two different names; got {names!r}")
     na, nb = (str(x) for x in names)
     y = v.check_label_vector(y_true, "y_true")
+    checked: dict[str, Probabilities] = {}     # each checked once, so that errors name the argument
+    for arg, proba in (("proba_a", proba_a), ("proba_b", proba_b)):
+        if proba is not None:
+            checked[arg] = probabilities(y, proba, arg, classes=classes)
     if pred_a is None:
         if proba_a is None:
             raise TypeError("pass pred_a or proba_a")
-        pred_a = _predict(proba_a, y, classes, "proba_a")
+        pred_a = _predict(checked["proba_a"])
     if pred_b is None:
         if proba_b is None:
             raise TypeError("pass pred_b or proba_b")
-        pred_b = _predict(proba_b, y, classes, "proba_b")
-    for name, proba in (("proba_a", proba_a), ("proba_b", proba_b)):
-        if proba is not None:       # checked here, so that errors name the argument
-            probabilities(y, proba, name, classes=classes)
-    a = v.check_label_vector(pred_a, "pred_a")
-    b = v.check_label_vector(pred_b, "pred_b")
-    n = v.check_same_length(y_true=y, pred_a=a, pred_b=b)
+        pred_b = _predict(checked["proba_b"])
+    y, a, b = _labels(y, pred_a, pred_b)
+    n = len(y)
     ys, as_, bs = y.astype(str), a.astype(str), b.astype(str)
     label_set = v.sorted_labels(np.concatenate([y, a, b]).astype(object))
+    both = len(checked) == 2
 
     sections: list[tuple[str, list[str]]] = []
     results: list[ComparisonResult] = []
@@ -136,64 +141,78 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        hard = [_accuracy(as_ == ys, na, level), _accuracy(bs == ys, nb, level), disagreement(a, b)]
-        hard += [mcnemar(y, a, b, method=m, n_resamples=n_resamples, rng=gen) for m in MCNEMAR_METHODS]
-        hard.append(yules_q(y, a, b, confidence_level=level))
+        mc = {m: mcnemar(y, a, b, method=m, n_resamples=n_resamples, rng=gen) for m in MCNEMAR_METHODS}
+        q = yules_q(y, a, b, confidence_level=level)
         ec = error_consistency(as_ == ys, bs == ys, confidence_level=level, n_resamples=n_resamples, rng=gen)
-        hard.append(ComparisonResult("error consistency (kappa on correctness)", float(ec.statistic), float(ec.pvalue),
-                                     ec.confidence_interval, n=n, note=f"{ec.ci_method} CI, {ec.test} test"))
-        hard.append(cohen_kappa(a, b, confidence_level=level))
-        add("Hard labels (correct/incorrect collapse for McNemar, Q and error consistency)", hard)
+        add("Hard labels (correct/incorrect collapse for McNemar, Q and error consistency)",
+            [_accuracy(as_ == ys, na, level), _accuracy(bs == ys, nb, level), disagreement(a, b), *mc.values(), q,
+             ComparisonResult("error consistency (kappa on correctness)", float(ec.statistic), float(ec.pvalue),
+                              ec.confidence_interval, n=n, note=f"{ec.ci_method} CI, {ec.test} test"),
+             cohen_kappa(a, b, confidence_level=level)])
+        bowker = None
         if len(label_set) > 2:
+            bowker = bowker_test(a, b)
             add(f"Agreement matrix, K = {len(label_set)} (no truth needed)",
-                [bowker_test(a, b), stuart_maxwell_test(a, b),
-                 symmetry_permutation_test(a, b, n_resamples=n_resamples, rng=gen)])
+                [bowker, stuart_maxwell_test(a, b), symmetry_permutation_test(a, b, n_resamples=n_resamples, rng=gen)])
+
+        paired: list[ComparisonResult] = []
+        aucs: dict[str, list[ComparisonResult]] = {na: [], nb: []}
+        if both:
+            kw = {"score": score, "classes": classes}
+            pearson = error_correlation(y, proba_a, proba_b, confidence_level=level, **kw)
+            paired = [score_difference(y, proba_a, proba_b, confidence_level=level, **kw),
+                      paired_ttest(y, proba_a, proba_b, **kw), wilcoxon_test(y, proba_a, proba_b, **kw), pearson,
+                      error_correlation(y, proba_a, proba_b, method="spearman", confidence_level=level, **kw)]
+            # the DeLong tests carry both classifiers' AUCs with their intervals: computed once
+            tests = [delong_test(y, proba_a, proba_b, adjust=adjust, classes=classes, confidence_level=level)]
+            if checked["proba_a"].k > 2:
+                tests.append(delong_test(y, proba_a, proba_b, multi_class="ovo", classes=classes,
+                                         confidence_level=level))
+            paired += tests
+            for test in tests:
+                aucs[na].append(test.details["aucs"][0])
+                aucs[nb].append(test.details["aucs"][1])
+            per_class = tests[0].details.get("per_class")
+            for row in [] if per_class is None else per_class.to_dict(orient="records"):
+                paired.append(ComparisonResult(f"DeLong class {row['class']}", row["difference"], row["p_adjusted"],
+                                               n=n, note=f"one-vs-rest, {adjust}-adjusted over {len(per_class)} "
+                                               f"classes; raw p = {row['pvalue']:.3g}"))
 
         calibration = {}
         single = []
-        for name, proba in ((na, proba_a), (nb, proba_b)):
-            if proba is None:
+        for name, arg in ((na, "proba_a"), (nb, "proba_b")):
+            if arg not in checked:
                 continue
+            proba, k = (proba_a if arg == "proba_a" else proba_b), checked[arg].k
             curve = calibration_curve(y, proba, n_bins=n_bins, strategy=bin_strategy, classes=classes)
             calibration[name] = curve
-            bs_res = brier_score(y, proba, classes=classes, confidence_level=level)
-            single.append(_tag(bs_res, name))
-            single.append(_tag(ComparisonResult("Brier skill score", bs_res.details["skill"], n=n,
-                                                note="1 - BS/BS_ref, base-rate reference"), name))
-            single.append(_tag(ComparisonResult(f"ECE ({curve.kind})", curve.ece, n=n,
-                                                note=f"{n_bins} {bin_strategy} bins"), name))
-            k = probabilities(y, proba, classes=classes).k
+            brier = brier_score(y, proba, classes=classes, confidence_level=level)
+            rows = [brier, ComparisonResult("Brier skill score", brier.details["skill"], n=n,
+                                            note="1 - BS/BS_ref, base-rate reference"),
+                    ComparisonResult(f"ECE ({curve.kind})", curve.ece, n=n, note=f"{n_bins} {bin_strategy} bins")]
             if k > 2:
                 cw = calibration_curve(y, proba, kind="classwise", n_bins=n_bins, strategy=bin_strategy,
                                        classes=classes)
-                single.append(_tag(ComparisonResult("ECE (classwise)", cw.ece, n=n,
-                                                    note=f"{n_bins} {bin_strategy} bins"), name))
-            single.append(_tag(auc(y, proba, classes=classes, confidence_level=level), name))
-            if k > 2:
-                single.append(_tag(auc(y, proba, multi_class="ovo", classes=classes, confidence_level=level), name))
+                rows.append(ComparisonResult("ECE (classwise)", cw.ece, n=n, note=f"{n_bins} {bin_strategy} bins"))
+            if not both:
+                rows.append(auc(y, proba, classes=classes, confidence_level=level))
+                if k > 2:
+                    rows.append(auc(y, proba, multi_class="ovo", classes=classes, confidence_level=level))
+            single += [_tag(r, name) for r in rows + aucs[name]]
         if single:
             add("Probabilities, each classifier", single)
-        if proba_a is not None and proba_b is not None:
-            kw = {"score": score, "classes": classes}
-            paired = [score_difference(y, proba_a, proba_b, confidence_level=level, **kw),
-                      paired_ttest(y, proba_a, proba_b, **kw), wilcoxon_test(y, proba_a, proba_b, **kw),
-                      error_correlation(y, proba_a, proba_b, confidence_level=level, **kw),
-                      error_correlation(y, proba_a, proba_b, method="spearman", confidence_level=level, **kw)]
-            dl = delong_test(y, proba_a, proba_b, adjust=adjust, classes=classes, confidence_level=level)
-            paired.append(dl)
-            if "per_class" in dl.details:
-                paired.append(delong_test(y, proba_a, proba_b, multi_class="ovo", classes=classes,
-                                          confidence_level=level))
-                per_class = dl.details["per_class"]
-                for row in per_class.to_dict(orient="records"):
-                    paired.append(ComparisonResult(f"DeLong class {row['class']}", row["difference"],
-                                                   row["p_adjusted"], n=n,
-                                                   note=f"one-vs-rest, {adjust}-adjusted over {len(per_class)} "
-                                                   f"classes; raw p = {row['pvalue']:.3g}"))
+        if paired:
             add("Probabilities, paired", paired)
-        rec = ensemble_recommendation(y, a, b, proba_a if proba_b is not None else None,
-                                      proba_b if proba_a is not None else None, classes=classes, names=(na, nb),
-                                      alpha=alpha, n_bins=n_bins)
+
+        # the recommendation reuses what the report computed (its ECE uses the report's bins)
+        checks: dict[str, Callable[[], Any]] = {
+            "mcnemar_p": lambda: mc["exact"].pvalue, "yules_q": lambda: q.statistic,
+            "bowker": lambda: bowker if bowker is not None else _quiet(bowker_test, a, b)}
+        if both:
+            checks["error_correlation"] = (lambda: pearson.statistic) if score == "brier" else \
+                (lambda: _quiet(error_correlation, y, proba_a, proba_b, classes=classes).statistic)
+            checks["ece"] = lambda: (calibration[na].ece, calibration[nb].ece)
+        rec = _recommend(y, a, b, checks, names=(na, nb), alpha=alpha)
     seen = set()
     for w in caught:  # re-issue, once each, the warnings of the methods (degenerate tables, sparse data)
         if (w.category, str(w.message)) not in seen:
