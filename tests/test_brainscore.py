@@ -363,3 +363,55 @@ def test_xarray_adapter_bad_input(trials):
         bs.trials_from_assembly(bare, stimuli=h)
     out = bs.trials_from_assembly(_assembly(h))
     assert (out.observer_type == "human").all() and len(out) == len(h)
+
+
+# --------------------------------------------------------------------------- bad input (issue 14 item 12)
+
+
+@pytest.mark.parametrize("call, exc, match", [
+    (lambda: bs.ceil_score(np.nan, 0.4), ValueError, r"`raw` contains NaN at position 0"),
+    (lambda: bs.ceil_score([0.1, np.inf], 0.4), ValueError, r"`raw` must be finite; got inf"),
+    (lambda: bs.ceil_score(0.1, -np.inf), ValueError, r"`ceiling` must be finite; got -inf"),
+    (lambda: bs.ceil_score(0.1, [0.3, np.inf]), ValueError, r"`ceiling` must be finite; got inf"),
+    (lambda: bs.unceil_score(np.inf, 0.4), ValueError, r"`score` must be finite"),
+    (lambda: bs.unceil_score(0.5, np.inf), ValueError, r"`ceiling` must be finite"),
+    (lambda: bs.ceil_score("0.2", 0.4), TypeError, r"`raw` must be numeric"),
+    (lambda: bs.unceil_score(0.5, None), TypeError, r"`ceiling` must be numeric"),
+    (lambda: bs.ceil_score([0.1, 0.2], [0.3, 0.4, 0.5]), ValueError,
+     r"`raw` \(shape \(2,\)\) and `ceiling` \(shape \(3,\)\) cannot be broadcast"),
+    (lambda: bs.unceil_score([0.1, 0.2], [0.3, 0.4, 0.5]), ValueError,
+     r"`score` \(shape \(2,\)\) and `ceiling` \(shape \(3,\)\) cannot be broadcast"),
+])
+def test_ceiling_transform_rejects_nan_inf_and_bad_shapes(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_ceiling_transform_broadcasts_per_experiment():
+    raw = np.array([[0.1, 0.2], [0.3, 0.4]])
+    np.testing.assert_allclose(bs.ceil_score(raw, [0.2, 0.8]), np.clip(raw / [0.2, 0.8], 0, 1), rtol=1e-15)
+    np.testing.assert_allclose(bs.unceil_score([[0.5], [0.25]], [0.2, 0.8]), [[0.1, 0.4], [0.05, 0.2]], rtol=1e-15)
+
+
+def test_a_ceiling_needs_two_humans(trials):
+    edge = trials[trials.experiment == "edge"]
+    one = edge[edge.subject.isin(["subject-01", "resnet50"])]
+    edge_only = tw.MODEL_VS_HUMAN.replace(experiments=["edge"])
+    with pytest.raises(ValueError, match=r"^ceilings: at least two reference observers are needed \(a ceiling is the "
+                                         r"agreement between two distinct reference observers\); the trials have 1: "
+                                         r"\['subject-01'\]$"):
+        bs.ceilings(one, edge_only)
+    with pytest.raises(ValueError, match=r"^BehavioralBenchmark\(metric='error-consistency'\): at least two reference"):
+        bs.BehavioralBenchmark(one, edge_only, n_resamples=10)
+    # one experiment with a lone human among several: named
+    two = pd.concat([trials[(trials.experiment == "silhouette") & (trials.observer_type == "human")],
+                     one[one.subject == "subject-01"]])
+    both = tw.MODEL_VS_HUMAN.replace(experiments=["edge", "silhouette"])
+    with pytest.raises(ValueError, match=r"in every experiment .*experiment 'edge' has 1$"):
+        bs.ceilings(two, both)
+    # experiments outside the protocol do not count, and the accuracy metric (ceiling 1) needs one human only
+    sil = tw.MODEL_VS_HUMAN.replace(experiments=["silhouette"])
+    assert list(bs.ceilings(two, sil).index) == ["silhouette"]
+    res = bs.BehavioralBenchmark(one, edge_only, metric="accuracy", n_resamples=20, rng=0)(
+        edge[edge.subject == "resnet50"])
+    assert res.raw == pytest.approx(edge[edge.subject == "resnet50"].correct.mean(), abs=1e-12)

@@ -1,6 +1,7 @@
 """The `trialwise` command line: results, JSON, and one-line errors with exit code != 0."""
 
 import json
+import os
 import subprocess
 import sys
 
@@ -85,7 +86,7 @@ def test_tidy_file_with_subjects(tmp_path, capsys):
         (["ec", "--dataset", "model-vs-human"], "needs --subjects A B"),
         (["ec"], "give two CSV files"),
         (["ec", "--dataset", "model-vs-human", "--subjects", "subject-01", "resnet50", "--confidence-level", "95"],
-         "`confidence_level` must be in (0, 1); got 95"),
+         "--confidence-level must be between 0 and 1 (e.g. 0.95); got 95"),
     ],
 )
 def test_errors_are_one_line_with_nonzero_exit(args, message, capsys):
@@ -109,7 +110,7 @@ def test_malformed_and_empty_csv(tmp_path, capsys):
     empty = tmp_path / "empty.csv"
     empty.write_text("")
     code, _, err = run(["ec", str(bad), str(bad)], capsys)
-    assert code == 2 and "bad.csv: not a readable table" in err
+    assert code == 2 and "bad.csv: " in err and err.count("\n") == 1
     code, _, err = run(["ec", str(empty), str(empty)], capsys)
     assert code == 2 and "empty.csv: the file is empty" in err
 
@@ -191,11 +192,13 @@ def test_leaderboard_on_bundled_data(tmp_path, capsys):
     code, out, err = run(["leaderboard", "--resamples", "300", "--seed", "0", "--experiments", "cue-conflict", "edge",
                           "--out", str(out_html), "--csv", str(out_csv), "--pairwise-csv", str(out_pw)], capsys)
     assert code == 0, err
-    table = pd.read_csv(out_csv)
+    table = pd.read_csv(out_csv, keep_default_na=False, na_values=[""])
     lib = tw.leaderboard(tw.datasets.model_vs_human(), tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"]),
                          n_resamples=300, rng=0)
-    np.testing.assert_allclose(table["score"], lib.table["score"], atol=1e-12)
-    np.testing.assert_allclose(table["ci_low"], lib.table["ci_low"], atol=1e-12)
+    scored = table[table["status"] != "not scored"].reset_index(drop=True)
+    assert list(scored["observer"]) == list(lib.table["observer"])
+    np.testing.assert_allclose(scored["score"], lib.table["score"], atol=1e-12)
+    np.testing.assert_allclose(scored["ci_low"], lib.table["ci_low"], atol=1e-12)
     assert "clip-16" in out and "Kendall" in out
     assert len(pd.read_csv(out_pw)) == len(lib.candidates) - 1
     html = out_html.read_text()
@@ -215,16 +218,6 @@ def test_leaderboard_on_a_raw_data_folder(tmp_path, capsys):
     lib = tw.leaderboard(raw, n_resamples=200, rng=1).table.set_index("observer")["score"]
     np.testing.assert_allclose(got[lib.index], lib, atol=1e-12)
     assert "swap tests (all, holm-adjusted)" in out
-
-
-@pytest.mark.parametrize("args, message", [
-    (["leaderboard", "missing.csv"], "missing.csv: no such file"),
-    (["leaderboard", "--experiments", "nope", "--resamples", "10"], "names experiment(s) ['nope']"),
-    (["leaderboard", "--resamples", "10", "--out", "/no/such/dir/r.html"], "/no/such/dir/r.html: folder"),
-])
-def test_leaderboard_errors_are_one_line(args, message, capsys):
-    code, out, err = run(args, capsys)
-    assert code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
 def test_leaderboard_tidy_file_with_column_mapping(tmp_path, capsys):
@@ -312,3 +305,473 @@ def test_compare_missing_label_names_the_column(tmp_path, capsys):
     p.write_text("y,a,b\ncat,cat,dog\ndog,,dog\n")
     code, _, err = run(["compare", str(p), "--truth", "y", "--a", "a", "--b", "b"], capsys)
     assert code == 2 and "column 'a' (--a) is empty in data row 2" in err
+
+
+# --------------------------------------------------------------------------- bad input: one line, exit 2
+#
+# Every row: argv (with {tmp}, {dir}, {file}, {gz}, {parquet}, {tidy} filled in) -> a fragment of the one
+# error line. stderr must hold exactly that one line, stdout nothing of a traceback. Rows that fail only
+# after the computation (a full disk) pass --quiet, which silences the progress lines.
+
+BAD_INPUT = [
+    # leaderboard: input files
+    (["leaderboard", "missing.csv"], "missing.csv: no such file"),
+    (["leaderboard", "{gz}", "--resamples", "10"], "truncated.csv.gz"),
+    (["leaderboard", "{parquet}", "--resamples", "10"], "pip install pyarrow"),
+    (["leaderboard", "--experiments", "nope", "--resamples", "10"], "nope"),
+    (["leaderboard", "--resamples", "0"], "--resamples must be at least 1; got 0"),
+    (["leaderboard", "--seed", "-1"], "--seed must be a non-negative integer; got -1"),
+    (["leaderboard", "--confidence-level", "nan"], "--confidence-level must be between 0 and 1"),
+    (["ec", "--dataset", "model-vs-human", "--subjects", "subject-01", "resnet50", "--resamples", "-5"],
+     "--resamples must be at least 1; got -5"),
+    (["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1",
+      "--simulations", "0"], "--simulations must be at least 1"),
+    (["leaderboard", "--reference", "nobody", "--resamples", "10", "--experiments", "edge"], "'nobody'"),
+    # leaderboard: outputs, checked before computing
+    (["leaderboard", "--resamples", "10", "--out", "/no/such/dir/r.html"], "folder /no/such/dir does not exist"),
+    (["leaderboard", "--resamples", "10", "--out", "{dir}"], "--out {dir}: is a folder"),
+    (["leaderboard", "--resamples", "10", "--csv", "{dir}"], "--csv {dir}: is a folder"),
+    (["leaderboard", "--resamples", "10", "--pairwise-csv", "{dir}"], "--pairwise-csv {dir}: is a folder"),
+    (["leaderboard", "--resamples", "10", "--out", "{file}/r.html"], "is not a folder"),
+    (["leaderboard", "--resamples", "10", "--csv", "/no/such/dir/t.csv"], "does not exist"),
+    (["leaderboard", "--resamples", "10", "--out", "{tmp}/same", "--csv", "{tmp}/same"], "name the same file"),
+    # leaderboard: outputs that fail only when written (full disk)
+    (["leaderboard", "--quiet", "--resamples", "20", "--experiments", "edge", "--out", "/dev/full"],
+     "--out /dev/full: cannot write (No space left on device)"),
+    (["leaderboard", "--quiet", "--resamples", "20", "--experiments", "edge", "--csv", "/dev/full"],
+     "--csv /dev/full: cannot write"),
+    (["leaderboard", "--quiet", "--resamples", "20", "--experiments", "edge", "--pairwise-csv", "/dev/full"],
+     "--pairwise-csv /dev/full: cannot write"),
+    (["leaderboard", "{tidy}", "--quiet", "--resamples", "20", "--common-experiments"],
+     "no experiment is shared by every candidate"),
+    # plan
+    (["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1",
+      "--max-trials", "1"], "--max-trials must be at least 2"),
+    (["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1",
+      "--figure", "{dir}"], "--figure {dir}: is a folder"),
+    (["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1",
+      "--figure", "{tmp}/f.jpg2"], "unknown figure format '.jpg2'"),
+    (["plan", "--quiet", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.2",
+      "--simulations", "200", "--figure", "/dev/full"], "--figure /dev/full: cannot write"),
+    # ec
+    (["ec", "{gz}", "{gz}"], "truncated.csv.gz"),
+    (["ec", "{dir}", "{dir}"], "{dir}"),
+]
+
+COMPARE_BAD_OUTPUT = [
+    (["--heatmap", "{dir}"], "--heatmap {dir}: is a folder"),
+    (["--heatmap", "/no/such/dir/h.png"], "does not exist"),
+    (["--heatmap", "/dev/full"], "--heatmap /dev/full: cannot write"),
+    (["--reliability", "{dir}", "--proba-a", "m1_cat", "m1_dog", "m1_eel"], "--reliability {dir}: is a folder"),
+]
+
+
+@pytest.fixture
+def bad_files(tmp_path):
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    afile = tmp_path / "plain.txt"
+    afile.write_text("x")
+    good = tmp_path / "good.csv.gz"
+    tw.datasets.texture_vs_shape()[lambda t: t["experiment"] == "edge"].to_csv(good, index=False)
+    data = good.read_bytes()
+    gz = tmp_path / "truncated.csv.gz"
+    gz.write_bytes(data[: len(data) // 2])
+    parquet = tmp_path / "trials.parquet"
+    parquet.write_bytes(b"PAR1" + b"\0" * 64 + b"PAR1")
+    # two candidates without a shared experiment
+    mvh = tw.datasets.model_vs_human()
+    mvh = mvh[mvh["experiment"].isin(["edge", "silhouette"])]
+    keep = (mvh["observer_type"] == "human") | ((mvh["subject"] == "resnet50") & (mvh["experiment"] == "edge")) | \
+        ((mvh["subject"] == "clip-16") & (mvh["experiment"] == "silhouette"))
+    tidy = tmp_path / "disjoint.csv"
+    mvh[keep].to_csv(tidy, index=False)
+    return {"tmp": str(tmp_path), "dir": str(folder), "file": str(afile), "gz": str(gz), "parquet": str(parquet),
+            "tidy": str(tidy)}
+
+
+def _fill(args, names):
+    return [a.format(**names) for a in args]
+
+
+def _one_error_line(code, out, err, message):
+    assert code == 2, (code, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("trialwise: error: ") and message in lines[0], err
+    assert "Traceback" not in err + out
+
+
+@pytest.mark.parametrize("args, message", BAD_INPUT, ids=[" ".join(a)[:60] for a, _ in BAD_INPUT])
+def test_bad_input_is_one_line_with_exit_2(args, message, bad_files, capsys):
+    if "{parquet}" in args:
+        for engine in ("pyarrow", "fastparquet"):
+            try:
+                __import__(engine)
+                pytest.skip(f"{engine} is installed: the missing-engine message cannot occur")
+            except ImportError:
+                pass
+    code, out, err = run(_fill(args, bad_files), capsys)
+    _one_error_line(code, out, err, message.format(**bad_files))
+
+
+@pytest.mark.parametrize("extra, message", COMPARE_BAD_OUTPUT)
+def test_compare_bad_outputs_are_one_line(extra, message, predictions, bad_files, capsys):
+    path, _ = predictions
+    code, out, err = run(["compare", str(path), "--truth", "y", "--a", "model_1", "--b", "model_2", "--resamples",
+                          "99", *_fill(extra, bad_files)], capsys)
+    _one_error_line(code, "", err, message.format(**bad_files))
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write into read-only folders")
+def test_read_only_folder_is_one_line(tmp_path, capsys):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o555)
+    try:
+        code, out, err = run(["leaderboard", "--resamples", "10", "--out", str(ro / "r.html")], capsys)
+    finally:
+        ro.chmod(0o755)
+    _one_error_line(code, out, err, "permission denied")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/sys") or os.access("/proc/sys", os.W_OK),
+                    reason="needs a folder that cannot be written (Linux /proc/sys)")
+def test_unwritable_folder_is_one_line_also_for_root(capsys):
+    code, out, err = run(["leaderboard", "--resamples", "10", "--csv", "/proc/sys/t.csv"], capsys)
+    _one_error_line(code, out, err, "permission denied (folder /proc/sys is not writable)")
+
+
+def test_figure_path_is_written_exactly(tmp_path, capsys):
+    """matplotlib would write 'fig' as 'fig.png'; the CLI writes the name it was given."""
+    target = tmp_path / "fig"
+    code, out, err = run(["plan", "--quiet", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5",
+                          "--half-width", "0.2", "--simulations", "200", "--seed", "0", "--figure", str(target)], capsys)
+    assert code == 0, err
+    assert target.read_bytes()[:4] == b"\x89PNG" and not (tmp_path / "fig.png").exists()
+    assert err == f"figure written to {target}\n"
+    svg = tmp_path / "fig.svg"
+    code, _, err = run(["plan", "--quiet", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5",
+                        "--half-width", "0.2", "--simulations", "200", "--seed", "0", "--figure", str(svg)], capsys)
+    assert code == 0 and svg.read_text().lstrip().startswith("<?xml")
+
+
+def test_failed_write_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
+    import builtins
+
+    target = tmp_path / "t.csv"
+    real_open = builtins.open
+
+    class Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, data):
+            self.fh.write(data[:10])
+            raise OSError(28, "No space left on device")
+
+    def fake_open(path, mode="r", *a, **k):
+        fh = real_open(path, mode, *a, **k)
+        return Full(fh) if str(path) == str(target) and "w" in mode else fh
+
+    from trialwise import cli
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    with pytest.raises(cli.CLIError, match="cannot write"):
+        cli._write_text(str(target), "x" * 100, "--csv")
+    assert not target.exists()
+
+
+# --------------------------------------------------------------------------- plan says what it found
+
+
+def test_plan_unreachable_target_says_so(capsys):
+    code, out, err = run(["plan", "--quiet", "--accuracy-a", "0.75", "--accuracy-b", "0.75", "--kappa", "0.5",
+                          "--half-width", "0.05", "--max-trials", "50", "--simulations", "300", "--seed", "0"], capsys)
+    assert code == 0
+    assert "not reached" in out
+    assert "trialwise: warning: the target half-width 0.05 is not reached with up to 50 trials" in err
+
+
+# --------------------------------------------------------------------------- internal errors are not user errors
+
+
+@pytest.mark.parametrize("exc, code", [
+    (IndexError("index 3 is out of bounds"), 1),
+    (np.linalg.LinAlgError("Singular matrix"), 1),
+    (KeyError("observer"), 1),
+])
+def test_internal_errors_are_one_bug_line_with_exit_1(exc, code, capsys, monkeypatch):
+    import trialwise.planning
+
+    def broken(**kwargs):
+        raise exc
+
+    monkeypatch.setattr(trialwise.planning, "plan_trials", broken)
+    got, out, err = run(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width",
+                         "0.1"], capsys)
+    assert got == code
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"trialwise: internal error ({type(exc).__name__}")
+    assert "this is a bug" in lines[0] and "Traceback" not in err
+
+
+def test_value_error_from_inside_numpy_is_a_bug_not_an_input_error(capsys, monkeypatch):
+    import trialwise.planning
+
+    def broken(**kwargs):
+        return np.reshape(np.arange(3), (2, 2))  # ValueError raised by numpy, not by trialwise
+
+    monkeypatch.setattr(trialwise.planning, "plan_trials", broken)
+    code, _, err = run(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width",
+                        "0.1"], capsys)
+    assert code == 1 and "internal error (ValueError" in err
+
+
+def test_traceback_on_request(capsys, monkeypatch):
+    import trialwise.planning
+
+    def broken(**kwargs):
+        raise IndexError("boom")
+
+    monkeypatch.setattr(trialwise.planning, "plan_trials", broken)
+    monkeypatch.setenv("TRIALWISE_TRACEBACK", "1")
+    code, _, err = run(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width",
+                        "0.1"], capsys)
+    assert code == 1 and "Traceback" in err and err.strip().splitlines()[-1].startswith("trialwise: internal error")
+
+
+# --------------------------------------------------------------------------- Ctrl-C
+
+
+def test_ctrl_c_is_one_line_and_exit_130(tmp_path):
+    import select
+    import signal
+    import time
+
+    out = tmp_path / "r.html"
+    proc = subprocess.Popen([sys.executable, "-m", "trialwise.cli", "leaderboard", "--resamples", "20000", "--seed",
+                             "0", "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    deadline = time.monotonic() + 120
+    try:
+        while "bootstrapping" not in seen and time.monotonic() < deadline and proc.poll() is None:
+            ready, _, _ = select.select([proc.stderr], [], [], 1.0)
+            if ready:
+                seen += proc.stderr.readline()
+        assert "bootstrapping" in seen, seen
+        proc.send_signal(signal.SIGINT)
+        rest_out, rest_err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    err = seen + rest_err
+    assert proc.returncode == 130, err
+    assert rest_err == "trialwise: interrupted\n"
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err
+    assert not out.exists()
+
+
+# --------------------------------------------------------------------------- progress
+
+
+def test_progress_bar_shows_label_counts_elapsed_and_eta_and_is_thread_safe():
+    import io
+    import threading
+
+    from trialwise.cli import _Progress
+
+    stream = io.StringIO()
+    bar = _Progress("always", stream=stream)
+    bar.phase("bootstrap", lambda total: f"bootstrapping {total} conditions × B = 100")
+    done = iter(range(1, 47))
+    lock = threading.Lock()
+
+    def work():
+        for _ in range(23):
+            with lock:
+                k = next(done)
+            bar("bootstrap", k, 46)
+
+    threads = [threading.Thread(target=work) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    text = stream.getvalue()
+    assert text.startswith("trialwise: bootstrapping 46 conditions × B = 100 …\n")
+    assert "46/46" in text and text.endswith("\n") and "bootstrap" in text and "0:00" in text
+    assert text.count("\r") <= 3  # at most ~10 redraws a second: the first and the last here
+
+
+def test_progress_eta_and_quiet_and_not_a_terminal():
+    import io
+
+    from trialwise.cli import _Progress
+
+    stream = io.StringIO()
+    bar = _Progress("always", stream=stream)
+    bar("swap tests", 1, 4)
+    assert "1/4" in stream.getvalue() and "ETA" in stream.getvalue()
+    quiet = io.StringIO()
+    q = _Progress("quiet", stream=quiet)
+    q.phase("bootstrap", lambda total: "bootstrapping")
+    q("bootstrap", 1, 2)
+    q.say("anything")
+    assert quiet.getvalue() == ""
+    plain = io.StringIO()  # not a terminal: the phase line only, no bar
+    p = _Progress("auto", stream=plain)
+    p.phase("bootstrap", lambda total: f"bootstrapping {total} conditions")
+    for k in range(1, 5):
+        p("bootstrap", k, 4)
+    assert plain.getvalue() == "trialwise: bootstrapping 4 conditions …\n"
+
+
+def test_leaderboard_says_what_it_does_on_stderr(capsys):
+    code, out, err = run(["leaderboard", "--resamples", "50", "--seed", "0", "--experiments", "edge",
+                          "--tests", "all"], capsys)
+    assert code == 0
+    lines = err.strip().splitlines()
+    assert lines[0] == "trialwise: bootstrapping 1 conditions × B = 50 …"
+    assert any(line.startswith("trialwise: ") and "swap test(s) between candidates × 50 permutations" in line
+               for line in lines)
+    code, out, err = run(["leaderboard", "--quiet", "--resamples", "50", "--seed", "0", "--experiments", "edge"],
+                         capsys)
+    assert code == 0 and "bootstrapping" not in err
+
+
+# --------------------------------------------------------------------------- warnings: one line per kind
+
+
+def test_warnings_are_summarised_one_line_per_kind(capsys):
+    from trialwise.cli import _Warnings
+
+    caught = _Warnings()
+    with caught.collect():
+        for n in range(2, 40):   # sparse tables: each call warns, each with its own counts in the result
+            tw.error_consistency(counts=[[n, 1], [1, 0]], n_resamples=10, rng=0)
+    kinds = {w.category.__name__ for w in caught.caught}
+    lines = caught.lines()
+    assert len(lines) == len(kinds)
+    sparse = [line for line in lines if "SparseTableWarning" in line]
+    assert sparse and sparse[0].startswith("trialwise: warning (SparseTableWarning ×38): ")
+
+
+def test_library_warning_text_is_constant_so_python_shows_it_once(tmp_path):
+    """Looping error_consistency over many sparse pairs prints one warning, not one per pair."""
+    script = tmp_path / "loop.py"
+    script.write_text(
+        "import trialwise as tw\n"
+        "for n in range(5, 200):\n"
+        "    res = tw.error_consistency(counts=[[n, 1], [1, 0]], n_resamples=20, rng=0)\n"
+        "    assert res.coverage_warning\n")
+    proc = subprocess.run([sys.executable, "-W", "default", str(script)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("SparseTableWarning") == 1, proc.stderr
+
+
+def test_leaderboard_warnings_are_deduplicated(tmp_path, capsys):
+    """texture-vs-shape: the humans saw different images; one line per warning kind."""
+    path = tmp_path / "tvs.csv"
+    tw.datasets.texture_vs_shape().to_csv(path, index=False)
+    code, out, err = run(["leaderboard", str(path), "--quiet", "--resamples", "30", "--seed", "0",
+                          "--experiments", "cue-conflict", "edge"], capsys)
+    assert code == 0, err
+    lines = [line for line in err.splitlines() if line.startswith("trialwise: warning")]
+    kinds = [line.split(":")[1] for line in lines]
+    assert len(kinds) == len(set(kinds))
+
+
+# --------------------------------------------------------------------------- unscored candidates
+
+
+@pytest.fixture(scope="module")
+def tvs_csv(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tvs") / "texture-vs-shape.csv"
+    tw.datasets.texture_vs_shape().to_csv(path, index=False)
+    return path
+
+
+def test_unscored_candidates_are_named_with_what_they_lack(tvs_csv, tmp_path, capsys):
+    csv = tmp_path / "t.csv"
+    code, out, err = run(["leaderboard", str(tvs_csv), "--quiet", "--resamples", "30", "--seed", "0",
+                          "--experiments", "cue-conflict", "edge", "--csv", str(csv)], capsys)
+    assert code == 0, err
+    assert "4 candidate(s) not scored" in out and "`excluded`" not in out
+    for name in ("densenet121", "densenet121_train_60_epochs", "resnet101", "squeezenet1_1"):
+        assert any(line.strip().startswith(name) and "lacks 1 of 2 (edge); has cue-conflict" in line
+                   for line in out.splitlines()), out
+    assert "--experiments cue-conflict" in out and "--common-experiments" in out
+    table = pd.read_csv(csv, keep_default_na=False, na_values=[""])
+    unscored = table[table["status"] == "not scored"]
+    assert sorted(unscored["observer"]) == ["densenet121", "densenet121_train_60_epochs", "resnet101", "squeezenet1_1"]
+    assert unscored["score"].isna().all() and (unscored["reason"] == "lacks 1 of 2 experiments: edge").all()
+    assert set(table.loc[table["status"] != "not scored", "status"]) == {"scored", "reference"}
+
+
+def test_common_experiments_scores_every_candidate(tvs_csv, tmp_path, capsys):
+    csv = tmp_path / "t.csv"
+    code, out, err = run(["leaderboard", str(tvs_csv), "--quiet", "--resamples", "30", "--seed", "0",
+                          "--common-experiments", "--csv", str(csv), "--tests", "none"], capsys)
+    assert code == 0, err
+    assert "--common-experiments: scored on the 1 experiment(s) every candidate has: cue-conflict" in out
+    table = pd.read_csv(csv)
+    assert (table["status"] != "not scored").all() and (table["kind"] == "candidate").sum() == 8
+    lib = tw.leaderboard(tw.datasets.texture_vs_shape(), tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
+                         n_resamples=30, rng=0)
+    np.testing.assert_allclose(table.set_index("observer").loc[list(lib.table["observer"]), "score"],
+                               lib.table["score"], atol=1e-12)
+
+
+# --------------------------------------------------------------------------- the report on data it has never seen
+
+
+def test_report_on_texture_vs_shape_is_written(tvs_csv, tmp_path, capsys):
+    out_html = tmp_path / "r.html"
+    code, out, err = run(["leaderboard", str(tvs_csv), "--quiet", "--resamples", "100", "--seed", "0",
+                          "--protocol", "flat", "--out", str(out_html)], capsys)
+    assert code == 0, err
+    html = out_html.read_text()
+    assert html.count("data:image/png;base64") >= 4 and "could not be drawn" not in html
+
+
+def test_a_failing_figure_still_saves_the_tables(tmp_path, capsys, monkeypatch):
+    import trialwise.plot
+
+    def broken(*args, **kwargs):
+        raise ValueError("'xerr' must not contain negative values")
+
+    monkeypatch.setattr(trialwise.plot, "plot_experiments", broken)
+    out_html, out_csv = tmp_path / "r.html", tmp_path / "t.csv"
+    code, out, err = run(["leaderboard", "--quiet", "--resamples", "30", "--seed", "0", "--experiments", "edge",
+                          "cue-conflict", "--out", str(out_html), "--csv", str(out_csv)], capsys)
+    assert code == 1
+    assert out_csv.exists() and "<table" in out_html.read_text()
+    import html as html_lib
+
+    assert "The figure could not be drawn (ValueError: 'xerr' must not contain negative values)" in \
+        html_lib.unescape(out_html.read_text())
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("trialwise: error: 1 figure(s) of the report could not be drawn (Per experiment")
+
+
+def test_one_reference_observer_and_too_few_resamples_are_said(tmp_path, capsys):
+    t = tw.datasets.model_vs_human("edge")
+    t = t[(t["subject"] == "subject-01") | t["subject"].isin(["resnet50", "clip-16"])]
+    path = tmp_path / "one-human.csv"
+    t.to_csv(path, index=False)
+    code, out, err = run(["leaderboard", str(path), "--quiet", "--resamples", "1", "--seed", "0"], capsys)
+    assert code == 0, err
+    assert "trialwise: warning: --resamples 1 is too few for 95% intervals" in err
+    assert "trialwise: warning: the human–human row is undefined" in err
+    t = tw.datasets.model_vs_human("edge")
+    t = t[(t["observer_type"] == "human") | (t["subject"] == "resnet50")]
+    t.to_csv(path, index=False)
+    code, out, err = run(["leaderboard", str(path), "--quiet", "--resamples", "200", "--seed", "0"], capsys)
+    assert code == 0 and "not defined with a single candidate" in out and "nan" not in out

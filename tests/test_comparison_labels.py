@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
@@ -199,3 +200,92 @@ def test_degenerate_kappa_and_q():
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+# --------------------------------------------------------------------------- one meaning of "correct" (issue 14, item 11)
+
+
+def _issue_data(n=500, seed=11):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)                                   # int 0/1 truth
+    a = y.astype(bool)                                          # always right, as bool
+    b = np.where(rng.random(n) < 0.716, y, 1 - y).astype(bool)  # about 72 % right, as bool
+    return y, a, b
+
+
+def test_compare_int_truth_with_bool_predictions_counts_them_right():
+    y, a, b = _issue_data()
+    acc_b = float(np.mean([int(p) == t for p, t in zip(b, y)]))      # by hand, Python's 1 == True
+    with pytest.warns(tw.TrialwiseWarning):                          # A never errs: EC is 0 by construction
+        rep = tw.compare(y, a, b, rng=0, n_resamples=199)
+    assert rep.accuracy == {"A": 1.0, "B": pytest.approx(acc_b)}
+    t = rep.contingency
+    assert t.tolist() == [[int(np.sum(b == y)), int(np.sum(b != y))], [0, 0]]
+    assert "accuracy A = 1.0000" in str(rep) and rep["accuracy [B]"].statistic == pytest.approx(acc_b)
+    assert rep.recommendation.decision == "drop the weaker" and rep.recommendation.keep == "A"
+    alone = tw.ensemble_recommendation(y, a, b)
+    assert (alone.decision, alone.keep) == ("drop the weaker", "A")
+
+
+def test_compare_int_truth_with_float_predictions_accuracy_matches_its_table():
+    y, a, b = _issue_data(seed=12)
+    with pytest.warns(tw.TrialwiseWarning):
+        rep = tw.compare(y, a.astype(float), b.astype(float), rng=0, n_resamples=199)
+    t = rep.contingency
+    assert rep.accuracy["A"] == (t[0, 0] + t[0, 1]) / t.sum() == 1.0
+    assert rep.accuracy["B"] == pytest.approx((t[0, 0] + t[1, 0]) / t.sum())
+    assert rep.accuracy["B"] == pytest.approx(np.mean(b.astype(float) == y))
+
+
+def test_cli_compare_text_one_matches_one_point_zero(tmp_path, capsys):
+    from trialwise.cli import main
+
+    y, _, b = _issue_data(n=60, seed=13)
+    pd.DataFrame({"y": y.astype(str), "a": y.astype(float), "b": b.astype(float)}).to_csv(tmp_path / "p.csv",
+                                                                                           index=False)
+    assert "1.0" in (tmp_path / "p.csv").read_text() and ",1," not in (tmp_path / "p.csv").read_text()[:20]
+    assert main(["compare", str(tmp_path / "p.csv"), "--truth", "y", "--a", "a", "--b", "b", "--seed", "0",
+                 "--resamples", "99"]) == 0
+    out = capsys.readouterr().out
+    assert f"accuracy a = 1.0000, b = {np.mean(b == y):.4f}" in out
+
+
+def test_incomparable_label_kinds_are_a_type_error_not_a_singular_matrix():
+    with pytest.raises(TypeError, match=r"mix numbers \(in `pred_a`, `pred_b`\) with text that is not a number "
+                                        r"\('a' in `pred_b`\)"):
+        tw.compare(["1", "1"], ["1", True], ["a", 2])
+    with pytest.raises(TypeError, match=r"`y_true` holds bool; `pred_a` holds str"):
+        contingency_table([True, False], ["True", "False"], ["True", "True"])
+
+
+@pytest.mark.parametrize("missing", [pd.NaT, np.float32("nan"), pd.NA, None, np.nan])
+def test_missing_labels_are_errors_everywhere(missing):
+    y, a, b = [1, 0, 1, 0], [1, 0, 0, 1], [1, 1, 1, 0]
+    for call, arg in [(lambda: tw.compare([1, 0, 1, missing], a, b), "y_true"),
+                      (lambda: contingency_table(y, a, [1, 1, 1, missing]), "pred_b"),
+                      (lambda: mcnemar(y, [1, 0, 0, missing], b), "pred_a"),
+                      (lambda: cohen_kappa([missing, 0, 0, 1], b), "pred_a"),
+                      (lambda: tw.comparison.agreement_matrix(a, [missing, 1, 1, 0]), "pred_b"),
+                      (lambda: tw.error_consistency(a, b, truth=[1, 0, missing, 0]), "truth"),
+                      (lambda: tw.comparison.brier_score([1, missing, 1, 0], [0.9, 0.2, 0.7, 0.1]), "y_true")]:
+        with pytest.raises(ValueError, match=rf"`{arg}` has a missing value at position"):
+            call()
+
+
+def test_agreement_counts_reject_complex_huge_and_python_big_integers():
+    with pytest.raises(TypeError, match=r"`counts` must hold real counts; got complex"):
+        disagreement(counts=[[1j, 0], [0, 1]])
+    for huge in (2**63, 2**64, 1e19):
+        with pytest.raises(ValueError, match=r"`counts` holds more than 2\*\*53 items"):
+            cohen_kappa(counts=[[huge, 0], [0, 1]])
+    with pytest.raises(ValueError, match=r"`counts` holds more than 2\*\*53"):
+        contingency_table(counts=[[2**62, 2**62], [2**62, 2**62]])          # int64 sum would wrap negative
+    t = contingency_table(counts=[[2**52, 1], [1, 2**52 - 2]])
+    assert t.dtype == np.int64 and (t >= 0).all() and int(t.sum()) == 2**53
+
+
+def test_dataframe_counts_index_and_columns_compared_by_the_rule():
+    n = pd.DataFrame([[5, 1], [2, 4]], index=[0, 1], columns=["0", "1.0"])
+    assert cohen_kappa(counts=n).statistic == pytest.approx(float(tw.kappa_from_counts([[5, 1], [2, 4]])))
+    with pytest.raises(ValueError, match="must name the same classes"):
+        cohen_kappa(counts=pd.DataFrame([[5, 1], [2, 4]], index=[0, 1], columns=[1, 0]))

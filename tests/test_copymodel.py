@@ -303,3 +303,58 @@ def test_copy_probability_interval_coverage():
         for i in range(300)
     ])
     assert abs(bca_cover - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 300) + 0.01
+
+
+# --------------------------------------------------------------------------- bad input (issue 14 item 12)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: tw.CopyModel([0.1, 0.2], [0.5, 0.6, 0.7], 0.5),
+     r"^`kappa` \(shape \(2,\)\), `accuracy_ref` \(shape \(3,\)\) and `accuracy_other` \(shape \(\)\) cannot be broadcast"),
+    (lambda: tw.CopyModel.from_copy_probability(0.2, [[0.5, 0.6]], [0.4, 0.5, 0.6]),
+     r"^`p_copy` \(shape \(\)\), `accuracy_ref` \(shape \(1, 2\)\) and `latent_accuracy` \(shape \(3,\)\) cannot"),
+    (lambda: tw.CopyModel([0.1, 0.2], 0.6, 0.6).simulate([10, 20, 30]),
+     r"^`n` \(shape \(3,\)\) and the model's grid \(shape \(2,\)\) cannot be broadcast"),
+    (lambda: tw.CopyModel([0.1, 0.2], 0.6, 0.6).exact_table([10, 20, 30]),
+     r"^`n` \(shape \(3,\)\), `accuracy_a` \(shape \(2,\)\), `accuracy_b` \(shape \(2,\)\) and `kappa` \(shape \(2,\)\)"),
+])
+def test_shapes_that_do_not_broadcast_name_the_arguments(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_grids_that_broadcast_still_do():
+    m = tw.CopyModel([[0.1], [0.2]], [0.6, 0.7, 0.8], 0.7)
+    assert m.shape == (2, 3)
+    assert m.simulate([[10], [20]], rng=0).sum(axis=(-2, -1)).tolist() == [[10] * 3, [20] * 3]
+    assert m.exact_table(100).shape == (2, 3, 2, 2)
+
+
+def test_simulation_sizes_are_checked_before_allocating():
+    m = tw.CopyModel(0.5, 0.75, 0.75)
+    with pytest.raises(ValueError, match=r"`size` must be an integer >= 1; got 0"):
+        m.simulate(10, size=0)
+    with pytest.raises(ValueError, match=r"`size` must be an integer >= 1"):
+        m.simulate(10, size=(3, -1))
+    with pytest.raises(ValueError, match=r"simulate 1e\+10 tables at once, about 320 GB of memory; at most 2\*\*30 are "
+                                         r"drawn per call: lower size"):
+        m.simulate(10, size=(10**6, 10**4))
+    with pytest.raises(ValueError, match=r"simulate 1e\+12 trials at once.*lower n and size"):
+        m.simulate_trials(10**12)
+    with pytest.raises(ValueError, match=r"`n` must be at most 2\*\*53 trials"):
+        m.simulate(2**60)
+    with pytest.raises(ValueError, match=r"`workers` must be None \(all cores\) or an integer >= 1; got 0"):
+        m.simulate(10, workers=0)
+    assert m.simulate(10, size=(2, 3), rng=0).shape == (2, 3, 2, 2)
+
+
+@pytest.mark.parametrize("counts, exc, match", [
+    ([1, 2, 3], ValueError, r"`counts` must be a 2×2 table .* got shape \(3,\)"),
+    ([[1, -2], [3, 4]], ValueError, r"`counts` must hold finite non-negative"),
+    ([[1, np.nan], [3, 4]], ValueError, r"`counts` must hold finite non-negative"),
+    ("abc", TypeError, r"`counts` must be numeric"),
+    (None, TypeError, r"`counts` must be numeric"),
+])
+def test_copy_parameters_bad_input(counts, exc, match):
+    with pytest.raises(exc, match=match):
+        copy_parameters(counts)

@@ -36,3 +36,129 @@ def test_published_cue_conflict_means():
                                        ci_method="analytic")
     assert len(hh) == 45 and round(float(np.mean(hh.statistic)), 3) == 0.331
     assert round(float(np.mean(hm.statistic)), 3) == 0.068
+
+
+# --------------------------------------------------------------------------- issue 14 item 6: the two commonest mistakes
+
+
+def _my_model(humans, name="mynet"):
+    """A model's cue-conflict answers in read_trials' columns (copies subject-01's answers)."""
+    mine = humans[humans.subject == "subject-01"].assign(subject=name, observer_type="model")
+    return tw.read_trials(mine)
+
+
+def test_concatenating_bundled_rows_with_read_trials_rows_names_the_cause_and_the_fix():
+    import pandas as pd
+
+    cue = tw.datasets.model_vs_human("cue-conflict")
+    humans = cue[cue.observer_type == "human"]
+    mixed = pd.concat([humans, _my_model(humans)], ignore_index=True)
+    fix = r"pd\.concat\(\[tw\.read_trials\(bundled\), tw\.read_trials\(mine\)\], ignore_index=True\)"
+    for call in (lambda: tw.read_trials(mixed), lambda: tw.leaderboard(mixed, n_resamples=5),
+                 lambda: tw.brainscore.ceilings(mixed)):
+        with pytest.raises(ValueError, match=r"12800 row\(s\) have the correct answer in column 'category' and an "
+                                             r"empty 'truth' \(e\.g\. row 1\), 1280 row\(s\) the other way round.*"
+                                             r"different column names.*" + fix):
+            call()
+    # the fix it names works, and pairs the model with the humans on every image
+    both = pd.concat([tw.read_trials(humans), _my_model(humans)], ignore_index=True)
+    assert both.correct.dtype == bool and len(both) == 12800 + 1280
+    a, b, info = tw.paired_correctness(both[both.subject == "subject-01"], both[both.subject == "mynet"])
+    assert info["n"] == 1280 and (a == b).all()
+
+
+def test_a_table_with_both_answer_columns_filled_is_not_a_mixed_layout():
+    cue = tw.datasets.model_vs_human("edge")
+    t = tw.read_trials(cue).assign(category=lambda f: f.truth)
+    assert len(tw.read_trials(t)) == len(cue)
+    gappy = t.assign(category=None)  # one column entirely empty: not two layouts either
+    assert len(tw.read_trials(gappy)) == len(cue)
+
+
+def test_conditions_that_differ_only_in_number_formatting_name_the_cause_and_the_fix(tmp_path):
+    import pandas as pd
+
+    lp = tw.datasets.model_vs_human("low-pass")
+    path = tmp_path / "resnet50.csv"
+    lp[lp.subject == "resnet50"].assign(rt=float("nan")).to_csv(path, index=False)
+    model = pd.read_csv(path)  # default dtypes: the NaN rt is harmless, but condition 40 is now a number
+    model["condition"] = model["condition"].astype(float)  # as it comes out when the column has a gap
+    mixed = pd.concat([lp[lp.observer_type == "human"], model], ignore_index=True)
+    with pytest.raises(ValueError, match=r"1280 image\(s\) have more than one condition across observers, and the "
+                                         r"labels differ only in number formatting — e\.g\. image '.+' of experiment "
+                                         r"'low-pass': '(\d+)' by 'subject-01', 'subject-02', 'subject-03'; '\1\.0' by "
+                                         r"'resnet50'\. .*pandas' default dtypes .*dtype=str.*tw\.read_trials\(path\)"):
+        tw.read_trials(mixed)
+    # the fixes it names work: the file read as text pairs with the humans
+    humans = lp[lp.observer_type == "human"]
+    for t in (tw.read_trials(pd.concat([humans, pd.read_csv(path, dtype=str)], ignore_index=True)),
+              pd.concat([tw.read_trials(humans), tw.read_trials(path)], ignore_index=True)):
+        assert t.groupby("image").condition.nunique().max() == 1 and (t.subject == "resnet50").sum() == 1280
+    un = tw.datasets.model_vs_human("uniform-noise")  # '0.90' (humans) vs 0.9 (a float column)
+    m = un[un.subject == "resnet50"].assign(condition=lambda f: f.condition.astype(float))
+    with pytest.raises(ValueError, match=r"number formatting .*'0\.9' by 'resnet50'; '0\.90' by 'subject-01'"):
+        tw.read_trials(pd.concat([un[un.observer_type == "human"], m], ignore_index=True))
+
+
+def test_a_real_second_condition_keeps_the_plain_message():
+    import pandas as pd
+
+    t = pd.DataFrame({"subject": ["a", "b"], "image": ["i", "i"], "truth": ["cat", "cat"],
+                      "response": ["cat", "dog"], "condition": ["40", "c05"]})
+    with pytest.raises(ValueError, match=r"image 'i' of experiment 'all' has more than one condition across "
+                                         r"observers \(1 such image\(s\)\)$"):
+        tw.read_trials(t)
+
+
+# --------------------------------------------------------------------------- reading files (issue 14 item 12)
+
+
+@pytest.mark.parametrize("text, line, fields", [
+    ("subject,image,truth,response\ns,i1,cat,cat\ns,i2,dog\n", 3, 3),                     # short row
+    ("subject,image,truth,response\ns,i1,cat,cat,x\n", 2, 5),                              # long row
+    ("subject,image,truth,response\r\ns,i1,cat,cat,\r\ns,i2,dog,dog,\r\n", 2, 5),          # trailing separators
+    ("subject,image,truth,response\n\ns,i1,cat,cat\n\ns,i2\n", 5, 2),                      # blank lines still count
+    ('subject,image,truth,response\ns,"i,1","ca\nt",cat\ns,i2,dog\n', 4, 3),                # quoted separators/newlines
+])
+def test_ragged_csv_names_the_file_and_the_line(tmp_path, text, line, fields):
+    p = tmp_path / "t.csv"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=rf"t\.csv: not a readable table \(line {line} has {fields} field\(s\) but the header has 4"):
+        tw.read_table(p)
+
+
+def test_well_formed_files_still_read(tmp_path):
+    import gzip
+
+    import pandas as pd
+
+    text = 'subject,image,truth,response\n\ns,"i,1",cat,cat\ns,i2,dog,"d\no"\n'
+    (tmp_path / "q.csv").write_text(text)
+    (tmp_path / "q.csv.gz").write_bytes(gzip.compress(text.encode()))
+    for name in ("q.csv", "q.csv.gz"):
+        got = tw.read_table(tmp_path / name)
+        assert got.to_dict("list") == {"subject": ["s", "s"], "image": ["i,1", "i2"], "truth": ["cat", "dog"],
+                                       "response": ["cat", "d\no"]}
+    frame = tw.datasets.model_vs_human("edge")
+    frame.to_csv(tmp_path / "edge.csv.gz", index=False)
+    back = tw.read_table(tmp_path / "edge.csv.gz")
+    pd.testing.assert_frame_equal(back.drop(columns=["rt", "session", "trial"]),
+                                  frame.drop(columns=["rt", "session", "trial"]))
+
+
+def test_truncated_gzip_and_parquet_without_engine(tmp_path):
+    import gzip
+
+    blob = gzip.compress(("subject,image,truth,response\n" + "s,i,cat,cat\n" * 5000).encode())
+    (tmp_path / "t.csv.gz").write_bytes(blob[: len(blob) // 2])
+    with pytest.raises(ValueError, match=r"t\.csv\.gz: the compressed file is truncated"):
+        tw.read_trials(tmp_path / "t.csv.gz")
+    (tmp_path / "t.parquet").write_bytes(b"PAR1")
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match=r"t\.parquet: reading a Parquet file needs pyarrow.*pip install pyarrow"):
+            tw.read_table(tmp_path / "t.parquet")
+    else:  # pragma: no cover - with an engine the four bytes are a broken file
+        with pytest.raises(ValueError, match=r"t\.parquet: not a readable Parquet file"):
+            tw.read_table(tmp_path / "t.parquet")

@@ -181,3 +181,65 @@ def test_cell_probabilities_reproduce_kappa_and_margins(a, b, u):
 def test_cell_probabilities_reject_infeasible_kappa():
     with pytest.raises(ValueError, match=r"`kappa` = 0.9 is not attainable .* \[-0.3636, 0.5455\]"):
         cell_probabilities(0.9, 0.8, 0.6)
+
+
+# --------------------------------------------------------------------------- input checks of the kernels (issue 14)
+
+
+@pytest.mark.parametrize("counts, exc, match", [
+    ("abc", TypeError, r"`counts` must be 2×2 tables of counts"),
+    (None, TypeError, r"`counts` must be 2×2 tables of counts"),
+    ([["a", "b"], ["c", "d"]], TypeError, r"`counts` must be 2×2 tables of counts \(numbers\)"),
+    ([[1j, 1], [1, 1]], TypeError, r"`counts` must hold real counts; got complex"),
+    ([1, 2, 3], ValueError, r"`counts` must have shape \(\.\.\., 2, 2\)"),
+    ([[1, -1], [1, 1]], ValueError, r"`counts` must be non-negative"),
+    ([[1, np.nan], [1, 1]], ValueError, r"`counts` must be finite"),
+    ([[2**63, 1], [1, 1]], ValueError, r"`counts` holds more than 2\*\*53 items"),
+    ([[2**64, 1], [1, 1]], ValueError, r"`counts` holds more than 2\*\*53 items"),
+])
+def test_kernels_check_their_counts(counts, exc, match):
+    for f in (tw.kappa_from_counts, tw.table_statistics, tw.kappa_variance):
+        with pytest.raises(exc, match=match):
+            f(counts)
+
+
+def test_kernels_accept_fractional_tables_and_rounding_noise():
+    # posterior draws and weighted sums are fractional; -1e-13 is floating-point noise, not a negative count
+    t = np.array([[30.25, 10.5], [8.0, -1e-13]])
+    assert float(tw.kappa_from_counts(t)) == pytest.approx(float(tw.kappa_from_counts(t.clip(0))), abs=1e-12)
+    with pytest.raises(TypeError, match="`unbiased` must be True or False"):
+        tw.kappa_from_counts([[1, 2], [3, 4]], unbiased="no")
+
+
+@pytest.mark.parametrize("kappa, n, exc, match", [
+    (2.0, 100, ValueError, r"`kappa` must be in \[-1, 1\]"),
+    (0.5, 0, ValueError, r"`n` must be whole numbers of items >= 1"),
+    (0.5, 10.5, ValueError, r"`n` must be whole numbers"),
+    (0.5, "100", TypeError, r"`n` must be whole numbers"),
+    ([0.1, 0.2], [10, 20, 30], ValueError, r"`kappa` \(shape \(2,\)\) and `n` \(shape \(3,\)\) cannot be broadcast"),
+])
+def test_unbiased_kappa_checks(kappa, n, exc, match):
+    with pytest.raises(exc, match=match):
+        tw.unbiased_kappa(kappa, n)
+
+
+def test_unbiased_kappa_keeps_undefined_kappa():
+    assert np.isnan(tw.unbiased_kappa(np.nan, 10))
+    assert float(tw.unbiased_kappa(0.5, 100)) == pytest.approx(100 * 0.5 / (99 + 0.5))
+
+
+def test_boschloo_is_refused_above_its_documented_size():
+    from trialwise.significance import BOSCHLOO_MAX_N, independence_pvalues
+
+    big = [[250_000, 250_000], [250_000, 250_000]]
+    with pytest.raises(ValueError, match=r"`test`='boschloo' is refused on a table of n = 1000000 items.*"
+                                         rf"n = {BOSCHLOO_MAX_N}; use test='fisher'"):
+        tw.error_consistency(counts=big, test="boschloo", ci_method="analytic")
+    with pytest.raises(ValueError, match=r"n = 2001 items"):
+        independence_pvalues(np.array([[1001, 0], [0, 1000]]), test="boschloo")
+    # at the limit it runs (on a small table here: the limit is on n, the time on the grid)
+    from scipy import stats
+
+    t = np.array([[9, 3], [2, 8]])
+    p, _ = independence_pvalues(t, test="boschloo")
+    assert float(p) == pytest.approx(max(stats.boschloo_exact(t).pvalue, stats.boschloo_exact(t.T).pvalue))

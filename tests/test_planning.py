@@ -206,3 +206,78 @@ def test_copy_model_intervals_match_bootstrap_away_from_ceiling():
     np.testing.assert_allclose(val.model_high, val.bootstrap_high, atol=0.015)
     np.testing.assert_allclose(val.data_kappa, 0.5, atol=2 / 1000)
     assert len(val.to_frame()) == 6
+
+
+# ----------------------------------------------------------------- degenerate and very large designs (issue 14, item 11)
+
+
+def test_ci_width_at_one_trial_is_degenerate_and_warns():
+    with pytest.warns(tw.DegenerateDataWarning, match=r"n = 1 .*degenerate") as record:
+        r = tw.ci_width(1, 0.75, 0.75, 0.5, n_simulations=2000, rng=0)
+    assert len(record) == 1
+    # brute force: one trial makes each observer constant, so κ̂ is 0 (one right, one wrong) or undefined
+    # (c_exp = 1: both right or both wrong, probability P11 + P00; MC error of 2000 draws, 4 SE)
+    assert float(r.width) == 0 and float(r.low) == 0
+    cells = tw.cell_probabilities(0.5, 0.75, 0.75)
+    assert float(r.share_undefined) == pytest.approx(cells[0, 0] + cells[1, 1], abs=4 * np.sqrt(0.25 / 2000))
+    # a grid names the degenerate point; a regular grid does not warn
+    with pytest.warns(tw.DegenerateDataWarning, match=r"at 1 of 3 grid points, e.g. n = 1 "):
+        tw.ci_width([1, 50, 500], 0.75, 0.75, 0.5, n_simulations=500, rng=0)
+    r = tw.ci_width([2, 50], 0.75, 0.75, 0.5, n_simulations=500, rng=0)
+    assert (r.width > 0).all()
+
+
+def test_plan_trials_never_answers_a_degenerate_n():
+    plan = tw.plan_trials(0.05, 0.75, 0.75, 0.5, n_max=1, n_simulations=2000, rng=0, reference_accuracies=())
+    assert plan.n is None and plan.at_n is None
+    assert "do not reach" in plan.notes[0] and "n = 1 has zero width only because it is degenerate" in plan.notes[1]
+    # a wide target: n = 1 used to "reach" it with its zero-width interval; now the answer is the smallest n
+    # with a real interval of that half-width
+    plan = tw.plan_trials(0.95, 0.9, 0.9, 0.5, n_simulations=2000, rng=0, reference_accuracies=())
+    assert plan.n == 2 and 0 < float(plan.at_n.half_width) <= 0.95
+    assert any("n = 1 has zero width only because it is degenerate" in note for note in plan.notes)
+
+
+@pytest.mark.parametrize("n", [10**10, 10**11, 10**12])
+def test_ci_width_at_very_large_n_agrees_with_fleiss_variance(n):
+    r = tw.ci_width(n, 0.75, 0.65, 0.4, n_simulations=4000, rng=2)
+    sd = np.sqrt(kappa_variance(tw.cell_probabilities(0.4, 0.75, 0.65) * n)[0])
+    # 4000 simulations: the relative MC error of a 95 % percentile width is about 2 %; 3 SE
+    assert float(r.half_width) == pytest.approx(ndtri(0.975) * sd, rel=0.06)
+    assert -1 <= float(r.low) < 0.4 < float(r.high) <= 1
+    assert abs(float(r.mean) - 0.4) < 3 * sd / np.sqrt(4000) + 1e-12
+
+
+def test_kappa_of_tables_beyond_int64_products_is_exact_in_float():
+    t = np.array([[4_000_000_000, 1_000_000_000], [1_000_000_000, 4_000_000_000]], dtype=np.int64)
+    assert float(kappa_from_counts(t)) == pytest.approx(0.6, abs=1e-15)            # 2(n11 n00 − n10 n01)/… by hand
+    batch = np.stack([t, t * 3, t // 4])
+    np.testing.assert_allclose(kappa_from_counts(batch), 0.6, atol=1e-15)
+    res = tw.error_consistency(counts=t.tolist(), ci_method="percentile", test="asymptotic", n_resamples=2000, rng=0)
+    se = np.sqrt(float(kappa_variance(t)[0]))
+    lo, hi = res.confidence_interval
+    assert lo < 0.6 < hi and (hi - lo) / 2 == pytest.approx(ndtri(0.975) * se, rel=0.1)
+    assert res.pvalue == 0.0
+
+
+@pytest.mark.parametrize("half_width, exc, match", [
+    ("abc", TypeError, r"`half_width` must be a number in \(0, 1\).*got 'abc'"),
+    (None, TypeError, r"`half_width` must be a number"),
+    ([0.05], TypeError, r"`half_width` must be a number"),
+    (0.05 + 0j, TypeError, r"`half_width` must be a number"),
+    (True, TypeError, r"`half_width` must be a number"),
+    (1.0, ValueError, r"`half_width` must be in \(0, 1\); got 1.0"),
+    (float("nan"), ValueError, r"`half_width` must be in \(0, 1\)"),
+])
+def test_plan_trials_half_width_errors(half_width, exc, match):
+    with pytest.raises(exc, match=match):
+        tw.plan_trials(half_width, 0.75, 0.75, 0.5)
+
+
+def test_planning_broadcast_and_range_errors_name_the_arguments():
+    with pytest.raises(ValueError, match=r"`n` \(shape \(3,\)\), `accuracy_a` \(shape \(2,\)\).*cannot be broadcast"):
+        tw.ci_width([10, 20, 30], [0.7, 0.8], 0.75, 0.5)
+    with pytest.raises(ValueError, match=r"`kappa_x` must be in \[-1, 1\]; got 1.5"):
+        tw.power_difference(1.5, 0.3, 0.75, 0.75, 0.75)
+    with pytest.raises(ValueError, match=r"`kappa_x` \(shape \(2,\)\), `kappa_y` \(shape \(3,\)\).*cannot be broadcast"):
+        tw.power_difference([0.5, 0.4], [0.3, 0.2, 0.1], 0.75, 0.75, 0.75, n=100)

@@ -90,7 +90,7 @@ def test_benchmark_figures_draw_the_leaderboard(tmp_path):
     offsets = fig.axes[0].collections[-1].get_offsets()
     assert len(offsets) == len(e[(e["experiment"] == "edge") & e["reference"].str.contains("|", regex=False)])
     path = lb.report(tmp_path / "r.html", pairwise=pw)
-    assert path.read_text().count("data:image/png") == 5
+    assert path.read_text().count("data:image/png") == 6  # leaderboard, ranks, tests, experiments, τ, agreement
 
 
 def test_reliability_diagram_draws_the_non_empty_bins_and_reports_brier_and_ece():

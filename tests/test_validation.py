@@ -91,3 +91,94 @@ def test_bounds_bad_input(func, args, match):
 def test_bounds_wrong_type():
     with pytest.raises(TypeError, match="`accuracy_a` must be numeric"):
         tw.kappa_bounds("high", 0.5)
+
+
+# --------------------------------------------------------------------------- shared validators (issue 14 item 12)
+
+from trialwise import _validation as v  # noqa: E402
+
+
+def test_number_of_draws_is_bounded_and_whole_floats_are_accepted():
+    assert v.check_positive_int(1e4, "n_resamples") == 10_000
+    assert v.check_positive_int(10**7, "n_resamples") == v.MAX_DRAWS == 10**7
+    with pytest.raises(ValueError, match=r"`n_resamples` must be an integer in \[1, 10000000\] \(every replicate is "
+                                         r"kept in memory: 1e\+07 of them already take 80 MB per statistic\); got 1e\+30"):
+        v.check_positive_int(1e30, "n_resamples")
+    with pytest.raises(ValueError, match=r"`n_simulations` must be an integer in \[1, 10000000\].*got 10000001"):
+        v.check_positive_int(10**7 + 1, "n_simulations")
+    # other counts go up to 2**53, the largest whole number exact in float64
+    assert v.check_positive_int(2**53, "n_max") == 2**53
+    with pytest.raises(ValueError, match=r"`n_max` must be an integer in \[1, 9007199254740992\] \(larger whole numbers"):
+        v.check_positive_int(2**53 + 1, "n_max")
+    for bad in (2.5, float("nan"), float("inf"), "10", None, True):
+        with pytest.raises(TypeError, match=r"`n_resamples` must be an integer >= 1"):
+            v.check_positive_int(bad, "n_resamples")
+
+
+def test_workers():
+    assert v.check_workers(None) is None and v.check_workers(np.int64(3)) == 3
+    for bad, exc in ((0, ValueError), (-3, ValueError), (2.0, TypeError), ("4", TypeError), (True, TypeError)):
+        with pytest.raises(exc, match=r"`workers` must be None \(all cores\) or an integer >= 1; got"):
+            v.check_workers(bad)
+
+
+def test_broadcast_names_every_argument_and_shape():
+    a, b = v.check_broadcast([0.1, 0.2], [[1.0], [2.0], [3.0]], names=("x", "y"))
+    assert a.shape == b.shape == (3, 2)
+    with pytest.raises(ValueError, match=r"^`x` \(shape \(2,\)\), `y` \(shape \(3,\)\) and the grid \(shape \(\)\) "
+                                         r"cannot be broadcast against each other"):
+        v.check_broadcast([1, 2], [1, 2, 3], 5, names=("x", "y", "the grid"))
+
+
+@pytest.mark.parametrize("counts, exc, match", [
+    ([[1 + 1j, 2], [3, 4]], TypeError, r"`counts` must hold real counts; got complex"),
+    ([[2**63, 2], [3, 4]], ValueError, r"`counts` holds more than 2\*\*53 items in a table \(n = 9\.22e\+18\)"),
+    ([[2**64, 2], [3, 4]], ValueError, r"holds more than 2\*\*53"),
+    ([[1e19, 2], [3, 4]], ValueError, r"holds more than 2\*\*53"),
+    ([[2**62, 2**62], [2**62, 2**62]], ValueError, r"holds more than 2\*\*53"),   # each fits int64, the sum does not
+    ([[None, 2], [3, 4]], TypeError, r"`counts` must hold numbers; got dtype object"),
+    ([["1", 2], [3, 4]], TypeError, r"`counts` must hold numbers"),
+])
+def test_counts_too_large_or_not_real(counts, exc, match):
+    with pytest.raises(exc, match=match):
+        v.check_counts(counts)
+
+
+def test_counts_up_to_2_to_the_53_are_exact():
+    big = [[2**52, 2**51], [2**50, 2**50]]   # total 2**53 exactly
+    out = v.check_counts(big)
+    assert out.dtype == np.int64 and out.tolist() == big
+    assert v.check_counts([[2**53 - 3, 1], [1, 1]]).tolist() == [[2**53 - 3, 1], [1, 1]]  # no float rounding
+
+
+def test_missing_labels_of_every_kind():
+    arr = np.array(["a", None, np.nan, pd.NA, pd.NaT, "b"], dtype=object)
+    assert v._missing_mask(arr).tolist() == [False, True, True, True, True, False]
+    assert v._missing_mask(np.array(["2020-01-01", "NaT"], dtype="datetime64[D]")).tolist() == [False, True]
+    with pytest.raises(ValueError, match=r"`truth` has a missing value at position 2"):
+        v.check_label_vector(np.array(["a", "b", pd.NA], dtype=object), "truth")
+
+
+@pytest.mark.parametrize("value, exc, match", [
+    (None, TypeError, r"`p` must be numeric; got None"),
+    ([0.5, None], TypeError, r"`p` must be numeric; got None in \[0\.5, None\]"),
+    (["0.5"], TypeError, r"`p` must be numeric; got \['0\.5'\] \(dtype <U3\)"),
+    ([0.5j], TypeError, r"`p` must be numeric"),
+    ([[0.5], [0.1, 0.2]], ValueError, r"`p` must be a number or a rectangular array of numbers"),
+])
+def test_numeric_arguments_are_not_coerced(value, exc, match):
+    with pytest.raises(exc, match=match):
+        v.check_probability(value, "p")
+    assert v.check_probability([0.5, True], "p").tolist() == [0.5, 1.0]
+
+
+def test_strata_with_a_missing_label_are_rejected():
+    from trialwise.resampling import bootstrap_weights
+
+    for strata in (["a", "b", np.nan], np.array([1.0, 2.0, np.nan]), ["a", None, "b"],
+                   pd.array(["a", None, "b"], dtype="string")):
+        with pytest.raises(ValueError, match=r"`strata` has a missing value \(NaN/None\) at position [12]"):
+            next(bootstrap_weights(3, 5, strata=strata, rng=0))
+    # labels of mixed kinds are fine: each stratum keeps its size in every replicate
+    w = next(bootstrap_weights(4, 50, strata=[1, "a", 1, "a"], rng=0))
+    assert (w[:, [0, 2]].sum(axis=1) == 2).all() and (w[:, [1, 3]].sum(axis=1) == 2).all()

@@ -30,6 +30,7 @@ from trialwise.benchmark.leaderboard import Leaderboard, difference_test, leader
 from trialwise.data import image_id, paired_correctness, read_model_vs_human, read_table, read_trials
 from trialwise.difference import error_consistency_difference
 from trialwise.ec import error_consistency, pairwise_error_consistency
+from trialwise.shapebias import ShapeBiasDifferenceResult, ShapeBiasResult, shape_bias
 from trialwise.kappa import (
     cell_probabilities,
     feasible_accuracy,
@@ -98,6 +99,9 @@ __all__ = [
     "power_difference",
     "read_table",
     "table_statistics",
+    "ShapeBiasDifferenceResult",
+    "ShapeBiasResult",
+    "shape_bias",
     "unbiased_kappa",
     "validate_copy_model",
     "validity",

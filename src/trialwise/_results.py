@@ -56,7 +56,8 @@ def _num(x: Any, digits: int = 3) -> str:
     x = float(x)
     if np.isnan(x):
         return "nan"
-    return f"{x:.{digits}f}"
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.000"
 
 
 def _p(p: Any) -> str:
@@ -184,8 +185,9 @@ class ErrorConsistencyResult:
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
+        est = "undefined" if np.isnan(self.statistic) else _num(self.statistic)
         return (
-            f"ErrorConsistencyResult(EC={_num(self.statistic)}, "
+            f"ErrorConsistencyResult(EC={est}, "
             f"{_pct(self.confidence_level)} CI [{_num(ci.low)}, {_num(ci.high)}] ({self.ci_method}), "
             f"p={_p(self.pvalue)} ({self.test}), n={self.n}, "
             f"accuracy_a={_num(self.accuracy_a)}, accuracy_b={_num(self.accuracy_b)})"
@@ -200,9 +202,11 @@ class ErrorConsistencyResult:
         label = "Bias-corrected error consistency" if self.method == "bias-corrected kappa" else "Error consistency"
         lines = [
             f"{label} (Cohen's kappa on trial-by-trial correctness)",
-            f"  EC                   {_num(self.statistic)}",
+            f"  EC                   {'undefined (expected agreement 1)' if np.isnan(self.statistic) else _num(self.statistic)}",
             f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   ({self.ci_method}"
-            + (f", B = {self.n_resamples})" if self.n_resamples else ")"),
+            + (f", B = {self.n_resamples})" if self.n_resamples else ")")
+            + ("   the EC values compatible with the data (posterior), not an interval around an estimate"
+               if np.isnan(self.statistic) and self.ci_method == "jeffreys" and not np.isnan(ci.low) else ""),
             f"  p-value (EC = 0)     {_p(self.pvalue)}   ({self.test})",
             f"  items n              {self.n}",
             f"  accuracy A, B        {_num(self.accuracy_a)}, {_num(self.accuracy_b)}",

@@ -40,16 +40,54 @@ def check_confidence_level(value: Any) -> float:
     return value
 
 
-def check_positive_int(value: Any, name: str, minimum: int = 1) -> int:
+#: Largest number of random draws (``n_resamples``, ``n_permutations``, ``n_simulations``, ...)
+#: accepted: 10**7. Every replicate keeps at least one float64 per statistic in memory, and
+#: a bootstrap of one 2×2 table keeps four counts, so 10**7 replicates already take 80 MB
+#: per statistic (320 MB of tables); a pairwise or benchmark bootstrap keeps one value per
+#: pair or observer. A Monte-Carlo p-value of 10**7 draws resolves 1e-7, finer than any
+#: test needs (use an exact test for smaller p-values). More is a typo such as ``1e30``.
+MAX_DRAWS = 10**7
+#: Largest whole number accepted for any other count: 2**53, beyond which float64 (in which
+#: every statistic is computed) no longer represents every integer.
+MAX_COUNT = 2**53
+#: Arguments that are a number of random draws, bounded by :data:`MAX_DRAWS`.
+DRAW_ARGUMENTS = frozenset({"n_resamples", "n_permutations", "n_simulations", "n_datasets", "n_splits", "n_draws"})
+
+
+def check_positive_int(value: Any, name: str, minimum: int = 1, maximum: int | None = None) -> int:
+    """A whole number in ``[minimum, maximum]``; a float is accepted only when it is whole (``1e4``).
+
+    ``maximum`` defaults to :data:`MAX_DRAWS` for the numbers of random draws in
+    :data:`DRAW_ARGUMENTS` and to :data:`MAX_COUNT` for every other argument.
+    """
+    if maximum is None:
+        maximum = MAX_DRAWS if name in DRAW_ARGUMENTS else MAX_COUNT
+    shown = _show(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise TypeError(f"`{name}` must be an integer >= {minimum}; got {_show(value)}")
+            raise TypeError(f"`{name}` must be an integer >= {minimum}; got {shown}")
     value = int(value)
     if value < minimum:
         raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value}")
+    if value > maximum:
+        why = (f"every replicate is kept in memory: {maximum:.0e} of them already take "
+               f"{8 * maximum / 1e6:.0f} MB per statistic" if name in DRAW_ARGUMENTS
+               else "larger whole numbers are not exact in float64")
+        raise ValueError(f"`{name}` must be an integer in [{minimum}, {maximum}] ({why}); got {shown}")
     return value
+
+
+def check_workers(workers: Any) -> int | None:
+    """``None`` (all cores) or a number of threads >= 1."""
+    if workers is None:
+        return None
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
+        raise TypeError(f"`workers` must be None (all cores) or an integer >= 1; got {_show(workers)}")
+    if workers < 1:
+        raise ValueError(f"`workers` must be None (all cores) or an integer >= 1; got {int(workers)}")
+    return int(workers)
 
 
 def check_rng(rng: Any) -> np.random.Generator:
@@ -62,11 +100,21 @@ def check_rng(rng: Any) -> np.random.Generator:
 
 
 def _as_float_array(value: Any, name: str) -> NDArray:
+    """``value`` as a float array: real numbers only (no None, text, complex or dates, which
+    ``np.asarray(..., dtype=float)`` would turn into NaN, parse or truncate)."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"`{name}` must be numeric; got {_show(value)}")
     try:
-        arr = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"`{name}` must be numeric; got {_show(value)}") from exc
-    return arr
+        raw = np.asarray(value)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(f"`{name}` must be a number or a rectangular array of numbers; got {_show(value)}") from exc
+    if raw.dtype == object:
+        if not all(isinstance(x, numbers.Real) for x in raw.ravel()):
+            bad = next(x for x in raw.ravel() if not isinstance(x, numbers.Real))
+            raise TypeError(f"`{name}` must be numeric; got {_show(bad)} in {_show(value)}")
+    elif raw.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must be numeric; got {_show(value)} (dtype {raw.dtype})")
+    return raw.astype(float)
 
 
 def check_probability(value: Any, name: str, *, open_interval: bool = False) -> NDArray:
@@ -95,11 +143,22 @@ def check_kappa(value: Any, name: str) -> NDArray:
 
 
 def check_counts(counts: Any, name: str = "counts", *, batch: bool = False) -> NDArray:
-    """A 2×2 table (or a batch of them when ``batch``) of non-negative integer counts."""
+    """A 2×2 table (or a batch of them when ``batch``) of non-negative integer counts.
+
+    Counts are whole numbers up to :data:`MAX_COUNT` (2**53) per table, so that every
+    sum of cells is exact in int64 and float64; complex numbers, strings and other
+    objects are a ``TypeError``.
+    """
     try:
         arr = np.asarray(counts)
     except Exception as exc:  # ragged nested lists
         raise ValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got {_show(counts)}") from exc
+    if arr.dtype == object and arr.size and all(
+        isinstance(x, numbers.Real) and not isinstance(x, bool) for x in arr.ravel()
+    ):  # Python integers too large for int64/uint64
+        arr = arr.astype(float)
+    if arr.dtype.kind == "c":
+        raise TypeError(f"`{name}` must hold real counts; got complex numbers {_show(arr.tolist())}")
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise TypeError(f"`{name}` must hold numbers; got dtype {arr.dtype}")
     if arr.ndim < 2 or arr.shape[-2:] != (2, 2) or (arr.ndim != 2 and not batch):
@@ -111,7 +170,13 @@ def check_counts(counts: Any, name: str = "counts", *, batch: bool = False) -> N
         raise ValueError(f"`{name}` must be non-negative; got {_show(arr.tolist())}")
     if (farr != np.round(farr)).any():
         raise ValueError(f"`{name}` must be whole numbers; got {_show(arr.tolist())}")
-    out = farr.astype(np.int64)
+    totals = farr.sum(axis=(-2, -1))
+    if (totals > MAX_COUNT).any():
+        raise ValueError(
+            f"`{name}` holds more than 2**53 items in a table (n = {totals.max():.3g}): counts that large are not "
+            "exact in float64 and overflow int64 sums"
+        )
+    out = arr.astype(np.int64) if arr.dtype.kind in "iub" else farr.astype(np.int64)
     if not batch and out.sum() == 0:
         raise ValueError(f"`{name}` holds no items (n = 0): error consistency needs at least one item")
     return out
@@ -136,7 +201,7 @@ def check_binary_vector(value: Any, name: str) -> NDArray:
                 f"`{name}` must hold correctness (bool or 0/1); got non-numeric values. "
                 "For response labels pass `truth=`."
             ) from exc
-    if not np.issubdtype(arr.dtype, np.number):
+    if not np.issubdtype(arr.dtype, np.number) or arr.dtype.kind == "c":
         raise TypeError(
             f"`{name}` must hold correctness (bool or 0/1); got dtype {arr.dtype}. "
             "For response labels pass `truth=`."
@@ -182,13 +247,42 @@ def sorted_labels(values: Any) -> list:
 
 
 def _missing_mask(arr: NDArray) -> NDArray:
-    if arr.dtype.kind == "f":
+    """Where a label is missing: NaN, None, ``pandas.NA`` or ``NaT``."""
+    if arr.dtype.kind in "fc":
         return np.isnan(arr)
+    if arr.dtype.kind in "mM":
+        return np.isnat(arr)
     if arr.dtype == object:
-        return np.fromiter(
-            (v is None or (isinstance(v, float) and v != v) for v in arr), bool, count=arr.size
-        )
+        import pandas as pd
+
+        return np.asarray(pd.isna(arr), dtype=bool)
     return np.zeros(arr.shape, bool)
+
+
+def check_broadcast(*arrays: Any, names: Iterable[str]) -> list[NDArray]:
+    """Broadcast arrays against each other; a ``ValueError`` naming the arguments and their shapes if they do not.
+
+    ``names``: the argument names, shown in backticks (a name with a space, such as
+    ``"the model's grid"``, is shown as is).
+
+    Examples
+    --------
+    >>> check_broadcast([0.1, 0.2], [0.5, 0.6, 0.7], names=("kappa", "accuracy"))
+    Traceback (most recent call last):
+    ...
+    ValueError: `kappa` (shape (2,)) and `accuracy` (shape (3,)) cannot be broadcast against each other: give them equal shapes, or a single value for some (numpy broadcasting: each axis equal, or 1)
+    """
+    names = tuple(names)
+    arrs = [np.asarray(a) for a in arrays]
+    try:
+        return list(np.broadcast_arrays(*arrs))
+    except ValueError:
+        shown = [f"{n if ' ' in n else f'`{n}`'} (shape {a.shape})" for n, a in zip(names, arrs)]
+        listed = ", ".join(shown[:-1]) + " and " + shown[-1]
+        raise ValueError(
+            f"{listed} cannot be broadcast against each other: give them equal shapes, or a "
+            "single value for some (numpy broadcasting: each axis equal, or 1)"
+        ) from None
 
 
 def check_same_length(**arrays: NDArray) -> int:

@@ -1,12 +1,52 @@
-"""Command-line interface: ``trialwise ec|plan|leaderboard|compare ...``. Parses, calls the library, prints."""
+"""Command-line interface: ``trialwise ec|plan|leaderboard|compare|shape-bias ...``. Parses, calls the library, prints.
+
+Errors and exit codes
+---------------------
+* 0 — done. Warnings are printed on stderr, one line per kind
+  (``trialwise: warning (SparseTableWarning ×190): ...``).
+* 1 — an internal error (a bug): one line naming the exception; set the environment
+  variable ``TRIALWISE_TRACEBACK=1`` to see the traceback. Also: the leaderboard was
+  computed and its tables saved, but a figure of the HTML report could not be drawn.
+* 2 — bad input: one line ``trialwise: error: ...`` that names the file, column or
+  option. A ``ValueError``/``TypeError`` counts as bad input only when trialwise raised
+  it itself (its validation, a ``raise`` in the trialwise package); the same classes
+  raised inside numpy, pandas or scipy, and every other exception (``IndexError``,
+  ``KeyError``, ``LinAlgError``, ...) are internal errors, so bugs are not disguised as
+  user errors.
+* 130 — interrupted (Ctrl-C): ``trialwise: interrupted``, no traceback; no partial
+  output file is left behind.
+
+Progress
+--------
+Long commands (``leaderboard``, ``plan``) print one line on stderr when each phase
+starts (``trialwise: bootstrapping 46 conditions × B = 10000 …``) and, when stderr is a
+terminal, a live bar with counts, elapsed time and ETA. ``--quiet`` silences both;
+``--progress`` forces the bar when stderr is not a terminal (e.g. a log file).
+
+Adding a command
+----------------
+Write ``_add_NAME(sub)`` (the subparser; call :func:`_add_progress_options` if it runs
+long) and ``_run_NAME(args) -> int``, and register both in :data:`_COMMANDS`. Use
+:func:`_check_output` before computing and :func:`_write_text` / :func:`_save_figure`
+to write, :func:`_reading` around file reading, and :class:`_Warnings` around the
+library calls.
+"""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import math
+import os
+import signal
 import sys
+import threading
+import time
 import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from trialwise.ec import DEFAULT_CI_METHOD, DEFAULT_TEST, error_consistency
@@ -14,18 +54,35 @@ from trialwise.intervals import CI_METHODS
 from trialwise.significance import INDEPENDENCE_TESTS
 
 DATASETS = ("model-vs-human", "texture-vs-shape")
+#: Figure formats the command line writes (by the file's extension; no extension = PNG).
+FIGURE_FORMATS = ("png", "pdf", "svg")
+
+_EPILOG = """\
+exit status: 0 done; 1 internal error (a bug; TRIALWISE_TRACEBACK=1 shows the traceback), or the report's
+figures failed after the tables were saved; 2 bad input (one line naming the file, column or option);
+130 interrupted."""
 
 
 class CLIError(Exception):
     """A user error: printed as one line, exit code 2."""
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="trialwise",
-        description="Trial-by-trial comparison of classifiers with honest uncertainty.",
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+class _FigureFailure(Exception):
+    """The results were saved but a figure of the report failed: one line, exit code 1."""
+
+
+# --------------------------------------------------------------------------- parser
+
+
+def _add_progress_options(p: argparse.ArgumentParser) -> None:
+    group = p.add_mutually_exclusive_group()
+    group.add_argument("-q", "--quiet", dest="progress", action="store_const", const="quiet", default="auto",
+                       help="no progress lines on stderr (warnings and errors are still printed)")
+    group.add_argument("--progress", dest="progress", action="store_const", const="always",
+                       help="show the live progress bar even when stderr is not a terminal")
+
+
+def _add_ec(sub) -> argparse.ArgumentParser:
     ec = sub.add_parser(
         "ec",
         help="error consistency of two observers with a confidence interval and a test",
@@ -34,6 +91,7 @@ def _parser() -> argparse.ArgumentParser:
             "or one tidy CSV with --subjects A B, or a bundled dataset with --dataset NAME --subjects A B. "
             "Trials are paired by item (experiment, condition and image where present)."
         ),
+        epilog=_EPILOG,
     )
     ec.add_argument("files", nargs="*", metavar="CSV", help="two per-observer files, or one tidy file")
     ec.add_argument("--dataset", choices=DATASETS, help="use bundled real data instead of files")
@@ -52,7 +110,10 @@ def _parser() -> argparse.ArgumentParser:
     ec.add_argument("--unbiased", action="store_true", help="report the bias-corrected EC")
     ec.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
     ec.add_argument("--json", action="store_true", help="print the result as JSON")
+    return ec
 
+
+def _add_plan(sub) -> argparse.ArgumentParser:
     plan = sub.add_parser(
         "plan",
         help="how many trials an experiment needs (copy-model simulation)",
@@ -62,6 +123,7 @@ def _parser() -> argparse.ArgumentParser:
             "the human). Prints the answer, the expected intervals at the trial counts of the literature, "
             "and the answer if the reference accuracy were different."
         ),
+        epilog=_EPILOG,
     )
     plan.add_argument("--accuracy-a", type=float, required=True, help="accuracy of A (the reference)")
     plan.add_argument("--accuracy-b", type=float, required=True, help="accuracy of B")
@@ -69,23 +131,37 @@ def _parser() -> argparse.ArgumentParser:
     plan.add_argument("--half-width", type=float, required=True, help="target half-width of the interval")
     plan.add_argument("--confidence-level", type=float, default=0.95)
     plan.add_argument("--simulations", type=int, default=10_000, help="simulated experiments per n (default 10000)")
-    plan.add_argument("--max-trials", type=int, default=1_000_000, help="largest n searched (default 1000000)")
+    plan.add_argument("--max-trials", type=int, default=1_000_000,
+                      help="largest n searched, at least 2 (default 1000000)")
     plan.add_argument("--seed", type=int, default=None, help="random seed for reproducible answers")
-    plan.add_argument("--figure", metavar="PNG", help="write the interval-vs-trials figure (seed 000 Fig. 3) here")
+    plan.add_argument("--figure", metavar="FILE",
+                      help="write the interval-vs-trials figure (seed 000 Fig. 3) here (.png, .pdf or .svg)")
     plan.add_argument("--json", action="store_true", help="print the result as JSON")
+    _add_progress_options(plan)
+    return plan
+
+
+def _add_leaderboard(sub) -> argparse.ArgumentParser:
     lb = sub.add_parser(
         "leaderboard",
         help="benchmark leaderboard: scores, CIs, rank intervals and difference tests",
         description=(
             "Score every candidate (model) against the reference observers (humans) under a benchmark protocol, "
             "bootstrapping the whole hierarchy jointly. PATH is a folder of model-vs-human raw-data CSVs or a tidy "
-            "CSV/Parquet trials table; without PATH the bundled model-vs-human data are used."
+            "CSV/Parquet trials table; without PATH the bundled model-vs-human data are used. A candidate that lacks "
+            "some of the protocol's experiments is not scored (a score over fewer experiments is not comparable): "
+            "it is named with what it lacks, listed in --csv with status 'not scored', and can be scored on the "
+            "experiments it has with --experiments or --common-experiments."
         ),
+        epilog=_EPILOG,
     )
     lb.add_argument("path", nargs="?", metavar="PATH", help="raw-data folder or tidy trials file")
     lb.add_argument("--protocol", default="model-vs-human", choices=sorted(_protocols()),
                     help="aggregation protocol (default: model-vs-human)")
-    lb.add_argument("--experiments", nargs="+", metavar="NAME", help="only these experiments")
+    scope = lb.add_mutually_exclusive_group()
+    scope.add_argument("--experiments", nargs="+", metavar="NAME", help="only these experiments")
+    scope.add_argument("--common-experiments", action="store_true",
+                       help="only the experiments that every candidate has, so that every candidate is scored")
     lb.add_argument("--metric", default=None, choices=_metrics(), help="pair metric (default: error-consistency)")
     lb.add_argument("--reference", nargs="+", metavar="NAME",
                     help="reference observers by name (default: observer_type 'human')")
@@ -96,12 +172,18 @@ def _parser() -> argparse.ArgumentParser:
     lb.add_argument("--test", choices=("swap", "bootstrap", "paper"), default="swap")
     lb.add_argument("--adjust", choices=("holm", "bh", "by", "none"), default="holm")
     lb.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
-    lb.add_argument("--out", metavar="HTML", help="write a self-contained HTML report here")
-    lb.add_argument("--csv", metavar="CSV", help="write the leaderboard table here")
+    lb.add_argument("--out", metavar="HTML", help="write a self-contained HTML report (tables and figures) here")
+    lb.add_argument("--csv", metavar="CSV",
+                    help="write the leaderboard table here: one row per observer, unscored candidates included "
+                         "(columns status and reason)")
     lb.add_argument("--pairwise-csv", metavar="CSV", help="write the difference tests here")
     for col in ("subject", "image", "truth", "response", "condition", "experiment", "observer-type"):
         lb.add_argument(f"--{col}-column", default=None, help=f"{col} column of a tidy table")
+    _add_progress_options(lb)
+    return lb
 
+
+def _add_compare(sub) -> argparse.ArgumentParser:
     cmp = sub.add_parser(
         "compare",
         help="compare two classifiers on the same items: every method of the comparison chapter",
@@ -110,6 +192,7 @@ def _parser() -> argparse.ArgumentParser:
             "Cohen's kappa, Yule's Q, error consistency; Bowker, Stuart-Maxwell and a permutation test for K > 2; "
             "with probabilities Brier, ECE, AUC/DeLong and paired score tests; and the ensemble recommendation."
         ),
+        epilog=_EPILOG,
     )
     cmp.add_argument("file", metavar="CSV", help="one row per item")
     cmp.add_argument("--truth", required=True, metavar="COLUMN", help="column of the true labels")
@@ -128,9 +211,22 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--confidence-level", type=float, default=0.95)
     cmp.add_argument("--resamples", type=int, default=9999, help="permutations (default 9999)")
     cmp.add_argument("--seed", type=int, default=None, help="random seed for reproducible permutation p-values")
-    cmp.add_argument("--reliability", metavar="PNG", help="write the reliability diagram here (needs probabilities)")
-    cmp.add_argument("--heatmap", metavar="PNG", help="write the agreement-matrix heatmap here")
+    cmp.add_argument("--reliability", metavar="FILE",
+                     help="write the reliability diagram here (needs probabilities; .png, .pdf or .svg)")
+    cmp.add_argument("--heatmap", metavar="FILE", help="write the agreement-matrix heatmap here (.png, .pdf or .svg)")
     cmp.add_argument("--json", action="store_true", help="print the report as JSON")
+    return cmp
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="trialwise",
+        description="Trial-by-trial comparison of classifiers with honest uncertainty.",
+        epilog=_EPILOG,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (add, _) in _COMMANDS.items():
+        add(sub)
     return parser
 
 
@@ -146,79 +242,448 @@ def _metrics():
     return METRICS
 
 
-class _ProgressBar:
-    """A one-line progress bar on stderr (only when stderr is a terminal)."""
+# --------------------------------------------------------------------------- progress and warnings
 
-    def __init__(self) -> None:
-        self.active = sys.stderr.isatty()
+
+_BAR_OPEN = threading.Event()  # a live progress bar holds the current line of stderr
+
+
+def _clock(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    return f"{seconds // 60}:{seconds % 60:02d}" if seconds < 3600 else f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
+class _Progress:
+    """Progress on stderr: one line when a phase starts, and a live bar on a terminal.
+
+    ``mode``: ``"auto"`` (the bar only when stderr is a terminal), ``"always"`` (the bar
+    also into a file or pipe), ``"quiet"`` (nothing). The instance is the library's
+    ``progress(label, done, total)`` callback; it is thread-safe (the library calls it
+    from worker threads) and redraws the bar at most 10 times a second.
+    """
+
+    def __init__(self, mode: str = "auto", stream: Any = None) -> None:
+        self.stream = sys.stderr if stream is None else stream
+        self.quiet = mode == "quiet"
+        isatty = getattr(self.stream, "isatty", lambda: False)
+        self.live = not self.quiet and (mode == "always" or bool(isatty()))
+        self._lock = threading.RLock()
+        self._phases: dict[str, Callable[[int], str]] = {}
+        self._label: str | None = None
+        self._done = -1
+        self._start = 0.0
+        self._drawn = 0.0
+        self._open = False
+
+    def say(self, text: str) -> None:
+        """One line on stderr (unless quiet)."""
+        if self.quiet:
+            return
+        with self._lock:
+            self._end_line()
+            print(f"trialwise: {text}", file=self.stream, flush=True)
+
+    @contextlib.contextmanager
+    def after(self, seconds: float, text: str) -> Iterator[None]:
+        """Say ``text`` if the block is still running after ``seconds`` (input errors come at once, silently)."""
+        timer = threading.Timer(seconds, self.say, args=(text,))
+        timer.daemon = True
+        if not self.quiet:
+            timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
+
+    def phase(self, label: str, describe: Callable[[int], str]) -> None:
+        """Announce ``label`` with ``describe(total)`` when its first progress call arrives."""
+        self._phases[label] = describe
+
+    def _end_line(self) -> None:
+        if self._open:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._open = False
+            _BAR_OPEN.clear()
+
+    def close(self) -> None:
+        with self._lock:
+            self._end_line()
 
     def __call__(self, label: str, done: int, total: int) -> None:
-        if not self.active:
+        if self.quiet:
             return
-        width = 30
-        filled = int(width * done / max(total, 1))
-        end = "\n" if done >= total else ""
-        print(f"\r{label:<18} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}", end=end, file=sys.stderr,
-              flush=True)
+        with self._lock:
+            now = time.monotonic()
+            if label != self._label or done < self._done:  # a new phase
+                self._end_line()
+                self._label, self._start, self._drawn = label, now, 0.0
+                describe = self._phases.get(label)
+                if describe is not None:
+                    print(f"trialwise: {describe(total)} …", file=self.stream, flush=True)
+            self._done = done
+            if not self.live or (done < total and now - self._drawn < 0.1):
+                return
+            self._drawn = now
+            elapsed = now - self._start
+            width = 24
+            filled = int(width * min(done, total) / max(total, 1))
+            text = f"  {label:<14} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}  {_clock(elapsed)}"
+            if 0 < done < total:
+                text += f", ETA {_clock(elapsed / done * (total - done))}"
+            self.stream.write("\r" + text.ljust(78))
+            self._open = True
+            _BAR_OPEN.set()
+            if done >= total:
+                self._end_line()
+            else:
+                self.stream.flush()
 
 
-def _run_leaderboard(args) -> int:
-    import os
+class _Warnings:
+    """Collect the warnings of a block; :meth:`report` prints one line per kind on stderr.
 
-    from trialwise.benchmark import get_protocol
-    from trialwise.benchmark.leaderboard import leaderboard
+    A kind is the warning's class. Its line gives the count and the first message
+    (``trialwise: warning (SparseTableWarning ×190): ...``); details are in the results
+    (``coverage_warning``, ``undefined_reason``, ``notes``) and, with ``--json``, in the
+    ``warnings`` field.
+    """
+
+    def __init__(self) -> None:
+        self.caught: list[warnings.WarningMessage] = []
+
+    @contextlib.contextmanager
+    def collect(self) -> Iterator[None]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                yield
+            finally:
+                self.caught.extend(caught)
+
+    def messages(self) -> list[str]:
+        return list(dict.fromkeys(str(w.message) for w in self.caught))
+
+    def lines(self) -> list[str]:
+        kinds: dict[str, list[str]] = {}
+        for w in self.caught:
+            kinds.setdefault(w.category.__name__, []).append(str(w.message))
+        out = []
+        for kind, msgs in kinds.items():
+            first = msgs[0].strip().splitlines()[0] if msgs[0].strip() else kind
+            distinct = len(set(msgs))
+            if len(msgs) == 1:
+                out.append(f"trialwise: warning: {first}")
+            else:
+                more = f"; {distinct - 1} other message(s) of this kind" if distinct > 1 else ""
+                out.append(f"trialwise: warning ({kind} ×{len(msgs)}): {first}{more}")
+        return out
+
+    def report(self, stream: Any = None) -> None:
+        for line in self.lines():
+            print(line, file=sys.stderr if stream is None else stream)
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _check_output(path: str | None, flag: str, *, figure: bool = False) -> None:
+    """Fail early, before any computation, when ``path`` cannot be written."""
+    if path is None:
+        return
+    p = Path(path)
+    if path.strip() == "":
+        raise CLIError(f"{flag}: the file name is empty")
+    if p.is_dir():
+        example = p / ("figure.png" if figure else "report.html" if flag == "--out" else "table.csv")
+        raise CLIError(f"{flag} {path}: is a folder; give a file name, e.g. {example}")
+    folder = p.absolute().parent
+    if not folder.exists():
+        raise CLIError(f"{flag} {path}: folder {folder} does not exist")
+    if not folder.is_dir():
+        raise CLIError(f"{flag} {path}: {folder} is not a folder")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise CLIError(f"{flag} {path}: permission denied (the file is read-only)")
+    if not p.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise CLIError(f"{flag} {path}: permission denied (folder {folder} is not writable)")
+    if figure:
+        _figure_format(path, flag)
+
+
+def _figure_format(path: str, flag: str) -> str:
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix == "":
+        return "png"
+    if suffix not in FIGURE_FORMATS:
+        raise CLIError(f"{flag} {path}: unknown figure format '.{suffix}'; use .png, .pdf or .svg")
+    return suffix
+
+
+def _write_bytes(path: str, data: bytes, flag: str) -> None:
+    """Write ``data`` to exactly ``path``; a failure (full disk, permissions) is one line, no partial file."""
+    p = Path(path)
+    existed = p.exists()
+    try:
+        with open(p, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        if not existed:
+            with contextlib.suppress(OSError):
+                p.unlink()
+        reason = exc.strerror or type(exc).__name__
+        raise CLIError(f"{flag} {path}: cannot write ({reason})") from None
+
+
+def _write_text(path: str, text: str, flag: str) -> None:
+    _write_bytes(path, text.encode("utf-8"), flag)
+
+
+def _save_figure(fig: Any, path: str, flag: str) -> None:
+    """Render ``fig`` in memory and write it to exactly ``path`` (matplotlib would add '.png' to a bare name)."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format=_figure_format(path, flag), dpi=150)
+    finally:
+        plt.close(fig)
+    _write_bytes(path, buf.getvalue(), flag)
+    print(f"figure written to {path}", file=sys.stderr)
+
+
+def _agg() -> None:
+    """Draw without a display: figures go to files."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+@contextlib.contextmanager
+def _reading(path: Any) -> Iterator[None]:
+    """Turn the ways a file can fail to read into one line naming it."""
+    import zlib
+
+    try:
+        yield
+    except EOFError:
+        raise CLIError(f"{path}: the file ends early (a truncated compressed file?); download or write it again") from None
+    except zlib.error as exc:
+        raise CLIError(f"{path}: the compressed data are corrupt ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+    except ImportError:
+        if str(path).lower().endswith(".parquet"):
+            raise CLIError(f"{path}: reading Parquet needs pyarrow or fastparquet: pip install pyarrow") from None
+        raise
+    except IsADirectoryError:
+        raise CLIError(f"{path}: is a folder, not a file") from None
+    except PermissionError:
+        raise CLIError(f"{path}: permission denied") from None
+
+
+# --------------------------------------------------------------------------- leaderboard
+
+
+def _unscored_lines(lb) -> list[str]:
+    from trialwise.report import unscored_candidates
+
+    un = unscored_candidates(lb)
+    if not len(un):
+        return []
+    lines = [f"{len(un)} candidate(s) not scored — each lacks some of the protocol's {un['n_experiments'].iloc[0]} "
+             f"experiments, and a score over fewer experiments would not be comparable:"]
+    w = max(len(str(o)) for o in un["observer"])
+    for r in un.itertuples():
+        lacks = ", ".join(r.missing[:4]) + (f", … ({r.n_missing - 4} more)" if r.n_missing > 4 else "")
+        has = ", ".join(r.has) if r.has else "none"
+        lines.append(f"  {r.observer:<{w}}  lacks {r.n_missing} of {r.n_experiments} ({lacks}); has {has}")
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for r in un.itertuples():
+        groups.setdefault(tuple(r.has), []).append(str(r.observer))
+    lines.append("  to score them, restrict the experiments to those they have:")
+    for has, names in groups.items():
+        if has:
+            who = names[0] if len(names) == 1 else f"{len(names)} candidates ({', '.join(names[:3])}{', …' if len(names) > 3 else ''})"
+            lines.append(f"    --experiments {' '.join(has)}   # {who}")
+    lines.append("    --common-experiments   # the experiments every candidate has")
+    return lines
+
+
+def _csv_table(lb):
+    """The leaderboard table with the unscored candidates as rows (empty scores), status and reason."""
+    import pandas as pd
+
+    from trialwise.report import unscored_candidates
+
+    t = lb.table.copy()
+    t["status"] = ["reference" if k == "reference" else "scored" for k in t["kind"]]
+    t["reason"] = ""
+    un = unscored_candidates(lb)
+    if len(un):
+        extra = pd.DataFrame({
+            "observer": un["observer"], "kind": "candidate", "status": "not scored",
+            "reason": [f"lacks {r.n_missing} of {r.n_experiments} experiments: {', '.join(r.missing)}"
+                       for r in un.itertuples()],
+        })
+        t = pd.concat([t, extra.reindex(columns=t.columns)], ignore_index=True)
+        for col in ("rank", "rank_low", "rank_high"):
+            t[col] = t[col].astype("Int64")
+    return t
+
+
+def _common_experiments(trials, protocol, reference) -> list[str]:
+    from trialwise.benchmark.hierarchy import reference_mask
+
+    t = trials if protocol.experiments is None else trials[trials["experiment"].isin(protocol.experiments)]
+    cand = t[~reference_mask(t, protocol, reference)]
+    if cand.empty:
+        raise CLIError("--common-experiments: there are no candidates (every observer is a reference observer)")
+    cover = cand.groupby("subject")["experiment"].agg(lambda e: set(e))
+    common = set.intersection(*cover.tolist())
+    if not common:
+        rare = min(cover.items(), key=lambda kv: len(kv[1]))
+        raise CLIError(f"--common-experiments: no experiment is shared by every candidate (e.g. {rare[0]} has only "
+                       f"{', '.join(sorted(rare[1]))}); choose them with --experiments")
+    return sorted(common)
+
+
+def _read_trials(args):
     from trialwise.data import read_model_vs_human, read_trials
 
-    for path in (args.out, args.csv, args.pairwise_csv):
-        if path is not None and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            raise CLIError(f"{path}: folder {os.path.dirname(os.path.abspath(path))} does not exist")
-    if args.out is not None:
-        _check_writable(args.out)
     if args.path is None:
         from trialwise.datasets import model_vs_human
 
-        trials = read_trials(model_vs_human())
-    elif os.path.isdir(args.path):
-        trials = read_model_vs_human(args.path)
-    else:
-        trials = read_trials(
+        return read_trials(model_vs_human())
+    with _reading(args.path):
+        if os.path.isdir(args.path):
+            return read_model_vs_human(args.path)
+        return read_trials(
             args.path, subject=args.subject_column or "subject", image=args.image_column or "image",
             truth=args.truth_column, response=args.response_column or "response", condition=args.condition_column,
             experiment=args.experiment_column, observer_type=args.observer_type_column,
         )
+
+
+def _too_few_resamples(b: int, level: float, flag: str = "--resamples") -> str | None:
+    """A warning when each end of the interval would rest on fewer than 5 replicates."""
+    tail = b * (1 - level) / 2
+    if tail < 5:
+        need = math.ceil(10 / (1 - level))
+        return (f"{flag} {b} is too few for {level * 100:g}% intervals: each end rests on {tail:.2g} replicate(s); "
+                f"the intervals, ranks and p-values are rough (use {need} or more; the default is 10000)")
+    return None
+
+
+def _report_shape_bias(trials, lb, args):
+    """Shape bias of the scored observers for the report, when the trials hold cue-conflict images."""
+    from trialwise.shapebias import shape_bias
+
+    if "cue-conflict" not in set(trials["experiment"]):
+        return None
+    keep = trials["subject"].isin(set(lb.candidates) | set(lb.references))
+    return shape_bias(trials[keep.to_numpy()], experiment="cue-conflict", groups="observer_type",
+                      n_resamples=min(args.resamples, 10_000), confidence_level=args.confidence_level,
+                      rng=args.seed)
+
+
+def _run_leaderboard(args) -> int:
+    from trialwise.benchmark import get_protocol
+    from trialwise.benchmark.leaderboard import leaderboard
+
+    outputs = [(args.out, "--out"), (args.csv, "--csv"), (args.pairwise_csv, "--pairwise-csv")]
+    for path, flag in outputs:
+        _check_output(path, flag)
+    given = [(os.path.abspath(p), f) for p, f in outputs if p is not None]
+    for i, (p, f) in enumerate(given):
+        for q, g in given[i + 1:]:
+            if p == q:
+                raise CLIError(f"{f} and {g} name the same file {p}")
+    if args.path is not None and not os.path.exists(args.path):
+        raise CLIError(f"{args.path}: no such file or folder")
+    bar = _Progress(args.progress)
+    caught = _Warnings()
+    with caught.collect():
+        trials = _read_trials(args)
     protocol = get_protocol(args.protocol)
-    if args.experiments:
-        protocol = protocol.replace(experiments=args.experiments)
     if args.metric:
         protocol = protocol.replace(metric=args.metric)
-    bar = _ProgressBar()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        lb = leaderboard(trials, protocol, reference=args.reference, n_resamples=args.resamples,
-                         confidence_level=args.confidence_level, rng=args.seed, progress=bar)
-        pairs = None
-        if args.tests != "none" and len(lb.candidates) >= 2:
-            pairs = lb.pairwise(which=args.tests, test=args.test, adjust=args.adjust, progress=bar)
-    print(lb.summary())
+    if args.experiments:
+        protocol = protocol.replace(experiments=args.experiments)
+    if args.common_experiments:
+        common = _common_experiments(trials, protocol, args.reference)
+        protocol = protocol.replace(experiments=common)
+        print(f"--common-experiments: scored on the {len(common)} experiment(s) every candidate has: "
+              f"{', '.join(common)}")
+    few = _too_few_resamples(args.resamples, args.confidence_level)
+    bar.phase("bootstrap", lambda total: f"bootstrapping {total} conditions × B = {args.resamples}")
+    bar.phase(f"{args.test} tests", lambda total: f"{total} {args.test} test(s) between candidates"
+              + (f" × {args.resamples} permutations" if args.test != "bootstrap" else ""))
+    try:
+        with caught.collect():
+            lb = leaderboard(trials, protocol, reference=args.reference, n_resamples=args.resamples,
+                             confidence_level=args.confidence_level, rng=args.seed, progress=bar)
+            pairs = None
+            if args.tests != "none" and len(lb.candidates) >= 2:
+                pairs = lb.pairwise(which=args.tests, test=args.test, adjust=args.adjust, progress=bar)
+    finally:
+        bar.close()
+
+    notes = [n for n in lb.notes if "not scored" not in n]
+    summary = lb.summary()
+    for n in lb.notes:
+        summary = summary.replace(f"\nNote: {n}", "")
+    if len(lb.candidates) < 2:  # τ compares rankings: with one candidate there is none
+        summary = "\n".join("Kendall's tau (ranking vs bootstrap rankings): not defined with a single candidate"
+                            if line.startswith("Kendall's tau") else line for line in summary.splitlines())
+    print(summary)
+    for line in _unscored_lines(lb):
+        print(line)
+    for n in notes:
+        print(f"Note: {n}")
     if pairs is not None:
         sig = pairs[pairs["significant"]]
         print(f"\n{args.test} tests ({args.tests}, {args.adjust}-adjusted): {len(sig)} of {len(pairs)} "
               f"differences significant at {1 - args.confidence_level:g}")
+        from trialwise.report import format_p
+
         for r in sig.itertuples():
             print(f"  {r.observer_a} vs {r.observer_b}: {r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}], "
-                  f"adjusted p = {r.pvalue_adjusted:.2g}")
+                  f"adjusted p {'= ' if format_p(r.pvalue_adjusted)[0] != '<' else ''}{format_p(r.pvalue_adjusted)}")
+    sys.stdout.flush()
     if args.csv:
-        lb.table.to_csv(args.csv, index=False)
+        _write_text(args.csv, _csv_table(lb).to_csv(index=False), "--csv")
         print(f"table written to {args.csv}", file=sys.stderr)
-    if args.pairwise_csv and pairs is not None:
-        pairs.to_csv(args.pairwise_csv, index=False)
+    if args.pairwise_csv:
+        if pairs is None:
+            raise CLIError(f"--pairwise-csv {args.pairwise_csv}: no tests to write (--tests none, or fewer than two "
+                           f"scored candidates)")
+        _write_text(args.pairwise_csv, pairs.to_csv(index=False), "--pairwise-csv")
         print(f"tests written to {args.pairwise_csv}", file=sys.stderr)
+    failures: tuple[str, ...] = ()
     if args.out:
-        lb.report(args.out, pairwise=pairs)
+        _agg()
+        from trialwise.report import render_report
+
+        bar.say("drawing the report …")
+        with caught.collect():
+            rep = render_report(lb, pairwise=pairs, shape_bias=_report_shape_bias(trials, lb, args))
+        _write_text(args.out, rep.html, "--out")
+        failures = rep.failures
         print(f"report written to {args.out}", file=sys.stderr)
-    for w in caught:
-        print(f"trialwise: warning: {w.message}", file=sys.stderr)
+    if few:
+        print(f"trialwise: warning: {few}", file=sys.stderr)
+    ref = lb.table[lb.table["kind"] == "reference"]
+    if len(ref) and not math.isfinite(float(ref["score"].iloc[0])):
+        print(f"trialwise: warning: the {lb.reference_row} row is undefined: it pairs distinct reference observers, "
+              f"and no two of them share enough items (is there only one?)", file=sys.stderr)
+    caught.report()
+    if failures:
+        raise _FigureFailure(f"{len(failures)} figure(s) of the report could not be drawn ({'; '.join(failures)}); "
+                             f"the report was written with the tables — this is a bug, please report it")
     return 0
+
+
+# --------------------------------------------------------------------------- ec
 
 
 def _truth_column(frame, requested: str | None) -> str:
@@ -242,9 +707,16 @@ def _filter(frame, args, what: str):
     return frame
 
 
+def _read_table(path: str):
+    from trialwise.data import read_table
+
+    with _reading(path):
+        return read_table(path)
+
+
 def _load_pair(args) -> tuple[Any, Any, dict, tuple[str, str]]:
     from trialwise import datasets
-    from trialwise.data import paired_correctness, read_table
+    from trialwise.data import paired_correctness
 
     if args.dataset:
         if args.files:
@@ -256,11 +728,11 @@ def _load_pair(args) -> tuple[Any, Any, dict, tuple[str, str]]:
     elif len(args.files) == 1:
         if not args.subjects:
             raise CLIError(f"{args.files[0]}: one tidy file needs --subjects A B")
-        tidy, what = read_table(args.files[0]), args.files[0]
+        tidy, what = _read_table(args.files[0]), args.files[0]
     elif len(args.files) == 2:
         if args.subjects:
             raise CLIError("--subjects is for one tidy file; with two files each file is one observer")
-        frames = [_filter(read_table(f), args, f) for f in args.files]
+        frames = [_filter(_read_table(f), args, f) for f in args.files]
         truth = _truth_column(frames[0], args.truth)
         ca, cb, info = paired_correctness(
             frames[0], frames[1], image=args.image, truth=truth, response=args.response,
@@ -300,64 +772,83 @@ def _clean(value: Any) -> Any:
 
 
 def _run_ec(args) -> int:
-    ca, cb, info, names = _load_pair(args)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    caught = _Warnings()
+    with caught.collect():
+        ca, cb, info, names = _load_pair(args)
         res = error_consistency(
             ca, cb, confidence_level=args.confidence_level, ci_method=args.ci_method, test=args.test,
             n_resamples=args.resamples, unbiased=args.unbiased, rng=args.seed,
         )
-    notes = [str(w.message) for w in caught]
     if args.json:
         out = res.to_dict()
         out.update(observer_a=names[0], observer_b=names[1], only_a=info["only_a"], only_b=info["only_b"],
-                   warnings=notes)
+                   warnings=caught.messages())
         print(json.dumps(_clean(out), indent=2))
     else:
         print(f"A = {names[0]}, B = {names[1]}")
         print(res.summary())
         if info["only_a"] or info["only_b"]:
             print(f"  unpaired items       {info['only_a']} only in A, {info['only_b']} only in B (left out)")
-        for note in notes:
-            print(f"trialwise: warning: {note}", file=sys.stderr)
+        caught.report()
     return 0
+
+
+# --------------------------------------------------------------------------- plan
 
 
 def _run_plan(args) -> int:
     from trialwise.planning import LITERATURE_TRIALS, ci_width, plan_trials
 
-    if args.figure is not None:
-        _check_writable(args.figure)
-    res = plan_trials(
-        half_width=args.half_width, accuracy_a=args.accuracy_a, accuracy_b=args.accuracy_b, kappa=args.kappa,
-        confidence_level=args.confidence_level, n_simulations=args.simulations, rng=args.seed,
-        n_max=args.max_trials,
-    )
+    _check_output(args.figure, "--figure", figure=True)
+    if args.max_trials < 2:
+        raise CLIError(f"--max-trials must be at least 2: one trial cannot estimate EC (κ of a single item is "
+                       f"undefined or exactly 0); got {args.max_trials}")
+    bar = _Progress(args.progress)
+    caught = _Warnings()
+    searching = (f"searching the smallest number of trials ({args.simulations} simulated experiments per n, "
+                 f"n ≤ {args.max_trials}) …")
+    with caught.collect(), bar.after(0.5, searching):
+        res = plan_trials(
+            half_width=args.half_width, accuracy_a=args.accuracy_a, accuracy_b=args.accuracy_b, kappa=args.kappa,
+            confidence_level=args.confidence_level, n_simulations=args.simulations, rng=args.seed,
+            n_max=args.max_trials,
+        )
     if args.json:
-        print(json.dumps(_clean(res.to_dict()), indent=2))
+        out = _clean(res.to_dict())
+        out["warnings"] = caught.messages()
+        print(json.dumps(out, indent=2))
     else:
         print(res.summary())
+    sys.stdout.flush()
+    if res.n is None:
+        print(f"trialwise: warning: the target half-width {args.half_width:g} is not reached with up to "
+              f"{args.max_trials} trials; raise --max-trials or accept a wider interval", file=sys.stderr)
     if args.figure is not None:
         import numpy as np
 
+        _agg()
         from trialwise.plot import plot_ci_width
 
         grid = np.unique(np.round(np.logspace(1, 5, 30)).astype(np.int64))
-        curve = ci_width(grid, args.accuracy_a, args.accuracy_b, args.kappa, confidence_level=args.confidence_level,
-                         n_simulations=args.simulations, rng=args.seed)
-        marks = tuple(LITERATURE_TRIALS) + ((res.n,) if res.n else ())
-        fig = plot_ci_width(curve, literature=marks)
-        if res.n:
-            fig.axes[0].set_title(f"{res.n} trials reach half-width {args.half_width:g}", fontsize=9)
-        fig.savefig(args.figure, dpi=150)
-        print(f"figure written to {args.figure}", file=sys.stderr)
+        drawing = f"simulating the interval-vs-trials curve ({grid.size} trial counts × {args.simulations}) …"
+        with caught.collect(), bar.after(0.5, drawing):
+            curve = ci_width(grid, args.accuracy_a, args.accuracy_b, args.kappa,
+                             confidence_level=args.confidence_level, n_simulations=args.simulations, rng=args.seed)
+            marks = tuple(LITERATURE_TRIALS) + ((res.n,) if res.n else ())
+            fig = plot_ci_width(curve, literature=marks)
+            if res.n:
+                fig.axes[0].set_title(f"{res.n} trials reach half-width {args.half_width:g}", fontsize=9)
+        _save_figure(fig, args.figure, "--figure")
+    if not args.json:
+        caught.report()
     return 0
+
+
+# --------------------------------------------------------------------------- compare
 
 
 def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, labels: list[str], what: str, flag: str):
     """The probability columns as a float DataFrame whose columns are the classes."""
-    import os
-
     import numpy as np
     import pandas as pd
 
@@ -393,10 +884,11 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
 
 def _run_compare(args) -> int:
     from trialwise.comparison import compare
-    from trialwise.data import read_table
 
     what = args.file
-    frame = read_table(args.file)
+    _check_output(args.reliability, "--reliability", figure=True)
+    _check_output(args.heatmap, "--heatmap", figure=True)
+    frame = _read_table(args.file)
     if frame.empty:
         raise CLIError(f"{what}: no rows")
     if args.a is None and args.proba_a is None or args.b is None and args.proba_b is None:
@@ -413,79 +905,263 @@ def _run_compare(args) -> int:
     labels = sorted(set(frame[args.truth].astype(str)))
     proba_a = _proba_columns(frame, args.proba_a, args.classes, labels, what, "--proba-a")
     proba_b = _proba_columns(frame, args.proba_b, args.classes, labels, what, "--proba-b")
-    for path in (args.reliability, args.heatmap):
-        if path is not None:
-            _check_writable(path)
     if args.reliability and proba_a is None and proba_b is None:
         raise CLIError("--reliability needs --proba-a or --proba-b")
     names = tuple(args.names) if args.names else (args.a or "A", args.b or "B")
     if names[0] == names[1]:
         names = (f"{names[0]} (a)", f"{names[1]} (b)")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    caught = _Warnings()
+    with caught.collect():
         try:
-            rep = compare(frame[args.truth].astype(str).to_numpy(),
-                          frame[args.a].astype(str).to_numpy() if args.a else None,
-                          frame[args.b].astype(str).to_numpy() if args.b else None,
+            rep = compare(frame[args.truth].to_numpy(),
+                          frame[args.a].to_numpy() if args.a else None,
+                          frame[args.b].to_numpy() if args.b else None,
                           proba_a, proba_b, names=names, score=args.score, n_bins=args.bins,
                           confidence_level=args.confidence_level, n_resamples=args.resamples, rng=args.seed)
         except (ValueError, TypeError) as exc:
+            if not _is_input_error(exc):
+                raise
             raise CLIError(f"{what}: {exc}") from None
-    notes = list(dict.fromkeys(str(w.message) for w in caught))
     if args.json:
         out = rep.to_dict()
-        out["warnings"] = notes
+        out["warnings"] = caught.messages()
         print(json.dumps(_clean(out), indent=2, default=str))
     else:
         print(rep.summary())
-        for note in notes:
-            print(f"trialwise: warning: {note}", file=sys.stderr)
+    sys.stdout.flush()
+    figures = _Warnings()  # warnings of the figures that the report did not already give
     for path, kind in ((args.reliability, "reliability"), (args.heatmap, "heatmap")):
         if path is None:
             continue
+        _agg()
         from trialwise import plot
 
-        if kind == "reliability":
-            fig = plot.plot_reliability(rep.calibration)
-        else:
-            from trialwise.comparison import bowker_test
+        with figures.collect():
+            if kind == "reliability":
+                fig = plot.plot_reliability(rep.calibration)
+            else:
+                from trialwise.comparison import bowker_test
 
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
                 fig = plot.plot_agreement_matrix(bowker_test(counts=rep.agreement), names=names)
-        fig.savefig(path, dpi=150)
-        print(f"figure written to {path}", file=sys.stderr)
+        _save_figure(fig, path, f"--{kind}")
+    known = set(caught.messages())
+    figures.caught = [w for w in figures.caught if str(w.message) not in known]
+    if not args.json:
+        caught.report()
+    figures.report()
     return 0
 
 
-def _check_writable(path: str) -> None:
-    import os
+# --------------------------------------------------------------------------- shape bias
 
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise CLIError(f"{path}: folder {folder} does not exist")
+
+def _add_shape_bias(sub) -> argparse.ArgumentParser:
+    sb = sub.add_parser(
+        "shape-bias",
+        help="shape bias on cue-conflict images (Geirhos et al. 2019) with bootstrap intervals over images",
+        description=(
+            "Share of shape decisions among the answers that named the shape or the texture of cue-conflict "
+            "images (ids '<shape><k>-<texture><j>'; images whose two categories coincide do not count), per "
+            "observer and group, with intervals from a bootstrap over images shared by all observers. PATH is a "
+            "tidy CSV/Parquet trials table; without PATH the bundled --dataset is used."
+        ),
+        epilog=_EPILOG,
+    )
+    sb.add_argument("path", nargs="?", metavar="PATH", help="tidy trials file (default: the bundled --dataset)")
+    sb.add_argument("--dataset", choices=DATASETS, default="texture-vs-shape",
+                    help="bundled data used without PATH (default: texture-vs-shape)")
+    sb.add_argument("--experiment", default="cue-conflict",
+                    help="experiment to analyse, when the table has an experiment column (default: cue-conflict)")
+    sb.add_argument("--observers", nargs="+", metavar="NAME", help="only these observers (default: all)")
+    sb.add_argument("--groups", action="store_true",
+                    help="add one pooled row per observer_type with two or more observers (e.g. all humans)")
+    sb.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                    help="difference A − B of two observers or groups, with its interval and p-value")
+    sb.add_argument("--test", choices=("bootstrap", "swap"), default="bootstrap",
+                    help="test for --compare: bootstrap (H0 equal shape bias; default) or swap (H0 exchangeable "
+                         "observers)")
+    sb.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
+    sb.add_argument("--confidence-level", type=float, default=0.95)
+    sb.add_argument("--ci-method", choices=("jeffreys", "percentile"), default="jeffreys")
+    sb.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
+    sb.add_argument("--json", action="store_true", help="print the result as JSON")
+    sb.add_argument("--csv", metavar="CSV", help="write the table (one row per observer and group) here")
+    sb.add_argument("--figure", metavar="FILE",
+                    help="write the per-category shape-bias figure here (.png, .pdf or .svg)")
+    for col in ("subject", "image", "truth", "response"):
+        sb.add_argument(f"--{col}-column", default=None, help=f"{col} column of a tidy table")
+    return sb
+
+
+def _run_shape_bias(args) -> int:
+    from trialwise import datasets
+    from trialwise.shapebias import shape_bias
+
+    _check_output(args.csv, "--csv")
+    _check_output(args.figure, "--figure", figure=True)
+    if args.resamples < 1:
+        raise CLIError(f"--resamples must be a positive number of bootstrap replicates; got {args.resamples}")
+    if args.path is None:
+        loader = datasets.model_vs_human if args.dataset == "model-vs-human" else datasets.texture_vs_shape
+        frame, what = loader(), args.dataset
+    else:
+        frame, what = _read_table(args.path), args.path
+    caught = _Warnings()
+    with caught.collect():
+        try:
+            res = shape_bias(
+                frame, experiment=args.experiment if "experiment" in frame.columns else None,
+                observers=args.observers, groups="observer_type" if args.groups else None,
+                n_resamples=args.resamples, confidence_level=args.confidence_level, ci_method=args.ci_method,
+                rng=args.seed, subject=args.subject_column or "subject", image=args.image_column or "image",
+                truth=args.truth_column, response=args.response_column or "response",
+            )
+            diff = res.difference(*args.compare, test=args.test, rng=args.seed) if args.compare else None
+        except (ValueError, TypeError) as exc:
+            if not _is_input_error(exc):
+                raise
+            raise CLIError(f"{what}: {exc}") from None
+    if args.json:
+        out = res.to_dict()
+        out["difference"] = None if diff is None else diff.to_dict()
+        out["warnings"] = caught.messages()
+        print(json.dumps(_clean(out), indent=2))
+    else:
+        print(res.summary())
+        if diff is not None:
+            print()
+            print(diff.summary())
+    sys.stdout.flush()
+    if args.csv:
+        _write_text(args.csv, res.to_frame().to_csv(index=False), "--csv")
+        print(f"table written to {args.csv}", file=sys.stderr)
+    if args.figure:
+        _agg()
+        from trialwise.plot import plot_shape_bias
+
+        with caught.collect():
+            fig = plot_shape_bias(res)
+        _save_figure(fig, args.figure, "--figure")
+    if not args.json:
+        caught.report()
+    return 0
+
+
+# --------------------------------------------------------------------------- main
+
+#: name -> (add the subparser, run it). Extend here.
+_COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[Any], int]]] = {
+    "ec": (_add_ec, _run_ec),
+    "plan": (_add_plan, _run_plan),
+    "leaderboard": (_add_leaderboard, _run_leaderboard),
+    "compare": (_add_compare, _run_compare),
+    "shape-bias": (_add_shape_bias, _run_shape_bias),
+}
+
+
+def _check_options(args) -> None:
+    """The numeric options every command shares, checked in the command line's own words."""
+    seed = getattr(args, "seed", None)
+    if seed is not None and seed < 0:
+        raise CLIError(f"--seed must be a non-negative integer; got {seed}")
+    level = getattr(args, "confidence_level", None)
+    if level is not None and not 0 < level < 1:  # also NaN
+        raise CLIError(f"--confidence-level must be between 0 and 1 (e.g. 0.95); got {level:g}")
+    for flag, attr, least in (("--resamples", "resamples", 1), ("--simulations", "simulations", 1),
+                              ("--bins", "bins", 1)):
+        value = getattr(args, attr, None)
+        if value is not None and value < least:
+            raise CLIError(f"{flag} must be at least {least}; got {value}")
+
+
+def _is_input_error(exc: BaseException) -> bool:
+    """A ValueError/TypeError that trialwise raised itself (a ``raise`` statement in the package).
+
+    Those are the library's input validation. The same classes raised inside numpy,
+    pandas or scipy, or by an operation in trialwise's own code (e.g. ``1 + "a"``), are
+    bugs; so is :class:`numpy.linalg.LinAlgError` (a ValueError subclass).
+    """
+    import linecache
+
+    import numpy as np
+
+    if not isinstance(exc, (ValueError, TypeError)) or isinstance(exc, np.linalg.LinAlgError):
+        return False
+    tb = exc.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    filename = tb.tb_frame.f_code.co_filename
+    package = os.path.dirname(os.path.abspath(__file__))
+    if not os.path.abspath(filename).startswith(package + os.sep):
+        return False
+    return linecache.getline(filename, tb.tb_lineno).lstrip().startswith("raise")
+
+
+def _interrupted(signum, frame) -> None:  # pragma: no cover - exercised in a subprocess by the tests
     try:
-        import matplotlib  # noqa: F401
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise CLIError("--figure needs matplotlib: pip install 'trialwise[plot]'") from exc
+        sys.stderr.write(("\n" if _BAR_OPEN.is_set() else "") + "trialwise: interrupted\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)  # at once: worker threads would otherwise finish their tasks first
+
+
+@contextlib.contextmanager
+def _interrupt_handler() -> Iterator[None]:
+    """Ctrl-C ends the command at once with one line and exit status 130 (in the main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _bug(exc: BaseException) -> int:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    if os.environ.get("TRIALWISE_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(exc)
+    print(f"trialwise: internal error ({type(exc).__name__}: {first}) — this is a bug in trialwise; please report "
+          f"it with the command line (TRIALWISE_TRACEBACK=1 shows the traceback)", file=sys.stderr)
+    return 1
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (see the module docstring)."""
     parser = _parser()
     args = parser.parse_args(argv)
-    try:
-        if args.command == "ec":
-            return _run_ec(args)
-        if args.command == "plan":
-            return _run_plan(args)
-        if args.command == "leaderboard":
-            return _run_leaderboard(args)
-        if args.command == "compare":
-            return _run_compare(args)
-    except (CLIError, ValueError, TypeError) as exc:
-        print(f"trialwise: error: {exc}", file=sys.stderr)
-        return 2
-    return 1  # pragma: no cover - argparse rejects unknown commands
+    _, run = _COMMANDS[args.command]
+    with _interrupt_handler():
+        try:
+            _check_options(args)
+            return run(args)
+        except CLIError as exc:
+            print(f"trialwise: error: {exc}", file=sys.stderr)
+            return 2
+        except _FigureFailure as exc:
+            print(f"trialwise: error: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:  # when the handler could not be installed (not the main thread)
+            print("\ntrialwise: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
+        except MemoryError:
+            print("trialwise: error: out of memory; try fewer --resamples", file=sys.stderr)
+            return 1
+        except Exception as exc:  # noqa: BLE001 - one line instead of a traceback, input error or bug
+            if _is_input_error(exc):
+                first = (str(exc).strip().splitlines() or [""])[0]
+                print(f"trialwise: error: {first}", file=sys.stderr)
+                return 2
+            return _bug(exc)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -65,6 +65,13 @@ def copy_parameters(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
     Vectorised over a batch ``(..., 2, 2)`` of counts or probabilities
     ``[[n11, n10], [n01, n00]]`` in which the *rows* are the reference observer.
 
+    Raises
+    ------
+    TypeError
+        ``counts`` is not numeric.
+    ValueError
+        ``counts`` is not of shape (..., 2, 2), or holds a negative, NaN or infinite value.
+
     Returns
     -------
     p_copy, mismatch, latent_accuracy : ndarray
@@ -75,7 +82,17 @@ def copy_parameters(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
         the reference is always correct or always wrong (nothing to copy that could be
         told apart from chance).
     """
-    c = np.asarray(counts, dtype=float)
+    c = v._as_float_array(counts, "counts")
+    if c.ndim < 2 or c.shape[-2:] != (2, 2):
+        raise ValueError(f"`counts` must be a 2×2 table [[n11, n10], [n01, n00]] or a batch (..., 2, 2) of them; "
+                         f"got shape {c.shape}")
+    if not np.isfinite(c).all() or (c < 0).any():
+        raise ValueError(f"`counts` must hold finite non-negative counts or probabilities; got {v._show(c.tolist())}")
+    return _copy_parameters(c)
+
+
+def _copy_parameters(c: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    """:func:`copy_parameters` of checked float tables."""
     n11, n10, n01, n00 = c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1]
     with np.errstate(invalid="ignore", divide="ignore"):
         n = n11 + n10 + n01 + n00
@@ -173,7 +190,7 @@ class CopyModel:
         k = v.check_kappa(kappa, "kappa")
         a_r = v.check_probability(accuracy_ref, "accuracy_ref")
         a_o = v.check_probability(accuracy_other, "accuracy_other")
-        k, a_r, a_o = np.broadcast_arrays(k, a_r, a_o)
+        k, a_r, a_o = v.check_broadcast(k, a_r, a_o, names=("kappa", "accuracy_ref", "accuracy_other"))
         edge = (a_r <= 0) | (a_r >= 1)
         if edge.any():
             raise ValueError(
@@ -239,7 +256,7 @@ class CopyModel:
         p = v.check_kappa(p_copy, "p_copy")
         a_r = v.check_probability(accuracy_ref, "accuracy_ref", open_interval=True)
         lat = v.check_probability(latent_accuracy, "latent_accuracy")
-        p, a_r, lat = np.broadcast_arrays(p, a_r, lat)
+        p, a_r, lat = v.check_broadcast(p, a_r, lat, names=("p_copy", "accuracy_ref", "latent_accuracy"))
         q = np.abs(p)
         a_o = np.where(p >= 0, p * a_r, q * (1 - a_r)) + (1 - q) * lat
         m = _mismatch(a_r, a_o)
@@ -277,7 +294,7 @@ class CopyModel:
         c = v.check_counts(counts, batch=True)
         oriented = _orient(c, reference)
         s = table_statistics(oriented)
-        p, m, _ = copy_parameters(oriented)
+        p, m, _ = _copy_parameters(oriented.astype(float))
         undefined = np.isnan(p)
         if undefined.any():
             warn(
@@ -417,6 +434,10 @@ class CopyModel:
         ((10000, 2, 2), 160)
         """
         n_arr = _check_n(n)
+        grid = v.check_broadcast(n_arr, self._k, names=("n", "the model's grid"))[0].size
+        lead = _check_size(size)
+        _check_total(int(np.prod(lead, dtype=np.int64)) * grid, "tables", "size", 4 * 8)
+        v.check_workers(workers)
         return multinomial_tables(self.cell_probabilities(), n_arr, size=size, rng=rng, workers=workers)
 
     def simulate_trials(self, n: int, *, size: int | None = None, rng: Any = None) -> tuple[NDArray, NDArray]:
@@ -447,6 +468,7 @@ class CopyModel:
         gen = v.check_rng(rng)
         lead = () if size is None else (v.check_positive_int(size, "size"),)
         shape = lead + self.shape + (n,)
+        _check_total(int(np.prod(shape, dtype=np.float64)), "trials", "n and size", 26)
         p = self._p[..., None]
         ref = gen.random(shape) < self._a_r[..., None]
         copies = gen.random(shape) < np.abs(p)
@@ -476,7 +498,7 @@ class CopyModel:
         """
         n_arr = _check_n(n).astype(float)
         a, b, k = np.broadcast_arrays(self.accuracy_a, self.accuracy_b, self._k)
-        n_arr, a, b, k = np.broadcast_arrays(n_arr, a, b, k)
+        n_arr, a, b, k = v.check_broadcast(n_arr, a, b, k, names=("n", "accuracy_a", "accuracy_b", "kappa"))
         ka, kb = np.round(a * n_arr), np.round(b * n_arr)
         d = ka * (n_arr - kb) + kb * (n_arr - ka)
         target = ka * kb / n_arr + k * d / (2 * n_arr)
@@ -505,12 +527,36 @@ def _check_n(n: ArrayLike) -> NDArray:
         raise TypeError(f"`n` must be a positive integer or an array of them; got {v._show(n)}")
     if np.any(~np.isfinite(arr)) or np.any(arr < 1) or np.any(arr != np.round(arr)):
         raise ValueError(f"`n` must hold positive whole numbers of trials; got {v._show(arr.tolist())}")
+    if np.any(arr > v.MAX_COUNT):
+        raise ValueError(f"`n` must be at most 2**53 trials (larger counts are not exact in float64); got "
+                         f"{v._show(arr.tolist())}")
     return arr.astype(np.int64)
+
+
+#: Most values one call of :meth:`CopyModel.simulate` / :meth:`CopyModel.simulate_trials` draws (2**30).
+MAX_SIMULATED = 2**30
+
+
+def _check_size(size: Any) -> tuple[int, ...]:
+    """``size`` of :meth:`CopyModel.simulate`: None, a positive int, or a tuple of them."""
+    if size is None:
+        return ()
+    if isinstance(size, tuple):
+        return tuple(v.check_positive_int(s, "size") for s in size)
+    return (v.check_positive_int(size, "size"),)
+
+
+def _check_total(total: float, what: str, names: str, nbytes: int) -> None:
+    if total > MAX_SIMULATED:
+        raise ValueError(
+            f"this would simulate {total:.3g} {what} at once, about {total * nbytes / 1e9:.3g} GB of memory; at most "
+            f"2**30 are drawn per call: lower {names}, or simulate in several calls"
+        )
 
 
 def _decomposition(tables: NDArray) -> NDArray:
     """(κ, p_copy, mismatch, latent accuracy) of tables with the reference in rows → (..., 4)."""
-    p, m, lat = copy_parameters(tables)
+    p, m, lat = _copy_parameters(np.asarray(tables, dtype=float))
     return np.stack([kappa_from_counts(tables), p, m, lat], axis=-1)
 
 

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import bz2
+import csv
+import gzip
+import io
+import itertools
+import lzma
+import os
 import re
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from trialwise._validation import _show
 
 __all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_human", "image_id", "TRIAL_COLUMNS"]
 
@@ -15,28 +25,107 @@ __all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_hum
 TRIAL_COLUMNS = ("experiment", "condition", "subject", "observer_type", "image", "truth", "response", "correct")
 
 
+def _check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
+    """``value`` as a Path, or a ``TypeError`` naming ``name`` (``frame_ok``: a DataFrame is also accepted)."""
+    if isinstance(value, (str, os.PathLike)):
+        return Path(value)
+    kind = "a pandas DataFrame or the path of a CSV/Parquet file" if frame_ok else "a file path (str or pathlib.Path)"
+    hint = ""
+    if isinstance(value, (list, tuple)):
+        hint = ("; to read several files, read each and concatenate: "
+                "pd.concat([tw.read_trials(p) for p in paths], ignore_index=True)")
+    raise TypeError(f"`{name}` must be {kind}; got {type(value).__name__} {_show(value)}{hint}")
+
+
+_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+def _check_fields(p: Path, raw: bytes) -> None:
+    """A ``ValueError`` naming the line when a row has more or fewer fields than the header.
+
+    pandas fills a short row with empty values and, when every row has one field too many
+    (a separator at the end of each line), silently makes the first column the index and
+    shifts the others; both change the data without a word. ``raw``: the file's bytes.
+    """
+    if b'"' in raw:  # quoted fields may hold separators and line breaks: let the csv module parse them
+        reader = csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline=""))
+        rows = [(reader.line_num, len(row)) for row in reader if row]
+    else:
+        lines = raw.split(b"\n")
+        fields = np.fromiter(map(bytes.count, lines, itertools.repeat(b",")), np.int64, len(lines)) + 1
+        filled = np.fromiter(map(len, map(bytes.strip, lines)), np.int64, len(lines)) > 0
+        numbers = np.flatnonzero(filled)
+        rows = list(zip((numbers + 1).tolist(), fields[numbers].tolist())) if numbers.size else []
+        if rows and np.all(fields[numbers] == rows[0][1]):
+            return
+    if not rows:
+        return
+    n = rows[0][1]
+    for line, k in rows[1:]:
+        if k != n:
+            raise ValueError(
+                f"{p}: not a readable table (line {line} has {k} field(s) but the header has {n}): a separator is "
+                f"missing or extra on that line; fix the line and read the file again"
+            )
+
+
+def _read_bytes(p: Path) -> bytes:
+    """The file's content, decompressed by its suffix (.gz, .bz2, .xz) as pandas would."""
+    with _OPENERS.get(p.suffix.lower(), open)(p, "rb") as fh:
+        return fh.read()
+
+
 def read_table(path: str | Path):
     """Read a CSV (optionally gzip-compressed) or Parquet file into a DataFrame of text columns.
 
+    Every CSV column is read as text (``"40"`` stays ``"40"``, ``"0.10"`` stays
+    ``"0.10"``); an empty field is missing.
+
     Raises
     ------
+    TypeError
+        ``path`` is not a str or path.
     ValueError
-        The file is missing, empty or malformed; the message names the file.
+        The file is missing, empty, malformed, ragged (a line with more or fewer fields
+        than the header) or a truncated compressed file; the message names the file
+        (and the line).
+    ImportError
+        A Parquet file and no Parquet engine (``pip install pyarrow``).
     """
     import pandas as pd
 
-    p = Path(path)
+    p = _check_path(path, "path")
     if not p.is_file():
         raise ValueError(f"{p}: no such file")
-    try:
-        if p.suffix == ".parquet":
+    if p.suffix.lower() == ".parquet":
+        try:
             return pd.read_parquet(p)
-        return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+        except ImportError:
+            raise ImportError(f"{p}: reading a Parquet file needs pyarrow, which is not installed: "
+                              f"pip install pyarrow (or save the table as CSV)") from None
+        except (ValueError, OSError) as exc:
+            raise ValueError(f"{p}: not a readable Parquet file ({_first_line(exc)})") from None
+    try:
+        if p.suffix.lower() in (".zip", ".zst", ".tar"):
+            return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
+        raw = _read_bytes(p)
+        _check_fields(p, raw)
+        return pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, na_values=[""])
     except pd.errors.EmptyDataError:
         raise ValueError(f"{p}: the file is empty") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"{p}: not a readable table ({first})") from None
+    except EOFError:
+        raise ValueError(f"{p}: the compressed file is truncated (it ends before its end-of-stream marker); "
+                         f"copy or download it again") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, csv.Error, ValueError, OSError, zlib.error,
+            lzma.LZMAError) as exc:
+        if isinstance(exc, ValueError) and str(exc).startswith(f"{p}: "):
+            raise
+        raise ValueError(f"{p}: not a readable table ({_first_line(exc)})") from None
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _need(frame, column: str, what: str) -> None:
@@ -104,6 +193,8 @@ def paired_correctness(
 
     Raises
     ------
+    TypeError
+        ``a`` or ``b`` is not a DataFrame, or ``keys`` is not a list of column names.
     ValueError
         A column is missing (the message lists the columns found), an item occurs twice
         for one observer, or the observers share no item.
@@ -119,9 +210,19 @@ def paired_correctness(
     >>> ca.tolist(), cb.tolist(), info
     ([True, True], [True, False], {'n': 2, 'only_a': 1, 'only_b': 1})
     """
+    import pandas as pd
+
+    for frame, arg in ((a, "a"), (b, "b")):
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError(f"`{arg}` must be a pandas DataFrame of one observer's trials; got "
+                            f"{type(frame).__name__} {_show(frame)}")
     if keys is None:
         keys = [k for k in ("experiment", "condition") if k in a.columns and k in b.columns] + [image]
+    elif isinstance(keys, str) or not all(isinstance(k, str) for k in keys):
+        raise TypeError(f"`keys` must be a list of column names; got {_show(keys)}")
     keys = list(keys)
+    if not keys:
+        raise ValueError("`keys` is empty: name the column(s) that identify an item")
     out = []
     for frame, name in ((a, names[0]), (b, names[1])):
         for k in keys:
@@ -195,10 +296,16 @@ def read_trials(
 
     Raises
     ------
+    TypeError
+        ``source`` is neither a DataFrame nor a path.
     ValueError
         A named column is missing (the message lists the columns found), a key column
         has an empty value (row given), an observer answered the same item twice, or
-        one item has two different correct answers or conditions.
+        one item has two different correct answers or conditions. Two common causes
+        are named with their fix: a table that concatenates rows of
+        :func:`trialwise.datasets.model_vs_human` (column ``category``) with rows of
+        ``read_trials`` (column ``truth``), and conditions that differ only in number
+        formatting (``"40"`` vs ``"40.0"``, from a CSV read with pandas' default dtypes).
 
     Examples
     --------
@@ -214,9 +321,10 @@ def read_trials(
     if isinstance(source, pd.DataFrame):
         frame, what = source, "trials"
     else:
-        frame, what = read_table(source), str(source)
+        frame, what = read_table(_check_path(source, "source", frame_ok=True)), str(source)
     if len(frame) == 0:
         raise ValueError(f"{what}: the table has no rows")
+    _check_layout(frame, what)
     _need(frame, subject, what)
     _need(frame, image, what)
     out = pd.DataFrame(index=frame.index)
@@ -250,6 +358,38 @@ def read_trials(
     return out.reset_index(drop=True)
 
 
+def _check_layout(frame, what: str) -> None:
+    """A ``ValueError`` for a table that mixes the bundled datasets' columns with read_trials' columns.
+
+    ``pd.concat`` of :func:`trialwise.datasets.model_vs_human` rows (correct answer in
+    ``category``) and :func:`read_trials` rows (in ``truth``) gives a table in which each
+    row has only one of the two; reading it as one table would then complain about empty
+    values, which hides the cause.
+    """
+    if "truth" not in frame.columns or "category" not in frame.columns:
+        return
+    t_na, c_na = frame["truth"].isna().to_numpy(), frame["category"].isna().to_numpy()
+    only_category, only_truth = ~c_na & t_na, ~t_na & c_na
+    if not (np.any(only_category) and np.any(only_truth)):
+        return
+    row = int(np.flatnonzero(only_category)[0])
+    raise ValueError(
+        f"{what}: {int(np.sum(only_category))} row(s) have the correct answer in column 'category' and an empty "
+        f"'truth' (e.g. row {row + 1}), {int(np.sum(only_truth))} row(s) the other way round: this table "
+        "concatenates two tables with different column names — rows of trialwise.datasets (column 'category') "
+        "and rows of trialwise.read_trials (column 'truth'). Put each part through read_trials before "
+        "concatenating: pd.concat([tw.read_trials(bundled), tw.read_trials(mine)], ignore_index=True)"
+    )
+
+
+def _numeric_form(values):
+    """Condition labels with numbers in one canonical form (``"40"``, ``"40.0"`` → ``"40.0"``); text as is."""
+    import pandas as pd
+
+    num = pd.to_numeric(values, errors="coerce")
+    return values.where(num.isna(), num.astype(float).map(repr))
+
+
 def _check_items(trials, what: str) -> None:
     """One answer per observer and item; one truth and one condition per item."""
     keys = ["experiment", "subject", "image"]
@@ -264,8 +404,27 @@ def _check_items(trials, what: str) -> None:
         n = trials.groupby(["experiment", "image"], sort=False)[col].nunique()
         if (n > 1).any():
             e, i = n.index[np.flatnonzero((n > 1).to_numpy())[0]]
+            if col == "condition":
+                _check_number_formatting(trials, e, i, int((n > 1).sum()), what)
             raise ValueError(f"{what}: image {i!r} of experiment {e!r} has more than one {noun} across "
                              f"observers ({int((n > 1).sum())} such image(s))")
+
+
+def _check_number_formatting(trials, experiment: str, image: str, n_images: int, what: str) -> None:
+    """The cause of two conditions for one image when they are the same number written twice ('40', '40.0')."""
+    rows = trials[(trials["experiment"] == experiment) & (trials["image"] == image)]
+    labels = rows["condition"]
+    if labels.nunique() < 2 or _numeric_form(labels).nunique() != 1:
+        return
+    by_label = rows.groupby("condition", sort=True)["subject"].agg(lambda s: sorted(s)[:3])
+    used = "; ".join(f"{c!r} by {', '.join(map(repr, subj))}" for c, subj in by_label.items())
+    raise ValueError(
+        f"{what}: {n_images} image(s) have more than one condition across observers, and the labels differ only "
+        f"in number formatting — e.g. image {image!r} of experiment {experiment!r}: {used}. Conditions are text; "
+        "a CSV read with pandas' default dtypes turns them into numbers (40 → 40.0, 0.90 → 0.9) for the "
+        "observers whose file holds only numeric conditions. Read such files as text — pd.read_csv(path, "
+        "dtype=str) — or let tw.read_trials(path) read them (it reads every column as text)"
+    )
 
 
 # --------------------------------------------------------------------------- model-vs-human
@@ -291,7 +450,17 @@ def image_id(names: Any):
     """
     import pandas as pd
 
-    s = pd.Series(names, dtype=str)
+    if names is None or isinstance(names, (str, bytes)) or not np.iterable(names):
+        raise TypeError(f"`names` must be a list (or Series) of image file names; got {_show(names)}")
+    s = pd.Series(names, dtype=object)
+    missing = s.isna().to_numpy()
+    if missing.any():
+        raise ValueError(f"`names` has a missing value at position {int(np.flatnonzero(missing)[0])}")
+    text = np.fromiter((isinstance(x, str) for x in s), bool, count=len(s))
+    if not text.all():
+        i = int(np.flatnonzero(~text)[0])
+        raise TypeError(f"`names` must hold file names (text); got {_show(s.iloc[i])} at position {i}")
+    s = s.astype(str)
     stem = s.str.replace(r"\.[A-Za-z0-9]+$", "", regex=True)
     parts = stem.str.rsplit("_", n=2)
     last = parts.str[-1]
@@ -327,13 +496,15 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
 
     Raises
     ------
+    TypeError
+        ``path`` is not a str or path.
     ValueError
         The folder has no CSV, a file lacks a column or is malformed (file and line
         named), or an observer answered an image twice.
     """
     import pandas as pd
 
-    root = Path(path)
+    root = _check_path(path, "path")
     if not root.is_dir():
         raise ValueError(f"{root}: no such folder")
     files = sorted(root.rglob("*.csv"))

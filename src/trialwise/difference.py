@@ -20,6 +20,7 @@ from trialwise._results import ConfidenceInterval, ErrorConsistencyDifferenceRes
 from trialwise._warnings import DegenerateDataWarning, warn
 from trialwise.intervals import CI_METHODS, interval
 from trialwise.kappa import kappa_difference_variance, kappa_from_counts
+from trialwise.labels import code_labels
 from trialwise.resampling import (
     jackknife_tables,
     monte_carlo_pvalue,
@@ -135,10 +136,8 @@ def _triplet_counts(reference, x, y, truth, counts) -> NDArray:
         raise TypeError("error_consistency_difference needs `reference`, `x` and `y`, or `counts` of shape (2, 2, 2)")
     names = ("reference", "x", "y")
     if truth is not None:
-        t = v.check_label_vector(truth, "truth")
-        resp = [v.check_label_vector(obj, name) for obj, name in zip((reference, x, y), names)]
-        v.check_same_length(reference=resp[0], x=resp[1], y=resp[2], truth=t)
-        right = [np.asarray(r == t, dtype=bool) for r in resp]
+        coding = code_labels({"reference": reference, "x": x, "y": y, "truth": truth})
+        right = [coding.matches(name, "truth") for name in names]
     else:
         right = [v.check_binary_vector(obj, name) for obj, name in zip((reference, x, y), names)]
         v.check_same_length(reference=right[0], x=right[1], y=right[2])

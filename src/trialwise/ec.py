@@ -18,6 +18,7 @@ from trialwise import _validation as v
 from trialwise._results import ConfidenceInterval, ErrorConsistencyResult, PairwiseErrorConsistencyResult
 from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, warn
 from trialwise.intervals import CI_METHODS, interval
+from trialwise.labels import code_labels
 from trialwise.kappa import (
     _unbiased_from_kappa,
     canonical_orientation,
@@ -171,28 +172,29 @@ def _infer(
 
     degenerate = [r for r in reasons if r is not None]
     if degenerate:
+        # One fixed text per kind (no counts), so Python's once-per-location filter collapses a loop of
+        # calls into one line; the counts and reasons are in the result (`undefined_reason`).
         if n_pairs == 1:
             msg = degenerate[0]
         else:
-            msg = f"{len(degenerate)} of {n_pairs} pairs are degenerate, e.g. {degenerate[0]}; see `undefined_reason`"
+            msg = ("some pairs are degenerate (EC undefined, or exactly 0 by construction); "
+                   "see `undefined_reason` for which and why")
         warn(msg, DegenerateDataWarning, stacklevel)
     flagged_sparse = [w for w in sparse if w is not None]
     if flagged_sparse:
-        msg = flagged_sparse[0] if n_pairs == 1 else (
-            f"{len(flagged_sparse)} of {n_pairs} pairs have tables too sparse for a calibrated interval, "
-            f"e.g. {flagged_sparse[0]}; see `coverage_warning`")
+        what = ("the Jeffreys interval tends to be conservative" if opts.ci_method == "jeffreys" else
+                f"the {opts.ci_method} interval can under-cover badly")
+        msg = (f"{'the table is' if n_pairs == 1 else 'some tables are'} too sparse for a calibrated interval "
+               f"(smallest expected cell count < {SPARSE_EXPECTED_COUNT:g}); {what} there — the count is in "
+               "`coverage_warning`; see docs/validity.md")
         warn(msg, SparseTableWarning, stacklevel)
     if dist is not None:
         share = n_undefined / dist.shape[0]
         flagged = [i for i in range(n_pairs) if share[i] > UNDEFINED_WARN_SHARE and reasons[i] is None]
         if flagged:
-            worst = f"{100 * max(share[i] for i in flagged):.1f}%"
             cause = "a resample in which both observers were always correct or always wrong"
-            if n_pairs == 1:
-                msg = f"{worst} of the bootstrap replicates had an undefined EC ({cause}) and were left out of the interval"
-            else:
-                msg = (f"{len(flagged)} of {n_pairs} pairs had more than 1% undefined bootstrap replicates "
-                       f"(up to {worst}; {cause}); they were left out of the intervals")
+            msg = (f"more than {100 * UNDEFINED_WARN_SHARE:g}% of the bootstrap replicates had an undefined EC "
+                   f"({cause}) and were left out of the interval; how many is in `n_undefined`")
             warn(msg, UndefinedReplicatesWarning, stacklevel)
     return dict(
         statistic=statistic, low=lo, high=hi, pvalue=pvalue, stats=stats_, kappa_min=k_lo, kappa_max=k_hi,
@@ -227,13 +229,9 @@ def _counts_from_input(a, b, truth, counts) -> NDArray:
         return v.check_counts(counts)
     if a is None or b is None:
         raise TypeError("error_consistency needs two observers `a` and `b`, or `counts=[[n11, n10], [n01, n00]]`")
-    if truth is not None:
-        ra = v.check_label_vector(a, "a")
-        rb = v.check_label_vector(b, "b")
-        t = v.check_label_vector(truth, "truth")
-        v.check_same_length(a=ra, b=rb, truth=t)
-        ca = np.asarray(ra == t, dtype=bool)
-        cb = np.asarray(rb == t, dtype=bool)
+    if truth is not None:  # responses and truth coded together: trialwise.labels
+        coding = code_labels({"a": a, "b": b, "truth": truth})
+        ca, cb = coding.matches("a", "truth"), coding.matches("b", "truth")
     else:
         ca = v.check_binary_vector(a, "a")
         cb = v.check_binary_vector(b, "b")
@@ -413,11 +411,12 @@ def _correctness_matrix(correct, truth) -> tuple[NDArray, NDArray, tuple]:
         t = np.asarray(truth, dtype=object)
         if t.shape != (values.shape[0],):
             raise ValueError(f"`truth` must have one label per item ({values.shape[0]}); got shape {t.shape}")
-        if v._missing_mask(t).any():
-            raise ValueError("`truth` has missing values")
-        obj = values.astype(object)
-        seen = ~v._missing_mask(obj.ravel()).reshape(obj.shape)
-        right = seen & (obj == t[:, None])
+        # responses and truth coded together (trialwise.labels); a missing response = not seen
+        coding = code_labels({"truth": t, "correct": values.astype(object).ravel()}, allow_missing=("correct",),
+                             same_length=False)
+        codes = coding.codes["correct"].reshape(values.shape)
+        seen = codes >= 0
+        right = codes == coding.codes["truth"][:, None]
         return right.astype(np.uint8), seen.astype(np.uint8), names
     if values.dtype == bool:
         return values.astype(np.uint8), np.ones(values.shape, np.uint8), names
@@ -437,6 +436,8 @@ def _correctness_matrix(correct, truth) -> tuple[NDArray, NDArray, tuple]:
 def _pair_indices(names: tuple, pairs) -> list[tuple[int, int]]:
     if pairs is None:
         return list(combinations(range(len(names)), 2))
+    if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__iter__"):
+        raise TypeError(f"`pairs` must be a list of (observer_a, observer_b); got {pairs!r}")
     pos = {name: i for i, name in enumerate(names)}
     out = []
     for item in pairs:

@@ -13,12 +13,14 @@ such tables; the bootstrap calls these kernels on a whole batch of replicate tab
 
 from __future__ import annotations
 
+import numbers
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from trialwise._validation import check_probability, check_kappa
+from trialwise import _validation as v
+from trialwise._validation import check_kappa, check_probability
 
 __all__ = [
     "TableStatistics",
@@ -33,6 +35,64 @@ __all__ = [
     "kappa_gradient",
     "kappa_difference_variance",
 ]
+
+
+#: Largest table total accepted (2**53): beyond it counts are not exact in float64.
+MAX_TABLE_TOTAL = 2**53
+#: Largest table total for which κ is computed in int64 arithmetic: the products of two
+#: margins reach n²/4 and their sum n²/2, which stays below 2**63 up to n = 2**31.
+#: Larger tables (e.g. simulations at n = 10**10) are computed in float64, whose relative
+#: error (~1e-16) is far below the sampling error of κ̂ at any n.
+_INT_KAPPA_MAX_TOTAL = 2**31
+# Cells may be fractional (posterior draws, proportions); a cell below zero by no more than
+# this share of its table's total is floating-point noise (e.g. n − a − b + n11 of weighted
+# sums), not an error.
+_NEGATIVE_TOLERANCE = 1e-9
+
+
+def _check_tables(counts: ArrayLike, name: str = "counts") -> NDArray:
+    """2×2 tables ``(..., 2, 2)`` of non-negative, finite counts, for the public kernels.
+
+    Cells may be fractional (posterior draws, proportions: κ depends only on the
+    proportions). A ``TypeError`` for anything that is not real numbers (text, None,
+    complex), a ``ValueError`` for a wrong shape, NaN or infinity, negative cells, or a
+    table of more than 2**53 items; the message names ``name``.
+    """
+    if counts is None or isinstance(counts, (str, bytes)):
+        raise TypeError(f"`{name}` must be 2×2 tables of counts [[n11, n10], [n01, n00]]; got {v._show(counts)}")
+    try:
+        arr = np.asarray(counts)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(f"`{name}` must be 2×2 tables of counts [[n11, n10], [n01, n00]]; "
+                         f"got {v._show(counts)}") from exc
+    if arr.dtype.kind == "c":
+        raise TypeError(f"`{name}` must hold real counts; got complex numbers {v._show(arr.tolist())}")
+    if arr.dtype.kind == "O" and arr.size and all(
+            isinstance(x, numbers.Real) and not isinstance(x, bool) for x in arr.ravel()):
+        arr = arr.astype(float)            # Python integers beyond int64
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`{name}` must be 2×2 tables of counts (numbers); got {v._show(counts)}")
+    if arr.ndim < 2 or arr.shape[-2:] != (2, 2):
+        raise ValueError(f"`{name}` must have shape (..., 2, 2): tables [[n11, n10], [n01, n00]]; "
+                         f"got shape {arr.shape}")
+    if arr.dtype.kind == "f":
+        if not np.isfinite(arr).all():
+            raise ValueError(f"`{name}` must be finite; got {v._show(arr.tolist())}")
+        total = arr.sum(axis=(-2, -1), keepdims=True)
+        if (arr < -_NEGATIVE_TOLERANCE * np.maximum(total, 1.0)).any():
+            raise ValueError(f"`{name}` must be non-negative; got {v._show(arr.tolist())}")
+    elif arr.dtype.kind == "i" and (arr < 0).any():
+        raise ValueError(f"`{name}` must be non-negative; got {v._show(arr.tolist())}")
+    if arr.size and float(arr.sum(axis=(-2, -1), dtype=float).max()) > MAX_TABLE_TOTAL:
+        raise ValueError(f"`{name}` holds more than 2**53 items in a table: counts that large are not exact in "
+                         f"float64; got {v._show(arr.tolist())}")
+    return arr
+
+
+def _check_unbiased(unbiased: object) -> bool:
+    if not isinstance(unbiased, (bool, np.bool_)):
+        raise TypeError(f"`unbiased` must be True or False; got {v._show(unbiased)}")
+    return bool(unbiased)
 
 
 def _cells(counts: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
@@ -58,7 +118,8 @@ def _kappa_int(counts: NDArray) -> NDArray:
     """κ of integer tables (..., 2, 2), in exact int64 arithmetic up to the division.
 
     The fast path for large simulated batches: no float copy of the tables. Products of
-    counts stay exact for tables of up to about 1.5·10⁹ items.
+    counts stay exact for tables of up to ``_INT_KAPPA_MAX_TOTAL`` = 2**31 items; the
+    caller (:func:`_kappa`) sends larger tables to the float64 path.
     """
     n11, n10, n01, n00 = counts[..., 0, 0], counts[..., 0, 1], counts[..., 1, 0], counts[..., 1, 1]
     num = n11 * n00
@@ -124,7 +185,7 @@ def table_statistics(counts: ArrayLike) -> TableStatistics:
     >>> float(s.accuracy_a), float(s.accuracy_b), round(float(s.kappa), 4)
     (0.8, 0.7, 0.2105)
     """
-    n11, n10, n01, n00 = _cells(counts)
+    n11, n10, n01, n00 = _cells(_check_tables(counts))
     n = n11 + n10 + n01 + n00
     with np.errstate(invalid="ignore", divide="ignore"):
         safe = np.where(n > 0, n, np.nan)
@@ -152,6 +213,19 @@ def kappa_from_counts(counts: ArrayLike, *, unbiased: bool = False) -> NDArray:
         κ; NaN where it is undefined (``c_exp = 1`` or ``n = 0``). Exactly 0 where one
         observer is always correct (or always wrong) and the other is not.
 
+    Raises
+    ------
+    TypeError, ValueError
+        ``counts`` not numbers, not of shape (..., 2, 2), NaN or infinite, negative, or
+        more than 2**53 items in a table (:func:`_check_tables`).
+
+    Notes
+    -----
+    Integer tables of up to 2**31 items are computed exactly in int64 arithmetic up to
+    the final division; larger tables (e.g. simulated experiments of 10**10 trials) in
+    float64, whose relative error of about 1e-16 is negligible against the sampling
+    error of κ̂.
+
     Examples
     --------
     >>> float(kappa_from_counts([[40, 10], [10, 40]]))
@@ -159,8 +233,18 @@ def kappa_from_counts(counts: ArrayLike, *, unbiased: bool = False) -> NDArray:
     >>> kappa_from_counts([[[40, 10], [10, 40]], [[50, 0], [50, 0]]]).tolist()
     [0.6, 0.0]
     """
+    return _kappa(_check_tables(counts), unbiased=_check_unbiased(unbiased))
+
+
+def _kappa(counts: ArrayLike, unbiased: bool = False) -> NDArray:
+    """:func:`kappa_from_counts` without the input checks, for the library's own (valid) tables.
+
+    Integer tables of up to 2**31 items take the exact int64 path; larger ones (whose
+    margin products would overflow int64) and fractional ones the float64 path.
+    """
     c = np.asarray(counts)
-    if c.dtype.kind in "iu" and c.ndim >= 2 and c.shape[-2:] == (2, 2):
+    if (c.dtype.kind in "iu" and c.ndim >= 2 and c.shape[-2:] == (2, 2)
+            and (c.size == 0 or int(c.sum(axis=(-2, -1)).max()) <= _INT_KAPPA_MAX_TOTAL)):
         kappa = _kappa_int(c.astype(np.int64, copy=False))
         n = c.sum(axis=(-2, -1)) if unbiased else None
     else:
@@ -186,8 +270,24 @@ def unbiased_kappa(kappa: ArrayLike, n: ArrayLike) -> NDArray:
     --------
     >>> round(float(unbiased_kappa(0.5, 100)), 6)
     0.502513
+
+    ``kappa`` must lie in [−1, 1] (NaN, an undefined κ, stays NaN) and ``n`` be whole
+    numbers >= 1; they broadcast against each other.
     """
-    return _unbiased_from_kappa(np.asarray(kappa, dtype=float), np.asarray(n, dtype=float))
+    try:
+        k = np.asarray(kappa, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"`kappa` must be numeric; got {v._show(kappa)}") from exc
+    if (np.abs(k[~np.isnan(k)]) > 1).any():
+        raise ValueError(f"`kappa` must be in [-1, 1]; got {v._show(k.tolist())}")
+    n_arr = np.asarray(n)
+    if n_arr.dtype.kind not in "biuf" or n_arr.dtype.kind == "b":
+        raise TypeError(f"`n` must be whole numbers of items >= 1; got {v._show(n)}")
+    n_arr = n_arr.astype(float)
+    if not np.isfinite(n_arr).all() or (n_arr < 1).any() or (n_arr != np.round(n_arr)).any():
+        raise ValueError(f"`n` must be whole numbers of items >= 1; got {v._show(n_arr.tolist())}")
+    k, n_arr = v.check_broadcast(k, n_arr, names=("kappa", "n"))
+    return _unbiased_from_kappa(k, n_arr)
 
 
 def kappa_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
@@ -213,7 +313,7 @@ def kappa_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
                 + (1 − κ)² Σ_{i≠j} p_ij (p_.i + p_j.)² − (κ − p_e(1 − κ))²] / (n (1 − p_e)²)
         var0 = [p_e + p_e² − Σ_i p_i. p_.i (p_i. + p_.i)] / (n (1 − p_e)²)
     """
-    n11, n10, n01, n00 = _cells(counts)
+    n11, n10, n01, n00 = _cells(_check_tables(counts))
     n = n11 + n10 + n01 + n00
     with np.errstate(invalid="ignore", divide="ignore"):
         p11, p10, p01, p00 = n11 / n, n10 / n, n01 / n, n00 / n
@@ -264,7 +364,7 @@ def kappa_bounds(accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> tuple[NDArray,
     """
     a = check_probability(accuracy_a, "accuracy_a")
     b = check_probability(accuracy_b, "accuracy_b")
-    a, b = np.broadcast_arrays(a, b)
+    a, b = v.check_broadcast(a, b, names=("accuracy_a", "accuracy_b"))
     d = a * (1 - b) + b * (1 - a)
     with np.errstate(invalid="ignore", divide="ignore"):
         hi = 2 * np.minimum(a * (1 - b), b * (1 - a)) / d
@@ -346,7 +446,7 @@ def feasible_accuracy(accuracy_a: ArrayLike, kappa: ArrayLike) -> tuple[NDArray,
     """
     a = check_probability(accuracy_a, "accuracy_a", open_interval=True)
     k = check_kappa(kappa, "kappa")
-    a, k = np.broadcast_arrays(a, k)
+    a, k = v.check_broadcast(a, k, names=("accuracy_a", "kappa"))
     with np.errstate(invalid="ignore", divide="ignore"):
         lo_pos = a * k / (2 * a * k - 2 * a - k + 2)
         hi_pos = a * (2 - k) / (k + 2 * a * (1 - k))
@@ -384,7 +484,7 @@ def cell_probabilities(kappa: ArrayLike, accuracy_a: ArrayLike, accuracy_b: Arra
     k = check_kappa(kappa, "kappa")
     a = check_probability(accuracy_a, "accuracy_a")
     b = check_probability(accuracy_b, "accuracy_b")
-    k, a, b = np.broadcast_arrays(k, a, b)
+    k, a, b = v.check_broadcast(k, a, b, names=("kappa", "accuracy_a", "accuracy_b"))
     lo, hi = kappa_bounds(a, b)
     tol = 1e-12
     bad = ~np.isnan(lo) & ((k < lo - tol) | (k > hi + tol))
@@ -462,7 +562,7 @@ def kappa_difference_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
         p = c / n[..., None, None, None]
     rx, ry = p.sum(axis=-1), p.sum(axis=-2)
     g = kappa_gradient(rx)[..., :, :, None] - kappa_gradient(ry)[..., :, None, :]
-    delta = kappa_from_counts(rx) - kappa_from_counts(ry)
+    delta = _kappa(rx) - _kappa(ry)
     first = (g * p).sum(axis=(-3, -2, -1))
     second = (g**2 * p).sum(axis=(-3, -2, -1))
     with np.errstate(invalid="ignore", divide="ignore"):

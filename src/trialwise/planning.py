@@ -9,6 +9,7 @@ draw over the four cells of the 2×2 table, so a whole grid of designs (n × acc
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,12 +24,13 @@ from trialwise._results import (
     PlanResult,
     PowerResult,
 )
+from trialwise._warnings import DegenerateDataWarning, warn
 from trialwise.copymodel import CopyModel, _check_n
 from trialwise.intervals import _quantile_sorted, _sorted_valid, percentile_interval
 from trialwise.kappa import (
+    _kappa,
     cell_probabilities,
     kappa_difference_variance,
-    kappa_from_counts,
     kappa_variance,
 )
 from trialwise.resampling import bootstrap_tables, multinomial_cells, multinomial_tables
@@ -43,8 +45,24 @@ BIAS_NOTE = 0.01
 
 
 def _simulated_kappa(cells: NDArray, n: NDArray, n_simulations: int, rng, workers) -> NDArray:
-    return multinomial_tables(cells, n, size=n_simulations, rng=rng, statistic=kappa_from_counts, workers=workers,
+    return multinomial_tables(cells, n, size=n_simulations, rng=rng, statistic=_kappa, workers=workers,
                               order_free=True)
+
+
+def _degenerate(result: CIWidthResult) -> NDArray:
+    """Grid points whose interval is degenerate: zero width, or undefined (no defined κ̂ at all)."""
+    return ~(np.asarray(result.high) > np.asarray(result.low))
+
+
+def _degenerate_message(result: CIWidthResult, where: NDArray) -> str:
+    i = np.unravel_index(int(np.flatnonzero(where)[0]), where.shape) if where.ndim else ()
+    n, a, b, k = (float(np.asarray(x)[i]) for x in (result.n, result.accuracy_a, result.accuracy_b, result.kappa))
+    count = int(where.sum())
+    at = "" if where.size == 1 else f"at {count} of {where.size} grid points, e.g. "
+    return (f"ci_width: {at}n = {n:.0f} (accuracies {a:g} / {b:g}, κ = {k:g}): the interval of κ̂ is degenerate "
+            "(zero width, or undefined): every simulated experiment gives the same κ̂ — e.g. 0 or undefined "
+            "because an observer is always right or always wrong, as with n = 1 — so it says nothing about the "
+            "precision of κ̂; use more trials")
 
 
 def ci_width(
@@ -91,7 +109,24 @@ def ci_width(
     Raises
     ------
     ValueError
-        κ not attainable with the accuracies (the message gives the feasible range).
+        κ not attainable with the accuracies (the message gives the feasible range);
+        parameters that cannot be broadcast against each other.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        The interval of some grid point is degenerate: zero width (``low == high``,
+        every simulated κ̂ between the quantiles is the same value) or undefined. At
+        n = 1 it always is (each observer is trivially always right or always wrong, so
+        κ̂ is 0 or undefined); a zero width then says nothing about precision.
+        :func:`plan_trials` never answers such an n.
+
+    Notes
+    -----
+    Each simulated experiment is one multinomial draw of the four cells, so any n up to
+    2**53 costs the same; κ̂ of a simulated table is exact in int64 arithmetic up to
+    n = 2**31 and computed in float64 beyond (relative error ~1e-16, far below the
+    sampling error), so intervals stay correct at n = 10**10–10**12.
 
     Examples
     --------
@@ -100,9 +135,21 @@ def ci_width(
     >>> r.half_width.round(3).tolist()
     [0.198, 0.062, 0.02]
     """
+    result = _ci_width(n, accuracy_a, accuracy_b, kappa, confidence_level=confidence_level,
+                       n_simulations=n_simulations, rng=rng, workers=workers)
+    degenerate = _degenerate(result)
+    if degenerate.any():
+        warn(_degenerate_message(result, degenerate), DegenerateDataWarning)
+    return result
+
+
+def _ci_width(n: ArrayLike, accuracy_a: ArrayLike, accuracy_b: ArrayLike, kappa: ArrayLike, *,
+              confidence_level: float, n_simulations: int, rng: Any, workers: int | None) -> CIWidthResult:
+    """:func:`ci_width` without the warning (callers check :func:`_degenerate` themselves)."""
     level = v.check_confidence_level(confidence_level)
     n_sim = v.check_positive_int(n_simulations, "n_simulations")
     n_arr = _check_n(n)
+    v.check_broadcast(n_arr, accuracy_a, accuracy_b, kappa, names=("n", "accuracy_a", "accuracy_b", "kappa"))
     cells = cell_probabilities(kappa, accuracy_a, accuracy_b)
     k, a, b = np.broadcast_arrays(
         np.asarray(kappa, dtype=float), np.asarray(accuracy_a, dtype=float), np.asarray(accuracy_b, dtype=float)
@@ -175,6 +222,18 @@ def _asymptotic_sd(cells: NDArray) -> NDArray:
     return np.sqrt(np.clip(var, 0, None))
 
 
+def _check_half_width(value: Any) -> float:
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`half_width` must be a number in (0, 1) (half the width of the interval of κ); "
+                        f"got {v._show(value)}")
+    target = float(value)
+    if not 0 < target < 1:           # NaN fails too
+        raise ValueError(f"`half_width` must be in (0, 1); got {value!r}")
+    return target
+
+
 def plan_trials(
     half_width: float,
     accuracy_a: float,
@@ -192,7 +251,8 @@ def plan_trials(
     Parameters
     ----------
     half_width : float
-        Target half-width of the ``confidence_level`` interval of κ̂ (half its width).
+        Target half-width of the ``confidence_level`` interval of κ̂ (half its width),
+        in (0, 1).
     accuracy_a, accuracy_b, kappa : float
         The expected design: accuracies and true error consistency. A is the
         reference (e.g. the human observer) for the alternatives below.
@@ -218,7 +278,10 @@ def plan_trials(
     -----
     Each evaluated n is simulated with its own seeded stream, and the smallest n is
     found by doubling from the large-sample estimate ``(z·σ₁/h)²`` (σ₁² = n·Var κ̂ of
-    Fleiss et al. at the true table) followed by bisection.
+    Fleiss et al. at the true table) followed by bisection. An n whose interval is
+    degenerate (zero width or undefined, see :func:`ci_width`; n = 1 always is) never
+    counts as reaching the target: with ``n_max=1`` the answer is ``n = None``, with a
+    note saying why.
 
     Examples
     --------
@@ -227,9 +290,7 @@ def plan_trials(
     >>> plan.n
     1554
     """
-    target = float(half_width)
-    if not (0 < target < 1) or math.isnan(target):
-        raise ValueError(f"`half_width` must be in (0, 1); got {half_width!r}")
+    target = _check_half_width(half_width)
     level = v.check_confidence_level(confidence_level)
     n_sim = v.check_positive_int(n_simulations, "n_simulations")
     n_max = v.check_positive_int(n_max, "n_max")
@@ -239,13 +300,20 @@ def plan_trials(
     base = int(v.check_rng(rng).integers(2**62))
     z = float(ndtri(0.5 + level / 2))
 
+    degenerate: list[int] = []            # n whose interval was narrow enough only by being degenerate
+
     def search(a: float, b: float, k: float) -> tuple[int | None, CIWidthResult | None]:
         """Smallest n for the design (a, b, k), and the simulation at that n."""
         seen: dict[int, CIWidthResult] = {}
 
         def ok(n: int) -> bool:
-            seen[n] = ci_width(n, a, b, k, confidence_level=level, n_simulations=n_sim, rng=_seeded(base, n))
-            return bool(seen[n].half_width <= target)  # NaN (never defined) counts as too wide
+            seen[n] = _ci_width(n, a, b, k, confidence_level=level, n_simulations=n_sim, rng=_seeded(base, n),
+                                workers=None)
+            narrow = bool(seen[n].half_width <= target)  # NaN (never defined) counts as too wide
+            if narrow and bool(_degenerate(seen[n])):
+                degenerate.append(n)
+                return False
+            return narrow
 
         sd = float(_asymptotic_sd(cell_probabilities(k, a, b)))
         start = max(2, math.ceil((z * sd / target) ** 2)) if sd > 0 else 2
@@ -253,9 +321,10 @@ def plan_trials(
         return n, None if n is None else seen[n]
 
     n_req, at_n = search(accuracy_a, accuracy_b, kappa)
+    degenerate_as_planned = sorted(degenerate)
     shown = sorted(set(LITERATURE_TRIALS) | ({n_req} if n_req else set()))
-    table = ci_width(np.array(shown), accuracy_a, accuracy_b, kappa, confidence_level=level,
-                     n_simulations=n_sim, rng=np.random.default_rng([base, 0]))
+    table = _ci_width(np.array(shown), accuracy_a, accuracy_b, kappa, confidence_level=level,
+                      n_simulations=n_sim, rng=np.random.default_rng([base, 0]), workers=None)
     model = CopyModel(kappa, accuracy_a, accuracy_b)
     rows = [dict(scenario="as planned", accuracy_a=float(accuracy_a), accuracy_b=float(accuracy_b),
                  kappa=float(kappa), p_copy=float(model.p_copy), n_required=n_req)]
@@ -269,7 +338,7 @@ def plan_trials(
             kappa=float(alt.kappa), p_copy=float(alt.p_copy),
             n_required=search(float(a_ref), float(alt.accuracy_other), float(alt.kappa))[0],
         ))
-    notes = _plan_notes(target, level, n_req, n_max, at_n, rows)
+    notes = _plan_notes(target, level, n_req, n_max, at_n, rows, degenerate_as_planned)
     return PlanResult(
         n=n_req,
         half_width_target=target,
@@ -285,12 +354,23 @@ def plan_trials(
     )
 
 
-def _plan_notes(target, level, n_req, n_max, at_n, rows) -> list[str]:
+def _plan_notes(target, level, n_req, n_max, at_n, rows, degenerate=()) -> list[str]:
     notes = []
+    if degenerate:
+        shown = ", ".join(map(str, degenerate[:5])) + (", ..." if len(degenerate) > 5 else "")
+        why = ("every simulated experiment gives the same κ̂ (with one trial each observer is trivially always "
+               "right or always wrong, so κ̂ is 0 or undefined)" if degenerate == [1] else
+               "every simulated experiment gives the same κ̂")
+        degenerate_note = (f"the interval at n = {shown} has zero width only because it is degenerate: {why}; "
+                           "such n are not counted as reaching the target")
     if n_req is None:
         notes.append(f"even n = {n_max} trials do not reach a half-width of {target:g}")
+        if degenerate:
+            notes.append(degenerate_note)
         return notes
     notes.append(f"{n_req} trials give an expected {100 * level:g}% interval of half-width {target:g} or less")
+    if degenerate:
+        notes.append(degenerate_note)
     bias = float(at_n.bias)
     if abs(bias) > BIAS_NOTE:
         notes.append(
@@ -385,6 +465,11 @@ def power_difference(
     """
     a = float(v.check_probability(alpha, "alpha", open_interval=True))
     n_sim = v.check_positive_int(n_simulations, "n_simulations")
+    kx, ky = v.check_kappa(kappa_x, "kappa_x"), v.check_kappa(kappa_y, "kappa_y")
+    accs = [v.check_probability(x, name) for x, name in ((accuracy_ref, "accuracy_ref"), (accuracy_x, "accuracy_x"),
+                                                          (accuracy_y, "accuracy_y"))]
+    grid = [kx, ky, *accs] + ([] if n is None else [_check_n(n)])
+    v.check_broadcast(*grid, names=("kappa_x", "kappa_y", "accuracy_ref", "accuracy_x", "accuracy_y", "n")[:len(grid)])
     cells = _joint_cells(kappa_x, kappa_y, accuracy_ref, accuracy_x, accuracy_y)
     z = float(ndtri(1 - a / 2))
     delta, var1 = kappa_difference_variance(cells)
@@ -479,14 +564,14 @@ def validate_copy_model(
                      n_simulations=n_simulations, rng=gen)
     tables = CopyModel(model.kappa, model.accuracy_a, model.accuracy_b).exact_table(model.n)
     reps = bootstrap_tables(tables, b, rng=gen)
-    dist = kappa_from_counts(reps)
+    dist = _kappa(reps)
     lo, hi = percentile_interval(dist, level)
     return CopyModelValidation(
         n=model.n,
         accuracy_a=model.accuracy_a,
         accuracy_b=model.accuracy_b,
         kappa=model.kappa,
-        data_kappa=np.asarray(kappa_from_counts(tables)),
+        data_kappa=np.asarray(_kappa(tables)),
         bootstrap_low=np.asarray(lo),
         bootstrap_high=np.asarray(hi),
         model_low=model.low,

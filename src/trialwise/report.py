@@ -1,78 +1,398 @@
-"""Self-contained HTML report of a leaderboard: tables and figures (PNG, base64) in one file."""
+"""Self-contained HTML report of a leaderboard: tables and figures (PNG, base64) in one file.
+
+The report is built in memory (:func:`render_report`) and then written in one go
+(:func:`write_report`). A figure that cannot be drawn does not cost the report: its
+place holds a one-line note, the tables (which carry every number) are still written,
+and the failure is listed in :attr:`Report.failures` (``write_report`` also warns).
+"""
 
 from __future__ import annotations
 
 import base64
 import html
 import io
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
-__all__ = ["write_report"]
+import numpy as np
+
+from trialwise._warnings import TrialwiseWarning, warn
+
+__all__ = ["write_report", "render_report", "Report", "unscored_candidates", "format_p"]
 
 _STYLE = """
-body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;color:#222}
-table{border-collapse:collapse;font-size:13px;margin:1em 0}
-td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}
-td:nth-child(1),th:nth-child(1){text-align:left}
-h1{font-size:22px}h2{font-size:18px;margin-top:1.6em}.note{color:#555;font-size:13px}
-img{max-width:100%}
+body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}
+table{border-collapse:collapse;font-size:13px;margin:.6em 0}
+td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap;vertical-align:top}
+td.text,th.text{text-align:left}td.wrap{white-space:normal;min-width:12em}
+h1{font-size:22px}h2{font-size:18px;margin-top:1.8em}.note{color:#555;font-size:13px}
+.warn{color:#8a4b00;font-size:13px}
+img{max-width:100%;height:auto;display:block;margin:.4em 0}
+.scroll{overflow-x:auto;max-width:100%}
+details{margin:.5em 0}summary{cursor:pointer;color:#245;font-size:13px}
 """
 
 
-def _png(fig) -> str:
-    import matplotlib.pyplot as plt
+@dataclass(frozen=True)
+class Report:
+    """A rendered report: the HTML text and the figures that could not be drawn.
 
+    ``failures``: one ``"<section>: <ExceptionType>: <message>"`` per figure that
+    failed; empty when every figure was drawn.
+    """
+
+    html: str
+    failures: tuple[str, ...] = field(default_factory=tuple)
+
+    def __repr__(self) -> str:
+        return f"Report({len(self.html)} characters, {len(self.failures)} figure failure(s))"
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _fmt(x: Any, digits: int = 3) -> str:
+    """A number with fixed decimals; '' for missing, never '-0.000'."""
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return ""
+    if np.isnan(x):
+        return ""
+    text = f"{x:.{digits}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
+
+
+def format_p(p: Any) -> str:
+    """A p-value for reading: three decimals, ``< 0.001`` below that, '' when missing.
+
+    Examples
+    --------
+    >>> format_p(0.0432), format_p(1e-4), format_p(float("nan"))
+    ('0.043', '< 0.001', '')
+    """
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        return ""
+    if np.isnan(p):
+        return ""
+    return "< 0.001" if p < 0.0005 else f"{p:.3f}"
+
+
+def _prob(p: Any) -> str:
+    """A probability estimated from replicates (P(best)): '0' when none, ``< 0.001`` when tiny."""
+    try:
+        p = float(p)
+    except (TypeError, ValueError):
+        return ""
+    if np.isnan(p):
+        return ""
+    if p == 0:
+        return "0"
+    return "< 0.001" if p < 0.0005 else f"{p:.3f}"
+
+
+def _int(x: Any) -> str:
+    try:
+        return "" if x is None or np.isnan(float(x)) else str(int(x))
+    except (TypeError, ValueError):
+        return ""
+
+
+def _html_table(frame, text_columns=(), wrap_columns=()) -> str:
+    """A frame whose cells are already text, as an HTML table (text columns left-aligned; wrap columns may wrap)."""
+    cols = list(frame.columns)
+
+    def cls(c) -> str:
+        return " ".join(k for k, cols_ in (("text", text_columns), ("wrap", wrap_columns)) if c in cols_)
+
+    head = "".join(f"<th class='{cls(c)}'>{html.escape(str(c))}</th>" for c in cols)
+    rows = []
+    for rec in frame.itertuples(index=False):
+        cells = "".join(f"<td class='{cls(c)}'>{html.escape(str(v))}</td>" for c, v in zip(cols, rec))
+        rows.append(f"<tr>{cells}</tr>")
+    return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+
+
+def _ci(lo: Any, hi: Any, estimate: Any) -> str:
+    """The interval as text; '' when the estimate is undefined (see the note in the report)."""
+    if not np.isfinite(float(estimate)) or not (np.isfinite(float(lo)) and np.isfinite(float(hi))):
+        return ""
+    return f"[{_fmt(lo)}, {_fmt(hi)}]"
+
+
+def _leaderboard_table(lb) -> str:
+    import pandas as pd
+
+    t = lb.table
+    level = f"{lb.confidence_level * 100:g}% CI"
+    out = pd.DataFrame({
+        "rank": [_int(r) for r in t["rank"]],
+        "rank interval": ["" if pd.isna(a) else f"{int(a)}–{int(b)}" for a, b in zip(t["rank_low"], t["rank_high"])],
+        "observer": t["observer"].astype(str),
+        "score": [_fmt(s) if np.isfinite(s) else "undefined" for s in t["score"].astype(float)],
+        level: [_ci(lo, hi, s) for lo, hi, s in zip(t["ci_low"], t["ci_high"], t["score"].astype(float))],
+        "P(best)": [_prob(p) for p in t["p_best"]],
+        "undefined replicates": [_int(n) for n in t["n_undefined"]],
+    })
+    return _html_table(out, text_columns=("observer",))
+
+
+def _pairwise_table(pairwise, level: float) -> str:
+    import pandas as pd
+
+    out = pd.DataFrame({
+        "higher ranked": pairwise["observer_a"].astype(str),
+        "lower ranked": pairwise["observer_b"].astype(str),
+        "difference": [_fmt(d) for d in pairwise["difference"]],
+        f"{level * 100:g}% CI": [f"[{_fmt(a)}, {_fmt(b)}]" for a, b in zip(pairwise["ci_low"], pairwise["ci_high"])],
+        "p": [format_p(p) for p in pairwise["pvalue"]],
+        "adjusted p": [format_p(p) for p in pairwise["pvalue_adjusted"]],
+        "significant": ["yes" if s else "" for s in pairwise["significant"]],
+    })
+    return _html_table(out, text_columns=("higher ranked", "lower ranked"))
+
+
+def unscored_candidates(lb):
+    """The candidates a leaderboard could not score, with what each lacks and has.
+
+    Returns a DataFrame with columns ``observer, n_missing, n_experiments, missing, has``
+    (``missing``/``has``: lists of experiment names), one row per candidate that lacks
+    some of the protocol's experiments (from ``lb.excluded``).
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> trials = tw.datasets.texture_vs_shape()
+    >>> lb = tw.leaderboard(trials[trials["experiment"].isin(["cue-conflict", "edge"])], n_resamples=20, rng=0)
+    >>> row = unscored_candidates(lb).iloc[0]
+    >>> row.observer, row.missing, row.has
+    ('densenet121', ['edge'], ['cue-conflict'])
+    """
+    import pandas as pd
+
+    ex = lb.excluded
+    rows = ex[(ex["subject"] != "*") & (ex["condition"] == "*")] if len(ex) else ex
+    design = getattr(lb, "_design", None)
+    experiments = list(design.experiments) if design is not None else []
+    out = []
+    for r in rows.itertuples(index=False):
+        missing = [e for e in str(r.experiment).split(",") if e]
+        out.append({"observer": r.subject, "n_missing": len(missing), "n_experiments": len(experiments),
+                    "missing": missing, "has": [e for e in experiments if e not in missing]})
+    return pd.DataFrame(out, columns=["observer", "n_missing", "n_experiments", "missing", "has"])
+
+
+def _left_out(lb) -> list[str]:
+    """The 'Left out' section: unscored candidates by name, excluded experiments and conditions."""
+    import pandas as pd
+
+    parts = []
+    unscored = unscored_candidates(lb)
+    if len(unscored):
+        parts.append(f"<p>{len(unscored)} candidate(s) not scored: each lacks experiments of the protocol, and a "
+                     f"score over fewer experiments would not be comparable. To score them, restrict the "
+                     f"experiments to those they have (command line: <code>--experiments NAME …</code> or "
+                     f"<code>--common-experiments</code>; Python: <code>protocol.replace(experiments=[…])</code>).</p>")
+        parts.append(_html_table(pd.DataFrame({
+            "observer": unscored["observer"],
+            "lacks": [f"{r.n_missing} of {r.n_experiments}: {', '.join(r.missing)}" for r in unscored.itertuples()],
+            "has": [", ".join(r.has) or "—" for r in unscored.itertuples()],
+        }), text_columns=("observer", "lacks", "has"), wrap_columns=("lacks", "has")))
+    ex = lb.excluded
+    if len(ex):
+        other = ex[ex["subject"] == "*"]
+        if len(other):
+            parts.append("<p>Experiments and conditions the protocol leaves out:</p>")
+            grouped = (other.groupby(["reason", "experiment"], sort=False)["condition"]
+                       .apply(lambda c: ", ".join(x for x in c if x != "*") or "all conditions").reset_index())
+            grouped["trials"] = other.groupby(["reason", "experiment"], sort=False)["n_trials"].sum().to_numpy()
+            parts.append(_html_table(grouped[["reason", "experiment", "condition", "trials"]]
+                                     .rename(columns={"condition": "conditions"}).astype(str),
+                                     text_columns=("reason", "experiment", "conditions"), wrap_columns=("conditions",)))
+    return parts
+
+
+# --------------------------------------------------------------------------- figures
+
+
+def _png(fig) -> str:
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
+    fig.savefig(buf, format="png", dpi=100)
     return f'<img alt="figure" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">'
 
 
-def _table(frame, digits: int = 3) -> str:
-    return frame.to_html(index=False, float_format=lambda x: f"{x:.{digits}f}", na_rep="", border=0)
+def _figure(section: str, draw: Callable[[], Any], failures: list[str]) -> str:
+    """``draw()`` as an embedded PNG, or a one-line note when it fails (recorded in ``failures``)."""
+    import matplotlib.pyplot as plt
+
+    before = set(plt.get_fignums())
+    try:
+        return _png(draw())
+    except Exception as exc:  # noqa: BLE001 - a figure must not cost the report its tables
+        first = (str(exc).strip().splitlines() or [""])[0]
+        failures.append(f"{section}: {type(exc).__name__}: {first}")
+        return (f"<p class='warn'>The figure could not be drawn ({html.escape(type(exc).__name__)}: "
+                f"{html.escape(first)}); the table below holds its numbers. Please report this.</p>")
+    finally:
+        for num in set(plt.get_fignums()) - before:
+            plt.close(num)
 
 
-def write_report(lb, path: Any, *, title: str | None = None, pairwise: Any = None) -> Path:
-    """Write ``lb`` (a :class:`trialwise.Leaderboard`) as one HTML file; returns its path.
+# --------------------------------------------------------------------------- the report
 
-    ``pairwise``: a frame from :meth:`~trialwise.Leaderboard.pairwise` to include (with
-    ``which="all"`` it is also drawn as a significance matrix).
+
+def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_bias: Any = None) -> Report:
+    """The report of ``lb`` (a :class:`trialwise.Leaderboard`) as HTML text, without writing it.
+
+    Returns a :class:`Report` (``.html``, ``.failures``). See :func:`write_report`.
     """
-    from trialwise import plot
+    from trialwise import __version__, plot
 
-    out = Path(path)
-    if not out.parent.is_dir():
-        raise ValueError(f"{out}: folder {out.parent} does not exist")
+    failures: list[str] = []
+    level = f"{lb.confidence_level * 100:g}%"
     title = title or f"trialwise leaderboard — {lb.protocol.name}"
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+             "<meta name='viewport' content='width=device-width, initial-scale=1'>",
              f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
-             f"<p class='note'>{html.escape(lb.protocol.describe())}. {int(lb.confidence_level * 100)}% intervals "
-             f"from a joint hierarchical bootstrap ({lb.ci_method}, B = {lb.n_resamples}): items resampled within "
-             f"each condition, the same replicate for every observer, every level recomputed.</p>"]
+             f"<p class='note'>{html.escape(lb.describe())}. {level} intervals from a joint hierarchical "
+             f"bootstrap ({html.escape(str(lb.ci_method))}, B = {lb.n_resamples}): items resampled within each "
+             f"condition, the same replicate for every observer, every level recomputed.</p>"]
+    k = len(lb.candidates)
     tau = lb.kendall_tau
-    parts.append(f"<p>Rank stability: mean Kendall's τ between the ranking and the bootstrap rankings "
-                 f"{tau.mean:.3f} ({int(lb.confidence_level * 100)}% of replicates in "
-                 f"[{tau.confidence_interval.low:.3f}, {tau.confidence_interval.high:.3f}]).</p>")
-    parts += ["<h2>Leaderboard</h2>", _png(plot.plot_leaderboard(lb)), _table(lb.table)]
-    parts += ["<h2>Rank intervals</h2>", _png(plot.plot_rank_intervals(lb))]
+    if k >= 2 and np.isfinite(tau.mean):
+        parts.append(f"<p>Rank stability: mean Kendall's τ between the ranking and the bootstrap rankings "
+                     f"{_fmt(tau.mean)} ({level} of replicates in [{_fmt(tau.confidence_interval.low)}, "
+                     f"{_fmt(tau.confidence_interval.high)}]).</p>")
+    else:
+        parts.append("<p>Rank stability: not defined — Kendall's τ compares rankings of at least two "
+                     f"candidates, and this leaderboard has {k}.</p>")
+    unscored = unscored_candidates(lb)
+    if len(unscored):
+        names = ", ".join(unscored["observer"].astype(str))
+        parts.append(f"<p class='warn'>Not scored ({len(unscored)}): {html.escape(names)} — they lack experiments "
+                     f"of the protocol; see <a href='#left-out'>Left out</a>.</p>")
+
+    parts += ["<h2>Leaderboard</h2>", _figure("Leaderboard", lambda: plot.plot_leaderboard(lb), failures),
+              _leaderboard_table(lb)]
+    t = lb.table
+    score = t["score"].astype(float).to_numpy()
+    with np.errstate(invalid="ignore"):
+        outside = (score < t["ci_low"].astype(float).to_numpy()) | (score > t["ci_high"].astype(float).to_numpy())
+    if outside.any():
+        who = ", ".join(t.loc[outside, "observer"].astype(str))
+        parts.append(f"<p class='note'>{int(outside.sum())} score(s) lie outside their {level} {lb.ci_method} "
+                     f"interval ({html.escape(who)}; drawn hollow): the bootstrap distribution is skewed or shifted "
+                     f"there, typically when many pair values are near a floor or ceiling. The interval is still the "
+                     f"bootstrap's; read such a score with care.</p>")
+    if (~np.isfinite(score)).any():
+        parts.append("<p class='note'>“undefined”: no pair value could be computed for this row (e.g. the reference "
+                     "row with fewer than two reference observers sharing items); no interval is shown for an "
+                     "undefined score.</p>")
+    if k >= 2:
+        parts += ["<h2>Rank intervals</h2>", _figure("Rank intervals", lambda: plot.plot_rank_intervals(lb), failures)]
     if pairwise is not None and len(pairwise):
-        parts.append("<h2>Difference tests</h2>")
-        n_pairs = len(lb.candidates) * (len(lb.candidates) - 1) // 2
+        test, adjust = pairwise["test"].iloc[0], pairwise["adjust"].iloc[0]
+        parts.append(f"<h2>Difference tests</h2><p class='note'>{html.escape(str(test))} tests, p-values adjusted by "
+                     f"{html.escape(str(adjust))} over the {len(pairwise)} pair(s) shown; significant: adjusted p "
+                     f"below {1 - lb.confidence_level:g}.</p>")
+        n_pairs = k * (k - 1) // 2
         if len(pairwise) == n_pairs and n_pairs > 1:
-            order = [o for o in lb.table["observer"] if o != lb.reference_row]
-            parts.append(_png(plot.plot_pairwise_matrix(pairwise, order=order)))
-        parts.append(_table(pairwise))
+            order = [o for o in t["observer"] if o != lb.reference_row]
+            parts.append(_figure("Difference tests",
+                                 lambda: plot.plot_pairwise_matrix(pairwise, order=order), failures))
+        parts.append(_pairwise_table(pairwise, lb.confidence_level))
     breakdown = lb.by_experiment()
     if breakdown.table["experiment"].nunique() > 1:
-        parts += ["<h2>Per experiment</h2>", _png(plot.plot_experiments(breakdown)),
-                  "<p>Kendall's τ between the candidates' rankings in each two experiments:</p>",
-                  breakdown.rank_correlation.round(2).to_html(border=0)]
-    parts += ["<h2>Observed vs expected agreement</h2>", _png(plot.plot_agreement(lb.entries()))]
-    if len(lb.excluded):
-        parts += ["<h2>Left out</h2>", _table(lb.excluded)]
-    for note in lb.notes:
-        parts.append(f"<p class='note'>Note: {html.escape(note)}</p>")
-    parts.append("<p class='note'>Made with trialwise.</p></body></html>")
-    out.write_text("\n".join(parts), encoding="utf-8")
+        order = list(t["observer"])
+        parts += ["<h2>Per experiment</h2>",
+                  "<p class='note'>Observers in the leaderboard's order (best first, the reference row on top in "
+                  "orange), the same in every panel.</p>",
+                  _figure("Per experiment", lambda: plot.plot_experiments(breakdown, observers=order), failures)]
+        if k >= 2:
+            corr = breakdown.rank_correlation
+            parts += ["<p>Kendall's τ between the candidates' rankings in each two experiments:</p>",
+                      _figure("Rank correlation", lambda: plot.plot_rank_correlation(breakdown), failures),
+                      "<details><summary>as a table</summary>",
+                      _html_table(corr.apply(lambda c: c.map(lambda x: _fmt(x, 2))).reset_index()
+                                  .rename(columns={"index": "experiment"}), text_columns=("experiment",)),
+                      "</details>"]
+        per = breakdown.table.copy()
+        per = per.assign(score=[_fmt(s) if np.isfinite(s) else "undefined" for s in per["score"].astype(float)],
+                         ci=[_ci(a, b, s) for a, b, s in zip(per["ci_low"], per["ci_high"],
+                                                            breakdown.table["score"].astype(float))],
+                         rank=[_int(r) for r in per["rank"]])
+        parts += ["<details><summary>per-experiment scores as a table</summary>",
+                  _html_table(per[["experiment", "observer", "score", "ci", "rank"]]
+                              .rename(columns={"ci": f"{level} CI"}), text_columns=("experiment", "observer")),
+                  "</details>"]
+    if shape_bias is not None:
+        sb = shape_bias.to_frame()
+        parts += ["<h2>Shape bias (cue-conflict images)</h2>",
+                  f"<p class='note'>Share of shape decisions among the answers that named the shape or the texture "
+                  f"of a cue-conflict image (Geirhos et al. 2019), per observer and group, with {level} intervals "
+                  f"({html.escape(str(sb['ci_method'].iloc[0]))}) from a bootstrap over images shared by all "
+                  f"observers.</p>",
+                  "<p class='note'>The figure shows the groups and the scored candidates (every observer is in "
+                  "the table).</p>",
+                  _figure("Shape bias", lambda: plot.plot_shape_bias(shape_bias, observers=[
+                      o for o, kind in zip(sb["observer"], sb["kind"]) if kind == "group" or o in lb.candidates]),
+                      failures),
+                  "<details><summary>as a table</summary>",
+                  _html_table(sb.assign(shape_bias=[_fmt(x) for x in sb["shape_bias"]],
+                                        ci=[_ci(a, b, s) for a, b, s in zip(sb["ci_low"], sb["ci_high"],
+                                                                            sb["shape_bias"])])
+                              [["observer", "kind", "shape_bias", "ci", "n_shape", "n_texture"]]
+                              .rename(columns={"ci": f"{level} CI"}), text_columns=("observer", "kind")),
+                  "</details>"]
+    parts += ["<h2>Observed vs expected agreement</h2>",
+              _figure("Observed vs expected agreement",
+                      lambda: plot.plot_agreement(lb.entries(), confidence_level=lb.confidence_level), failures)]
+    left = _left_out(lb)
+    if left:
+        parts += ["<h2 id='left-out'>Left out</h2>", *left]
+    notes = [n for n in lb.notes if not (len(unscored) and "not scored" in n)]  # listed under Left out
+    if notes:
+        parts.append("<h2>Notes</h2>")
+        parts += [f"<p class='note'>{html.escape(note)}</p>" for note in notes]
+    if failures:
+        parts.append("<p class='warn'>" + html.escape(f"{len(failures)} figure(s) could not be drawn: "
+                                                      + "; ".join(failures)) + "</p>")
+    parts.append(f"<p class='note'>Made with trialwise {html.escape(__version__)}.</p></body></html>")
+    return Report("\n".join(parts), tuple(failures))
+
+
+def write_report(lb, path: Any, *, title: str | None = None, pairwise: Any = None,
+                 shape_bias: Any = None) -> Path:
+    """Write ``lb`` (a :class:`trialwise.Leaderboard`) as one self-contained HTML file; returns its path.
+
+    ``pairwise``: a frame from :meth:`~trialwise.Leaderboard.pairwise` to include (with
+    ``which="all"`` it is also drawn as a significance matrix). ``shape_bias``: a
+    :class:`trialwise.ShapeBiasResult` to include as a section with its figure.
+
+    Warns
+    -----
+    TrialwiseWarning
+        A figure could not be drawn. The report is written all the same, with a note
+        in the figure's place; the tables hold every number.
+
+    Raises
+    ------
+    ValueError
+        ``path`` is a folder or its folder does not exist.
+    OSError
+        The file cannot be written (permissions, full disk).
+    """
+    out = Path(path)
+    if out.is_dir():
+        raise ValueError(f"{out}: is a folder; give the report's file name, e.g. {out / 'report.html'}")
+    if not out.parent.is_dir():
+        raise ValueError(f"{out}: folder {out.parent} does not exist")
+    rep = render_report(lb, title=title, pairwise=pairwise, shape_bias=shape_bias)
+    out.write_text(rep.html, encoding="utf-8")
+    if rep.failures:
+        warn(f"the report was written, but {len(rep.failures)} figure(s) could not be drawn "
+             f"({'; '.join(rep.failures)}); the tables are complete", TrialwiseWarning, stacklevel=4)
     return out

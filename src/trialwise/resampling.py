@@ -48,10 +48,25 @@ _EXACT_FLOAT32 = 2**24  # integers below this are exact in float32
 def _strata_members(n_items: int, strata: ArrayLike | None) -> list[NDArray]:
     if strata is None:
         return [np.arange(n_items)]
-    labels = np.asarray(strata)
+    from trialwise._validation import _missing_mask
+
+    # a list stays objects: np.asarray(["a", nan]) would turn the NaN into the label 'nan'
+    labels = strata if isinstance(strata, np.ndarray) else np.asarray(strata, dtype=object)
     if labels.shape != (n_items,):
         raise ValueError(f"`strata` must have one label per item ({n_items}); got shape {labels.shape}")
-    _, codes = np.unique(labels, return_inverse=True)
+    missing = _missing_mask(labels)
+    if missing.any():
+        raise ValueError(f"`strata` has a missing value (NaN/None) at position {int(np.flatnonzero(missing)[0])}: "
+                         f"give every item a stratum (e.g. its condition)")
+    try:
+        _, codes = np.unique(labels, return_inverse=True)
+    except TypeError:  # labels of several kinds (e.g. numbers and text), which do not sort together
+        import pandas as pd
+
+        try:
+            codes = pd.factorize(labels)[0]
+        except TypeError as exc:
+            raise TypeError(f"`strata` must hold one label (a number or text) per item; got {labels[:3]!r}...") from exc
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return np.split(order, bounds)
@@ -116,6 +131,12 @@ def bootstrap_weights(
     rows = _batch_rows(n_items, 0, n_resamples, batch)
     if kind not in ("multinomial", "bayesian"):
         raise ValueError(f"`kind` must be 'multinomial' or 'bayesian'; got {kind!r}")
+    # Position j of a replicate draws an item of its stratum: ``order[start[j] + u_j]`` with
+    # ``u_j`` uniform on the stratum's size. One call draws all positions of a chunk's rows,
+    # row by row, so the stream does not depend on how the replicates are chunked.
+    order = np.concatenate(members)
+    size = np.concatenate([np.full(m.size, m.size) for m in members])
+    start = np.concatenate([np.full(m.size, s) for m, s in zip(members, np.cumsum([0] + [m.size for m in members]))])
     done = 0
     while done < n_resamples:
         b = min(rows, n_resamples - done)
@@ -128,11 +149,11 @@ def bootstrap_weights(
             done += b
             continue
         offsets = (np.arange(b) * n_items)[:, None]
-        flat = []
-        for idx in members:
-            draws = gen.integers(0, idx.size, size=(b, idx.size))
-            flat.append((idx[draws] + offsets).ravel())
-        counts = np.bincount(np.concatenate(flat), minlength=b * n_items)
+        if len(members) == 1:
+            draws = order[gen.integers(0, n_items, size=(b, n_items))]
+        else:
+            draws = order[start + gen.integers(0, size, size=(b, n_items))]
+        counts = np.bincount((draws + offsets).ravel(), minlength=b * n_items)
         yield counts.reshape(b, n_items)
         done += b
 

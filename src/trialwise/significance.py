@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from trialwise.kappa import _kappa_cells, canonical_orientation, kappa_from_counts, kappa_variance
+from trialwise.kappa import _kappa, _kappa_cells, canonical_orientation, kappa_variance
 from trialwise.resampling import monte_carlo_pvalue, multinomial_tables
 
 __all__ = ["INDEPENDENCE_TESTS", "ADJUSTMENTS", "independence_pvalues", "adjust_pvalues"]
@@ -22,6 +22,13 @@ __all__ = ["INDEPENDENCE_TESTS", "ADJUSTMENTS", "independence_pvalues", "adjust_
 ADJUSTMENTS = ("holm", "bonferroni", "bh", "by", "none")
 
 INDEPENDENCE_TESTS = ("fisher", "boschloo", "copy-null", "asymptotic")
+
+#: Largest table (items) on which Boschloo's test is run. scipy's ``boschloo_exact`` works
+#: on a grid of (n₁ + 1)(n₂ + 1) tables for the column totals n₁ + n₂ = n, twice here (the
+#: table and its transpose): time and memory grow like n². At n = 4000 one orientation
+#: took three minutes and 0.5 GB; at n = 10⁶ it would try to allocate terabytes. Above
+#: this size the test is refused with a ``ValueError`` suggesting ``fisher``.
+BOSCHLOO_MAX_N = 2000
 
 # Relative tolerance for "at least as extreme" in Monte-Carlo tests, so that replicate
 # tables whose κ equals the observed κ mathematically count as hits despite rounding.
@@ -36,6 +43,17 @@ def _fisher(tables: NDArray) -> NDArray:
     return np.array([stats.fisher_exact(t).pvalue for t in tables], dtype=float)
 
 
+def _check_boschloo_size(tables: NDArray) -> None:
+    n = tables.sum(axis=(1, 2))
+    if n.size and (n > BOSCHLOO_MAX_N).any():
+        raise ValueError(
+            f"`test`='boschloo' is refused on a table of n = {int(n.max())} items: its time and memory grow like n² "
+            f"(scipy's boschloo_exact works on a grid of about (n/2)² tables), so it runs only up to "
+            f"n = {BOSCHLOO_MAX_N}; use test='fisher' (exact, conditional on the margins), or 'asymptotic' for "
+            "large n"
+        )
+
+
 def _boschloo(tables: NDArray) -> NDArray:
     out = np.empty(len(tables))
     for i, t in enumerate(tables):
@@ -47,7 +65,7 @@ def _boschloo(tables: NDArray) -> NDArray:
 
 
 def _asymptotic(tables: NDArray) -> NDArray:
-    kappa = kappa_from_counts(tables)
+    kappa = _kappa(tables)
     _, var0 = kappa_variance(tables)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = kappa / np.sqrt(var0)
@@ -92,7 +110,8 @@ def independence_pvalues(
         both margins. ``boschloo``: Boschloo's exact unconditional test
         (``scipy.stats.boschloo_exact``), the larger p-value of the table and its
         transpose, so that it is symmetric in A and B; its cost grows like n², seconds
-        per table at n = 1000. ``copy-null``: the parametric test of seed 000 §3.3 with
+        per table at n = 1000, and it is refused (``ValueError``) on tables of more than
+        :data:`BOSCHLOO_MAX_N` = 2000 items. ``copy-null``: the parametric test of seed 000 §3.3 with
         accuracies drawn from their ``Beta(k+1, n−k+1)`` posteriors under a uniform
         prior, two independent observers simulated (one multinomial draw each), and
         ``p = (1 + #{|κ*| ≥ |κ̂|}) / (1 + M)`` over the M replicates whose κ* is defined.
@@ -114,6 +133,8 @@ def independence_pvalues(
     batch = c.shape[:-2]
     tables = _flat(c)
     tables = canonical_orientation(tables)  # A/B swaps give bit-identical p-values
+    if test == "boschloo":
+        _check_boschloo_size(tables)
     t = tables.astype(float)
     kappa = _kappa_cells(t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1])
     undefined = np.isnan(kappa)

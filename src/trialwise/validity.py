@@ -55,6 +55,16 @@ COVERAGE_BAND = (0.935, 0.965)
 _TOL = 1e-12
 
 
+def _as_list(value: Any, name: str) -> list:
+    """A non-empty list from a sequence (a scalar counts as one value); a clear error otherwise."""
+    if value is None or isinstance(value, (str, bytes)):
+        raise TypeError(f"`{name}` must be a sequence of numbers; got {value!r}")
+    out = list(np.atleast_1d(np.asarray(value, dtype=object)).ravel())
+    if not out:
+        raise ValueError(f"`{name}` is empty")
+    return out
+
+
 def study_grid(
     n: Sequence[int] = STUDY_N,
     accuracies: Sequence[float] = STUDY_ACCURACIES,
@@ -72,6 +82,12 @@ def study_grid(
     >>> len(g), int(g.attainable.sum())
     (300, 210)
     """
+    n = [v.check_positive_int(x, "n") for x in _as_list(n, "n")]
+    accuracies = list(v.check_probability(_as_list(accuracies, "accuracies"), "accuracies"))
+    kappas = list(v._as_float_array(_as_list(kappas, "kappas"), "kappas"))
+    bad = [k for k in kappas if not -1.0 <= k <= 1.0]
+    if bad:
+        raise ValueError(f"`kappas` must lie in [-1, 1]; got {bad[0]!r}")
     rows = []
     for size in n:
         for a, b in itertools.combinations_with_replacement(sorted(accuracies), 2):
@@ -245,6 +261,7 @@ def type_one_error_study(
     """
     points = _points(grid, kappa_zero=True)
     tests = [v.check_choice(t, "tests", INDEPENDENCE_TESTS) for t in tests]
+    alphas = list(v.check_probability(_as_list(alphas, "alphas"), "alphas", open_interval=True))
     r = v.check_positive_int(n_datasets, "n_datasets")
     m = v.check_positive_int(n_resamples, "n_resamples")
     gen = v.check_rng(rng)
@@ -365,6 +382,10 @@ def benchmark_coverage_study(
     n_conditions: int = 3,
     confidence_level: float = 0.95,
     alphas: Sequence[float] = (0.05,),
+    reference_items: int | None = None,
+    min_items: int = 20,
+    ci_method: str = "bc",
+    tests: bool = True,
     rng: Any = 0,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> BenchmarkCoverageStudy:
@@ -379,11 +400,21 @@ def benchmark_coverage_study(
     accuracy. Each of ``n_datasets`` benchmarks is drawn afresh (items and answers) and
     analysed by :func:`trialwise.leaderboard`.
 
+    ``reference_items`` makes the overlaps sparse: each reference observer (human) then
+    sees its own random ``reference_items`` of every condition's ``n_items`` items (as in
+    texture-vs-shape's texture-filled-rotated experiment), so two humans share about
+    ``reference_items² / n_items`` items and a model shares ``reference_items`` with each
+    human. ``min_items`` is the protocol's rule for pairs that share too few items
+    (:class:`trialwise.Protocol`); ``ci_method`` the leaderboard's interval; ``tests=False``
+    skips the x-vs-y tests (faster).
+
     Measured:
 
     * ``coverage``: per observer (and the human–human row), the share of benchmarks
-      whose percentile interval contains the true score; with the mean width and the
-      mean estimate minus the truth (``bias``);
+      whose interval (``ci_method``) contains the true score; with the mean width, the
+      mean estimate minus the truth (``bias``), the standard deviation of the estimates
+      (``sd``) and the share of intervals that contain their own estimate
+      (``contains_estimate``);
     * ``ranks``: per model, the share whose rank interval contains its true rank (tied
       true scores count as covered by any of their ranks), and the share where every
       model's interval does (simultaneous);
@@ -409,6 +440,10 @@ def benchmark_coverage_study(
     n_e = v.check_positive_int(n_experiments, "n_experiments")
     n_c = v.check_positive_int(n_conditions, "n_conditions")
     level = v.check_confidence_level(confidence_level)
+    if reference_items is not None:
+        reference_items = v.check_positive_int(reference_items, "reference_items", minimum=2)
+        if reference_items > n:
+            raise ValueError(f"`reference_items` must be at most `n_items` ({n}); got {reference_items}")
     easy = np.linspace(0.5, 0.8, n_e * n_c).reshape(n_e, n_c)
     humans = list(BENCHMARK_HUMANS)
     models = dict(BENCHMARK_MODELS)
@@ -429,7 +464,7 @@ def benchmark_coverage_study(
         above = sum(truth[o] > truth[k] + 1e-9 for o in cand)
         tied = sum(abs(truth[o] - truth[k]) <= 1e-9 for o in cand)
         true_rank[k] = (above + 1, above + tied)
-    proto = MODEL_VS_HUMAN.replace(name="simulated", exclude={})
+    proto = MODEL_VS_HUMAN.replace(name="simulated", exclude={}, experiments=None, min_items=min_items)
     gen = v.check_rng(rng)
     children = gen.spawn(r)
     est, lo, hi = ({o: [] for o in truth} for _ in range(3))
@@ -457,7 +492,14 @@ def benchmark_coverage_study(
             prob = np.where(z[None, :], params[:, :1], params[:, 1:])  # (observers, items)
             blocks.append((g.random(prob.shape) < prob).ravel())
         trials = layout.assign(correct=np.concatenate(blocks))[list(TRIAL_COLUMNS)]
-        lb = leaderboard(trials, proto, n_resamples=b, confidence_level=level, rng=g, workers=1)
+        if reference_items is not None:  # each human keeps a random subset of every condition's items
+            seen = np.ones((n_e * n_c, len(names), n), bool)
+            seen[:, : len(humans)] = False
+            picks = np.argsort(g.random((n_e * n_c, len(humans), n)), axis=-1)[..., :reference_items]
+            np.put_along_axis(seen[:, : len(humans)], picks, True, axis=-1)
+            trials = trials[seen.ravel()]
+        lb = leaderboard(trials, proto, n_resamples=b, confidence_level=level, ci_method=ci_method, rng=g,
+                         workers=1)
         tab = lb.table.set_index("observer")
         for o in truth:
             est[o].append(tab.loc[o, "score"])
@@ -469,7 +511,7 @@ def benchmark_coverage_study(
             covered.append(rl <= true_rank[k][1] and rh >= true_rank[k][0])
             rank_cov[k].append(covered[-1])
         all_cov.append(all(covered))
-        for test in pvals:
+        for test in pvals if tests else ():
             pvals[test].append(lb.difference("x", "y", test=test, n_permutations=m).pvalue)
         if progress is not None:
             progress("benchmark coverage", d + 1, r)
@@ -480,7 +522,9 @@ def benchmark_coverage_study(
         p_easy, p_hard = params[names.index(o)] if o in models else (np.nan, np.nan)
         rows.append(dict(observer=o, true_score=truth[o], accuracy=float(np.mean(easy * p_easy + (1 - easy) * p_hard)),
                          coverage=cov, coverage_se=float(_rate_se(np.asarray(cov), np.asarray(r))),
-                         mean_width=float(np.mean(h_ - l_)), bias=float(np.mean(e_) - truth[o])))
+                         mean_width=float(np.mean(h_ - l_)), bias=float(np.mean(e_) - truth[o]),
+                         sd=float(np.std(e_, ddof=1)) if r > 1 else np.nan,
+                         contains_estimate=float(np.mean((l_ <= e_) & (e_ <= h_)))))
     ranks = [dict(observer=k, true_rank=f"{true_rank[k][0]}" if true_rank[k][0] == true_rank[k][1]
                   else f"{true_rank[k][0]}–{true_rank[k][1]}", coverage=float(np.mean(rank_cov[k])))
              for k in cand]
@@ -488,7 +532,7 @@ def benchmark_coverage_study(
     rank_table = pd.DataFrame(ranks)
     rank_table["coverage_se"] = _rate_se(rank_table.coverage.to_numpy(), np.full(len(rank_table), r))
     tests = []
-    for test, p in pvals.items():
+    for test, p in pvals.items() if tests else ():
         p = np.asarray(p, dtype=float)
         for a in alphas:
             rate = float(np.mean(p <= a))

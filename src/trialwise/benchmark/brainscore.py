@@ -62,10 +62,17 @@ MODEL_ACCURACY = ("middle", "lower")
 # --------------------------------------------------------------------------- ceiling transform
 
 
+def _finite(value: Any, name: str) -> NDArray:
+    arr = v._as_float_array(value, name)
+    if np.isnan(arr).any():
+        raise ValueError(f"`{name}` contains NaN at position {int(np.flatnonzero(np.isnan(arr).ravel())[0])}")
+    if np.isinf(arr).any():
+        raise ValueError(f"`{name}` must be finite; got {arr[np.isinf(arr)].ravel()[0]:g}")
+    return arr
+
+
 def _check_ceiling(ceiling: Any) -> NDArray:
-    c = np.asarray(ceiling, dtype=float)
-    if np.isnan(c).any():
-        raise ValueError("`ceiling` contains NaN")
+    c = _finite(ceiling, "ceiling")
     if (c <= 0).any():
         raise ValueError(f"`ceiling` must be positive (the human–human agreement); got {c[c <= 0].ravel()[0]:g}")
     return c
@@ -74,13 +81,23 @@ def _check_ceiling(ceiling: Any) -> NDArray:
 def ceil_score(raw: ArrayLike, ceiling: ArrayLike) -> NDArray:
     """Brain-Score's ceiling transform ``clip(raw / ceiling, 0, 1)`` (broadcast).
 
+    Raises
+    ------
+    TypeError
+        ``raw`` or ``ceiling`` is not numeric.
+    ValueError
+        NaN or ±inf in ``raw`` or ``ceiling`` (an undefined raw value has no ceiled
+        score; leave it out, or report it as undefined), a ceiling ≤ 0, or shapes that
+        do not broadcast.
+
     Examples
     --------
     >>> ceil_score([0.05, 0.2, 0.5, -0.1], 0.4).tolist()
     [0.125, 0.5, 1.0, 0.0]
     """
-    r = np.asarray(raw, dtype=float)
+    r = _finite(raw, "raw")
     c = _check_ceiling(ceiling)
+    r, c = v.check_broadcast(r, c, names=("raw", "ceiling"))
     return np.clip(r / c, 0.0, 1.0)[()]
 
 
@@ -94,18 +111,25 @@ def unceil_score(score: ArrayLike, ceiling: ArrayLike) -> NDArray:
     Brain-Score's error-consistency benchmarks take the absolute value of the mean κ
     before ceiling it, so a raw value recovered from their scores is ``|κ|``.
 
+    Raises
+    ------
+    TypeError
+        ``score`` or ``ceiling`` is not numeric.
+    ValueError
+        A score outside [0, 1] or NaN, a ceiling that is not a positive finite number,
+        or shapes that do not broadcast.
+
     Examples
     --------
     >>> unceil_score(ceil_score(0.2, 0.4), 0.4).item()
     0.2
     """
-    s = np.asarray(score, dtype=float)
-    if np.isnan(s).any():
-        raise ValueError("`score` contains NaN")
+    s = _finite(score, "score")
     if ((s < 0) | (s > 1)).any():
         raise ValueError(f"`score` must lie in [0, 1] (a ceiled score); got {s[(s < 0) | (s > 1)].ravel()[0]:g}")
     c = _check_ceiling(ceiling)
-    clipped = int(np.sum(np.broadcast_to((s == 0) | (s == 1), np.broadcast_shapes(s.shape, c.shape))))
+    s, c = v.check_broadcast(s, c, names=("score", "ceiling"))
+    clipped = int(np.sum((s == 0) | (s == 1)))
     if clipped:
         warn(f"{clipped} score(s) at 0 or 1 were clipped by the ceiling transform: the raw value returned is a "
              f"bound (≤ 0, or ≥ the ceiling), not the value", DegenerateDataWarning)
@@ -119,6 +143,21 @@ def _trials(trials: Any):
     from trialwise.benchmark.leaderboard import _as_trials
 
     return _as_trials(trials)
+
+
+def _two_references(t: Any, what: str) -> None:
+    """A ``ValueError`` unless every experiment has at least two reference observers."""
+    per = t.groupby("experiment")["subject"].nunique()
+    if not len(per) or (per >= 2).all():
+        return
+    if t["subject"].nunique() < 2:
+        names = sorted(t["subject"].unique())
+        raise ValueError(f"{what}: at least two reference observers are needed (a ceiling is the agreement between "
+                         f"two distinct reference observers); the trials have {len(names)}: {names}")
+    lone = per[per < 2]
+    raise ValueError(f"{what}: at least two reference observers are needed in every experiment (a ceiling is the "
+                     f"agreement between two distinct reference observers); experiment {lone.index[0]!r} has "
+                     f"{int(lone.iloc[0])}" + (f" (and {len(lone) - 1} other experiment(s) too)" if len(lone) > 1 else ""))
 
 
 def _percentile(dist: NDArray, estimate: NDArray, level: float) -> tuple[NDArray, NDArray]:
@@ -139,6 +178,12 @@ def ceilings(trials: Any, protocol: str | Protocol = "model-vs-human", *, refere
     pandas.Series
         Indexed by experiment.
 
+    Raises
+    ------
+    ValueError
+        Fewer than two reference observers in the trials, or in one of its experiments:
+        a ceiling is the agreement between two distinct reference observers.
+
     Examples
     --------
     >>> import trialwise as tw
@@ -151,6 +196,7 @@ def ceilings(trials: Any, protocol: str | Protocol = "model-vs-human", *, refere
     proto = get_protocol(protocol)
     t = _trials(trials)
     t = t[reference_mask(t, proto, reference)]
+    _two_references(t if proto.experiments is None else t[t["experiment"].isin(proto.experiments)], "ceilings")
     design = build_design(t, proto, reference, require_candidates=False)
     vals, key = aggregate(design.values(), design, keep=("experiment",))
     return pd.Series(vals, index=pd.Index([design.experiments[e] for e in key["experiment"]], name="experiment"),
@@ -183,7 +229,8 @@ def _kappa_table(kappa: Any):
     k = pd.to_numeric(out["kappa"], errors="coerce").to_numpy(float)
     if np.isnan(k).any() or (np.abs(k) > 1).any():
         bad = out["kappa"].iloc[int(np.flatnonzero(np.isnan(k) | (np.abs(k) > 1))[0])]
-        raise ValueError(f"`kappa` values must be numbers in [-1, 1]; got {bad!r}")
+        bad = bad.item() if isinstance(bad, np.generic) else bad  # 'nan', not 'np.float64(nan)'
+        raise ValueError(f"`kappa` values must be numbers in [-1, 1]; got {v._show(bad)}")
     out["kappa"] = k
     keys = ["model", "experiment"] + (["condition"] if "condition" in out.columns else [])
     if out.duplicated(keys).any():
@@ -388,6 +435,7 @@ def published_intervals(
     from trialwise.benchmark.leaderboard import leaderboard
 
     proto = get_protocol(protocol)
+    v.check_workers(workers)
     column = "score" if ceiled else "kappa"
     if isinstance(scores, dict):
         scores = pd.DataFrame([{"model": m, "experiment": e, column: x}
@@ -407,6 +455,11 @@ def published_intervals(
         if missing:
             raise ValueError(f"no ceiling for experiment(s) {missing}")
         s = pd.to_numeric(table["score"], errors="coerce").to_numpy(float)
+        text = np.isnan(s) & table["score"].notna().to_numpy()
+        if text.any():
+            row = table.iloc[int(np.flatnonzero(text)[0])]
+            raise TypeError(f"`scores`: the score of model {row['model']!r} in experiment {row['experiment']!r} is "
+                            f"not a number: {v._show(row['score'])}")
         table["kappa"] = unceil_score(s, c.loc[table["experiment"].astype(str)].to_numpy(float))
     boot_gen, syn_gen = v.check_rng(rng).spawn(2)
     syn = synthetic_trials(table, humans, protocol=proto, model_accuracy=model_accuracy, rng=syn_gen)
@@ -514,12 +567,16 @@ class BehavioralBenchmark:
         t = _trials(humans)
         self._humans = t[reference_mask(t, self.protocol, reference)].assign(observer_type="human")
         self._proto_run = self.protocol.replace(reference="human")
+        if self.metric == "accuracy-distance" and self._humans["subject"].nunique() < 2:
+            raise ValueError("the split-half ceiling of accuracy-distance needs at least two humans")
+        if self.metric == "error-consistency":
+            scope = self.protocol.experiments
+            _two_references(self._humans if scope is None else self._humans[self._humans["experiment"].isin(scope)],
+                            "BehavioralBenchmark(metric='error-consistency')")
         design = build_design(self._humans, self._proto_run, require_candidates=False)
         images = self._humans.groupby(["experiment", "condition"])["image"].agg(frozenset)
         self._units = [(u.experiment, u.condition, images[(u.experiment, u.condition)]) for u in design.units]
         self.humans: tuple[str, ...] = design.references
-        if self.metric == "accuracy-distance" and len(self.humans) < 2:
-            raise ValueError("the split-half ceiling of accuracy-distance needs at least two humans")
         gen = v.check_rng(rng)
         self._entropy = int(gen.integers(2**63))
         # Split s orders the humans at random; in every condition the first half of its humans in that

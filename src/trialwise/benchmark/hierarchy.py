@@ -36,6 +36,8 @@ __all__ = ["Design", "build_design", "reference_mask", "bootstrap_entries", "agg
 #: Name of the reference group's own row (pairs of distinct reference observers).
 REFERENCE_ROW = "{reference}–{reference}"
 _REL_TOL = 1e-12
+#: Values per block of :func:`group_mean` (about 8 MB of float64).
+_GROUP_BLOCK = 2**20
 
 
 @dataclass
@@ -113,10 +115,13 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     exps_all = sorted(trials["experiment"].unique())
     if protocol.experiments is not None:
         missing = [e for e in protocol.experiments if e not in exps_all]
+        keep_exp = [e for e in protocol.experiments if e in exps_all]
+        if not keep_exp:
+            raise ValueError(f"none of the experiments of protocol {protocol.name!r} is in the trials: it has "
+                             f"{', '.join(protocol.experiments)}; the trials have {', '.join(map(str, exps_all))}")
         if missing:
-            raise ValueError(f"protocol {protocol.name!r} names experiment(s) {missing} that the trials do not "
-                             f"have; experiments found: {exps_all}")
-        keep_exp = list(protocol.experiments)
+            notes.append(f"{len(missing)} of the {len(protocol.experiments)} experiments of protocol "
+                         f"{protocol.name!r} are not in the trials and were not scored: {', '.join(missing)}")
     else:
         keep_exp = exps_all
     for e in exps_all:
@@ -126,6 +131,10 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     t = trials[trials["experiment"].isin(keep_exp)]
     conds_found = t.groupby("experiment")["condition"].unique().to_dict()
     drop = np.zeros(len(t), bool)
+    # (experiment, condition) codes once; the masks below compare small integer arrays
+    ec_codes, ec_pairs = pd.factorize(pd.MultiIndex.from_arrays([t["experiment"], t["condition"]]))
+    ec_count = np.bincount(ec_codes, minlength=len(ec_pairs))
+    pair_code = {pair: k for k, pair in enumerate(ec_pairs)}
     for name, mapping, keep in (("conditions", protocol.conditions or {}, True), ("exclude", protocol.exclude, False)):
         for e, conds in mapping.items():
             if e not in conds_found:
@@ -135,14 +144,12 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
             if absent:
                 raise ValueError(f"protocol {protocol.name!r} ({name}) names condition(s) {absent} of experiment "
                                  f"{e!r} that the trials do not have; conditions found: {sorted(have)}")
-            in_e = (t["experiment"] == e).to_numpy()
-            listed = t["condition"].isin(conds).to_numpy()
-            hit = in_e & (~listed if keep else listed)
-            for c in sorted(t.loc[hit, "condition"].unique()):
-                excluded.append({"experiment": e, "condition": c, "subject": "*",
-                                 "n_trials": int((hit & (t["condition"] == c).to_numpy()).sum()),
+            hit_conds = sorted(set(have) - set(conds)) if keep else sorted(set(conds))
+            hit_codes = [pair_code[(e, c)] for c in hit_conds]
+            for c, k in zip(hit_conds, hit_codes):
+                excluded.append({"experiment": e, "condition": c, "subject": "*", "n_trials": int(ec_count[k]),
                                  "reason": "condition excluded by protocol"})
-            drop |= hit
+            drop |= np.isin(ec_codes, hit_codes)
     t = t[~drop]
     # Reference group and candidates.
     is_ref = reference_mask(t, protocol, reference)
@@ -167,8 +174,14 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         raise ValueError(f"no candidate covers all {len(exps)} experiments of protocol {protocol.name!r}; "
                          f"restrict the protocol's `experiments`")
     if len(candidates) < len(cand_all):
-        notes.append(f"{len(cand_all) - len(candidates)} candidate(s) not scored: they lack some of the protocol's "
-                     f"experiments (see `excluded`)")
+        lacking = {c: sorted(set(exps) - set(cover[c])) for c in cand_all if c not in candidates}
+        named = "; ".join(f"{c} (lacks {', '.join(x) if len(x) <= 3 else f'{len(x)} of {len(exps)}'})"
+                          for c, x in lacking.items())
+        notes.append(f"{len(lacking)} candidate(s) not scored, for lack of some of the protocol's experiments: "
+                     f"{named}; restrict the protocol's `experiments` to score them")
+    if len(references) == 1:
+        notes.append(f"only one reference observer ({references[0]}): the reference row (pairs of distinct "
+                     f"reference observers) has no value")
     t = t[t["subject"].isin(set(candidates) | set(references))]
     rows = tuple(candidates) + (REFERENCE_ROW.format(reference=label),)
     row_of = {c: i for i, c in enumerate(candidates)}
@@ -179,6 +192,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     lab_row, lab_unit, lab_exp, lab_ref, sums = [], [], [], [], []
     n_partial = 0
     n_disjoint = 0
+    sparse_count: dict[str, NDArray] = {}  # per experiment: candidate and reference pairs left out
+    total_count: dict[str, NDArray] = {}
     for u, ((e, c), g) in enumerate(t.groupby(["experiment", "condition"], sort=True)):
         img_codes, images = pd.factorize(g["image"], sort=True)
         obs_codes, observers = pd.factorize(g["subject"], sort=True)
@@ -212,10 +227,15 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
             if not np.any(shared[rws_arr == row_of[cand]]):
                 raise ValueError(f"candidate {cand!r} shares no image with any reference observer in condition "
                                  f"{c!r} of experiment {e!r}")
-        empty = shared == 0
+        empty = shared < protocol.min_items
         if empty.any():
-            n_disjoint += int(empty.sum())
+            is_ref_pair = rws_arr[empty] == len(candidates)
+            n_disjoint += int((shared == 0).sum())
+            sparse_count[e] = sparse_count.get(e, np.zeros(2, np.int64)) + [int((~is_ref_pair).sum()),
+                                                                            int(is_ref_pair.sum())]
             pairs_arr, rws, rfs = pairs_arr[~empty], list(rws_arr[~empty]), list(np.asarray(rfs)[~empty])
+        total_count[e] = total_count.get(e, np.zeros(2, np.int64)) + [int((rws_arr < len(candidates)).sum()),
+                                                                      int((rws_arr == len(candidates)).sum())]
         cols, to_sums = pair_columns(right, seen, pairs_arr)
         s = np.stack(to_sums(cols.sum(axis=0, dtype=np.int64)[None].astype(float)))[:, 0]
         start = sum(len(x) for x in lab_row)
@@ -230,8 +250,18 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
                f"each pair uses the images both observers saw")
         notes.append(msg)
         warn(msg, TrialwiseWarning)
-    if n_disjoint:
-        notes.append(f"{n_disjoint} observer pair(s) share no image in some condition and were left out there")
+    for e, (n_cand, n_ref) in sparse_count.items():
+        tot_cand, tot_ref = total_count[e]
+        parts = [f"{n} of {tot} {what} pair(s)" for n, tot, what in
+                 ((n_cand, tot_cand, "candidate–reference"), (n_ref, tot_ref, "reference–reference")) if n]
+        notes.append(f"{e}: {' and '.join(parts)} share fewer than {protocol.min_items} images in a condition "
+                     f"and were left out there (protocol min_items={protocol.min_items}"
+                     + (f"; {n_disjoint} share none" if n_disjoint else "") + ")")
+    if sparse_count and any(n_ref == tot for e, (_, n_ref) in sparse_count.items()
+                            for tot in [total_count[e][1]] if tot):
+        gone = [e for e, (_, n_ref) in sparse_count.items() if total_count[e][1] and n_ref == total_count[e][1]]
+        notes.append(f"no pair of reference observers shares {protocol.min_items} images in any condition of "
+                     f"{', '.join(gone)}: the reference row has no value there")
     if excluded:
         excl = pd.DataFrame(excluded, columns=["experiment", "condition", "subject", "n_trials", "reason"])
     else:
@@ -287,18 +317,41 @@ def aggregate(values: NDArray, design: Design, *, keep: tuple[str, ...] = (), en
     return v, key
 
 
-def group_mean(values: NDArray, membership: Any) -> NDArray:
+def group_mean(values: NDArray, membership: Any, *, workers: int | None = None) -> NDArray:
     """NaN-aware means of the last axis over groups: ``membership`` (n × groups, 0/1, dense
     or sparse) says which values belong to which group. NaN values are left out; a group
-    with none defined is NaN."""
+    with none defined is NaN.
+
+    Computed in blocks of leading rows (bounded memory; the B × entries arrays of a
+    bootstrap are never copied whole), on ``workers`` threads (default: all cores); the
+    result does not depend on either.
+    """
     v = np.asarray(values, dtype=float)
     lead = v.shape[:-1]
     v = v.reshape(-1, v.shape[-1])
-    ok = ~np.isnan(v)
-    total = np.asarray(np.where(ok, v, 0.0) @ membership)
-    count = np.asarray(ok.astype(float) @ membership)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
+    if sparse.issparse(membership):
+        mt = sparse.csr_matrix(membership.T, dtype=float)  # groups × n
+    else:
+        mt = np.asarray(membership, dtype=float).T
+    out = np.empty((v.shape[0], mt.shape[0]))
+    step = max(1, _GROUP_BLOCK // max(v.shape[1], 1))
+    blocks = [slice(i, i + step) for i in range(0, v.shape[0], step)]
+
+    def run(sl: slice) -> None:
+        block = v[sl]
+        ok = ~np.isnan(block)
+        total = np.asarray(mt @ np.where(ok, block, 0.0).T).T
+        count = np.asarray(mt @ ok.T.astype(float)).T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[sl] = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
+
+    n_workers = min(len(blocks), (os.cpu_count() or 1) if workers is None else workers)
+    if n_workers <= 1:
+        for sl in blocks:
+            run(sl)
+    else:
+        with ThreadPoolExecutor(n_workers) as ex:
+            list(ex.map(run, blocks))
     return out.reshape(lead + (out.shape[-1],))
 
 
@@ -344,6 +397,8 @@ def bootstrap_entries(
         if progress is not None:
             progress("bootstrap", done[0], len(design.units))
 
+    if progress is not None:
+        progress("bootstrap", 0, len(design.units))
     n_workers = min(len(design.units), (os.cpu_count() or 1) if workers is None else workers)
     if n_workers <= 1:
         for u in range(len(design.units)):

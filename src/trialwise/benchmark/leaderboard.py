@@ -12,6 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise import _validation as v
+from trialwise._warnings import TrialwiseWarning, warn
 from trialwise._results import BenchmarkDifferenceResult, ConfidenceInterval, _num, _p, _pct
 from trialwise.benchmark.hierarchy import (
     Design,
@@ -24,7 +25,7 @@ from trialwise.benchmark.hierarchy import (
 )
 from trialwise.benchmark.protocol import HIGHER_IS_BETTER, Protocol, get_protocol
 from trialwise.benchmark.ranks import kendall_tau, probability_best, rank_intervals, rank_scores
-from trialwise.intervals import interval
+from trialwise.intervals import bca_interval, interval
 from trialwise.resampling import monte_carlo_pvalue
 from trialwise.significance import adjust_pvalues
 
@@ -34,7 +35,7 @@ __all__ = ["leaderboard", "difference_test", "Leaderboard", "KendallTau", "Exper
 #: Tests of "two candidates are alike" at the benchmark level.
 BENCHMARK_TESTS = ("swap", "bootstrap", "paper")
 #: Interval methods for scores and differences (from the hierarchical bootstrap).
-BENCHMARK_CI_METHODS = ("percentile", "basic", "hdi")
+BENCHMARK_CI_METHODS = ("percentile", "bc", "basic", "hdi")
 
 Progress = Callable[[str, int, int], None]
 
@@ -42,9 +43,12 @@ Progress = Callable[[str, int, int], None]
 def _as_trials(trials: Any):
     import pandas as pd
 
-    from trialwise.data import TRIAL_COLUMNS, _check_items, read_trials
+    from trialwise.data import TRIAL_COLUMNS, _check_items, _check_layout, _check_path, read_trials
 
-    if isinstance(trials, pd.DataFrame) and set(TRIAL_COLUMNS) <= set(trials.columns):
+    if not isinstance(trials, pd.DataFrame):
+        return read_trials(_check_path(trials, "trials", frame_ok=True))
+    _check_layout(trials, "trials")
+    if set(TRIAL_COLUMNS) <= set(trials.columns):
         t = trials[list(TRIAL_COLUMNS)]
         if t["correct"].dtype != bool:
             raise TypeError("trials: column 'correct' must be bool (use trialwise.read_trials)")
@@ -104,6 +108,7 @@ class Leaderboard:
         self.protocol: Protocol = design.protocol
         self.observers: tuple[str, ...] = design.rows
         self.candidates: tuple[str, ...] = design.candidates
+        self.references: tuple[str, ...] = design.references
         self.reference_row: str = design.rows[-1]
         self.n_resamples = n_resamples
         self.confidence_level = confidence_level
@@ -111,6 +116,9 @@ class Leaderboard:
         self.higher_is_better = HIGHER_IS_BETTER[self.protocol.metric]
         self.excluded = design.excluded
         self.notes = list(design.notes)
+        if len(design.references) == 1:
+            warn(f"only one reference observer ({design.references[0]}): the reference row has no value",
+                 TrialwiseWarning)
         self._workers = workers
         boot_gen, swap_gen = v.check_rng(rng).spawn(2)
         self._swap_entropy = int(swap_gen.integers(2**63))
@@ -132,6 +140,10 @@ class Leaderboard:
     # ------------------------------------------------------------------ summary numbers
 
     def _interval(self, dist: NDArray, estimate: NDArray) -> tuple[NDArray, NDArray]:
+        if self.ci_method == "bc":  # bias-corrected percentile: BCa without acceleration
+            est = np.asarray(estimate, dtype=float)
+            return tuple(np.asarray(x, dtype=float) for x in bca_interval(
+                dist, est, np.zeros((1,) + est.shape), confidence_level=self.confidence_level))
         lo, hi = interval(self.ci_method, dist, estimate, self.confidence_level, bounds=(-np.inf, np.inf))
         return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
 
@@ -238,11 +250,15 @@ class Leaderboard:
         observer_b, difference, ci_low, ci_high, pvalue, pvalue_adjusted, significant``
         (adjusted p below ``1 − confidence_level``), plus ``test`` and ``adjust``. The
         family for the correction is the set of pairs returned. See :meth:`difference`
-        for the tests; ``adjust`` is ``holm``, ``bh``, ``by`` or ``none``.
+        for the tests; ``adjust`` is ``holm``, ``bh``, ``by`` or ``none``. ``workers``:
+        threads for the swap tests (default: all cores; the p-values do not depend on it).
+        ``progress``: called as ``progress(label, done, total)`` before the first test and
+        after each one (the command line draws its progress bar with it).
         """
         import pandas as pd
 
         which = v.check_choice(which, "which", ("all", "neighbours"))
+        workers = v.check_workers(workers)
         test = v.check_choice(test, "test", BENCHMARK_TESTS)
         adjust = v.check_choice(adjust, "adjust", ("holm", "bh", "by", "none"))
         m = self.n_resamples if n_permutations is None else v.check_positive_int(n_permutations, "n_permutations")
@@ -252,6 +268,8 @@ class Leaderboard:
         else:
             pairs = list(zip(order[:-1], order[1:]))
         done = [0]
+        if progress is not None:
+            progress(f"{test} tests", 0, len(pairs))
 
         def run(pair: tuple[int, int]) -> float:
             p = self._test(pair[0], pair[1], test, m)[0]
@@ -308,8 +326,10 @@ class Leaderboard:
         exps = self._design.experiments
         corr = np.eye(len(exps))
         for a in range(len(exps)):
-            for b in range(a + 1, len(exps)):
-                corr[a, b] = corr[b, a] = stats.kendalltau(self._exp_scores[:k, a], self._exp_scores[:k, b]).statistic
+            for b in range(a + 1, len(exps)):  # τ needs two candidates with a score in both experiments
+                x, y = self._exp_scores[:k, a], self._exp_scores[:k, b]
+                ok = ~(np.isnan(x) | np.isnan(y))
+                corr[a, b] = corr[b, a] = stats.kendalltau(x[ok], y[ok]).statistic if ok.sum() >= 2 else np.nan
         return ExperimentBreakdown(table, pd.DataFrame(corr, index=list(exps), columns=list(exps)))
 
     def entries(self):
@@ -344,9 +364,11 @@ class Leaderboard:
 
     def summary(self, max_rows: int | None = None) -> str:
         """The table as text, with the rank stability and what was left out."""
+        if max_rows is not None:
+            max_rows = v.check_positive_int(max_rows, "max_rows", minimum=0)
         t = self.table if max_rows is None else self.table.head(max_rows + 1)
         w = max(len(str(o)) for o in t["observer"])
-        lines = [f"Leaderboard — {self.protocol.describe()}",
+        lines = [f"Leaderboard — {self.describe()}",
                  f"{_pct(self.confidence_level)} intervals from a joint hierarchical bootstrap ({self.ci_method}, "
                  f"B = {self.n_resamples}); ranks: 1 = most {'alike' if self.higher_is_better else 'similar'}",
                  f"{'rank':>4} {'[interval]':>10}  {'observer':<{w}}  {'score':>6}  {'CI':<17} {'P(best)':>7}"]
@@ -355,11 +377,18 @@ class Leaderboard:
             pb = "" if r.kind == "reference" else f"{r.p_best:7.3f}"
             lines.append(f"{rank:>15}  {r.observer:<{w}}  {_num(r.score):>6}  "
                          f"[{_num(r.ci_low)}, {_num(r.ci_high)}]{'':<2} {pb}")
-        lines.append(f"Kendall's tau (ranking vs bootstrap rankings): mean {_num(self.kendall_tau.mean)}, "
-                     f"{_pct(self.confidence_level)} in [{_num(self.kendall_tau.confidence_interval.low)}, "
-                     f"{_num(self.kendall_tau.confidence_interval.high)}]")
+        if len(self.candidates) < 2:
+            lines.append("Kendall's tau (ranking vs bootstrap rankings): not defined with a single candidate")
+        else:
+            lines.append(f"Kendall's tau (ranking vs bootstrap rankings): mean {_num(self.kendall_tau.mean)}, "
+                         f"{_pct(self.confidence_level)} in [{_num(self.kendall_tau.confidence_interval.low)}, "
+                         f"{_num(self.kendall_tau.confidence_interval.high)}]")
         lines += [f"Note: {n}" for n in self.notes]
         return "\n".join(lines)
+
+    def describe(self) -> str:
+        """The protocol in one line, counting only the exclusions that apply to the scored experiments."""
+        return self.protocol.describe(self._design.experiments)
 
     def __repr__(self) -> str:
         best = self.table[self.table["kind"] == "candidate"].iloc[0]
@@ -367,11 +396,20 @@ class Leaderboard:
                 f"best={best.observer!r} {_num(best.score)} [{_num(best.ci_low)}, {_num(best.ci_high)}], "
                 f"kendall_tau={_num(self.kendall_tau.mean)})")
 
-    def report(self, path: Any, *, title: str | None = None, pairwise: Any = None) -> Any:
-        """Write a self-contained HTML report (tables and figures embedded); returns the path."""
+    def report(self, path: Any, *, title: str | None = None, pairwise: Any = None, shape_bias: Any = None) -> Any:
+        """Write a self-contained HTML report (tables and figures embedded); returns the path.
+
+        ``pairwise``: tests from :meth:`pairwise` to include; ``shape_bias``: a
+        :func:`trialwise.shape_bias` result to include (e.g. on texture-vs-shape trials).
+        """
+        import os
+
         from trialwise.report import write_report
 
-        return write_report(self, path, title=title, pairwise=pairwise)
+        if not isinstance(path, (str, os.PathLike)):
+            raise TypeError(f"`path` must be a file path (str or os.PathLike); got {type(path).__name__}")
+
+        return write_report(self, path, title=title, pairwise=pairwise, shape_bias=shape_bias)
 
 
 def leaderboard(
@@ -381,7 +419,7 @@ def leaderboard(
     reference: Any = None,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
-    ci_method: str = "percentile",
+    ci_method: str = "bc",
     rng: Any = None,
     workers: int | None = None,
     progress: Progress | None = None,
@@ -403,12 +441,18 @@ def leaderboard(
         Bootstrap replicates B of the whole hierarchy.
     confidence_level : float
     ci_method : {"percentile", "basic", "hdi"}
-        Interval from the bootstrap replicates (percentile, as in seed 000).
+        Interval from the bootstrap replicates. ``bc`` (default): the bias-corrected
+        percentile interval (Efron 1981; BCa without acceleration), which corrects for the
+        small-sample bias of κ that the percentile interval doubles where pairs share few
+        items (``docs/benchmark.md``, "Sparse overlaps"); on dense benchmarks it equals
+        the percentile interval within Monte-Carlo error. ``percentile``: the interval of
+        seed 000 (Klein et al. 2025), to reproduce published intervals.
     rng : seed or Generator
     workers : int, optional
         Threads (default: all cores); results do not depend on it.
     progress : callable, optional
-        ``progress(label, done, total)`` after each condition.
+        Called as ``progress(label, done, total)`` before the bootstrap starts and after
+        each condition (``trialwise leaderboard`` draws its progress bar with it).
 
     Returns
     -------
@@ -435,6 +479,7 @@ def leaderboard(
     0.331
     """
     proto = get_protocol(protocol)
+    workers = v.check_workers(workers)
     b = v.check_positive_int(n_resamples, "n_resamples")
     level = v.check_confidence_level(confidence_level)
     method = v.check_choice(ci_method, "ci_method", BENCHMARK_CI_METHODS)
@@ -452,7 +497,7 @@ def difference_test(
     test: str = "swap",
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
-    ci_method: str = "percentile",
+    ci_method: str = "bc",
     rng: Any = None,
 ) -> BenchmarkDifferenceResult:
     """Do two candidates differ in their benchmark score? (SPEC §5.2, aggregated.)

@@ -8,6 +8,7 @@ conditions, the reference group, the metric) is a field of the protocol.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "FLAT", "PROTOCOLS", "get_protocol", "metric_from_sums"]
+__all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums"]
 
 #: Pair metrics a protocol can average (each a function of a pair's 2×2 table).
 METRICS = ("error-consistency", "observed-consistency", "accuracy-difference")
@@ -67,11 +68,25 @@ class Protocol:
         observer is a candidate. The reference group's own row pairs distinct reference
         observers.
     experiments : sequence of str, optional
-        Only these experiments (default: all in the data).
+        The benchmark's experiments (default: all in the data). Trials of other
+        experiments are left out; experiments the trials lack are not scored and the
+        leaderboard's ``notes`` name them, so a benchmark can be run on part of its data.
+        A protocol none of whose experiments is in the trials is an error.
     conditions : mapping of experiment -> conditions, optional
         Only these conditions of the named experiments (applied before ``exclude``).
     metric : str
         One of :data:`METRICS` (default error consistency).
+    min_items : int
+        The fewest items two observers must share in a condition for their pair value
+        to count (default 20). A pair that shares fewer is left out of that condition
+        — of the estimate and of every bootstrap replicate alike — and the leaderboard's
+        ``notes`` count them. Below about 20 shared items a pair's κ is mostly noise and
+        rule (a table of 1–5 items is often one whose κ is undefined or exactly 0 by
+        construction), and the share of bootstrap replicates in which it is undefined
+        depends on its value, so leaving undefined replicates out shifts the replicate
+        means away from the estimate (``docs/benchmark.md``, "Sparse overlaps"). Every
+        pair of model-vs-human shares at least 160 items, so the rule changes none of its
+        numbers.
 
     Examples
     --------
@@ -91,6 +106,7 @@ class Protocol:
     experiments: tuple[str, ...] | None = None
     conditions: Mapping[str, tuple[str, ...]] | None = None
     metric: str = "error-consistency"
+    min_items: int = 20
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -107,6 +123,11 @@ class Protocol:
                              f"'experiment'; got {agg!r}")
         if self.metric not in METRICS:
             raise ValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {self.metric!r}")
+        if isinstance(self.min_items, bool) or not isinstance(self.min_items, numbers.Integral):
+            raise TypeError(f"`min_items` must be an integer >= 1; got {self.min_items!r}")
+        if self.min_items < 1:
+            raise ValueError(f"`min_items` must be an integer >= 1; got {self.min_items}")
+        object.__setattr__(self, "min_items", int(self.min_items))
         object.__setattr__(self, "aggregation", agg)
         object.__setattr__(self, "exclude", _condition_map(self.exclude, "exclude"))
         if self.conditions is not None:
@@ -121,12 +142,12 @@ class Protocol:
         """A copy with some fields changed (``name`` is kept unless given)."""
         return replace(self, **changes)
 
-    def describe(self) -> str:
-        """One line: metric, aggregation order and exclusions."""
-        n_ex = sum(len(v) for v in self.exclude.values())
+    def describe(self, experiments: Sequence[str] | None = None) -> str:
+        """One line: metric, aggregation order and exclusions (of ``experiments`` only, if given)."""
+        n_ex = sum(len(v) for e, v in self.exclude.items() if experiments is None or e in experiments)
         order = " → ".join(f"mean over {a}s" for a in self.aggregation)
         return (f"{self.name}: {self.metric} per condition and {self.reference}–candidate pair; {order}; "
-                f"{n_ex} condition(s) excluded")
+                f"{n_ex} condition(s) excluded; pairs sharing < {self.min_items} items left out")
 
 
 def _condition_map(value: Any, name: str) -> dict[str, tuple[str, ...]]:
@@ -145,6 +166,9 @@ def _condition_map(value: Any, name: str) -> dict[str, tuple[str, ...]]:
 #: control conditions and those where mean human accuracy is below 0.2.
 MODEL_VS_HUMAN = Protocol(
     name="model-vs-human",
+    experiments=("colour", "contrast", "cue-conflict", "edge", "eidolonI", "eidolonII", "eidolonIII", "false-colour",
+                 "high-pass", "low-pass", "phase-scrambling", "power-equalisation", "rotation", "silhouette",
+                 "sketch", "stylized", "uniform-noise"),
     exclude={
         "colour": ("cr",),
         "contrast": ("c100", "c03", "c01"),
@@ -164,12 +188,32 @@ MODEL_VS_HUMAN = Protocol(
 #: Seed 000, App. H: the same conditions, averaged over all conditions at once.
 FLAT = MODEL_VS_HUMAN.replace(name="flat", aggregation=("reference", "condition"))
 
+#: Geirhos et al. (ICLR 2019), the bundled ``texture_vs_shape()`` data: κ between each model
+#: and each human on the **cue-conflict**, **edge** and **silhouette** experiments (one
+#: condition each, nothing excluded), mean over humans, then over the three experiments —
+#: the same three experiments, with the same human trials, that model-vs-human takes from
+#: this study. Left out, with the reason in the leaderboard's ``excluded``: ``original``,
+#: ``grayscale`` and ``texture`` (stimuli chosen so that the paper's networks classify
+#: them correctly: the Caffe models and ResNet-50 are 99-100 % correct, and κ of an observer
+#: who is always right is 0 or undefined by construction); ``cue-conflict-content-guessing`` and
+#: ``cue-conflict-texture-guessing`` (humans were told to report the shape or the texture,
+#: while correctness is scored against the shape; the models' rows repeat cue-conflict);
+#: ``texture-filled-rotated`` (each human saw a random 160 of the 1280 images, 9-24 per
+#: rotation angle, and two humans share 0-8 images per angle, 11-37 overall: most pairs fall
+#: below any minimum of shared items and the human–human row would be empty; add it with
+#: ``TEXTURE_VS_SHAPE.replace(experiments=[..., "texture-filled-rotated"])`` for
+#: human–model comparisons). Models that lack edge and silhouette (four of the eight) are
+#: listed as not scored; ``.replace(experiments=["cue-conflict"])`` ranks all eight. Shape
+#: bias, the analysis these experiments were made for, is :func:`trialwise.shape_bias`.
+TEXTURE_VS_SHAPE = Protocol(name="texture-vs-shape", experiments=("cue-conflict", "edge", "silhouette"))
+
 #: Protocols known by name (``protocol="model-vs-human"``); ``"all-conditions"`` keeps
 #: every condition with the model-vs-human averaging.
 PROTOCOLS = {
     "model-vs-human": MODEL_VS_HUMAN,
     "flat": FLAT,
     "all-conditions": MODEL_VS_HUMAN.replace(name="all-conditions", exclude={}),
+    "texture-vs-shape": TEXTURE_VS_SHAPE,
 }
 
 
@@ -179,4 +223,7 @@ def get_protocol(protocol: str | Protocol) -> Protocol:
         return protocol
     if isinstance(protocol, str) and protocol in PROTOCOLS:
         return PROTOCOLS[protocol]
+    if not isinstance(protocol, str):
+        raise TypeError(f"`protocol` must be a Protocol or one of {', '.join(map(repr, PROTOCOLS))}; "
+                        f"got {type(protocol).__name__}")
     raise ValueError(f"`protocol` must be a Protocol or one of {', '.join(map(repr, PROTOCOLS))}; got {protocol!r}")

@@ -10,6 +10,9 @@
 * :mod:`~trialwise.comparison.auc` — AUC and DeLong's test, binary, OvR and OvO.
 * :mod:`~trialwise.comparison.ensemble` — the ensemble recommendation of §14.3.11.
 * :mod:`~trialwise.comparison.report` — :func:`compare`, all of the above in one report.
+
+Every function here compares labels through :func:`trialwise.labels.code_labels`: one
+rule for when a prediction is the truth's class, or two classifiers' labels agree.
 """
 
 from trialwise.comparison.agreement import (

@@ -19,7 +19,9 @@ from scipy import stats
 
 from trialwise import _validation as v
 from trialwise._results import ComparisonResult, ConfidenceInterval
-from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise._warnings import DegenerateDataWarning
+from trialwise.comparison._caveats import caveat
+from trialwise.labels import code_labels
 from trialwise.resampling import monte_carlo_pvalue
 
 __all__ = ["agreement_matrix", "disagreement", "cohen_kappa", "bowker_test", "stuart_maxwell_test",
@@ -30,24 +32,52 @@ __all__ = ["agreement_matrix", "disagreement", "cohen_kappa", "bowker_test", "st
 PERMUTATION_STATISTICS = ("asymmetry", "bowker")
 
 
+#: Largest number of items in a table of counts (as in :func:`trialwise._validation.check_counts`):
+#: beyond 2**53 counts are not exact in float64, in which every statistic is computed.
+MAX_ITEMS = 2**53
+
+
 def _codes(pred_a: Any, pred_b: Any, labels: Any) -> tuple[NDArray, NDArray, NDArray]:
-    a = v.check_label_vector(pred_a, "pred_a")
-    b = v.check_label_vector(pred_b, "pred_b")
-    n = v.check_same_length(pred_a=a, pred_b=b)
-    both = np.concatenate([np.asarray(a, dtype=object), np.asarray(b, dtype=object)])
-    if labels is None:
-        labels = v.sorted_labels(both)
-    names = np.asarray(list(labels), dtype=object)
-    text = names.astype(str)
-    if len(set(text)) != len(text):
-        raise ValueError("`labels` contains a class twice")
-    lookup = {c: i for i, c in enumerate(text)}
-    uniq, inverse = np.unique(both.astype(str), return_inverse=True)
-    codes = np.array([lookup.get(t, -1) for t in uniq], dtype=np.int64)[inverse]
-    if (codes < 0).any():
-        bad = both[codes < 0][0]
-        raise ValueError(f"`labels` does not contain the predicted class {bad!r}")
-    return codes[:n], codes[n:], names
+    """Both predictions coded together (:func:`trialwise.labels.code_labels`), and the class names."""
+    coding = code_labels({"pred_a": pred_a, "pred_b": pred_b}, classes=labels, classes_name="labels")
+    return coding.codes["pred_a"], coding.codes["pred_b"], np.asarray(coding.classes, dtype=object)
+
+
+def _square_counts(counts: Any) -> NDArray:
+    """A K × K table of counts (K >= 2) as int64; errors name ``counts``."""
+    try:
+        arr = np.asarray(counts)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(f"`counts` must be a square K × K table of counts; got {v._show(counts)}") from exc
+    if arr.dtype.kind == "c":
+        raise TypeError(f"`counts` must hold real counts; got complex numbers {v._show(arr.tolist())}")
+    if arr.dtype.kind == "O":
+        try:
+            arr = arr.astype(float)
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"`counts` must be a square table of counts; got {v._show(counts)}") from exc
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"`counts` must be a square table of counts; got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
+        raise ValueError(f"`counts` must be a square K × K table with K >= 2; got shape {arr.shape}")
+    farr = arr.astype(float)
+    if not np.isfinite(farr).all() or (farr < 0).any() or (farr != np.round(farr)).any():
+        raise ValueError(f"`counts` must hold non-negative whole numbers; got {v._show(arr.tolist())}")
+    total = float(farr.sum())
+    if total == 0:
+        raise ValueError("`counts` holds no items (n = 0)")
+    if total > MAX_ITEMS:
+        raise ValueError(f"`counts` holds more than 2**53 items (n = {total:.3g}): counts that large are not exact "
+                         "in float64 and overflow int64 sums")
+    return arr.astype(np.int64) if arr.dtype.kind in "biu" else farr.astype(np.int64)
+
+
+def _same_classes(index: Any, columns: Any) -> bool:
+    """Whether a DataFrame's index and columns name the same classes in the same order."""
+    if len(index) != len(columns):
+        return False
+    coding = code_labels({"counts.index": index, "counts.columns": columns})
+    return bool(np.array_equal(coding.codes["counts.index"], coding.codes["counts.columns"]))
 
 
 def _matrix(pred_a: Any, pred_b: Any, counts: Any, labels: Any) -> tuple[NDArray, NDArray]:
@@ -57,25 +87,16 @@ def _matrix(pred_a: Any, pred_b: Any, counts: Any, labels: Any) -> tuple[NDArray
             raise TypeError("pass either the predictions (pred_a, pred_b) or `counts`, not both")
         names = None
         if isinstance(counts, pd.DataFrame):
-            if list(map(str, counts.index)) != list(map(str, counts.columns)):
+            if not _same_classes(counts.index, counts.columns):
                 raise ValueError("`counts`: the index (classifier A) and the columns (classifier B) "
                                  "must name the same classes in the same order")
             names = np.asarray(counts.index, dtype=object)
-        try:
-            arr = np.asarray(counts, dtype=float)
-        except (TypeError, ValueError) as exc:
-            raise TypeError("`counts` must be a square table of counts") from exc
-        if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
-            raise ValueError(f"`counts` must be a square K × K table with K >= 2; got shape {arr.shape}")
-        if not np.isfinite(arr).all() or (arr < 0).any() or (arr != np.round(arr)).any():
-            raise ValueError("`counts` must hold non-negative whole numbers")
-        if arr.sum() == 0:
-            raise ValueError("`counts` holds no items (n = 0)")
+        arr = _square_counts(counts)
         if names is None:
             names = np.asarray(list(labels) if labels is not None else range(arr.shape[0]), dtype=object)
             if len(names) != arr.shape[0]:
                 raise ValueError(f"`labels` names {len(names)} classes but `counts` is {arr.shape[0]} × {arr.shape[0]}")
-        return arr.astype(np.int64), names
+        return arr, names
     if pred_a is None or pred_b is None:
         raise TypeError("pass the predictions pred_a and pred_b, or `counts`")
     ia, ib, names = _codes(pred_a, pred_b, labels)
@@ -87,7 +108,9 @@ def agreement_matrix(pred_a: Any, pred_b: Any, *, labels: Any = None) -> pd.Data
     """The K × K agreement matrix ``N[j, k]``: items A labels ``j`` and B labels ``k`` (§14.3.2).
 
     It does not use the truth. Rows are classifier A, columns classifier B; the classes
-    are ``labels`` in that order, or every class either classifier predicts (sorted).
+    are ``labels`` in that order, or every class either classifier predicts (in natural
+    order). Labels are the same class under the rule of :mod:`trialwise.labels`
+    (``1 == 1.0 == True == '1'``; numbers mixed with other text are a ``TypeError``).
 
     Examples
     --------
@@ -149,9 +172,10 @@ def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, l
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     p_o, p_e = float(np.trace(p)), float(rows @ cols)
     if p_e >= 1:
-        warn("Cohen's κ: both classifiers predict one and the same class on every item; κ is undefined (NaN)",
-             DegenerateDataWarning)
-        return ComparisonResult("Cohen's kappa (labels)", np.nan, n=n, note="undefined: a single class throughout")
+        msg = "Cohen's κ: both classifiers predict one and the same class on every item; κ is undefined (NaN)"
+        caveat(msg, DegenerateDataWarning)
+        return ComparisonResult("Cohen's kappa (labels)", np.nan, n=n, note="undefined: a single class throughout",
+                                details={"caveat": msg})
     kappa = (p_o - p_e) / (1 - p_e)
     # Fleiss, Cohen & Everitt (1969), the large-sample variance of κ̂.
     diag = np.diag(p)
@@ -186,8 +210,9 @@ def _contributions(mat: NDArray, names: NDArray) -> pd.DataFrame:
 
 def _never_disagree(test: str, method: str, m: int, details: dict) -> ComparisonResult:
     """The documented value when the two classifiers never disagree: statistic 0, p = 1, a warning."""
-    warn(f"{test}: the two classifiers never disagree; statistic 0, p = 1", DegenerateDataWarning)
-    return ComparisonResult(method, 0.0, 1.0, n=m, note="no disagreements", details=details)
+    msg = f"{test}: the two classifiers never disagree; statistic 0, p = 1"
+    caveat(msg, DegenerateDataWarning, stacklevel=4)
+    return ComparisonResult(method, 0.0, 1.0, n=m, note="no disagreements", details=details | {"caveat": msg})
 
 
 def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,

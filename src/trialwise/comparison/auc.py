@@ -27,7 +27,8 @@ from scipy import stats
 
 from trialwise import _validation as v
 from trialwise._results import ComparisonResult, ConfidenceInterval
-from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise._warnings import DegenerateDataWarning
+from trialwise.comparison._caveats import caveat
 from trialwise.comparison.probabilities import Probabilities, paired_probabilities, probabilities
 from trialwise.significance import ADJUSTMENTS, adjust_pvalues
 
@@ -173,9 +174,11 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
     var = _variance(np.column_stack([psi_a, psi_b, psi_a - psi_b]), a.y)
     diff = auc_a - auc_b
     name = "DeLong" if a.k == 2 else ("DeLong (OvR macro)" if multi_class == "ovr" else "DeLong (OvO)")
+    caveat_text = None
     if var[2] <= 1e-15 * max(var[0], var[1], 1e-300):
-        warn("DeLong's test: the two classifiers order every pair of items alike, so the AUC difference "
-             "has no variance; difference 0, p = 1", DegenerateDataWarning)
+        caveat_text = ("DeLong's test: the two classifiers order every pair of items alike, so the AUC difference "
+                       "has no variance; difference 0, p = 1")
+        caveat(caveat_text, DegenerateDataWarning)
         var = var.copy()
         var[2] = 0.0
     z, p = _z_test(diff, float(var[2]))
@@ -196,5 +199,8 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
         details["per_class"] = table
         details["adjust"] = adjust
     note = f"z = {z:.3g}; statistic AUC_A - AUC_B, Wald {100 * level:g}% CI"
+    if caveat_text is not None:
+        note += "; no variance: the two order every pair of items alike"
+        details["caveat"] = caveat_text
     return ComparisonResult(name, float(diff), p, confidence_interval=ConfidenceInterval(diff - half, diff + half),
                             n=len(a.y), note=note, details=details)

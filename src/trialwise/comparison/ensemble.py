@@ -18,19 +18,19 @@ Four checkpoints, in order; the first that fails decides:
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
 
 from trialwise import _validation as v
-from trialwise._results import EnsembleRecommendation
+from trialwise._results import ComparisonResult, EnsembleRecommendation
 from trialwise._warnings import DegenerateDataWarning
+from trialwise.comparison._caveats import collecting, warn_once_per_kind
 from trialwise.comparison.agreement import bowker_test
-from trialwise.comparison.labels import MCNEMAR_METHODS, _labels, mcnemar, yules_q
+from trialwise.comparison.labels import MCNEMAR_METHODS, _coding, _table, mcnemar, yules_q
 from trialwise.comparison.probabilities import error_correlation, expected_calibration_error
+from trialwise.labels import LabelCoding
 
 __all__ = ["DECISIONS", "ensemble_recommendation"]
 
@@ -38,13 +38,6 @@ __all__ = ["DECISIONS", "ensemble_recommendation"]
 ACCURACY_GAP, REDUNDANCY, MAX_ECE = 0.05, 0.8, 0.1
 #: The possible decisions, from the most to the least restrictive.
 DECISIONS = ("no ensemble", "drop the weaker", "calibrate first", "asymmetric fusion", "symmetric fusion")
-
-
-def _quiet(call, *args, **kwargs):
-    """Run a diagnostic whose degenerate-data warning is reported in the reasons instead."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DegenerateDataWarning)
-        return call(*args, **kwargs)
 
 
 def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any = None, proba_b: Any = None, *,
@@ -77,7 +70,13 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     EnsembleRecommendation
         ``decision`` (one of :data:`DECISIONS`), ``fusion`` (symmetric / asymmetric
         or None), ``keep`` (the classifier to deploy alone, or None), ``reasons`` (one
-        sentence per checkpoint) and ``checkpoints`` (the numbers).
+        sentence per checkpoint) and ``checkpoints`` (the numbers). A checkpoint
+        computed on degenerate data (e.g. no discordant items) quotes its note in its
+        reason instead of warning.
+
+    Notes
+    -----
+    Truth and predictions are coded together by the rule of :mod:`trialwise.labels`.
 
     Examples
     --------
@@ -93,32 +92,39 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     mcnemar_method = v.check_choice(mcnemar_method, "mcnemar_method", MCNEMAR_METHODS)
     if (proba_a is None) != (proba_b is None):
         raise TypeError("pass both proba_a and proba_b, or neither")
-    y, a, b = _labels(y_true, pred_a, pred_b)
+    coding = _coding(y_true, pred_a, pred_b)
+    table = _table(coding)
     checks: dict[str, Callable[[], Any]] = {
-        "mcnemar_p": lambda: _quiet(mcnemar, y, a, b, method=mcnemar_method).pvalue,
-        "yules_q": lambda: _quiet(yules_q, y, a, b).statistic,
-        "bowker": lambda: _quiet(bowker_test, a, b),
+        "mcnemar": lambda: mcnemar(counts=table, method=mcnemar_method),
+        "yules_q": lambda: yules_q(counts=table),
+        "bowker": lambda: bowker_test(pred_a, pred_b),
     }
     if proba_a is not None:
-        checks["error_correlation"] = lambda: _quiet(error_correlation, y, proba_a, proba_b, classes=classes).statistic
-        checks["ece"] = lambda: tuple(expected_calibration_error(y, p, classes=classes, n_bins=n_bins).statistic
+        checks["error_correlation"] = lambda: error_correlation(y_true, proba_a, proba_b, classes=classes)
+        checks["ece"] = lambda: tuple(expected_calibration_error(y_true, p, classes=classes, n_bins=n_bins).statistic
                                       for p in (proba_a, proba_b))
-    return _recommend(y, a, b, checks, names=names, alpha=alpha, accuracy_gap=accuracy_gap, redundancy=redundancy,
-                      max_ece=max_ece, mcnemar_method=mcnemar_method)
+    with collecting() as caveats:
+        rec = _recommend(coding, checks, names=names, alpha=alpha, accuracy_gap=accuracy_gap,
+                         redundancy=redundancy, max_ece=max_ece, mcnemar_method=mcnemar_method)
+    # degenerate diagnostics are reported in the reasons; anything else is warned, once per kind
+    warn_once_per_kind([c for c in caveats if not issubclass(c[0], DegenerateDataWarning)],
+                       "ensemble_recommendation")
+    return rec
 
 
-def _recommend(y: NDArray, a: NDArray, b: NDArray, checks: dict[str, Callable[[], Any]], *, names: tuple[str, str],
+def _recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, names: tuple[str, str],
                alpha: float, accuracy_gap: float = ACCURACY_GAP, redundancy: float = REDUNDANCY,
                max_ece: float = MAX_ECE, mcnemar_method: str = "exact") -> EnsembleRecommendation:
-    """The four checkpoints on checked labels. ``checks`` maps "mcnemar_p", "yules_q", "bowker" (a
-    result) and, with probabilities, "error_correlation" and "ece" (a pair) to zero-argument callables,
-    called only when their checkpoint is reached: :func:`~trialwise.compare` passes the values it has
-    already computed."""
+    """The four checkpoints on labels coded together ("y_true", "pred_a", "pred_b"). ``checks`` maps
+    "mcnemar", "yules_q", "bowker" and, with probabilities, "error_correlation" (results) and "ece" (a
+    pair) to zero-argument callables, called only when their checkpoint is reached:
+    :func:`~trialwise.compare` passes the results it has already computed. A degenerate result's
+    caveat (``details["caveat"]``) is quoted in the reason of its checkpoint."""
     na, nb = names
-    ys, as_, bs = y.astype(str), a.astype(str), b.astype(str)
-    acc_a, acc_b = float(np.mean(as_ == ys)), float(np.mean(bs == ys))
-    _, freq = np.unique(ys, return_counts=True)
-    baseline = float(freq.max() / len(ys))
+    acc_a = float(np.mean(coding.matches("pred_a", "y_true")))
+    acc_b = float(np.mean(coding.matches("pred_b", "y_true")))
+    freq = np.bincount(coding.codes["y_true"], minlength=coding.k)
+    baseline = float(freq.max() / freq.sum())
     better, weaker = (na, nb) if acc_a >= acc_b else (nb, na)
     cp: dict[str, Any] = {"accuracy_" + na: acc_a, "accuracy_" + nb: acc_b, "baseline": baseline}
     reasons: list[str] = []
@@ -136,7 +142,8 @@ def _recommend(y: NDArray, a: NDArray, b: NDArray, checks: dict[str, Callable[[]
     if not all(useful.values()):
         reasons.append(f"{weaker} does not beat the majority-class baseline ({baseline:.3f}); keep {better}")
         return done("drop the weaker", keep=better)
-    mcnemar_p = checks["mcnemar_p"]()
+    mc = checks["mcnemar"]()
+    mcnemar_p = mc.pvalue
     gap = abs(acc_a - acc_b)
     cp.update(mcnemar_p=mcnemar_p, accuracy_gap=gap)
     if mcnemar_p < alpha and gap > accuracy_gap:
@@ -144,18 +151,20 @@ def _recommend(y: NDArray, a: NDArray, b: NDArray, checks: dict[str, Callable[[]
                        f"{100 * gap:.1f} points (> {100 * accuracy_gap:g}): keep {better}")
         return done("drop the weaker", keep=better)
     reasons.append(f"both beat the baseline {baseline:.3f}; McNemar ({mcnemar_method}) p = {mcnemar_p:.3g}, "
-                   f"gap {100 * gap:.1f} points: both stay in play")
+                   f"gap {100 * gap:.1f} points: both stay in play" + _caveat_of(mc))
 
     # 2. errors not redundant
-    q = checks["yules_q"]()
+    q_res = checks["yules_q"]()
+    q = q_res.statistic
     cp["yules_q"] = q
     flags = [bool(q >= redundancy)]
-    text = f"Yule's Q = {q:.3g}"
+    text = f"Yule's Q = {q:.3g}" + _caveat_of(q_res)
     if "error_correlation" in checks:
-        r = checks["error_correlation"]()
+        r_res = checks["error_correlation"]()
+        r = r_res.statistic
         cp["error_correlation"] = r
         flags.append(bool(r >= redundancy))
-        text += f", error correlation r = {r:.3g}"
+        text += f", error correlation r = {r:.3g}" + _caveat_of(r_res)
     if all(flags):
         reasons.append(f"{text}: at or above {redundancy:g}, the two fail on the same items; deploy {better}")
         return done("no ensemble", keep=better)
@@ -167,7 +176,8 @@ def _recommend(y: NDArray, a: NDArray, b: NDArray, checks: dict[str, Callable[[]
     cp["bowker_p"] = bw.pvalue
     fusion = "asymmetric" if bw.pvalue < alpha else "symmetric"
     if fusion == "symmetric":
-        reasons.append(f"Bowker p = {bw.pvalue:.3g}: disagreements are symmetric; majority vote or score averaging")
+        reasons.append(f"Bowker p = {bw.pvalue:.3g}{_caveat_of(bw)}: disagreements are symmetric; majority vote or "
+                       "score averaging")
     else:
         worst = bw.details["contributions"].sort_values("contribution").iloc[-1]
         reasons.append(f"Bowker p = {bw.pvalue:.3g}: confusions are asymmetric (largest: {worst['class_j']} vs "
@@ -185,3 +195,8 @@ def _recommend(y: NDArray, a: NDArray, b: NDArray, checks: dict[str, Callable[[]
         return done("calibrate first", fusion=fusion)
     reasons.append(f"ECE {na} = {ece_a:.3f}, {nb} = {ece_b:.3f} (<= {max_ece:g}): probabilities can be averaged")
     return done(f"{fusion} fusion", fusion=fusion)
+
+
+def _caveat_of(result: ComparisonResult) -> str:
+    """`` (note: …)`` for a result computed on degenerate data, else ``""``."""
+    return f" ({result.note})" if "caveat" in result.details else ""

@@ -3,7 +3,9 @@
 Every method here is a function of the 2×2 table of correctness
 ``[[n11, n10], [n01, n00]]`` — classifier A in rows, "correct" first, so ``n10`` counts
 the items A gets right and B gets wrong (the chapter's C1 and C2). Pass either the labels
-``(y_true, pred_a, pred_b)`` — any number of classes: correctness is ``pred == y_true`` —
+``(y_true, pred_a, pred_b)`` — any number of classes: a prediction is correct when it is
+the same class as the truth under the library's one label-coding rule
+(:mod:`trialwise.labels`: ``1 == 1.0 == True == '1'``; numbers never match other text) —
 or ``counts=``. Statistics of the predicted labels themselves, without the truth
 (disagreement, Cohen's κ, Bowker, …), are in :mod:`trialwise.comparison.agreement`.
 """
@@ -18,7 +20,9 @@ from scipy import stats
 
 from trialwise import _validation as v
 from trialwise._results import ComparisonResult, ConfidenceInterval
-from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise._warnings import DegenerateDataWarning
+from trialwise.comparison._caveats import caveat
+from trialwise.labels import LabelCoding, code_labels
 from trialwise.resampling import monte_carlo_pvalue
 
 __all__ = ["MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"]
@@ -27,22 +31,33 @@ __all__ = ["MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"]
 MCNEMAR_METHODS = ("exact", "mid-p", "asymptotic", "corrected", "permutation")
 
 
-def _labels(y_true: Any, pred_a: Any, pred_b: Any) -> tuple[NDArray, NDArray, NDArray]:
-    y = v.check_label_vector(y_true, "y_true")
-    a = v.check_label_vector(pred_a, "pred_a")
-    b = v.check_label_vector(pred_b, "pred_b")
-    v.check_same_length(y_true=y, pred_a=a, pred_b=b)
-    return y, a, b
+def _coding(y_true: Any, pred_a: Any, pred_b: Any) -> LabelCoding:
+    """The truth and both predictions coded together (:func:`trialwise.labels.code_labels`)."""
+    return code_labels({"y_true": y_true, "pred_a": pred_a, "pred_b": pred_b})
+
+
+def _table(coding: LabelCoding) -> NDArray:
+    """The correctness table ``[[n11, n10], [n01, n00]]`` of coded labels, int64."""
+    ra, rb = coding.matches("pred_a", "y_true"), coding.matches("pred_b", "y_true")
+    cells = np.bincount(2 * (~ra).astype(np.int64) + (~rb), minlength=4)
+    return cells.astype(np.int64).reshape(2, 2)
 
 
 def contingency_table(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *,
                       counts: ArrayLike | None = None) -> NDArray:
     """The 2×2 correctness table ``[[n11, n10], [n01, n00]]`` (A in rows, correct first).
 
+    A prediction is correct when it is the truth's class under the rule of
+    :mod:`trialwise.labels` (the three arguments coded together): integer truth matches
+    boolean or float predictions, and text that reads as a number matches that number.
+    The counts are int64; ``counts=`` must be whole numbers with at most 2**53 items.
+
     Examples
     --------
     >>> contingency_table(["a", "b", "c", "a"], ["a", "b", "a", "b"], ["a", "c", "c", "b"]).tolist()
     [[1, 1], [1, 1]]
+    >>> contingency_table([1, 0, 1], [True, False, False], [1.0, 1.0, 1.0]).tolist()
+    [[1, 1], [1, 0]]
     """
     if counts is not None:
         if y_true is not None or pred_a is not None or pred_b is not None:
@@ -50,9 +65,7 @@ def contingency_table(y_true: Any = None, pred_a: Any = None, pred_b: Any = None
         return v.check_counts(counts, "counts").astype(np.int64)
     if y_true is None or pred_a is None or pred_b is None:
         raise TypeError("pass the labels y_true, pred_a and pred_b, or `counts`")
-    y, a, b = _labels(y_true, pred_a, pred_b)
-    ra, rb = a == y, b == y
-    return np.array([[np.sum(ra & rb), np.sum(ra & ~rb)], [np.sum(~ra & rb), np.sum(~ra & ~rb)]], dtype=np.int64)
+    return _table(_coding(y_true, pred_a, pred_b))
 
 
 def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, counts: ArrayLike | None = None,
@@ -95,9 +108,9 @@ def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, count
     details = {"n10": n10, "n01": n01, "discordant": d}
     name = f"McNemar ({method})"
     if d == 0:
-        warn("McNemar: no item is right for one classifier and wrong for the other (n10 = n01 = 0): "
-             "statistic 0, p = 1", DegenerateDataWarning)
-        return ComparisonResult(name, 0.0, 1.0, n=m, note="no discordant items", details=details)
+        msg = "McNemar: no item is right for one classifier and wrong for the other (n10 = n01 = 0): statistic 0, p = 1"
+        caveat(msg, DegenerateDataWarning)
+        return ComparisonResult(name, 0.0, 1.0, n=m, note="no discordant items", details=details | {"caveat": msg})
     k = min(n10, n01)
     if method == "exact":
         return ComparisonResult(name, float(k), float(stats.binomtest(n01, d, 0.5).pvalue), n=m,
@@ -139,13 +152,16 @@ def yules_q(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, count
     m = int(t.sum())
     num, den = n11 * n00 - n10 * n01, n11 * n00 + n10 * n01
     if den == 0:
-        warn("Yule's Q is undefined: n11·n00 = n10·n01 = 0", DegenerateDataWarning)
-        return ComparisonResult("Yule's Q", np.nan, n=m, note="undefined: n11·n00 = n10·n01 = 0")
+        msg = "Yule's Q is undefined: n11·n00 = n10·n01 = 0"
+        caveat(msg, DegenerateDataWarning)
+        return ComparisonResult("Yule's Q", np.nan, n=m, note="undefined: n11·n00 = n10·n01 = 0",
+                                details={"caveat": msg})
     q = num / den
     if (t == 0).any():
-        warn(f"Yule's Q = {q:g} because a cell of the table is zero; it does not reflect the other counts",
-             DegenerateDataWarning)
-        return ComparisonResult("Yule's Q", float(q), n=m, note="a zero cell forces Q = ±1; no interval")
+        msg = f"Yule's Q = {q:g} because a cell of the table is zero; it does not reflect the other counts"
+        caveat(msg, DegenerateDataWarning)
+        return ComparisonResult("Yule's Q", float(q), n=m, note="a zero cell forces Q = ±1; no interval",
+                                details={"caveat": msg})
     se_log_or = float(np.sqrt(np.sum(1 / t)))
     z = stats.norm.ppf(0.5 + level / 2)
     log_or = np.log(n11 * n00 / (n10 * n01))

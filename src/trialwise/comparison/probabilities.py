@@ -14,7 +14,6 @@ same for any K (§14.3.10).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +24,9 @@ from scipy import stats
 
 from trialwise import _validation as v
 from trialwise._results import CalibrationCurve, ComparisonResult, ConfidenceInterval
-from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise._warnings import DegenerateDataWarning
+from trialwise.comparison._caveats import caveat
+from trialwise.labels import code_labels
 
 __all__ = ["PROBA_SUM_TOLERANCE", "SCORES", "BIN_STRATEGIES", "CALIBRATION_KINDS", "Probabilities",
            "probabilities", "sample_scores", "brier_score", "brier_skill_score", "calibration_curve",
@@ -63,14 +64,13 @@ class Probabilities:
         return np.eye(self.k)[self.y]
 
 
-def _binary_classes(y: NDArray, classes: Any, name: str) -> list:
+def _binary_classes(found: list, classes: Any, name: str) -> list:
     if classes is not None:
         classes = list(classes)
         if len(classes) != 2:
             raise ValueError(f"`{name}` is 1-D (the positive-class probability of a binary problem) "
                              f"but `classes` names {len(classes)} classes")
         return classes
-    found = v.sorted_labels(y)
     if len(found) > 2:
         raise ValueError(f"`{name}` is 1-D (the positive-class probability of a binary problem) but `y_true` "
                          f"has {len(found)} classes; pass an n × K matrix")
@@ -83,11 +83,17 @@ def _binary_classes(y: NDArray, classes: Any, name: str) -> list:
 def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any = None) -> Probabilities:
     """Check ``proba`` against ``y_true`` and return them coded (see the module docstring).
 
+    The labels of ``y_true`` and the classes (``classes=``, the DataFrame's columns, or
+    the classes of ``y_true``) are coded together by the rule of :mod:`trialwise.labels`:
+    a column named ``"1"`` is the class of the label ``1``.
+
     Raises ``ValueError`` naming the argument for: different lengths, NaN, values outside
     [0, 1], rows not summing to 1 (tolerance :data:`PROBA_SUM_TOLERANCE`), K < 2, a class
-    of ``y_true`` without a column, and a column whose class never occurs in ``y_true``.
+    of ``y_true`` without a column, a column whose class never occurs in ``y_true``, and
+    a missing label; ``TypeError`` for labels and classes of kinds that can never be equal.
     """
-    y = v.check_label_vector(y_true, "y_true")
+    alone = code_labels({"y_true": y_true})
+    found = alone.classes
     if isinstance(proba, pd.Series):
         proba = proba.to_numpy()
     if isinstance(proba, pd.DataFrame):
@@ -96,7 +102,7 @@ def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any 
         proba = proba.to_numpy()
     p = v.check_probability(proba, name)
     if p.ndim == 1:
-        classes = _binary_classes(y, classes, name)
+        classes = _binary_classes(found, classes, name)
         p = np.column_stack([1 - p, p])
     elif p.ndim == 2:
         if p.shape[1] < 2:
@@ -108,26 +114,26 @@ def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any 
             raise ValueError(f"`{name}`: row {i} sums to {sums[i]:.6g}, not 1 (tolerance {PROBA_SUM_TOLERANCE:g}); "
                              "pass probabilities, not scores or logits")
         if classes is None:
-            classes = v.sorted_labels(y)
+            classes = found
             if len(classes) != p.shape[1]:
                 raise ValueError(f"`{name}` has {p.shape[1]} columns but `y_true` has {len(classes)} classes; "
                                  "pass classes= (the class of each column)")
-        classes = list(classes)
-        if len(classes) != p.shape[1]:
+        elif len(list(classes)) != p.shape[1]:
             raise ValueError(f"`classes` names {len(classes)} classes but `{name}` has {p.shape[1]} columns")
     else:
         raise ValueError(f"`{name}` must be 1-D (binary) or n × K; got shape {p.shape}")
-    v.check_same_length(y_true=y, **{name: p})
-    text = [str(c) for c in classes]
-    if len(set(text)) != len(text):
-        raise ValueError(f"the classes of `{name}` are not distinct: {classes}")
-    lookup = {c: i for i, c in enumerate(text)}
-    uniq, inverse = np.unique(y.astype(str), return_inverse=True)
-    codes = np.array([lookup.get(t, -1) for t in uniq], dtype=np.int64)[inverse]
+    if classes is found:
+        codes = alone.codes["y_true"]
+    else:
+        coding = code_labels({"y_true": y_true}, classes=classes, classes_name=f"the classes of `{name}`",
+                             strict=False)
+        codes, classes = coding.codes["y_true"], coding.classes
+    v.check_same_length(y_true=codes, **{name: p})
     if (codes < 0).any():
-        raise ValueError(f"`y_true` contains the class {y[codes < 0][0]!r}, which has no column in `{name}` "
-                         f"(columns: {', '.join(text)})")
-    absent = np.bincount(codes, minlength=len(text)) == 0
+        i = int(np.flatnonzero(codes < 0)[0])
+        raise ValueError(f"`y_true` contains the class {np.asarray(y_true, dtype=object)[i]!r}, which has no column "
+                         f"in `{name}` (columns: {', '.join(map(str, classes))})")
+    absent = np.bincount(codes, minlength=len(classes)) == 0
     if absent.any():
         raise ValueError(f"`{name}` has a column for the class {classes[int(np.flatnonzero(absent)[0])]!r}, "
                          "which never occurs in `y_true`")
@@ -152,9 +158,9 @@ def _scores(data: Probabilities, score: str, convention: str | None) -> NDArray:
     else:
         p_true = data.p[np.arange(len(data.y)), data.y]
         if (p_true < _LOG_FLOOR).any():
-            warn(f"log-loss: {int(np.sum(p_true < _LOG_FLOOR))} item(s) give the true class probability "
-                 f"below {_LOG_FLOOR:g}; it is raised to {_LOG_FLOOR:g} (log-loss {-np.log(_LOG_FLOOR):.1f})",
-                 DegenerateDataWarning)
+            caveat(f"log-loss: {int(np.sum(p_true < _LOG_FLOOR))} item(s) give the true class probability "
+                   f"below {_LOG_FLOOR:g}; it is raised to {_LOG_FLOOR:g} (log-loss {-np.log(_LOG_FLOOR):.1f})",
+                   DegenerateDataWarning, stacklevel=4)
         out = -np.log(np.maximum(p_true, _LOG_FLOOR))
     return np.round(out, SCORE_DECIMALS)
 
@@ -359,7 +365,9 @@ def paired_probabilities(y_true: Any, proba_a: Any, proba_b: Any, *,
     """Both classifiers' probabilities, checked, with the same classes in the same order."""
     a = probabilities(y_true, proba_a, "proba_a", classes=classes)
     b = probabilities(y_true, proba_b, "proba_b", classes=classes)
-    if [str(c) for c in a.classes] != [str(c) for c in b.classes]:
+    same = a.k == b.k and bool(np.array_equal(*code_labels(
+        {"the classes of `proba_a`": a.classes, "the classes of `proba_b`": b.classes}).codes.values()))
+    if not same:
         raise ValueError(f"`proba_a` and `proba_b` have different classes: {a.classes} vs {b.classes}")
     return a, b
 
@@ -412,8 +420,10 @@ def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier
     d = sa - sb
     name = f"paired t-test ({score})"
     if len(d) < 2 or np.all(d == d[0]):
-        warn("paired t-test: the score differences do not vary (or n < 2); t is undefined", DegenerateDataWarning)
-        return ComparisonResult(name, np.nan, n=len(d), note="undefined: constant differences")
+        msg = "paired t-test: the score differences do not vary (or n < 2); t is undefined"
+        caveat(msg, DegenerateDataWarning)
+        return ComparisonResult(name, np.nan, n=len(d), note="undefined: constant differences",
+                                details={"caveat": msg})
     res = stats.ttest_rel(sa, sb)
     return ComparisonResult(name, float(res.statistic), float(res.pvalue), n=len(d),
                             note=f"t with {int(res.df)} df on S_A - S_B", details={"df": int(res.df)})
@@ -441,14 +451,26 @@ def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brie
     nz = d[d != 0]
     name = f"Wilcoxon signed-rank ({score})"
     if nz.size == 0:
-        warn("Wilcoxon test: every score difference is zero; W = 0, p = 1", DegenerateDataWarning)
-        return ComparisonResult(name, 0.0, 1.0, n=len(d), note="all differences zero")
+        msg = "Wilcoxon test: every score difference is zero; W = 0, p = 1"
+        caveat(msg, DegenerateDataWarning)
+        return ComparisonResult(name, 0.0, 1.0, n=len(d), note="all differences zero", details={"caveat": msg})
     ranks = stats.rankdata(np.abs(nz))
     w_plus, w_minus = float(ranks[nz > 0].sum()), float(ranks[nz < 0].sum())
     res = stats.wilcoxon(sa, sb, zero_method="wilcox")
     return ComparisonResult(name, float(res.statistic), float(res.pvalue), n=len(d),
                             note=f"W = min(W+, W-); {nz.size} non-zero differences",
                             details={"w_plus": w_plus, "w_minus": w_minus, "n_nonzero": int(nz.size)})
+
+
+def _nearly_constant(x: NDArray) -> bool:
+    """Constant, or so nearly that r cannot be computed accurately.
+
+    scipy's criterion (``scipy.stats.pearsonr``, which warns then): ``‖x − x̄‖ < ε^¾ |x̄|``.
+    Checking it here gives the documented NaN with this library's warning instead of
+    silencing scipy's with the process-global ``warnings.catch_warnings``.
+    """
+    mean = float(np.mean(x))
+    return bool(np.all(x == x[0]) or np.linalg.norm(x - mean) < np.finfo(float).eps ** 0.75 * abs(mean))
 
 
 def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = "pearson", score: str = "brier",
@@ -474,23 +496,21 @@ def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = 
     sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
     name = f"{method.capitalize()} error correlation ({score})"
     n = len(sa)
-    if n < 3 or np.all(sa == sa[0]) or np.all(sb == sb[0]):
-        warn(f"{method} error correlation: a score column is constant (or n < 3); r is undefined",
-             DegenerateDataWarning)
-        return ComparisonResult(name, np.nan, n=n, note="undefined: constant scores")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", stats.NearConstantInputWarning)
-        if method == "pearson":
-            res = stats.pearsonr(sa, sb)
-            ci = res.confidence_interval(level) if n > 3 else ConfidenceInterval(np.nan, np.nan)
-            r, p = float(res.statistic), float(res.pvalue)
-            ci = ConfidenceInterval(float(ci.low), float(ci.high))
-        else:
-            res = stats.spearmanr(sa, sb)
-            r, p = float(res.statistic), float(res.pvalue)
-            ci = ConfidenceInterval(np.nan, np.nan)
-            if n > 3 and abs(r) < 1:
-                half = stats.norm.ppf(0.5 + level / 2) * np.sqrt((1 + r * r / 2) / (n - 3))
-                ci = ConfidenceInterval(float(np.tanh(np.arctanh(r) - half)), float(np.tanh(np.arctanh(r) + half)))
+    if n < 3 or _nearly_constant(sa) or _nearly_constant(sb):
+        msg = f"{method} error correlation: a score column is constant (or n < 3); r is undefined"
+        caveat(msg, DegenerateDataWarning)
+        return ComparisonResult(name, np.nan, n=n, note="undefined: constant scores", details={"caveat": msg})
+    if method == "pearson":
+        res = stats.pearsonr(sa, sb)
+        ci = res.confidence_interval(level) if n > 3 else ConfidenceInterval(np.nan, np.nan)
+        r, p = float(res.statistic), float(res.pvalue)
+        ci = ConfidenceInterval(float(ci.low), float(ci.high))
+    else:
+        res = stats.spearmanr(sa, sb)
+        r, p = float(res.statistic), float(res.pvalue)
+        ci = ConfidenceInterval(np.nan, np.nan)
+        if n > 3 and abs(r) < 1:
+            half = stats.norm.ppf(0.5 + level / 2) * np.sqrt((1 + r * r / 2) / (n - 3))
+            ci = ConfidenceInterval(float(np.tanh(np.arctanh(r) - half)), float(np.tanh(np.arctanh(r) + half)))
     return ComparisonResult(name, r, p, confidence_interval=ci, n=n,
                             note=f"{method} r of per-sample {score} scores; Fisher-z {100 * level:g}% CI")

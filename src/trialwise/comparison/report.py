@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from trialwise import _validation as v
+from trialwise import ec as _ec
 from trialwise._results import ComparisonReport, ComparisonResult, ConfidenceInterval
+from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning
+from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind
 from trialwise.comparison.agreement import (
-    agreement_matrix,
     bowker_test,
     cohen_kappa,
     disagreement,
@@ -21,8 +23,8 @@ from trialwise.comparison.agreement import (
     symmetry_permutation_test,
 )
 from trialwise.comparison.auc import auc, delong_test
-from trialwise.comparison.ensemble import _quiet, _recommend
-from trialwise.comparison.labels import MCNEMAR_METHODS, _labels, contingency_table, mcnemar, yules_q
+from trialwise.comparison.ensemble import _recommend
+from trialwise.comparison.labels import MCNEMAR_METHODS, _coding, _table, mcnemar, yules_q
 from trialwise.comparison.probabilities import (
     SCORES,
     Probabilities,
@@ -34,7 +36,9 @@ from trialwise.comparison.probabilities import (
     score_difference,
     wilcoxon_test,
 )
-from trialwise.ec import error_consistency
+from trialwise.kappa import canonical_orientation, kappa_from_counts, table_statistics
+from trialwise.labels import LabelCoding
+from trialwise.significance import independence_pvalues
 
 __all__ = ["compare"]
 
@@ -48,6 +52,49 @@ def _accuracy(correct: np.ndarray, name: str, level: float) -> ComparisonResult:
     ci = stats.binomtest(k, n).proportion_ci(level, method="wilson")
     return ComparisonResult(f"accuracy [{name}]", k / n, confidence_interval=ConfidenceInterval(ci.low, ci.high),
                             n=n, note=f"Wilson {100 * level:g}% CI")
+
+
+def _error_consistency(table: np.ndarray, level: float, n_resamples: int, rng: np.random.Generator
+                       ) -> ComparisonResult:
+    """:func:`trialwise.error_consistency` of the correctness table (default interval and test) as a row.
+
+    The same draws and numbers as ``error_consistency(counts=table, ...)`` (a test checks
+    it), built from the same pieces of :mod:`trialwise.ec`, but its caveats (an observer
+    always right or wrong, a sparse table, undefined replicates) go to the row's note and
+    to :func:`caveat` instead of being warned directly.
+    """
+    opts = _ec._options(level, _ec.DEFAULT_CI_METHOD, _ec.DEFAULT_TEST, n_resamples, False, rng)
+    counts = table[None]
+    dist = kappa_from_counts(_ec._replicate_tables(canonical_orientation(table), opts)).reshape(-1, 1)
+    kappa = table_statistics(counts).kappa
+    low, high, n_undefined = _ec._intervals(counts, kappa, dist, opts)
+    pvalue, _ = independence_pvalues(counts, test=opts.test, n_resamples=opts.n_resamples, rng=opts.rng)
+    reason = _ec._reasons(counts)[0]
+    notes = [f"{opts.ci_method} CI, {opts.test} test"]
+    caveats = [(DegenerateDataWarning, reason), (SparseTableWarning, _ec._sparse(counts, [reason], opts.ci_method)[0])]
+    share = float(n_undefined[0]) / dist.shape[0]
+    if reason is None and share > _ec.UNDEFINED_WARN_SHARE:
+        caveats.append((UndefinedReplicatesWarning, f"{100 * share:.1f}% of the replicates had an undefined EC and "
+                                                    "were left out of the interval"))
+    details: dict = {}
+    for category, text in caveats:
+        if text is not None:
+            caveat(f"error consistency: {text}", category)
+            notes.append(text)
+            details["caveat"] = text
+    return ComparisonResult("error consistency (kappa on correctness)", float(kappa[0]), float(pvalue[0]),
+                            ConfidenceInterval(float(low[0]), float(high[0])), n=int(table.sum()),
+                            note="; ".join(notes), details=details)
+
+
+def _agreement(coding: LabelCoding) -> pd.DataFrame:
+    """The agreement matrix of the two predictions over the classes either predicts (natural order)."""
+    k = coding.k
+    mat = np.bincount(coding.codes["pred_a"] * k + coding.codes["pred_b"], minlength=k * k).reshape(k, k)
+    keep = np.flatnonzero(mat.sum(axis=0) + mat.sum(axis=1) > 0)
+    names = np.asarray(coding.classes, dtype=object)[keep]
+    return pd.DataFrame(mat[np.ix_(keep, keep)].astype(np.int64), index=pd.Index(names, name="A"),
+                        columns=pd.Index(names, name="B"))
 
 
 def _predict(data: Probabilities) -> np.ndarray:
@@ -67,6 +114,10 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         The true label of every item.
     pred_a, pred_b : array_like, optional
         The predicted labels. If omitted, the class of highest probability in ``proba_*``.
+        Truth and predictions are coded together once, by the rule of
+        :mod:`trialwise.labels` (``1 == 1.0 == True == '1'``; numbers mixed with other
+        text are a ``TypeError``; missing values a ``ValueError``), and every method uses
+        that coding.
     proba_a, proba_b : array_like, optional
         Predicted probabilities: a 1-D positive-class probability (binary) or an n × K
         matrix (see :mod:`trialwise.comparison.probabilities`). Methods for one
@@ -97,6 +148,15 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         one result. Which McNemar variant to trust: ``exact`` (conservative) or
         ``mid-p``; the χ² forms are the classical large-sample ones.
 
+    Warns
+    -----
+    TrialwiseWarning
+        At most one warning per kind (degenerate data, sparse table, …) for the whole
+        report, listing the methods concerned. Each method's caveat is also in its
+        result's ``note`` (and ``details["caveat"]``). The caveats are collected per call
+        (a context variable, not the process-wide ``warnings.catch_warnings``), so
+        concurrent calls from several threads each report their own.
+
     Examples
     --------
     >>> import trialwise as tw
@@ -108,12 +168,13 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     (0.282, 'symmetric fusion')
     """
     level = v.check_confidence_level(confidence_level)
+    v.check_probability(alpha, "alpha")
     score = v.check_choice(score, "score", SCORES)
     gen = v.check_rng(rng)
     if not (isinstance(names, (tuple, list)) and len(names) == 2 and names[0] != names[1]):
         raise ValueError(f"`names` must be two different names; got {names!r}")
     na, nb = (str(x) for x in names)
-    y = v.check_label_vector(y_true, "y_true")
+    y = y_true.to_numpy() if isinstance(y_true, (pd.Series, pd.Index)) else y_true
     checked: dict[str, Probabilities] = {}     # each checked once, so that errors name the argument
     for arg, proba in (("proba_a", proba_a), ("proba_b", proba_b)):
         if proba is not None:
@@ -126,10 +187,12 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         if proba_b is None:
             raise TypeError("pass pred_b or proba_b")
         pred_b = _predict(checked["proba_b"])
-    y, a, b = _labels(y, pred_a, pred_b)
-    n = len(y)
-    ys, as_, bs = y.astype(str), a.astype(str), b.astype(str)
-    label_set = v.sorted_labels(np.concatenate([y, a, b]).astype(object))
+    coding = _coding(y, pred_a, pred_b)          # the labels coded together, once
+    n = len(coding.codes["y_true"])
+    right_a, right_b = coding.matches("pred_a", "y_true"), coding.matches("pred_b", "y_true")
+    table = _table(coding)
+    agreement = _agreement(coding)
+    lab = {"labels": list(agreement.index)}      # the predicted classes, named and ordered as in the report
     both = len(checked) == 2
 
     sections: list[tuple[str, list[str]]] = []
@@ -139,21 +202,21 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         results.extend(items)
         sections.append((title, [r.method for r in items]))
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        mc = {m: mcnemar(y, a, b, method=m, n_resamples=n_resamples, rng=gen) for m in MCNEMAR_METHODS}
-        q = yules_q(y, a, b, confidence_level=level)
-        ec = error_consistency(as_ == ys, bs == ys, confidence_level=level, n_resamples=n_resamples, rng=gen)
+    # Every method runs with its caveats collected (for this call only, thread-safe): each
+    # degenerate result says so in its note, and the report warns once per kind at the end.
+    with collecting() as caveats:
+        mc = {m: mcnemar(counts=table, method=m, n_resamples=n_resamples, rng=gen) for m in MCNEMAR_METHODS}
+        q = yules_q(counts=table, confidence_level=level)
+        ec = _error_consistency(table, level, n_resamples, gen)
         add("Hard labels (correct/incorrect collapse for McNemar, Q and error consistency)",
-            [_accuracy(as_ == ys, na, level), _accuracy(bs == ys, nb, level), disagreement(a, b), *mc.values(), q,
-             ComparisonResult("error consistency (kappa on correctness)", float(ec.statistic), float(ec.pvalue),
-                              ec.confidence_interval, n=n, note=f"{ec.ci_method} CI, {ec.test} test"),
-             cohen_kappa(a, b, confidence_level=level)])
+            [_accuracy(right_a, na, level), _accuracy(right_b, nb, level), disagreement(pred_a, pred_b),
+             *mc.values(), q, ec, cohen_kappa(pred_a, pred_b, confidence_level=level, **lab)])
         bowker = None
-        if len(label_set) > 2:
-            bowker = bowker_test(a, b)
-            add(f"Agreement matrix, K = {len(label_set)} (no truth needed)",
-                [bowker, stuart_maxwell_test(a, b), symmetry_permutation_test(a, b, n_resamples=n_resamples, rng=gen)])
+        if coding.k > 2:
+            bowker = bowker_test(pred_a, pred_b, **lab)
+            add(f"Agreement matrix, K = {coding.k} (no truth needed)",
+                [bowker, stuart_maxwell_test(pred_a, pred_b, **lab),
+                 symmetry_permutation_test(pred_a, pred_b, n_resamples=n_resamples, rng=gen, **lab)])
 
         paired: list[ComparisonResult] = []
         aucs: dict[str, list[ComparisonResult]] = {na: [], nb: []}
@@ -206,20 +269,17 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
 
         # the recommendation reuses what the report computed (its ECE uses the report's bins)
         checks: dict[str, Callable[[], Any]] = {
-            "mcnemar_p": lambda: mc["exact"].pvalue, "yules_q": lambda: q.statistic,
-            "bowker": lambda: bowker if bowker is not None else _quiet(bowker_test, a, b)}
+            "mcnemar": lambda: mc["exact"], "yules_q": lambda: q,
+            "bowker": lambda: bowker if bowker is not None else bowker_test(pred_a, pred_b, **lab)}
         if both:
-            checks["error_correlation"] = (lambda: pearson.statistic) if score == "brier" else \
-                (lambda: _quiet(error_correlation, y, proba_a, proba_b, classes=classes).statistic)
+            checks["error_correlation"] = (lambda: pearson) if score == "brier" else \
+                (lambda: error_correlation(y, proba_a, proba_b, classes=classes))
             checks["ece"] = lambda: (calibration[na].ece, calibration[nb].ece)
-        rec = _recommend(y, a, b, checks, names=(na, nb), alpha=alpha)
-    seen = set()
-    for w in caught:  # re-issue, once each, the warnings of the methods (degenerate tables, sparse data)
-        if (w.category, str(w.message)) not in seen:
-            seen.add((w.category, str(w.message)))
-            warnings.warn(w.message, stacklevel=2)
-    return ComparisonReport(names=(na, nb), n=n, classes=label_set,
-                            accuracy={na: float(np.mean(as_ == ys)), nb: float(np.mean(bs == ys))},
-                            contingency=contingency_table(y, a, b), agreement=agreement_matrix(a, b),
-                            results=tuple(results), calibration=calibration, recommendation=rec,
+        with collecting():           # the recommendation quotes its own degenerate checkpoints
+            rec = _recommend(coding, checks, names=(na, nb), alpha=alpha)
+    warn_once_per_kind(caveats, "compare")
+    return ComparisonReport(names=(na, nb), n=n, classes=coding.classes,
+                            accuracy={na: float(np.mean(right_a)), nb: float(np.mean(right_b))},
+                            contingency=table, agreement=agreement, results=tuple(results),
+                            calibration=calibration, recommendation=rec,
                             sections=tuple((t, tuple(m)) for t, m in sections))

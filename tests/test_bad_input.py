@@ -1,0 +1,921 @@
+"""The bad-input corpus (issue 14, item 12): every bad input ends well.
+
+Each API case is ``(id, call, args, kwargs, expected class, message regex)``: ``call`` is a
+public function of ``trialwise``, ``trialwise.comparison`` or ``trialwise.brainscore``
+(``args``/``kwargs`` None: ``call`` is a zero-argument callable; the class may be a tuple of
+accepted classes). A case passes when the call raises exactly that class (not a subclass
+such as pandas' ``ParserError`` or numpy's ``AxisError``), from a ``raise`` statement of
+trialwise (not from numpy, pandas or ``os.path``, nor from an unchecked operation inside
+trialwise), with a message matching the regex — which names the argument (or the file)
+and what was wrong with it. A silently accepted input fails the case ("DID NOT RAISE").
+
+Degenerate-but-legal input is in :data:`DEGENERATE`: ``(id, call, args, kwargs,
+warning class, message regex, check of the documented value)``; exactly one warning,
+of the library's own class, and the documented value.
+
+CLI cases (:data:`CLI`) are ``(id, argv, message regex)``: exit code 2 and one line
+``trialwise: error: ...`` (or argparse's usage error) on stderr, never a traceback.
+
+Grow the corpus by adding rows. Cases whose fix belongs to another module's owner are
+marked ``# fixed by helper-1`` / ``# fixed by helper-3`` / ``# fixed by the lead``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import re
+import warnings
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import trialwise as tw
+from trialwise import brainscore as bs
+from trialwise import comparison as cmp
+from trialwise.cli import main
+
+SRC = Path(tw.__file__).resolve().parent
+#: With a Parquet engine installed, the four-byte "Parquet" file is a broken file, not a missing engine.
+PARQUET = any(importlib.util.find_spec(m) for m in ("pyarrow", "fastparquet"))
+NO_ENGINE = ((ValueError, r"table\.parquet: not a readable Parquet file") if PARQUET else
+             (ImportError, r"table\.parquet: reading a Parquet file needs pyarrow, which is not installed: pip install pyarrow"))
+
+# --------------------------------------------------------------------------- small valid inputs
+
+_rng = np.random.default_rng(0)
+N = 60
+Y = _rng.choice(["car", "cat", "dog"], N)
+Y[:3] = ["car", "cat", "dog"]
+PA = np.where(_rng.random(N) < 0.7, Y, "dog")
+PB = np.where(_rng.random(N) < 0.6, Y, "car")
+CA, CB = PA == Y, PB == Y
+_raw = _rng.dirichlet(np.ones(3), N)
+P3A = pd.DataFrame(_raw, columns=["car", "cat", "dog"])
+P3B = pd.DataFrame(_rng.dirichlet(np.ones(3), N), columns=["car", "cat", "dog"])
+YB = (_rng.random(N) < 0.5).astype(int)
+YB[:2] = [0, 1]
+PRA = np.clip(YB * 0.6 + _rng.random(N) * 0.4, 0, 1)
+PRB = _rng.random(N)
+COUNTS = [[20, 10], [5, 25]]
+KCOUNTS = [[10, 2, 1], [3, 12, 2], [1, 4, 9]]
+WIDE = pd.DataFrame({"x": CA, "y": CB, "z": np.roll(CA, 3)}).astype(float)
+NAN = float("nan")
+INF = float("inf")
+HUGE = 2**63
+
+
+@cache
+def trials() -> pd.DataFrame:
+    """A small benchmark: one experiment, two conditions of 40 images, three humans, two models."""
+    rng = np.random.default_rng(1)
+    rows = []
+    for cond in ("c1", "c2"):
+        truth = rng.choice(["cat", "dog", "car"], 40)
+        for s, kind, acc in (("h1", "human", 0.8), ("h2", "human", 0.7), ("h3", "human", 0.75),
+                             ("m1", "model", 0.6), ("m2", "model", 0.9)):
+            resp = np.where(rng.random(40) < acc, truth, "dog")
+            rows += [dict(experiment="exp", condition=cond, subject=s, observer_type=kind, image=f"{cond}-{i}",
+                          truth=t, response=r) for i, (t, r) in enumerate(zip(truth, resp))]
+    return tw.read_trials(pd.DataFrame(rows))
+
+
+def humans() -> pd.DataFrame:
+    t = trials()
+    return t[t.observer_type == "human"]
+
+
+def one_human() -> pd.DataFrame:
+    t = trials()
+    return t[t.subject.isin(["h1", "m1"])]
+
+
+def bundled_plus_mine() -> pd.DataFrame:
+    """Issue 14 item 6 (a): bundled rows (column 'category') concatenated with read_trials rows ('truth')."""
+    cue = tw.datasets.model_vs_human("cue-conflict")
+    h = cue[cue.observer_type == "human"]
+    mine = h[h.subject == "subject-01"].assign(subject="mynet", observer_type="model")
+    return pd.concat([h, tw.read_trials(mine)], ignore_index=True)
+
+
+def numeric_conditions() -> pd.DataFrame:
+    """Issue 14 item 6 (b): one observer's table read with default dtypes ('40' became 40.0)."""
+    lp = tw.datasets.model_vs_human("low-pass")
+    model = lp[lp.subject == "resnet50"].assign(condition=lambda f: f.condition.astype(float))
+    return pd.concat([lp[lp.observer_type == "human"], model], ignore_index=True)
+
+
+PROTO = tw.Protocol(name="small")
+
+
+@cache
+def board() -> tw.Leaderboard:
+    return tw.leaderboard(trials(), PROTO, n_resamples=20, rng=0)
+
+
+def tiny_grid() -> pd.DataFrame:
+    return tw.validity.study_grid(n=[50], accuracies=[0.75], kappas=[0.0])
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> dict[str, str]:
+    """Bad (and one good) input files, by name."""
+    d = tmp_path_factory.mktemp("bad_input")
+    out = {}
+
+    def write(name: str, data: str | bytes) -> None:
+        p = d / name
+        p.write_bytes(data if isinstance(data, bytes) else data.encode())
+        out[name.replace(".", "_").replace("-", "_")] = str(p)
+
+    good = trials().drop(columns="correct")
+    write("good.csv", good.to_csv(index=False))
+    write("ragged_short.csv", "subject,image,truth,response\ns1,i1,cat,cat\ns1,i2,dog\n")
+    write("ragged_long.csv", "subject,image,truth,response\ns1,i1,cat,cat\ns1,i2,dog,cat,extra\n")
+    write("trailing_sep.csv", "subject,image,truth,response\ns1,i1,cat,cat,\ns1,i2,dog,cat,\n")
+    write("empty.csv", "")
+    write("header_only.csv", "subject,image,truth,response\n")
+    write("no_truth.csv", "subject,image,response\ns1,i1,cat\n")
+    write("binary.csv", bytes(range(256)) * 4)
+    blob = gzip.compress(good.to_csv(index=False).encode())
+    write("truncated.csv.gz", blob[: len(blob) // 2])
+    write("table.parquet", b"PAR1" + b"\0" * 64)
+    write("dup.csv", "subject,image,truth,response\ns1,i1,cat,cat\ns1,i1,cat,dog\n")
+    write("two_truths.csv", "subject,image,truth,response\ns1,i1,cat,cat\ns2,i1,dog,dog\n")
+    write("empty_key.csv", "subject,image,truth,response\ns1,,cat,cat\n")
+    write("cmp.csv", pd.DataFrame({"y": Y, "a": PA, "b": PB, "pa": PRA, "pb": PRB, "yb": YB}).to_csv(index=False))
+    write("cmp_gap.csv", "y,a,b\ncat,cat,dog\ndog,,dog\n")
+    write("cmp_text_proba.csv", "y,a,b,pa\n0,0,1,high\n1,1,1,0.2\n")
+    write("cmp_bad_proba.csv", "y,pa,pb\n0,1.5,0.2\n1,0.3,0.9\n")
+    raw = d / "raw-data" / "cue-conflict"
+    raw.mkdir(parents=True)
+    (raw / "cue-conflict_subject-01_session_1.csv").write_text("subj,session,trial,rt\nsubject-01,1,1,0.5\n")
+    out["raw_data"] = str(d / "raw-data")
+    (d / "empty-folder").mkdir()
+    out["empty_folder"] = str(d / "empty-folder")
+    out["missing"] = str(d / "missing.csv")
+    out["no_folder"] = str(d / "no" / "such" / "folder" / "out.html")
+    return out
+
+
+class F:
+    """A file of the ``files`` fixture, resolved when the case runs."""
+
+    path: dict[str, str] = {}
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __str__(self) -> str:
+        return self.path[self.name]
+
+
+def _resolve(x):
+    return str(x) if isinstance(x, F) else x
+
+
+# --------------------------------------------------------------------------- the API corpus
+
+ec = tw.error_consistency
+pw = tw.pairwise_error_consistency
+ecd = tw.error_consistency_difference
+A6 = [1, 0, 1, 1, 0, 1]
+
+API = [
+    # ---- error_consistency: counts
+    ("ec-counts-none-and-data", ec, (CA, CB), dict(counts=COUNTS), TypeError, r"either .* or `counts`, not both"),
+    ("ec-counts-str", ec, (), dict(counts="[[1,2],[3,4]]"), TypeError, r"`counts` must hold numbers"),
+    ("ec-counts-objects", ec, (), dict(counts=[[None, 1], [2, 3]]), TypeError, r"`counts` must hold numbers"),
+    ("ec-counts-complex", ec, (), dict(counts=[[1 + 1j, 2], [3, 4]]), TypeError, r"`counts` must hold real"),  # fixed by helper-1
+    ("ec-counts-2^63", ec, (), dict(counts=[[HUGE, 2], [3, 4]]), ValueError, r"`counts` holds more than 2\*\*53"),  # fixed by helper-1
+    ("ec-counts-2^64", ec, (), dict(counts=[[2**64, 2], [3, 4]]), ValueError, r"`counts` holds more than 2\*\*53"),  # fixed by helper-1
+    ("ec-counts-1e19-float", ec, (), dict(counts=[[1e19, 2], [3, 4]]), ValueError, r"`counts` holds more than"),  # fixed by helper-1
+    ("ec-counts-sum-overflow", ec, (), dict(counts=[[2**62, 2**62], [2**62, 2**62]]), ValueError, r"`counts` holds more than"),  # fixed by helper-1
+    ("ec-counts-negative", ec, (), dict(counts=[[1, -2], [3, 4]]), ValueError, r"`counts` must be non-negative"),
+    ("ec-counts-fraction", ec, (), dict(counts=[[1, 2.5], [3, 4]]), ValueError, r"`counts` must be whole numbers"),
+    ("ec-counts-nan", ec, (), dict(counts=[[1, NAN], [3, 4]]), ValueError, r"`counts` must be finite"),
+    ("ec-counts-inf", ec, (), dict(counts=[[1, INF], [3, 4]]), ValueError, r"`counts` must be finite"),
+    ("ec-counts-3x3", ec, (), dict(counts=KCOUNTS), ValueError, r"`counts` must be a 2×2 table"),
+    ("ec-counts-1d", ec, (), dict(counts=[1, 2, 3, 4]), ValueError, r"`counts` must be a 2×2 table"),
+    ("ec-counts-batch", ec, (), dict(counts=[COUNTS, COUNTS]), ValueError, r"`counts` must be a 2×2 table"),
+    ("ec-counts-ragged", ec, (), dict(counts=[[1, 2], [3]]), ValueError, r"`counts` must be a 2×2 table"),
+    ("ec-counts-zero", ec, (), dict(counts=[[0, 0], [0, 0]]), ValueError, r"`counts` holds no items"),
+    ("ec-counts-empty", ec, (), dict(counts=[]), ValueError, r"`counts`"),
+    # ---- error_consistency: correctness vectors and labels
+    ("ec-none", ec, (), {}, TypeError, r"needs two observers `a` and `b`"),
+    ("ec-only-a", ec, (CA,), {}, TypeError, r"needs two observers `a` and `b`"),
+    ("ec-b-none", ec, (CA, None), {}, TypeError, r"needs two observers"),
+    ("ec-a-str", ec, ("1011", CB), {}, TypeError, r"`a` must be a 1-D array"),
+    ("ec-a-scalar", ec, (1, 0), {}, ValueError, r"`a` must be 1-D"),
+    ("ec-a-2d", ec, (np.c_[CA, CA], CB), {}, ValueError, r"`a` must be 1-D"),
+    ("ec-a-empty", ec, ([], []), {}, ValueError, r"`a` is empty"),
+    ("ec-length", ec, (CA, CB[:-1]), {}, ValueError, r"`a` has 60, `b` has 59"),
+    ("ec-a-nan", ec, ([1.0, NAN, 0, 1], [1, 0, 0, 1]), {}, ValueError, r"`a` contains NaN at position 1"),
+    ("ec-a-inf", ec, ([1.0, INF, 0, 1], [1, 0, 0, 1]), {}, ValueError, r"`a` must be binary"),
+    ("ec-a-two", ec, ([1, 2, 0, 1], [1, 0, 0, 1]), {}, ValueError, r"`a` must be binary"),
+    ("ec-a-labels-no-truth", ec, (PA, PB), {}, TypeError, r"`a` must hold correctness .* `truth=`"),
+    ("ec-a-complex", ec, ([1j, 0, 1], [1, 0, 1]), {}, TypeError, r"`a` must hold correctness .* got dtype complex"),
+    ("ec-truth-length", ec, (PA, PB), dict(truth=Y[:-1]), ValueError, r"`truth` has 59"),
+    ("ec-truth-none-label", ec, (PA, PB), dict(truth=[None] + list(Y[1:])), ValueError, r"`truth` has a missing value.* at position 0"),
+    ("ec-truth-nan-label", ec, (PA, PB), dict(truth=[NAN] + list(Y[1:])), ValueError, r"`truth` has a missing value.* at position 0"),
+    ("ec-pd-NA-label", ec, (PA, [pd.NA] + list(PB[1:])), dict(truth=Y), ValueError, r"`b` has a missing value.* at position 0"),  # fixed by helper-1
+    ("ec-pd-NA-string-dtype", ec, (pd.array(list(PA[:-1]) + [None], dtype="string"), PB), dict(truth=Y), ValueError,
+     r"`a` has a missing value.* at position 59"),  # fixed by helper-1
+    ("ec-truth-str", ec, (PA, PB), dict(truth="cat"), TypeError, r"`truth` must be a 1-D array"),
+    # ---- error_consistency: options
+    ("ec-level-95", ec, (CA, CB), dict(confidence_level=95), ValueError, r"`confidence_level` must be in \(0, 1\); got 95"),
+    ("ec-level-0", ec, (CA, CB), dict(confidence_level=0), ValueError, r"`confidence_level` must be in \(0, 1\)"),
+    ("ec-level-nan", ec, (CA, CB), dict(confidence_level=NAN), ValueError, r"`confidence_level` must be in \(0, 1\)"),
+    ("ec-level-str", ec, (CA, CB), dict(confidence_level="95%"), TypeError, r"`confidence_level` must be a number"),
+    ("ec-level-none", ec, (CA, CB), dict(confidence_level=None), TypeError, r"`confidence_level` must be a number"),
+    ("ec-level-list", ec, (CA, CB), dict(confidence_level=[0.9, 0.95]), TypeError, r"`confidence_level` must be a number"),
+    ("ec-ci-method", ec, (CA, CB), dict(ci_method="wilson"), ValueError, r"`ci_method` must be one of .* got 'wilson'"),
+    ("ec-ci-method-none", ec, (CA, CB), dict(ci_method=None), TypeError, r"`ci_method` must be one of"),
+    ("ec-test", ec, (CA, CB), dict(test="chi2"), ValueError, r"`test` must be one of"),
+    ("ec-test-int", ec, (CA, CB), dict(test=1), TypeError, r"`test` must be one of"),
+    ("ec-resamples-0", ec, (CA, CB), dict(n_resamples=0), ValueError, r"`n_resamples` must be an integer >= 1; got 0"),
+    ("ec-resamples-neg", ec, (CA, CB), dict(n_resamples=-5), ValueError, r"`n_resamples` must be an integer >= 1"),
+    ("ec-resamples-frac", ec, (CA, CB), dict(n_resamples=2.5), TypeError, r"`n_resamples` must be an integer"),
+    ("ec-resamples-str", ec, (CA, CB), dict(n_resamples="1000"), TypeError, r"`n_resamples` must be an integer"),
+    ("ec-resamples-none", ec, (CA, CB), dict(n_resamples=None), TypeError, r"`n_resamples` must be an integer"),
+    ("ec-resamples-nan", ec, (CA, CB), dict(n_resamples=NAN), TypeError, r"`n_resamples` must be an integer"),
+    ("ec-resamples-inf", ec, (CA, CB), dict(n_resamples=INF), TypeError, r"`n_resamples` must be an integer"),
+    ("ec-resamples-1e30", ec, (CA, CB), dict(n_resamples=1e30, ci_method="percentile"), ValueError,
+     r"`n_resamples` must be an integer in \[1, 10000000\] .* got 1e\+30"),
+    ("ec-resamples-2^63", ec, (CA, CB), dict(n_resamples=HUGE), ValueError, r"`n_resamples` must be an integer in"),
+    ("ec-resamples-bool", ec, (CA, CB), dict(n_resamples=True), TypeError, r"`n_resamples` must be an integer"),
+    ("ec-unbiased-str", ec, (CA, CB), dict(unbiased="yes"), TypeError, r"`unbiased` must be True or False"),
+    ("ec-rng-str", ec, (CA, CB), dict(rng="seed"), TypeError, r"`rng` must be None, an integer seed"),
+    ("ec-rng-negative", ec, (CA, CB), dict(rng=-1), TypeError, r"`rng` must be None, an integer seed"),
+    ("ec-rng-float", ec, (CA, CB), dict(rng=1.5), TypeError, r"`rng`"),
+    ("ec-boschloo-huge", ec, (), dict(counts=[[250_000, 250_000], [250_000, 250_000]], test="boschloo"), ValueError,
+     r"`test`.*boschloo.*n = 1000000"),  # fixed by helper-1
+    # ---- pairwise_error_consistency
+    ("pw-1d", pw, (np.ones(5),), {}, ValueError, r"`correct` must be 2-D"),
+    ("pw-3d", pw, (np.ones((5, 2, 2)),), {}, ValueError, r"`correct` must be 2-D"),
+    ("pw-no-items", pw, (np.ones((0, 3)),), {}, ValueError, r"`correct` has no items"),
+    ("pw-one-observer", pw, (np.ones((5, 1)),), {}, ValueError, r"at least 2 observers"),
+    ("pw-none", pw, (None,), {}, ValueError, r"`correct` must be 2-D .* got shape \(\)"),
+    ("pw-str", pw, ("abc",), {}, ValueError, r"`correct` must be 2-D"),
+    ("pw-three", pw, (np.full((4, 2), 3.0),), {}, ValueError, r"`correct` must be 0/1 \(NaN = not seen\)"),
+    ("pw-inf", pw, (np.array([[1.0, INF], [0, 1]]),), {}, ValueError, r"`correct` must be 0/1"),
+    ("pw-labels", pw, (np.array([["a", "b"], ["c", "d"]], dtype=object),), {}, TypeError, r"pass `truth=`"),
+    ("pw-truth-length", pw, (pd.DataFrame({"x": PA, "y": PB}),), dict(truth=Y[:5]), ValueError, r"`truth` must have one label per item"),
+    ("pw-pairs-unknown", pw, (WIDE,), dict(pairs=[("x", "q")]), ValueError, r"`pairs` names observer 'q'"),
+    ("pw-pairs-self", pw, (WIDE,), dict(pairs=[("x", "x")]), ValueError, r"pairs observer 'x' with itself"),
+    ("pw-pairs-str", pw, (WIDE,), dict(pairs=["xy"]), ValueError, r"`pairs`"),
+    ("pw-pairs-empty", pw, (WIDE,), dict(pairs=[]), ValueError, r"`pairs` is empty"),
+    ("pw-pairs-int", pw, (WIDE,), dict(pairs=3), TypeError, r"`pairs`"),  # fixed by the lead
+    ("pw-strata-length", pw, (WIDE,), dict(strata=[1, 2, 3]), ValueError, r"`strata` must have one label per item"),
+    ("pw-strata-nan", pw, (WIDE,), dict(strata=[NAN] * N, ci_method="percentile", n_resamples=10), ValueError,
+     r"`strata` has a missing value"),
+    ("pw-strata-one-nan", pw, (WIDE,), dict(strata=["a"] * (N - 1) + [NAN], ci_method="percentile", n_resamples=10),
+     ValueError, r"`strata` has a missing value \(NaN/None\) at position 59"),
+    ("pw-strata-none", pw, (WIDE,), dict(strata=["a"] * (N - 1) + [None], ci_method="percentile", n_resamples=10),
+     ValueError, r"`strata` has a missing value"),
+    ("pw-strata-pd-NA", pw, (WIDE,), dict(strata=pd.array(["a"] * (N - 1) + [None], dtype="string"),
+                                          ci_method="percentile", n_resamples=10), ValueError, r"`strata` has a missing"),
+    ("pw-resamples-1e30", pw, (WIDE,), dict(n_resamples=1e30, ci_method="percentile"), ValueError, r"`n_resamples` must be an integer in"),
+    ("pw-resamples-neg", pw, (WIDE,), dict(n_resamples=-1), ValueError, r"`n_resamples`"),
+    ("pw-batch-0", pw, (WIDE,), dict(batch=0, ci_method="percentile", n_resamples=10), ValueError, r"`batch` must be an integer >= 1"),
+    ("pw-batch-str", pw, (WIDE,), dict(batch="big", ci_method="percentile", n_resamples=10), TypeError, r"`batch`"),
+    ("pw-level", pw, (WIDE,), dict(confidence_level=1.5), ValueError, r"`confidence_level`"),
+    # ---- error_consistency_difference
+    ("ecd-none", ecd, (), {}, TypeError, r"`reference`|counts"),
+    ("ecd-length", ecd, (CA, CB, CA[:-1]), {}, ValueError, r"`y` has 59|same length"),
+    ("ecd-nan", ecd, ([1.0, NAN, 1, 0], [1, 0, 1, 0], [0, 1, 1, 0]), {}, ValueError, r"`reference` contains NaN"),
+    ("ecd-counts-shape", ecd, (), dict(counts=COUNTS), ValueError, r"`counts`"),
+    ("ecd-counts-negative", ecd, (), dict(counts=-np.ones((2, 2, 2), int)), ValueError, r"`counts`"),
+    ("ecd-counts-complex", ecd, (), dict(counts=np.ones((2, 2, 2)) * 1j), TypeError, r"`counts`"),
+    ("ecd-test", ecd, (CA, CB, np.roll(CA, 3)), dict(test="t"), ValueError, r"`test` must be one of"),
+    ("ecd-resamples-1e30", ecd, (CA, CB, np.roll(CA, 3)), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
+    ("ecd-level", ecd, (CA, CB, np.roll(CA, 3)), dict(confidence_level=-1), ValueError, r"`confidence_level`"),
+    # ---- kappa and table functions (kappa.py)
+    ("kfc-str", tw.kappa_from_counts, ("abc",), {}, TypeError, r"`counts`"),  # fixed by helper-1
+    ("kfc-negative", tw.kappa_from_counts, ([[1, -1], [1, 1]],), {}, ValueError, r"`counts` must be non-negative"),  # fixed by helper-1
+    ("kfc-shape", tw.kappa_from_counts, ([1, 2, 3],), {}, ValueError, r"`counts`"),  # fixed by helper-1
+    ("kfc-nan", tw.kappa_from_counts, ([[1, NAN], [1, 1]],), {}, ValueError, r"`counts` must be finite"),  # fixed by helper-1
+    ("kfc-complex", tw.kappa_from_counts, ([[1j, 1], [1, 1]],), {}, TypeError, r"`counts`"),  # fixed by helper-1
+    ("kfc-2^63", tw.kappa_from_counts, ([[HUGE, 1], [1, 1]],), {}, ValueError, r"`counts`"),  # fixed by helper-1
+    ("kfc-unbiased-str", tw.kappa_from_counts, (COUNTS,), dict(unbiased="no"), TypeError, r"`unbiased`"),  # fixed by helper-1
+    ("ts-shape", tw.table_statistics, ([[1, 2, 3]],), {}, ValueError, r"`counts`"),  # fixed by helper-1
+    ("ts-none", tw.table_statistics, (None,), {}, TypeError, r"`counts`"),  # fixed by helper-1
+    ("kv-negative", tw.kappa_variance, ([[1, -1], [1, 1]],), {}, ValueError, r"`counts`"),  # fixed by helper-1
+    ("kv-str", tw.kappa_variance, ([["a", "b"], ["c", "d"]],), {}, TypeError, r"`counts`"),  # fixed by helper-1
+    ("uk-kappa-2", tw.unbiased_kappa, (2.0, 100), {}, ValueError, r"`kappa` must be in \[-1, 1\]"),  # fixed by helper-1
+    ("uk-n-0", tw.unbiased_kappa, (0.5, 0), {}, ValueError, r"`n`"),  # fixed by helper-1
+    ("uk-n-frac", tw.unbiased_kappa, (0.5, 10.5), {}, ValueError, r"`n`"),  # fixed by helper-1
+    ("uk-n-str", tw.unbiased_kappa, (0.5, "100"), {}, TypeError, r"`n`"),  # fixed by helper-1
+    ("uk-broadcast", tw.unbiased_kappa, ([0.1, 0.2], [10, 20, 30]), {}, ValueError, r"`kappa` .*`n`.*broadcast"),  # fixed by helper-1
+    ("kb-range", tw.kappa_bounds, (1.2, 0.5), {}, ValueError, r"`accuracy_a` must be in \[0, 1\]; got 1.2"),
+    ("kb-nan", tw.kappa_bounds, (0.5, NAN), {}, ValueError, r"`accuracy_b` must not contain NaN"),
+    ("kb-inf", tw.kappa_bounds, (0.5, INF), {}, ValueError, r"`accuracy_b` must be in \[0, 1\]"),
+    ("kb-str", tw.kappa_bounds, ("high", 0.5), {}, TypeError, r"`accuracy_a` must be numeric"),
+    ("kb-none", tw.kappa_bounds, (None, 0.5), {}, TypeError, r"`accuracy_a` must be numeric"),
+    ("kb-broadcast", tw.kappa_bounds, ([0.5, 0.6], [0.5, 0.6, 0.7]), {}, ValueError,
+     r"`accuracy_a` \(shape \(2,\)\) and `accuracy_b` \(shape \(3,\)\) cannot be broadcast"),  # fixed by helper-1
+    ("kbe-range", tw.kappa_bounds_from_expected, (-0.1,), {}, ValueError, r"`c_exp` must be in \[0, 1\]"),
+    ("kbe-str", tw.kappa_bounds_from_expected, ("x",), {}, TypeError, r"`c_exp`"),
+    ("fa-edge", tw.feasible_accuracy, (1.0, 0.5), {}, ValueError, r"`accuracy_a` must be in \(0, 1\)"),
+    ("fa-kappa", tw.feasible_accuracy, (0.5, 1.5), {}, ValueError, r"`kappa` must be in \[-1, 1\]; got 1.5"),
+    ("fa-broadcast", tw.feasible_accuracy, ([0.5, 0.6], [0.1, 0.2, 0.3]), {}, ValueError,
+     r"`accuracy_a` .*`kappa` .*cannot be broadcast"),  # fixed by helper-1
+    ("cp-range", tw.cell_probabilities, (0.5, 1.5, 0.5), {}, ValueError, r"`accuracy_a` must be in \[0, 1\]"),
+    ("cp-infeasible", tw.cell_probabilities, (0.9, 0.9, 0.1), {}, ValueError, r"`kappa`"),
+    ("cp-broadcast", tw.cell_probabilities, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
+     r"`kappa` .*`accuracy_a` .*cannot be broadcast"),  # fixed by helper-1
+    # ---- copy model
+    ("cm-kappa-range", tw.CopyModel, (1.5, 0.5, 0.5), {}, ValueError, r"`kappa` must be in \[-1, 1\]"),
+    ("cm-ref-edge", tw.CopyModel, (0.5, 1.0, 0.5), {}, ValueError, r"`accuracy_ref` must be in \(0, 1\)"),
+    ("cm-infeasible", tw.CopyModel, (0.9, 0.9, 0.1), {}, ValueError, r"cannot produce `kappa` = 0.9"),
+    ("cm-nan", tw.CopyModel, (NAN, 0.5, 0.5), {}, ValueError, r"`kappa` must not contain NaN"),
+    ("cm-str", tw.CopyModel, ("a", 0.5, 0.5), {}, TypeError, r"`kappa` must be numeric"),
+    ("cm-none", tw.CopyModel, (0.5, None, 0.5), {}, TypeError, r"`accuracy_ref` must be numeric"),
+    ("cm-broadcast", tw.CopyModel, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
+     r"`kappa` \(shape \(2,\)\), `accuracy_ref` \(shape \(3,\)\) and `accuracy_other` \(shape \(\)\) cannot be broadcast"),
+    ("cm-reference", tw.CopyModel, (0.5, 0.5, 0.5), dict(reference="c"), ValueError, r"`reference` must be one of"),
+    ("cm-from-p-broadcast", tw.CopyModel.from_copy_probability, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
+     r"`p_copy` .*`accuracy_ref` .*cannot be broadcast"),
+    ("cm-from-p-range", tw.CopyModel.from_copy_probability, (1.5, 0.5, 0.5), {}, ValueError, r"`p_copy` must be in \[-1, 1\]"),
+    ("cm-from-counts-shape", tw.CopyModel.from_counts, ([1, 2],), {}, ValueError, r"`counts` must be a 2×2 table"),
+    ("cm-simulate-n-0", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(0), None, None, ValueError, r"`n` must hold positive whole numbers"),
+    ("cm-simulate-n-str", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate("10"), None, None, TypeError, r"`n` must be a positive integer"),
+    ("cm-simulate-n-huge", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(HUGE), None, None, ValueError, r"`n` must be at most 2\*\*53"),
+    ("cm-simulate-broadcast", lambda: tw.CopyModel([0.1, 0.2], 0.6, 0.6).simulate([10, 20, 30]), None, None, ValueError,
+     r"`n` \(shape \(3,\)\) and the model's grid \(shape \(2,\)\) cannot be broadcast"),
+    ("cm-simulate-size-0", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(10, size=0), None, None, ValueError, r"`size` must be an integer >= 1"),
+    ("cm-simulate-size-huge", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(10, size=(10**6, 10**4)), None, None, ValueError,
+     r"simulate 1e\+10 tables .* lower size"),
+    ("cm-simulate-workers-0", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(10, workers=0), None, None, ValueError,
+     r"`workers` must be None \(all cores\) or an integer >= 1; got 0"),
+    ("cm-simulate-workers-neg", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(10, workers=-3), None, None, ValueError, r"`workers`"),
+    ("cm-simulate-workers-str", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(10, workers="all"), None, None, TypeError, r"`workers`"),
+    ("cm-trials-huge", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate_trials(10**12), None, None, ValueError,
+     r"simulate 1e\+12 trials .* lower n and size"),
+    ("cm-trials-n-0", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate_trials(0), None, None, ValueError, r"`n` must be an integer >= 1"),
+    ("cm-exact-broadcast", lambda: tw.CopyModel([0.1, 0.2], 0.6, 0.6).exact_table([10, 20, 30]), None, None, ValueError,
+     r"`n` \(shape \(3,\)\).* cannot be broadcast"),
+    ("cp-params-shape", tw.copy_parameters, ([1, 2, 3],), {}, ValueError, r"`counts`"),  # a bare asarray today
+    # ---- planning (planning.py)
+    ("plan-hw-str", tw.plan_trials, ("abc", 0.75, 0.75, 0.5), {}, TypeError, r"`half_width` must be a number"),  # fixed by helper-1
+    ("plan-hw-none", tw.plan_trials, (None, 0.75, 0.75, 0.5), {}, TypeError, r"`half_width` must be a number"),  # fixed by helper-1
+    ("plan-hw-list", tw.plan_trials, ([0.05], 0.75, 0.75, 0.5), {}, TypeError, r"`half_width` must be a number"),  # fixed by helper-1
+    ("plan-hw-0", tw.plan_trials, (0.0, 0.75, 0.75, 0.5), {}, ValueError, r"`half_width` must be in \(0, 1\)"),
+    ("plan-hw-nan", tw.plan_trials, (NAN, 0.75, 0.75, 0.5), {}, ValueError, r"`half_width` must be in \(0, 1\)"),
+    ("plan-acc", tw.plan_trials, (0.05, 1.5, 0.75, 0.5), {}, ValueError, r"`accuracy_a`"),
+    ("plan-kappa", tw.plan_trials, (0.05, 0.75, 0.75, 2.0), {}, ValueError, r"`kappa`"),
+    ("plan-grid", tw.plan_trials, (0.05, [0.7, 0.8], 0.75, 0.5), {}, TypeError, r"`accuracy_a` must be a single number"),
+    ("plan-sims-1e30", tw.plan_trials, (0.05, 0.75, 0.75, 0.5), dict(n_simulations=1e30), ValueError, r"`n_simulations` must be an integer in"),
+    ("plan-nmax-0", tw.plan_trials, (0.05, 0.75, 0.75, 0.5), dict(n_max=0), ValueError, r"`n_max`"),
+    ("plan-ref-acc", tw.plan_trials, (0.05, 0.75, 0.75, 0.5), dict(reference_accuracies=[1.5]), ValueError, r"`reference_accuracies`"),
+    ("ciw-n-0", tw.ci_width, (0, 0.75, 0.75, 0.5), {}, ValueError, r"`n`"),
+    ("ciw-n-str", tw.ci_width, ("10", 0.75, 0.75, 0.5), {}, TypeError, r"`n`"),
+    ("ciw-broadcast", tw.ci_width, ([10, 20, 30], [0.7, 0.8], 0.75, 0.5), {}, ValueError, r"cannot be broadcast"),  # fixed by helper-1
+    ("ciw-workers-0", tw.ci_width, (100, 0.75, 0.75, 0.5), dict(workers=0, n_simulations=10), ValueError, r"`workers`"),
+    ("ciw-sims-1e30", tw.ci_width, (100, 0.75, 0.75, 0.5), dict(n_simulations=1e30), ValueError, r"`n_simulations`"),
+    ("ciw-n-huge", tw.ci_width, (2**60, 0.75, 0.75, 0.5), dict(n_simulations=10), ValueError, r"`n` must be at most 2\*\*53"),
+    ("ciw-n-nan", tw.ci_width, (NAN, 0.75, 0.75, 0.5), dict(n_simulations=10), ValueError, r"`n` must hold positive whole numbers"),
+    ("ciw-n-empty", tw.ci_width, ([], 0.75, 0.75, 0.5), dict(n_simulations=10), TypeError, r"`n` must be a positive integer"),
+    ("ciw-accuracy-nan", tw.ci_width, (100, NAN, 0.75, 0.5), dict(n_simulations=10), ValueError, r"`accuracy_a` must not contain NaN"),
+    ("plan-nmax-huge", tw.plan_trials, (0.05, 0.75, 0.75, 0.5), dict(n_max=2**60, n_simulations=10), ValueError,
+     r"`n_max` must be an integer in \[1, 9007199254740992\]"),
+    ("pd-n-huge", tw.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(n=2**60, n_simulations=10), ValueError,
+     r"`n` must be at most 2\*\*53"),
+    ("pd-none", tw.power_difference, (None, 0.3, 0.75, 0.75, 0.75), {}, TypeError, r"`kappa_x` must be numeric; got None"),
+    ("vcm-broadcast", tw.validate_copy_model, ([10, 20, 30], [0.7, 0.8], 0.75, 0.5), dict(n_resamples=10, n_simulations=10),
+     ValueError, r"`n` \(shape \(3,\)\), `accuracy_a` \(shape \(2,\)\).* cannot be broadcast"),
+    ("vcm-n-huge", tw.validate_copy_model, (2**60, 0.75, 0.75, 0.5), dict(n_resamples=10, n_simulations=10), ValueError,
+     r"`n` must be at most 2\*\*53"),
+    ("pd-power", tw.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(power=1.5), ValueError, r"`power`"),
+    ("pd-alpha", tw.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(alpha=0), ValueError, r"`alpha`"),
+    ("pd-n-0", tw.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(n=0), ValueError, r"`n`"),
+    ("pd-kappa", tw.power_difference, (1.5, 0.3, 0.75, 0.75, 0.75), {}, ValueError, r"`kappa_x`"),  # fixed by helper-1
+    ("pd-broadcast", tw.power_difference, ([0.5, 0.4], [0.3, 0.2, 0.1], 0.75, 0.75, 0.75), dict(n=100), ValueError,
+     r"cannot be broadcast"),  # fixed by helper-1
+    ("vcm-n-0", tw.validate_copy_model, (0, 0.75, 0.75, 0.5), {}, ValueError, r"`n`"),
+    ("vcm-resamples", tw.validate_copy_model, (100, 0.75, 0.75, 0.5), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
+    # ---- reading trials (data.py)
+    ("rt-none", tw.read_trials, (None,), {}, TypeError, r"`source` must be a pandas DataFrame or the path of a CSV/Parquet file; got NoneType"),
+    ("rt-int", tw.read_trials, (123,), {}, TypeError, r"`source` must be .*; got int 123"),
+    ("rt-list", tw.read_trials, (["a.csv", "b.csv"],), {}, TypeError, r"`source` must be .*pd\.concat\(\[tw\.read_trials\(p\)"),
+    ("rt-dict", tw.read_trials, ({"subject": ["s"]},), {}, TypeError, r"`source` must be"),
+    ("rt-array", tw.read_trials, (np.zeros((2, 2)),), {}, TypeError, r"`source` must be"),
+    ("rt-missing-file", lambda: tw.read_trials(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
+    ("rt-folder", lambda: tw.read_trials(str(F("empty_folder"))), None, None, ValueError, r"empty-folder: no such file"),
+    ("rt-empty-file", lambda: tw.read_trials(str(F("empty_csv"))), None, None, ValueError, r"empty\.csv: the file is empty"),
+    ("rt-header-only", lambda: tw.read_trials(str(F("header_only_csv"))), None, None, ValueError, r"header_only\.csv: the table has no rows"),
+    ("rt-binary", lambda: tw.read_trials(str(F("binary_csv"))), None, None, ValueError, r"binary\.csv: "),
+    ("rt-ragged-short", lambda: tw.read_trials(str(F("ragged_short_csv"))), None, None, ValueError,
+     r"ragged_short\.csv: not a readable table \(line 3 has 3 field\(s\) but the header has 4\)"),
+    ("rt-ragged-long", lambda: tw.read_trials(str(F("ragged_long_csv"))), None, None, ValueError,
+     r"ragged_long\.csv: not a readable table \(line 3 has 5 field\(s\) but the header has 4"),
+    ("rt-trailing-separator", lambda: tw.read_trials(str(F("trailing_sep_csv"))), None, None, ValueError,
+     r"trailing_sep\.csv: not a readable table \(line 2 has 5 field\(s\) but the header has 4"),
+    ("rt-truncated-gz", lambda: tw.read_trials(str(F("truncated_csv_gz"))), None, None, ValueError,
+     r"truncated\.csv\.gz: the compressed file is truncated"),
+    ("rt-no-column", lambda: tw.read_trials(str(F("no_truth_csv"))), None, None, ValueError,
+     r"no_truth\.csv: no column 'truth'; columns found: subject, image, response"),
+    ("rt-duplicate", lambda: tw.read_trials(str(F("dup_csv"))), None, None, ValueError, r"dup\.csv: observer 's1' answered image 'i1'"),
+    ("rt-two-truths", lambda: tw.read_trials(str(F("two_truths_csv"))), None, None, ValueError,
+     r"two_truths\.csv: image 'i1' .* more than one correct answer"),
+    ("rt-empty-key", lambda: tw.read_trials(str(F("empty_key_csv"))), None, None, ValueError,
+     r"empty_key\.csv: column 'image' has an empty value \(row 1\)"),
+    ("rt-empty-frame", tw.read_trials, (pd.DataFrame(),), {}, ValueError, r"trials: the table has no rows"),
+    ("rt-bad-column-arg", tw.read_trials, (trials(),), dict(subject="who"), ValueError, r"trials: no column 'who'"),
+    ("rt-correct-values", tw.read_trials, (trials().assign(correct="maybe"),), dict(correct="correct"), ValueError,
+     r"column 'correct' must hold 0/1 or true/false; found 'maybe'"),
+    ("rt-mixed-layout", lambda: tw.read_trials(bundled_plus_mine()), None, None, ValueError,
+     r"have the correct answer in column 'category' and an empty 'truth'.*concatenates two tables with different "
+     r"column names.*pd\.concat\(\[tw\.read_trials\(bundled\), tw\.read_trials\(mine\)\]"),
+    ("rt-numeric-conditions", lambda: tw.read_trials(numeric_conditions()), None, None, ValueError,
+     r"1280 image\(s\) have more than one condition.*differ only in number formatting.*'40' by .*'40\.0' by 'resnet50'"
+     r".*pandas' default dtypes.*dtype=str.*tw\.read_trials\(path\)"),
+    ("rt-none-label-column", tw.read_trials, (trials().assign(response=None),), {}, ValueError,
+     r"column 'response' has an empty value \(row 1\)"),
+    ("rtab-none", tw.read_table, (None,), {}, TypeError, r"`path` must be a file path \(str or pathlib\.Path\); got NoneType"),
+    ("rtab-int", tw.read_table, (123,), {}, TypeError, r"`path` must be a file path"),
+    ("rtab-frame", tw.read_table, (pd.DataFrame(),), {}, TypeError, r"`path` must be a file path"),
+    ("rtab-parquet-no-engine", lambda: tw.read_table(str(F("table_parquet"))), None, None, *NO_ENGINE),
+    ("rmvh-none", tw.read_model_vs_human, (None,), {}, TypeError, r"`path` must be a file path"),
+    ("rmvh-list", tw.read_model_vs_human, (["a", "b"],), {}, TypeError, r"`path` must be a file path"),
+    ("rmvh-missing", lambda: tw.read_model_vs_human(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such folder"),
+    ("rmvh-empty", lambda: tw.read_model_vs_human(str(F("empty_folder"))), None, None, ValueError, r"no \.csv files found"),
+    ("rmvh-columns", lambda: tw.read_model_vs_human(str(F("raw_data"))), None, None, ValueError,
+     r"cue-conflict_subject-01_session_1\.csv: no column 'object_response'"),
+    ("pc-none", tw.paired_correctness, (None, trials()), {}, TypeError, r"`a` must be a pandas DataFrame"),
+    ("pc-array", tw.paired_correctness, (trials(), np.zeros(3)), {}, TypeError, r"`b` must be a pandas DataFrame"),
+    ("pc-keys-str", tw.paired_correctness, (trials(), trials()), dict(keys="image"), TypeError, r"`keys` must be a list"),
+    ("pc-keys-empty", tw.paired_correctness, (trials(), trials()), dict(keys=[]), ValueError, r"`keys` is empty"),
+    ("pc-no-column", tw.paired_correctness, (trials(), trials()), dict(image="stim"), ValueError, r"a: no column 'stim'"),
+    ("pc-duplicates", lambda: tw.paired_correctness(trials(), trials()), None, None, ValueError, r"a: item .* occurs more than once"),
+    ("pc-disjoint", lambda: tw.paired_correctness(trials()[trials().image == "c1-0"].iloc[:1],
+                                                  trials()[trials().image == "c1-1"].iloc[:1]), None, None, ValueError,
+     r"a and b share no item"),
+    ("image-id-none", tw.image_id, (None,), {}, TypeError, r"`names` must be a list"),
+    ("image-id-int", tw.image_id, (123,), {}, TypeError, r"`names` must be a list"),
+    ("image-id-str", tw.image_id, ("a_b.png",), {}, TypeError, r"`names` must be a list"),
+    ("image-id-missing", tw.image_id, (["a_b.png", None],), {}, ValueError, r"`names` has a missing value.* at position 1"),
+    ("image-id-nested", tw.image_id, ([["a.png"], ["b.png"]],), {}, TypeError, r"`names` must hold file names \(text\); got \['a\.png'\] at position 0"),
+    ("image-id-numbers", tw.image_id, ([1, 2],), {}, TypeError, r"`names` must hold file names"),
+    ("rt-bytes", tw.read_trials, (b"trials.csv",), {}, TypeError, r"`source` must be .*; got bytes"),
+    ("datasets-experiment", tw.datasets.model_vs_human, ("cue",), {}, ValueError, r"`experiment` must be one of"),
+    ("datasets-experiment-int", tw.datasets.texture_vs_shape, (3,), {}, ValueError, r"`experiment` must be one of"),
+    # ---- benchmark: leaderboard, difference_test, Protocol
+    ("lb-none", tw.leaderboard, (None,), {}, TypeError,
+     r"`trials` must be a pandas DataFrame or the path of a CSV/Parquet file; got NoneType"),
+    ("lb-int", tw.leaderboard, (5,), {}, TypeError, r"`trials` must be"),
+    ("lb-list", tw.leaderboard, ([trials()],), {}, TypeError, r"`trials` must be"),
+    ("lb-protocol", lambda: tw.leaderboard(trials(), "nope"), None, None, ValueError, r"`protocol`"),
+    ("lb-protocol-int", lambda: tw.leaderboard(trials(), 3), None, None, TypeError, r"`protocol`"),  # fixed by the lead
+    ("lb-resamples-0", lambda: tw.leaderboard(trials(), PROTO, n_resamples=0), None, None, ValueError, r"`n_resamples` must be an integer >= 1"),
+    ("lb-resamples-1e30", lambda: tw.leaderboard(trials(), PROTO, n_resamples=1e30), None, None, ValueError, r"`n_resamples` must be an integer in"),
+    ("lb-level", lambda: tw.leaderboard(trials(), PROTO, confidence_level=95), None, None, ValueError, r"`confidence_level`"),
+    ("lb-ci-method", lambda: tw.leaderboard(trials(), PROTO, ci_method="bca"), None, None, ValueError, r"`ci_method` must be one of"),
+    ("lb-workers-0", lambda: tw.leaderboard(trials(), PROTO, n_resamples=5, workers=0), None, None, ValueError,
+     r"`workers` must be None \(all cores\) or an integer >= 1; got 0"),  # fixed by the lead
+    ("lb-workers-neg", lambda: tw.leaderboard(trials(), PROTO, n_resamples=5, workers=-3), None, None, ValueError,
+     r"`workers`"),  # fixed by the lead
+    ("lb-workers-str", lambda: tw.leaderboard(trials(), PROTO, n_resamples=5, workers="4"), None, None, TypeError,
+     r"`workers`"),  # fixed by the lead
+    ("lb-reference-unknown", lambda: tw.leaderboard(trials(), PROTO, reference=["nobody"]), None, None, ValueError,
+     r"`reference` names observer\(s\) \['nobody'\]"),
+    ("lb-no-humans", lambda: tw.leaderboard(trials().assign(observer_type="model"), PROTO), None, None, ValueError,
+     r"no reference observers"),
+    ("lb-no-candidates", lambda: tw.leaderboard(humans(), PROTO), None, None, ValueError, r"no candidate observers"),
+    ("lb-mixed-layout", lambda: tw.leaderboard(bundled_plus_mine(), n_resamples=5), None, None, ValueError,
+     r"trials: .* column 'category' and an empty 'truth'.*pd\.concat"),
+    ("lb-numeric-conditions", lambda: tw.leaderboard(numeric_conditions(), n_resamples=5), None, None, ValueError,
+     r"differ only in number formatting"),
+    ("lb-correct-not-bool", lambda: tw.leaderboard(trials().assign(correct=1.0), PROTO), None, None, TypeError,
+     r"column 'correct' must be bool"),
+    ("lb-missing-file", lambda: tw.leaderboard(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
+    ("lbp-which", lambda: board().pairwise(which="some"), None, None, ValueError, r"`which` must be one of"),
+    ("lbp-test", lambda: board().pairwise(test="t"), None, None, ValueError, r"`test` must be one of"),
+    ("lbp-adjust", lambda: board().pairwise(adjust="x"), None, None, ValueError, r"`adjust` must be one of"),
+    ("lbp-permutations-0", lambda: board().pairwise(n_permutations=0), None, None, ValueError, r"`n_permutations` must be an integer >= 1"),
+    ("lbp-permutations-1e30", lambda: board().pairwise(n_permutations=1e30), None, None, ValueError,
+     r"`n_permutations` must be an integer in \[1, 10000000\]"),
+    ("lbp-workers-0", lambda: board().pairwise(workers=0), None, None, ValueError, r"`workers` must be None"),  # fixed by the lead
+    ("lbd-unknown", lambda: board().difference("m1", "zz"), None, None, ValueError, r"'zz' is not an observer of this leaderboard"),
+    ("lbd-same", lambda: board().difference("m1", "m1"), None, None, ValueError, r"`x` and `y` must be different observers"),
+    ("lbd-none", lambda: board().difference(None, "m1"), None, None, ValueError, r"None is not an observer"),
+    ("lb-report-none", lambda: board().report(None), None, None, TypeError, r"`path`"),  # fixed by the lead
+    ("lb-report-folder", lambda: board().report(str(F("no_folder"))), None, None, ValueError, r"folder .* does not exist"),
+    ("lb-summary-rows-neg", lambda: board().summary(max_rows=-1), None, None, ValueError, r"`max_rows`"),  # fixed by the lead
+    ("dt-resamples-1e30", lambda: tw.difference_test(trials(), "m1", "m2", protocol=PROTO, n_resamples=1e30), None, None,
+     ValueError, r"`n_resamples` must be an integer in"),
+    ("dt-level", lambda: tw.difference_test(trials(), "m1", "m2", protocol=PROTO, confidence_level=2), None, None,
+     ValueError, r"`confidence_level` must be in \(0, 1\)"),
+    ("dt-x-none", lambda: tw.difference_test(trials(), None, "m2", protocol=PROTO, n_resamples=5), None, None, ValueError,
+     r"`x`: observer None is not in the trials"),
+    ("proto-min-items", tw.Protocol, (), dict(name="p", min_items=0), ValueError, r"`min_items` must be an integer >= 1"),
+    ("proto-conditions", tw.Protocol, (), dict(name="p", conditions={"e": 5}), TypeError, r"`conditions\['e'\]` must be a list"),
+    # ---- validity studies (tiny settings, so that a silently accepted value ends fast)
+    ("grid-n-0", tw.validity.study_grid, (), dict(n=[0]), ValueError, r"`n`"),  # fixed by the lead
+    ("grid-n-none", tw.validity.study_grid, (), dict(n=None), TypeError, r"`n`"),  # fixed by the lead
+    ("grid-accuracy", tw.validity.study_grid, (), dict(accuracies=[1.5]), ValueError, r"`accuracies` must be in \[0, 1\]"),
+    ("grid-kappa", tw.validity.study_grid, (), dict(kappas=[2.0]), ValueError, r"`kappas?`"),  # fixed by the lead
+    ("coverage-datasets-0", tw.validity.coverage_study, (), dict(n_datasets=0), ValueError, r"`n_datasets` must be an integer >= 1"),
+    ("coverage-method", tw.validity.coverage_study, (), dict(methods=["wilson"]), ValueError, r"`methods` must be one of"),
+    ("coverage-level", tw.validity.coverage_study, (), dict(confidence_levels=[95]), ValueError, r"`confidence_level` must be in"),
+    ("type1-test", tw.validity.type_one_error_study, (), dict(tests=["t"]), ValueError, r"`tests` must be one of"),
+    ("type1-alpha", lambda: tw.validity.type_one_error_study(tiny_grid(), tests=["fisher"], alphas=[2.0], n_datasets=2,
+                                                             n_resamples=2), None, None, ValueError, r"`alphas?`"),  # fixed by the lead
+    ("benchmark-coverage-items", tw.validity.benchmark_coverage_study, (), dict(n_items=5), ValueError, r"`n_items` must be an integer >= 10"),
+    ("dt-unknown", lambda: tw.difference_test(trials(), "m1", "zz", protocol=PROTO, n_resamples=5), None, None,
+     ValueError, r"'zz'"),
+    ("dt-same", lambda: tw.difference_test(trials(), "m1", "m1", protocol=PROTO, n_resamples=5), None, None,
+     ValueError, r"`x` and `y` must be different observers"),
+    ("dt-test", lambda: tw.difference_test(trials(), "m1", "m2", protocol=PROTO, test="t"), None, None, ValueError, r"`test` must be one of"),
+    ("dt-none", tw.difference_test, (None, "m1", "m2"), {}, TypeError, r"`trials` must be"),
+    ("proto-name", tw.Protocol, (), dict(name=""), (TypeError, ValueError), r"`name` must be a non-empty string"),
+    ("proto-metric", tw.Protocol, (), dict(name="p", metric="f1"), ValueError, r"`metric` must be one of"),
+    ("proto-aggregation", tw.Protocol, (), dict(name="p", aggregation=("people",)), ValueError, r"aggregation"),
+    ("proto-exclude", tw.Protocol, (), dict(name="p", exclude=["a"]), TypeError, r"`exclude`"),
+    # ---- brainscore
+    ("ceil-nan", bs.ceil_score, (NAN, 0.4), {}, ValueError, r"`raw` contains NaN"),
+    ("ceil-inf", bs.ceil_score, (INF, 0.4), {}, ValueError, r"`raw` must be finite; got inf"),
+    ("ceil-neg-inf", bs.ceil_score, ([0.1, -INF], 0.4), {}, ValueError, r"`raw` must be finite; got -inf"),
+    ("ceil-ceiling-inf", bs.ceil_score, (0.1, INF), {}, ValueError, r"`ceiling` must be finite"),
+    ("ceil-ceiling-nan", bs.ceil_score, (0.1, NAN), {}, ValueError, r"`ceiling` contains NaN"),
+    ("ceil-ceiling-0", bs.ceil_score, (0.1, 0.0), {}, ValueError, r"`ceiling` must be positive"),
+    ("ceil-str", bs.ceil_score, ("high", 0.4), {}, TypeError, r"`raw` must be numeric"),
+    ("ceil-none", bs.ceil_score, (0.2, None), {}, TypeError, r"`ceiling` must be numeric"),
+    ("ceil-broadcast", bs.ceil_score, ([0.1, 0.2], [0.3, 0.4, 0.5]), {}, ValueError,
+     r"`raw` \(shape \(2,\)\) and `ceiling` \(shape \(3,\)\) cannot be broadcast"),
+    ("unceil-inf", bs.unceil_score, (INF, 0.4), {}, ValueError, r"`score` must be finite"),
+    ("unceil-range", bs.unceil_score, (1.2, 0.4), {}, ValueError, r"`score` must lie in \[0, 1\]"),
+    ("unceil-nan", bs.unceil_score, (NAN, 0.4), {}, ValueError, r"`score` contains NaN"),
+    ("unceil-ceiling-inf", bs.unceil_score, (0.5, INF), {}, ValueError, r"`ceiling` must be finite"),
+    ("unceil-str", bs.unceil_score, (0.5, "x"), {}, TypeError, r"`ceiling` must be numeric"),
+    ("unceil-broadcast", bs.unceil_score, ([0.1, 0.2], [0.3, 0.4, 0.5]), {}, ValueError, r"`score` .*`ceiling` .*cannot be broadcast"),
+    ("ceilings-one-human", lambda: bs.ceilings(one_human(), PROTO), None, None, ValueError,
+     r"ceilings: at least two reference observers are needed \(a ceiling is the agreement between two distinct "
+     r"reference observers\); the trials have 1: \['h1'\]"),
+    ("ceilings-none", bs.ceilings, (None,), {}, TypeError, r"`trials` must be"),
+    ("ceilings-no-humans", lambda: bs.ceilings(trials().assign(observer_type="model"), PROTO), None, None, ValueError,
+     r"no reference observers"),
+    ("bench-one-human", lambda: tw.BehavioralBenchmark(one_human(), PROTO, n_resamples=10), None, None, ValueError,
+     r"at least two reference observers are needed"),
+    ("bench-none", tw.BehavioralBenchmark, (None,), {}, TypeError, r"`trials` must be"),
+    ("bench-metric", lambda: tw.BehavioralBenchmark(humans(), PROTO, metric="f1"), None, None, ValueError, r"`metric` must be one of"),
+    ("bench-resamples", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_resamples=1e30), None, None, ValueError, r"`n_resamples`"),
+    ("bench-splits", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_splits=0), None, None, ValueError, r"`n_splits`"),
+    ("bench-score-human", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(humans()), None, None, ValueError,
+     r"are humans of the benchmark"),
+    ("bench-score-two", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(trials()[trials().observer_type == "model"]),
+     None, None, ValueError, r"hold 2 observers"),
+    ("bench-score-partial", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(
+        trials()[(trials().subject == "m1") & (trials().image != "c1-0")]), None, None, ValueError, r"lacks 1"),
+    ("pi-scores-list", lambda: bs.published_intervals([0.5], humans(), protocol=PROTO), None, None, TypeError, r"`scores` must be"),
+    ("pi-scores-column", lambda: bs.published_intervals(pd.DataFrame({"model": ["a"]}), humans(), protocol=PROTO), None, None,
+     ValueError, r"`scores` lacks column 'score'"),
+    ("pi-score-range", lambda: bs.published_intervals({"a": {"exp": 1.5}}, humans(), protocol=PROTO, n_resamples=10), None, None,
+     ValueError, r"`score` must lie in \[0, 1\]"),
+    ("pi-score-nan", lambda: bs.published_intervals({"a": {"exp": NAN}}, humans(), protocol=PROTO, n_resamples=10), None, None,
+     ValueError, r"`score` contains NaN"),
+    ("pi-no-ceiling", lambda: bs.published_intervals({"a": {"zzz": 0.5}}, humans(), protocol=PROTO, n_resamples=10), None, None,
+     ValueError, r"no ceiling for experiment\(s\) \['zzz'\]"),
+    ("pi-workers-0", lambda: bs.published_intervals({"a": {"exp": 0.5}}, humans(), protocol=PROTO, n_resamples=10, workers=0),
+     None, None, ValueError, r"`workers` must be None"),
+    ("st-kappa-list", lambda: bs.synthetic_trials([0.5], humans(), protocol=PROTO), None, None, TypeError, r"`kappa` must be a DataFrame"),
+    ("st-kappa-range", lambda: bs.synthetic_trials({"a": {"exp": 2.0}}, humans(), protocol=PROTO), None, None, ValueError,
+     r"`kappa` values must be numbers in \[-1, 1\]"),
+    ("st-kappa-empty", lambda: bs.synthetic_trials(pd.DataFrame(columns=["model", "experiment", "kappa"]), humans(), protocol=PROTO),
+     None, None, ValueError, r"`kappa` is empty"),
+    ("st-humans-none", lambda: bs.synthetic_trials({"a": {"exp": 0.2}}, None, protocol=PROTO), None, None, TypeError, r"`trials` must be|`humans`"),
+    ("pi-score-text", lambda: bs.published_intervals({"a": {"exp": "high"}}, humans(), protocol=PROTO, n_resamples=10),
+     None, None, TypeError, r"`scores`: the score of model 'a' in experiment 'exp' is not a number: 'high'"),
+    ("pi-ceiling-inf", lambda: bs.published_intervals({"a": {"exp": 0.5}}, humans(), protocol=PROTO, ceiling={"exp": INF},
+                                                      n_resamples=10), None, None, ValueError, r"`ceiling` must be finite"),
+    ("pi-ceiling-neg", lambda: bs.published_intervals({"a": {"exp": 0.5}}, humans(), protocol=PROTO, ceiling={"exp": -0.1},
+                                                      n_resamples=10), None, None, ValueError, r"`ceiling` must be positive"),
+    ("pi-humans-none", lambda: bs.published_intervals({"a": {"exp": 0.5}}, None, protocol=PROTO, n_resamples=10), None, None,
+     TypeError, r"`trials` must be"),
+    ("pi-model-accuracy", lambda: bs.published_intervals({"a": {"exp": 0.5}}, humans(), protocol=PROTO, model_accuracy="x"),
+     None, None, ValueError, r"`model_accuracy` must be one of"),
+    ("st-kappa-nan", lambda: bs.synthetic_trials({"a": {"exp": NAN}}, humans(), protocol=PROTO), None, None, ValueError,
+     r"`kappa` values must be numbers in \[-1, 1\]; got nan$"),
+    ("ceilings-reference-one", lambda: bs.ceilings(trials(), PROTO, reference=["h1"]), None, None, ValueError,
+     r"at least two reference observers are needed .* the trials have 1: \['h1'\]"),
+    ("ceilings-reference-unknown", lambda: bs.ceilings(trials(), PROTO, reference=["zz"]), None, None, ValueError,
+     r"`reference` names observer\(s\) \['zz'\]"),
+    ("bench-protocol", lambda: tw.BehavioralBenchmark(humans(), "nope"), None, None, ValueError, r"`protocol` must be a Protocol"),
+    ("bench-level-nan", lambda: tw.BehavioralBenchmark(humans(), PROTO, confidence_level=NAN), None, None, ValueError,
+     r"`confidence_level` must be in"),
+    ("bench-rng", lambda: tw.BehavioralBenchmark(humans(), PROTO, rng="x"), None, None, TypeError, r"`rng` must be None"),
+    ("bench-score-none", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(None), None, None, TypeError,
+     r"`trials` must be"),
+    ("tfa-frame", bs.trials_from_assembly, (pd.DataFrame(),), {}, TypeError, r"`assembly` must be an xarray object"),
+    ("tfa-none", bs.trials_from_assembly, (None,), {}, TypeError, r"`assembly` must be an xarray object"),
+    ("bsec-resamples", bs.ErrorConsistency, (), dict(n_resamples=0), ValueError, r"`n_resamples`"),
+    ("bsec-level", bs.ErrorConsistency, (), dict(confidence_level=2), ValueError, r"`confidence_level`"),
+    # ---- comparison: labels (2×2 correctness)
+    ("ct-none", cmp.contingency_table, (), {}, TypeError, r"pass the labels y_true, pred_a and pred_b, or `counts`"),
+    ("ct-both", cmp.contingency_table, (Y, PA, PB), dict(counts=COUNTS), TypeError, r"not both"),
+    ("ct-length", cmp.contingency_table, (Y, PA, PB[:-1]), {}, ValueError, r"`pred_b` has 59"),
+    ("ct-pd-NA", cmp.contingency_table, (Y, PA, [pd.NA] + list(PB[1:])), {}, ValueError, r"`pred_b` has a missing value.* at position 0"),  # fixed by helper-1
+    ("ct-nan-label", cmp.contingency_table, (Y, PA, [NAN] + list(PB[1:])), {}, ValueError, r"`pred_b` has a missing value"),
+    ("ct-empty", cmp.contingency_table, ([], [], []), {}, ValueError, r"`y_true` is empty"),
+    ("ct-str", cmp.contingency_table, ("abc", PA, PB), {}, TypeError, r"`y_true` must be a 1-D array"),
+    ("ct-2d", cmp.contingency_table, (np.c_[Y, Y], PA, PB), {}, ValueError, r"`y_true` must be 1-D"),
+    ("ct-counts-overflow", cmp.contingency_table, (), dict(counts=[[2**62, 2**62], [2**62, 2**62]]), ValueError,
+     r"`counts` holds more than 2\*\*53"),  # fixed by helper-1
+    ("ct-counts-1e19", cmp.contingency_table, (), dict(counts=[[1e19, 1], [1, 1]]), ValueError, r"`counts` holds more than"),  # fixed by helper-1
+    ("ct-counts-complex", cmp.contingency_table, (), dict(counts=[[1j, 1], [1, 1]]), TypeError, r"`counts` must hold real"),  # fixed by helper-1
+    ("mcnemar-method", cmp.mcnemar, (Y, PA, PB), dict(method="fast"), ValueError, r"`method` must be one of"),
+    ("mcnemar-counts-shape", cmp.mcnemar, (), dict(counts=KCOUNTS), ValueError, r"`counts` must be a 2×2 table"),
+    ("mcnemar-counts-neg", cmp.mcnemar, (), dict(counts=[[1, -1], [1, 1]]), ValueError, r"`counts` must be non-negative"),
+    ("mcnemar-resamples", cmp.mcnemar, (Y, PA, PB), dict(method="permutation", n_resamples=1e30), ValueError, r"`n_resamples`"),
+    ("mcnemar-rng", cmp.mcnemar, (Y, PA, PB), dict(method="permutation", rng="x"), TypeError, r"`rng`"),
+    ("yq-counts-nan", cmp.yules_q, (), dict(counts=[[1, NAN], [1, 1]]), ValueError, r"`counts` must be finite"),
+    ("yq-level", cmp.yules_q, (Y, PA, PB), dict(confidence_level=0), ValueError, r"`confidence_level`"),
+    # ---- comparison: agreement (K × K)
+    ("am-length", cmp.agreement_matrix, (PA, PB[:-1]), {}, ValueError, r"`pred_b` has 59"),
+    ("am-none", cmp.agreement_matrix, (None, PB), {}, TypeError, r"pred_a"),
+    ("am-empty", cmp.agreement_matrix, ([], []), {}, ValueError, r"`pred_a` is empty"),
+    ("am-labels-missing", cmp.agreement_matrix, (PA, PB), dict(labels=["cat"]), ValueError, r"which is not one of `labels`"),
+    ("am-labels-twice", cmp.agreement_matrix, (PA, PB), dict(labels=["cat", "cat", "dog", "car"]), ValueError, r"`labels` contains the class 'cat' twice"),
+    ("am-pd-NA", cmp.agreement_matrix, ([pd.NA] + list(PA[1:]), PB), {}, ValueError, r"`pred_a` has a missing value"),  # fixed by helper-1
+    ("dis-counts-1x1", cmp.disagreement, (), dict(counts=[[5]]), ValueError, r"`counts` must be a square K × K table with K >= 2"),
+    ("dis-counts-rect", cmp.disagreement, (), dict(counts=[[1, 2, 3], [4, 5, 6]]), ValueError, r"`counts` must be a square"),
+    ("dis-counts-str", cmp.disagreement, (), dict(counts=[["a", "b"], ["c", "d"]]), TypeError, r"`counts` must be a square table"),
+    ("dis-counts-zero", cmp.disagreement, (), dict(counts=[[0, 0], [0, 0]]), ValueError, r"`counts` holds no items"),
+    ("dis-counts-inf", cmp.disagreement, (), dict(counts=[[INF, 0], [0, 1]]), ValueError, r"`counts` must hold non-negative whole"),
+    ("dis-counts-complex", cmp.disagreement, (), dict(counts=[[1j, 0], [0, 1]]), TypeError, r"`counts`"),  # fixed by helper-1
+    ("dis-counts-2^63", cmp.disagreement, (), dict(counts=[[HUGE, 0], [0, 1]]), ValueError, r"`counts`"),  # fixed by helper-1
+    ("ck-level", cmp.cohen_kappa, (PA, PB), dict(confidence_level=1), ValueError, r"`confidence_level`"),
+    ("ck-labels-size", cmp.cohen_kappa, (), dict(counts=KCOUNTS, labels=["a", "b"]), ValueError, r"`labels` names 2 classes"),
+    ("bowker-counts-neg", cmp.bowker_test, (), dict(counts=[[1, -1], [1, 1]]), ValueError, r"`counts`"),
+    ("bowker-none", cmp.bowker_test, (), {}, TypeError, r"pass the predictions pred_a and pred_b, or `counts`"),
+    ("sm-frame-mismatch", cmp.stuart_maxwell_test, (), dict(counts=pd.DataFrame(KCOUNTS, index=list("abc"), columns=list("abd"))),
+     ValueError, r"must name the same classes"),
+    ("spt-statistic", cmp.symmetry_permutation_test, (PA, PB), dict(statistic="chi2"), ValueError, r"`statistic` must be one of"),
+    ("spt-resamples", cmp.symmetry_permutation_test, (PA, PB), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
+    ("spt-resamples-0", cmp.symmetry_permutation_test, (PA, PB), dict(n_resamples=0), ValueError, r"`n_resamples`"),
+    # ---- comparison: probabilities
+    ("empty-compare", cmp.compare, ([], [], []), {}, ValueError, r"`y_true` is empty"),
+    ("empty-brier", cmp.brier_score, ([], []), {}, ValueError, r"`y_true` is empty"),
+    ("empty-auc", cmp.auc, ([], []), {}, ValueError, r"`y_true` is empty"),
+    ("empty-mcnemar", cmp.mcnemar, ([], [], []), {}, ValueError, r"`y_true` is empty"),
+    ("empty-cohen", cmp.cohen_kappa, ([], []), {}, ValueError, r"`pred_a` is empty"),
+    ("empty-ensemble", cmp.ensemble_recommendation, ([], [], []), {}, ValueError, r"`y_true` is empty"),
+    ("auc-y-nan", cmp.auc, (np.r_[NAN, YB[1:]], PRA), {}, ValueError, r"`y_true` has a missing value"),
+    ("auc-inf", cmp.auc, (YB, np.r_[INF, PRA[1:]]), {}, ValueError, r"`proba` must be in \[0, 1\]; got inf"),
+    ("auc-length", cmp.auc, (YB, PRA[:-1]), {}, ValueError, r"`y_true` has 60, `proba` has 59"),
+    ("delong-none", cmp.delong_test, (YB, None, PRB), {}, TypeError, r"`proba_a` must be numeric; got None"),
+    ("brier-length", cmp.brier_score, (Y, P3A.iloc[:-1]), {}, ValueError, r"`proba` has 59"),
+    ("brier-nan", cmp.brier_score, (YB, np.r_[NAN, PRA[1:]]), {}, ValueError, r"`proba` must not contain NaN"),
+    ("brier-inf", cmp.brier_score, (YB, np.r_[INF, PRA[1:]]), {}, ValueError, r"`proba` must be in \[0, 1\]"),
+    ("brier-range", cmp.brier_score, (YB, PRA + 1), {}, ValueError, r"`proba` must be in \[0, 1\]"),
+    ("brier-rowsum", cmp.brier_score, (Y, P3A * 0.5), {}, ValueError, r"`proba`: row 0 sums to"),
+    ("brier-str", cmp.brier_score, (YB, ["a"] * N), {}, TypeError, r"`proba` must be numeric"),
+    ("brier-none", cmp.brier_score, (YB, None), {}, TypeError, r"`proba`"),
+    ("brier-3d", cmp.brier_score, (YB, np.ones((N, 2, 2)) / 4), {}, ValueError, r"`proba` must be 1-D \(binary\) or n × K"),
+    ("brier-one-column", cmp.brier_score, (YB, np.ones((N, 1))), {}, ValueError, r"`proba` has 1 column"),
+    ("brier-classes", cmp.brier_score, (Y, P3A.to_numpy()), dict(classes=["a", "b"]), ValueError, r"`classes` names 2 classes"),
+    ("brier-unknown-class", cmp.brier_score, (Y, P3A.to_numpy()), dict(classes=["car", "cat", "cow"]), ValueError,
+     r"`y_true` contains the class 'dog', which has no column"),
+    ("brier-binary-3-classes", cmp.brier_score, (Y, PRA), {}, ValueError, r"`proba` is 1-D .* `y_true` has 3 classes"),
+    ("brier-single-class", cmp.brier_score, (np.ones(N, int), PRA), {}, ValueError, r"`y_true` holds a single class"),
+    ("brier-convention", cmp.brier_score, (YB, PRA), dict(convention="both"), ValueError, r"`convention` must be one of"),
+    ("brier-y-nan", cmp.brier_score, (np.r_[NAN, YB[1:]], PRA), {}, ValueError, r"`y_true` has a missing value.* at position 0"),
+    ("bss-nan", cmp.brier_skill_score, (YB, np.r_[NAN, PRA[1:]]), {}, ValueError, r"`proba` must not contain NaN"),
+    ("cal-bins-0", cmp.calibration_curve, (YB, PRA), dict(n_bins=0), ValueError, r"`n_bins` must be an integer >= 1"),
+    ("cal-bins-huge", cmp.calibration_curve, (YB, PRA), dict(n_bins=HUGE), ValueError, r"`n_bins`"),
+    ("cal-bins-str", cmp.calibration_curve, (YB, PRA), dict(n_bins="ten"), TypeError, r"`n_bins`"),
+    ("cal-strategy", cmp.calibration_curve, (YB, PRA), dict(strategy="log"), ValueError, r"`strategy` must be one of"),
+    ("cal-kind", cmp.calibration_curve, (YB, PRA), dict(kind="all"), ValueError, r"`kind` must be one of"),
+    ("ece-bins-neg", cmp.expected_calibration_error, (YB, PRA), dict(n_bins=-1), ValueError, r"`n_bins`"),
+    ("ss-score", cmp.sample_scores, (YB, PRA), dict(score="f1"), ValueError, r"`score` must be one of"),
+    ("sd-length", cmp.score_difference, (YB, PRA, PRB[:-1]), {}, ValueError, r"`proba_b` has 59"),
+    ("sd-nan", cmp.score_difference, (YB, PRA, np.r_[NAN, PRB[1:]]), {}, ValueError, r"`proba_b` must not contain NaN"),
+    ("tt-score", cmp.paired_ttest, (YB, PRA, PRB), dict(score="auc"), ValueError, r"`score` must be one of"),
+    ("wil-none", cmp.wilcoxon_test, (YB, PRA, None), {}, TypeError, r"`proba_b`"),
+    ("corr-method", cmp.error_correlation, (YB, PRA, PRB), dict(method="kendall!"), ValueError, r"`method` must be one of"),
+    # ---- comparison: AUC
+    ("auc-nan", cmp.auc, (YB, np.r_[NAN, PRA[1:]]), {}, ValueError, r"`proba` must not contain NaN"),
+    ("auc-multi", cmp.auc, (Y, P3A), dict(multi_class="all"), ValueError, r"`multi_class` must be one of"),
+    ("auc-single-class", cmp.auc, (np.ones(N, int), PRA), {}, ValueError, r"`y_true` holds a single class"),
+    ("auc-level", cmp.auc, (YB, PRA), dict(confidence_level=2), ValueError, r"`confidence_level`"),
+    ("delong-length", cmp.delong_test, (YB, PRA, PRB[:-1]), {}, ValueError, r"`proba_b` has 59"),
+    ("delong-adjust", cmp.delong_test, (Y, P3A, P3B), dict(adjust="sidak"), ValueError, r"`adjust` must be one of"),
+    # ---- comparison: compare and ensemble_recommendation
+    ("compare-nothing", cmp.compare, (Y,), {}, (TypeError, ValueError), r"pred_a|proba_a"),
+    ("compare-length", cmp.compare, (Y, PA, PB[:-1]), {}, ValueError, r"`pred_b` has 59"),
+    ("compare-names", cmp.compare, (Y, PA, PB), dict(names="AB"), (TypeError, ValueError), r"`names`"),
+    ("compare-alpha", cmp.compare, (Y, PA, PB), dict(alpha=2), ValueError, r"`alpha`"),  # fixed by helper-1
+    ("compare-resamples", cmp.compare, (Y, PA, PB), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
+    ("compare-bins", cmp.compare, (Y, PA, PB, P3A, P3B), dict(n_bins=0), ValueError, r"`n_bins`"),
+    ("compare-pd-NA", cmp.compare, (Y, [pd.NA] + list(PA[1:]), PB), {}, ValueError, r"`pred_a` has a missing value"),  # fixed by helper-1
+    ("ens-length", cmp.ensemble_recommendation, (Y, PA, PB[:-1]), {}, ValueError, r"`pred_b` has 59"),
+    ("ens-alpha", cmp.ensemble_recommendation, (Y, PA, PB), dict(alpha=-1), ValueError, r"`alpha`"),
+    ("ens-gap", cmp.ensemble_recommendation, (Y, PA, PB), dict(accuracy_gap=NAN), ValueError, r"`accuracy_gap`"),
+    ("ens-redundancy", cmp.ensemble_recommendation, (Y, PA, PB), dict(redundancy=2), ValueError, r"`redundancy`"),
+    ("ens-method", cmp.ensemble_recommendation, (Y, PA, PB), dict(mcnemar_method="x"), ValueError, r"`mcnemar_method`|`method`"),
+]
+
+DEGENERATE = [
+    ("ec-a-always-right", ec, (), dict(counts=[[30, 10], [0, 0]], rng=0), tw.DegenerateDataWarning, r"A is always correct",
+     lambda r: r.statistic == 0.0 and "always correct" in r.undefined_reason),
+    ("ec-both-always-right", ec, (), dict(counts=[[40, 0], [0, 0]], rng=0), tw.DegenerateDataWarning, r"undefined",
+     lambda r: np.isnan(r.statistic)),
+    ("unceil-clipped", bs.unceil_score, ([0.0, 0.5, 1.0], 0.4), {}, tw.DegenerateDataWarning, r"2 score\(s\) at 0 or 1",
+     lambda r: r.tolist() == [0.0, 0.2, 0.4]),
+    ("ec-sparse-table", ec, (), dict(counts=[[1, 1], [1, 1]], rng=0), tw.SparseTableWarning, r"too sparse",
+     lambda r: r.statistic == 0.0 and r.pvalue == 1.0),
+    ("pw-constant-observer", pw, (pd.DataFrame({"x": [1.0] * 4, "y": [1.0, 0, 1, 0]}),), dict(rng=0), tw.DegenerateDataWarning,
+     r"A is always correct: EC is exactly 0", lambda r: r.statistic.tolist() == [0.0]),
+    ("mcnemar-no-discordant", cmp.mcnemar, (Y, Y, Y), {}, tw.DegenerateDataWarning, r"n10 = n01 = 0",
+     lambda r: r.statistic == 0.0 and r.pvalue == 1.0),
+    ("bowker-never-disagree", cmp.bowker_test, (PA, PA), {}, tw.DegenerateDataWarning, r"never disagree",
+     lambda r: r.statistic == 0.0 and r.pvalue == 1.0),
+    ("yules-q-zero-cell", cmp.yules_q, (), dict(counts=[[10, 0], [0, 10]]), tw.DegenerateDataWarning, r"a cell of the table is zero",
+     lambda r: r.statistic == 1.0),
+    ("cohen-one-class", cmp.cohen_kappa, (["a"] * 10, ["a"] * 10), {}, tw.DegenerateDataWarning, r"one and the same class",
+     lambda r: np.isnan(r.statistic)),
+    ("error-correlation-constant", cmp.error_correlation, ([0, 1, 0, 1], [0.5] * 4, [0.2, 0.8, 0.1, 0.9]), {},
+     tw.DegenerateDataWarning, r"a score column is constant", lambda r: np.isnan(r.statistic)),
+    ("cm-from-counts-ref-always-right", tw.CopyModel.from_counts, ([[30, 10], [0, 0]],), {}, tw.DegenerateDataWarning,
+     r"always correct or always wrong", lambda m: np.isnan(m.p_copy) and m.kappa == 0.0),
+]
+
+
+def _call(call, args, kwargs):
+    if args is None and kwargs is None:
+        return call()
+    return call(*(_resolve(a) for a in args), **kwargs)
+
+
+def _raised_by_trialwise(info: pytest.ExceptionInfo) -> bool:
+    """Raised by a ``raise`` statement of the package (its validation), not by numpy, pandas, ``os.path``
+    or an operation inside trialwise that failed on input it did not check (``x[1, 1]``, ``float(s)``)."""
+    entry = info.traceback[-1]
+    path = Path(str(entry.path)).resolve()
+    return SRC in path.parents and str(entry.statement).lstrip().startswith("raise")
+
+
+@pytest.fixture(autouse=True)
+def _files(files):
+    F.path = files
+
+
+@pytest.mark.parametrize("case", API, ids=[c[0] for c in API])
+def test_api_bad_input(case):
+    _, call, args, kwargs, error, match = case
+    with pytest.raises(error, match=match) as info:
+        _call(call, args, kwargs)
+    expected = error if isinstance(error, tuple) else (error,)
+    assert type(info.value) in expected, f"{type(info.value).__name__} is a subclass, not the library's own error"
+    assert _raised_by_trialwise(info), f"not raised by trialwise's validation: {info.traceback[-1]}"
+
+
+@pytest.mark.parametrize("case", DEGENERATE, ids=[c[0] for c in DEGENERATE])
+def test_degenerate_input(case):
+    _, call, args, kwargs, warning, match, check = case
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = _call(call, args, kwargs)
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    assert issubclass(caught[0].category, warning) and issubclass(caught[0].category, tw.TrialwiseWarning)
+    assert re.search(match, str(caught[0].message)), str(caught[0].message)
+    assert check(out)
+
+
+def test_the_harness_tells_library_errors_from_leaked_ones():
+    with pytest.raises(ValueError) as info:
+        np.broadcast_arrays(np.ones(2), np.ones(3))
+    assert not _raised_by_trialwise(info)
+    with pytest.raises(ValueError) as info:
+        tw.kappa_bounds(2.0, 0.5)
+    assert _raised_by_trialwise(info)
+
+
+def test_corpus_ids_are_unique():
+    ids = [c[0] for c in API] + [c[0] for c in DEGENERATE] + [c[0] for c in CLI]
+    assert len(ids) == len(set(ids))
+
+
+# --------------------------------------------------------------------------- the CLI corpus
+
+CLI = [
+    # ---- ec
+    ("cli-ec-no-files", ["ec"], r"give two CSV files"),
+    ("cli-ec-three-files", ["ec", F("good_csv"), F("good_csv"), F("good_csv")], r"give two CSV files"),
+    ("cli-ec-missing", ["ec", F("missing"), F("good_csv")], r"missing\.csv: no such file"),
+    ("cli-ec-empty", ["ec", F("empty_csv"), F("good_csv")], r"empty\.csv: the file is empty"),
+    ("cli-ec-ragged", ["ec", F("ragged_short_csv"), F("good_csv")], r"ragged_short\.csv: not a readable table \(line 3 has 3 field"),
+    ("cli-ec-trailing-separator", ["ec", F("trailing_sep_csv"), F("good_csv")], r"trailing_sep\.csv: not a readable table \(line 2 has 5 field"),
+    ("cli-ec-truncated-gz", ["ec", F("truncated_csv_gz"), F("good_csv")], r"truncated\.csv\.gz: the compressed file is truncated"),
+    ("cli-ec-binary", ["ec", F("binary_csv"), F("good_csv")], r"binary\.csv"),
+    ("cli-ec-parquet", ["ec", F("table_parquet"), F("good_csv")], r"table\.parquet: " + ("" if PARQUET else ".*pip install pyarrow")),  # fixed by helper-3
+    ("cli-ec-folder", ["ec", F("empty_folder"), F("good_csv")], r"empty-folder: no such file"),
+    ("cli-ec-tidy-no-subjects", ["ec", F("good_csv")], r"one tidy file needs --subjects A B"),
+    ("cli-ec-unknown-subject", ["ec", F("good_csv"), "--subjects", "h1", "zz"], r"no subject 'zz'; found h1, h2"),
+    ("cli-ec-subject-column", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--subject", "who"], r"no column 'who'"),
+    ("cli-ec-no-truth", ["ec", F("no_truth_csv"), F("no_truth_csv")], r"no column 'truth'"),
+    ("cli-ec-duplicate", ["ec", F("dup_csv"), F("good_csv")], r"dup\.csv: item .* occurs more than once"),
+    ("cli-ec-disjoint", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--image", "subject"], r"occurs more than once|share no item"),
+    ("cli-ec-dataset-and-files", ["ec", F("good_csv"), "--dataset", "model-vs-human"], r"either --dataset or files"),
+    ("cli-ec-dataset-no-subjects", ["ec", "--dataset", "model-vs-human"], r"needs --subjects A B"),
+    ("cli-ec-dataset-unknown", ["ec", "--dataset", "imagenet"], r"invalid choice: 'imagenet'"),
+    ("cli-ec-experiment", ["ec", "--dataset", "model-vs-human", "--subjects", "subject-01", "resnet50", "--experiment", "cue"],
+     r"no rows with experiment = 'cue'"),
+    ("cli-ec-condition-no-column", ["ec", F("good_csv"), F("good_csv"), "--condition", "c1"], r"occurs more than once|no column"),
+    ("cli-ec-resamples-0", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--resamples", "0"], r"resamples`? must be .*; got 0"),
+    ("cli-ec-resamples-neg", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--resamples", "-5"], r"n_resamples|--resamples"),
+    ("cli-ec-resamples-1e30", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--resamples", "1e30"],
+     r"invalid int value: '1e30'"),
+    ("cli-ec-resamples-huge", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--resamples", str(10**30)],
+     r"resamples`? must be .*10000000"),
+    ("cli-ec-resamples-text", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--resamples", "many"], r"invalid int value"),
+    ("cli-ec-level-95", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--confidence-level", "95"], r"`confidence_level` must be in \(0, 1\)|--confidence-level"),
+    ("cli-ec-level-nan", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--confidence-level", "nan"], r"confidence.level"),
+    ("cli-ec-level-inf", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--confidence-level", "inf"], r"confidence.level"),
+    ("cli-ec-ci-method", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--ci-method", "wilson"], r"invalid choice: 'wilson'"),
+    ("cli-ec-test", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--test", "chi2"], r"invalid choice: 'chi2'"),
+    ("cli-ec-seed-neg", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--seed", "-1"], r"seed|`rng`"),
+    ("cli-ec-seed-text", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--seed", "abc"], r"invalid int value"),
+    ("cli-ec-correct-column", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--correct", "response"], r"column 'response' must hold 0/1"),
+    ("cli-ec-unknown-option", ["ec", F("good_csv"), "--frobnicate"], r"unrecognized arguments: --frobnicate"),
+    # ---- plan
+    ("cli-plan-missing-args", ["plan"], r"the following arguments are required"),
+    ("cli-plan-hw-0", ["plan", "--accuracy-a", ".75", "--accuracy-b", ".75", "--kappa", ".5", "--half-width", "0"], r"`half_width` must be in \(0, 1\)|--half-width"),
+    ("cli-plan-hw-nan", ["plan", "--accuracy-a", ".75", "--accuracy-b", ".75", "--kappa", ".5", "--half-width", "nan"], r"half.width"),
+    ("cli-plan-hw-text", ["plan", "--accuracy-a", ".75", "--accuracy-b", ".75", "--kappa", ".5", "--half-width", "abc"], r"invalid float value: 'abc'"),
+    ("cli-plan-acc", ["plan", "--accuracy-a", "1.5", "--accuracy-b", ".75", "--kappa", ".5", "--half-width", ".05"], r"accuracy.a"),
+    ("cli-plan-acc-inf", ["plan", "--accuracy-a", "inf", "--accuracy-b", ".75", "--kappa", ".5", "--half-width", ".05"], r"accuracy.a"),
+    ("cli-plan-kappa", ["plan", "--accuracy-a", ".75", "--accuracy-b", ".75", "--kappa", "5", "--half-width", ".05"], r"kappa"),
+    ("cli-plan-infeasible", ["plan", "--accuracy-a", ".9", "--accuracy-b", ".1", "--kappa", ".9", "--half-width", ".05"], r"kappa"),
+    ("cli-plan-sims-0", ["plan", "--accuracy-a", ".75", "--accuracy-b", ".75", "--kappa", ".5", "--half-width", ".05", "--simulations", "0"],
+     r"n_simulations|--simulations"),
+    ("cli-plan-max-0", ["plan", "--accuracy-a", ".75", "--accuracy-b", ".75", "--kappa", ".5", "--half-width", ".05", "--max-trials", "0"],
+     r"n_max|--max-trials"),
+    ("cli-plan-figure-folder", ["plan", "--accuracy-a", ".75", "--accuracy-b", ".75", "--kappa", ".5", "--half-width", ".05",
+                                "--figure", F("no_folder")], r"does not exist"),
+    # ---- leaderboard
+    ("cli-lb-missing", ["leaderboard", F("missing")], r"missing\.csv: no such file"),
+    ("cli-lb-empty-folder", ["leaderboard", F("empty_folder")], r"no \.csv files found"),
+    ("cli-lb-raw-columns", ["leaderboard", F("raw_data")], r"no column 'object_response'"),
+    ("cli-lb-ragged", ["leaderboard", F("ragged_long_csv")], r"ragged_long\.csv: not a readable table \(line 3 has 5 field"),
+    ("cli-lb-truncated", ["leaderboard", F("truncated_csv_gz")], r"the compressed file is truncated"),
+    ("cli-lb-parquet", ["leaderboard", F("table_parquet")], r"table\.parquet: " + ("" if PARQUET else ".*pip install pyarrow")),  # fixed by helper-3
+    ("cli-lb-header-only", ["leaderboard", F("header_only_csv")], r"the table has no rows"),
+    ("cli-lb-protocol", ["leaderboard", F("good_csv"), "--protocol", "nope"], r"invalid choice: 'nope'"),
+    ("cli-lb-experiments", ["leaderboard", F("good_csv"), "--experiments", "zzz", "--resamples", "5"], r"zzz"),
+    ("cli-lb-reference", ["leaderboard", F("good_csv"), "--experiments", "exp", "--reference", "nobody", "--resamples", "5"],
+     r"`reference` names observer\(s\) \['nobody'\]"),
+    ("cli-lb-resamples-0", ["leaderboard", F("good_csv"), "--resamples", "0"], r"resamples.* 0"),
+    ("cli-lb-resamples-huge", ["leaderboard", F("good_csv"), "--resamples", str(10**12)], r"resamples`? must be .*10000000"),
+    ("cli-lb-level", ["leaderboard", F("good_csv"), "--confidence-level", "1.5"], r"confidence.level"),
+    ("cli-lb-out-folder", ["leaderboard", F("good_csv"), "--out", F("no_folder")], r"does not exist"),
+    ("cli-lb-csv-folder", ["leaderboard", F("good_csv"), "--csv", F("no_folder")], r"does not exist"),
+    ("cli-lb-column", ["leaderboard", F("good_csv"), "--subject-column", "who"], r"no column 'who'"),
+    ("cli-lb-tests", ["leaderboard", F("good_csv"), "--tests", "some"], r"invalid choice: 'some'"),
+    # ---- compare
+    ("cli-cmp-missing", ["compare", F("missing"), "--truth", "y", "--a", "a", "--b", "b"], r"missing\.csv: no such file"),
+    ("cli-cmp-ragged", ["compare", F("ragged_short_csv"), "--truth", "truth", "--a", "response", "--b", "response"],
+     r"ragged_short\.csv: not a readable table \(line 3"),
+    ("cli-cmp-parquet", ["compare", F("table_parquet"), "--truth", "y", "--a", "a", "--b", "b"],
+     r"table\.parquet: " + ("" if PARQUET else ".*pip install pyarrow")),  # fixed by helper-3
+    ("cli-cmp-no-truth-arg", ["compare", F("cmp_csv"), "--a", "a", "--b", "b"], r"the following arguments are required: --truth"),
+    ("cli-cmp-no-b", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a"], r"give --a \(or --proba-a\) and --b"),
+    ("cli-cmp-column", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a", "--b", "zz"], r"no column 'zz' \(--b\)"),
+    ("cli-cmp-gap", ["compare", F("cmp_gap_csv"), "--truth", "y", "--a", "a", "--b", "b"], r"column 'a' \(--a\) is empty in data row 2"),
+    ("cli-cmp-text-proba", ["compare", F("cmp_text_proba_csv"), "--truth", "y", "--a", "a", "--b", "b", "--proba-a", "pa",
+                            "--proba-b", "pa"], r"column 'pa' \(--proba-a\) has a missing or non-numeric value 'high'"),
+    ("cli-cmp-bins-0", ["compare", F("cmp_csv"), "--truth", "yb", "--proba-a", "pa", "--proba-b", "pb", "--bins", "0"], r"n_bins|--bins"),
+    ("cli-cmp-resamples-0", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a", "--b", "b", "--resamples", "0"], r"n_resamples|--resamples"),
+    ("cli-cmp-classes", ["compare", F("cmp_csv"), "--truth", "y", "--proba-a", "pa", "pb", "--proba-b", "pa", "pb",
+                         "--classes", "car", "cat", "dog"], r"--classes names 3 classes but --proba-a has 2 columns"),
+    ("cli-cmp-proba-range", ["compare", F("cmp_bad_proba_csv"), "--truth", "y", "--proba-a", "pa", "--proba-b", "pb"],
+     r"`proba_a` must be in \[0, 1\]; got 1.5"),
+    ("cli-cmp-reliability-no-proba", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a", "--b", "b", "--reliability",
+                                      F("no_folder")], r"does not exist|--reliability needs"),
+    # ---- top level
+    ("cli-no-command", [], r"the following arguments are required: command"),
+    ("cli-unknown-command", ["frobnicate"], r"invalid choice: 'frobnicate'"),
+]
+
+
+@pytest.mark.parametrize("case", CLI, ids=[c[0] for c in CLI])
+def test_cli_bad_input(case, capsys):
+    _, argv, match = case
+    argv = [_resolve(a) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own usage errors
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err, err
+    lines = err.strip().splitlines()
+    assert lines and re.match(r"trialwise( \w+)?: error: ", lines[-1]), err
+    # before it: only argparse's usage (for its own errors) or the library's warnings
+    usage = lines[0].startswith("usage:")
+    assert all(ln.startswith("trialwise: warning:") or (usage and not ln.startswith("trialwise:"))
+               for ln in lines[:-1]), err
+    assert re.search(match, lines[-1]), lines[-1]

@@ -1,0 +1,180 @@
+"""The one label-coding rule (trialwise.labels) and that every label-comparing function uses it (issue 14, item 11)."""
+
+from __future__ import annotations
+
+import decimal
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import trialwise as tw
+from trialwise import comparison as cmp
+from trialwise.labels import code_labels, read_number
+
+
+def _same_class_by_hand(x, y) -> bool:
+    """The documented rule, written out independently: numbers by value, numeric text as its number."""
+    def canon(v):
+        if isinstance(v, str):
+            try:
+                f = float(v)
+            except ValueError:
+                return ("text", v)
+            return ("number", f) if np.isfinite(f) and "_" not in v else ("text", v)
+        return ("number", float(v))
+    return canon(x) == canon(y)
+
+
+# --------------------------------------------------------------------------- the rule
+
+
+@pytest.mark.parametrize("truth, pred, expected", [
+    ([0, 1, 1, 0], [False, True, False, False], [True, True, False, True]),    # int truth, bool predictions
+    ([0, 1, 1, 0], [0.0, 1.0, 0.0, 1.0], [True, True, False, False]),          # int truth, float predictions
+    (np.array([1, 0]), np.array([True, False]), [True, True]),                 # numpy int vs numpy bool
+    (["1", "0"], [1.0, 0.0], [True, True]),                                    # numeric text vs floats
+    (["1", "0"], ["1.0", "0.0"], [True, True]),                                # CSV text "1" vs "1.0"
+    (["1", "2"], [np.int64(1), np.float32(2)], [True, True]),
+    ([decimal.Decimal("1"), 2], [1.0, 2.0], [True, True]),
+    (["cat", "dog"], ["cat", "Dog"], [True, False]),                           # text is exact
+    (["1", "cat"], ["1.0", "na"], [True, False]),                              # all text: "1" == "1.0" still
+])
+def test_same_class_rule(truth, pred, expected):
+    coding = code_labels({"truth": truth, "pred": pred})
+    assert coding.matches("pred", "truth").tolist() == expected
+    if all(not isinstance(x, decimal.Decimal) for x in truth):
+        assert expected == [_same_class_by_hand(t, p) for t, p in zip(truth, pred)]
+
+
+def test_classes_natural_order_and_first_spelling():
+    c = code_labels({"y": ["10", "9", "cat", "1.0"], "a": ["9", "10.0", "1", "1"]})
+    assert c.classes == ["1.0", "9", "10", "cat"]            # numbers by value first, then text; truth's spelling
+    assert c.rule == "text"
+    assert code_labels({"y": [3, 1, 2]}).classes == [1, 2, 3]
+    assert code_labels({"y": ["b", "a"]}).classes == ["a", "b"]
+    assert code_labels({"y": [True, False], "a": [1, 0]}).classes == [False, True]
+    assert code_labels({"y": [2**60 + 1, 3], "a": [float(2**60), 3.0]}).k == 3   # exact, not via float64
+
+
+def test_given_classes_order_and_errors():
+    c = code_labels({"y": ["x", "y", "x"]}, classes=["y", "x", "z"])
+    assert c.classes == ["y", "x", "z"] and c.codes["y"].tolist() == [1, 0, 1]
+    assert code_labels({"y": ["1", "2"]}, classes=[2, 1]).codes["y"].tolist() == [1, 0]
+    with pytest.raises(ValueError, match=r"`y` has the label 'q' \(position 1\), which is not one of `classes`"):
+        code_labels({"y": ["x", "q"]}, classes=["x", "y"])
+    assert code_labels({"y": ["x", "q"]}, classes=["x", "y"], strict=False).codes["y"].tolist() == [0, -1]
+    with pytest.raises(ValueError, match=r"`labels` contains the class '1.0' twice \(as '1' and '1.0'\)"):
+        code_labels({"y": [1]}, classes=["1", "1.0"], classes_name="labels")
+
+
+@pytest.mark.parametrize("missing", [None, np.nan, np.float32("nan"), pd.NA, pd.NaT, np.datetime64("NaT"),
+                                     decimal.Decimal("NaN")])
+def test_missing_values_are_errors_naming_argument_and_position(missing):
+    with pytest.raises(ValueError, match=r"`pred_b` has a missing value at position 2 .*not labels"):
+        code_labels({"y_true": ["a", "b", "c"], "pred_a": ["a", "b", "c"], "pred_b": ["a", "b", missing]})
+
+
+def test_missing_allowed_where_asked():
+    c = code_labels({"truth": ["a", "b"], "resp": ["a", None, "b", np.nan]}, allow_missing=["resp"], same_length=False)
+    assert c.codes["resp"].tolist() == [0, -1, 1, -1]
+    assert c.labels("resp").tolist() == ["a", None, "b", None]
+
+
+@pytest.mark.parametrize("arrays, match", [
+    ({"y": ["1", "1"], "a": ["1", True], "b": ["a", 2]},
+     r"mix numbers \(in `a`, `b`\) with text that is not a number \('a' in `b`\).*`y` holds str; `a` holds bool, str; "
+     r"`b` holds int, str"),
+    ({"truth": [True, False], "resp": ["True", "False"]}, r"numbers \(in `truth`\).*'True' in `resp`"),
+    ({"truth": [1, 2], "resp": ["1", "na"]}, r"'na' in `resp`"),
+    ({"truth": [1, 2], "resp": [(1,), 2]}, r"neither numbers nor text.*`resp` holds int, tuple"),
+    ({"truth": [[1, 2], [3]], "resp": [1, 2]}, r"`truth` holds labels that cannot be compared .*hashable"),
+    ({"truth": "abc", "resp": [1]}, r"`truth` must be a 1-D array of labels; got a string"),
+    ({"truth": [1 + 1j], "resp": [1]}, r"neither numbers nor text"),
+    ({"truth": np.array([1 + 1j]), "resp": [1]}, r"`truth` holds complex numbers"),
+])
+def test_incomparable_kinds_are_type_errors(arrays, match):
+    with pytest.raises(TypeError, match=match):
+        code_labels(arrays)
+
+
+@pytest.mark.parametrize("arrays, match", [
+    ({"y": [[1, 2], [3, 4]]}, r"`y` must be 1-D \(one label per item\); got an array of shape \(2, 2\)"),
+    ({"y": []}, r"`y` is empty"),
+    ({"y": [1, 2], "a": [1]}, r"`y` has 2, `a` has 1"),
+])
+def test_shape_errors(arrays, match):
+    with pytest.raises(ValueError, match=match):
+        code_labels(arrays)
+
+
+def test_read_number():
+    assert [read_number(s) for s in ["1", " 2 ", "1.50", "-3", "1e3", "+4"]] == [1, 2, 1.5, -3, 1000.0, 4]
+    assert [read_number(s) for s in ["", "cat", "nan", "inf", "1_000", "0x10", "True"]] == [None] * 7
+
+
+def test_pandas_inputs():
+    y = pd.Series([1, 0, 1], index=[10, 11, 12])
+    a = pd.Series(["1", "0", "0"], dtype="category")
+    assert code_labels({"y": y, "a": a}).matches("a", "y").tolist() == [True, True, False]
+    with pytest.raises(ValueError, match=r"`a` has a missing value at position 1"):
+        code_labels({"y": y, "a": pd.array([1, None, 1], dtype="Int64")})
+    with pytest.raises(ValueError, match=r"`a` has a missing value at position 2"):
+        code_labels({"y": ["a", "b", "c"], "a": pd.array(["a", "b", None], dtype="string")})
+
+
+label = st.one_of(st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5, True, False]),
+                  st.integers(-3, 3).map(str), st.sampled_from(["1.0", "2.5", " 2"]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(label, label), min_size=1, max_size=30))
+def test_numbers_and_numeric_text_match_exactly_when_equal_as_numbers(pairs):
+    truth, pred = zip(*pairs)
+    coding = code_labels({"truth": list(truth), "pred": list(pred)})
+    assert coding.matches("pred", "truth").tolist() == [_same_class_by_hand(t, p) for t, p in pairs]
+    # the partition does not depend on which other arguments are coded with it
+    alone = code_labels({"pred": list(pred)})
+    joint = np.asarray(coding.classes, dtype=object)[coding.codes["pred"]]
+    recoded = code_labels({"pred": list(joint)})
+    assert (alone.codes["pred"] == recoded.codes["pred"]).all()
+
+
+# --------------------------------------------------------------------------- every label-comparing function uses it
+
+
+def test_every_label_comparing_function_agrees_with_the_rule():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)
+    a = np.where(rng.random(200) < 0.8, y, 1 - y)
+    b = np.where(rng.random(200) < 0.7, y, 1 - y)
+    ref = cmp.contingency_table(y, a, b)
+    # the same labels as bool, float, numeric text: the same answers everywhere
+    for ya, aa, ba in [(y, a.astype(bool), b.astype(float)), (y.astype(str), a.astype(float), b),
+                       (y.astype(float).astype(str), a.astype(str), b.astype(bool))]:
+        np.testing.assert_array_equal(cmp.contingency_table(ya, aa, ba), ref)
+        assert cmp.mcnemar(ya, aa, ba).pvalue == cmp.mcnemar(counts=ref).pvalue
+        assert cmp.cohen_kappa(aa, ba).statistic == pytest.approx(cmp.cohen_kappa(a, b).statistic, abs=1e-12)
+        np.testing.assert_array_equal(cmp.agreement_matrix(aa, ba).to_numpy(), cmp.agreement_matrix(a, b).to_numpy())
+        ec = tw.error_consistency(aa, ba, truth=ya, ci_method="analytic")
+        np.testing.assert_array_equal(ec.counts, ref)
+        rep = cmp.compare(ya, aa, ba, rng=0, n_resamples=99)
+        assert rep.accuracy == {"A": pytest.approx(np.mean(a == y)), "B": pytest.approx(np.mean(b == y))}
+        np.testing.assert_array_equal(rep.contingency, ref)
+
+
+def test_pairwise_error_consistency_truth_path_uses_the_rule():
+    truth = np.array([1, 0, 1, 1, 0, 0, 1, 0] * 5)
+    resp = pd.DataFrame({"h": np.where(np.arange(40) % 5 == 0, 1 - truth, truth).astype(str),
+                         "m": np.where(np.arange(40) % 3 == 0, 1 - truth, truth).astype(float)})
+    resp.loc[3, "h"] = None                                                       # not seen
+    res = tw.pairwise_error_consistency(resp, truth=truth, ci_method="analytic")
+    seen = np.arange(40) != 3
+    ca = resp["h"].to_numpy(object)[seen].astype(float) == truth[seen]
+    cb = resp["m"].to_numpy()[seen] == truth[seen]
+    expected = [[np.sum(ca & cb), np.sum(ca & ~cb)], [np.sum(~ca & cb), np.sum(~ca & ~cb)]]
+    np.testing.assert_array_equal(res.counts[0], expected)
+    with pytest.raises(ValueError, match=r"`truth` has a missing value at position 2"):
+        tw.pairwise_error_consistency(resp, truth=np.r_[truth[:2], np.nan, truth[3:]])

@@ -1,0 +1,209 @@
+"""The HTML report: readable numbers, figures that never assume estimate ∈ interval, tables that survive a figure."""
+
+import html as html_lib
+import importlib.util
+import re
+import shutil
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
+
+import trialwise as tw  # noqa: E402
+from trialwise.benchmark.leaderboard import ExperimentBreakdown  # noqa: E402
+from trialwise.report import format_p, render_report, unscored_candidates, write_report  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _close():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def lb():
+    trials = tw.datasets.model_vs_human()
+    trials = trials[trials["experiment"].isin(["edge", "cue-conflict", "silhouette"])]
+    return tw.leaderboard(trials, tw.MODEL_VS_HUMAN, n_resamples=200, rng=0)
+
+
+def _text(report_html: str) -> str:
+    """The visible text of the report (tags dropped, entities decoded)."""
+    return html_lib.unescape(re.sub(r"<[^>]+>", " ", re.sub(r"src=\"data:[^\"]+\"", "", report_html)))
+
+
+@pytest.mark.parametrize("p, text", [
+    (0.0432, "0.043"), (0.001, "0.001"), (0.0005, "0.001"), (0.000499, "< 0.001"), (1e-4, "< 0.001"), (0.0, "< 0.001"),
+    (1.0, "1.000"), (float("nan"), ""), (None, ""),
+])
+def test_p_values_never_print_as_zero(p, text):
+    assert format_p(p) == text
+
+
+def test_report_tables_show_small_p_values_as_less_than(lb):
+    pw = lb.pairwise(which="neighbours", test="bootstrap")
+    pw.loc[0, "pvalue"] = 1e-4
+    pw.loc[0, "pvalue_adjusted"] = 2e-4
+    text = _text(render_report(lb, pairwise=pw).html)
+    assert "< 0.001" in text
+    row = pw.iloc[0]
+    assert re.search(rf"{re.escape(row.observer_a)}\s+{re.escape(row.observer_b)}\s+\S+\s+\[[^]]+\]\s+< 0\.001\s+< 0\.001",
+                     text), text[:2000]
+    assert "-0.000" not in text and " nan" not in text
+
+
+def test_figures_and_report_accept_an_estimate_outside_its_interval(lb):
+    """A percentile interval need not contain its estimate (the texture-vs-shape crash): draw it, say so."""
+    t = lb.table.copy()
+    i = int(np.flatnonzero(t["kind"] == "candidate")[0])
+    t.loc[i, "ci_low"] = t.loc[i, "score"] + 0.01       # estimate below its interval
+    t.loc[i, "ci_high"] = t.loc[i, "score"] + 0.05
+    t.loc[0, "ci_high"] = t.loc[0, "score"] - 0.01      # the reference row: estimate above its interval
+    t.loc[0, "ci_low"] = t.loc[0, "score"] - 0.05
+    original = lb.table
+    try:
+        lb.table = t
+        fig = tw.plot.plot_leaderboard(lb)
+        ax = fig.axes[0]
+        hollow = [ln for ln in ax.lines if ln.get_label() == "estimate outside its interval"]
+        assert len(hollow) == 1
+        np.testing.assert_allclose(hollow[0].get_xdata(), [t.loc[i, "score"]])
+        segs = ax.collections[0].get_segments()            # the intervals, as drawn: [lo, hi] as given
+        cand = t[t["kind"] == "candidate"]
+        np.testing.assert_allclose([s[0][0] for s in segs], cand["ci_low"])
+        np.testing.assert_allclose([s[1][0] for s in segs], cand["ci_high"])
+        rep = render_report(lb)
+    finally:
+        lb.table = original
+    assert rep.failures == ()
+    assert f"2 score(s) lie outside their 95% {lb.ci_method} interval" in _text(rep.html)
+
+
+def test_per_experiment_panels_accept_an_estimate_outside_its_interval(lb):
+    b = lb.by_experiment()
+    table = b.table.copy()
+    table.loc[0, "ci_low"] = table.loc[0, "score"] + 0.02
+    fig = tw.plot.plot_experiments(ExperimentBreakdown(table, b.rank_correlation))
+    assert any(ln.get_label() == "estimate outside its interval" for ax in fig.axes for ln in ax.lines)
+
+
+def test_a_failing_figure_leaves_a_note_and_the_tables(lb, tmp_path, monkeypatch):
+    def broken(*args, **kwargs):
+        raise ValueError("'xerr' must not contain negative values")
+
+    monkeypatch.setattr(tw.plot, "plot_rank_intervals", broken)
+    before = plt.get_fignums()
+    with pytest.warns(tw.TrialwiseWarning, match=r"1 figure\(s\) could not be drawn \(Rank intervals: ValueError"):
+        path = write_report(lb, tmp_path / "r.html")
+    text = _text(path.read_text())
+    assert "The figure could not be drawn (ValueError: 'xerr' must not contain negative values)" in text
+    assert "clip-16" in text                                         # the tables are there
+    assert path.read_text().count("data:image/png;base64") == 4      # and the 4 other figures
+    assert plt.get_fignums() == before                                   # no figure left open
+
+
+def test_report_to_a_folder_is_an_error(lb, tmp_path):
+    with pytest.raises(ValueError, match="is a folder; give the report's file name"):
+        write_report(lb, tmp_path)
+    with pytest.raises(ValueError, match="does not exist"):
+        write_report(lb, tmp_path / "no" / "r.html")
+
+
+def test_unscored_candidates_are_named_in_the_report(lb):
+    un = unscored_candidates(lb)
+    names = set(lb.excluded.loc[lb.excluded["subject"] != "*", "subject"])
+    assert set(un["observer"]) == names and len(names) == 5
+    row = un.set_index("observer").loc["clip_kb"]
+    assert row.missing == ["edge", "silhouette"] and row.has == ["cue-conflict"] and row.n_experiments == 3
+    text = _text(render_report(lb).html)
+    assert "Not scored (5): clip_kb" in text and "2 of 3: edge, silhouette" in text
+    assert "`excluded`" not in text
+
+
+def test_per_experiment_order_follows_the_leaderboard(lb):
+    b = lb.by_experiment()
+    order = list(lb.table["observer"])
+    fig = tw.plot.plot_experiments(b, observers=order)
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    assert labels == order
+    default = [t.get_text() for t in tw.plot.plot_experiments(b).axes[0].get_yticklabels()]
+    mean_rank = b.table.dropna(subset=["rank"]).groupby("observer")["rank"].mean().sort_values(kind="stable")
+    assert default == [lb.reference_row] + list(mean_rank.index)
+
+
+def test_rank_correlation_heatmap_shows_the_breakdown(lb):
+    b = lb.by_experiment()
+    fig = tw.plot.plot_rank_correlation(b)
+    shown = np.ma.filled(fig.axes[0].images[0].get_array(), np.nan)
+    expected = b.rank_correlation.to_numpy(float).copy()
+    np.fill_diagonal(expected, np.nan)
+    np.testing.assert_allclose(shown, expected, equal_nan=True)
+
+
+def test_chance_band_legend_names_the_range_of_n(lb):
+    e = lb.entries()
+    fig = tw.plot.plot_agreement(e)
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert f"chance (95%), smallest n = {e['n'].min()}" in legend
+    assert f"chance (95%), largest n = {e['n'].max()}" in legend
+    one = tw.plot.plot_agreement(e, experiment="edge")
+    assert "chance (95%), n = 160" in [t.get_text() for t in one.axes[0].get_legend().get_texts()]
+
+
+def test_undefined_score_and_single_candidate_are_said_not_printed_as_nan():
+    t = tw.datasets.model_vs_human("edge")
+    t = t[(t["subject"] == "subject-01") | (t["subject"] == "resnet50")]   # one human: no human–human pair
+    with pytest.warns(tw.TrialwiseWarning, match="only one reference observer"):
+        one = tw.leaderboard(t, n_resamples=50, rng=0)
+    text = _text(render_report(one).html)
+    assert "undefined" in text and "[nan" not in text and "nan," not in text
+    assert "Rank stability: not defined" in text
+    assert "Rank intervals" not in text   # nothing to rank with one candidate
+    fig = tw.plot.plot_rank_intervals(one)
+    assert "undefined" in fig.axes[0].get_title()
+
+
+# --------------------------------------------------------------------------- in a real browser
+
+_RENDER = ROOT / "benchmarks" / "render_report.py"
+
+
+@pytest.mark.skipif(not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")),
+                    reason="needs headless Chromium (apt-get install -y chromium)")
+def test_report_layout_in_a_browser(tmp_path):
+    """Nothing wider than the page, no figure shrunk to fit: benchmarks/render_report.py's checks."""
+    spec = importlib.util.spec_from_file_location("render_report", _RENDER)
+    render = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(render)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        big = tw.leaderboard(tw.datasets.model_vs_human(), n_resamples=50, rng=0)
+    path = big.report(tmp_path / "r.html", pairwise=big.pairwise(which="all", test="bootstrap"))
+    layout = render.measure(render.chromium(), path)
+    assert len(layout["images"]) == 6 and all(im["natural"] > 0 for im in layout["images"])
+    assert render.problems(layout) == []
+
+
+def test_report_has_a_shape_bias_section_on_cue_conflict_trials():
+    """Issue 14, item 4: shape bias with CIs in the report (the CLI passes it when the trials hold cue-conflict)."""
+    trials = tw.datasets.texture_vs_shape("cue-conflict")
+    keep = trials["subject"].isin(["resnet50", "vgg16-caffe"]) | (trials["observer_type"] == "human")
+    trials = trials[keep.to_numpy()]
+    lb = tw.leaderboard(trials, tw.benchmark.TEXTURE_VS_SHAPE.replace(experiments=["cue-conflict"]),
+                        n_resamples=100, rng=0)
+    sb = tw.shape_bias(trials, groups="observer_type", n_resamples=200, rng=0)
+    rep = render_report(lb, shape_bias=sb)
+    assert rep.failures == ()
+    html_text = rep.html
+    section = html_text[html_text.index("Shape bias (cue-conflict images)"):]
+    assert 'src="data:image/png;base64,' in section.split("<h2>")[1]
+    text = _text(section)
+    assert "resnet50" in text and "0.221" in text   # ResNet-50's published shape bias, from the table
