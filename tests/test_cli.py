@@ -775,3 +775,17 @@ def test_one_reference_observer_and_too_few_resamples_are_said(tmp_path, capsys)
     t.to_csv(path, index=False)
     code, out, err = run(["leaderboard", str(path), "--quiet", "--resamples", "200", "--seed", "0"], capsys)
     assert code == 0 and "not defined with a single candidate" in out and "nan" not in out
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["leaderboard", "--protocol", "nope"], "argument --protocol: invalid choice: 'nope'"),
+    (["leaderboard", "--resamples", "abc"], "argument --resamples: invalid int value: 'abc'"),
+    (["nope"], "argument command: invalid choice: 'nope'"),
+    ([], "the following arguments are required: command"),
+])
+def test_option_errors_are_one_line(argv, fragment):
+    """argparse's own errors are one line too (not the 22-line usage), exit 2."""
+    proc = subprocess.run([sys.executable, "-m", "trialwise.cli", *argv], capture_output=True, text=True)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("trialwise: error: ") and fragment in lines[0], proc.stderr

@@ -162,3 +162,19 @@ def test_truncated_gzip_and_parquet_without_engine(tmp_path):
     else:  # pragma: no cover - with an engine the four bytes are a broken file
         with pytest.raises(ValueError, match=r"t\.parquet: not a readable Parquet file"):
             tw.read_table(tmp_path / "t.parquet")
+
+
+def test_empty_observer_type_cells_read_as_no_type(tmp_path):
+    """A CSV of the bundled humans plus one's own model whose observer_type cells are empty: "" (no type),
+    not NaN, so grouping by type and the report work (found by a newcomer run: '<' between float and str)."""
+    import pandas as pd
+
+    humans = tw.datasets.model_vs_human("cue-conflict")
+    humans = tw.read_trials(humans[humans["observer_type"] == "human"])
+    mine = humans[humans["subject"] == "subject-01"].assign(subject="my-net", observer_type=None)
+    path = tmp_path / "combined.csv"
+    pd.concat([humans, mine]).to_csv(path, index=False)
+    t = tw.read_trials(path)
+    assert set(t.loc[t["subject"] == "my-net", "observer_type"]) == {""}
+    res = tw.shape_bias(t, experiment="cue-conflict", groups="observer_type", n_resamples=50, rng=0)
+    assert "human" in set(res.to_frame()["observer"]) and "my-net" in set(res.to_frame()["observer"])

@@ -218,8 +218,16 @@ def _add_compare(sub) -> argparse.ArgumentParser:
     return cmp
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``trialwise: error: …`` and exit 2, not the whole usage."""
+
+    def error(self, message: str):  # type: ignore[override]
+        print(f"trialwise: error: {self.prog}: {message} (see '{self.prog} --help')", file=sys.stderr)
+        raise SystemExit(2)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="trialwise",
         description="Trial-by-trial comparison of classifiers with honest uncertainty.",
         epilog=_EPILOG,
@@ -611,7 +619,7 @@ def _run_leaderboard(args) -> int:
         protocol = protocol.replace(experiments=args.experiments)
     if args.common_experiments:
         common = _common_experiments(trials, protocol, args.reference)
-        protocol = protocol.replace(experiments=common)
+        protocol = protocol.replace(experiments=common, name=f"{protocol.name}, common experiments only")
         print(f"--common-experiments: scored on the {len(common)} experiment(s) every candidate has: "
               f"{', '.join(common)}")
     few = _too_few_resamples(args.resamples, args.confidence_level)

@@ -286,7 +286,9 @@ def read_trials(
         without one is a single condition ``"0"`` / experiment ``"all"``).
     observer_type : str, optional
         Column saying which observers are ``human`` (the reference group of a benchmark)
-        and which ``model`` (default: ``observer_type`` when present, else empty).
+        and which ``model`` (default: ``observer_type`` when present, else empty). An
+        empty cell means "no type" and is read as ``""`` (e.g. your own model's rows
+        saved next to the bundled humans).
 
     Returns
     -------
@@ -334,7 +336,8 @@ def read_trials(
     out["experiment"] = frame[exp_col].astype(str) if exp_col else "all"
     out["condition"] = frame[cond_col].astype(str) if cond_col else "0"
     out["subject"] = frame[subject]
-    out["observer_type"] = frame[type_col].astype(str) if type_col else ""
+    # a missing type (an empty cell, e.g. your own model's rows next to the bundled humans) is "" = no type
+    out["observer_type"] = frame[type_col].astype(object).where(frame[type_col].notna(), "").astype(str) if type_col else ""
     out["image"] = frame[image]
     for col, src in (("experiment", exp_col), ("condition", cond_col), ("subject", subject), ("image", image)):
         if src is not None and frame[src].isna().any():

@@ -613,7 +613,7 @@ def plot_shape_bias(result, *, observers=None, ax: Any = None):
                 label=f"{name}{kind}: {overall:.3f} [{o_lo:.3f}, {o_hi:.3f}]", zorder=3, clip_on=False)
     for i in range(k - 1):
         ax.axhline(i + 0.5, color="0.85", lw=0.6, ls=":")
-    ax.set_xlim(0.0, 1.0)
+    ax.set_xlim(-0.02, 1.02)  # markers at 0 and 1 drawn whole
     ax.set_ylim(-0.6, k - 0.4)
     ax.set_yticks(y, order, fontsize=8)
     ax.set_ylabel("shape category")

@@ -330,16 +330,21 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
                   "</details>"]
     if shape_bias is not None:
         sb = shape_bias.to_frame()
+        groups = [o for o, kind in zip(sb["observer"], sb["kind"]) if kind == "group"]
+        cands = sb[sb["observer"].isin(lb.candidates)].sort_values("shape_bias", ascending=False)["observer"].tolist()
+        if len(cands) <= 8:
+            shown, shown_what = groups + cands, "the groups and the scored candidates"
+        else:  # more series would be unreadable
+            shown = groups + cands[:3] + cands[-3:]
+            shown_what = (f"the groups and the 3 most and 3 least shape-biased of the {len(cands)} scored "
+                          f"candidates")
         parts += ["<h2>Shape bias (cue-conflict images)</h2>",
                   f"<p class='note'>Share of shape decisions among the answers that named the shape or the texture "
                   f"of a cue-conflict image (Geirhos et al. 2019), per observer and group, with {level} intervals "
                   f"({html.escape(str(sb['ci_method'].iloc[0]))}) from a bootstrap over images shared by all "
                   f"observers.</p>",
-                  "<p class='note'>The figure shows the groups and the scored candidates (every observer is in "
-                  "the table).</p>",
-                  _figure("Shape bias", lambda: plot.plot_shape_bias(shape_bias, observers=[
-                      o for o, kind in zip(sb["observer"], sb["kind"]) if kind == "group" or o in lb.candidates]),
-                      failures),
+                  f"<p class='note'>The figure shows {shown_what} (every observer is in the table).</p>",
+                  _figure("Shape bias", lambda: plot.plot_shape_bias(shape_bias, observers=shown), failures),
                   "<details><summary>as a table</summary>",
                   _html_table(sb.assign(shape_bias=[_fmt(x) for x in sb["shape_bias"]],
                                         ci=[_ci(a, b, s) for a, b, s in zip(sb["ci_low"], sb["ci_high"],

@@ -437,10 +437,10 @@ def _make_groups(trials, groups: Any, observers: tuple[str, ...]) -> tuple[dict[
             raise ValueError(f"`groups` must be None, 'observer_type' or a mapping of group name -> observers; "
                              f"got {groups!r}")
         types = trials.drop_duplicates("subject").set_index("subject")["observer_type"].to_dict()
-        if not any(types.values()):
+        if not any(isinstance(t, str) and t for t in types.values()):
             raise ValueError("groups='observer_type' but the trials have no observer_type column (or it is empty)")
         out: dict[str, tuple[str, ...]] = {}
-        for kind in sorted({t for t in types.values() if t}):
+        for kind in sorted({t for t in types.values() if isinstance(t, str) and t}):
             members = tuple(o for o in observers if types.get(o) == kind)
             if len(members) >= 2:
                 out[kind] = members

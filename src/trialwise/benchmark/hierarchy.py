@@ -261,7 +261,9 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
                             for tot in [total_count[e][1]] if tot):
         gone = [e for e, (_, n_ref) in sparse_count.items() if total_count[e][1] and n_ref == total_count[e][1]]
         notes.append(f"no pair of reference observers shares {protocol.min_items} images in any condition of "
-                     f"{', '.join(gone)}: the reference row has no value there")
+                     f"{', '.join(gone)}: the reference row has no value there, so its overall score averages the "
+                     f"other experiments only and is not comparable with the candidates' scores, which include "
+                     f"{'it' if len(gone) == 1 else 'them'} (compare per experiment: `by_experiment()`)")
     if excluded:
         excl = pd.DataFrame(excluded, columns=["experiment", "condition", "subject", "n_trials", "reason"])
     else:
