@@ -178,3 +178,13 @@ def test_empty_observer_type_cells_read_as_no_type(tmp_path):
     assert set(t.loc[t["subject"] == "my-net", "observer_type"]) == {""}
     res = tw.shape_bias(t, experiment="cue-conflict", groups="observer_type", n_resamples=50, rng=0)
     assert "human" in set(res.to_frame()["observer"]) and "my-net" in set(res.to_frame()["observer"])
+
+
+def test_numbers_written_differently_are_the_same_label():
+    """'1' and '1.0' (truth and response written by different programs) are the same answer in tidy
+    tables too, as in compare (trialwise.labels, rule 3); other text never matches a number."""
+    import pandas as pd
+
+    f = pd.DataFrame({"subject": ["s"] * 4, "image": list("abcd"), "truth": ["1", "0", "1", "cat"],
+                      "response": ["1.0", "0.0", "na", "cat"]})
+    assert tw.read_trials(f)["correct"].tolist() == [True, True, False, True]

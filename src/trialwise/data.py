@@ -150,7 +150,22 @@ def _correctness(frame, *, truth: str, response: str, correct: str | None, what:
         if frame[col].isna().any():
             row = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
             raise ValueError(f"{what}: column {col!r} has an empty value (row {row + 1}); code non-responses as a label such as 'na'")
-    return (frame[response].astype(str) == frame[truth].astype(str)).to_numpy(bool)
+    return _same_label(frame[response].astype(str).to_numpy(object), frame[truth].astype(str).to_numpy(object))
+
+
+def _same_label(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Item by item, whether two text labels are the same: equal text, or text that reads as the
+    same number (``'1'`` and ``'1.0'``: rule 3 of :mod:`trialwise.labels`, so a column written
+    by another program as floats still matches). Other text never matches a number."""
+    from trialwise.labels import read_number
+
+    same = a == b
+    rest = np.flatnonzero(~same)
+    if rest.size:
+        pairs, inverse = np.unique(np.stack([a[rest], b[rest]], axis=1).astype(str), axis=0, return_inverse=True)
+        equal = np.array([(x := read_number(p)) is not None and x == read_number(q) for p, q in pairs], dtype=bool)
+        same[rest] = equal[inverse.reshape(-1)]
+    return same.astype(bool)
 
 
 def paired_correctness(
@@ -174,7 +189,7 @@ def paired_correctness(
         The item-id column.
     truth, response : str
         Columns of the correct label and of the observer's answer (a trial is correct
-        when they are equal as text).
+        when they are equal as text, or read as the same number: ``"1"`` and ``"1.0"``).
     correct : str, optional
         A 0/1 (or true/false) correctness column to use instead of truth/response.
     keys : sequence of str, optional
@@ -278,7 +293,9 @@ def read_trials(
     subject, image, response : str
         Column names of the observer id, the item id and the observer's answer.
     truth : str, optional
-        Column of the correct answer (default: ``truth``, else ``category``).
+        Column of the correct answer (default: ``truth``, else ``category``). A trial is
+        correct when its response equals the truth as text, or when both read as the same
+        number (``"1"`` and ``"1.0"``, as another program may have written them).
     correct : str, optional
         A 0/1 (true/false) correctness column, used instead of truth and response.
     condition, experiment : str, optional
