@@ -18,7 +18,6 @@ xarray is optional (``pip install trialwise[xarray]``); only the adapter needs i
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import Any
 
 import numpy as np
@@ -432,10 +431,12 @@ def published_intervals(
     """
     import pandas as pd
 
-    from trialwise.benchmark.leaderboard import leaderboard
+    from trialwise.benchmark.leaderboard import DEFAULT_CI_METHOD, Leaderboard, _as_trials
 
     proto = get_protocol(protocol)
-    v.check_workers(workers)
+    workers = v.check_workers(workers)
+    n_resamples = v.check_positive_int(n_resamples, "n_resamples")
+    confidence_level = v.check_confidence_level(confidence_level)
     column = "score" if ceiled else "kappa"
     if isinstance(scores, dict):
         scores = pd.DataFrame([{"model": m, "experiment": e, column: x}
@@ -463,11 +464,10 @@ def published_intervals(
         table["kappa"] = unceil_score(s, c.loc[table["experiment"].astype(str)].to_numpy(float))
     boot_gen, syn_gen = v.check_rng(rng).spawn(2)
     syn = synthetic_trials(table, humans, protocol=proto, model_accuracy=model_accuracy, rng=syn_gen)
-    # The synthetic trials hold only the protocol's conditions: the leaderboard keeps them all.
-    with warnings.catch_warnings():  # each human sees only its own relabelled images, by construction
-        warnings.filterwarnings("ignore", message=".*lack some of the condition's images", category=TrialwiseWarning)
-        lb = leaderboard(syn, proto.replace(exclude={}, conditions=None), n_resamples=n_resamples,
-                         confidence_level=confidence_level, rng=boot_gen, workers=workers)
+    # The synthetic trials hold only the protocol's conditions: the leaderboard keeps them all. Each
+    # human sees only its own relabelled images, by construction: no warning about missing images.
+    design = build_design(_as_trials(syn), proto.replace(exclude={}, conditions=None), partial_by_design=True)
+    lb = Leaderboard(design, n_resamples, confidence_level, DEFAULT_CI_METHOD, boot_gen, workers, None)
     by_construction = ("lack some of the condition's images", "share no image")
     lb.notes[:] = [n for n in lb.notes if not any(phrase in n for phrase in by_construction)]
     lb.notes.append(f"synthetic model trials (seed 000 App. I; model accuracy: {model_accuracy} of the feasible "

@@ -101,9 +101,12 @@ def reference_mask(trials, protocol: Protocol, reference: Any = None) -> NDArray
     return mask
 
 
-def build_design(trials, protocol: Protocol, reference: Any = None, *, require_candidates: bool = True) -> Design:
+def build_design(trials, protocol: Protocol, reference: Any = None, *, require_candidates: bool = True,
+                 partial_by_design: bool = False) -> Design:
     """Apply a protocol to a trials table (:func:`trialwise.read_trials` columns).
 
+    ``partial_by_design=True``: observers that lack some of a condition's images do so by
+    construction (e.g. synthetic trials): noted, without a warning.
     ``reference``: the reference observers' names, overriding ``protocol.reference``
     (their ``observer_type``). ``require_candidates=False`` allows a design of the
     reference group alone (its own row only, e.g. a ceiling).
@@ -249,7 +252,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         msg = (f"{n_partial} observer×condition combination(s) lack some of the condition's images; "
                f"each pair uses the images both observers saw")
         notes.append(msg)
-        warn(msg, TrialwiseWarning)
+        if not partial_by_design:
+            warn(msg, TrialwiseWarning)
     for e, (n_cand, n_ref) in sparse_count.items():
         tot_cand, tot_ref = total_count[e]
         parts = [f"{n} of {tot} {what} pair(s)" for n, tot, what in

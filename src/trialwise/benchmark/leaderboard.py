@@ -34,6 +34,8 @@ __all__ = ["leaderboard", "difference_test", "Leaderboard", "KendallTau", "Exper
 
 #: Tests of "two candidates are alike" at the benchmark level.
 BENCHMARK_TESTS = ("swap", "bootstrap", "paper")
+#: The default interval of scores and differences (docs/benchmark.md, "Sparse overlaps").
+DEFAULT_CI_METHOD = "bc"
 #: Interval methods for scores and differences (from the hierarchical bootstrap).
 BENCHMARK_CI_METHODS = ("percentile", "bc", "basic", "hdi")
 
@@ -419,7 +421,7 @@ def leaderboard(
     reference: Any = None,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
-    ci_method: str = "bc",
+    ci_method: str = DEFAULT_CI_METHOD,
     rng: Any = None,
     workers: int | None = None,
     progress: Progress | None = None,
@@ -497,7 +499,7 @@ def difference_test(
     test: str = "swap",
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
-    ci_method: str = "bc",
+    ci_method: str = DEFAULT_CI_METHOD,
     rng: Any = None,
 ) -> BenchmarkDifferenceResult:
     """Do two candidates differ in their benchmark score? (SPEC §5.2, aggregated.)
