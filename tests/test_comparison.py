@@ -655,3 +655,23 @@ def test_degenerate_input_gives_documented_values_with_warnings():
         assert sample_scores([0, 1], [0.0, 0.0], score="log-loss")[1] == pytest.approx(-np.log(1e-15))
     with pytest.warns(tw.DegenerateDataWarning, match="zero"):                        # Q with an empty cell
         assert yules_q(counts=[[5, 0], [3, 2]]).statistic == 1
+
+
+def test_beating_the_baseline_is_a_one_sided_binomial_test():
+    """Checkpoint 1: 'beats the majority-class baseline' is a test, not a point estimate a hair above it
+    (a newcomer got 'deploy B' for a B at 0.502 on a balanced set, CI [0.458, 0.546])."""
+    from scipy import stats
+
+    rng = np.random.default_rng(0)
+    y = np.array([0, 1] * 250)
+    a = np.ones(500, bool)
+    b = rng.random(500) < 0.7
+    rec = tw.ensemble_recommendation(y, a, b, names=("A", "B"))
+    assert rec.decision == "no ensemble"
+    acc_b = float(np.mean(b == y))
+    assert rec.checkpoints["baseline_p_B"] == pytest.approx(
+        stats.binomtest(int(round(acc_b * 500)), 500, 0.5, alternative="greater").pvalue, abs=1e-12)
+    # a classifier clearly above the baseline is useful; one at chance is dropped
+    good = np.where(rng.random(500) < 0.8, y, 1 - y)
+    rec = tw.ensemble_recommendation(y, good, a, names=("good", "A"))
+    assert rec.decision == "drop the weaker" and rec.keep == "good"

@@ -527,7 +527,10 @@ def _analyse(responses: NDArray, shape: NDArray, member: NDArray, n_res: int, le
     o_item, seen = (responses == _OTHER).astype(np.int64), (responses != _UNSEEN).astype(np.int64)
     k, n_rows = member.shape
     kind = "bayesian" if method == "jeffreys" else "multinomial"
-    pseudo = np.random.default_rng(gen.bit_generator.random_raw()) if method == "jeffreys" else None
+    # One pseudo-count stream per row (child i of one SeedSequence, whatever the number of rows), so a
+    # row's interval does not change when group rows (which come after the observers) are added.
+    pseudo = ([np.random.default_rng(c) for c in np.random.SeedSequence(gen.bit_generator.random_raw()).spawn(n_rows)]
+              if method == "jeffreys" else None)
 
     def summarise(idx: NDArray, dist: NDArray):
         n_s, n_t, n_o = (np.rint(x[idx].sum(axis=0) @ member).astype(np.int64) for x in (s_item, t_item, o_item))
@@ -539,8 +542,9 @@ def _analyse(responses: NDArray, shape: NDArray, member: NDArray, n_res: int, le
     def replicate_ratios(sums_s: NDArray, sums_t: NDArray) -> NDArray:
         if pseudo is not None:
             # Jeffreys pseudo-counts Gamma(½, 1), drawn as Z²/2 (the same law, and faster).
-            sums_s = sums_s + 0.5 * pseudo.standard_normal(size=sums_s.shape) ** 2
-            sums_t = sums_t + 0.5 * pseudo.standard_normal(size=sums_t.shape) ** 2
+            noise = np.stack([g.standard_normal(size=(2, len(sums_s))) for g in pseudo], axis=-1)
+            sums_s = sums_s + 0.5 * noise[0] ** 2
+            sums_t = sums_t + 0.5 * noise[1] ** 2
         return _ratio(sums_s, sums_t)
 
     total_s = np.zeros((n_res, n_rows))

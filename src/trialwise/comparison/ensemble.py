@@ -2,7 +2,9 @@
 
 Four checkpoints, in order; the first that fails decides:
 
-1. **Both useful.** Each classifier must beat the majority-class baseline. Then McNemar
+1. **Both useful.** Each classifier must beat the majority-class baseline: its accuracy is
+   above the baseline rate by a one-sided exact binomial test at ``alpha`` (a point
+   estimate a hair above the baseline, within chance, does not count). Then McNemar
    on the correct/incorrect table: if it rejects *and* the accuracy gap exceeds
    ``accuracy_gap`` (5 points), drop the weaker classifier.
 2. **Errors not redundant.** Yule's Q on the correct/incorrect table and — with
@@ -22,6 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from scipy import stats
 
 from trialwise import _validation as v
 from trialwise._results import ComparisonResult, EnsembleRecommendation
@@ -133,15 +136,23 @@ def _recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, nam
         return EnsembleRecommendation(decision=decision, fusion=fusion, keep=keep, reasons=tuple(reasons),
                                       checkpoints=cp, names=(na, nb))
 
-    # 1. both individually useful
-    useful = {na: acc_a > baseline, nb: acc_b > baseline}
+    # 1. both individually useful: accuracy above the baseline rate by a one-sided exact binomial test
+    n_items = int(freq.sum())
+    p_base = {name: float(stats.binomtest(int(round(acc * n_items)), n_items, min(baseline, 1.0),
+                                          alternative="greater").pvalue) if baseline < 1 else 1.0
+              for name, acc in ((na, acc_a), (nb, acc_b))}
+    cp.update({"baseline_p_" + name: p for name, p in p_base.items()})
+    useful = {name: p < alpha for name, p in p_base.items()}
+    shown = f"{na} {acc_a:.3f} (p = {p_base[na]:.3g}), {nb} {acc_b:.3f} (p = {p_base[nb]:.3g})"
     if not any(useful.values()):
-        reasons.append(f"neither classifier beats the majority-class baseline ({baseline:.3f}): "
-                       f"{na} {acc_a:.3f}, {nb} {acc_b:.3f}")
+        reasons.append(f"neither classifier beats the majority-class baseline ({baseline:.3f}) by a one-sided "
+                       f"binomial test at {alpha:g}: {shown}")
         return done("no ensemble")
     if not all(useful.values()):
-        reasons.append(f"{weaker} does not beat the majority-class baseline ({baseline:.3f}); keep {better}")
-        return done("drop the weaker", keep=better)
+        keep, drop = (na, nb) if useful[na] else (nb, na)
+        reasons.append(f"{drop} does not beat the majority-class baseline ({baseline:.3f}) by a one-sided binomial "
+                       f"test at {alpha:g}: {shown}; keep {keep}")
+        return done("drop the weaker", keep=keep)
     mc = checks["mcnemar"]()
     mcnemar_p = mc.pvalue
     gap = abs(acc_a - acc_b)
