@@ -104,12 +104,11 @@ def read_number(text: str) -> int | float | None:
         return None
     try:
         return int(s)
-    except ValueError:
-        pass
-    try:
-        x = float(s)
-    except ValueError:
-        return None
+    except ValueError:  # not an integer: maybe a decimal
+        try:
+            x = float(s)
+        except ValueError:
+            return None
     return x if math.isfinite(x) else None
 
 
