@@ -789,3 +789,11 @@ def test_option_errors_are_one_line(argv, fragment):
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("trialwise: error: ") and fragment in lines[0], proc.stderr
+
+
+def test_report_must_be_an_html_file(tmp_path):
+    """--out report.pdf used to write HTML into a .pdf file."""
+    proc = subprocess.run([sys.executable, "-m", "trialwise.cli", "leaderboard", "--out", str(tmp_path / "r.pdf")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "ending in .html" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "r.pdf").exists()

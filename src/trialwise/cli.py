@@ -416,6 +416,9 @@ def _check_output(path: str | None, flag: str, *, figure: bool = False) -> None:
         raise CLIError(f"{flag} {path}: permission denied (folder {folder} is not writable)")
     if figure:
         _figure_format(path, flag)
+    elif flag == "--out" and p.suffix.lower() in (".pdf", ".png", ".svg", ".jpg", ".jpeg", ".csv", ".json", ".txt"):
+        raise CLIError(f"{flag} {path}: the report is an HTML page, not a {p.suffix.lower()} file; give a file "
+                       f"name ending in .html (e.g. {p.with_suffix('.html').name})")
 
 
 def _figure_format(path: str, flag: str) -> str:
