@@ -186,12 +186,14 @@ def _recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, nam
     bw = checks["bowker"]()
     cp["bowker_p"] = bw.pvalue
     fusion = "asymmetric" if bw.pvalue < alpha else "symmetric"
+    # at K = 2 Bowker's test is McNemar's test on the two classifiers' labels (not on correctness)
+    bowker = "Bowker (= McNemar on the labels, K = 2)" if coding.k == 2 else "Bowker"
     if fusion == "symmetric":
-        reasons.append(f"Bowker p = {bw.pvalue:.3g}{_caveat_of(bw)}: disagreements are symmetric; majority vote or "
-                       "score averaging")
+        reasons.append(f"{bowker} p = {bw.pvalue:.3g}{_caveat_of(bw)}: disagreements are symmetric; majority vote "
+                       "or score averaging")
     else:
         worst = bw.details["contributions"].sort_values("contribution").iloc[-1]
-        reasons.append(f"Bowker p = {bw.pvalue:.3g}: confusions are asymmetric (largest: {worst['class_j']} vs "
+        reasons.append(f"{bowker} p = {bw.pvalue:.3g}: confusions are asymmetric (largest: {worst['class_j']} vs "
                        f"{worst['class_k']}, {worst['n_jk']} vs {worst['n_kj']}); weight by class or route")
 
     # 4. calibration before soft averaging
