@@ -640,13 +640,7 @@ def _run_leaderboard(args) -> int:
         bar.close()
 
     notes = [n for n in lb.notes if "not scored" not in n]
-    summary = lb.summary()
-    for n in lb.notes:
-        summary = summary.replace(f"\nNote: {n}", "")
-    if len(lb.candidates) < 2:  # τ compares rankings: with one candidate there is none
-        summary = "\n".join("Kendall's tau (ranking vs bootstrap rankings): not defined with a single candidate"
-                            if line.startswith("Kendall's tau") else line for line in summary.splitlines())
-    print(summary)
+    print(lb.summary(notes=False))  # the notes follow, with the unscored candidates set out in full
     for line in _unscored_lines(lb):
         print(line)
     for n in notes:
@@ -684,9 +678,10 @@ def _run_leaderboard(args) -> int:
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)
     ref = lb.table[lb.table["kind"] == "reference"]
-    if len(ref) and not math.isfinite(float(ref["score"].iloc[0])):
+    if len(ref) and not math.isfinite(float(ref["score"].iloc[0])) and len(lb.references) > 1:  # 1: the library warns
         print(f"trialwise: warning: the {lb.reference_row} row is undefined: it pairs distinct reference observers, "
-              f"and no two of them share enough items (is there only one?)", file=sys.stderr)
+              f"and no two of them share the protocol's min_items ({lb.protocol.min_items}) items in a condition "
+              f"(docs/benchmark.md, 'Sparse overlaps')", file=sys.stderr)
     caught.report()
     if failures:
         raise _FigureFailure(f"{len(failures)} figure(s) of the report could not be drawn ({'; '.join(failures)}); "

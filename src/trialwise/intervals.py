@@ -198,7 +198,8 @@ def interval(
     """The interval of any method in :data:`CI_METHODS`, clipped to ``bounds``.
 
     ``dist`` (B, ...) holds bootstrap replicates, or posterior draws for ``jeffreys``;
-    ``jackknife`` = (values, weights) is needed by ``bca``; ``standard_error`` by
+    ``jackknife`` = (values, weights) is needed by ``bca`` (``bc`` is BCa without
+    acceleration, so without a jackknife); ``standard_error`` by
     ``analytic`` (the Wald interval). Every statistic in trialwise goes through here.
 
     Examples
@@ -219,6 +220,8 @@ def interval(
     elif method == "bca":
         values, weights = jackknife
         lo, hi = bca_interval(dist, estimate, values, weights, confidence_level)
+    elif method == "bc":  # bias-corrected percentile: BCa without acceleration (the leaderboard's default)
+        lo, hi = bca_interval(dist, estimate, np.zeros((1,) + np.shape(estimate)), None, confidence_level)
     else:
         raise ValueError(f"`ci_method` must be one of {CI_METHODS}; got {method!r}")
     return np.clip(lo, lower, upper)[()], np.clip(hi, lower, upper)[()]

@@ -17,6 +17,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from trialwise._results import _num
+
 from trialwise._warnings import TrialwiseWarning, warn
 
 __all__ = ["write_report", "render_report", "Report", "unscored_candidates", "format_p"]
@@ -52,16 +54,19 @@ class Report:
 # --------------------------------------------------------------------------- formatting
 
 
-def _fmt(x: Any, digits: int = 3) -> str:
-    """A number with fixed decimals; '' for missing, never '-0.000'."""
+def _number(x: Any) -> float | None:
+    """``x`` as a float, or None when it is missing (NaN, None) or not a number."""
     try:
         x = float(x)
     except (TypeError, ValueError):
-        return ""
-    if np.isnan(x):
-        return ""
-    text = f"{x:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
+        return None
+    return None if np.isnan(x) else x
+
+
+def _fmt(x: Any, digits: int = 3) -> str:
+    """A number with fixed decimals (never '-0.000'); '' for missing."""
+    x = _number(x)
+    return "" if x is None else _num(x, digits)
 
 
 def format_p(p: Any) -> str:
@@ -72,26 +77,15 @@ def format_p(p: Any) -> str:
     >>> format_p(0.0432), format_p(1e-4), format_p(float("nan"))
     ('0.043', '< 0.001', '')
     """
-    try:
-        p = float(p)
-    except (TypeError, ValueError):
-        return ""
-    if np.isnan(p):
+    p = _number(p)
+    if p is None:
         return ""
     return "< 0.001" if p < 0.0005 else f"{p:.3f}"
 
 
 def _prob(p: Any) -> str:
-    """A probability estimated from replicates (P(best)): '0' when none, ``< 0.001`` when tiny."""
-    try:
-        p = float(p)
-    except (TypeError, ValueError):
-        return ""
-    if np.isnan(p):
-        return ""
-    if p == 0:
-        return "0"
-    return "< 0.001" if p < 0.0005 else f"{p:.3f}"
+    """A probability estimated from replicates (P(best)): '0' when none, else as :func:`format_p`."""
+    return "0" if _number(p) == 0 else format_p(p)
 
 
 def _int(x: Any) -> str:

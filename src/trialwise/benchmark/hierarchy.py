@@ -261,9 +261,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         notes.append(f"{e}: {' and '.join(parts)} share fewer than {protocol.min_items} images in a condition "
                      f"and were left out there (protocol min_items={protocol.min_items}"
                      + (f"; {n_disjoint} share none" if n_disjoint else "") + ")")
-    if sparse_count and any(n_ref == tot for e, (_, n_ref) in sparse_count.items()
-                            for tot in [total_count[e][1]] if tot):
-        gone = [e for e, (_, n_ref) in sparse_count.items() if total_count[e][1] and n_ref == total_count[e][1]]
+    gone = [e for e, (_, n_ref) in sparse_count.items() if total_count[e][1] and n_ref == total_count[e][1]]
+    if gone:
         notes.append(f"no pair of reference observers shares {protocol.min_items} images in any condition of "
                      f"{', '.join(gone)}: the reference row has no value there, so its overall score averages the "
                      f"other experiments only and is not comparable with the candidates' scores, which include "

@@ -25,7 +25,7 @@ from trialwise.benchmark.hierarchy import (
 )
 from trialwise.benchmark.protocol import HIGHER_IS_BETTER, Protocol, get_protocol
 from trialwise.benchmark.ranks import kendall_tau, probability_best, rank_intervals, rank_scores
-from trialwise.intervals import bca_interval, interval
+from trialwise.intervals import interval
 from trialwise.resampling import monte_carlo_pvalue
 from trialwise.significance import adjust_pvalues
 
@@ -142,10 +142,6 @@ class Leaderboard:
     # ------------------------------------------------------------------ summary numbers
 
     def _interval(self, dist: NDArray, estimate: NDArray) -> tuple[NDArray, NDArray]:
-        if self.ci_method == "bc":  # bias-corrected percentile: BCa without acceleration
-            est = np.asarray(estimate, dtype=float)
-            return tuple(np.asarray(x, dtype=float) for x in bca_interval(
-                dist, est, np.zeros((1,) + est.shape), confidence_level=self.confidence_level))
         lo, hi = interval(self.ci_method, dist, estimate, self.confidence_level, bounds=(-np.inf, np.inf))
         return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
 
@@ -364,8 +360,8 @@ class Leaderboard:
         """The leaderboard table (a copy)."""
         return self.table.copy()
 
-    def summary(self, max_rows: int | None = None) -> str:
-        """The table as text, with the rank stability and what was left out."""
+    def summary(self, max_rows: int | None = None, *, notes: bool = True) -> str:
+        """The table as text, with the rank stability and (``notes=True``) what was left out."""
         if max_rows is not None:
             max_rows = v.check_positive_int(max_rows, "max_rows", minimum=0)
         t = self.table if max_rows is None else self.table.head(max_rows + 1)
@@ -385,7 +381,7 @@ class Leaderboard:
             lines.append(f"Kendall's tau (ranking vs bootstrap rankings): mean {_num(self.kendall_tau.mean)}, "
                          f"{_pct(self.confidence_level)} in [{_num(self.kendall_tau.confidence_interval.low)}, "
                          f"{_num(self.kendall_tau.confidence_interval.high)}]")
-        lines += [f"Note: {n}" for n in self.notes]
+        lines += [f"Note: {n}" for n in self.notes] if notes else []
         return "\n".join(lines)
 
     def describe(self) -> str:
