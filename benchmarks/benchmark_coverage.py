@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def main() -> None:
     warnings.simplefilter("ignore", tw.TrialwiseWarning)
-    study = tw.validity.benchmark_coverage_study(n_datasets=1000, n_resamples=1000, n_permutations=1000,
+    study = tw.validity.benchmark_coverage_study(n_datasets=1000, n_resamples=1000,
                                                  alphas=(0.05, 0.01), rng=0)
     out = ROOT / "docs" / "validity"
     out.mkdir(parents=True, exist_ok=True)

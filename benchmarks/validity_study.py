@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 import trialwise as tw
-from trialwise._results import CoverageStudy, TypeOneErrorStudy
+from trialwise.validity import CoverageStudy, TypeOneErrorStudy
 from trialwise.ec import DEFAULT_CI_METHOD, DEFAULT_TEST
 from trialwise.validity import COVERAGE_BAND
 
@@ -85,7 +85,7 @@ def _md(df: pd.DataFrame) -> str:
 
 
 def _summary_table(cov: CoverageStudy, level: float) -> pd.DataFrame:
-    s = cov.summary(confidence_level=level, band=_band(level)).reset_index()
+    s = cov.summary_frame(confidence_level=level, band=_band(level)).reset_index()
     return pd.DataFrame({
         "method": s.method, "points": s.points, "min %": s["min"].map(_pct), "median %": s["median"].map(_pct),
         "max %": s["max"].map(_pct), f"below {_pct(_band(level)[0])} %": s.below_band,
@@ -146,7 +146,7 @@ def render(out: Path, cov, t1, d, meta: dict) -> None:
                               on=["n", "accuracy_a", "accuracy_b", "kappa"], indicator=True)
     excluded = excluded[excluded._merge == "left_only"]
     t1s = t1.table.assign(pair=[f"{a:g} / {b:g}" for a, b in zip(t1.table.accuracy_a, t1.table.accuracy_b)])
-    t1_summary = t1.summary().reset_index()
+    t1_summary = t1.summary_frame().reset_index()
     t1_summary = pd.DataFrame({
         "test": t1_summary.test, "α": t1_summary.alpha, "points": t1_summary.points,
         "min %": t1_summary["min"].map(lambda x: _pct(x, 2)), "median %": t1_summary["median"].map(lambda x: _pct(x, 2)),
@@ -163,7 +163,7 @@ def render(out: Path, cov, t1, d, meta: dict) -> None:
                                             sort=False)
     d_05 = d_05.apply(lambda c: c.map(lambda x: _pct(x, 1))).reset_index()
     d_05.columns = [f"n = {c}" if isinstance(c, (int, np.integer)) else c for c in d_05.columns]
-    d_sum = d.summary().reset_index()
+    d_sum = d.summary_frame().reset_index()
     d_sum = pd.DataFrame({"test": d_sum.test, "α": d_sum.alpha, "points": d_sum.points,
                           "min %": d_sum["min"].map(lambda x: _pct(x, 2)),
                           "median %": d_sum["median"].map(lambda x: _pct(x, 2)),
@@ -344,8 +344,8 @@ GUIDE = """\
   n = 160–400 with both at 0.95 — the Jeffreys interval over-covers (up to
   {sparse_max} %) and the bootstrap and Wald intervals under-cover (down to
   {sparse_boot_min} %). No method in the library is within the band there, so
-  `error_consistency` and `pairwise_error_consistency` set `coverage_warning` on the
-  result and issue a `SparseTableWarning` when the observed table is that sparse.
+  `error_consistency` and `pairwise_error_consistency` add a coverage note to the
+  result's `notes` and issue a `SparseTableWarning` when the observed table is that sparse.
 * **Bootstrap intervals** (`percentile` — the method of the EC paper — `bca`, `basic`,
   `hdi`) and the Wald interval (`analytic`) need more data: the percentile interval is
   within the band wherever the smallest expected cell count is at least 10
@@ -396,9 +396,9 @@ def main() -> None:
     render(out, cov, t1, d, meta)
     print(f"coverage {cov.wall_time:.0f} s, type-I {t1.wall_time:.0f} s, difference tests {d.wall_time:.0f} s; "
           f"wall time {time.perf_counter() - t0:.0f} s; wrote {out / 'validity.md'}", file=sys.stderr)
-    print(cov.summary())
-    print(t1.summary())
-    print(d.summary())
+    print(cov.summary_frame())
+    print(t1.summary_frame())
+    print(d.summary_frame())
 
 
 if __name__ == "__main__":

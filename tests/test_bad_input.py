@@ -3,8 +3,10 @@
 Each API case is ``(id, call, args, kwargs, expected class, message regex)``: ``call`` is a
 public function of ``trialwise``, ``trialwise.comparison`` or ``trialwise.brainscore``
 (``args``/``kwargs`` None: ``call`` is a zero-argument callable; the class may be a tuple of
-accepted classes). A case passes when the call raises exactly that class (not a subclass
-such as pandas' ``ParserError`` or numpy's ``AxisError``), from a ``raise`` statement of
+accepted classes). A case passes when the call raises exactly that class or the library's
+own input error of that kind (``ValueError`` → :class:`trialwise.InvalidValueError`,
+``TypeError`` → :class:`trialwise.InvalidTypeError`), not another subclass such as
+pandas' ``ParserError`` or numpy's ``AxisError``, from a ``raise`` statement of
 trialwise (not from numpy, pandas or ``os.path``, nor from an unchecked operation inside
 trialwise), with a message matching the regex — which names the argument (or the file)
 and what was wrong with it. A silently accepted input fails the case ("DID NOT RAISE").
@@ -329,16 +331,16 @@ API = [
      r"`kappa` .*`accuracy_a` .*cannot be broadcast"),  # fixed by helper-1
     # ---- copy model
     ("cm-kappa-range", tw.CopyModel, (1.5, 0.5, 0.5), {}, ValueError, r"`kappa` must be in \[-1, 1\]"),
-    ("cm-ref-edge", tw.CopyModel, (0.5, 1.0, 0.5), {}, ValueError, r"`accuracy_ref` must be in \(0, 1\)"),
+    ("cm-ref-edge", tw.CopyModel, (0.5, 1.0, 0.5), {}, ValueError, r"`accuracy_reference` must be in \(0, 1\)"),
     ("cm-infeasible", tw.CopyModel, (0.9, 0.9, 0.1), {}, ValueError, r"cannot produce `kappa` = 0.9"),
     ("cm-nan", tw.CopyModel, (NAN, 0.5, 0.5), {}, ValueError, r"`kappa` must not contain NaN"),
     ("cm-str", tw.CopyModel, ("a", 0.5, 0.5), {}, TypeError, r"`kappa` must be numeric"),
-    ("cm-none", tw.CopyModel, (0.5, None, 0.5), {}, TypeError, r"`accuracy_ref` must be numeric"),
+    ("cm-none", tw.CopyModel, (0.5, None, 0.5), {}, TypeError, r"`accuracy_reference` must be numeric"),
     ("cm-broadcast", tw.CopyModel, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
-     r"`kappa` \(shape \(2,\)\), `accuracy_ref` \(shape \(3,\)\) and `accuracy_other` \(shape \(\)\) cannot be broadcast"),
-    ("cm-reference", tw.CopyModel, (0.5, 0.5, 0.5), dict(reference="c"), ValueError, r"`reference` must be one of"),
+     r"`kappa` \(shape \(2,\)\), `accuracy_reference` \(shape \(3,\)\) and `accuracy_other` \(shape \(\)\) cannot be broadcast"),
+    ("cm-reference", tw.CopyModel, (0.5, 0.5, 0.5), dict(reference_observer="c"), ValueError, r"`reference_observer` must be one of"),
     ("cm-from-p-broadcast", tw.CopyModel.from_copy_probability, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
-     r"`p_copy` .*`accuracy_ref` .*cannot be broadcast"),
+     r"`p_copy` .*`accuracy_reference` .*cannot be broadcast"),
     ("cm-from-p-range", tw.CopyModel.from_copy_probability, (1.5, 0.5, 0.5), {}, ValueError, r"`p_copy` must be in \[-1, 1\]"),
     ("cm-from-counts-shape", tw.CopyModel.from_counts, ([1, 2],), {}, ValueError, r"`counts` must be a 2×2 table"),
     ("cm-simulate-n-0", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(0), None, None, ValueError, r"`n` must hold positive whole numbers"),
@@ -495,9 +497,9 @@ API = [
     ("lbp-which", lambda: board().pairwise(which="some"), None, None, ValueError, r"`which` must be one of"),
     ("lbp-test", lambda: board().pairwise(test="t"), None, None, ValueError, r"`test` must be one of"),
     ("lbp-adjust", lambda: board().pairwise(adjust="x"), None, None, ValueError, r"`adjust` must be one of"),
-    ("lbp-permutations-0", lambda: board().pairwise(n_permutations=0), None, None, ValueError, r"`n_permutations` must be an integer >= 1"),
-    ("lbp-permutations-1e30", lambda: board().pairwise(n_permutations=1e30), None, None, ValueError,
-     r"`n_permutations` must be an integer in \[1, 10000000\]"),
+    ("lbp-permutations-0", lambda: board().pairwise(n_resamples=0), None, None, ValueError, r"`n_resamples` must be an integer >= 1"),
+    ("lbp-permutations-1e30", lambda: board().pairwise(n_resamples=1e30), None, None, ValueError,
+     r"`n_resamples` must be an integer in \[1, 10000000\]"),
     ("lbp-workers-0", lambda: board().pairwise(workers=0), None, None, ValueError, r"`workers` must be None"),  # fixed by the lead
     ("lbd-unknown", lambda: board().difference("m1", "zz"), None, None, ValueError, r"'zz' is not an observer of this leaderboard"),
     ("lbd-same", lambda: board().difference("m1", "m1"), None, None, ValueError, r"`x` and `y` must be different observers"),
@@ -687,7 +689,7 @@ API = [
     ("cal-bins-0", cmp.calibration_curve, (YB, PRA), dict(n_bins=0), ValueError, r"`n_bins` must be an integer >= 1"),
     ("cal-bins-huge", cmp.calibration_curve, (YB, PRA), dict(n_bins=HUGE), ValueError, r"`n_bins`"),
     ("cal-bins-str", cmp.calibration_curve, (YB, PRA), dict(n_bins="ten"), TypeError, r"`n_bins`"),
-    ("cal-strategy", cmp.calibration_curve, (YB, PRA), dict(strategy="log"), ValueError, r"`strategy` must be one of"),
+    ("cal-strategy", cmp.calibration_curve, (YB, PRA), dict(bin_strategy="log"), ValueError, r"`bin_strategy` must be one of"),
     ("cal-kind", cmp.calibration_curve, (YB, PRA), dict(kind="all"), ValueError, r"`kind` must be one of"),
     ("ece-bins-neg", cmp.expected_calibration_error, (YB, PRA), dict(n_bins=-1), ValueError, r"`n_bins`"),
     ("ss-score", cmp.sample_scores, (YB, PRA), dict(score="f1"), ValueError, r"`score` must be one of"),
@@ -720,7 +722,7 @@ API = [
 
 DEGENERATE = [
     ("ec-a-always-right", ec, (), dict(counts=[[30, 10], [0, 0]], rng=0), tw.DegenerateDataWarning, r"A is always correct",
-     lambda r: r.statistic == 0.0 and "always correct" in r.undefined_reason),
+     lambda r: r.statistic == 0.0 and "always correct" in r.notes[0]),
     ("ec-both-always-right", ec, (), dict(counts=[[40, 0], [0, 0]], rng=0), tw.DegenerateDataWarning, r"undefined",
      lambda r: np.isnan(r.statistic)),
     ("unceil-clipped", bs.unceil_score, ([0.0, 0.5, 1.0], 0.4), {}, tw.DegenerateDataWarning, r"2 score\(s\) at 0 or 1",
@@ -750,6 +752,10 @@ def _call(call, args, kwargs):
     return call(*(_resolve(a) for a in args), **kwargs)
 
 
+#: The library's own input error of each built-in kind (what the corpus's ValueError/TypeError may be).
+OWN = {ValueError: tw.InvalidValueError, TypeError: tw.InvalidTypeError}
+
+
 def _raised_by_trialwise(info: pytest.ExceptionInfo) -> bool:
     """Raised by a ``raise`` statement of the package (its validation), not by numpy, pandas, ``os.path``
     or an operation inside trialwise that failed on input it did not check (``x[1, 1]``, ``float(s)``)."""
@@ -769,6 +775,7 @@ def test_api_bad_input(case):
     with pytest.raises(error, match=match) as info:
         _call(call, args, kwargs)
     expected = error if isinstance(error, tuple) else (error,)
+    expected += tuple(OWN[e] for e in expected if e in OWN)
     assert type(info.value) in expected, f"{type(info.value).__name__} is a subclass, not the library's own error"
     assert _raised_by_trialwise(info), f"not raised by trialwise's validation: {info.traceback[-1]}"
 
@@ -919,3 +926,52 @@ def test_cli_bad_input(case, capsys):
     assert all(ln.startswith("trialwise: warning:") or (usage and not ln.startswith("trialwise:"))
                for ln in lines[:-1]), err
     assert re.search(match, lines[-1]), lines[-1]
+
+
+# --------------------------------------------------------------------------- the library's own error classes
+
+
+def test_input_errors_are_the_library_s_own_and_still_the_built_in_kinds():
+    assert issubclass(tw.InvalidValueError, tw.InputError) and issubclass(tw.InvalidValueError, ValueError)
+    assert issubclass(tw.InvalidTypeError, tw.InputError) and issubclass(tw.InvalidTypeError, TypeError)
+    assert not issubclass(tw.InputError, (ValueError, TypeError))
+    with pytest.raises(tw.InvalidValueError, match=r"`confidence_level` must be in \(0, 1\); got 95"):
+        tw.error_consistency([1, 0, 1, 1], [1, 1, 0, 1], confidence_level=95)
+    with pytest.raises(ValueError):  # users' `except ValueError` keeps working
+        tw.error_consistency([1, 0, 1, 1], [1, 1, 0, 1], confidence_level=95)
+    with pytest.raises(tw.InvalidTypeError, match=r"`confidence_level` must be a number"):
+        tw.error_consistency([1, 0, 1, 1], [1, 1, 0, 1], confidence_level="95%")
+
+
+#: Every module of the package: each ``raise ValueError/TypeError`` is an InputError, so the CLI
+#: can tell bad input (exit 2) from a bug (exit 1) by the class alone.
+SWEPT = ("",)
+
+
+def _plain_raises(paths, root=SRC):
+    """``path:line raise X`` of every ``raise ValueError(...)``/``raise TypeError(...)`` (also without a call)."""
+    import ast
+
+    sites = []
+    for path in paths:
+        tree = ast.parse(path.read_text(), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Raise) and node.exc is not None:
+                exc = node.exc.func if isinstance(node.exc, ast.Call) else node.exc
+                if isinstance(exc, ast.Name) and exc.id in ("ValueError", "TypeError"):
+                    sites.append((path.relative_to(root).as_posix(), node.lineno, exc.id))
+    return [f"{where}:{line} raise {name}" for where, line, name in sorted(sites)]
+
+
+def test_input_errors_are_the_library_s_own():
+    """Every ``raise`` of a plain ValueError/TypeError in the package is an InvalidValueError/InvalidTypeError."""
+    paths = [p for p in sorted(SRC.rglob("*.py")) if p.relative_to(SRC).as_posix().startswith(SWEPT)]
+    assert len(paths) >= 10  # the scope exists (plot/ is a package)
+    left = _plain_raises(paths)
+    assert not left, "raise the library's own InvalidValueError/InvalidTypeError (trialwise._errors):\n" + "\n".join(left)
+
+
+def test_the_sweep_finds_plain_raises_and_only_those(tmp_path):
+    (tmp_path / "m.py").write_text("def f(x):\n    if x:\n        raise ValueError('x')\n    raise TypeError\n"
+                                   "def g():\n    raise InvalidValueError('x')\n")
+    assert _plain_raises([tmp_path / "m.py"], root=tmp_path) == ["m.py:3 raise ValueError", "m.py:4 raise TypeError"]

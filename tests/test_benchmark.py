@@ -1,5 +1,8 @@
 """Benchmark leaderboards: published numbers, the joint hierarchical bootstrap, tests, loaders, bad input."""
 
+import dataclasses
+import json
+import pickle
 import warnings
 from itertools import combinations
 
@@ -84,7 +87,9 @@ def test_excluded_conditions_and_partial_candidates_are_reported(trials):
     assert (ex["reason"] == "condition excluded by protocol").sum() == sum(len(v) for v in MVH.exclude.values())
     lacking = set(ex.loc[ex["reason"].str.startswith("candidate lacks"), "subject"])
     assert lacking == {"clip_kb", "resnet50-dino", "resnet50-insup", "resnet50-moco", "vitb-moco"}
-    assert len(lb.candidates) == 21 and any("not scored" in n for n in lb.notes)
+    assert len(lb.candidates) == 21
+    (note,) = [n for n in lb.notes if n.kind == "candidates-not-scored"]
+    assert set(note.values["lacking"]) == lacking and "5 candidate(s) not scored" in note
 
 
 # --------------------------------------------------------------------------- the joint bootstrap
@@ -144,7 +149,7 @@ def test_ranks_intervals_and_kendall_against_direct_computation(trials):
         lo, hi = np.sort(direct[:, j])[[int(np.floor(0.025 * 299)), int(np.ceil(0.975 * 299))]]
         assert (t.loc[name, "rank_low"], t.loc[name, "rank_high"]) == (lo, hi)
     taus = [stats.kendalltau(lb.scores[:k], row).statistic for row in reps]
-    np.testing.assert_allclose(lb.kendall_tau.distribution, taus, atol=1e-12)
+    np.testing.assert_allclose(lb.kendall_tau.bootstrap_distribution, taus, atol=1e-12)
 
 
 def test_kendall_tau_with_ties_matches_scipy():
@@ -225,7 +230,7 @@ def test_swap_test_and_holm_keep_their_level_on_exchangeable_models():
     for _ in range(200):
         lb = tw.leaderboard(_simulated_benchmark(rng), protocol=tw.Protocol("sim"), n_resamples=20,
                             rng=rng.integers(2**32))
-        pw = lb.pairwise(test="swap", adjust="holm", n_permutations=199, workers=1)
+        pw = lb.pairwise(test="swap", adjust="holm", n_resamples=199, workers=1)
         single.append(pw["pvalue"].iloc[0] <= 0.05)
         holm_any.append(pw["significant"].any())
         bh_any.append((adjust_pvalues(pw["pvalue"], "bh") < 0.05).any())
@@ -249,7 +254,7 @@ def test_difference_test_and_pairwise_outputs(trials):
     pw = lb.pairwise(which="neighbours", test="bootstrap", adjust="bh")
     assert len(pw) == len(lb.candidates) - 1
     assert list(pw["observer_a"]) == list(lb.table["observer"][1:-1])
-    paper = lb.difference("clip-16", "resnet50", test="paper", n_permutations=500)
+    paper = lb.difference("clip-16", "resnet50", test="paper", n_resamples=500)
     assert 0 <= paper.pvalue <= 1
     with pytest.raises(ValueError, match="not an observer"):
         lb.difference("clip-16", "nope")
@@ -369,3 +374,56 @@ def _empty(tmp_path):
     d = tmp_path / "empty"
     d.mkdir()
     return d
+
+
+# --------------------------------------------------------------------------- structure (issue 15)
+
+
+def test_leaderboard_is_built_from_its_bootstrap(trials):
+    from trialwise.benchmark.hierarchy import build_design
+    from trialwise.benchmark.leaderboard import bootstrap_scores
+
+    cue = MVH.replace(experiments=["cue-conflict", "edge"])
+    t = trials[trials.experiment.isin(cue.experiments)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        lb = tw.leaderboard(t, cue, n_resamples=50, rng=4)
+        design = build_design(t, cue)
+    boot = bootstrap_scores(design, 50, rng=4)
+    again = tw.Leaderboard.from_bootstrap(design, boot, confidence_level=0.95, ci_method="bc")
+    pd.testing.assert_frame_equal(again.table, lb.table)
+    np.testing.assert_array_equal(again.replicates, lb.replicates)
+    assert again.notes == lb.notes and isinstance(lb.notes, tuple)
+    assert again.difference("clip-16", "resnet50").pvalue == lb.difference("clip-16", "resnet50").pvalue
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        lb.notes = ()
+
+
+def test_notes_are_structured(trials):
+    from trialwise.benchmark.notes import TEXT, StructuredNote
+
+    lb = tw.leaderboard(trials[trials.experiment.isin(["cue-conflict", "edge"])], n_resamples=10, rng=0)
+    kinds = [n.kind for n in lb.notes]
+    assert kinds == ["experiments-not-in-trials", "candidates-not-scored"]
+    missing = lb.notes[0]
+    assert missing.values["n_experiments"] == 17 and len(missing.values["missing"]) == 15
+    assert str(missing) == TEXT[missing.kind](**missing.values)  # the text is made in one place
+    assert json.loads(json.dumps(missing.to_dict()))["kind"] == "experiments-not-in-trials"
+    assert pickle.loads(pickle.dumps(missing)).values == missing.values
+    with pytest.raises(ValueError, match="unknown note kind"):
+        StructuredNote("no-such-kind")
+
+
+def test_kendall_tau_speaks_the_result_vocabulary(trials):
+    lb = tw.leaderboard(trials[trials.experiment == "cue-conflict"], MVH.replace(experiments=["cue-conflict"]),
+                        n_resamples=30, rng=1)
+    tau = lb.kendall_tau
+    assert float(tau) == tau.statistic and tau.n_resamples == 30
+    with pytest.warns(FutureWarning, match="use `statistic`"):
+        assert tau.mean == tau.statistic
+    with pytest.warns(FutureWarning, match="use `bootstrap_distribution`"):
+        assert tau.distribution is tau.bootstrap_distribution
+    for result in (lb, tau, lb.by_experiment(), lb.difference("clip-16", "resnet50")):
+        assert "\n" not in repr(result) and isinstance(result.summary(), str)
+        assert list(result.to_frame().columns) == list(result.frame_columns)
+        json.dumps(result.to_dict(), allow_nan=False)

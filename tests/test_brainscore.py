@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import warnings
 
 import numpy as np
 import pandas as pd
@@ -145,7 +144,8 @@ def test_published_intervals_recover_kappa_and_lower_is_narrower(humans):
             if how == "middle":
                 for m in scores:
                     scores[m].append(tab.loc[m, "score"])
-                assert np.isnan(tab.iloc[0].score) and any("App. I" in n for n in lb.notes)
+                assert np.isnan(tab.iloc[0].score)
+                assert [n.kind for n in lb.notes] == ["synthetic-trials"]  # nothing else is by construction
     for m, per in raw.items():
         assert np.mean(scores[m]) == pytest.approx(np.mean(list(per.values())), abs=0.01)
     assert np.mean(widths["lower"]) < np.mean(widths["middle"])  # App. I: the lower bound is the optimistic case
@@ -216,7 +216,12 @@ def test_benchmark_error_consistency_matches_leaderboard_and_sklearn(trials):
     frame = bench.score_table(trials[trials.subject.isin(["resnet50", "cornet-s"])])
     assert frame.observer.tolist() == ["cornet-s", "resnet50"]
     assert frame.set_index("observer").loc["resnet50", "statistic"] == pytest.approx(res.statistic)
-    assert "were not used" in res.notes[0]  # the other experiments of resnet50's trials
+    # the other experiments of resnet50's trials
+    assert res.notes[0].kind == "candidate-trials-unused" and "were not used" in res.notes[0]
+    own = trials[trials.subject == "resnet50"]
+    used = own[own.experiment.isin(SMALL.experiments)
+               & ~own.apply(lambda r: r.condition in SMALL.exclude.get(r.experiment, ()), axis=1)]
+    assert res.notes[0].values["n"] == len(own) - len(used)
 
 
 def test_benchmark_accuracy_distance_against_brute_force(trials):
@@ -415,3 +420,22 @@ def test_a_ceiling_needs_two_humans(trials):
     res = bs.BehavioralBenchmark(one, edge_only, metric="accuracy", n_resamples=20, rng=0)(
         edge[edge.subject == "resnet50"])
     assert res.raw == pytest.approx(edge[edge.subject == "resnet50"].correct.mean(), abs=1e-12)
+
+
+def test_metrics_are_one_table_and_results_speak_the_vocabulary(trials):
+    import json
+
+    from trialwise.benchmark.behavioral import BEHAVIORAL_METRICS
+
+    assert tuple(BEHAVIORAL_METRICS) == bs.BENCHMARK_METRICS == ("error-consistency", "accuracy-distance", "accuracy")
+    t = trials[trials.experiment == "edge"]
+    bench = tw.BehavioralBenchmark(t, tw.Protocol(name="edge"), metric="accuracy-distance", n_splits=4,
+                                   n_resamples=50, rng=2)
+    assert bench.ceiling.method == "split-half over subjects (4 random splits)"
+    assert set(bench.human_trials.subject) == set(bench.humans)
+    res = bench(t[t.subject == "resnet50"])
+    for result in (res, res.ceiling):
+        assert isinstance(result, tw.Result) and "\n" not in repr(result) and isinstance(result.summary(), str)
+        assert list(result.to_frame().columns) == list(result.frame_columns)
+        json.dumps(result.to_dict(), allow_nan=False)
+    assert res.method == "accuracy-distance; ceiling: split-half over subjects (4 random splits)"

@@ -547,6 +547,126 @@ def test_traceback_on_request(capsys, monkeypatch):
     assert code == 1 and "Traceback" in err and err.strip().splitlines()[-1].startswith("trialwise: internal error")
 
 
+@pytest.mark.parametrize("exc, line", [
+    (tw.InvalidValueError("`kappa` must be in [-1, 1]; got 2"), "trialwise: error: `kappa` must be in [-1, 1]; got 2"),
+    (tw.InvalidTypeError("`rng` must be None, an integer seed or a numpy.random.Generator; got 'x'"),
+     "trialwise: error: `rng` must be None, an integer seed or a numpy.random.Generator; got 'x'"),
+    (FileNotFoundError(2, "No such file or directory", "trials.csv"), "trialwise: error: trials.csv: No such file or "
+                                                                      "directory"),
+    (OSError(28, "No space left on device"), "trialwise: error: No space left on device"),
+])
+def test_input_errors_and_unreadable_files_are_one_line_with_exit_2(exc, line, capsys, monkeypatch):
+    import trialwise.planning
+
+    def broken(**kwargs):
+        raise exc
+
+    monkeypatch.setattr(trialwise.planning, "plan_trials", broken)
+    monkeypatch.setenv("TRIALWISE_TRACEBACK", "1")  # not a bug: no traceback even on request
+    code, _, err = run(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width",
+                        "0.1"], capsys)
+    assert code == 2 and err.strip().splitlines() == [line]
+
+
+def test_an_input_error_is_told_by_its_class_not_by_where_it_was_raised(capsys, monkeypatch):
+    """An InputError raised by a ``raise`` outside trialwise (a wrapper, a plugin) is still bad input; a plain
+    ValueError there is a bug."""
+    import trialwise.planning
+
+    def user_code(**kwargs):
+        err = tw.InvalidValueError("`half_width` must be positive; got -1")
+        raise err
+
+    monkeypatch.setattr(trialwise.planning, "plan_trials", user_code)  # defined in this test file, not in src/
+    argv = ["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1"]
+    assert run(argv, capsys)[0] == 2
+
+    def plain(**kwargs):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(trialwise.planning, "plan_trials", plain)
+    code, _, err = run(argv, capsys)
+    assert code == 1 and "internal error (ValueError: boom)" in err
+
+
+def test_keyboard_interrupt_outside_the_main_thread_is_exit_130(capsys, monkeypatch):
+    import threading
+
+    import trialwise.planning
+
+    def interrupted(**kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(trialwise.planning, "plan_trials", interrupted)
+    got = {}
+    argv = ["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1"]
+    thread = threading.Thread(target=lambda: got.setdefault("code", main(argv)))
+    thread.start()
+    thread.join()
+    assert got["code"] == 130 and capsys.readouterr().err.strip() == "trialwise: interrupted"
+
+
+# --------------------------------------------------------------------------- library work lives in the library
+
+
+def test_plan_figure_is_the_library_curve_of_the_plan(tmp_path, capsys):
+    """`plan --figure` draws tw.plot.plot_ci_width(interval_curve(plan), plan=plan): the same SVG."""
+    import io
+    import re
+
+    import matplotlib.pyplot as plt
+
+    from trialwise.planning_curve import interval_curve
+
+    svg = tmp_path / "fig.svg"
+    argv = ["plan", "--quiet", "--accuracy-a", "0.8", "--accuracy-b", "0.7", "--kappa", "0.3", "--half-width", "0.15",
+            "--seed", "1", "--simulations", "300", "--figure", str(svg)]
+    assert run(argv, capsys)[0] == 0
+    plan = tw.plan_trials(half_width=0.15, accuracy_a=0.8, accuracy_b=0.7, kappa=0.3, n_simulations=300, rng=1)
+    fig = tw.plot.plot_ci_width(interval_curve(plan, rng=1), plan=plan)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="svg", dpi=150)
+    plt.close(fig)
+
+    def drawn(text: bytes) -> bytes:  # without the ids and date that differ between two renderings
+        return re.sub(rb'(id|clip-path|xlink:href)="[^"]*"|#[0-9a-z]{8,}|<dc:date>[^<]*</dc:date>', b"", text)
+
+    assert drawn(svg.read_bytes()) == drawn(buf.getvalue())
+    assert f"{plan.n} trials reach half-width 0.15".encode() in svg.read_bytes() or plan.n is None
+
+
+def test_interval_curve_uses_the_design_of_the_plan():
+    from trialwise.planning_curve import CURVE_TRIALS, interval_curve
+
+    plan = tw.plan_trials(half_width=0.2, accuracy_a=0.8, accuracy_b=0.7, kappa=0.3, n_simulations=300, rng=0)
+    curve = interval_curve(plan, rng=5)
+    ref = tw.ci_width(CURVE_TRIALS, 0.8, 0.7, 0.3, n_simulations=300, rng=5)
+    np.testing.assert_array_equal(curve.confidence_interval.low, ref.confidence_interval.low)
+    np.testing.assert_array_equal(curve.confidence_interval.high, ref.confidence_interval.high)
+    assert CURVE_TRIALS.size == 30 and CURVE_TRIALS[0] == 10 and CURVE_TRIALS[-1] == 100_000
+    with pytest.raises(tw.InvalidTypeError, match=r"`plan` must be a PlanResult from trialwise.plan_trials; got dict"):
+        interval_curve({"n": 3})
+
+
+@pytest.mark.parametrize("columns, labels, classes", [
+    (["cat", "dog"], ["dog", "cat"], ["cat", "dog"]),
+    (["m1_cat", "m1_dog", "m1_eel"], ["cat", "dog", "eel"], ["cat", "dog", "eel"]),
+    (["p0", "p1", "p2"], [0, 1, 2], ["0", "1", "2"]),
+    (["p_1", "p_2"], ["1", "2"], ["1", "2"]),
+])
+def test_classes_from_columns_reads_the_class_of_each_probability_column(columns, labels, classes):
+    from trialwise.comparison.columns import classes_from_columns
+
+    assert classes_from_columns(columns, labels) == classes
+
+
+def test_classes_from_columns_says_when_the_names_do_not_name_the_classes():
+    from trialwise.comparison.columns import classes_from_columns
+
+    with pytest.raises(tw.InvalidValueError, match=r"the columns x, y do not name the classes \(cat, dog\)"):
+        classes_from_columns(["x", "y"], ["dog", "cat"])
+
+
 # --------------------------------------------------------------------------- Ctrl-C
 
 
@@ -670,7 +790,7 @@ def test_library_warning_text_is_constant_so_python_shows_it_once(tmp_path):
         "import trialwise as tw\n"
         "for n in range(5, 200):\n"
         "    res = tw.error_consistency(counts=[[n, 1], [1, 0]], n_resamples=20, rng=0)\n"
-        "    assert res.coverage_warning\n")
+        "    assert res.notes\n")
     proc = subprocess.run([sys.executable, "-W", "default", str(script)], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count("SparseTableWarning") == 1, proc.stderr

@@ -48,10 +48,10 @@ def test_compare_notes_its_caveats_and_warns_once_per_kind():
     assert degenerate[0].count("McNemar: no item") == 1                        # five variants, one sentence
     assert "never disagree" in degenerate[0] and "Yule's Q" in degenerate[0]
     assert all(Path(w.filename).resolve() == Path(__file__).resolve() for w in caught)   # points at the caller
-    for m in ("McNemar (exact)", "McNemar (permutation)"):
-        assert rep[m].note == "no discordant items" and "caveat" in rep[m].details
-    assert rep["Bowker symmetry"].note == "no disagreements"
-    assert "forces Q" in rep["Yule's Q"].note
+    for m in ("mcnemar-exact", "mcnemar-permutation"):
+        assert rep[m].notes[0] == "no discordant items" and rep[m].notes[-1].kind == "warning"
+    assert rep["bowker"].notes[0] == "no disagreements"
+    assert "forces Q" in rep["yules-q"].notes[0]
     assert any("no discordant items" in r for r in rep.recommendation.reasons)
 
 
@@ -65,10 +65,11 @@ def test_error_consistency_row_equals_the_standalone_function_and_carries_its_ca
         for m in ("exact", "mid-p", "asymptotic", "corrected", "permutation"):   # the draws compare makes first
             tw.comparison.mcnemar(y, a, b, method=m, n_resamples=500, rng=gen)
         alone = tw.error_consistency(ca, cb, n_resamples=500, rng=gen)
-    row = rep["error consistency (kappa on correctness)"]
+    row = rep["error-consistency"]
     assert row.statistic == alone.statistic and row.pvalue == alone.pvalue
     assert tuple(row.confidence_interval) == tuple(alone.confidence_interval)
-    assert alone.coverage_warning is not None and alone.coverage_warning in row.note
+    coverage = [n for n in alone.notes if n.kind == "coverage"]
+    assert coverage and coverage[0] in row.notes
 
 
 def test_ensemble_recommendation_reports_degenerate_checkpoints_in_its_reasons_without_warning():
@@ -103,12 +104,12 @@ def test_two_threads_calling_compare_each_get_their_own_caveats():
             t.join()
     assert errors == []
     for rep in reports["degenerate"]:
-        assert rep["McNemar (exact)"].note == "no discordant items"
-        assert rep["Bowker symmetry"].note == "no disagreements"
+        assert rep["mcnemar-exact"].notes[0] == "no discordant items"
+        assert rep["bowker"].notes[0] == "no disagreements"
     for rep in reports["regular"]:
-        assert all("caveat" not in r.details for r in rep.results), [r.method for r in rep.results
-                                                                      if "caveat" in r.details]
-        assert rep["McNemar (exact)"].note.startswith("two-sided binomial")
+        assert all(n.kind != "warning" for r in rep.results for n in r.notes), [r.method for r in rep.results
+                                                                               if r.notes and r.notes[-1].kind]
+        assert rep["mcnemar-exact"].notes[0].startswith("two-sided binomial")
     # the degenerate thread warned once per kind per call; the regular one never
     degenerate = [w for w in caught if w.category is tw.DegenerateDataWarning]
     assert len(degenerate) == 3 and all("never disagree" in str(w.message) for w in degenerate)

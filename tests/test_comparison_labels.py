@@ -129,7 +129,7 @@ def test_cohen_kappa_on_labels_against_sklearn_and_statsmodels():
         table = np.zeros((k, k))
         np.add.at(table, (a, b), 1)
         sm = sm_cohens_kappa(table)
-        assert res.details["se"] == pytest.approx(sm.std_kappa, rel=1e-10)
+        assert res.se == pytest.approx(sm.std_kappa, rel=1e-10)
         assert res.confidence_interval.low == pytest.approx(sm.kappa_low, rel=1e-10)
     # a class only one classifier predicts, and strings
     assert cohen_kappa(["x", "y", "z"], ["x", "y", "y"]).statistic == pytest.approx(
@@ -221,7 +221,7 @@ def test_compare_int_truth_with_bool_predictions_counts_them_right():
     assert rep.accuracy == {"A": 1.0, "B": pytest.approx(acc_b)}
     t = rep.contingency
     assert t.tolist() == [[int(np.sum(b == y)), int(np.sum(b != y))], [0, 0]]
-    assert "accuracy A = 1.0000" in str(rep) and rep["accuracy [B]"].statistic == pytest.approx(acc_b)
+    assert "accuracy A = 1.0000" in str(rep) and rep["accuracy[B]"].statistic == pytest.approx(acc_b)
     assert rep.recommendation.decision == "drop the weaker" and rep.recommendation.keep == "A"
     alone = tw.ensemble_recommendation(y, a, b)
     assert (alone.decision, alone.keep) == ("drop the weaker", "A")

@@ -22,7 +22,7 @@ signed = st.floats(-1.0, 1.0)
 @settings(max_examples=300, deadline=None)
 @given(p=signed, a_ref=prob, latent=unit, reference=st.sampled_from(["a", "b"]))
 def test_proposition_2_kappa_is_copy_probability_times_mismatch(p, a_ref, latent, reference):
-    m = tw.CopyModel.from_copy_probability(p, a_ref, latent, reference=reference)
+    m = tw.CopyModel.from_copy_probability(p, a_ref, latent, reference_observer=reference)
     cells = m.cell_probabilities()
     assert cells.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.all(cells >= -1e-15)
@@ -60,7 +60,7 @@ def test_uniform_reference_makes_mismatch_one(p, latent):
 @given(p=signed, a_ref=prob, latent=st.floats(0.001, 0.999), reference=st.sampled_from(["a", "b"]))
 def test_decomposition_round_trips(p, a_ref, latent, reference):
     """from_counts ∘ cell_probabilities is the identity on (p_copy, a_ref, latent accuracy)."""
-    m = tw.CopyModel.from_copy_probability(p, a_ref, latent, reference=reference)
+    m = tw.CopyModel.from_copy_probability(p, a_ref, latent, reference_observer=reference)
     cells = m.cell_probabilities()
     oriented = cells if reference == "a" else cells.T
     p_hat, m_hat, lat_hat = copy_parameters(oriented)
@@ -69,7 +69,7 @@ def test_decomposition_round_trips(p, a_ref, latent, reference):
     if abs(p) < 1 - 1e-6:
         assert float(lat_hat) == pytest.approx(latent, abs=1e-6)
     # and the κ-parametrised constructor gives the same model back
-    m2 = tw.CopyModel(m.kappa, m.accuracy_ref, m.accuracy_other, reference=reference)
+    m2 = tw.CopyModel(m.kappa, m.accuracy_ref, m.accuracy_other, reference_observer=reference)
     assert float(m2.p_copy) == pytest.approx(p, abs=1e-9)
     np.testing.assert_allclose(m2.cell_probabilities(), cells, atol=1e-12)
 
@@ -81,7 +81,7 @@ def test_from_counts_round_trips_on_data(cells, reference):
     ref_total = t.sum(axis=1) if reference == "a" else t.sum(axis=0)
     if t.sum() == 0 or ref_total.min() == 0:
         return
-    m = tw.CopyModel.from_counts(t, reference=reference)
+    m = tw.CopyModel.from_counts(t, reference_observer=reference)
     np.testing.assert_allclose(m.cell_probabilities(), t / t.sum(), atol=1e-12)
     assert float(m.kappa) == pytest.approx(float(kappa_from_counts(t)), abs=1e-12) or np.isnan(m.kappa)
 
@@ -90,7 +90,7 @@ def test_copy_probability_is_difference_of_conditional_accuracies():
     t = np.array([[60, 12], [8, 20]])
     m = tw.CopyModel.from_counts(t)
     assert float(m.p_copy) == pytest.approx(60 / 72 - 8 / 28)
-    mb = tw.CopyModel.from_counts(t, reference="b")
+    mb = tw.CopyModel.from_counts(t, reference_observer="b")
     assert float(mb.p_copy) == pytest.approx(60 / 68 - 12 / 32)
     assert float(mb.kappa) == float(m.kappa)
 
@@ -137,14 +137,14 @@ def test_model_feasible_iff_kappa_within_bounds(k, a_ref, a_other):
 def test_infeasible_messages_state_the_ranges():
     with pytest.raises(ValueError, match=r"kappa must lie in \[-0.2, 0.2\]; for this kappa `accuracy_other` must lie in \[0.15, 0.85\]"):
         tw.CopyModel(0.3, 0.5, 0.9)
-    with pytest.raises(ValueError, match=r"`accuracy_ref` must be in \(0, 1\); got 1.*not identifiable"):
+    with pytest.raises(ValueError, match=r"`accuracy_reference` must be in \(0, 1\); got 1.*not identifiable"):
         tw.CopyModel(0.0, 1.0, 0.8)
     with pytest.raises(ValueError, match=r"`accuracy_other` must be in \[0, 1\]"):
         tw.CopyModel(0.1, 0.5, 1.2)
     with pytest.raises(ValueError, match=r"`kappa` must be in \[-1, 1\]"):
         tw.CopyModel(1.5, 0.5, 0.5)
-    with pytest.raises(ValueError, match="`reference` must be one of"):
-        tw.CopyModel(0.1, 0.5, 0.5, reference="c")
+    with pytest.raises(ValueError, match="`reference_observer` must be one of"):
+        tw.CopyModel(0.1, 0.5, 0.5, reference_observer="c")
     with pytest.raises(ValueError, match=r"`latent_accuracy` must be in \[0, 1\]"):
         tw.CopyModel.from_copy_probability(0.2, 0.5, -0.1)
     with pytest.raises(ValueError, match=r"`n` must hold positive whole numbers"):
@@ -193,7 +193,7 @@ def test_simulated_tables_converge_to_targets():
 
 @pytest.mark.parametrize("kappa,a_ref,a_other,reference", [(0.5, 0.75, 0.6, "a"), (-0.2, 0.6, 0.5, "b"), (0.3, 0.9, 0.85, "a")])
 def test_multinomial_and_trial_sequences_agree_in_distribution(kappa, a_ref, a_other, reference):
-    m = tw.CopyModel(kappa, a_ref, a_other, reference=reference)
+    m = tw.CopyModel(kappa, a_ref, a_other, reference_observer=reference)
     tables = m.simulate(n=160, size=4000, rng=2)
     a, b = m.simulate_trials(160, size=4000, rng=3)
     assert a.shape == (4000, 160)
@@ -235,7 +235,7 @@ def test_exact_table_is_the_closest_table(kappa, a, b, n):
 
 def test_exact_table_follows_reference_orientation():
     ta = tw.CopyModel(0.5, 0.75, 0.6).exact_table(160)
-    tb = tw.CopyModel(0.5, 0.75, 0.6, reference="b").exact_table(160)
+    tb = tw.CopyModel(0.5, 0.75, 0.6, reference_observer="b").exact_table(160)
     np.testing.assert_array_equal(ta, tb.T)
 
 
@@ -249,10 +249,10 @@ def test_error_consistency_copy_model_matches_decomposition():
     p, m, lat = copy_parameters(t)
     assert fit.p_copy == pytest.approx(float(p)) and fit.mismatch == pytest.approx(float(m))
     assert fit.latent_accuracy == pytest.approx(float(lat))
-    assert fit.kappa == pytest.approx(res.statistic)
+    assert fit.statistic == pytest.approx(res.statistic)
     # same replicates, same method: the κ interval is the EC interval
-    assert fit.kappa_interval.low == pytest.approx(res.confidence_interval.low)
-    assert fit.kappa_interval.high == pytest.approx(res.confidence_interval.high)
+    assert fit.confidence_interval.low == pytest.approx(res.confidence_interval.low)
+    assert fit.confidence_interval.high == pytest.approx(res.confidence_interval.high)
     assert fit.p_copy_interval.low < fit.p_copy < fit.p_copy_interval.high
     assert set(fit.to_frame().quantity) == {"kappa", "p_copy", "mismatch", "latent_accuracy"}
     assert "B copies A" in repr(fit) and "p_copy" in fit.summary()
@@ -310,9 +310,9 @@ def test_copy_probability_interval_coverage():
 
 @pytest.mark.parametrize("call, match", [
     (lambda: tw.CopyModel([0.1, 0.2], [0.5, 0.6, 0.7], 0.5),
-     r"^`kappa` \(shape \(2,\)\), `accuracy_ref` \(shape \(3,\)\) and `accuracy_other` \(shape \(\)\) cannot be broadcast"),
+     r"^`kappa` \(shape \(2,\)\), `accuracy_reference` \(shape \(3,\)\) and `accuracy_other` \(shape \(\)\) cannot be broadcast"),
     (lambda: tw.CopyModel.from_copy_probability(0.2, [[0.5, 0.6]], [0.4, 0.5, 0.6]),
-     r"^`p_copy` \(shape \(\)\), `accuracy_ref` \(shape \(1, 2\)\) and `latent_accuracy` \(shape \(3,\)\) cannot"),
+     r"^`p_copy` \(shape \(\)\), `accuracy_reference` \(shape \(1, 2\)\) and `latent_accuracy` \(shape \(3,\)\) cannot"),
     (lambda: tw.CopyModel([0.1, 0.2], 0.6, 0.6).simulate([10, 20, 30]),
      r"^`n` \(shape \(3,\)\) and the model's grid \(shape \(2,\)\) cannot be broadcast"),
     (lambda: tw.CopyModel([0.1, 0.2], 0.6, 0.6).exact_table([10, 20, 30]),

@@ -54,7 +54,7 @@ def test_analytic_interval_and_asymptotic_test_equal_statsmodels():
 def test_analytic_interval_is_clipped_to_kappa_range():
     with pytest.warns(tw.SparseTableWarning, match="under-cover"):
         res = tw.error_consistency(counts=[[18, 0], [1, 1]], ci_method="analytic")
-    assert "smallest expected cell count is 0.1" in res.coverage_warning
+    assert any("smallest expected cell count is 0.1" in note for note in res.notes)
     ref = cohens_kappa(np.array([[18, 0], [1, 1]]))
     assert ref.kappa_upp > 1
     assert res.confidence_interval.high == 1.0
@@ -178,7 +178,7 @@ def test_pvalue_in_unit_interval_and_kappa_within_bounds(n11, n10, n01, n00, tes
         r = tw.error_consistency(counts=[[n11, n10], [n01, n00]], test=test, rng=0, n_resamples=200,
                                  unbiased=unbiased)
     if np.isnan(r.statistic):
-        assert r.undefined_reason is not None
+        assert any(note.kind == "undefined" for note in r.notes)
         return
     assert 0 < r.pvalue <= 1
     assert r.kappa_min - 1e-12 <= r.statistic <= r.kappa_max + 1e-12
@@ -263,7 +263,7 @@ def test_one_observer_always_correct_gives_zero_with_warning():
     # Jeffreys posterior knows that A's accuracy is not exactly 1 and stays honest.
     assert tuple(boot.confidence_interval) == (0.0, 0.0)
     assert r.confidence_interval.low < 0 < r.confidence_interval.high
-    assert "always correct" in r.undefined_reason and r.coverage_warning is None
+    assert [note.kind for note in r.notes] == ["undefined"] and "always correct" in r.notes[0]
 
 
 def test_one_observer_always_wrong_gives_zero_with_warning():
@@ -277,7 +277,7 @@ def test_both_always_correct_is_undefined_with_reason():
         r = tw.error_consistency(np.ones(40), np.ones(40), rng=0, n_resamples=200, ci_method="percentile")
     assert np.isnan(r.statistic) and np.isnan(r.pvalue)
     assert np.isnan(r.confidence_interval.low) and np.isnan(r.confidence_interval.high)
-    assert r.undefined_reason == "A is always correct and B is always correct: expected agreement is 1, so EC is undefined"
+    assert r.notes == ("A is always correct and B is always correct: expected agreement is 1, so EC is undefined",)
     assert r.n_undefined == r.n_resamples == 200
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -24,13 +25,47 @@ GOLDEN = json.loads(cases.GOLDEN.read_text())
 TOL = 1e-12
 
 # old path segment -> new path segment, for attributes renamed by a refactor
-RENAMED: dict[str, str] = {}
+RENAMED: dict[str, str] = {
+    # CopyModelFit: kappa -> statistic, kappa_interval -> confidence_interval (the interval first)
+    ".kappa_interval.": ".confidence_interval.",
+    ".copy_model.kappa": ".copy_model.statistic",
+    ".copy_decomposition_b.kappa": ".copy_decomposition_b.statistic",
+    # CIWidthResult: low/high -> confidence_interval.low/.high, mean -> statistic
+    ".ci_width.low[": ".ci_width.confidence_interval.low[",
+    ".ci_width.high[": ".ci_width.confidence_interval.high[",
+    ".ci_width.mean[": ".ci_width.statistic[",
+    ".at_n.low[": ".at_n.confidence_interval.low[",
+    ".at_n.high[": ".at_n.confidence_interval.high[",
+    ".at_n.mean[": ".at_n.statistic[",
+    ".plan.intervals.low[": ".plan.intervals.confidence_interval.low[",
+    ".plan.intervals.high[": ".plan.intervals.confidence_interval.high[",
+    ".plan.intervals.mean[": ".plan.intervals.statistic[",
+    # ComparisonResult: details -> typed attributes of the result
+    ".details.": ".",
+}
+# the same for a whole last path segment (regex -> replacement)
+RENAMED_SEGMENTS: dict[str, str] = {
+    # ComparisonResult.note -> notes (the one-line note comes first; the frame's `note` column stays)
+    r"^(?!.*methods\[\d+\]\.note$)(.*)\.note$": r"\1.notes[0]",
+    r"\.ece$": ".statistic",        # CalibrationCurve.ece -> statistic
+}
+
+# Caveat attributes merged into the one prose field ``notes`` (issue 15): their empty values
+# (None, "") have no counterpart there, and their texts are prose (long texts are not compared).
+MERGED_INTO_NOTES = re.compile(r"(?<!\])\.(undefined_reason|coverage_warning|note)(\[\d+\])?$")
 
 
 def _renamed(path: str) -> str:
     for old, new in RENAMED.items():
         path = path.replace(old, new)
+    for old, new in RENAMED_SEGMENTS.items():
+        path = re.sub(old, new, path)
     return path
+
+
+def _expected(case: str) -> dict:
+    return {_renamed(k): v for k, v in GOLDEN[case].items()
+            if not (MERGED_INTO_NOTES.search(k) and v in (None, ""))}
 
 
 def _same(expected, got) -> bool:
@@ -46,7 +81,7 @@ def test_every_case_is_in_the_golden_file():
 @pytest.mark.parametrize("name", sorted(cases.CASES))
 def test_golden(name):
     got = json.loads(json.dumps(cases.run(cases.CASES[name])))
-    expected = {_renamed(k): v for k, v in GOLDEN[name].items()}
+    expected = _expected(name)
     missing = sorted(set(expected) - set(got))
     extra = sorted(set(got) - set(expected))
     changed = [(k, expected[k], got[k]) for k in expected if k in got and not _same(expected[k], got[k])]

@@ -105,5 +105,5 @@ def test_copy_model_intervals_from_posterior_draws():
     res = tw.error_consistency(counts=[[60, 12], [8, 20]], ci_method="jeffreys", n_resamples=5000, rng=0)
     fit = res.copy_model
     assert fit.ci_method == "jeffreys"
-    assert fit.kappa_interval.low == pytest.approx(res.confidence_interval.low, abs=1e-12)
+    assert fit.confidence_interval.low == pytest.approx(res.confidence_interval.low, abs=1e-12)
     assert fit.p_copy_interval.low < fit.p_copy < fit.p_copy_interval.high

@@ -187,11 +187,12 @@ def test_cell_probabilities_reject_infeasible_kappa():
 
 
 @pytest.mark.parametrize("counts, exc, match", [
-    ("abc", TypeError, r"`counts` must be 2×2 tables of counts"),
-    (None, TypeError, r"`counts` must be 2×2 tables of counts"),
-    ([["a", "b"], ["c", "d"]], TypeError, r"`counts` must be 2×2 tables of counts \(numbers\)"),
+    ("abc", TypeError, r"`counts` must be (2×2|square) tables of counts"),
+    (None, TypeError, r"`counts` must be (2×2|square) tables of counts"),
+    ([["a", "b"], ["c", "d"]], TypeError, r"`counts` must be (2×2|square) tables of counts \(numbers\)"),
     ([[1j, 1], [1, 1]], TypeError, r"`counts` must hold real counts; got complex"),
-    ([1, 2, 3], ValueError, r"`counts` must have shape \(\.\.\., 2, 2\)"),
+    ([1, 2, 3], ValueError, r"`counts` must have shape \(\.\.\., (2, 2|K, K)\)"),
+    ([[1, 2, 3], [4, 5, 6]], ValueError, r"`counts` must have shape \(\.\.\., (2, 2|K, K)\)"),
     ([[1, -1], [1, 1]], ValueError, r"`counts` must be non-negative"),
     ([[1, np.nan], [1, 1]], ValueError, r"`counts` must be finite"),
     ([[2**63, 1], [1, 1]], ValueError, r"`counts` holds more than 2\*\*53 items"),
@@ -243,3 +244,86 @@ def test_boschloo_is_refused_above_its_documented_size():
     t = np.array([[9, 3], [2, 8]])
     p, _ = independence_pvalues(t, test="boschloo")
     assert float(p) == pytest.approx(max(stats.boschloo_exact(t).pvalue, stats.boschloo_exact(t.T).pvalue))
+
+
+# --------------------------------------------------------------------------- the one κ kernel on K × K tables (issue 15)
+
+
+def _random_square(rng, k, n):
+    """Two observers' labels over k classes that agree more than by chance, and their K × K table."""
+    a = rng.integers(0, k, n)
+    b = np.where(rng.random(n) < rng.uniform(0, 0.8), a, rng.integers(0, k, n))
+    t = np.zeros((k, k), np.int64)
+    for x, y in zip(a, b):  # brute force: one item at a time
+        t[x, y] += 1
+    return a, b, t
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 8])
+def test_square_kappa_equals_sklearn_and_statsmodels(k):
+    rng = np.random.default_rng(10 + k)
+    for _ in range(60):
+        a, b, t = _random_square(rng, k, int(rng.integers(5, 300)))
+        if (t.sum(axis=1) == t.sum()).any() and (t.sum(axis=0) == t.sum()).any():
+            continue  # both give one class throughout: κ undefined
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = cohen_kappa_score(a, b, labels=list(range(k)))
+        assert float(tw.kappa_from_counts(t)) == pytest.approx(expected, abs=1e-12)
+        res = cohens_kappa(t)
+        assert float(tw.kappa_from_counts(t)) == pytest.approx(res.kappa, abs=1e-12)
+        var, var0 = tw.kappa_variance(t)
+        assert float(var) == pytest.approx(res.var_kappa, rel=1e-10, abs=1e-15)
+        assert float(var0) == pytest.approx(res.var_kappa0, rel=1e-10)
+
+
+def test_square_kappa_batched_equals_loop_and_dtypes_agree():
+    rng = np.random.default_rng(3)
+    batch = rng.integers(0, 30, size=(4, 6, 4, 4))
+    looped = np.array([[float(tw.kappa_from_counts(t)) for t in row] for row in batch])
+    np.testing.assert_array_equal(tw.kappa_from_counts(batch), looped)
+    np.testing.assert_allclose(tw.kappa_from_counts(batch.astype(float)), looped, rtol=0, atol=1e-15)
+    var = tw.kappa_variance(batch)[0]
+    np.testing.assert_allclose(var, [[cohens_kappa(t).var_kappa for t in row] for row in batch], rtol=1e-10)
+
+
+def test_square_kappa_at_k2_is_the_correctness_kernel_exactly():
+    """The K × K formula and the 2×2 closed form are the same number on integer tables (int64 arithmetic)."""
+    from trialwise.kappa import _kappa, _kappa_square
+
+    t = np.random.default_rng(4).integers(0, 200, size=(5000, 2, 2))
+    np.testing.assert_array_equal(_kappa_square(t), _kappa(t))
+    t[:50, :, 1] = 0  # B always correct: exactly 0 (or NaN where A is too)
+    np.testing.assert_array_equal(_kappa_square(t[:50]), _kappa(t[:50]))
+
+
+def test_square_kappa_degenerate_and_unbiased():
+    one_class = np.array([[0, 0, 0], [5, 7, 9], [0, 0, 0]])       # A gives one class throughout
+    assert float(tw.kappa_from_counts(one_class)) == 0.0
+    assert np.isnan(tw.kappa_from_counts([[0, 0, 0], [0, 12, 0], [0, 0, 0]]))
+    assert np.isnan(tw.kappa_from_counts(np.zeros((3, 3))))
+    t = np.array([[20, 5, 0], [3, 30, 2], [1, 4, 35]])
+    k, n = float(tw.kappa_from_counts(t)), t.sum()
+    assert float(tw.kappa_from_counts(t, unbiased=True)) == pytest.approx(n * k / (n - 1 + k), abs=1e-12)
+    # the bias correction holds for K × K: (c_obs − ĉ_exp)/(1 − ĉ_exp) with ĉ_exp = (n·c_exp − c_obs)/(n − 1)
+    p = t / n
+    c_obs, c_exp = np.trace(p), p.sum(1) @ p.sum(0)
+    c_hat = (n * c_exp - c_obs) / (n - 1)
+    assert float(tw.kappa_from_counts(t, unbiased=True)) == pytest.approx((c_obs - c_hat) / (1 - c_hat), abs=1e-12)
+
+
+def test_square_kappa_large_tables_take_the_float_path():
+    t = np.array([[2**33, 2**30, 0], [2**29, 2**33, 2**28], [0, 2**30, 2**32]], dtype=np.int64)
+    expected = cohens_kappa(t.astype(float)).kappa
+    assert float(tw.kappa_from_counts(t)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_cohen_kappa_on_labels_is_the_kernel():
+    """comparison.cohen_kappa has no κ or variance formula of its own."""
+    from trialwise.comparison import cohen_kappa
+
+    rng = np.random.default_rng(5)
+    a, b, t = _random_square(rng, 4, 200)
+    res = cohen_kappa(a, b)
+    assert res.statistic == float(tw.kappa_from_counts(t))
+    assert res.se == float(np.sqrt(tw.kappa_variance(t)[0]))

@@ -193,7 +193,7 @@ def test_pair_without_shared_items_is_nan_with_warning():
             res = tw.pairwise_error_consistency(df, n_resamples=100, rng=0)
     row = res.to_frame().iloc[0]
     assert row.n == 0 and np.isnan(row.statistic)
-    assert res.undefined_reason[0] == "no items seen by both observers"
+    assert res.pair_notes[0] == ("no items seen by both observers",)
 
 
 def test_stratified_pairwise_runs_and_differs_from_unstratified():

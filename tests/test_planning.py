@@ -18,7 +18,7 @@ def test_ci_width_matches_per_trial_simulation():
                                     np.stack([(~a & b).sum(-1), (~a & ~b).sum(-1)], -1)], -2))
     assert stats.ks_2samp(r.distribution, k).pvalue > 1e-3
     lo, hi = np.quantile(k, [0.025, 0.975])
-    assert abs(float(r.low) - lo) < 0.02 and abs(float(r.high) - hi) < 0.02
+    assert abs(float(r.confidence_interval.low) - lo) < 0.02 and abs(float(r.confidence_interval.high) - hi) < 0.02
 
 
 def test_ci_width_large_n_agrees_with_fleiss_variance():
@@ -33,7 +33,7 @@ def test_ci_width_grid_broadcasts_and_frames():
     n = np.array([50, 500, 5000])[:, None]
     acc = np.array([0.55, 0.75, 0.95])
     r = tw.ci_width(n, acc, acc, 0.5, n_simulations=2000, rng=0)
-    assert r.shape == (3, 3) and r.low.shape == (3, 3) and r.distribution.shape == (2000, 3, 3)
+    assert r.shape == (3, 3) and r.confidence_interval.low.shape == (3, 3) and r.distribution.shape == (2000, 3, 3)
     frame = r.to_frame()
     assert len(frame) == 9 and list(frame.columns[:4]) == ["n", "accuracy_a", "accuracy_b", "kappa"]
     # widths shrink with n at every accuracy
@@ -48,7 +48,7 @@ def test_ci_width_reproducible_and_worker_independent():
               n_simulations=10_000, rng=3)
     r1 = tw.ci_width(**kw, workers=1)
     r2 = tw.ci_width(**kw, workers=2)
-    np.testing.assert_array_equal(r1.low, r2.low)
+    np.testing.assert_array_equal(r1.confidence_interval.low, r2.confidence_interval.low)
     np.testing.assert_array_equal(r1.distribution, r2.distribution)
 
 
@@ -217,7 +217,7 @@ def test_ci_width_at_one_trial_is_degenerate_and_warns():
     assert len(record) == 1
     # brute force: one trial makes each observer constant, so κ̂ is 0 (one right, one wrong) or undefined
     # (c_exp = 1: both right or both wrong, probability P11 + P00; MC error of 2000 draws, 4 SE)
-    assert float(r.width) == 0 and float(r.low) == 0
+    assert float(r.width) == 0 and float(r.confidence_interval.low) == 0
     cells = tw.cell_probabilities(0.5, 0.75, 0.75)
     assert float(r.share_undefined) == pytest.approx(cells[0, 0] + cells[1, 1], abs=4 * np.sqrt(0.25 / 2000))
     # a grid names the degenerate point; a regular grid does not warn
@@ -244,8 +244,8 @@ def test_ci_width_at_very_large_n_agrees_with_fleiss_variance(n):
     sd = np.sqrt(kappa_variance(tw.cell_probabilities(0.4, 0.75, 0.65) * n)[0])
     # 4000 simulations: the relative MC error of a 95 % percentile width is about 2 %; 3 SE
     assert float(r.half_width) == pytest.approx(ndtri(0.975) * sd, rel=0.06)
-    assert -1 <= float(r.low) < 0.4 < float(r.high) <= 1
-    assert abs(float(r.mean) - 0.4) < 3 * sd / np.sqrt(4000) + 1e-12
+    assert -1 <= float(r.confidence_interval.low) < 0.4 < float(r.confidence_interval.high) <= 1
+    assert abs(float(r.statistic) - 0.4) < 3 * sd / np.sqrt(4000) + 1e-12
 
 
 def test_kappa_of_tables_beyond_int64_products_is_exact_in_float():

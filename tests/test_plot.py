@@ -6,6 +6,7 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import trialwise as tw  # noqa: E402
@@ -109,8 +110,8 @@ def test_reliability_diagram_draws_the_non_empty_bins_and_reports_brier_and_ece(
     np.testing.assert_allclose(lines[0].get_xdata(), full["mean_predicted"])
     np.testing.assert_allclose(lines[0].get_ydata(), full["observed"])
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
-    assert f"logistic (BS={good.brier:.3f}, ECE={good.ece:.3f})" in legend
-    assert bad.ece > good.ece and bad.brier > good.brier          # Fig. 14.3: same ranking, worse calibration
+    assert f"logistic (BS={good.brier:.3f}, ECE={good.statistic:.3f})" in legend
+    assert bad.statistic > good.statistic and bad.brier > good.brier          # Fig. 14.3: same ranking, worse calibration
     # class-wise curves: one line per class, into a given axes
     _, ax2 = plt.subplots()
     y3 = gen.integers(0, 3, 300)
@@ -133,3 +134,76 @@ def test_agreement_matrix_heatmap_shows_counts_and_bowker_contributions():
     assert {"χ² 1", "χ² 1.3", "χ² 0.33"} <= set(texts)
     assert len(ax.patches) == 1                                     # the pair with the largest share (A, C)
     assert ax.patches[0].get_xy() == (-0.5, 1.5)
+
+
+# --------------------------------------------------------------------------- figures draw the library's numbers
+
+
+def test_ci_width_figure_marks_the_plan_and_titles_its_answer():
+    from trialwise.planning_curve import interval_curve
+
+    plan = tw.plan_trials(half_width=0.15, accuracy_a=0.8, accuracy_b=0.7, kappa=0.3, n_simulations=300, rng=1)
+    fig = tw.plot.plot_ci_width(interval_curve(plan, [10, 100, 1000], rng=1), plan=plan)
+    ax = fig.axes[0]
+    marks = [line.get_xdata()[0] for line in ax.get_lines() if len(line.get_xdata()) == 2 and line.get_linestyle() == ":"]
+    assert sorted(marks) == sorted([147, 160, 600, 1280, 3222, plan.n])
+    assert ax.get_title() == f"{plan.n} trials reach half-width 0.15"
+    with pytest.raises(tw.InvalidTypeError, match="`plan` must be a PlanResult"):
+        tw.plot.plot_ci_width(interval_curve(plan, [10, 100], rng=1), plan="plan")
+
+
+def test_observed_agreement_regions_follow_kappa_bounds_and_the_binomial():
+    from scipy import stats
+
+    from trialwise.observed_agreement import attainable_agreement, chance_agreement_interval
+
+    ce = np.linspace(0, 0.99, 34)
+    lo, hi = attainable_agreement(ce)
+    k_lo, k_hi = tw.kappa_bounds_from_expected(ce)
+    np.testing.assert_allclose((lo - ce) / (1 - ce), k_lo, atol=1e-12)
+    np.testing.assert_allclose((hi - ce) / (1 - ce), k_hi, atol=1e-12)
+    low, high = chance_agreement_interval(ce, 400, confidence_level=0.9)
+    sd = np.sqrt(ce * (1 - ce) / 400)  # Binomial(n, c_exp) / n
+    np.testing.assert_allclose(high - ce, stats.norm.ppf(0.95) * sd, atol=1e-12)
+    np.testing.assert_allclose(ce - low, stats.norm.ppf(0.95) * sd, atol=1e-12)
+    with pytest.raises(tw.InvalidValueError, match="`n` must be positive; got 0"):
+        chance_agreement_interval(0.5, [10, 0])
+    with pytest.raises(tw.InvalidValueError, match=r"`c_exp` must be in \[0, 1\]"):
+        chance_agreement_interval(1.5, 10)
+
+
+def test_agreement_figure_draws_the_library_regions():
+    from trialwise.observed_agreement import attainable_agreement, chance_agreement_interval
+
+    entries = pd.DataFrame({"experiment": "e", "n": [50, 200], "reference": ["h1", "h1|h2"],
+                            "c_exp": [0.6, 0.7], "c_obs": [0.8, 0.75]})
+    fig = tw.plot.plot_agreement(entries, confidence_level=0.9)
+    regions = [c for c in fig.axes[0].collections if c.get_label() != "_nolegend_" and "chance" in c.get_label()
+               or c.get_label() == "attainable"]
+    assert [c.get_label() for c in regions] == ["attainable", "chance (90%), smallest n = 50",
+                                               "chance (90%), largest n = 200"]
+    ce = np.linspace(0.0, 0.999, 400)
+    for region, (low, high) in zip(regions, [attainable_agreement(ce), chance_agreement_interval(ce, 50, confidence_level=0.9),
+                                             chance_agreement_interval(ce, 200, confidence_level=0.9)]):
+        ys = region.get_paths()[0].vertices[:, 1]
+        assert np.isclose(ys, high[200]).any() and np.isclose(ys, low[200]).any()
+
+
+def test_figure_argument_errors_are_the_library_s_input_errors():
+    with pytest.raises(tw.InvalidValueError, match="`bound` must be 'upper' or 'lower'"):
+        tw.plot.plot_kappa_bounds("middle")
+    with pytest.raises(tw.InvalidTypeError, match="must be a CIWidthResult"):
+        tw.plot.plot_kappa_bias("not a result")
+    with pytest.raises(tw.InvalidValueError, match="needs at least one calibration curve"):
+        tw.plot.plot_reliability()
+
+
+def test_plot_is_split_by_domain_and_keeps_its_names():
+    import trialwise.plot as plot
+
+    modules = {getattr(plot, name).__module__ for name in plot.__all__}
+    assert modules == {f"trialwise.plot.{m}" for m in ("ec", "planning", "validity", "benchmark", "comparison",
+                                                       "shape_bias")}
+    from trialwise.plot import plot_agreement, plot_shape_bias  # the old import path
+
+    assert plot_agreement is tw.plot.plot_agreement and plot_shape_bias is tw.plot.plot_shape_bias

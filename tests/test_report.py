@@ -1,5 +1,6 @@
 """The HTML report: readable numbers, figures that never assume estimate ∈ interval, tables that survive a figure."""
 
+import dataclasses
 import html as html_lib
 import importlib.util
 import re
@@ -68,21 +69,17 @@ def test_figures_and_report_accept_an_estimate_outside_its_interval(lb):
     t.loc[i, "ci_high"] = t.loc[i, "score"] + 0.05
     t.loc[0, "ci_high"] = t.loc[0, "score"] - 0.01      # the reference row: estimate above its interval
     t.loc[0, "ci_low"] = t.loc[0, "score"] - 0.05
-    original = lb.table
-    try:
-        lb.table = t
-        fig = tw.plot.plot_leaderboard(lb)
-        ax = fig.axes[0]
-        hollow = [ln for ln in ax.lines if ln.get_label() == "estimate outside its interval"]
-        assert len(hollow) == 1
-        np.testing.assert_allclose(hollow[0].get_xdata(), [t.loc[i, "score"]])
-        segs = ax.collections[0].get_segments()            # the intervals, as drawn: [lo, hi] as given
-        cand = t[t["kind"] == "candidate"]
-        np.testing.assert_allclose([s[0][0] for s in segs], cand["ci_low"])
-        np.testing.assert_allclose([s[1][0] for s in segs], cand["ci_high"])
-        rep = render_report(lb)
-    finally:
-        lb.table = original
+    edited = dataclasses.replace(lb, table=t)  # a Leaderboard is frozen: a copy with this table
+    fig = tw.plot.plot_leaderboard(edited)
+    ax = fig.axes[0]
+    hollow = [ln for ln in ax.lines if ln.get_label() == "estimate outside its interval"]
+    assert len(hollow) == 1
+    np.testing.assert_allclose(hollow[0].get_xdata(), [t.loc[i, "score"]])
+    segs = ax.collections[0].get_segments()            # the intervals, as drawn: [lo, hi] as given
+    cand = t[t["kind"] == "candidate"]
+    np.testing.assert_allclose([s[0][0] for s in segs], cand["ci_low"])
+    np.testing.assert_allclose([s[1][0] for s in segs], cand["ci_high"])
+    rep = render_report(edited)
     assert rep.failures == ()
     assert f"2 score(s) lie outside their 95% {lb.ci_method} interval" in _text(rep.html)
 

@@ -253,7 +253,7 @@ def test_swap_p_value_agrees_with_a_brute_force_swap_test():
     df = synthetic(7, m=6, thetas=(0.4, 0.7, 0.9), other=(0.2, 0.25, 0.1))
     res = tw.shape_bias(df, n_resamples=200, rng=0)
     m = 4000
-    d = res.difference("obs0", "obs1", test="swap", n_permutations=m, rng=1)
+    d = res.difference("obs0", "obs1", test="swap", n_resamples=m, rng=1)
     wide = df.pivot(index="image", columns="subject", values="response")
     s, t = zip(*(re.match(r"([a-z]+)\d+-([a-z]+)\d+", i).groups() for i in wide.index))
     ra, rb = wide["obs0"].to_numpy(), wide["obs1"].to_numpy()
@@ -287,7 +287,7 @@ def test_type_one_error_of_the_difference_tests():
         boot = tw.shape_bias(synthetic(gen, m=20, thetas=(0.7, 0.7), other=(0.05, 0.4)), n_resamples=999, rng=gen)
         rej["bootstrap"] += boot.difference("obs0", "obs1").pvalue <= 0.05
         swap = tw.shape_bias(synthetic(gen, m=20, thetas=(0.3, 0.3), other=(0.3, 0.3)), n_resamples=99, rng=gen)
-        rej["swap"] += swap.difference("obs0", "obs1", test="swap", n_permutations=999, rng=gen).pvalue <= 0.05
+        rej["swap"] += swap.difference("obs0", "obs1", test="swap", n_resamples=999, rng=gen).pvalue <= 0.05
     for test, k in rej.items():
         assert 0.01 <= k / reps <= 0.095, (test, k / reps)
 

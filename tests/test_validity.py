@@ -54,7 +54,7 @@ def test_study_table_columns_and_accounting(study):
             "share_undefined_estimate", "share_undefined_replicates"} <= set(t.columns)
     np.testing.assert_allclose(t.coverage + t.miss_below + t.miss_above, 1.0)
     assert (t[t.method == "jeffreys"].share_undefined_replicates == 0).all()
-    summary = study.summary()
+    summary = study.summary_frame()
     assert summary.loc[DEFAULT_CI_METHOD, "points"] == len(study.eligible().query("method == @DEFAULT_CI_METHOD"))
 
 
@@ -101,7 +101,7 @@ def test_benchmark_coverage_study_is_calibrated():
     """CI-light version of the benchmark calibration study (docs/benchmark.md has R = 1000)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)
-        study = tw.validity.benchmark_coverage_study(n_datasets=150, n_resamples=300, n_permutations=300,
+        study = tw.validity.benchmark_coverage_study(n_datasets=150, n_resamples=300,
                                                      alphas=(0.05,), rng=11)
     t = study.table.set_index("observer")
     assert set(t.index) == {"m1", "m2", "m3", "m4", "x", "y", "human–human"}

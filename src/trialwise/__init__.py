@@ -3,23 +3,19 @@
 from trialwise import benchmark, comparison, datasets, plot, validity
 from trialwise.benchmark import brainscore
 from trialwise._results import (
-    BenchmarkDifferenceResult,
-    BrainScoreResult,
-    CalibrationCurve,
-    CeilingResult,
-    CIWidthResult,
-    ComparisonReport,
-    ComparisonResult,
     ConfidenceInterval,
-    CopyModelFit,
-    CopyModelValidation,
-    EnsembleRecommendation,
-    ErrorConsistencyDifferenceResult,
-    ErrorConsistencyResult,
-    PairwiseErrorConsistencyResult,
-    PlanResult,
-    PowerResult,
+    Result,
 )
+from trialwise.benchmark.behavioral import BrainScoreResult, CeilingResult
+from trialwise.benchmark.differences import BenchmarkDifferenceResult
+from trialwise.comparison.ensemble import EnsembleRecommendation
+from trialwise.comparison.report import ComparisonReport
+from trialwise.comparison.result import CalibrationCurve, ComparisonResult
+from trialwise.copymodel import CopyModelFit
+from trialwise.difference import ErrorConsistencyDifferenceResult
+from trialwise.ec_result import ErrorConsistencyResult, PairwiseErrorConsistencyResult
+from trialwise.planning_result import CIWidthResult, CopyModelValidation, PlanResult, PowerResult
+from trialwise._errors import InputError, InvalidTypeError, InvalidValueError
 from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, TrialwiseWarning, UndefinedReplicatesWarning
 from trialwise.comparison import compare, ensemble_recommendation
 from trialwise.copymodel import CopyModel, copy_parameters
@@ -69,10 +65,14 @@ __all__ = [
     "read_trials",
     "CIWidthResult",
     "ConfidenceInterval",
+    "Result",
     "CopyModel",
     "CopyModelFit",
     "CopyModelValidation",
     "DegenerateDataWarning",
+    "InputError",
+    "InvalidTypeError",
+    "InvalidValueError",
     "ErrorConsistencyDifferenceResult",
     "ErrorConsistencyResult",
     "PairwiseErrorConsistencyResult",

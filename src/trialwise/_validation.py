@@ -1,8 +1,9 @@
 """Argument checking shared by every public function.
 
-Each helper returns a clean value or raises ``TypeError`` (wrong kind) / ``ValueError``
-(bad value) with a message that names the argument and shows what was received, so the
-numerical code can assume clean input.
+Each helper returns a clean value or raises :class:`~trialwise.InvalidTypeError` (wrong
+kind, a ``TypeError``) / :class:`~trialwise.InvalidValueError` (bad value, a
+``ValueError``) — both :class:`~trialwise.InputError` — with a message that names the
+argument and shows what was received, so the numerical code can assume clean input.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from trialwise._errors import InvalidTypeError, InvalidValueError
+
 
 def _show(value: Any, limit: int = 60) -> str:
     text = repr(value)
@@ -23,20 +26,20 @@ def _show(value: Any, limit: int = 60) -> str:
 def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
     choices = tuple(choices)
     if not isinstance(value, str):
-        raise TypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {_show(value)}")
+        raise InvalidTypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {_show(value)}")
     key = value.lower().replace("_", "-")
     for c in choices:
         if key == c.replace("_", "-"):
             return c
-    raise ValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}")
+    raise InvalidValueError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {value!r}")
 
 
 def check_confidence_level(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`confidence_level` must be a number in (0, 1); got {_show(value)}")
+        raise InvalidTypeError(f"`confidence_level` must be a number in (0, 1); got {_show(value)}")
     value = float(value)
     if not 0.0 < value < 1.0:
-        raise ValueError(f"`confidence_level` must be in (0, 1); got {value:g}")
+        raise InvalidValueError(f"`confidence_level` must be in (0, 1); got {value:g}")
     return value
 
 
@@ -67,15 +70,15 @@ def check_positive_int(value: Any, name: str, minimum: int = 1, maximum: int | N
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise TypeError(f"`{name}` must be an integer >= {minimum}; got {shown}")
+            raise InvalidTypeError(f"`{name}` must be an integer >= {minimum}; got {shown}")
     value = int(value)
     if value < minimum:
-        raise ValueError(f"`{name}` must be an integer >= {minimum}; got {value}")
+        raise InvalidValueError(f"`{name}` must be an integer >= {minimum}; got {value}")
     if value > maximum:
         why = (f"every replicate is kept in memory: {maximum:.0e} of them already take "
                f"{8 * maximum / 1e6:.0f} MB per statistic" if name in DRAW_ARGUMENTS
                else "larger whole numbers are not exact in float64")
-        raise ValueError(f"`{name}` must be an integer in [{minimum}, {maximum}] ({why}); got {shown}")
+        raise InvalidValueError(f"`{name}` must be an integer in [{minimum}, {maximum}] ({why}); got {shown}")
     return value
 
 
@@ -84,9 +87,9 @@ def check_workers(workers: Any) -> int | None:
     if workers is None:
         return None
     if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
-        raise TypeError(f"`workers` must be None (all cores) or an integer >= 1; got {_show(workers)}")
+        raise InvalidTypeError(f"`workers` must be None (all cores) or an integer >= 1; got {_show(workers)}")
     if workers < 1:
-        raise ValueError(f"`workers` must be None (all cores) or an integer >= 1; got {int(workers)}")
+        raise InvalidValueError(f"`workers` must be None (all cores) or an integer >= 1; got {int(workers)}")
     return int(workers)
 
 
@@ -94,7 +97,7 @@ def check_rng(rng: Any) -> np.random.Generator:
     try:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
-        raise TypeError(
+        raise InvalidTypeError(
             f"`rng` must be None, an integer seed or a numpy.random.Generator; got {_show(rng)}"
         ) from exc
 
@@ -103,24 +106,24 @@ def _as_float_array(value: Any, name: str) -> NDArray:
     """``value`` as a float array: real numbers only (no None, text, complex or dates, which
     ``np.asarray(..., dtype=float)`` would turn into NaN, parse or truncate)."""
     if value is None or isinstance(value, (str, bytes)):
-        raise TypeError(f"`{name}` must be numeric; got {_show(value)}")
+        raise InvalidTypeError(f"`{name}` must be numeric; got {_show(value)}")
     try:
         raw = np.asarray(value)
     except ValueError as exc:  # ragged nested lists
-        raise ValueError(f"`{name}` must be a number or a rectangular array of numbers; got {_show(value)}") from exc
+        raise InvalidValueError(f"`{name}` must be a number or a rectangular array of numbers; got {_show(value)}") from exc
     if raw.dtype == object:
         if not all(isinstance(x, numbers.Real) for x in raw.ravel()):
             bad = next(x for x in raw.ravel() if not isinstance(x, numbers.Real))
-            raise TypeError(f"`{name}` must be numeric; got {_show(bad)} in {_show(value)}")
+            raise InvalidTypeError(f"`{name}` must be numeric; got {_show(bad)} in {_show(value)}")
     elif raw.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must be numeric; got {_show(value)} (dtype {raw.dtype})")
+        raise InvalidTypeError(f"`{name}` must be numeric; got {_show(value)} (dtype {raw.dtype})")
     return raw.astype(float)
 
 
 def check_probability(value: Any, name: str, *, open_interval: bool = False) -> NDArray:
     arr = _as_float_array(value, name)
     if np.isnan(arr).any():
-        raise ValueError(f"`{name}` must not contain NaN")
+        raise InvalidValueError(f"`{name}` must not contain NaN")
     if open_interval:
         bad = (arr <= 0) | (arr >= 1)
         interval = "(0, 1)"
@@ -128,17 +131,26 @@ def check_probability(value: Any, name: str, *, open_interval: bool = False) -> 
         bad = (arr < 0) | (arr > 1)
         interval = "[0, 1]"
     if bad.any():
-        raise ValueError(f"`{name}` must be in {interval}; got {_show(arr[bad].ravel()[0].item())}")
+        raise InvalidValueError(f"`{name}` must be in {interval}; got {_show(arr[bad].ravel()[0].item())}")
+    return arr
+
+
+def check_positive(value: Any, name: str) -> NDArray:
+    """A number or array of numbers, each > 0 (no NaN)."""
+    arr = _as_float_array(value, name)
+    bad = ~(arr > 0)
+    if bad.any():
+        raise InvalidValueError(f"`{name}` must be positive; got {_show(arr[bad].ravel()[0].item())}")
     return arr
 
 
 def check_kappa(value: Any, name: str) -> NDArray:
     arr = _as_float_array(value, name)
     if np.isnan(arr).any():
-        raise ValueError(f"`{name}` must not contain NaN")
+        raise InvalidValueError(f"`{name}` must not contain NaN")
     bad = (arr < -1) | (arr > 1)
     if bad.any():
-        raise ValueError(f"`{name}` must be in [-1, 1]; got {arr[bad].ravel()[0].item():g}")
+        raise InvalidValueError(f"`{name}` must be in [-1, 1]; got {arr[bad].ravel()[0].item():g}")
     return arr
 
 
@@ -152,63 +164,63 @@ def check_counts(counts: Any, name: str = "counts", *, batch: bool = False) -> N
     try:
         arr = np.asarray(counts)
     except Exception as exc:  # ragged nested lists
-        raise ValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got {_show(counts)}") from exc
+        raise InvalidValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got {_show(counts)}") from exc
     if arr.dtype == object and arr.size and all(
         isinstance(x, numbers.Real) and not isinstance(x, bool) for x in arr.ravel()
     ):  # Python integers too large for int64/uint64
         arr = arr.astype(float)
     if arr.dtype.kind == "c":
-        raise TypeError(f"`{name}` must hold real counts; got complex numbers {_show(arr.tolist())}")
+        raise InvalidTypeError(f"`{name}` must hold real counts; got complex numbers {_show(arr.tolist())}")
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError(f"`{name}` must hold numbers; got dtype {arr.dtype}")
+        raise InvalidTypeError(f"`{name}` must hold numbers; got dtype {arr.dtype}")
     if arr.ndim < 2 or arr.shape[-2:] != (2, 2) or (arr.ndim != 2 and not batch):
-        raise ValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got shape {arr.shape}")
+        raise InvalidValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got shape {arr.shape}")
     farr = arr.astype(float)
     if not np.isfinite(farr).all():
-        raise ValueError(f"`{name}` must be finite; got {_show(counts)}")
+        raise InvalidValueError(f"`{name}` must be finite; got {_show(counts)}")
     if (farr < 0).any():
-        raise ValueError(f"`{name}` must be non-negative; got {_show(arr.tolist())}")
+        raise InvalidValueError(f"`{name}` must be non-negative; got {_show(arr.tolist())}")
     if (farr != np.round(farr)).any():
-        raise ValueError(f"`{name}` must be whole numbers; got {_show(arr.tolist())}")
+        raise InvalidValueError(f"`{name}` must be whole numbers; got {_show(arr.tolist())}")
     totals = farr.sum(axis=(-2, -1))
     if (totals > MAX_COUNT).any():
-        raise ValueError(
+        raise InvalidValueError(
             f"`{name}` holds more than 2**53 items in a table (n = {totals.max():.3g}): counts that large are not "
             "exact in float64 and overflow int64 sums"
         )
     out = arr.astype(np.int64) if arr.dtype.kind in "iub" else farr.astype(np.int64)
     if not batch and out.sum() == 0:
-        raise ValueError(f"`{name}` holds no items (n = 0): error consistency needs at least one item")
+        raise InvalidValueError(f"`{name}` holds no items (n = 0): error consistency needs at least one item")
     return out
 
 
 def check_binary_vector(value: Any, name: str) -> NDArray:
     """1-D correctness vector of 0/1 or bool → bool array. NaN is an error here."""
     if isinstance(value, (str, bytes)):
-        raise TypeError(f"`{name}` must be a 1-D array of correctness (bool or 0/1); got a string")
+        raise InvalidTypeError(f"`{name}` must be a 1-D array of correctness (bool or 0/1); got a string")
     arr = np.asarray(value)
     if arr.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}")
+        raise InvalidValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"`{name}` is empty: error consistency needs at least one item")
+        raise InvalidValueError(f"`{name}` is empty: error consistency needs at least one item")
     if arr.dtype == bool:
         return arr
     if arr.dtype == object:
         try:
             arr = arr.astype(float)
         except (TypeError, ValueError) as exc:
-            raise TypeError(
+            raise InvalidTypeError(
                 f"`{name}` must hold correctness (bool or 0/1); got non-numeric values. "
                 "For response labels pass `truth=`."
             ) from exc
     if not np.issubdtype(arr.dtype, np.number) or arr.dtype.kind == "c":
-        raise TypeError(
+        raise InvalidTypeError(
             f"`{name}` must hold correctness (bool or 0/1); got dtype {arr.dtype}. "
             "For response labels pass `truth=`."
         )
     farr = arr.astype(float)
     if np.isnan(farr).any():
-        raise ValueError(
+        raise InvalidValueError(
             f"`{name}` contains NaN at position {int(np.flatnonzero(np.isnan(farr))[0])}; "
             "pair the observers on the items both saw, or use pairwise_error_consistency, "
             "which treats NaN as 'not seen'"
@@ -216,21 +228,21 @@ def check_binary_vector(value: Any, name: str) -> NDArray:
     bad = (farr != 0) & (farr != 1)
     if bad.any():
         vals = np.unique(farr[bad])[:5]
-        raise ValueError(f"`{name}` must be binary (0/1 or bool); found values {vals.tolist()}")
+        raise InvalidValueError(f"`{name}` must be binary (0/1 or bool); found values {vals.tolist()}")
     return farr.astype(bool)
 
 
 def check_label_vector(value: Any, name: str) -> NDArray:
     if isinstance(value, (str, bytes)):
-        raise TypeError(f"`{name}` must be a 1-D array of labels; got a string")
+        raise InvalidTypeError(f"`{name}` must be a 1-D array of labels; got a string")
     arr = np.asarray(value, dtype=object) if not isinstance(value, np.ndarray) else value
     if arr.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}")
+        raise InvalidValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"`{name}` is empty: at least one item is needed")
+        raise InvalidValueError(f"`{name}` is empty: at least one item is needed")
     missing = _missing_mask(arr)
     if missing.any():
-        raise ValueError(
+        raise InvalidValueError(
             f"`{name}` has a missing value at position {int(np.flatnonzero(missing)[0])}; "
             "code a non-response as its own label (e.g. 'na'), which counts as incorrect"
         )
@@ -270,7 +282,7 @@ def check_broadcast(*arrays: Any, names: Iterable[str]) -> list[NDArray]:
     >>> check_broadcast([0.1, 0.2], [0.5, 0.6, 0.7], names=("kappa", "accuracy"))
     Traceback (most recent call last):
     ...
-    ValueError: `kappa` (shape (2,)) and `accuracy` (shape (3,)) cannot be broadcast against each other: give them equal shapes, or a single value for some (numpy broadcasting: each axis equal, or 1)
+    trialwise.InvalidValueError: `kappa` (shape (2,)) and `accuracy` (shape (3,)) cannot be broadcast against each other: give them equal shapes, or a single value for some (numpy broadcasting: each axis equal, or 1)
     """
     names = tuple(names)
     arrs = [np.asarray(a) for a in arrays]
@@ -279,7 +291,7 @@ def check_broadcast(*arrays: Any, names: Iterable[str]) -> list[NDArray]:
     except ValueError:
         shown = [f"{n if ' ' in n else f'`{n}`'} (shape {a.shape})" for n, a in zip(names, arrs)]
         listed = ", ".join(shown[:-1]) + " and " + shown[-1]
-        raise ValueError(
+        raise InvalidValueError(
             f"{listed} cannot be broadcast against each other: give them equal shapes, or a "
             "single value for some (numpy broadcasting: each axis equal, or 1)"
         ) from None
@@ -289,5 +301,5 @@ def check_same_length(**arrays: NDArray) -> int:
     lengths = {k: len(v) for k, v in arrays.items()}
     if len(set(lengths.values())) > 1:
         shown = ", ".join(f"`{k}` has {v}" for k, v in lengths.items())
-        raise ValueError(f"inputs must have the same length (one entry per item); {shown}")
+        raise InvalidValueError(f"inputs must have the same length (one entry per item); {shown}")
     return next(iter(lengths.values()))

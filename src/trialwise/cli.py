@@ -8,11 +8,11 @@ Errors and exit codes
   variable ``TRIALWISE_TRACEBACK=1`` to see the traceback. Also: the leaderboard was
   computed and its tables saved, but a figure of the HTML report could not be drawn.
 * 2 — bad input: one line ``trialwise: error: ...`` that names the file, column or
-  option. A ``ValueError``/``TypeError`` counts as bad input only when trialwise raised
-  it itself (its validation, a ``raise`` in the trialwise package); the same classes
-  raised inside numpy, pandas or scipy, and every other exception (``IndexError``,
-  ``KeyError``, ``LinAlgError``, ...) are internal errors, so bugs are not disguised as
-  user errors.
+  option: the library's own input errors (:class:`trialwise.InputError`), the command
+  line's (:class:`CLIError`), and files that cannot be read or written (``OSError``).
+  Every other exception — a ``ValueError`` raised inside numpy, pandas or scipy,
+  ``IndexError``, ``KeyError``, ``LinAlgError``, ... — is an internal error, so bugs are
+  not disguised as user errors.
 * 130 — interrupted (Ctrl-C): ``trialwise: interrupted``, no traceback; no partial
   output file is left behind.
 
@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from trialwise._errors import InputError, InvalidValueError
 from trialwise.ec import DEFAULT_CI_METHOD, DEFAULT_TEST, error_consistency
 from trialwise.intervals import CI_METHODS
 from trialwise.significance import INDEPENDENCE_TESTS
@@ -63,8 +64,8 @@ figures failed after the tables were saved; 2 bad input (one line naming the fil
 130 interrupted."""
 
 
-class CLIError(Exception):
-    """A user error: printed as one line, exit code 2."""
+class CLIError(InputError):
+    """A user error of the command line (an option, a file, a column): printed as one line, exit code 2."""
 
 
 class _FigureFailure(Exception):
@@ -209,7 +210,7 @@ def _add_compare(sub) -> argparse.ArgumentParser:
                      help="per-sample score of the paired tests (default: brier)")
     cmp.add_argument("--bins", type=int, default=10, help="calibration bins (default 10)")
     cmp.add_argument("--confidence-level", type=float, default=0.95)
-    cmp.add_argument("--resamples", type=int, default=9999, help="permutations (default 9999)")
+    cmp.add_argument("--resamples", type=int, default=10000, help="permutations (default 10000)")
     cmp.add_argument("--seed", type=int, default=None, help="random seed for reproducible permutation p-values")
     cmp.add_argument("--reliability", metavar="FILE",
                      help="write the reliability diagram here (needs probabilities; .png, .pdf or .svg)")
@@ -803,7 +804,7 @@ def _run_ec(args) -> int:
 
 
 def _run_plan(args) -> int:
-    from trialwise.planning import LITERATURE_TRIALS, ci_width, plan_trials
+    from trialwise.planning import plan_trials
 
     _check_output(args.figure, "--figure", figure=True)
     if args.max_trials < 2:
@@ -830,20 +831,13 @@ def _run_plan(args) -> int:
         print(f"trialwise: warning: the target half-width {args.half_width:g} is not reached with up to "
               f"{args.max_trials} trials; raise --max-trials or accept a wider interval", file=sys.stderr)
     if args.figure is not None:
-        import numpy as np
-
         _agg()
+        from trialwise.planning_curve import CURVE_TRIALS, interval_curve
         from trialwise.plot import plot_ci_width
 
-        grid = np.unique(np.round(np.logspace(1, 5, 30)).astype(np.int64))
-        drawing = f"simulating the interval-vs-trials curve ({grid.size} trial counts × {args.simulations}) …"
+        drawing = f"simulating the interval-vs-trials curve ({CURVE_TRIALS.size} trial counts × {args.simulations}) …"
         with caught.collect(), bar.after(0.5, drawing):
-            curve = ci_width(grid, args.accuracy_a, args.accuracy_b, args.kappa,
-                             confidence_level=args.confidence_level, n_simulations=args.simulations, rng=args.seed)
-            marks = tuple(LITERATURE_TRIALS) + ((res.n,) if res.n else ())
-            fig = plot_ci_width(curve, literature=marks)
-            if res.n:
-                fig.axes[0].set_title(f"{res.n} trials reach half-width {args.half_width:g}", fontsize=9)
+            fig = plot_ci_width(interval_curve(res, rng=args.seed), plan=res)
         _save_figure(fig, args.figure, "--figure")
     if not args.json:
         caught.report()
@@ -876,15 +870,13 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
             raise CLIError(f"--classes names {len(classes)} classes but {flag} has {len(columns)} columns")
         names = list(classes)
     else:
-        names = list(columns)
-        if not set(names) <= set(labels):
-            prefix = os.path.commonprefix(names)
-            stripped = [c[len(prefix):] for c in names]
-            if prefix and set(stripped) <= set(labels):
-                names = stripped
-            else:
-                raise CLIError(f"{what}: the {flag} columns {', '.join(columns)} do not name the classes of "
-                               f"--truth ({', '.join(sorted(labels)[:10])}); pass --classes")
+        from trialwise.comparison.columns import classes_from_columns
+
+        try:
+            names = classes_from_columns(columns, labels)
+        except InputError:
+            raise CLIError(f"{what}: the {flag} columns {', '.join(columns)} do not name the classes of "
+                           f"--truth ({', '.join(sorted(labels)[:10])}); pass --classes") from None
     return pd.DataFrame(np.column_stack([out[c] for c in columns]), columns=names)
 
 
@@ -924,9 +916,7 @@ def _run_compare(args) -> int:
                           frame[args.b].to_numpy() if args.b else None,
                           proba_a, proba_b, names=names, score=args.score, n_bins=args.bins,
                           confidence_level=args.confidence_level, n_resamples=args.resamples, rng=args.seed)
-        except (ValueError, TypeError) as exc:
-            if not _is_input_error(exc):
-                raise
+        except InputError as exc:  # the library's input errors, named with the file
             raise CLIError(f"{what}: {exc}") from None
     if args.json:
         out = rep.to_dict()
@@ -948,6 +938,9 @@ def _run_compare(args) -> int:
             else:
                 from trialwise.comparison import bowker_test
 
+                # TODO(issue 15 item 9): draw the report's own Bowker result once ComparisonReport carries it
+                # for every K (it has one only for K > 2, as a row of `results`); until then the test is run on
+                # the report's agreement matrix, which gives the same numbers.
                 fig = plot.plot_agreement_matrix(bowker_test(counts=rep.agreement), names=names)
         _save_figure(fig, path, f"--{kind}")
     known = set(caught.messages())
@@ -1023,9 +1016,7 @@ def _run_shape_bias(args) -> int:
                 truth=args.truth_column, response=args.response_column or "response",
             )
             diff = res.difference(*args.compare, test=args.test, rng=args.seed) if args.compare else None
-        except (ValueError, TypeError) as exc:
-            if not _is_input_error(exc):
-                raise
+        except InputError as exc:  # the library's input errors, named with the file
             raise CLIError(f"{what}: {exc}") from None
     if args.json:
         out = res.to_dict()
@@ -1081,28 +1072,12 @@ def _check_options(args) -> None:
 
 
 def _is_input_error(exc: BaseException) -> bool:
-    """A ValueError/TypeError that trialwise raised itself (a ``raise`` statement in the package).
+    """Bad input: the library's own :class:`trialwise.InputError` (every argument check raises one).
 
-    Those are the library's input validation. The same classes raised inside numpy,
-    pandas or scipy, or by an operation in trialwise's own code (e.g. ``1 + "a"``), are
-    bugs; so is :class:`numpy.linalg.LinAlgError` (a ValueError subclass).
+    Anything else — a ValueError from numpy, a TypeError from an operation in trialwise's
+    own code — is a bug and is reported as one (exit status 1).
     """
-    import linecache
-
-    import numpy as np
-
-    if not isinstance(exc, (ValueError, TypeError)) or isinstance(exc, np.linalg.LinAlgError):
-        return False
-    tb = exc.__traceback__
-    if tb is None:
-        return False
-    while tb.tb_next is not None:
-        tb = tb.tb_next
-    filename = tb.tb_frame.f_code.co_filename
-    package = os.path.dirname(os.path.abspath(__file__))
-    if not os.path.abspath(filename).startswith(package + os.sep):
-        return False
-    return linecache.getline(filename, tb.tb_lineno).lstrip().startswith("raise")
+    return isinstance(exc, InputError)
 
 
 def _interrupted(signum, frame) -> None:  # pragma: no cover - exercised in a subprocess by the tests
@@ -1137,6 +1112,12 @@ def _bug(exc: BaseException) -> int:
     return 1
 
 
+def _input_error(exc: BaseException) -> int:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    print(f"trialwise: error: {first}", file=sys.stderr)
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (see the module docstring)."""
     parser = _parser()
@@ -1149,6 +1130,8 @@ def main(argv: list[str] | None = None) -> int:
         except CLIError as exc:
             print(f"trialwise: error: {exc}", file=sys.stderr)
             return 2
+        except InputError as exc:  # the library's own input errors
+            return _input_error(exc)
         except _FigureFailure as exc:
             print(f"trialwise: error: {exc}", file=sys.stderr)
             return 1
@@ -1159,14 +1142,16 @@ def main(argv: list[str] | None = None) -> int:
             with contextlib.suppress(OSError):
                 os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
             return 141
+        except OSError as exc:  # a file that cannot be read or written (missing, unreadable, disk full, ...)
+            where = f"{exc.filename}: " if exc.filename else ""
+            print(f"trialwise: error: {where}{exc.strerror or exc}", file=sys.stderr)
+            return 2
         except MemoryError:
             print("trialwise: error: out of memory; try fewer --resamples", file=sys.stderr)
             return 1
-        except Exception as exc:  # noqa: BLE001 - one line instead of a traceback, input error or bug
+        except Exception as exc:  # noqa: BLE001 - one line instead of a traceback: a bug
             if _is_input_error(exc):
-                first = (str(exc).strip().splitlines() or [""])[0]
-                print(f"trialwise: error: {first}", file=sys.stderr)
-                return 2
+                return _input_error(exc)
             return _bug(exc)
 
 

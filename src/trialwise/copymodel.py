@@ -15,21 +15,30 @@ The model is feasible — ``|p| ≤ 1`` and ``ã ∈ [0, 1]`` — exactly when �
 ``[κ_min, κ_max]`` of :func:`trialwise.kappa_bounds` (proof in :class:`CopyModel`), and
 ``m = 1`` whenever ``a_A = ½``: with a reference at 50 % correct, EC *is* the copy
 probability, whatever B's accuracy.
+
+:class:`CopyModelFit`, the result of :func:`fit_copy_model`, lives here next to the function
+that makes it; the model, its fit and the fit's result are one concept, which is why this
+module is longer than ~500 lines.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise import _validation as v
+from trialwise._deprecation import renamed_parameters
+from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._results import ConfidenceInterval, Result, _jsonable, _num, _pct, _Renamed
 from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise.intervals import interval
 from trialwise.kappa import feasible_accuracy, kappa_bounds, kappa_from_counts, table_statistics
 from trialwise.resampling import jackknife_tables, multinomial_tables
 
-__all__ = ["CopyModel", "copy_parameters", "fit_copy_model"]
+__all__ = ["CopyModel", "CopyModelFit", "copy_parameters", "fit_copy_model"]
 
 _REFERENCES = ("a", "b")
 _TOL = 1e-12
@@ -84,10 +93,10 @@ def copy_parameters(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
     """
     c = v._as_float_array(counts, "counts")
     if c.ndim < 2 or c.shape[-2:] != (2, 2):
-        raise ValueError(f"`counts` must be a 2×2 table [[n11, n10], [n01, n00]] or a batch (..., 2, 2) of them; "
+        raise InvalidValueError(f"`counts` must be a 2×2 table [[n11, n10], [n01, n00]] or a batch (..., 2, 2) of them; "
                          f"got shape {c.shape}")
     if not np.isfinite(c).all() or (c < 0).any():
-        raise ValueError(f"`counts` must hold finite non-negative counts or probabilities; got {v._show(c.tolist())}")
+        raise InvalidValueError(f"`counts` must hold finite non-negative counts or probabilities; got {v._show(c.tolist())}")
     return _copy_parameters(c)
 
 
@@ -114,11 +123,11 @@ class CopyModel:
     ----------
     kappa : array_like
         Error consistency in [−1, 1].
-    accuracy_ref : array_like
+    accuracy_reference : array_like
         Accuracy of the reference observer (the one that is copied), in (0, 1).
     accuracy_other : array_like
         Accuracy of the copying observer, in [0, 1].
-    reference : {"a", "b"}, default "a"
+    reference_observer : {"a", "b"}, default "a"
         Which observer of the 2×2 table ``[[n11, n10], [n01, n00]]`` (A in rows) is the
         reference: ``"a"`` means "B copies A", ``"b"`` means "A copies B". It only
         changes the orientation of :meth:`cell_probabilities`, :meth:`simulate` and
@@ -169,7 +178,7 @@ class CopyModel:
     Examples
     --------
     >>> import trialwise as tw
-    >>> m = tw.CopyModel(kappa=0.5, accuracy_ref=0.75, accuracy_other=0.6)
+    >>> m = tw.CopyModel(kappa=0.5, accuracy_reference=0.75, accuracy_other=0.6)
     >>> round(float(m.p_copy), 4), round(float(m.mismatch), 4), round(float(m.latent_accuracy), 4)
     (0.6, 0.8333, 0.375)
     >>> m.cell_probabilities().round(4).tolist()
@@ -178,23 +187,24 @@ class CopyModel:
     0.15
     """
 
+    @renamed_parameters(accuracy_ref="accuracy_reference", reference="reference_observer")
     def __init__(
         self,
         kappa: ArrayLike,
-        accuracy_ref: ArrayLike,
+        accuracy_reference: ArrayLike,
         accuracy_other: ArrayLike,
         *,
-        reference: str = "a",
+        reference_observer: str = "a",
     ) -> None:
-        reference = v.check_choice(reference, "reference", _REFERENCES)
+        reference = v.check_choice(reference_observer, "reference_observer", _REFERENCES)
         k = v.check_kappa(kappa, "kappa")
-        a_r = v.check_probability(accuracy_ref, "accuracy_ref")
+        a_r = v.check_probability(accuracy_reference, "accuracy_reference")
         a_o = v.check_probability(accuracy_other, "accuracy_other")
-        k, a_r, a_o = v.check_broadcast(k, a_r, a_o, names=("kappa", "accuracy_ref", "accuracy_other"))
+        k, a_r, a_o = v.check_broadcast(k, a_r, a_o, names=("kappa", "accuracy_reference", "accuracy_other"))
         edge = (a_r <= 0) | (a_r >= 1)
         if edge.any():
-            raise ValueError(
-                f"`accuracy_ref` must be in (0, 1); got {a_r[edge].ravel()[0]:g}: a reference that is "
+            raise InvalidValueError(
+                f"`accuracy_reference` must be in (0, 1); got {a_r[edge].ravel()[0]:g}: a reference that is "
                 "always correct (or always wrong) gives nothing to copy that can be told apart from "
                 "chance, so the copy probability is not identifiable"
             )
@@ -209,8 +219,8 @@ class CopyModel:
                 if np.isfinite(f_lo)
                 else "no accuracy_other attains this kappa with this reference"
             )
-            raise ValueError(
-                f"the copy model cannot produce `kappa` = {kk:g} with accuracy_ref = {ar:g} and "
+            raise InvalidValueError(
+                f"the copy model cannot produce `kappa` = {kk:g} with accuracy_reference = {ar:g} and "
                 f"accuracy_other = {ao:g} (the latent accuracy of the copying observer would lie "
                 f"outside [0, 1]): kappa must lie in [{lo.ravel()[i]:.4g}, {hi.ravel()[i]:.4g}]; {other}"
             )
@@ -227,13 +237,14 @@ class CopyModel:
         self._reference = reference
 
     @classmethod
+    @renamed_parameters(accuracy_ref="accuracy_reference", reference="reference_observer")
     def from_copy_probability(
         cls,
         p_copy: ArrayLike,
-        accuracy_ref: ArrayLike,
+        accuracy_reference: ArrayLike,
         latent_accuracy: ArrayLike,
         *,
-        reference: str = "a",
+        reference_observer: str = "a",
     ) -> CopyModel:
         """The model from its generative parameters (seed 000, Algorithm 2).
 
@@ -241,7 +252,7 @@ class CopyModel:
         ----------
         p_copy : array_like
             Copy probability in [−1, 1] (negative: the inverted outcome is copied).
-        accuracy_ref : array_like
+        accuracy_reference : array_like
             Reference accuracy in (0, 1).
         latent_accuracy : array_like
             Accuracy of the copying observer when it does not copy, in [0, 1].
@@ -252,11 +263,11 @@ class CopyModel:
         >>> round(float(m.kappa), 4), round(float(m.accuracy_other), 4)
         (0.5, 0.6)
         """
-        reference = v.check_choice(reference, "reference", _REFERENCES)
+        reference = v.check_choice(reference_observer, "reference_observer", _REFERENCES)
         p = v.check_kappa(p_copy, "p_copy")
-        a_r = v.check_probability(accuracy_ref, "accuracy_ref", open_interval=True)
+        a_r = v.check_probability(accuracy_reference, "accuracy_reference", open_interval=True)
         lat = v.check_probability(latent_accuracy, "latent_accuracy")
-        p, a_r, lat = v.check_broadcast(p, a_r, lat, names=("p_copy", "accuracy_ref", "latent_accuracy"))
+        p, a_r, lat = v.check_broadcast(p, a_r, lat, names=("p_copy", "accuracy_reference", "latent_accuracy"))
         q = np.abs(p)
         a_o = np.where(p >= 0, p * a_r, q * (1 - a_r)) + (1 - q) * lat
         m = _mismatch(a_r, a_o)
@@ -266,14 +277,15 @@ class CopyModel:
         return obj
 
     @classmethod
-    def from_counts(cls, counts: ArrayLike, *, reference: str = "a") -> CopyModel:
-        """Decompose observed 2×2 tables: κ = p_copy · mismatch, with ``reference`` copied.
+    @renamed_parameters(reference="reference_observer")
+    def from_counts(cls, counts: ArrayLike, *, reference_observer: str = "a") -> CopyModel:
+        """Decompose observed 2×2 tables: κ = p_copy · mismatch, with ``reference_observer`` copied.
 
         Parameters
         ----------
         counts : array_like, shape (..., 2, 2)
             ``[[n11, n10], [n01, n00]]`` (A in rows, correct first); a batch is allowed.
-        reference : {"a", "b"}, default "a"
+        reference_observer : {"a", "b"}, default "a"
             ``"a"``: B copies A; ``"b"``: A copies B.
 
         Warns
@@ -287,10 +299,10 @@ class CopyModel:
         >>> m = CopyModel.from_counts([[60, 12], [8, 20]])
         >>> round(float(m.kappa), 4), round(float(m.p_copy), 4), round(float(m.mismatch), 4)
         (0.5247, 0.5476, 0.9582)
-        >>> round(float(CopyModel.from_counts([[60, 12], [8, 20]], reference="b").p_copy), 4)
+        >>> round(float(CopyModel.from_counts([[60, 12], [8, 20]], reference_observer="b").p_copy), 4)
         0.5074
         """
-        reference = v.check_choice(reference, "reference", _REFERENCES)
+        reference = v.check_choice(reference_observer, "reference_observer", _REFERENCES)
         c = v.check_counts(counts, batch=True)
         oriented = _orient(c, reference)
         s = table_statistics(oriented)
@@ -323,7 +335,7 @@ class CopyModel:
         ('b', 0.4688, 0.75, 0.6)
         """
         return CopyModel(
-            self._k, self._a_o, self._a_r, reference="b" if self._reference == "a" else "a"
+            self._k, self._a_o, self._a_r, reference_observer="b" if self._reference == "a" else "a"
         )
 
     # ------------------------------------------------------------------ attributes
@@ -371,12 +383,12 @@ class CopyModel:
     def __repr__(self) -> str:
         if self._k.ndim == 0:
             return (
-                f"CopyModel(kappa={float(self._k):.4g}, accuracy_ref={float(self._a_r):.4g}, "
-                f"accuracy_other={float(self._a_o):.4g}, reference={self._reference!r}; "
+                f"CopyModel(kappa={float(self._k):.4g}, accuracy_reference={float(self._a_r):.4g}, "
+                f"accuracy_other={float(self._a_o):.4g}, reference_observer={self._reference!r}; "
                 f"p_copy={float(self._p):.4g}, mismatch={float(self._m):.4g}, "
                 f"latent_accuracy={float(self._latent):.4g})"
             )
-        return f"CopyModel(<grid of shape {self.shape}>, reference={self._reference!r})"
+        return f"CopyModel(<grid of shape {self.shape}>, reference_observer={self._reference!r})"
 
     def to_frame(self):
         """One row per grid point: kappa, accuracies, p_copy, mismatch, latent_accuracy."""
@@ -524,11 +536,11 @@ def _tables_from_margins(n11: NDArray, ka: NDArray, kb: NDArray, n: NDArray) -> 
 def _check_n(n: ArrayLike) -> NDArray:
     arr = np.asarray(n)
     if arr.dtype.kind not in "iuf" or arr.size == 0:
-        raise TypeError(f"`n` must be a positive integer or an array of them; got {v._show(n)}")
+        raise InvalidTypeError(f"`n` must be a positive integer or an array of them; got {v._show(n)}")
     if np.any(~np.isfinite(arr)) or np.any(arr < 1) or np.any(arr != np.round(arr)):
-        raise ValueError(f"`n` must hold positive whole numbers of trials; got {v._show(arr.tolist())}")
+        raise InvalidValueError(f"`n` must hold positive whole numbers of trials; got {v._show(arr.tolist())}")
     if np.any(arr > v.MAX_COUNT):
-        raise ValueError(f"`n` must be at most 2**53 trials (larger counts are not exact in float64); got "
+        raise InvalidValueError(f"`n` must be at most 2**53 trials (larger counts are not exact in float64); got "
                          f"{v._show(arr.tolist())}")
     return arr.astype(np.int64)
 
@@ -548,7 +560,7 @@ def _check_size(size: Any) -> tuple[int, ...]:
 
 def _check_total(total: float, what: str, names: str, nbytes: int) -> None:
     if total > MAX_SIMULATED:
-        raise ValueError(
+        raise InvalidValueError(
             f"this would simulate {total:.3g} {what} at once, about {total * nbytes / 1e9:.3g} GB of memory; at most "
             f"2**30 are drawn per call: lower {names}, or simulate in several calls"
         )
@@ -558,6 +570,98 @@ def _decomposition(tables: NDArray) -> NDArray:
     """(κ, p_copy, mismatch, latent accuracy) of tables with the reference in rows → (..., 4)."""
     p, m, lat = _copy_parameters(np.asarray(tables, dtype=float))
     return np.stack([kappa_from_counts(tables), p, m, lat], axis=-1)
+
+
+@dataclass(frozen=True, repr=False)
+class CopyModelFit(Result):
+    """Copy-model decomposition of an observed error consistency, with bootstrap CIs.
+
+    ``statistic = p_copy · mismatch`` (the EC, κ): the *other* observer copies the
+    *reference* (``reference`` = ``"a"`` or ``"b"``) with probability ``p_copy`` and
+    otherwise answers with ``latent_accuracy`` (seed 000, Prop. 2).
+    ``confidence_interval`` (of κ) and each ``*_interval`` are
+    :class:`ConfidenceInterval` from the same bootstrap replicates (``ci_method``);
+    ``n_undefined`` replicates had a reference that was always right or always wrong,
+    where the decomposition is undefined, and were left out. ``to_frame()`` has one row
+    per quantity (``kappa``, ``p_copy``, ``mismatch``, ``latent_accuracy``). The old names
+    ``kappa`` and ``kappa_interval`` still work, with a FutureWarning.
+    """
+
+    reference: str
+    statistic: float
+    p_copy: float
+    mismatch: float
+    latent_accuracy: float
+    accuracy_ref: float
+    accuracy_other: float
+    confidence_interval: ConfidenceInterval
+    p_copy_interval: ConfidenceInterval
+    mismatch_interval: ConfidenceInterval
+    latent_accuracy_interval: ConfidenceInterval
+    confidence_level: float
+    ci_method: str
+    n_resamples: int
+    n_undefined: int
+
+    _ROWS = ("kappa", "p_copy", "mismatch", "latent_accuracy")
+    frame_columns = ("quantity", "estimate", "ci_low", "ci_high")
+    kappa = _Renamed("statistic")
+    kappa_interval = _Renamed("confidence_interval")
+
+    def _quantity(self, name: str) -> tuple[float, ConfidenceInterval]:
+        if name == "kappa":
+            return self.statistic, self.confidence_interval
+        return getattr(self, name), getattr(self, f"{name}_interval")
+
+    @property
+    def direction(self) -> str:
+        return "B copies A" if self.reference == "a" else "A copies B"
+
+    def __repr__(self) -> str:
+        def show(name):
+            est, ci = self._quantity(name)
+            return f"{_num(est)} [{_num(ci.low)}, {_num(ci.high)}]"
+
+        return (
+            f"CopyModelFit({self.direction}: EC {show('kappa')} = p_copy {show('p_copy')} "
+            f"x mismatch {show('mismatch')}; latent accuracy {show('latent_accuracy')}; "
+            f"{_pct(self.confidence_level)} CI ({self.ci_method}))"
+        )
+
+    __str__ = __repr__
+
+    def to_frame(self):
+        """:class:`pandas.DataFrame` with rows kappa, p_copy, mismatch, latent_accuracy."""
+        import pandas as pd
+
+        rows = []
+        for name in self._ROWS:
+            est, ci = self._quantity(name)
+            rows.append({"quantity": name, "estimate": est, "ci_low": ci.low, "ci_high": ci.high})
+        return pd.DataFrame(rows, columns=list(self.frame_columns))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict: each quantity and its ``<quantity>_ci`` ``[low, high]`` (NaN as None)."""
+        out: dict[str, Any] = {"reference": self.reference, "direction": self.direction}
+        for name in self._ROWS:
+            est, ci = self._quantity(name)
+            out[name] = est
+            out[f"{name}_ci"] = [ci.low, ci.high]
+        out.update(
+            accuracy_ref=self.accuracy_ref, accuracy_other=self.accuracy_other,
+            confidence_level=self.confidence_level, ci_method=self.ci_method,
+            n_resamples=self.n_resamples, n_undefined=self.n_undefined,
+        )
+        return _jsonable(out)
+
+    def summary(self) -> str:
+        head = (
+            f"Copy-model decomposition ({self.direction}): EC = p_copy x mismatch\n"
+            f"  accuracy reference, other  {_num(self.accuracy_ref)}, {_num(self.accuracy_other)}\n"
+            f"  {_pct(self.confidence_level)} CIs: {self.ci_method}, B = {self.n_resamples}"
+            f" ({self.n_undefined} undefined replicates left out)"
+        )
+        return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.3f}")
 
 
 def fit_copy_model(
@@ -575,9 +679,6 @@ def fit_copy_model(
     draws from the table's posterior (:func:`trialwise.resampling.posterior_tables`). Every replicate is
     decomposed, so ``κ* = p_copy* · mismatch*`` holds replicate by replicate.
     """
-    from trialwise._results import ConfidenceInterval, CopyModelFit
-    from trialwise.intervals import interval
-
     reference = v.check_choice(reference, "reference", _REFERENCES)
     ci_method = v.check_choice(ci_method, "ci_method", ("jeffreys", "percentile", "basic", "bca", "hdi"))
     level = v.check_confidence_level(confidence_level)
@@ -594,13 +695,13 @@ def fit_copy_model(
     ci = [ConfidenceInterval(float(a), float(b)) for a, b in zip(lo, hi)]
     return CopyModelFit(
         reference=reference,
-        kappa=float(est[0]),
+        statistic=float(est[0]),
         p_copy=float(est[1]),
         mismatch=float(est[2]),
         latent_accuracy=float(est[3]),
         accuracy_ref=float(s.accuracy_a),
         accuracy_other=float(s.accuracy_b),
-        kappa_interval=ci[0],
+        confidence_interval=ci[0],
         p_copy_interval=ci[1],
         mismatch_interval=ci[2],
         latent_accuracy_interval=ci[3],

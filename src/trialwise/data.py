@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from trialwise._errors import InvalidTypeError, InvalidValueError
 from trialwise._validation import _show
 
 __all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_human", "image_id", "TRIAL_COLUMNS"]
@@ -34,7 +35,7 @@ def _check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
     if isinstance(value, (list, tuple)):
         hint = ("; to read several files, read each and concatenate: "
                 "pd.concat([tw.read_trials(p) for p in paths], ignore_index=True)")
-    raise TypeError(f"`{name}` must be {kind}; got {type(value).__name__} {_show(value)}{hint}")
+    raise InvalidTypeError(f"`{name}` must be {kind}; got {type(value).__name__} {_show(value)}{hint}")
 
 
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
@@ -63,7 +64,7 @@ def _check_fields(p: Path, raw: bytes) -> None:
     n = rows[0][1]
     for line, k in rows[1:]:
         if k != n:
-            raise ValueError(
+            raise InvalidValueError(
                 f"{p}: not a readable table (line {line} has {k} field(s) but the header has {n}): a separator is "
                 f"missing or extra on that line; fix the line and read the file again"
             )
@@ -96,7 +97,7 @@ def read_table(path: str | Path):
 
     p = _check_path(path, "path")
     if not p.is_file():
-        raise ValueError(f"{p}: no such file")
+        raise InvalidValueError(f"{p}: no such file")
     if p.suffix.lower() == ".parquet":
         try:
             return pd.read_parquet(p)
@@ -104,7 +105,7 @@ def read_table(path: str | Path):
             raise ImportError(f"{p}: reading a Parquet file needs pyarrow, which is not installed: "
                               f"pip install pyarrow (or save the table as CSV)") from None
         except (ValueError, OSError) as exc:
-            raise ValueError(f"{p}: not a readable Parquet file ({_first_line(exc)})") from None
+            raise InvalidValueError(f"{p}: not a readable Parquet file ({_first_line(exc)})") from None
     try:
         if p.suffix.lower() in (".zip", ".zst", ".tar"):
             return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
@@ -112,15 +113,15 @@ def read_table(path: str | Path):
         _check_fields(p, raw)
         return pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, na_values=[""])
     except pd.errors.EmptyDataError:
-        raise ValueError(f"{p}: the file is empty") from None
+        raise InvalidValueError(f"{p}: the file is empty") from None
     except EOFError:
-        raise ValueError(f"{p}: the compressed file is truncated (it ends before its end-of-stream marker); "
+        raise InvalidValueError(f"{p}: the compressed file is truncated (it ends before its end-of-stream marker); "
                          f"copy or download it again") from None
     except (pd.errors.ParserError, UnicodeDecodeError, csv.Error, ValueError, OSError, zlib.error,
             lzma.LZMAError) as exc:
         if isinstance(exc, ValueError) and str(exc).startswith(f"{p}: "):
             raise
-        raise ValueError(f"{p}: not a readable table ({_first_line(exc)})") from None
+        raise InvalidValueError(f"{p}: not a readable table ({_first_line(exc)})") from None
 
 
 def _first_line(exc: BaseException) -> str:
@@ -130,7 +131,7 @@ def _first_line(exc: BaseException) -> str:
 
 def _need(frame, column: str, what: str) -> None:
     if column not in frame.columns:
-        raise ValueError(f"{what}: no column {column!r}; columns found: {', '.join(map(str, frame.columns))}")
+        raise InvalidValueError(f"{what}: no column {column!r}; columns found: {', '.join(map(str, frame.columns))}")
 
 
 def _correctness(frame, *, truth: str, response: str, correct: str | None, what: str) -> np.ndarray:
@@ -140,7 +141,7 @@ def _correctness(frame, *, truth: str, response: str, correct: str | None, what:
         mapping = {"1": True, "0": False, "true": True, "false": False, "1.0": True, "0.0": False}
         bad = ~raw.isin(list(mapping))
         if bad.any():
-            raise ValueError(
+            raise InvalidValueError(
                 f"{what}: column {correct!r} must hold 0/1 or true/false; found {frame[correct][bad].iloc[0]!r}"
             )
         return raw.map(mapping).to_numpy(bool)
@@ -149,7 +150,7 @@ def _correctness(frame, *, truth: str, response: str, correct: str | None, what:
     for col in (truth, response):
         if frame[col].isna().any():
             row = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
-            raise ValueError(f"{what}: column {col!r} has an empty value (row {row + 1}); code non-responses as a label such as 'na'")
+            raise InvalidValueError(f"{what}: column {col!r} has an empty value (row {row + 1}); code non-responses as a label such as 'na'")
     return _same_label(frame[response].astype(str).to_numpy(object), frame[truth].astype(str).to_numpy(object))
 
 
@@ -229,15 +230,15 @@ def paired_correctness(
 
     for frame, arg in ((a, "a"), (b, "b")):
         if not isinstance(frame, pd.DataFrame):
-            raise TypeError(f"`{arg}` must be a pandas DataFrame of one observer's trials; got "
+            raise InvalidTypeError(f"`{arg}` must be a pandas DataFrame of one observer's trials; got "
                             f"{type(frame).__name__} {_show(frame)}")
     if keys is None:
         keys = [k for k in ("experiment", "condition") if k in a.columns and k in b.columns] + [image]
     elif isinstance(keys, str) or not all(isinstance(k, str) for k in keys):
-        raise TypeError(f"`keys` must be a list of column names; got {_show(keys)}")
+        raise InvalidTypeError(f"`keys` must be a list of column names; got {_show(keys)}")
     keys = list(keys)
     if not keys:
-        raise ValueError("`keys` is empty: name the column(s) that identify an item")
+        raise InvalidValueError("`keys` is empty: name the column(s) that identify an item")
     out = []
     for frame, name in ((a, names[0]), (b, names[1])):
         for k in keys:
@@ -245,13 +246,13 @@ def paired_correctness(
         dup = frame.duplicated(subset=keys)
         if dup.any():
             row = frame.loc[dup, keys].iloc[0].tolist()
-            raise ValueError(f"{name}: item {row} occurs more than once for this observer")
+            raise InvalidValueError(f"{name}: item {row} occurs more than once for this observer")
         sub = frame[keys].astype(str).copy()
         sub["__correct"] = _correctness(frame, truth=truth, response=response, correct=correct, what=name)
         out.append(sub)
     merged = out[0].merge(out[1], on=keys, how="inner", suffixes=("_a", "_b"))
     if merged.empty:
-        raise ValueError(f"{names[0]} and {names[1]} share no item (matched on {', '.join(keys)})")
+        raise InvalidValueError(f"{names[0]} and {names[1]} share no item (matched on {', '.join(keys)})")
     info = {"n": len(merged), "only_a": len(out[0]) - len(merged), "only_b": len(out[1]) - len(merged)}
     return merged["__correct_a"].to_numpy(bool), merged["__correct_b"].to_numpy(bool), info
 
@@ -267,7 +268,7 @@ def _pick(frame, given: str | None, defaults: Sequence[str], what: str, required
         if name in frame.columns:
             return name
     if required:
-        raise ValueError(f"{what}: no column {defaults[0]!r}; columns found: {', '.join(map(str, frame.columns))}")
+        raise InvalidValueError(f"{what}: no column {defaults[0]!r}; columns found: {', '.join(map(str, frame.columns))}")
     return None
 
 
@@ -342,7 +343,7 @@ def read_trials(
     else:
         frame, what = read_table(_check_path(source, "source", frame_ok=True)), str(source)
     if len(frame) == 0:
-        raise ValueError(f"{what}: the table has no rows")
+        raise InvalidValueError(f"{what}: the table has no rows")
     _check_layout(frame, what)
     _need(frame, subject, what)
     _need(frame, image, what)
@@ -359,7 +360,7 @@ def read_trials(
     for col, src in (("experiment", exp_col), ("condition", cond_col), ("subject", subject), ("image", image)):
         if src is not None and frame[src].isna().any():
             row = int(np.flatnonzero(frame[src].isna().to_numpy())[0])
-            raise ValueError(f"{what}: column {src!r} has an empty value (row {row + 1})")
+            raise InvalidValueError(f"{what}: column {src!r} has an empty value (row {row + 1})")
         out[col] = out[col].astype(str)
     if correct is None:
         t_col = _pick(frame, truth, ["truth", "category"], what)
@@ -393,7 +394,7 @@ def _check_layout(frame, what: str) -> None:
     if not (np.any(only_category) and np.any(only_truth)):
         return
     row = int(np.flatnonzero(only_category)[0])
-    raise ValueError(
+    raise InvalidValueError(
         f"{what}: {int(np.sum(only_category))} row(s) have the correct answer in column 'category' and an empty "
         f"'truth' (e.g. row {row + 1}), {int(np.sum(only_truth))} row(s) the other way round: this table "
         "concatenates two tables with different column names — rows of trialwise.datasets (column 'category') "
@@ -416,7 +417,7 @@ def _check_items(trials, what: str) -> None:
     dup = trials.duplicated(subset=keys)
     if dup.any():
         e, s, i = trials.loc[dup, keys].iloc[0]
-        raise ValueError(f"{what}: observer {s!r} answered image {i!r} of experiment {e!r} more than once "
+        raise InvalidValueError(f"{what}: observer {s!r} answered image {i!r} of experiment {e!r} more than once "
                          f"({int(dup.sum())} duplicate trial(s))")
     for col, noun in (("condition", "condition"), ("truth", "correct answer")):
         if col == "truth" and (trials["truth"] == "").all():
@@ -426,7 +427,7 @@ def _check_items(trials, what: str) -> None:
             e, i = n.index[np.flatnonzero((n > 1).to_numpy())[0]]
             if col == "condition":
                 _check_number_formatting(trials, e, i, int((n > 1).sum()), what)
-            raise ValueError(f"{what}: image {i!r} of experiment {e!r} has more than one {noun} across "
+            raise InvalidValueError(f"{what}: image {i!r} of experiment {e!r} has more than one {noun} across "
                              f"observers ({int((n > 1).sum())} such image(s))")
 
 
@@ -438,7 +439,7 @@ def _check_number_formatting(trials, experiment: str, image: str, n_images: int,
         return
     by_label = rows.groupby("condition", sort=True)["subject"].agg(lambda s: sorted(s)[:3])
     used = "; ".join(f"{c!r} by {', '.join(map(repr, subj))}" for c, subj in by_label.items())
-    raise ValueError(
+    raise InvalidValueError(
         f"{what}: {n_images} image(s) have more than one condition across observers, and the labels differ only "
         f"in number formatting — e.g. image {image!r} of experiment {experiment!r}: {used}. Conditions are text; "
         "a CSV read with pandas' default dtypes turns them into numbers (40 → 40.0, 0.90 → 0.9) for the "
@@ -471,15 +472,15 @@ def image_id(names: Any):
     import pandas as pd
 
     if names is None or isinstance(names, (str, bytes)) or not np.iterable(names):
-        raise TypeError(f"`names` must be a list (or Series) of image file names; got {_show(names)}")
+        raise InvalidTypeError(f"`names` must be a list (or Series) of image file names; got {_show(names)}")
     s = pd.Series(names, dtype=object)
     missing = s.isna().to_numpy()
     if missing.any():
-        raise ValueError(f"`names` has a missing value at position {int(np.flatnonzero(missing)[0])}")
+        raise InvalidValueError(f"`names` has a missing value at position {int(np.flatnonzero(missing)[0])}")
     text = np.fromiter((isinstance(x, str) for x in s), bool, count=len(s))
     if not text.all():
         i = int(np.flatnonzero(~text)[0])
-        raise TypeError(f"`names` must hold file names (text); got {_show(s.iloc[i])} at position {i}")
+        raise InvalidTypeError(f"`names` must hold file names (text); got {_show(s.iloc[i])} at position {i}")
     s = s.astype(str)
     stem = s.str.replace(r"\.[A-Za-z0-9]+$", "", regex=True)
     parts = stem.str.rsplit("_", n=2)
@@ -526,10 +527,10 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
 
     root = _check_path(path, "path")
     if not root.is_dir():
-        raise ValueError(f"{root}: no such folder")
+        raise InvalidValueError(f"{root}: no such folder")
     files = sorted(root.rglob("*.csv"))
     if not files:
-        raise ValueError(f"{root}: no .csv files found")
+        raise InvalidValueError(f"{root}: no .csv files found")
     human = re.compile(humans)
     parts = []
     for f in files:
@@ -538,11 +539,11 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
         for col in _MVH_COLUMNS:
             _need(frame, col, str(f))
         if len(frame) == 0:
-            raise ValueError(f"{f}: the file has no trials")
+            raise InvalidValueError(f"{f}: the file has no trials")
         for col in ("subj", "imagename", "category", "object_response"):
             if frame[col].isna().any():
                 row = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
-                raise ValueError(f"{f}: column {col!r} is empty on line {row + 2}")
+                raise InvalidValueError(f"{f}: column {col!r} is empty on line {row + 2}")
         part = pd.DataFrame({
             "experiment": f.parent.name,
             "condition": frame["condition"].fillna("0").replace({"nan": "0", "NaN": "0"}).astype(str),

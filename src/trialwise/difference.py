@@ -9,6 +9,7 @@ and Y is two binomial draws per reference outcome.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,14 +17,16 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from trialwise import _validation as v
-from trialwise._results import ConfidenceInterval, ErrorConsistencyDifferenceResult
+from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._results import ConfidenceInterval, Result, _num, _p, _pct
 from trialwise._warnings import DegenerateDataWarning, warn
 from trialwise.intervals import CI_METHODS, interval
 from trialwise.kappa import kappa_difference_variance, kappa_from_counts
 from trialwise.labels import code_labels
+from trialwise.tables import correctness_table, triplet_margins
 from trialwise.resampling import (
     jackknife_tables,
-    monte_carlo_pvalue,
+    monte_carlo_test,
     multinomial_cells,
     posterior_tables,
 )
@@ -34,17 +37,73 @@ __all__ = ["DIFFERENCE_TESTS", "DEFAULT_DIFFERENCE_TEST", "error_consistency_dif
 DIFFERENCE_TESTS = ("swap", "paper")
 #: Default difference test; see docs/validity.md for its type-I error.
 DEFAULT_DIFFERENCE_TEST = "swap"
-_REL_TOL = 1e-12
 
 
-def pair_tables(counts: ArrayLike) -> tuple[NDArray, NDArray]:
-    """The (reference, X) and (reference, Y) 2×2 tables of triplet counts (..., 2, 2, 2)."""
-    c = np.asarray(counts)
-    return c.sum(axis=-1), c.sum(axis=-2)
+@dataclass(frozen=True, repr=False)
+class ErrorConsistencyDifferenceResult(Result):
+    """Difference of two observers' EC with one reference (:func:`trialwise.error_consistency_difference`).
+
+    ``statistic`` = ``kappa_x − kappa_y``; ``confidence_interval`` from the jointly
+    resampled triplets (``ci_method``); ``pvalue`` of H0: Δ = 0 (``test``); ``counts``
+    the (2, 2, 2) triplet table (reference, x, y; index 0 = correct);
+    ``bootstrap_distribution`` the replicate Δ's (NaN = undefined, ``n_undefined`` of
+    them). ``to_frame()`` has one row with the columns ``frame_columns``.
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    pvalue: float
+    n: int
+    kappa_x: float
+    kappa_y: float
+    accuracy_reference: float
+    accuracy_x: float
+    accuracy_y: float
+    confidence_level: float
+    ci_method: str
+    test: str
+    counts: NDArray = field(compare=False)
+    n_resamples: int = 0
+    n_undefined: int = 0
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+
+    frame_columns = ("statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n", "kappa_x", "kappa_y",
+                "accuracy_reference", "accuracy_x", "accuracy_y", "ci_method", "test", "n_resamples",
+                "n_undefined")
+
+    def __repr__(self) -> str:
+        ci = self.confidence_interval
+        return (
+            f"ErrorConsistencyDifferenceResult(delta={_num(self.statistic)}, "
+            f"{_pct(self.confidence_level)} CI [{_num(ci.low)}, {_num(ci.high)}] ({self.ci_method}), "
+            f"p={_p(self.pvalue)} ({self.test}), EC_x={_num(self.kappa_x)}, EC_y={_num(self.kappa_y)}, n={self.n})"
+        )
+
+    __str__ = __repr__
+
+    def summary(self) -> str:
+        """A readable text block with every number of the result."""
+        ci = self.confidence_interval
+        return "\n".join([
+            "Difference in error consistency with one reference: EC(ref, x) - EC(ref, y)",
+            f"  difference           {_num(self.statistic)}",
+            f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   "
+            f"({self.ci_method}, B = {self.n_resamples})",
+            f"  p-value (equal EC)   {_p(self.pvalue)}   ({self.test})",
+            f"  EC x, EC y           {_num(self.kappa_x)}, {_num(self.kappa_y)}",
+            f"  accuracy ref, x, y   {_num(self.accuracy_reference)}, {_num(self.accuracy_x)}, "
+            f"{_num(self.accuracy_y)}",
+            f"  items n              {self.n}",
+            f"  undefined replicates {self.n_undefined} of {self.n_resamples}",
+        ])
+
+
+#: The (reference, X) and (reference, Y) tables of triplet counts (:func:`trialwise.tables.triplet_margins`).
+pair_tables = triplet_margins
 
 
 def _delta(counts: NDArray) -> NDArray:
-    rx, ry = pair_tables(counts)
+    rx, ry = triplet_margins(counts)
     return kappa_from_counts(rx) - kappa_from_counts(ry)
 
 
@@ -101,18 +160,10 @@ def difference_pvalues(
     gen = v.check_rng(rng)
     observed = _delta(c)
     if test == "swap":
-        hits = np.zeros(observed.shape)
-        defined = np.zeros(observed.shape)
-        chunk = max(1, int(2**21 // max(observed.size, 1)))
-        done = 0
-        while done < m:
-            b = min(chunk, m - done)
-            d = np.abs(_delta(_swapped(c, gen, (b,))))
-            ok = ~np.isnan(d)
-            hits += np.sum(ok & (d >= np.abs(observed) * (1 - _REL_TOL)), axis=0)
-            defined += ok.sum(axis=0)
-            done += b
-        p = monte_carlo_pvalue(hits, defined)
+        # Each chunk draws two binomials per table, so the seeded p-values depend on the chunk
+        # size: keep it NULL_BLOCK // (number of tables), the engine's default.
+        p = monte_carlo_test(observed, lambda g, b: _delta(_swapped(c, g, (b,))), m, rng=gen,
+                             alternative="two-sided").pvalue
     else:
         reps = multinomial_cells(c / np.maximum(c.sum(axis=(-3, -2, -1), keepdims=True), 1),
                                  c.sum(axis=(-3, -2, -1)), size=m, rng=gen, cell_ndim=3) if bootstrap is None \
@@ -127,13 +178,13 @@ def difference_pvalues(
 def _triplet_counts(reference, x, y, truth, counts) -> NDArray:
     if counts is not None:
         if reference is not None or x is not None or y is not None or truth is not None:
-            raise TypeError("pass either the observers' data (`reference`, `x`, `y`) or `counts`, not both")
+            raise InvalidTypeError("pass either the observers' data (`reference`, `x`, `y`) or `counts`, not both")
         c = np.asarray(counts)
         if c.shape != (2, 2, 2):
-            raise ValueError(f"`counts` must have shape (2, 2, 2) (reference, x, y; index 0 = correct); got {c.shape}")
+            raise InvalidValueError(f"`counts` must have shape (2, 2, 2) (reference, x, y; index 0 = correct); got {c.shape}")
         return v.check_counts(c, "counts", batch=True)
     if reference is None or x is None or y is None:
-        raise TypeError("error_consistency_difference needs `reference`, `x` and `y`, or `counts` of shape (2, 2, 2)")
+        raise InvalidTypeError("error_consistency_difference needs `reference`, `x` and `y`, or `counts` of shape (2, 2, 2)")
     names = ("reference", "x", "y")
     if truth is not None:
         coding = code_labels({"reference": reference, "x": x, "y": y, "truth": truth})
@@ -141,8 +192,7 @@ def _triplet_counts(reference, x, y, truth, counts) -> NDArray:
     else:
         right = [v.check_binary_vector(obj, name) for obj, name in zip((reference, x, y), names)]
         v.check_same_length(reference=right[0], x=right[1], y=right[2])
-    wrong = [(~r).astype(np.intp) for r in right]
-    return np.bincount(4 * wrong[0] + 2 * wrong[1] + wrong[2], minlength=8).reshape(2, 2, 2).astype(np.int64)
+    return correctness_table(*right)
 
 
 def error_consistency_difference(
@@ -213,8 +263,8 @@ def error_consistency_difference(
     c = _triplet_counts(reference, x, y, truth, counts)
     n = int(c.sum())
     if n == 0:
-        raise ValueError("no items: the triplet counts are all zero")
-    rx, ry = pair_tables(c)
+        raise InvalidValueError("no items: the triplet counts are all zero")
+    rx, ry = triplet_margins(c)
     kx, ky = float(kappa_from_counts(rx)), float(kappa_from_counts(ry))
     delta = kx - ky
     if np.isnan(delta):

@@ -15,11 +15,14 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise import _validation as v
-from trialwise._results import ConfidenceInterval, ErrorConsistencyResult, PairwiseErrorConsistencyResult
+from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._results import ConfidenceInterval, _notes
 from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, warn
 from trialwise.intervals import CI_METHODS, interval
+from trialwise.ec_result import ErrorConsistencyResult, PairwiseErrorConsistencyResult
 from trialwise.labels import code_labels
 from trialwise.kappa import (
+    _kappa,
     _unbiased_from_kappa,
     canonical_orientation,
     kappa_bounds,
@@ -31,11 +34,13 @@ from trialwise.resampling import (
     JEFFREYS_PRIOR,
     bootstrap_sums,
     bootstrap_tables,
+    child_seed,
     jackknife_tables,
-    pair_columns,
+    keyed_rng,
     posterior_tables,
 )
 from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
+from trialwise.tables import correctness_table, pair_columns, pairwise_tables, tables_from_sums
 
 __all__ = ["error_consistency", "pairwise_error_consistency", "DEFAULT_CI_METHOD", "DEFAULT_TEST"]
 
@@ -66,7 +71,7 @@ class _Options:
 
 def _options(confidence_level, ci_method, test, n_resamples, unbiased, rng) -> _Options:
     if not isinstance(unbiased, (bool, np.bool_)):
-        raise TypeError(f"`unbiased` must be True or False; got {unbiased!r}")
+        raise InvalidTypeError(f"`unbiased` must be True or False; got {unbiased!r}")
     return _Options(
         confidence_level=v.check_confidence_level(confidence_level),
         ci_method=v.check_choice(ci_method, "ci_method", CI_METHODS),
@@ -173,12 +178,12 @@ def _infer(
     degenerate = [r for r in reasons if r is not None]
     if degenerate:
         # One fixed text per kind (no counts), so Python's once-per-location filter collapses a loop of
-        # calls into one line; the counts and reasons are in the result (`undefined_reason`).
+        # calls into one line; the counts and reasons are in the result (`notes`).
         if n_pairs == 1:
             msg = degenerate[0]
         else:
             msg = ("some pairs are degenerate (EC undefined, or exactly 0 by construction); "
-                   "see `undefined_reason` for which and why")
+                   "see `pair_notes` for which and why")
         warn(msg, DegenerateDataWarning, stacklevel)
     flagged_sparse = [w for w in sparse if w is not None]
     if flagged_sparse:
@@ -186,7 +191,7 @@ def _infer(
                 f"the {opts.ci_method} interval can under-cover badly")
         msg = (f"{'the table is' if n_pairs == 1 else 'some tables are'} too sparse for a calibrated interval "
                f"(smallest expected cell count < {SPARSE_EXPECTED_COUNT:g}); {what} there — the count is in "
-               "`coverage_warning`; see docs/validity.md")
+               "the result's `notes`; see docs/validity.md")
         warn(msg, SparseTableWarning, stacklevel)
     if dist is not None:
         share = n_undefined / dist.shape[0]
@@ -223,12 +228,12 @@ def _sparse(counts: NDArray, reasons: list, ci_method: str) -> list[str | None]:
 def _counts_from_input(a, b, truth, counts) -> NDArray:
     if counts is not None:
         if a is not None or b is not None or truth is not None:
-            raise TypeError(
+            raise InvalidTypeError(
                 "pass either the observers' data (`a`, `b`, optionally `truth`) or `counts`, not both"
             )
         return v.check_counts(counts)
     if a is None or b is None:
-        raise TypeError("error_consistency needs two observers `a` and `b`, or `counts=[[n11, n10], [n01, n00]]`")
+        raise InvalidTypeError("error_consistency needs two observers `a` and `b`, or `counts=[[n11, n10], [n01, n00]]`")
     if truth is not None:  # responses and truth coded together: trialwise.labels
         coding = code_labels({"a": a, "b": b, "truth": truth})
         ca, cb = coding.matches("a", "truth"), coding.matches("b", "truth")
@@ -236,9 +241,7 @@ def _counts_from_input(a, b, truth, counts) -> NDArray:
         ca = v.check_binary_vector(a, "a")
         cb = v.check_binary_vector(b, "b")
         v.check_same_length(a=ca, b=cb)
-    return np.array(
-        [[np.sum(ca & cb), np.sum(ca & ~cb)], [np.sum(~ca & cb), np.sum(~ca & ~cb)]], dtype=np.int64
-    )
+    return correctness_table(ca, cb)
 
 
 def error_consistency(
@@ -305,14 +308,14 @@ def error_consistency(
     -----
     DegenerateDataWarning
         An observer is always correct or always wrong: κ is then exactly 0 (one
-        observer) or undefined, NaN (both; ``c_exp = 1``). ``undefined_reason`` says
+        observer) or undefined, NaN (both; ``c_exp = 1``). ``notes`` says
         which.
     UndefinedReplicatesWarning
         More than 1 % of the bootstrap replicates had an undefined κ; they are counted
         in ``n_undefined`` and left out of the interval.
     SparseTableWarning
         The smallest expected cell count is below 1.5 (e.g. 50 trials at accuracies
-        0.95): no interval method is calibrated there (``coverage_warning`` says more).
+        0.95): no interval method is calibrated there (``notes`` says more).
 
     Raises
     ------
@@ -377,10 +380,9 @@ def error_consistency(
         n_resamples=0 if dist is None else opts.n_resamples,
         n_undefined=int(out["n_undefined"][0]),
         n_undefined_null=int(out["n_undefined_null"][0]),
-        undefined_reason=out["reasons"][0],
         bootstrap_distribution=np.empty(0) if dist is None else dist[:, 0],
         bootstrap_tables=reps,
-        coverage_warning=out["sparse"][0],
+        notes=_notes(("undefined", out["reasons"][0]), ("coverage", out["sparse"][0])),
     )
 
 
@@ -400,17 +402,17 @@ def _correctness_matrix(correct, truth) -> tuple[NDArray, NDArray, tuple]:
         values = np.asarray(correct)
         names = tuple(range(values.shape[1])) if values.ndim == 2 else ()
     if values.ndim != 2:
-        raise ValueError(f"`correct` must be 2-D (items × observers); got shape {values.shape}")
+        raise InvalidValueError(f"`correct` must be 2-D (items × observers); got shape {values.shape}")
     if values.shape[0] == 0:
-        raise ValueError("`correct` has no items (0 rows)")
+        raise InvalidValueError("`correct` has no items (0 rows)")
     if values.shape[1] < 2:
-        raise ValueError(f"`correct` needs at least 2 observers (columns); got {values.shape[1]}")
+        raise InvalidValueError(f"`correct` needs at least 2 observers (columns); got {values.shape[1]}")
     if len(set(names)) != len(names):
-        raise ValueError("`correct` has duplicate observer names (columns)")
+        raise InvalidValueError("`correct` has duplicate observer names (columns)")
     if truth is not None:
         t = np.asarray(truth, dtype=object)
         if t.shape != (values.shape[0],):
-            raise ValueError(f"`truth` must have one label per item ({values.shape[0]}); got shape {t.shape}")
+            raise InvalidValueError(f"`truth` must have one label per item ({values.shape[0]}); got shape {t.shape}")
         # responses and truth coded together (trialwise.labels); a missing response = not seen
         coding = code_labels({"truth": t, "correct": values.astype(object).ravel()}, allow_missing=("correct",),
                              same_length=False)
@@ -423,13 +425,13 @@ def _correctness_matrix(correct, truth) -> tuple[NDArray, NDArray, tuple]:
     try:
         f = values.astype(float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(
+        raise InvalidTypeError(
             "`correct` must hold correctness (0/1, bool, NaN = not seen); for response labels pass `truth=`"
         ) from exc
     seen = ~np.isnan(f)
     bad = seen & (f != 0) & (f != 1)
     if bad.any():
-        raise ValueError(f"`correct` must be 0/1 (NaN = not seen); found values {np.unique(f[bad])[:5].tolist()}")
+        raise InvalidValueError(f"`correct` must be 0/1 (NaN = not seen); found values {np.unique(f[bad])[:5].tolist()}")
     return (seen & (f == 1)).astype(np.uint8), seen.astype(np.uint8), names
 
 
@@ -437,37 +439,28 @@ def _pair_indices(names: tuple, pairs) -> list[tuple[int, int]]:
     if pairs is None:
         return list(combinations(range(len(names)), 2))
     if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__iter__"):
-        raise TypeError(f"`pairs` must be a list of (observer_a, observer_b); got {pairs!r}")
+        raise InvalidTypeError(f"`pairs` must be a list of (observer_a, observer_b); got {pairs!r}")
     pos = {name: i for i, name in enumerate(names)}
     out = []
     for item in pairs:
         if not isinstance(item, (tuple, list)) or len(item) != 2:
-            raise ValueError(f"`pairs` must be a list of (observer_a, observer_b); got element {item!r}")
+            raise InvalidValueError(f"`pairs` must be a list of (observer_a, observer_b); got element {item!r}")
         a, b = item
         for name in (a, b):
             if name not in pos:
-                raise ValueError(f"`pairs` names observer {name!r}, which is not a column; observers: {list(names)[:10]}")
+                raise InvalidValueError(f"`pairs` names observer {name!r}, which is not a column; observers: {list(names)[:10]}")
         if a == b:
-            raise ValueError(f"`pairs` pairs observer {a!r} with itself")
+            raise InvalidValueError(f"`pairs` pairs observer {a!r} with itself")
         out.append((pos[a], pos[b]))
     if not out:
-        raise ValueError("`pairs` is empty")
+        raise InvalidValueError("`pairs` is empty")
     return out
 
 
 def _pair_columns(right: NDArray, seen: NDArray, idx: NDArray, fixed_total: bool = True) -> tuple[NDArray, Any]:
     """Item columns whose weighted sums give every pair's table, and the map sums → tables."""
     cols, to_sums = pair_columns(right, seen, idx, fixed_total=fixed_total)
-
-    def to_tables(sums: NDArray) -> NDArray:
-        n, n11, ca, cb = to_sums(sums)
-        return _tables(n11, ca - n11, cb - n11, n - ca - cb + n11)
-
-    return cols, to_tables
-
-
-def _tables(n11, n10, n01, n00) -> NDArray:
-    return np.stack([np.stack([n11, n10], axis=-1), np.stack([n01, n00], axis=-1)], axis=-2)
+    return cols, lambda sums: tables_from_sums(*to_sums(sums))
 
 
 def pairwise_error_consistency(
@@ -545,20 +538,19 @@ def pairwise_error_consistency(
     opts = _options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
     right, seen, names = _correctness_matrix(correct, truth)
     idx = np.array(_pair_indices(names, pairs), dtype=np.intp).reshape(-1, 2)
+    counts = pairwise_tables(right, seen, idx)
     cols, to_tables = _pair_columns(right, seen, idx, fixed_total=opts.ci_method != "jeffreys")
-    counts = np.rint(to_tables(cols.sum(axis=0, dtype=np.int64)[None].astype(float))[0]).astype(np.int64)
     if opts.ci_method == "analytic":
         dist = None
     elif opts.ci_method == "jeffreys":
         # Bayesian bootstrap (Exp(1) item weights, shared by all pairs) plus Gamma(½)
         # pseudo-counts per cell: each pair's replicate table is then a draw from its
         # Jeffreys posterior Dirichlet(counts + ½), and the pairs stay jointly resampled.
-        pseudo = np.random.default_rng(opts.rng.bit_generator.random_raw())
+        pseudo = keyed_rng(child_seed(opts.rng, bits=64))  # its own stream: chunking cannot interleave them
 
         def statistic(sums: NDArray) -> NDArray:
             tables = to_tables(sums)
-            return kappa_from_counts(tables + pseudo.standard_gamma(JEFFREYS_PRIOR, size=tables.shape),
-                                     unbiased=opts.unbiased)
+            return _kappa(tables + pseudo.standard_gamma(JEFFREYS_PRIOR, size=tables.shape), unbiased=opts.unbiased)
 
         dist = bootstrap_sums(cols, opts.n_resamples, statistic=statistic, rng=opts.rng, strata=strata,
                               batch=batch, kind="bayesian")
@@ -566,7 +558,7 @@ def pairwise_error_consistency(
         dist = bootstrap_sums(
             cols,
             opts.n_resamples,
-            statistic=lambda s: kappa_from_counts(to_tables(s), unbiased=opts.unbiased),
+            statistic=lambda s: _kappa(to_tables(s), unbiased=opts.unbiased),
             rng=opts.rng,
             strata=strata,
             batch=batch,
@@ -596,7 +588,6 @@ def pairwise_error_consistency(
         n_resamples=0 if dist is None else opts.n_resamples,
         n_undefined=np.asarray(out["n_undefined"], dtype=np.int64),
         n_undefined_null=np.asarray(out["n_undefined_null"], dtype=np.int64).reshape(-1),
-        undefined_reason=tuple(out["reasons"]),
         bootstrap_distribution=np.empty((0, len(idx))) if dist is None else dist,
-        coverage_warning=tuple(out["sparse"]),
+        pair_notes=tuple(_notes(("undefined", r), ("coverage", w)) for r, w in zip(out["reasons"], out["sparse"])),
     )

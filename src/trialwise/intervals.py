@@ -11,6 +11,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
+from trialwise._errors import InvalidValueError
+
 __all__ = [
     "CI_METHODS",
     "percentile_interval",
@@ -223,5 +225,5 @@ def interval(
     elif method == "bc":  # bias-corrected percentile: BCa without acceleration (the leaderboard's default)
         lo, hi = bca_interval(dist, estimate, np.zeros((1,) + np.shape(estimate)), None, confidence_level)
     else:
-        raise ValueError(f"`ci_method` must be one of {CI_METHODS}; got {method!r}")
+        raise InvalidValueError(f"`ci_method` must be one of {CI_METHODS}; got {method!r}")
     return np.clip(lo, lower, upper)[()], np.clip(hi, lower, upper)[()]

@@ -1,14 +1,19 @@
-"""Count kernels: Cohen's kappa on 2×2 correctness tables, its variance and its bounds.
+"""Count kernels: Cohen's kappa on count tables, its variance and its bounds.
 
 Every function here is a pure, vectorised function of count tables with any leading
-batch shape ``(..., 2, 2)`` laid out as::
+batch shape. Correctness tables are ``(..., 2, 2)``, laid out as::
 
                   B correct   B wrong
     A correct       n11         n10
     A wrong         n01         n00
 
-The trial-level, label-level and table-level APIs of :mod:`trialwise.ec` only produce
-such tables; the bootstrap calls these kernels on a whole batch of replicate tables.
+:func:`kappa_from_counts` and :func:`kappa_variance` also take K × K tables of two
+observers' labels ``(..., K, K)`` (A in rows): this module holds the one κ kernel of the
+package, for error consistency (κ on correctness), Cohen's κ on labels
+(:func:`trialwise.comparison.cohen_kappa`) and the benchmark metric
+(:func:`trialwise.benchmark.protocol.metric_from_sums`). The tables come from
+:mod:`trialwise.tables`; the bootstrap calls these kernels on a whole batch of replicate
+tables.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise import _validation as v
+from trialwise._errors import InvalidTypeError, InvalidValueError
 from trialwise._validation import check_kappa, check_probability
 
 __all__ = [
@@ -50,48 +56,53 @@ _INT_KAPPA_MAX_TOTAL = 2**31
 _NEGATIVE_TOLERANCE = 1e-9
 
 
-def _check_tables(counts: ArrayLike, name: str = "counts") -> NDArray:
-    """2×2 tables ``(..., 2, 2)`` of non-negative, finite counts, for the public kernels.
+def _check_tables(counts: ArrayLike, name: str = "counts", *, square: bool = False) -> NDArray:
+    """2×2 tables ``(..., 2, 2)`` (``square``: K × K, K >= 2) of non-negative, finite counts.
 
-    Cells may be fractional (posterior draws, proportions: κ depends only on the
-    proportions). A ``TypeError`` for anything that is not real numbers (text, None,
-    complex), a ``ValueError`` for a wrong shape, NaN or infinity, negative cells, or a
-    table of more than 2**53 items; the message names ``name``.
+    For the public kernels. Cells may be fractional (posterior draws, proportions: κ
+    depends only on the proportions). A ``TypeError`` for anything that is not real
+    numbers (text, None, complex), a ``ValueError`` for a wrong shape, NaN or infinity,
+    negative cells, or a table of more than 2**53 items; the message names ``name``.
     """
+    kind = "square tables of counts" if square else "2×2 tables of counts"
+    what = f"{kind} (K × K; 2×2: [[n11, n10], [n01, n00]])" if square else f"{kind} [[n11, n10], [n01, n00]]"
     if counts is None or isinstance(counts, (str, bytes)):
-        raise TypeError(f"`{name}` must be 2×2 tables of counts [[n11, n10], [n01, n00]]; got {v._show(counts)}")
+        raise InvalidTypeError(f"`{name}` must be {what}; got {v._show(counts)}")
     try:
         arr = np.asarray(counts)
     except ValueError as exc:  # ragged nested lists
-        raise ValueError(f"`{name}` must be 2×2 tables of counts [[n11, n10], [n01, n00]]; "
-                         f"got {v._show(counts)}") from exc
+        raise InvalidValueError(f"`{name}` must be {what}; got {v._show(counts)}") from exc
     if arr.dtype.kind == "c":
-        raise TypeError(f"`{name}` must hold real counts; got complex numbers {v._show(arr.tolist())}")
+        raise InvalidTypeError(f"`{name}` must hold real counts; got complex numbers {v._show(arr.tolist())}")
     if arr.dtype.kind == "O" and arr.size and all(
             isinstance(x, numbers.Real) and not isinstance(x, bool) for x in arr.ravel()):
         arr = arr.astype(float)            # Python integers beyond int64
     if arr.dtype.kind not in "biuf":
-        raise TypeError(f"`{name}` must be 2×2 tables of counts (numbers); got {v._show(counts)}")
-    if arr.ndim < 2 or arr.shape[-2:] != (2, 2):
-        raise ValueError(f"`{name}` must have shape (..., 2, 2): tables [[n11, n10], [n01, n00]]; "
+        raise InvalidTypeError(f"`{name}` must be {kind} (numbers); got {v._show(counts)}")
+    if square:
+        if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 2:
+            raise InvalidValueError(f"`{name}` must have shape (..., K, K) with K >= 2: square tables of counts "
+                             f"(2×2: [[n11, n10], [n01, n00]]); got shape {arr.shape}")
+    elif arr.ndim < 2 or arr.shape[-2:] != (2, 2):
+        raise InvalidValueError(f"`{name}` must have shape (..., 2, 2): tables [[n11, n10], [n01, n00]]; "
                          f"got shape {arr.shape}")
     if arr.dtype.kind == "f":
         if not np.isfinite(arr).all():
-            raise ValueError(f"`{name}` must be finite; got {v._show(arr.tolist())}")
+            raise InvalidValueError(f"`{name}` must be finite; got {v._show(arr.tolist())}")
         total = arr.sum(axis=(-2, -1), keepdims=True)
         if (arr < -_NEGATIVE_TOLERANCE * np.maximum(total, 1.0)).any():
-            raise ValueError(f"`{name}` must be non-negative; got {v._show(arr.tolist())}")
+            raise InvalidValueError(f"`{name}` must be non-negative; got {v._show(arr.tolist())}")
     elif arr.dtype.kind == "i" and (arr < 0).any():
-        raise ValueError(f"`{name}` must be non-negative; got {v._show(arr.tolist())}")
+        raise InvalidValueError(f"`{name}` must be non-negative; got {v._show(arr.tolist())}")
     if arr.size and float(arr.sum(axis=(-2, -1), dtype=float).max()) > MAX_TABLE_TOTAL:
-        raise ValueError(f"`{name}` holds more than 2**53 items in a table: counts that large are not exact in "
+        raise InvalidValueError(f"`{name}` holds more than 2**53 items in a table: counts that large are not exact in "
                          f"float64; got {v._show(arr.tolist())}")
     return arr
 
 
 def _check_unbiased(unbiased: object) -> bool:
     if not isinstance(unbiased, (bool, np.bool_)):
-        raise TypeError(f"`unbiased` must be True or False; got {v._show(unbiased)}")
+        raise InvalidTypeError(f"`unbiased` must be True or False; got {v._show(unbiased)}")
     return bool(unbiased)
 
 
@@ -107,8 +118,18 @@ def _kappa_cells(n11, n10, n01, n00) -> NDArray:
     returns exactly 0 when one observer is constant and the other is not, and NaN
     (0/0) exactly when c_exp = 1.
     """
-    num = 2.0 * (n11 * n00 - n10 * n01)
-    den = (n11 + n10) * (n10 + n00) + (n11 + n01) * (n01 + n00)
+    # in place, in this order of operations (the hot loop of every bootstrap)
+    num = n11 * n00
+    num -= n10 * n01
+    if isinstance(num, np.ndarray) and num.dtype == np.float64:
+        num *= 2.0
+    else:  # integer cells: exact products, then float
+        num = 2.0 * num
+    den = n11 + n10
+    den *= n10 + n00
+    right = n11 + n01
+    right *= n01 + n00
+    den += right
     out = np.full(np.shape(num), np.nan)
     np.divide(num, den, out=out, where=den > 0)
     return out
@@ -128,6 +149,30 @@ def _kappa_int(counts: NDArray) -> NDArray:
     den += (n11 + n01) * (n01 + n00)
     out = np.full(num.shape, np.nan)
     np.divide(2 * num, den, out=out, where=den > 0)
+    return out
+
+
+def _kappa_square(counts: NDArray) -> NDArray:
+    """κ of K × K tables (..., K, K): ``(n·Σ n_ii − Σ r_i·c_i) / (n² − Σ r_i·c_i)``.
+
+    ``(p_o − p_e)/(1 − p_e)`` with the row sums ``r_i`` (A) and column sums ``c_i`` (B)
+    multiplied through by n². For K = 2 it equals :func:`_kappa_cells` (the numerator is
+    ``2(n11·n00 − n10·n01)``, the denominator ``r_0·c_1 + r_1·c_0``), which is the faster
+    path taken for 2×2 tables. Integer tables of up to 2**31 items are computed exactly
+    in int64 (``n² <= 2**62``) up to the division, others in float64. Exactly 0 where
+    one observer gives one class throughout and the other does not; NaN where both give
+    the same single class (``p_e = 1``) or ``n = 0``.
+    """
+    c = np.asarray(counts)
+    exact = c.dtype.kind in "biu" and (c.size == 0 or int(c.sum(axis=(-2, -1)).max()) <= _INT_KAPPA_MAX_TOTAL)
+    c = c.astype(np.int64 if exact else np.float64, copy=False)
+    n = c.sum(axis=(-2, -1))
+    agree = np.trace(c, axis1=-2, axis2=-1)
+    chance = (c.sum(axis=-1) * c.sum(axis=-2)).sum(axis=-1)
+    num = n * agree - chance
+    den = n * n - chance
+    out = np.full(np.shape(num), np.nan)
+    np.divide(num, den, out=out, where=den > 0)
     return out
 
 
@@ -197,12 +242,13 @@ def table_statistics(counts: ArrayLike) -> TableStatistics:
 
 
 def kappa_from_counts(counts: ArrayLike, *, unbiased: bool = False) -> NDArray:
-    """Cohen's κ (error consistency) of 2×2 tables, vectorised over a batch.
+    """Cohen's κ of 2×2 (error consistency) or K × K tables, vectorised over a batch.
 
     Parameters
     ----------
-    counts : array_like, shape (..., 2, 2)
-        ``[[n11, n10], [n01, n00]]``.
+    counts : array_like, shape (..., K, K)
+        ``[[n11, n10], [n01, n00]]`` for correctness (K = 2), or the K × K agreement
+        table of two observers' labels (A in rows, B in columns).
     unbiased : bool, default False
         Return the bias-corrected κ of Martín Andrés & Álvarez Hernández (2024),
         ``κ_u = n·κ / (n − 1 + κ)`` (see :func:`unbiased_kappa`).
@@ -211,16 +257,20 @@ def kappa_from_counts(counts: ArrayLike, *, unbiased: bool = False) -> NDArray:
     -------
     ndarray, shape (...)
         κ; NaN where it is undefined (``c_exp = 1`` or ``n = 0``). Exactly 0 where one
-        observer is always correct (or always wrong) and the other is not.
+        observer is always correct (or always wrong; for K × K: gives one class
+        throughout) and the other is not.
 
     Raises
     ------
     TypeError, ValueError
-        ``counts`` not numbers, not of shape (..., 2, 2), NaN or infinite, negative, or
-        more than 2**53 items in a table (:func:`_check_tables`).
+        ``counts`` not numbers, not of shape (..., K, K) with K >= 2, NaN or infinite,
+        negative, or more than 2**53 items in a table (:func:`_check_tables`).
 
     Notes
     -----
+    ``κ = (p_o − p_e)/(1 − p_e)`` with ``p_o = Σ_i p_ii`` and ``p_e = Σ_i p_i.·p_.i``
+    (Cohen 1960). For 2×2 tables this is
+    ``2(n11·n00 − n10·n01) / ((n11+n10)(n10+n00) + (n11+n01)(n01+n00))``.
     Integer tables of up to 2**31 items are computed exactly in int64 arithmetic up to
     the final division; larger tables (e.g. simulated experiments of 10**10 trials) in
     float64, whose relative error of about 1e-16 is negligible against the sampling
@@ -232,18 +282,24 @@ def kappa_from_counts(counts: ArrayLike, *, unbiased: bool = False) -> NDArray:
     0.6
     >>> kappa_from_counts([[[40, 10], [10, 40]], [[50, 0], [50, 0]]]).tolist()
     [0.6, 0.0]
+    >>> round(float(kappa_from_counts([[20, 5, 0], [3, 30, 2], [1, 4, 35]])), 4)
+    0.7712
     """
-    return _kappa(_check_tables(counts), unbiased=_check_unbiased(unbiased))
+    return _kappa(_check_tables(counts, square=True), unbiased=_check_unbiased(unbiased))
 
 
 def _kappa(counts: ArrayLike, unbiased: bool = False) -> NDArray:
     """:func:`kappa_from_counts` without the input checks, for the library's own (valid) tables.
 
-    Integer tables of up to 2**31 items take the exact int64 path; larger ones (whose
-    margin products would overflow int64) and fractional ones the float64 path.
+    The one κ kernel. 2×2 integer tables of up to 2**31 items take the exact int64 path;
+    larger ones (whose margin products would overflow int64) and fractional ones the
+    float64 path; K × K tables with K > 2 :func:`_kappa_square`.
     """
     c = np.asarray(counts)
-    if (c.dtype.kind in "iu" and c.ndim >= 2 and c.shape[-2:] == (2, 2)
+    if c.ndim >= 2 and c.shape[-1] == c.shape[-2] != 2:
+        kappa = _kappa_square(c)
+        n = c.sum(axis=(-2, -1), dtype=float) if unbiased else None
+    elif (c.dtype.kind in "iu" and c.ndim >= 2 and c.shape[-2:] == (2, 2)
             and (c.size == 0 or int(c.sum(axis=(-2, -1)).max()) <= _INT_KAPPA_MAX_TOTAL)):
         kappa = _kappa_int(c.astype(np.int64, copy=False))
         n = c.sum(axis=(-2, -1)) if unbiased else None
@@ -277,15 +333,15 @@ def unbiased_kappa(kappa: ArrayLike, n: ArrayLike) -> NDArray:
     try:
         k = np.asarray(kappa, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"`kappa` must be numeric; got {v._show(kappa)}") from exc
+        raise InvalidTypeError(f"`kappa` must be numeric; got {v._show(kappa)}") from exc
     if (np.abs(k[~np.isnan(k)]) > 1).any():
-        raise ValueError(f"`kappa` must be in [-1, 1]; got {v._show(k.tolist())}")
+        raise InvalidValueError(f"`kappa` must be in [-1, 1]; got {v._show(k.tolist())}")
     n_arr = np.asarray(n)
     if n_arr.dtype.kind not in "biuf" or n_arr.dtype.kind == "b":
-        raise TypeError(f"`n` must be whole numbers of items >= 1; got {v._show(n)}")
+        raise InvalidTypeError(f"`n` must be whole numbers of items >= 1; got {v._show(n)}")
     n_arr = n_arr.astype(float)
     if not np.isfinite(n_arr).all() or (n_arr < 1).any() or (n_arr != np.round(n_arr)).any():
-        raise ValueError(f"`n` must be whole numbers of items >= 1; got {v._show(n_arr.tolist())}")
+        raise InvalidValueError(f"`n` must be whole numbers of items >= 1; got {v._show(n_arr.tolist())}")
     k, n_arr = v.check_broadcast(k, n_arr, names=("kappa", "n"))
     return _unbiased_from_kappa(k, n_arr)
 
@@ -295,7 +351,9 @@ def kappa_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
 
     Parameters
     ----------
-    counts : array_like, shape (..., 2, 2)
+    counts : array_like, shape (..., K, K)
+        2×2 correctness tables ``[[n11, n10], [n01, n00]]`` or K × K agreement tables of
+        labels (A in rows).
 
     Returns
     -------
@@ -307,26 +365,49 @@ def kappa_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
     Notes
     -----
     With cell proportions ``p_ij``, margins ``p_i.`` (A) and ``p_.j`` (B), and
-    ``p_e = c_exp``::
+    ``p_e = Σ_i p_i.·p_.i`` (``c_exp`` for 2×2 tables)::
 
         var  = [Σ_i p_ii (1 − (p_i. + p_.i)(1 − κ))²
                 + (1 − κ)² Σ_{i≠j} p_ij (p_.i + p_j.)² − (κ − p_e(1 − κ))²] / (n (1 − p_e)²)
         var0 = [p_e + p_e² − Σ_i p_i. p_.i (p_i. + p_.i)] / (n (1 − p_e)²)
+
+    The variance can be slightly negative by rounding near the boundary; clip it at 0
+    before taking a square root.
+
+    References
+    ----------
+    Fleiss, J. L., Cohen, J. & Everitt, B. S. (1969). Large sample standard errors of
+    kappa and weighted kappa. *Psychological Bulletin* 72(5), 323–327.
+
+    Examples
+    --------
+    >>> var, var0 = kappa_variance([[40, 10], [10, 40]])
+    >>> round(float(var), 6), round(float(var0), 6)
+    (0.0064, 0.01)
     """
-    n11, n10, n01, n00 = _cells(_check_tables(counts))
-    n = n11 + n10 + n01 + n00
+    c = np.asarray(_check_tables(counts, square=True), dtype=np.float64)
+    k_classes = c.shape[-1]
+    # sums cell by cell, in row-major order (for 2×2: n11 + n10 + n01 + n00)
+    n = c[..., 0, 0]
+    for i in range(k_classes):
+        for j in range(k_classes):
+            if i or j:
+                n = n + c[..., i, j]
     with np.errstate(invalid="ignore", divide="ignore"):
-        p11, p10, p01, p00 = n11 / n, n10 / n, n01 / n, n00 / n
-        r0, r1 = p11 + p10, p01 + p00  # A correct / wrong
-        c0, c1 = p11 + p01, p10 + p00  # B correct / wrong
-        pe = r0 * c0 + r1 * c1
-        k = _kappa_cells(n11, n10, n01, n00)
-        term_a = p11 * (1 - (r0 + c0) * (1 - k)) ** 2 + p00 * (1 - (r1 + c1) * (1 - k)) ** 2
-        term_b = (1 - k) ** 2 * (p10 * (c0 + r1) ** 2 + p01 * (c1 + r0) ** 2)
+        p = c / n[..., None, None]
+        rows, cols = p.sum(axis=-1), p.sum(axis=-2)  # A's / B's margins
+        pe = (rows * cols).sum(axis=-1)
+        k = _kappa(c)
+        q = (1 - k)[..., None]
+        diag = np.diagonal(p, axis1=-2, axis2=-1)
+        term_a = (diag * (1 - (rows + cols) * q) ** 2).sum(axis=-1)
+        off = ~np.eye(k_classes, dtype=bool)
+        cross = np.where(off, p * (cols[..., :, None] + rows[..., None, :]) ** 2, 0.0)
+        term_b = (1 - k) ** 2 * cross.sum(axis=(-2, -1))
         term_c = (k - pe * (1 - k)) ** 2
         scale = (1 - pe) ** 2 * n
         var = (term_a + term_b - term_c) / scale
-        var0 = (pe + pe**2 - (r0 * c0 * (r0 + c0) + r1 * c1 * (r1 + c1))) / scale
+        var0 = (pe + pe**2 - (rows * cols * (rows + cols)).sum(axis=-1)) / scale
     return var, var0
 
 
@@ -490,7 +571,7 @@ def cell_probabilities(kappa: ArrayLike, accuracy_a: ArrayLike, accuracy_b: Arra
     bad = ~np.isnan(lo) & ((k < lo - tol) | (k > hi + tol))
     if bad.any():
         i = np.flatnonzero(bad.ravel())[0]
-        raise ValueError(
+        raise InvalidValueError(
             f"`kappa` = {k.ravel()[i]:g} is not attainable with accuracies "
             f"{a.ravel()[i]:g} and {b.ravel()[i]:g}: it must lie in "
             f"[{lo.ravel()[i]:.4g}, {hi.ravel()[i]:.4g}]"
@@ -556,7 +637,7 @@ def kappa_difference_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
     """
     c = np.asarray(counts, dtype=float)
     if c.shape[-3:] != (2, 2, 2):
-        raise ValueError(f"`counts` must have shape (..., 2, 2, 2) (reference, x, y); got {c.shape}")
+        raise InvalidValueError(f"`counts` must have shape (..., 2, 2, 2) (reference, x, y); got {c.shape}")
     n = c.sum(axis=(-3, -2, -1))
     with np.errstate(invalid="ignore", divide="ignore"):
         p = c / n[..., None, None, None]

@@ -44,6 +44,8 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from trialwise._errors import InvalidTypeError, InvalidValueError
+
 __all__ = ["LabelCoding", "code_labels", "read_number"]
 
 _NUMBER, _TEXT, _OTHER = "number", "text", "other"
@@ -123,20 +125,20 @@ def _kind(value: Any) -> str:
 def _vector(value: Any, name: str, allow_missing: bool) -> tuple[NDArray, NDArray]:
     """A 1-D array of labels and its missing mask; errors name the argument."""
     if isinstance(value, (str, bytes)):
-        raise TypeError(f"{_shown(name)} must be a 1-D array of labels; got a string ({value[:30]!r})")
+        raise InvalidTypeError(f"{_shown(name)} must be a 1-D array of labels; got a string ({value[:30]!r})")
     if isinstance(value, (pd.Series, pd.Index, pd.Categorical)):
         value = value.to_numpy()
     arr = value if isinstance(value, np.ndarray) else np.asarray(value, dtype=object)
     if arr.ndim != 1:
-        raise ValueError(f"{_shown(name)} must be 1-D (one label per item); got an array of shape {arr.shape}")
+        raise InvalidValueError(f"{_shown(name)} must be 1-D (one label per item); got an array of shape {arr.shape}")
     if arr.size == 0:
-        raise ValueError(f"{_shown(name)} is empty: at least one item is needed")
+        raise InvalidValueError(f"{_shown(name)} is empty: at least one item is needed")
     if arr.dtype.kind == "c":
-        raise TypeError(f"{_shown(name)} holds complex numbers, which are not labels")
+        raise InvalidTypeError(f"{_shown(name)} holds complex numbers, which are not labels")
     missing = np.asarray(pd.isna(arr), dtype=bool) if arr.dtype.kind in "fOmM" else np.zeros(arr.size, bool)
     if missing.any() and not allow_missing:
         i = int(np.flatnonzero(missing)[0])
-        raise ValueError(
+        raise InvalidValueError(
             f"{_shown(name)} has a missing value at position {i} ({arr[i]!r}); missing values (None, NaN, pandas.NA, "
             "NaT) are not labels: code a non-response as a label of its own (e.g. 'na'), which counts as incorrect"
         )
@@ -149,7 +151,7 @@ def _factorize(arr: NDArray, missing: NDArray, name: str) -> tuple[NDArray, list
     try:
         codes, uniques = pd.factorize(present)
     except TypeError as exc:  # unhashable labels (lists, dicts, ...)
-        raise TypeError(f"{_shown(name)} holds labels that cannot be compared ({exc}); labels must be hashable "
+        raise InvalidTypeError(f"{_shown(name)} holds labels that cannot be compared ({exc}); labels must be hashable "
                         "(numbers, text, tuples, ...)") from None
     codes = codes.astype(np.int64, copy=False)
     if missing.any():
@@ -174,7 +176,7 @@ def _check_kinds(found: dict[str, list]) -> str:
     every = set().union(*kinds.values())
     if _OTHER in every and len(every) > 1:
         shown = "; ".join(f"{_shown(n)} holds {_types(vals)}" for n, vals in found.items())
-        raise TypeError(f"the labels mix objects that are neither numbers nor text with numbers or text, which are "
+        raise InvalidTypeError(f"the labels mix objects that are neither numbers nor text with numbers or text, which are "
                         f"never equal: {shown}. Convert them to one kind (e.g. all text)")
     if every == {_OTHER}:
         return "objects"
@@ -185,7 +187,7 @@ def _check_kinds(found: dict[str, list]) -> str:
         return "text"
     with_numbers = [n for n, vals in found.items() if any(_kind(x) == _NUMBER for x in vals)]
     shown = "; ".join(f"{_shown(n)} holds {_types(vals)}" for n, vals in found.items())
-    raise TypeError(
+    raise InvalidTypeError(
         f"the labels mix numbers (in {', '.join(map(_shown, with_numbers))}) with text that is not a number "
         f"({words[0][1]!r} in {_shown(words[0][0])}), and the two can never be equal: {shown}. "
         "Convert them to one kind: all text (e.g. np.asarray(x).astype(str)) or all numbers"
@@ -264,15 +266,15 @@ def code_labels(arrays: Mapping[str, Any], *, classes: Any = None, classes_name:
     >>> code_labels({"truth": [True, False], "response": ["True", "False"]})
     Traceback (most recent call last):
     ...
-    TypeError: the labels mix numbers (in `truth`) with text that is not a number ('True' in `response`), and the two can never be equal: `truth` holds bool; `response` holds str. Convert them to one kind: all text (e.g. np.asarray(x).astype(str)) or all numbers
+    trialwise.InvalidTypeError: the labels mix numbers (in `truth`) with text that is not a number ('True' in `response`), and the two can never be equal: `truth` holds bool; `response` holds str. Convert them to one kind: all text (e.g. np.asarray(x).astype(str)) or all numbers
     """
     if not arrays:
-        raise TypeError("no labels to code")
+        raise InvalidTypeError("no labels to code")
     allow = set(allow_missing)
     checked = {name: _vector(values, name, name in allow) for name, values in arrays.items()}
     if same_length and len({arr.size for arr, _ in checked.values()}) > 1:
         shown = ", ".join(f"{_shown(n)} has {arr.size}" for n, (arr, _) in checked.items())
-        raise ValueError(f"inputs must have the same length (one entry per item); {shown}")
+        raise InvalidValueError(f"inputs must have the same length (one entry per item); {shown}")
     local = {name: _factorize(arr, missing, name) for name, (arr, missing) in checked.items()}
     found = {name: uniques for name, (_, uniques) in local.items()}
     given = None
@@ -288,7 +290,7 @@ def code_labels(arrays: Mapping[str, Any], *, classes: Any = None, classes_name:
         for x in given:
             key = _key(x, rule)
             if key in index:
-                raise ValueError(f"{_shown(classes_name)} contains the class {x!r} twice "
+                raise InvalidValueError(f"{_shown(classes_name)} contains the class {x!r} twice "
                                  f"(as {shown_as[index[key]]!r} and {x!r})")
             index[key] = len(shown_as)
             shown_as.append(x)
@@ -304,7 +306,7 @@ def code_labels(arrays: Mapping[str, Any], *, classes: Any = None, classes_name:
                         codes = local[name][0]
                         pos = int(np.flatnonzero(codes == j)[0])
                         listed = ", ".join(map(repr, given[:10])) + (", ..." if len(given) > 10 else "")
-                        raise ValueError(f"{_shown(name)} has the label {x!r} (position {pos}), which is not one of "
+                        raise InvalidValueError(f"{_shown(name)} has the label {x!r} (position {pos}), which is not one of "
                                          f"{_shown(classes_name)} ({listed})")
                     m[j] = -1
                     continue

@@ -18,22 +18,20 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
 from trialwise import _validation as v
-from trialwise._results import (
-    CIWidthResult,
-    CopyModelValidation,
-    PlanResult,
-    PowerResult,
-)
+from trialwise._deprecation import renamed_parameters
+from trialwise._errors import InvalidTypeError, InvalidValueError
 from trialwise._warnings import DegenerateDataWarning, warn
 from trialwise.copymodel import CopyModel, _check_n
 from trialwise.intervals import _quantile_sorted, _sorted_valid, percentile_interval
+from trialwise._results import ConfidenceInterval
+from trialwise.planning_result import CIWidthResult, CopyModelValidation, PlanResult, PowerResult
 from trialwise.kappa import (
     _kappa,
     cell_probabilities,
     kappa_difference_variance,
     kappa_variance,
 )
-from trialwise.resampling import bootstrap_tables, multinomial_cells, multinomial_tables
+from trialwise.resampling import bootstrap_tables, child_seed, keyed_rng, multinomial_cells, multinomial_tables
 
 __all__ = ["ci_width", "plan_trials", "power_difference", "validate_copy_model", "LITERATURE_TRIALS"]
 
@@ -51,7 +49,7 @@ def _simulated_kappa(cells: NDArray, n: NDArray, n_simulations: int, rng, worker
 
 def _degenerate(result: CIWidthResult) -> NDArray:
     """Grid points whose interval is degenerate: zero width, or undefined (no defined κ̂ at all)."""
-    return ~(np.asarray(result.high) > np.asarray(result.low))
+    return ~(np.asarray(result.confidence_interval.high) > np.asarray(result.confidence_interval.low))
 
 
 def _degenerate_message(result: CIWidthResult, where: NDArray) -> str:
@@ -169,9 +167,8 @@ def _ci_width(n: ArrayLike, accuracy_a: ArrayLike, accuracy_b: ArrayLike, kappa:
         accuracy_a=grid[1],
         accuracy_b=grid[2],
         kappa=grid[3],
-        low=np.asarray(lo),
-        high=np.asarray(hi),
-        mean=mean,
+        confidence_interval=ConfidenceInterval(np.asarray(lo), np.asarray(hi)),
+        statistic=mean,
         median=np.asarray(median),
         share_undefined=1 - count / n_sim,
         confidence_level=level,
@@ -181,8 +178,11 @@ def _ci_width(n: ArrayLike, accuracy_a: ArrayLike, accuracy_b: ArrayLike, kappa:
 
 
 def _seeded(base: int, n: int) -> np.random.Generator:
-    """One generator per evaluated n, so a search gives the same answer at the same n."""
-    return np.random.default_rng([base, int(n)])
+    """One generator per evaluated n, so a search gives the same answer at the same n.
+
+    The key n is part of the seed's entropy (``[base, n]``) rather than a spawn key; both give
+    independent streams, and this one fixes the seeded plans."""
+    return keyed_rng([base, int(n)])
 
 
 def _smallest_n(ok: Callable[[int], bool], start: int, n_max: int) -> int | None:
@@ -226,11 +226,11 @@ def _check_half_width(value: Any) -> float:
     if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`half_width` must be a number in (0, 1) (half the width of the interval of κ); "
+        raise InvalidTypeError(f"`half_width` must be a number in (0, 1) (half the width of the interval of κ); "
                         f"got {v._show(value)}")
     target = float(value)
     if not 0 < target < 1:           # NaN fails too
-        raise ValueError(f"`half_width` must be in (0, 1); got {value!r}")
+        raise InvalidValueError(f"`half_width` must be in (0, 1); got {value!r}")
     return target
 
 
@@ -296,8 +296,8 @@ def plan_trials(
     n_max = v.check_positive_int(n_max, "n_max")
     for name, x in (("accuracy_a", accuracy_a), ("accuracy_b", accuracy_b), ("kappa", kappa)):
         if np.ndim(x) != 0:
-            raise TypeError(f"`{name}` must be a single number for plan_trials (use ci_width for grids)")
-    base = int(v.check_rng(rng).integers(2**62))
+            raise InvalidTypeError(f"`{name}` must be a single number for plan_trials (use ci_width for grids)")
+    base = child_seed(rng, bits=62)
     z = float(ndtri(0.5 + level / 2))
 
     degenerate: list[int] = []            # n whose interval was narrow enough only by being degenerate
@@ -324,7 +324,7 @@ def plan_trials(
     degenerate_as_planned = sorted(degenerate)
     shown = sorted(set(LITERATURE_TRIALS) | ({n_req} if n_req else set()))
     table = _ci_width(np.array(shown), accuracy_a, accuracy_b, kappa, confidence_level=level,
-                      n_simulations=n_sim, rng=np.random.default_rng([base, 0]), workers=None)
+                      n_simulations=n_sim, rng=_seeded(base, 0), workers=None)
     model = CopyModel(kappa, accuracy_a, accuracy_b)
     rows = [dict(scenario="as planned", accuracy_a=float(accuracy_a), accuracy_b=float(accuracy_b),
                  kappa=float(kappa), p_copy=float(model.p_copy), n_required=n_req)]
@@ -377,7 +377,7 @@ def _plan_notes(target, level, n_req, n_max, at_n, rows, degenerate=()) -> list[
             f"at n = {n_req} the estimate is biased by {bias:+.3f} (floor/ceiling effect): "
             "the interval is not centred on the true EC"
         )
-    below, above = float(at_n.kappa - at_n.low), float(at_n.high - at_n.kappa)
+    below, above = float(at_n.kappa - at_n.confidence_interval.low), float(at_n.confidence_interval.high - at_n.kappa)
     if min(below, above) > 0 and max(below, above) / min(below, above) > 1.25:
         notes.append(f"the interval is asymmetric around the true EC (-{below:.3f} / +{above:.3f})")
     undefined = float(at_n.share_undefined)
@@ -412,10 +412,11 @@ def _rejections(counts: NDArray, z: float) -> NDArray:
     return np.where(np.isfinite(stat), stat > z, False)
 
 
+@renamed_parameters(accuracy_ref="accuracy_reference")
 def power_difference(
     kappa_x: ArrayLike,
     kappa_y: ArrayLike,
-    accuracy_ref: ArrayLike,
+    accuracy_reference: ArrayLike,
     accuracy_x: ArrayLike,
     accuracy_y: ArrayLike,
     *,
@@ -438,7 +439,8 @@ def power_difference(
     ----------
     kappa_x, kappa_y : array_like
         True EC of X and of Y with the reference.
-    accuracy_ref, accuracy_x, accuracy_y : array_like
+    accuracy_reference, accuracy_x, accuracy_y : array_like
+        Accuracies of the reference and of X and Y.
     n : int or array_like of int, optional
         Trials. Given: the power at each n (broadcast with the other parameters). Not
         given: the smallest n whose simulated power reaches ``power`` (scalar inputs).
@@ -466,11 +468,11 @@ def power_difference(
     a = float(v.check_probability(alpha, "alpha", open_interval=True))
     n_sim = v.check_positive_int(n_simulations, "n_simulations")
     kx, ky = v.check_kappa(kappa_x, "kappa_x"), v.check_kappa(kappa_y, "kappa_y")
-    accs = [v.check_probability(x, name) for x, name in ((accuracy_ref, "accuracy_ref"), (accuracy_x, "accuracy_x"),
+    accs = [v.check_probability(x, name) for x, name in ((accuracy_reference, "accuracy_reference"), (accuracy_x, "accuracy_x"),
                                                           (accuracy_y, "accuracy_y"))]
     grid = [kx, ky, *accs] + ([] if n is None else [_check_n(n)])
-    v.check_broadcast(*grid, names=("kappa_x", "kappa_y", "accuracy_ref", "accuracy_x", "accuracy_y", "n")[:len(grid)])
-    cells = _joint_cells(kappa_x, kappa_y, accuracy_ref, accuracy_x, accuracy_y)
+    v.check_broadcast(*grid, names=("kappa_x", "kappa_y", "accuracy_reference", "accuracy_x", "accuracy_y", "n")[:len(grid)])
+    cells = _joint_cells(kappa_x, kappa_y, accuracy_reference, accuracy_x, accuracy_y)
     z = float(ndtri(1 - a / 2))
     delta, var1 = kappa_difference_variance(cells)
     sd1 = np.sqrt(np.clip(var1, 0, None))
@@ -478,13 +480,13 @@ def power_difference(
     if n is None:
         target = float(v.check_probability(power, "power", open_interval=True))
         if cells.ndim != 3:
-            raise TypeError("without `n`, the parameters must be single numbers (pass `n=` for grids)")
+            raise InvalidTypeError("without `n`, the parameters must be single numbers (pass `n=` for grids)")
         if target <= a:
-            raise ValueError(f"`power` must exceed `alpha` ({a:g}); got {target:g}")
+            raise InvalidValueError(f"`power` must exceed `alpha` ({a:g}); got {target:g}")
         if abs(float(delta)) < 1e-12:
-            raise ValueError("kappa_x equals kappa_y: no number of trials gives power above alpha")
+            raise InvalidValueError("kappa_x equals kappa_y: no number of trials gives power above alpha")
         n_max = v.check_positive_int(n_max, "n_max")
-        base = int(gen.integers(2**62))
+        base = child_seed(gen, bits=62)
 
         def ok(m: int) -> bool:
             rej = multinomial_cells(cells, np.int64(m), size=n_sim, rng=_seeded(base, m), cell_ndim=3)
@@ -574,8 +576,8 @@ def validate_copy_model(
         data_kappa=np.asarray(_kappa(tables)),
         bootstrap_low=np.asarray(lo),
         bootstrap_high=np.asarray(hi),
-        model_low=model.low,
-        model_high=model.high,
+        model_low=model.confidence_interval.low,
+        model_high=model.confidence_interval.high,
         confidence_level=level,
         n_resamples=b,
         n_simulations=model.n_simulations,

@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from trialwise._errors import InvalidValueError
 from trialwise._results import _num
 
 from trialwise._warnings import TrialwiseWarning, warn
@@ -256,9 +257,9 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
              f"condition, the same replicate for every observer, every level recomputed.</p>"]
     k = len(lb.candidates)
     tau = lb.kendall_tau
-    if k >= 2 and np.isfinite(tau.mean):
+    if k >= 2 and np.isfinite(tau.statistic):
         parts.append(f"<p>Rank stability: mean Kendall's τ between the ranking and the bootstrap rankings "
-                     f"{_fmt(tau.mean)} ({level} of replicates in [{_fmt(tau.confidence_interval.low)}, "
+                     f"{_fmt(tau.statistic)} ({level} of replicates in [{_fmt(tau.confidence_interval.low)}, "
                      f"{_fmt(tau.confidence_interval.high)}]).</p>")
     else:
         parts.append("<p>Rank stability: not defined — Kendall's τ compares rankings of at least two "
@@ -352,7 +353,8 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
     left = _left_out(lb)
     if left:
         parts += ["<h2 id='left-out'>Left out</h2>", *left]
-    notes = [n for n in lb.notes if not (len(unscored) and "not scored" in n)]  # listed under Left out
+    # the unscored candidates are listed under Left out
+    notes = [n for n in lb.notes if not (len(unscored) and getattr(n, "kind", "") == "candidates-not-scored")]
     if notes:
         parts.append("<h2>Notes</h2>")
         parts += [f"<p class='note'>{html.escape(note)}</p>" for note in notes]
@@ -386,9 +388,9 @@ def write_report(lb, path: Any, *, title: str | None = None, pairwise: Any = Non
     """
     out = Path(path)
     if out.is_dir():
-        raise ValueError(f"{out}: is a folder; give the report's file name, e.g. {out / 'report.html'}")
+        raise InvalidValueError(f"{out}: is a folder; give the report's file name, e.g. {out / 'report.html'}")
     if not out.parent.is_dir():
-        raise ValueError(f"{out}: folder {out.parent} does not exist")
+        raise InvalidValueError(f"{out}: folder {out.parent} does not exist")
     rep = render_report(lb, title=title, pairwise=pairwise, shape_bias=shape_bias)
     out.write_text(rep.html, encoding="utf-8")
     if rep.failures:

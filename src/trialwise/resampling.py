@@ -8,21 +8,28 @@ bounded for any B × n. A single 2×2 table is resampled as one multinomial draw
 four cells, which has the same distribution and costs O(1) per replicate.
 
 Everything random in trialwise draws through this module: ``rng=`` handling, chunking,
-the Monte-Carlo p-value convention ``(1 + hits) / (1 + M)`` and the accounting of
-undefined replicates live here.
+the split of a stream into independent child streams (:func:`child_rngs`,
+:func:`child_seed`, :func:`keyed_rng`), the one null loop of every Monte-Carlo and
+permutation test (:func:`monte_carlo_test`) with its tie tolerance
+(:data:`TIE_TOLERANCE`), the p-value convention ``(1 + hits) / (1 + M)`` and the
+accounting of undefined replicates live here. The module is longer than most (about 700
+lines) for that reason: it is the single place where trialwise draws random numbers.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from trialwise._errors import InvalidTypeError, InvalidValueError
 from trialwise._validation import check_positive_int, check_rng
+from trialwise.tables import pair_columns  # re-exported: items → tables live in trialwise.tables
 
 __all__ = [
     "bootstrap_weights",
@@ -33,6 +40,11 @@ __all__ = [
     "posterior_tables",
     "jackknife_tables",
     "monte_carlo_pvalue",
+    "monte_carlo_test",
+    "MonteCarloTest",
+    "child_rngs",
+    "child_seed",
+    "keyed_rng",
     "pair_columns",
 ]
 
@@ -43,6 +55,14 @@ SIMULATION_BLOCK = 2**18
 #: Pseudo-count per cell of the Jeffreys prior of a multinomial, Dirichlet(½, …, ½).
 JEFFREYS_PRIOR = 0.5
 _EXACT_FLOAT32 = 2**24  # integers below this are exact in float32
+#: Relative tolerance of "at least as extreme" in every Monte-Carlo test: a replicate statistic
+#: within this relative distance of the observed one counts as a tie, i.e. as a hit, so that
+#: replicates equal to the observed value mathematically are not lost to rounding (e.g. κ of a
+#: permuted table that is the observed table). Integer statistics are compared exactly.
+TIE_TOLERANCE = 1e-12
+#: Null replicates × tested statistics per call of ``draw_null`` in :func:`monte_carlo_test`
+#: (default ``batch``: about 16 MB per float64 array of replicate statistics).
+NULL_BLOCK = 2**21
 
 
 def _strata_members(n_items: int, strata: ArrayLike | None) -> list[NDArray]:
@@ -53,10 +73,10 @@ def _strata_members(n_items: int, strata: ArrayLike | None) -> list[NDArray]:
     # a list stays objects: np.asarray(["a", nan]) would turn the NaN into the label 'nan'
     labels = strata if isinstance(strata, np.ndarray) else np.asarray(strata, dtype=object)
     if labels.shape != (n_items,):
-        raise ValueError(f"`strata` must have one label per item ({n_items}); got shape {labels.shape}")
+        raise InvalidValueError(f"`strata` must have one label per item ({n_items}); got shape {labels.shape}")
     missing = _missing_mask(labels)
     if missing.any():
-        raise ValueError(f"`strata` has a missing value (NaN/None) at position {int(np.flatnonzero(missing)[0])}: "
+        raise InvalidValueError(f"`strata` has a missing value (NaN/None) at position {int(np.flatnonzero(missing)[0])}: "
                          f"give every item a stratum (e.g. its condition)")
     try:
         _, codes = np.unique(labels, return_inverse=True)
@@ -66,7 +86,7 @@ def _strata_members(n_items: int, strata: ArrayLike | None) -> list[NDArray]:
         try:
             codes = pd.factorize(labels)[0]
         except TypeError as exc:
-            raise TypeError(f"`strata` must hold one label (a number or text) per item; got {labels[:3]!r}...") from exc
+            raise InvalidTypeError(f"`strata` must hold one label (a number or text) per item; got {labels[:3]!r}...") from exc
     order = np.argsort(codes, kind="stable")
     bounds = np.flatnonzero(np.diff(codes[order])) + 1
     return np.split(order, bounds)
@@ -130,7 +150,7 @@ def bootstrap_weights(
     members = _strata_members(n_items, strata)
     rows = _batch_rows(n_items, 0, n_resamples, batch)
     if kind not in ("multinomial", "bayesian"):
-        raise ValueError(f"`kind` must be 'multinomial' or 'bayesian'; got {kind!r}")
+        raise InvalidValueError(f"`kind` must be 'multinomial' or 'bayesian'; got {kind!r}")
     # Position j of a replicate draws an item of its stratum: ``order[start[j] + u_j]`` with
     # ``u_j`` uniform on the stratum's size. One call draws all positions of a chunk's rows,
     # row by row, so the stream does not depend on how the replicates are chunked.
@@ -156,53 +176,6 @@ def bootstrap_weights(
         counts = np.bincount((draws + offsets).ravel(), minlength=b * n_items)
         yield counts.reshape(b, n_items)
         done += b
-
-
-def pair_columns(
-    right: NDArray, seen: NDArray, idx: NDArray, *, fixed_total: bool = True
-) -> tuple[NDArray, Callable[[NDArray], tuple[NDArray, NDArray, NDArray, NDArray]]]:
-    """Item columns whose weighted sums give every pair's 2×2 table, and the map back.
-
-    Parameters
-    ----------
-    right, seen : ndarray, shape (n_items, n_observers)
-        1 where the observer answered the item correctly / answered it at all.
-    idx : ndarray of int, shape (n_pairs, 2)
-        The observer columns of each pair.
-    fixed_total : bool
-        Every replicate's weights sum to the number of items (the ordinary bootstrap),
-        so pairs without missing data need no column for their n.
-
-    Returns
-    -------
-    columns : ndarray, shape (n_items, n_columns)
-    to_sums : callable
-        Maps weighted sums ``w @ columns`` (shape (b, n_columns)) to the pairs' item
-        count ``n``, both-correct count ``n11`` and the two correct counts ``ca``, ``cb``
-        on the items both saw, each of shape (b, n_pairs).
-    """
-    ia, ib = idx[:, 0], idx[:, 1]
-    n_items, n_obs = right.shape
-    n_pairs = len(idx)
-    if seen.all() and fixed_total:
-        # No missing data: per-observer correct counts are shared by all pairs.
-        cols = np.concatenate([right, right[:, ia] * right[:, ib]], axis=1)
-
-        def to_sums(sums: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
-            n = np.full((sums.shape[0], n_pairs), float(n_items))
-            return n, sums[:, n_obs:], sums[:, ia], sums[:, ib]
-
-        return cols, to_sums
-    cols = np.concatenate(
-        [seen[:, ia] * seen[:, ib], right[:, ia] * right[:, ib], right[:, ia] * seen[:, ib], seen[:, ia] * right[:, ib]],
-        axis=1,
-    )
-
-    def to_sums(sums: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
-        n, n11, ca, cb = (sums[:, k * n_pairs : (k + 1) * n_pairs] for k in range(4))
-        return n, n11, ca, cb
-
-    return cols, to_sums
 
 
 def bootstrap_sums(
@@ -242,7 +215,7 @@ def bootstrap_sums(
     """
     x = np.asarray(columns)
     if x.ndim != 2:
-        raise ValueError(f"`columns` must be 2-D (items × columns); got shape {x.shape}")
+        raise InvalidValueError(f"`columns` must be 2-D (items × columns); got shape {x.shape}")
     n_items, n_cols = x.shape
     exact32 = float(np.abs(x).max(initial=0)) * n_items < _EXACT_FLOAT32 and kind == "multinomial"
     dtype = np.float32 if exact32 else np.float64
@@ -299,12 +272,12 @@ def multinomial_tables(
     Notes
     -----
     Simulations of more than ``SIMULATION_BLOCK`` draws are split into blocks of grid
-    points; each block draws from its own child generator (``Generator.spawn``), so the
+    points; each block draws from its own child generator (:func:`child_rngs`), so the
     result is reproducible and the same for any number of ``workers``.
     """
     p = np.asarray(probabilities, dtype=float)
     if p.shape[-2:] != (2, 2):
-        raise ValueError(f"`probabilities` must have shape (..., 2, 2); got {p.shape}")
+        raise InvalidValueError(f"`probabilities` must have shape (..., 2, 2); got {p.shape}")
     if order_free:
         return multinomial_cells(p, n, size, rng=rng, statistic=statistic, workers=workers, cell_ndim=2,
                                  _draw=_sorted_binomial_tables)
@@ -382,13 +355,13 @@ def _in_blocks(
     """Run ``draw(generator, slice_of_points)`` over blocks of grid points and concatenate.
 
     Blocks hold about ``SIMULATION_BLOCK`` draws; each has its own child generator
-    (``Generator.spawn``), so the result is the same for any number of ``workers``.
+    (:func:`child_rngs`), so the result is the same for any number of ``workers``.
     """
     if n_draws * n_points <= SIMULATION_BLOCK or n_points <= 1:
         return draw(gen, slice(None))
     per = max(1, SIMULATION_BLOCK // max(n_draws, 1))
     slices = [slice(i, i + per) for i in range(0, n_points, per)]
-    children = gen.spawn(len(slices))
+    children = child_rngs(gen, len(slices))
     n_workers = min(len(slices), (os.cpu_count() or 1) if workers is None else workers)
     if n_workers == 1:
         parts = [draw(c, sl) for c, sl in zip(children, slices)]
@@ -444,7 +417,7 @@ def posterior_tables(
     """
     n_draws = check_positive_int(n_draws, "n_draws")
     if not (np.isscalar(prior) and np.isfinite(prior) and prior > 0):
-        raise ValueError(f"`prior` must be a positive number; got {prior!r}")
+        raise InvalidValueError(f"`prior` must be a positive number; got {prior!r}")
     gen = check_rng(rng)
     c = np.asarray(counts, dtype=float)
     cell_shape = c.shape[c.ndim - cell_ndim :]
@@ -525,3 +498,209 @@ def monte_carlo_pvalue(hits: ArrayLike, m: ArrayLike) -> NDArray:
     m = np.asarray(m, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(m > 0, (1.0 + hits) / (1.0 + m), np.nan)[()]
+
+
+# --------------------------------------------------------------------------- child streams
+
+
+def child_rngs(rng: Any, n: int) -> list[np.random.Generator]:
+    """``n`` independent child generators of ``rng``: the one way trialwise splits a stream.
+
+    Parameters
+    ----------
+    rng : None, int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
+        The parent; a seed is first made a generator (``numpy.random.default_rng``).
+    n : int
+        Number of children (0 gives an empty list).
+
+    Returns
+    -------
+    list of numpy.random.Generator
+
+    Notes
+    -----
+    This is numpy's ``Generator.spawn`` (``SeedSequence.spawn``): child ``k`` is seeded by
+    the parent's ``SeedSequence`` extended by the spawn key ``k`` (and by how many children
+    the parent has spawned before), so the children are independent of each other and of
+    the parent's own stream, do not consume the parent's stream, and child ``k`` does not
+    depend on ``n``. Giving each unit of work its own child is what makes results
+    independent of chunking and of the number of worker threads. For a seed ``s``,
+    ``child_rngs(s, n)[k]`` is ``keyed_rng(s, (k,))``.
+
+    Examples
+    --------
+    >>> a, b = child_rngs(0, 2)
+    >>> bool(a.random() == child_rngs(0, 5)[0].random())
+    True
+    """
+    n = int(n)
+    if n < 0:
+        raise InvalidValueError(f"`n` must be >= 0; got {n}")
+    return check_rng(rng).spawn(n)
+
+
+def child_seed(rng: Any, *, bits: int = 63) -> int:
+    """One integer seed drawn from ``rng``'s stream, for streams made later or lazily by key.
+
+    Use it where the child streams cannot all be spawned up front: the seed is kept, and
+    :func:`child_rngs` ``(seed, n)`` or :func:`keyed_rng` ``(seed, key)`` re-create the same
+    streams whenever they are needed (e.g. one stream per pair of a leaderboard, made on
+    the first test of that pair, or the same streams for a ceiling and for every model
+    scored against it).
+
+    Parameters
+    ----------
+    rng : None, int or numpy.random.Generator
+    bits : int, default 63
+        Size of the seed: ``Generator.integers(2**bits)`` (63 keeps it a non-negative
+        int64), or for 64 one raw output of the bit generator (``random_raw``; 64 bits
+        for numpy's default PCG64). Seeded results of existing functions fix it: 64 for
+        the Jeffreys pseudo-counts of :func:`trialwise.pairwise_error_consistency` and
+        :func:`trialwise.shape_bias`, 62 for the planning searches, 63 elsewhere.
+
+    Returns
+    -------
+    int
+    """
+    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or not 1 <= bits <= 64:
+        raise InvalidValueError(f"`bits` must be an integer in [1, 64]; got {bits!r}")
+    gen = check_rng(rng)
+    return int(gen.bit_generator.random_raw()) if bits == 64 else int(gen.integers(2 ** int(bits)))
+
+
+def keyed_rng(seed: int | Sequence[int], key: Sequence[int] = ()) -> np.random.Generator:
+    """The child stream ``key`` of a seed: ``SeedSequence(seed, spawn_key=key)``, as a Generator.
+
+    ``keyed_rng(seed, (k,))`` is ``child_rngs(seed, n)[k]``; a key of several integers
+    (e.g. a pair ``(i, j)``) names a child that can be made on demand, in any order, and
+    is the same whenever it is made. ``keyed_rng(seed)`` is ``numpy.random.default_rng(seed)``.
+    """
+    ss = np.random.SeedSequence(seed, spawn_key=tuple(int(k) for k in key))
+    return np.random.Generator(np.random.PCG64(ss))
+
+
+# --------------------------------------------------------------------------- Monte-Carlo tests
+
+
+@dataclass(frozen=True)
+class MonteCarloTest:
+    """Outcome of :func:`monte_carlo_test`, elementwise over the tested statistics.
+
+    ``pvalue`` is ``(1 + hits) / (1 + n_defined)`` (NaN where no replicate is defined);
+    ``hits`` counts the defined replicates at least as extreme as the observed statistic,
+    ``n_defined`` the replicates whose statistic is not NaN, out of ``n_resamples``.
+    """
+
+    pvalue: Any
+    hits: NDArray
+    n_defined: NDArray
+    n_resamples: int
+
+    @property
+    def n_undefined(self) -> NDArray:
+        """Replicates whose statistic was undefined (NaN), left out of M."""
+        return self.n_resamples - self.n_defined
+
+
+ALTERNATIVES = ("greater", "less", "two-sided")
+
+
+def _tail_counts(null: NDArray, observed: NDArray, alternative: str) -> tuple[NDArray, NDArray]:
+    """Hits and defined replicates over the first axis of ``null``, with the tie tolerance."""
+    if alternative == "two-sided":
+        null, observed = np.abs(null), np.abs(observed)
+    elif alternative == "less":
+        null, observed = -null, -observed  # negation is exact: "≤" becomes "≥"
+    if not (np.issubdtype(null.dtype, np.inexact) or np.issubdtype(observed.dtype, np.inexact)):
+        return np.sum(null >= observed, axis=0), np.full(observed.shape, null.shape[0])
+    # The threshold moves towards less extreme by TIE_TOLERANCE relative to |observed|.
+    threshold = np.where(observed >= 0, observed * (1 - TIE_TOLERANCE), observed * (1 + TIE_TOLERANCE))
+    ok = ~np.isnan(null)
+    return np.sum(ok & (null >= threshold), axis=0), ok.sum(axis=0)
+
+
+def monte_carlo_test(
+    observed: ArrayLike,
+    draw_null: Callable[[np.random.Generator, int], ArrayLike] | ArrayLike,
+    n_resamples: int | None = None,
+    *,
+    rng: Any = None,
+    alternative: Literal["greater", "less", "two-sided"] = "greater",
+    batch: int | None = None,
+) -> MonteCarloTest:
+    """Monte-Carlo (permutation, parametric-bootstrap) p-values: the one null loop of trialwise.
+
+    Parameters
+    ----------
+    observed : array_like, shape S
+        The observed statistic(s) T; any batch shape S is tested elementwise.
+    draw_null : callable or array_like
+        ``draw_null(generator, b)`` returns the statistics of ``b`` replicates drawn under
+        H0, shape ``(b, *S)``; NaN marks an undefined replicate, which is left out of M.
+        Or the null statistics already drawn, shape ``(M, *S)`` (then ``n_resamples``,
+        ``rng`` and ``batch`` are not used).
+    n_resamples : int
+        Replicates M to draw.
+    rng : None, int or numpy.random.Generator
+        Passed to every call of ``draw_null`` (the same generator, in order).
+    alternative : {"greater", "less", "two-sided"}, default "greater"
+        Which replicates count as at least as extreme: ``T* ≥ T``, ``T* ≤ T``, or
+        ``|T*| ≥ |T|`` (for a null symmetric about 0, such as a swap of two observers).
+    batch : int, optional
+        Replicates per call of ``draw_null`` (default: :data:`NULL_BLOCK` divided by
+        the number of tested statistics), so that memory stays bounded.
+
+    Returns
+    -------
+    MonteCarloTest
+        ``pvalue`` (a float for a scalar ``observed``), ``hits``, ``n_defined``,
+        ``n_resamples``.
+
+    Notes
+    -----
+    ``p = (1 + #{T* at least as extreme as T}) / (1 + M)`` over the M defined replicates
+    (Davison & Hinkley 1997, §4.2.1; scipy's ``monte_carlo_test`` uses the same
+    convention): the exact p-value of the randomised test, never 0. A replicate within
+    :data:`TIE_TOLERANCE` (relative) of T counts as a tie, i.e. as a hit; integer
+    statistics are compared exactly.
+
+    The replicates are drawn in chunks of ``batch`` from one generator, in order. They do
+    not depend on ``batch`` when ``draw_null`` draws each chunk with single generator
+    calls of shape ``(b, ...)``, row after row; a ``draw_null`` that makes several calls
+    per chunk interleaves them, and its seeded p-values then depend on ``batch``.
+
+    Examples
+    --------
+    McNemar's permutation test of 10 vs 2 discordant items: each replicate swaps the
+    12 discordant items at random, so ``n10*`` is Binomial(12, ½).
+
+    >>> res = monte_carlo_test(abs(10 - 2), lambda g, b: abs(2 * g.binomial(12, 0.5, size=b) - 12),
+    ...                        9999, rng=0)
+    >>> round(float(res.pvalue), 2)
+    0.04
+    """
+    if alternative not in ALTERNATIVES:
+        raise InvalidValueError(f"`alternative` must be one of {ALTERNATIVES}; got {alternative!r}")
+    obs = np.asarray(observed)
+    if not callable(draw_null):
+        null = np.asarray(draw_null)
+        if null.shape[1:] != obs.shape:
+            raise InvalidValueError(f"the null statistics must have shape (M, *{obs.shape}); got {null.shape}")
+        hits, defined = _tail_counts(null, obs, alternative)
+        return MonteCarloTest(monte_carlo_pvalue(hits, defined), hits, defined, null.shape[0])
+    m = check_positive_int(n_resamples, "n_resamples")
+    rows = max(1, NULL_BLOCK // max(obs.size, 1)) if batch is None else check_positive_int(batch, "batch")
+    gen = check_rng(rng)
+    hits = np.zeros(obs.shape, dtype=np.int64)
+    defined = np.zeros(obs.shape, dtype=np.int64)
+    done = 0
+    while done < m:
+        b = min(rows, m - done)
+        null = np.asarray(draw_null(gen, b))
+        if null.shape != (b,) + obs.shape:
+            raise InvalidValueError(f"`draw_null(generator, {b})` must return shape {(b,) + obs.shape}; got {null.shape}")
+        h, d = _tail_counts(null, obs, alternative)
+        hits += h
+        defined += d
+        done += b
+    return MonteCarloTest(monte_carlo_pvalue(hits, defined), hits, defined, m)

@@ -24,11 +24,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise import _validation as v
-from trialwise._results import ConfidenceInterval, _num, _p, _pct
+from trialwise._deprecation import renamed_parameters
+from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._results import ConfidenceInterval, Result, _jsonable, _num, _one_row, _p, _pct
 from trialwise._warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
 from trialwise.ec import UNDEFINED_WARN_SHARE
 from trialwise.intervals import percentile_interval
-from trialwise.resampling import bootstrap_sums, monte_carlo_pvalue
+from trialwise.resampling import bootstrap_sums, child_rngs, child_seed, monte_carlo_pvalue, monte_carlo_test
+from trialwise.tables import agreement_table
 
 __all__ = [
     "shape_bias",
@@ -56,7 +59,6 @@ DIFFERENCE_TESTS = ("bootstrap", "swap")
 CUE_CONFLICT_ID = re.compile(r"^(?P<shape>[^\d-]+)\d+-(?P<texture>[^\d-]+)\d+(?:-\d+)?$")
 
 _OTHER, _SHAPE, _TEXTURE, _UNSEEN = 0, 1, 2, -1
-_REL_TOL = 1e-12
 
 
 def parse_cue_conflict(images: Any) -> tuple[NDArray, NDArray]:
@@ -92,7 +94,7 @@ def parse_cue_conflict(images: Any) -> tuple[NDArray, NDArray]:
 
 
 @dataclass(frozen=True, repr=False)
-class ShapeBiasDifferenceResult:
+class ShapeBiasDifferenceResult(Result):
     """Difference of two rows' shape bias, ``shape_bias_a − shape_bias_b``.
 
     Attributes
@@ -137,9 +139,9 @@ class ShapeBiasDifferenceResult:
     n_undefined: int
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
 
-    _columns = ("observer_a", "observer_b", "statistic", "ci_low", "ci_high", "confidence_level", "pvalue",
-                "test", "shape_bias_a", "shape_bias_b", "ci_method", "n_resamples", "n_permutations",
-                "n_undefined")
+    frame_columns = ("observer_a", "observer_b", "statistic", "ci_low", "ci_high", "confidence_level", "pvalue",
+                     "test", "shape_bias_a", "shape_bias_b", "ci_method", "n_resamples", "n_permutations",
+                     "n_undefined")
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
@@ -163,19 +165,14 @@ class ShapeBiasDifferenceResult:
         ])
 
     def to_frame(self):
-        """One-row :class:`pandas.DataFrame` with fixed column names."""
-        import pandas as pd
-
-        row = {c: getattr(self, c) for c in self._columns if hasattr(self, c)}
-        row["ci_low"], row["ci_high"] = self.confidence_interval.low, self.confidence_interval.high
-        return pd.DataFrame([row], columns=list(self._columns))
+        """One-row :class:`pandas.DataFrame` with the columns ``frame_columns``."""
+        return _one_row(self)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-Python dictionary (JSON-serialisable; NaN stays NaN)."""
+        """JSON-safe dict: the :meth:`to_frame` row and ``null`` (NaN as None)."""
         out = self.to_frame().iloc[0].to_dict()
-        out = {k: (x.item() if hasattr(x, "item") else x) for k, x in out.items()}
         out["null"] = self.null
-        return out
+        return _jsonable(out)
 
 
 #: Columns of :meth:`ShapeBiasResult.to_frame` (one row per observer, then per group).
@@ -187,7 +184,7 @@ CATEGORY_COLUMNS = ("observer", "kind", "category", "shape_bias", "ci_low", "ci_
 
 
 @dataclass(frozen=True, repr=False)
-class ShapeBiasResult:
+class ShapeBiasResult(Result):
     """Shape bias of observers and groups with bootstrap intervals over images (:func:`shape_bias`).
 
     Attributes
@@ -234,6 +231,8 @@ class ShapeBiasResult:
     responses: NDArray = field(default_factory=lambda: np.empty((0, 0), np.int8), compare=False)
     observers: tuple = ()
 
+    frame_columns = FRAME_COLUMNS
+
     @property
     def statistic(self) -> NDArray:
         """Shape bias of every row of ``table``."""
@@ -253,7 +252,7 @@ class ShapeBiasResult:
         names = list(self.table["observer"])
         if not isinstance(name, str) or name not in names:
             shown = ", ".join(names[:15]) + (" ..." if len(names) > 15 else "")
-            raise ValueError(f"no observer or group {name!r} in this result; found {shown}")
+            raise InvalidValueError(f"no observer or group {name!r} in this result; found {shown}")
         return names.index(name)
 
     def __repr__(self) -> str:
@@ -265,7 +264,7 @@ class ShapeBiasResult:
 
     def to_frame(self):
         """One row per observer, then per group (columns :data:`FRAME_COLUMNS`)."""
-        return self.table.copy()
+        return self.table.reindex(columns=list(self.frame_columns)).copy()
 
     def summary(self) -> str:
         """A readable text block: every row with its interval and counts, then the notes."""
@@ -285,18 +284,18 @@ class ShapeBiasResult:
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain-Python dictionary (JSON-serialisable; NaN stays NaN)."""
-        rows = [{k: (x.item() if hasattr(x, "item") else x) for k, x in r.items()}
-                for r in self.table.to_dict(orient="records")]
-        return {
+        """JSON-safe dict: settings, groups, ``rows`` (the table's records) and notes (NaN as None)."""
+        rows = self.table.to_dict(orient="records")
+        return _jsonable({
             "experiment": self.experiment, "n_images": self.n_images, "n_excluded_images": self.n_excluded_images,
             "confidence_level": self.confidence_level, "ci_method": self.ci_method,
             "n_resamples": self.n_resamples, "groups": {k: list(m) for k, m in self.groups.items()},
             "rows": rows, "notes": list(self.notes),
-        }
+        })
 
+    @renamed_parameters(n_permutations="n_resamples")
     def difference(self, a: str, b: str, *, test: Literal["bootstrap", "swap"] = "bootstrap",
-                   n_permutations: int = 9999, rng: Any = None) -> ShapeBiasDifferenceResult:
+                   n_resamples: int = 10000, rng: Any = None) -> ShapeBiasDifferenceResult:
         """Difference ``shape_bias(a) − shape_bias(b)`` with an interval and a p-value.
 
         Parameters
@@ -313,8 +312,9 @@ class ShapeBiasResult:
             ½ and ``p = (1 + #{|Δ*| ≥ |Δ|}) / (1 + M)``. Exact under that null, which is
             stronger than equal shape bias (it also equates their rates of "other"
             answers); only for two observers who saw the same images.
-        n_permutations : int
-            Swaps M for ``test="swap"``.
+        n_resamples : int, default 10000
+            Swaps M for ``test="swap"`` (the interval always uses this result's own B
+            bootstrap replicates).
         rng : None, int or numpy.random.Generator
             For the swaps.
 
@@ -334,7 +334,7 @@ class ShapeBiasResult:
         """
         ia, ib = self._row(a), self._row(b)
         if ia == ib:
-            raise ValueError(f"`a` and `b` must be two different rows; got {a!r} twice")
+            raise InvalidValueError(f"`a` and `b` must be two different rows; got {a!r} twice")
         test = v.check_choice(test, "test", DIFFERENCE_TESTS)
         dist = self.bootstrap_distribution[:, ia] - self.bootstrap_distribution[:, ib]
         est = self.statistic[ia] - self.statistic[ib]
@@ -346,7 +346,7 @@ class ShapeBiasResult:
             below, above = np.sum(dist[ok] <= 0), np.sum(dist[ok] >= 0)
             p = float(min(1.0, 2.0 * monte_carlo_pvalue(min(below, above), ok.sum()))) if ok.any() else np.nan
         else:
-            n_perm = v.check_positive_int(n_permutations, "n_permutations")
+            n_perm = v.check_positive_int(n_resamples, "n_resamples")
             null = "the two observers are exchangeable (answers swapped per image)"
             p = self._swap_pvalue(a, b, est, n_perm, v.check_rng(rng))
         if np.isnan(est):
@@ -362,37 +362,30 @@ class ShapeBiasResult:
     def _swap_pvalue(self, a: str, b: str, observed: float, m: int, gen: np.random.Generator) -> float:
         if a not in self.observers or b not in self.observers:
             group = a if a not in self.observers else b
-            raise ValueError(f"test='swap' swaps two observers' answers per image; {group!r} is a group — "
+            raise InvalidValueError(f"test='swap' swaps two observers' answers per image; {group!r} is a group — "
                              "use test='bootstrap'")
         ra, rb = self.responses[:, self.observers.index(a)], self.responses[:, self.observers.index(b)]
         if np.any((ra == _UNSEEN) != (rb == _UNSEEN)):
-            raise ValueError(f"test='swap' needs two observers who saw the same images; {a!r} and {b!r} saw "
+            raise InvalidValueError(f"test='swap' needs two observers who saw the same images; {a!r} and {b!r} saw "
                              f"{int((ra != _UNSEEN).sum())} and {int((rb != _UNSEEN).sum())} images, "
                              f"{int(((ra != _UNSEEN) & (rb != _UNSEEN)).sum())} in common — use test='bootstrap'")
-        both = ra != _UNSEEN
         # Joint outcome counts n[x, y] (x: a's answer, y: b's; 0 other, 1 shape, 2 texture). A swap
         # moves an image from (x, y) to (y, x), so for each x < y the number left in (x, y) after the
         # swaps is Bin(n[x, y], ½) + Bin(n[y, x], ½): three pairs of binomials per swap.
-        n = np.zeros((3, 3), np.int64)
-        np.add.at(n, (ra[both], rb[both]), 1)
-        hits = defined = 0
-        chunk = 2**16
-        done = 0
-        while done < m:
-            size = min(chunk, m - done)
+        n = agreement_table(ra, rb, 3)  # images either did not see (code -1) are not counted
+        def draw_null(g: np.random.Generator, size: int) -> NDArray:
             t = np.broadcast_to(n, (size, 3, 3)).copy()
             for x, y in ((0, 1), (0, 2), (1, 2)):
-                kept = gen.binomial(n[x, y], 0.5, size) + gen.binomial(n[y, x], 0.5, size)
+                kept = g.binomial(n[x, y], 0.5, size) + g.binomial(n[y, x], 0.5, size)
                 t[:, x, y], t[:, y, x] = kept, n[x, y] + n[y, x] - kept
             sa, ta = t[:, 1, :].sum(axis=1), t[:, 2, :].sum(axis=1)
             sb, tb = t[:, :, 1].sum(axis=1), t[:, :, 2].sum(axis=1)
             with np.errstate(invalid="ignore", divide="ignore"):
-                d = np.abs(sa / (sa + ta) - sb / (sb + tb))
-            ok = ~np.isnan(d)
-            hits += int(np.sum(ok & (d >= abs(observed) * (1 - _REL_TOL))))
-            defined += int(ok.sum())
-            done += size
-        return float(monte_carlo_pvalue(hits, defined))
+                return sa / (sa + ta) - sb / (sb + tb)
+
+        # Six binomial calls per chunk: the seeded p-value depends on the chunk size, kept at 2**16.
+        return float(monte_carlo_test(float(observed), draw_null, m, rng=gen, alternative="two-sided",
+                                      batch=2**16).pvalue)
 
 
 # --------------------------------------------------------------------------- input
@@ -402,13 +395,13 @@ def _select_experiment(trials, experiment: str | None, what: str):
     found = sorted(trials["experiment"].unique())
     if experiment is None:
         if len(found) > 1:
-            raise ValueError(f"{what} hold {len(found)} experiments ({', '.join(found)}); pass `experiment=` with "
+            raise InvalidValueError(f"{what} hold {len(found)} experiments ({', '.join(found)}); pass `experiment=` with "
                              f"the cue-conflict one (e.g. experiment='cue-conflict')")
         return trials, found[0]
     if not isinstance(experiment, str):
-        raise TypeError(f"`experiment` must be a string; got {v._show(experiment)}")
+        raise InvalidTypeError(f"`experiment` must be a string; got {v._show(experiment)}")
     if experiment not in found:
-        raise ValueError(f"`experiment` must be one of {found}; got {experiment!r}")
+        raise InvalidValueError(f"`experiment` must be one of {found}; got {experiment!r}")
     return trials[trials["experiment"] == experiment], experiment
 
 
@@ -418,13 +411,13 @@ def _select_observers(trials, observers: Any) -> tuple[Any, tuple[str, ...]]:
         return trials, tuple(found)
     names = [observers] if isinstance(observers, str) else list(observers)
     if not names or not all(isinstance(o, str) for o in names):
-        raise TypeError(f"`observers` must be a list of observer names; got {v._show(observers)}")
+        raise InvalidTypeError(f"`observers` must be a list of observer names; got {v._show(observers)}")
     unknown = [o for o in names if o not in set(found)]
     if unknown:
         shown = ", ".join(found[:15]) + (" ..." if len(found) > 15 else "")
-        raise ValueError(f"`observers` names {unknown} that are not in the trials; found {shown}")
+        raise InvalidValueError(f"`observers` names {unknown} that are not in the trials; found {shown}")
     if len(set(names)) != len(names):
-        raise ValueError(f"`observers` lists an observer twice: {names}")
+        raise InvalidValueError(f"`observers` lists an observer twice: {names}")
     return trials[trials["subject"].isin(names)], tuple(names)
 
 
@@ -434,11 +427,11 @@ def _make_groups(trials, groups: Any, observers: tuple[str, ...]) -> tuple[dict[
         return {}, notes
     if isinstance(groups, str):
         if groups != "observer_type":
-            raise ValueError(f"`groups` must be None, 'observer_type' or a mapping of group name -> observers; "
+            raise InvalidValueError(f"`groups` must be None, 'observer_type' or a mapping of group name -> observers; "
                              f"got {groups!r}")
         types = trials.drop_duplicates("subject").set_index("subject")["observer_type"].to_dict()
         if not any(isinstance(t, str) and t for t in types.values()):
-            raise ValueError("groups='observer_type' but the trials have no observer_type column (or it is empty)")
+            raise InvalidValueError("groups='observer_type' but the trials have no observer_type column (or it is empty)")
         out: dict[str, tuple[str, ...]] = {}
         for kind in sorted({t for t in types.values() if isinstance(t, str) and t}):
             members = tuple(o for o in observers if types.get(o) == kind)
@@ -450,23 +443,23 @@ def _make_groups(trials, groups: Any, observers: tuple[str, ...]) -> tuple[dict[
         out = {}
         for name, members in groups.items():
             if not isinstance(name, str) or not name:
-                raise TypeError(f"`groups` keys must be non-empty group names; got {name!r}")
+                raise InvalidTypeError(f"`groups` keys must be non-empty group names; got {name!r}")
             if isinstance(members, str) or not isinstance(members, Sequence | set | frozenset):
-                raise TypeError(f"`groups[{name!r}]` must be a list of observer names; got {v._show(members)}")
+                raise InvalidTypeError(f"`groups[{name!r}]` must be a list of observer names; got {v._show(members)}")
             members = tuple(members)
             unknown = [m for m in members if m not in observers]
             if not members or unknown:
-                raise ValueError(f"`groups[{name!r}]` must list observers of the analysis; "
+                raise InvalidValueError(f"`groups[{name!r}]` must list observers of the analysis; "
                                  f"{'it is empty' if not members else f'unknown: {unknown}'}")
             if len(set(members)) != len(members):
-                raise ValueError(f"`groups[{name!r}]` lists an observer twice: {list(members)}")
+                raise InvalidValueError(f"`groups[{name!r}]` lists an observer twice: {list(members)}")
             out[name] = members
     else:
-        raise TypeError(f"`groups` must be None, 'observer_type' or a mapping of group name -> observers; "
+        raise InvalidTypeError(f"`groups` must be None, 'observer_type' or a mapping of group name -> observers; "
                         f"got {v._show(groups)}")
     clash = sorted(set(out) & set(observers))
     if clash:
-        raise ValueError(f"`groups`: group name(s) {clash} are also observer names; rename the group(s)")
+        raise InvalidValueError(f"`groups`: group name(s) {clash} are also observer names; rename the group(s)")
     return out, notes
 
 
@@ -476,12 +469,12 @@ def _cue_conflict_images(trials, image_column: str, truth_column: str):
     shape, texture = parse_cue_conflict(images["image"].to_numpy())
     bad = np.array([s is None for s in shape])
     if bad.all():
-        raise ValueError(
+        raise InvalidValueError(
             f"column {image_column!r} holds no cue-conflict image ids of the form '<shape><k>-<texture><j>' "
             f"(e.g. 'airplane1-bicycle2'); found e.g. {images['image'].iloc[0]!r}. Shape bias needs the "
             f"cue-conflict experiment (pass `experiment=`)")
     if bad.any():
-        raise ValueError(
+        raise InvalidValueError(
             f"{int(bad.sum())} of {len(bad)} images in column {image_column!r} are not cue-conflict ids "
             f"'<shape><k>-<texture><j>', e.g. {images['image'].to_numpy()[bad][0]!r}")
     truth = images["truth"].to_numpy(dtype=object)
@@ -489,7 +482,7 @@ def _cue_conflict_images(trials, image_column: str, truth_column: str):
     wrong = has_truth & (truth != shape)
     if wrong.any():
         i = int(np.flatnonzero(wrong)[0])
-        raise ValueError(f"image {images['image'].iloc[i]!r}: its id names shape {shape[i]!r} but column "
+        raise InvalidValueError(f"image {images['image'].iloc[i]!r}: its id names shape {shape[i]!r} but column "
                          f"{truth_column!r} says {truth[i]!r} ({int(wrong.sum())} such image(s)); the truth of a "
                          f"cue-conflict image must be its shape category")
     return images["image"].to_numpy(dtype=object), shape, texture
@@ -529,8 +522,7 @@ def _analyse(responses: NDArray, shape: NDArray, member: NDArray, n_res: int, le
     kind = "bayesian" if method == "jeffreys" else "multinomial"
     # One pseudo-count stream per row (child i of one SeedSequence, whatever the number of rows), so a
     # row's interval does not change when group rows (which come after the observers) are added.
-    pseudo = ([np.random.default_rng(c) for c in np.random.SeedSequence(gen.bit_generator.random_raw()).spawn(n_rows)]
-              if method == "jeffreys" else None)
+    pseudo = child_rngs(child_seed(gen, bits=64), n_rows) if method == "jeffreys" else None
 
     def summarise(idx: NDArray, dist: NDArray):
         n_s, n_t, n_o = (np.rint(x[idx].sum(axis=0) @ member).astype(np.int64) for x in (s_item, t_item, o_item))
@@ -684,7 +676,7 @@ def shape_bias(
     conflict = shape != texture
     n_excluded = int((~conflict).sum())
     if not conflict.any():
-        raise ValueError(f"every image in column {image!r} has the same shape and texture category "
+        raise InvalidValueError(f"every image in column {image!r} has the same shape and texture category "
                          f"(e.g. {ids[0]!r}): there is no cue conflict to measure")
     if n_excluded:
         notes.append(f"{n_excluded} image(s) whose shape and texture category coincide were left out "

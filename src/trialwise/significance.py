@@ -13,8 +13,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
+from trialwise._errors import InvalidValueError
 from trialwise.kappa import _kappa, _kappa_cells, canonical_orientation, kappa_variance
-from trialwise.resampling import monte_carlo_pvalue, multinomial_tables
+from trialwise.resampling import monte_carlo_test, multinomial_tables
 
 __all__ = ["INDEPENDENCE_TESTS", "ADJUSTMENTS", "independence_pvalues", "adjust_pvalues"]
 
@@ -30,10 +31,6 @@ INDEPENDENCE_TESTS = ("fisher", "boschloo", "copy-null", "asymptotic")
 #: this size the test is refused with a ``ValueError`` suggesting ``fisher``.
 BOSCHLOO_MAX_N = 2000
 
-# Relative tolerance for "at least as extreme" in Monte-Carlo tests, so that replicate
-# tables whose κ equals the observed κ mathematically count as hits despite rounding.
-_REL_TOL = 1e-12
-
 
 def _flat(counts: NDArray) -> NDArray:
     return np.asarray(counts, dtype=np.int64).reshape(-1, 2, 2)
@@ -46,7 +43,7 @@ def _fisher(tables: NDArray) -> NDArray:
 def _check_boschloo_size(tables: NDArray) -> None:
     n = tables.sum(axis=(1, 2))
     if n.size and (n > BOSCHLOO_MAX_N).any():
-        raise ValueError(
+        raise InvalidValueError(
             f"`test`='boschloo' is refused on a table of n = {int(n.max())} items: its time and memory grow like n² "
             f"(scipy's boschloo_exact works on a grid of about (n/2)² tables), so it runs only up to "
             f"n = {BOSCHLOO_MAX_N}; use test='fisher' (exact, conditional on the margins), or 'asymptotic' for "
@@ -73,28 +70,22 @@ def _asymptotic(tables: NDArray) -> NDArray:
 
 
 def _copy_null(tables: NDArray, n_resamples: int, rng: Any) -> tuple[NDArray, NDArray]:
-    gen = np.random.default_rng(rng)
     t = tables.astype(float)
     n = t.sum(axis=(1, 2))
     k_a = t[:, 0, :].sum(axis=1)
     k_b = t[:, :, 0].sum(axis=1)
     kappa_obs = np.abs(_kappa_cells(t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1]))
-    hits = np.zeros(len(t))
-    defined = np.zeros(len(t))
-    chunk = max(1, int(2**22 // max(len(t), 1)))
-    done = 0
-    while done < n_resamples:
-        b = min(chunk, n_resamples - done)
+
+    def draw_null(gen: np.random.Generator, b: int) -> NDArray:
         a_a = gen.beta(k_a + 1, n - k_a + 1, size=(b, len(t)))
         a_b = gen.beta(k_b + 1, n - k_b + 1, size=(b, len(t)))
         p = np.stack([a_a * a_b, a_a * (1 - a_b), (1 - a_a) * a_b, (1 - a_a) * (1 - a_b)], axis=-1)
         sim = multinomial_tables(p.reshape(b, len(t), 2, 2), n.astype(np.int64), rng=gen).astype(float)
-        k_sim = np.abs(_kappa_cells(sim[..., 0, 0], sim[..., 0, 1], sim[..., 1, 0], sim[..., 1, 1]))
-        ok = ~np.isnan(k_sim)
-        hits += np.sum(ok & (k_sim >= kappa_obs * (1 - _REL_TOL)), axis=0)
-        defined += ok.sum(axis=0)
-        done += b
-    return monte_carlo_pvalue(hits, defined), n_resamples - defined
+        return np.abs(_kappa_cells(sim[..., 0, 0], sim[..., 0, 1], sim[..., 1, 0], sim[..., 1, 1]))
+
+    # Each chunk draws both accuracies, then the tables: the seeded replicates depend on this chunk size.
+    res = monte_carlo_test(kappa_obs, draw_null, n_resamples, rng=rng, batch=max(1, int(2**22 // max(len(t), 1))))
+    return res.pvalue, res.n_undefined
 
 
 def independence_pvalues(
@@ -155,7 +146,7 @@ def independence_pvalues(
         elif test == "copy-null":
             p[regular], n_undef[regular] = _copy_null(sub, n_resamples, rng)
         else:
-            raise ValueError(f"`test` must be one of {INDEPENDENCE_TESTS}; got {test!r}")
+            raise InvalidValueError(f"`test` must be one of {INDEPENDENCE_TESTS}; got {test!r}")
     p = np.clip(p, 0.0, 1.0)
     return p.reshape(batch)[()], n_undef.reshape(batch)[()]
 
@@ -187,7 +178,7 @@ def adjust_pvalues(pvalues: Any, method: str = "holm") -> NDArray:
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if (p[ok] < 0).any() or (p[ok] > 1).any():
-        raise ValueError("`pvalues` must lie in [0, 1]")
+        raise InvalidValueError("`pvalues` must lie in [0, 1]")
     q = p[ok]
     if method == "none" or q.size == 0:
         out[ok] = q

@@ -12,12 +12,18 @@ Monte-Carlo error: a coverage (or rejection rate) estimated from R experiments h
 standard error ``√(c(1 − c)/R)``, reported next to every estimate (``coverage_se``,
 ``rejection_se``). R = 4000 keeps it at or below 0.5 percentage points at nominal 90 %
 and 95 %; R = 2000 does so for rejection rates at α = 0.05.
+
+The study results (:class:`CoverageStudy`, :class:`TypeOneErrorStudy`,
+:class:`BenchmarkCoverageStudy`) live here next to the studies that make them; the module is
+longer than ~500 lines because the studies share their grid and simulation helpers.
 """
 
 from __future__ import annotations
 
 import itertools
 import time
+import warnings
+from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,7 +32,9 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from trialwise import _validation as v
-from trialwise._results import BenchmarkCoverageStudy, CoverageStudy, TypeOneErrorStudy
+from trialwise._deprecation import renamed_parameters
+from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._results import Result, _pct
 from trialwise.difference import DIFFERENCE_TESTS, difference_pvalues
 from trialwise.ec import _intervals, _options
 from trialwise.intervals import CI_METHODS
@@ -55,13 +63,156 @@ COVERAGE_BAND = (0.935, 0.965)
 _TOL = 1e-12
 
 
+@dataclass(frozen=True, repr=False)
+class _Study(Result):
+    """A simulation study's long table, with its Monte-Carlo settings and wall time.
+
+    ``to_frame()`` is the long table with the class's fixed ``frame_columns`` (columns a
+    study does not fill are NaN); a study has no single estimate (``statistic`` is None).
+    """
+
+    table: Any  # pandas.DataFrame
+    n_datasets: int
+    n_resamples: int
+    wall_time: float
+
+    def to_frame(self):
+        """The long table (a copy) with the columns ``frame_columns``."""
+        return self.table.reindex(columns=list(self.frame_columns)).copy()
+
+    def _summary_is_a_frame(self, replacement: str) -> None:
+        warnings.warn(
+            f"`{type(self).__name__}.summary()` returns a DataFrame for one more release and then text, like "
+            f"every result's summary(); use `{replacement}` for the table", FutureWarning, stacklevel=3,
+        )
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(<{len(self.table)} rows>, R = {self.n_datasets} experiments per point, "
+                f"B = {self.n_resamples}, {self.wall_time:.0f} s)")
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True, repr=False)
+class CoverageStudy(_Study):
+    """Coverage of EC intervals on simulated data (:func:`trialwise.validity.coverage_study`).
+
+    ``table`` has one row per (grid point, method, confidence level); see
+    :func:`~trialwise.validity.coverage_study` for its columns. The per-method summary
+    table is :meth:`summary_frame`; ``summary()`` still returns that table but warns
+    (FutureWarning): in the next release it returns text, like every result's
+    ``summary()``.
+    """
+
+    frame_columns = (
+        "n", "accuracy_a", "accuracy_b", "kappa", "method", "confidence_level", "coverage", "coverage_se",
+        "miss_below", "miss_above", "mean_width", "share_no_interval", "share_undefined_estimate",
+        "share_undefined_replicates",
+    )
+
+    def eligible(self, max_undefined: float = 0.01):
+        """Rows where the coverage requirement applies: defined intervals for all but ``max_undefined``.
+
+        A grid point is judged when fewer than ``max_undefined`` of its experiments have
+        an undefined estimate and, on average, fewer than ``max_undefined`` of the
+        bootstrap replicates are undefined (the bootstrap methods' rows decide).
+        """
+        t = self.table
+        key = ["n", "accuracy_a", "accuracy_b", "kappa"]
+        boot = t[t.method.isin(["percentile", "bca", "basic", "hdi"])]
+        if boot.empty:
+            ok = t.share_undefined_estimate < max_undefined
+            return t[ok]
+        worst = boot.groupby(key).agg(u=("share_undefined_replicates", "max"), e=("share_undefined_estimate", "max"))
+        good = worst[(worst.u < max_undefined) & (worst.e < max_undefined)].reset_index()[key]
+        return t.merge(good, on=key)
+
+    def summary(self, confidence_level: float = 0.95, band: tuple[float, float] = (0.935, 0.965)) -> Any:
+        """Deprecated: the table of :meth:`summary_frame` (FutureWarning); text in the next release."""
+        self._summary_is_a_frame("summary_frame()")
+        return self.summary_frame(confidence_level, band)
+
+    def summary_frame(self, confidence_level: float = 0.95, band: tuple[float, float] = (0.935, 0.965)) -> Any:
+        """Per method: min / median / max coverage over the eligible points, and how many fall outside ``band``."""
+        t = self.eligible()
+        t = t[np.isclose(t.confidence_level, confidence_level)]
+        out = t.groupby("method", sort=False).agg(
+            points=("coverage", "size"), min=("coverage", "min"), median=("coverage", "median"),
+            max=("coverage", "max"), mean_width=("mean_width", "mean"),
+            below_band=("coverage", lambda c: int((c < band[0]).sum())),
+            above_band=("coverage", lambda c: int((c > band[1]).sum())),
+        )
+        return out
+
+
+@dataclass(frozen=True, repr=False)
+class TypeOneErrorStudy(_Study):
+    """Rejection rates of tests under their null (:mod:`trialwise.validity`).
+
+    ``table`` has one row per (grid point, test, α) with ``rejection_rate``,
+    ``rejection_se`` and ``share_undefined``; its grid columns are ``n, accuracy_a,
+    accuracy_b`` for independence tests (:func:`type_one_error_study`) and ``n,
+    accuracy_reference, accuracy_x, accuracy_y, kappa`` for difference tests
+    (:func:`difference_test_study`); ``to_frame()`` has all of them (NaN where unused).
+    The per-test summary table is :meth:`summary_frame`; ``summary()`` still returns
+    that table but warns (FutureWarning): in the next release it returns text, like
+    every result's ``summary()``.
+    """
+
+    frame_columns = (
+        "n", "accuracy_a", "accuracy_b", "accuracy_reference", "accuracy_x", "accuracy_y", "kappa", "test", "alpha",
+        "rejection_rate", "rejection_se", "share_undefined",
+    )
+
+    def summary(self) -> Any:
+        """Deprecated: the table of :meth:`summary_frame` (FutureWarning); text in the next release."""
+        self._summary_is_a_frame("summary_frame()")
+        return self.summary_frame()
+
+    def summary_frame(self) -> Any:
+        """Per test and α: min / median / max rejection rate over the grid."""
+        return self.table.groupby(["test", "alpha"], sort=False).agg(
+            points=("rejection_rate", "size"), min=("rejection_rate", "min"),
+            median=("rejection_rate", "median"), max=("rejection_rate", "max"),
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class BenchmarkCoverageStudy(_Study):
+    """Calibration of leaderboards on simulated benchmarks (:func:`trialwise.validity.benchmark_coverage_study`).
+
+    ``table``: coverage, mean width and bias of each observer's score interval;
+    ``ranks``: coverage of the rank intervals (per model, and all at once); ``tests``:
+    rejection rates of the bootstrap and swap tests for two models with equal true
+    scores and unequal accuracies. ``to_frame()`` is ``table``.
+    """
+
+    frame_columns = ("observer", "true_score", "accuracy", "coverage", "coverage_se", "mean_width", "bias", "sd",
+                     "contains_estimate")
+    ranks: Any = None
+    tests: Any = None
+    confidence_level: float = 0.95
+    n_permutations: int = 0
+
+    def summary(self) -> str:
+        """The three tables as text."""
+        fmt = {"float_format": lambda x: f"{x:.3f}"}
+        return "\n\n".join([
+            f"Score intervals ({_pct(self.confidence_level)}, R = {self.n_datasets} benchmarks, B = {self.n_resamples})",
+            self.table.to_string(index=False, **fmt),
+            "Rank intervals", self.ranks.to_string(index=False, **fmt),
+            f"Tests of x vs y (equal true scores, unequal accuracies; M = {self.n_permutations})",
+            self.tests.to_string(index=False, **fmt),
+        ])
+
+
 def _as_list(value: Any, name: str) -> list:
     """A non-empty list from a sequence (a scalar counts as one value); a clear error otherwise."""
     if value is None or isinstance(value, (str, bytes)):
-        raise TypeError(f"`{name}` must be a sequence of numbers; got {value!r}")
+        raise InvalidTypeError(f"`{name}` must be a sequence of numbers; got {value!r}")
     out = list(np.atleast_1d(np.asarray(value, dtype=object)).ravel())
     if not out:
-        raise ValueError(f"`{name}` is empty")
+        raise InvalidValueError(f"`{name}` is empty")
     return out
 
 
@@ -87,7 +238,7 @@ def study_grid(
     kappas = list(v._as_float_array(_as_list(kappas, "kappas"), "kappas"))
     bad = [k for k in kappas if not -1.0 <= k <= 1.0]
     if bad:
-        raise ValueError(f"`kappas` must lie in [-1, 1]; got {bad[0]!r}")
+        raise InvalidValueError(f"`kappas` must lie in [-1, 1]; got {bad[0]!r}")
     rows = []
     for size in n:
         for a, b in itertools.combinations_with_replacement(sorted(accuracies), 2):
@@ -102,7 +253,7 @@ def _points(grid: pd.DataFrame | None, kappa_zero: bool = False) -> pd.DataFrame
     g = study_grid() if grid is None else pd.DataFrame(grid)
     missing = {"n", "accuracy_a", "accuracy_b", "kappa"} - set(g.columns)
     if missing:
-        raise ValueError(f"`grid` lacks the columns {sorted(missing)}; it has {list(g.columns)}")
+        raise InvalidValueError(f"`grid` lacks the columns {sorted(missing)}; it has {list(g.columns)}")
     if "attainable" not in g:
         lo, hi = kappa_bounds(g.accuracy_a.to_numpy(float), g.accuracy_b.to_numpy(float))
         g = g.assign(attainable=(lo - _TOL <= g.kappa) & (g.kappa <= hi + _TOL))
@@ -110,7 +261,7 @@ def _points(grid: pd.DataFrame | None, kappa_zero: bool = False) -> pd.DataFrame
     if kappa_zero:
         g = g[g.kappa == 0]
     if g.empty:
-        raise ValueError("`grid` has no attainable point to simulate")
+        raise InvalidValueError("`grid` has no attainable point to simulate")
     return g.reset_index(drop=True)
 
 
@@ -126,7 +277,7 @@ def coverage_study(
     confidence_levels: Sequence[float] = (0.90, 0.95),
     n_datasets: int = 4000,
     n_resamples: int = 1000,
-    rng: Any = 0,
+    rng: Any = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> CoverageStudy:
     """Coverage and width of every EC interval method on data with known κ.
@@ -149,7 +300,7 @@ def coverage_study(
         Simulated experiments per grid point (R).
     n_resamples : int, default 1000
         Bootstrap replicates / posterior draws per experiment (B).
-    rng : seed or Generator, default 0
+    rng : seed or Generator, default None
     progress : callable, optional
         Called as ``progress(label, points_done, points_total)`` after each grid point
         (the study script prints it).
@@ -232,9 +383,9 @@ def type_one_error_study(
     tests: Sequence[str] = INDEPENDENCE_TESTS,
     alphas: Sequence[float] = (0.05, 0.01),
     n_datasets: int = 2000,
-    n_resamples: int = 999,
+    n_resamples: int = 1000,
     boschloo_max_n: int = 50,
-    rng: Any = 0,
+    rng: Any = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> TypeOneErrorStudy:
     """Rejection rate of every test of κ = 0 on data simulated with κ = 0.
@@ -302,8 +453,8 @@ def difference_test_study(
     tests: Sequence[str] = DIFFERENCE_TESTS,
     alphas: Sequence[float] = (0.05, 0.01),
     n_datasets: int = 2000,
-    n_resamples: int = 999,
-    rng: Any = 0,
+    n_resamples: int = 1000,
+    rng: Any = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> TypeOneErrorStudy:
     """Rejection rate of the tests of κ(ref, X) = κ(ref, Y) when the two are equal.
@@ -330,7 +481,7 @@ def difference_test_study(
         if ok:
             points.append((int(size), float(a_ref), float(a_x), float(a_y), float(k)))
     if not points:
-        raise ValueError("no attainable point to simulate")
+        raise InvalidValueError("no attainable point to simulate")
     gen = v.check_rng(rng)
     children = gen.spawn(len(points))
     rows = []
@@ -372,11 +523,11 @@ def _true_score(obs: tuple[float, float], others: Sequence[tuple[float, float]],
     return float(np.mean(per_exp))
 
 
+@renamed_parameters(n_permutations="n_resamples")
 def benchmark_coverage_study(
     *,
     n_datasets: int = 200,
     n_resamples: int = 1000,
-    n_permutations: int = 1000,
     n_items: int = 200,
     n_experiments: int = 2,
     n_conditions: int = 3,
@@ -386,7 +537,7 @@ def benchmark_coverage_study(
     min_items: int = 20,
     ci_method: str = "bc",
     tests: bool = True,
-    rng: Any = 0,
+    rng: Any = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> BenchmarkCoverageStudy:
     """Calibration of the leaderboard on simulated benchmarks with known true scores.
@@ -435,7 +586,7 @@ def benchmark_coverage_study(
 
     r = v.check_positive_int(n_datasets, "n_datasets")
     b = v.check_positive_int(n_resamples, "n_resamples", minimum=2)
-    m = v.check_positive_int(n_permutations, "n_permutations")
+    m = b  # the swap tests use as many swaps as the bootstrap has replicates
     n = v.check_positive_int(n_items, "n_items", minimum=10)
     n_e = v.check_positive_int(n_experiments, "n_experiments")
     n_c = v.check_positive_int(n_conditions, "n_conditions")
@@ -443,7 +594,7 @@ def benchmark_coverage_study(
     if reference_items is not None:
         reference_items = v.check_positive_int(reference_items, "reference_items", minimum=2)
         if reference_items > n:
-            raise ValueError(f"`reference_items` must be at most `n_items` ({n}); got {reference_items}")
+            raise InvalidValueError(f"`reference_items` must be at most `n_items` ({n}); got {reference_items}")
     easy = np.linspace(0.5, 0.8, n_e * n_c).reshape(n_e, n_c)
     humans = list(BENCHMARK_HUMANS)
     models = dict(BENCHMARK_MODELS)
@@ -512,7 +663,7 @@ def benchmark_coverage_study(
             rank_cov[k].append(covered[-1])
         all_cov.append(all(covered))
         for test in pvals if tests else ():
-            pvals[test].append(lb.difference("x", "y", test=test, n_permutations=m).pvalue)
+            pvals[test].append(lb.difference("x", "y", test=test, n_resamples=m).pvalue)
         if progress is not None:
             progress("benchmark coverage", d + 1, r)
     rows = []

@@ -293,7 +293,7 @@ def validity_studies():
                                                            accuracies_xy=((0.7, 0.8),), kappas=(0.3,),
                                                            tests=("swap",), n_datasets=30, n_resamples=99,
                                                            rng=24).table,
-            "benchmark": tw.validity.benchmark_coverage_study(n_datasets=2, n_resamples=60, n_permutations=60,
+            "benchmark": tw.validity.benchmark_coverage_study(n_datasets=2, n_resamples=60,
                                                               n_items=80, rng=25).table,
             "benchmark_sparse": tw.validity.benchmark_coverage_study(n_datasets=2, n_resamples=60, n_items=120,
                                                                      reference_items=60, tests=False,
@@ -311,7 +311,7 @@ def leaderboard_model_vs_human():
 def leaderboard_pairwise_and_difference():
     t = _mvh_small()
     lb = tw.leaderboard(t, n_resamples=200, rng=28)
-    return {"pairwise": lb.pairwise(n_permutations=200), "pairwise_bootstrap": lb.pairwise(test="bootstrap"),
+    return {"pairwise": lb.pairwise(n_resamples=200), "pairwise_bootstrap": lb.pairwise(test="bootstrap"),
             "difference": lb.difference("resnet50", "clip-16"),
             "difference_test": tw.difference_test(t, "resnet50", "clip-16", n_resamples=200, rng=29),
             "percentile": tw.leaderboard(t, n_resamples=200, ci_method="percentile", rng=30).table}
@@ -398,8 +398,8 @@ def comparison_probabilities():
     for kind in cmp.CALIBRATION_KINDS:
         for strat in cmp.BIN_STRATEGIES:
             yk, pk = (y == 0, pa[:, 0]) if kind == "binary" else (y, pa)
-            out[f"curve_{kind}_{strat}"] = cmp.calibration_curve(yk, pk, kind=kind, strategy=strat)
-            out[f"ece_{kind}_{strat}"] = cmp.expected_calibration_error(yk, pk, kind=kind, strategy=strat)
+            out[f"curve_{kind}_{strat}"] = cmp.calibration_curve(yk, pk, kind=kind, bin_strategy=strat)
+            out[f"ece_{kind}_{strat}"] = cmp.expected_calibration_error(yk, pk, kind=kind, bin_strategy=strat)
     return out
 
 

@@ -1,4 +1,13 @@
-"""Benchmarks: protocols, the jointly bootstrapped hierarchy, leaderboards with rank confidence, Brain-Score."""
+"""Benchmarks: protocols, the jointly bootstrapped hierarchy, leaderboards with rank confidence, Brain-Score.
+
+Where things live: ``protocol`` (what counts and how to average), ``hierarchy`` (trials →
+design, the joint bootstrap, the swap null), ``leaderboard`` (:func:`~trialwise.leaderboard`,
+:class:`~trialwise.Leaderboard`), ``differences`` (tests of "alike" between candidates),
+``experiments`` (per-experiment scores), ``ranks`` (rank intervals, Kendall's τ),
+``notes`` (structured notes). Brain-Score (gathered in ``brainscore``): ``ceilings``,
+``synthetic`` (App. I trials for published scores), ``behavioral``
+(:class:`~trialwise.BehavioralBenchmark`), ``assembly`` (xarray assemblies as trials).
+"""
 
 from trialwise.benchmark.protocol import FLAT, METRICS, MODEL_VS_HUMAN, PROTOCOLS, TEXTURE_VS_SHAPE, Protocol, get_protocol
 

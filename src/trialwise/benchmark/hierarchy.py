@@ -10,7 +10,8 @@ Resampling is the library's one engine (:mod:`trialwise.resampling`): within eac
 bootstrap replicate is a multinomial weight vector over its items shared by every
 observer, so each entry's table is a weighted column sum and a unit's replicates are one
 chunked matrix product. Units are independent given the seed: unit ``u`` (in sorted
-(experiment, condition) order) draws from the ``u``-th child of ``rng.spawn``.
+(experiment, condition) order) draws from the ``u``-th child stream of ``rng``
+(:func:`trialwise.resampling.child_rngs`).
 """
 
 from __future__ import annotations
@@ -25,17 +26,19 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
+from trialwise._errors import InvalidValueError
 from trialwise._validation import check_positive_int, check_rng
 from trialwise._warnings import TrialwiseWarning, warn
+from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import Protocol, metric_from_sums
-from trialwise.resampling import bootstrap_sums, monte_carlo_pvalue, pair_columns
+from trialwise.resampling import bootstrap_sums, child_rngs, monte_carlo_test
+from trialwise.tables import pair_columns
 
 __all__ = ["Design", "build_design", "reference_mask", "bootstrap_entries", "aggregate", "group_mean", "row_scores",
            "swap_differences"]
 
 #: Name of the reference group's own row (pairs of distinct reference observers).
 REFERENCE_ROW = "{reference}–{reference}"
-_REL_TOL = 1e-12
 #: Values per block of :func:`group_mean` (about 8 MB of float64).
 _GROUP_BLOCK = 2**20
 
@@ -69,7 +72,7 @@ class Design:
     entry_reference: NDArray  # reference observer (candidates) or reference pair (reference row) id
     entry_sums: NDArray  # (4, n_entries): n, n11, ca, cb of the observed tables
     excluded: Any = None  # DataFrame: what the protocol or the data left out, and why
-    notes: list[str] = field(default_factory=list)
+    notes: list[StructuredNote] = field(default_factory=list)  # structured: `kind` and `values` (benchmark.notes)
 
     @property
     def n_entries(self) -> int:
@@ -91,12 +94,12 @@ def reference_mask(trials, protocol: Protocol, reference: Any = None) -> NDArray
         refs = [reference] if isinstance(reference, str) else list(reference)
         unknown = sorted(set(refs) - set(trials["subject"]))
         if unknown:
-            raise ValueError(f"`reference` names observer(s) {unknown} that are not in the trials")
+            raise InvalidValueError(f"`reference` names observer(s) {unknown} that are not in the trials")
         return trials["subject"].isin(refs).to_numpy()
     mask = (trials["observer_type"] == protocol.reference).to_numpy()
     if not mask.any():
         types = sorted(set(trials["observer_type"]) - {""})
-        raise ValueError(f"no reference observers: no observer has observer_type {protocol.reference!r} "
+        raise InvalidValueError(f"no reference observers: no observer has observer_type {protocol.reference!r} "
                          f"(types found: {types or 'none'}); pass `reference=` with their names")
     return mask
 
@@ -114,17 +117,17 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     import pandas as pd
 
     excluded: list[dict] = []
-    notes: list[str] = []
+    notes: list[StructuredNote] = []
     exps_all = sorted(trials["experiment"].unique())
     if protocol.experiments is not None:
         missing = [e for e in protocol.experiments if e not in exps_all]
         keep_exp = [e for e in protocol.experiments if e in exps_all]
         if not keep_exp:
-            raise ValueError(f"none of the experiments of protocol {protocol.name!r} is in the trials: it has "
+            raise InvalidValueError(f"none of the experiments of protocol {protocol.name!r} is in the trials: it has "
                              f"{', '.join(protocol.experiments)}; the trials have {', '.join(map(str, exps_all))}")
         if missing:
-            notes.append(f"{len(missing)} of the {len(protocol.experiments)} experiments of protocol "
-                         f"{protocol.name!r} are not in the trials and were not scored: {', '.join(missing)}")
+            notes.append(StructuredNote("experiments-not-in-trials", protocol=protocol.name, missing=missing,
+                                        n_experiments=len(protocol.experiments)))
     else:
         keep_exp = exps_all
     for e in exps_all:
@@ -145,7 +148,7 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
             have = set(conds_found[e])
             absent = [c for c in conds if c not in have]
             if absent:
-                raise ValueError(f"protocol {protocol.name!r} ({name}) names condition(s) {absent} of experiment "
+                raise InvalidValueError(f"protocol {protocol.name!r} ({name}) names condition(s) {absent} of experiment "
                                  f"{e!r} that the trials do not have; conditions found: {sorted(have)}")
             hit_conds = sorted(set(have) - set(conds)) if keep else sorted(set(conds))
             hit_codes = [pair_code[(e, c)] for c in hit_conds]
@@ -160,7 +163,7 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     references = tuple(sorted(t.loc[is_ref, "subject"].unique()))
     cand_all = sorted(set(t.loc[~is_ref, "subject"].unique()))
     if not cand_all and require_candidates:
-        raise ValueError("no candidate observers: every observer belongs to the reference group")
+        raise InvalidValueError("no candidate observers: every observer belongs to the reference group")
     # Candidates must cover every experiment of the protocol to be comparable.
     cover = t.loc[~is_ref].groupby("subject")["experiment"].unique().to_dict()
     exps = sorted(t["experiment"].unique())
@@ -174,17 +177,13 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         else:
             candidates.append(c)
     if cand_all and not candidates:
-        raise ValueError(f"no candidate covers all {len(exps)} experiments of protocol {protocol.name!r}; "
+        raise InvalidValueError(f"no candidate covers all {len(exps)} experiments of protocol {protocol.name!r}; "
                          f"restrict the protocol's `experiments`")
     if len(candidates) < len(cand_all):
         lacking = {c: sorted(set(exps) - set(cover[c])) for c in cand_all if c not in candidates}
-        named = "; ".join(f"{c} (lacks {', '.join(x) if len(x) <= 3 else f'{len(x)} of {len(exps)}'})"
-                          for c, x in lacking.items())
-        notes.append(f"{len(lacking)} candidate(s) not scored, for lack of some of the protocol's experiments: "
-                     f"{named}; restrict the protocol's `experiments` to score them")
+        notes.append(StructuredNote("candidates-not-scored", lacking=lacking, n_experiments=len(exps)))
     if len(references) == 1:
-        notes.append(f"only one reference observer ({references[0]}): the reference row (pairs of distinct "
-                     f"reference observers) has no value")
+        notes.append(StructuredNote("one-reference-observer", reference=references[0]))
     t = t[t["subject"].isin(set(candidates) | set(references))]
     rows = tuple(candidates) + (REFERENCE_ROW.format(reference=label),)
     row_of = {c: i for i, c in enumerate(candidates)}
@@ -211,7 +210,7 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         pairs, rws, rfs = [], [], []
         for cand in candidates:
             if cand not in col:
-                raise ValueError(f"candidate {cand!r} has no trial in condition {c!r} of experiment {e!r}")
+                raise InvalidValueError(f"candidate {cand!r} has no trial in condition {c!r} of experiment {e!r}")
             for r in refs_u:
                 pairs.append((col[cand], col[r]))
                 rws.append(row_of[cand])
@@ -222,13 +221,13 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
                 rws.append(len(candidates))
                 rfs.append(ref_of[r1] * n_refs + ref_of[r2])
         if not refs_u:
-            raise ValueError(f"no reference observer saw condition {c!r} of experiment {e!r}")
+            raise InvalidValueError(f"no reference observer saw condition {c!r} of experiment {e!r}")
         pairs_arr = np.array(pairs, dtype=np.intp).reshape(-1, 2)
         shared = (seen[:, pairs_arr[:, 0]] & seen[:, pairs_arr[:, 1]]).sum(axis=0)
         rws_arr = np.array(rws, dtype=np.intp)
         for cand in candidates:
             if not np.any(shared[rws_arr == row_of[cand]]):
-                raise ValueError(f"candidate {cand!r} shares no image with any reference observer in condition "
+                raise InvalidValueError(f"candidate {cand!r} shares no image with any reference observer in condition "
                                  f"{c!r} of experiment {e!r}")
         empty = shared < protocol.min_items
         if empty.any():
@@ -249,24 +248,19 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         lab_ref.append(rfs)
         sums.append(s)
     if n_partial:
-        msg = (f"{n_partial} observer×condition combination(s) lack some of the condition's images; "
-               f"each pair uses the images both observers saw")
+        msg = StructuredNote("partial-images", n=n_partial)
         notes.append(msg)
         if not partial_by_design:
             warn(msg, TrialwiseWarning)
     for e, (n_cand, n_ref) in sparse_count.items():
         tot_cand, tot_ref = total_count[e]
-        parts = [f"{n} of {tot} {what} pair(s)" for n, tot, what in
-                 ((n_cand, tot_cand, "candidate–reference"), (n_ref, tot_ref, "reference–reference")) if n]
-        notes.append(f"{e}: {' and '.join(parts)} share fewer than {protocol.min_items} images in a condition "
-                     f"and were left out there (protocol min_items={protocol.min_items}"
-                     + (f"; {n_disjoint} share none" if n_disjoint else "") + ")")
+        notes.append(StructuredNote("sparse-pairs", experiment=e, n_candidate=int(n_cand),
+                                    total_candidate=int(tot_cand), n_reference=int(n_ref),
+                                    total_reference=int(tot_ref), min_items=protocol.min_items,
+                                    n_disjoint=n_disjoint))
     gone = [e for e, (_, n_ref) in sparse_count.items() if total_count[e][1] and n_ref == total_count[e][1]]
     if gone:
-        notes.append(f"no pair of reference observers shares {protocol.min_items} images in any condition of "
-                     f"{', '.join(gone)}: the reference row has no value there, so its overall score averages the "
-                     f"other experiments only and is not comparable with the candidates' scores, which include "
-                     f"{'it' if len(gone) == 1 else 'them'} (compare per experiment: `by_experiment()`)")
+        notes.append(StructuredNote("reference-row-empty", experiments=gone, min_items=protocol.min_items))
     if excluded:
         excl = pd.DataFrame(excluded, columns=["experiment", "condition", "subject", "n_trials", "reason"])
     else:
@@ -388,7 +382,7 @@ def bootstrap_entries(
     ``workers``).
     """
     b = check_positive_int(n_resamples, "n_resamples")
-    gens = check_rng(rng).spawn(len(design.units))
+    gens = child_rngs(rng, len(design.units))
     out = np.empty((b, design.n_entries), dtype=dtype)
     metric = design.protocol.metric
     done = [0]
@@ -484,8 +478,6 @@ def swap_differences(
 
 
 def swap_pvalue(observed: float, null: NDArray) -> float:
-    """Two-sided Monte-Carlo p-value ``(1 + #|Δ*| ≥ |Δ|) / (1 + M)`` over defined Δ*."""
-    d = np.abs(null)
-    ok = ~np.isnan(d)
-    hits = np.sum(ok & (d >= abs(observed) * (1 - _REL_TOL)))
-    return float(monte_carlo_pvalue(hits, ok.sum()))
+    """Two-sided Monte-Carlo p-value ``(1 + #|Δ*| ≥ |Δ|) / (1 + M)`` over defined Δ*
+    (:func:`trialwise.resampling.monte_carlo_test` on the drawn swap distribution)."""
+    return float(monte_carlo_test(float(observed), np.asarray(null, dtype=float), alternative="two-sided").pvalue)

@@ -1,39 +1,46 @@
-"""Leaderboards whose scores and ranks carry confidence (SPEC §6.1–6.2, §5.2 aggregated, §5.3)."""
+"""Leaderboards whose scores and ranks carry confidence (SPEC §6.1–6.2, §5.2 aggregated, §5.3).
+
+:func:`leaderboard` applies a protocol to trials, runs the joint hierarchical bootstrap
+(:func:`bootstrap_scores`) and builds a :class:`Leaderboard` from its results
+(:meth:`Leaderboard.from_bootstrap`: the table, rank intervals and Kendall's τ). The
+tests between candidates are in :mod:`trialwise.benchmark.differences`, the per-experiment
+breakdown in :mod:`trialwise.benchmark.experiments`. (About 500 lines, most of them the
+docstrings of the public leaderboard API.)
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from trialwise import _validation as v
+from trialwise._deprecation import renamed_parameters
+from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._results import ConfidenceInterval, Result, _num, _pct
 from trialwise._warnings import TrialwiseWarning, warn
-from trialwise._results import BenchmarkDifferenceResult, ConfidenceInterval, _num, _p, _pct
-from trialwise.benchmark.hierarchy import (
-    Design,
-    aggregate,
-    bootstrap_entries,
-    build_design,
-    row_scores,
-    swap_differences,
-    swap_pvalue,
+from trialwise.benchmark._trials import as_trials
+from trialwise.benchmark.differences import (
+    BENCHMARK_TESTS,
+    BenchmarkDifferenceResult,
+    SwapNulls,
+    difference_pvalue,
+    pair_pvalues,
 )
+from trialwise.benchmark.experiments import ExperimentBreakdown, experiment_breakdown, score_interval
+from trialwise.benchmark.hierarchy import Design, aggregate, bootstrap_entries, build_design, row_scores
 from trialwise.benchmark.protocol import HIGHER_IS_BETTER, Protocol, get_protocol
-from trialwise.benchmark.ranks import kendall_tau, probability_best, rank_intervals, rank_scores
-from trialwise.intervals import interval
-from trialwise.resampling import monte_carlo_pvalue
+from trialwise.benchmark.ranks import KendallTau, probability_best, rank_intervals, rank_scores, ranking_stability
+from trialwise.resampling import child_rngs, child_seed
 from trialwise.significance import adjust_pvalues
 
 __all__ = ["leaderboard", "difference_test", "Leaderboard", "KendallTau", "ExperimentBreakdown",
-           "BENCHMARK_TESTS", "BENCHMARK_CI_METHODS"]
+           "BenchmarkDifferenceResult", "BENCHMARK_TESTS", "BENCHMARK_CI_METHODS", "bootstrap_scores",
+           "leaderboard_from_design"]
 
-#: Tests of "two candidates are alike" at the benchmark level.
-BENCHMARK_TESTS = ("swap", "bootstrap", "paper")
 #: The default interval of scores and differences (docs/benchmark.md, "Sparse overlaps").
 DEFAULT_CI_METHOD = "bc"
 #: Interval methods for scores and differences (from the hierarchical bootstrap).
@@ -41,179 +48,165 @@ BENCHMARK_CI_METHODS = ("percentile", "bc", "basic", "hdi")
 
 Progress = Callable[[str, int, int], None]
 
+# tests/test_sparse_overlaps.py imports the old private name; the function is `_trials.as_trials`
+_as_trials = as_trials
 
-def _as_trials(trials: Any):
-    import pandas as pd
-
-    from trialwise.data import TRIAL_COLUMNS, _check_items, _check_layout, _check_path, read_trials
-
-    if not isinstance(trials, pd.DataFrame):
-        return read_trials(_check_path(trials, "trials", frame_ok=True))
-    _check_layout(trials, "trials")
-    if set(TRIAL_COLUMNS) <= set(trials.columns):
-        t = trials[list(TRIAL_COLUMNS)]
-        if t["correct"].dtype != bool:
-            raise TypeError("trials: column 'correct' must be bool (use trialwise.read_trials)")
-        _check_items(t, "trials")
-        return t
-    return read_trials(trials)
+#: Columns of :attr:`Leaderboard.table`.
+TABLE_COLUMNS = ("observer", "kind", "score", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "p_best",
+                 "n_undefined")
 
 
 @dataclass(frozen=True)
-class KendallTau:
-    """Kendall's τ_b between the leaderboard's ranking and each bootstrap replicate's.
+class BootstrapScores:
+    """The joint hierarchical bootstrap of a design: observed and replicate scores, overall and per experiment.
 
-    ``mean`` is the summary of seed 000 §4.1; ``confidence_interval`` the equal-tailed
-    interval of the replicate τ's; ``distribution`` all of them. ``float(tau)`` is the mean.
+    ``scores`` (rows), ``replicates`` (B, rows), ``experiment_scores`` (rows, experiments),
+    ``experiment_replicates`` (B, rows, experiments); rows in ``design.rows`` order, NaN
+    where a row has no value. ``swap_seed`` seeds the swap tests (one stream per pair).
     """
 
-    mean: float
-    confidence_interval: ConfidenceInterval
-    confidence_level: float
-    distribution: NDArray
-
-    def __float__(self) -> float:
-        return float(self.mean)
-
-    def __repr__(self) -> str:
-        ci = self.confidence_interval
-        return (f"KendallTau(mean={_num(self.mean)}, {_pct(self.confidence_level)} of replicates in "
-                f"[{_num(ci.low)}, {_num(ci.high)}], B={self.distribution.size})")
+    scores: NDArray
+    replicates: NDArray
+    experiment_scores: NDArray
+    experiment_replicates: NDArray
+    swap_seed: int
 
 
-@dataclass(frozen=True)
-class ExperimentBreakdown:
-    """Per-experiment scores with CIs and ranks (``table``, long format), and the Kendall τ
-    between the candidates' rankings in every two experiments (``rank_correlation``)."""
+def bootstrap_scores(design: Design, n_resamples: int, *, rng: Any = None, workers: int | None = None,
+                     progress: Progress | None = None) -> BootstrapScores:
+    """Resample items within each condition, the same replicate for every observer, and recompute every level.
 
-    table: Any
-    rank_correlation: Any
+    ``rng`` is split into two streams: the bootstrap's and the seed of the swap tests.
+    """
+    boot_gen, swap_gen = child_rngs(rng, 2)
+    swap_seed = child_seed(swap_gen)
+    values = design.values()
+    entries = bootstrap_entries(design, n_resamples, rng=boot_gen, workers=workers, progress=progress)
+    scores = row_scores(values, design)  # a row without entries (no pair shares an item) is NaN
+    replicates = row_scores(entries, design)
+    exp_obs, key = aggregate(values, design, keep=("experiment",))
+    exp_rep, _ = aggregate(entries, design, keep=("experiment",))
+    del entries
+    shape = (len(design.rows), len(design.experiments))
+    exp_scores = np.full(shape, np.nan)
+    exp_scores[key["row"], key["experiment"]] = exp_obs
+    exp_replicates = np.full((n_resamples,) + shape, np.nan)
+    exp_replicates[:, key["row"], key["experiment"]] = exp_rep
+    return BootstrapScores(scores, replicates, exp_scores, exp_replicates, swap_seed)
 
-    def __repr__(self) -> str:
-        return (f"ExperimentBreakdown({self.table['experiment'].nunique()} experiments × "
-                f"{self.table['observer'].nunique()} observers; .table, .rank_correlation)")
 
-
-class Leaderboard:
+@dataclass(frozen=True, repr=False, eq=False)
+class Leaderboard(Result):
     """A benchmark's scores with confidence intervals, rank intervals and tests.
 
-    Made by :func:`leaderboard`. Attributes: ``table`` (one row per observer),
-    ``kendall_tau``, ``excluded`` (what the protocol or the data left out, and why),
-    ``notes``, ``protocol``, ``scores`` / ``replicates`` (observed and bootstrap scores,
-    columns in ``observers`` order). Methods: :meth:`pairwise`, :meth:`difference`,
-    :meth:`by_experiment`, :meth:`report`, :meth:`summary`.
+    Made by :func:`leaderboard` (or :meth:`from_bootstrap`). Attributes: ``table`` (one
+    row per observer), ``kendall_tau``, ``excluded`` (what the protocol or the data left
+    out, and why), ``notes`` (each a :class:`~trialwise.benchmark.notes.StructuredNote`
+    with a ``kind``), ``protocol``, ``scores`` / ``replicates`` (observed and bootstrap
+    scores, columns in ``observers`` order). Methods: :meth:`pairwise`,
+    :meth:`difference`, :meth:`by_experiment`, :meth:`report`, :meth:`summary`.
     """
 
-    def __init__(self, design: Design, n_resamples: int, confidence_level: float, ci_method: str, rng: Any,
-                 workers: int | None, progress: Progress | None):
-        self._design = design
-        self.protocol: Protocol = design.protocol
-        self.observers: tuple[str, ...] = design.rows
-        self.candidates: tuple[str, ...] = design.candidates
-        self.references: tuple[str, ...] = design.references
-        self.reference_row: str = design.rows[-1]
-        self.n_resamples = n_resamples
-        self.confidence_level = confidence_level
-        self.ci_method = ci_method
-        self.higher_is_better = HIGHER_IS_BETTER[self.protocol.metric]
-        self.excluded = design.excluded
-        self.notes = list(design.notes)
-        if len(design.references) == 1:
-            warn(f"only one reference observer ({design.references[0]}): the reference row has no value",
-                 TrialwiseWarning)
-        self._workers = workers
-        boot_gen, swap_gen = v.check_rng(rng).spawn(2)
-        self._swap_entropy = int(swap_gen.integers(2**63))
-        self._swap_cache: dict[tuple[int, int, int], tuple[float, NDArray]] = {}
-        values = design.values()
-        entries = bootstrap_entries(design, n_resamples, rng=boot_gen, workers=workers, progress=progress)
-        self.scores = row_scores(values, design)  # a row without entries (no pair shares an item) is NaN
-        self.replicates = row_scores(entries, design)
-        exp_obs, key = aggregate(values, design, keep=("experiment",))
-        exp_rep, _ = aggregate(entries, design, keep=("experiment",))
-        del entries
-        shape = (len(design.rows), len(design.experiments))
-        self._exp_scores = np.full(shape, np.nan)
-        self._exp_scores[key["row"], key["experiment"]] = exp_obs
-        self._exp_replicates = np.full((n_resamples,) + shape, np.nan)
-        self._exp_replicates[:, key["row"], key["experiment"]] = exp_rep
-        self._build_table()
+    protocol: Protocol
+    observers: tuple[str, ...]
+    candidates: tuple[str, ...]
+    references: tuple[str, ...]
+    n_resamples: int
+    confidence_level: float
+    ci_method: str
+    table: Any
+    kendall_tau: KendallTau
+    scores: NDArray
+    replicates: NDArray
+    excluded: Any
+    notes: tuple[str, ...]
+    _design: Design
+    _experiment_scores: NDArray
+    _experiment_replicates: NDArray
+    _swaps: SwapNulls
 
-    # ------------------------------------------------------------------ summary numbers
+    frame_columns: ClassVar[tuple[str, ...]] = TABLE_COLUMNS
+    _dict_exclude: ClassVar[tuple[str, ...]] = ("replicates",)
 
-    def _interval(self, dist: NDArray, estimate: NDArray) -> tuple[NDArray, NDArray]:
-        lo, hi = interval(self.ci_method, dist, estimate, self.confidence_level, bounds=(-np.inf, np.inf))
-        return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+    @classmethod
+    def from_bootstrap(cls, design: Design, boot: BootstrapScores, *, confidence_level: float, ci_method: str,
+                       notes: Any = None) -> Leaderboard:
+        """The leaderboard of a design from its bootstrap (:func:`bootstrap_scores`): table, ranks, τ.
 
-    def _build_table(self) -> None:
+        ``notes`` default to the design's.
+        """
         import pandas as pd
 
-        k = len(self.candidates)
-        lo, hi = self._interval(self.replicates, self.scores)
-        ranks = rank_scores(self.scores[:k], higher_is_better=self.higher_is_better)
-        rep_ranks = rank_scores(self.replicates[:, :k], higher_is_better=self.higher_is_better)
-        r_lo, r_hi = rank_intervals(rep_ranks, self.confidence_level)
+        k = len(design.candidates)
+        higher = HIGHER_IS_BETTER[design.protocol.metric]
+        scores, replicates = boot.scores, boot.replicates
+        lo, hi = score_interval(ci_method, replicates, scores, confidence_level)
+        ranks = rank_scores(scores[:k], higher_is_better=higher)
+        rep_ranks = rank_scores(replicates[:, :k], higher_is_better=higher)
+        r_lo, r_hi = rank_intervals(rep_ranks, confidence_level)
         p_best = probability_best(rep_ranks)
-        sign = 1.0 if self.higher_is_better else -1.0
-        tau = kendall_tau(sign * self.scores[:k], sign * self.replicates[:, :k]) if k >= 2 else np.full(1, np.nan)
-        alpha = (1 - self.confidence_level) / 2
-        ok = tau[~np.isnan(tau)]
-        self.kendall_tau = KendallTau(
-            float(np.mean(ok)) if ok.size else np.nan,
-            ConfidenceInterval(*(float(np.quantile(ok, q)) if ok.size else np.nan for q in (alpha, 1 - alpha))),
-            self.confidence_level, tau)
-        self._replicate_ranks = rep_ranks
         frame = pd.DataFrame({
-            "observer": list(self.observers),
+            "observer": list(design.rows),
             "kind": ["candidate"] * k + ["reference"],
-            "score": self.scores,
+            "score": scores,
             "ci_low": lo,
             "ci_high": hi,
             "rank": np.append(ranks, np.nan),
             "rank_low": np.append(r_lo, np.nan),
             "rank_high": np.append(r_hi, np.nan),
             "p_best": np.append(p_best, np.nan),
-            "n_undefined": np.isnan(self.replicates).sum(axis=0),
+            "n_undefined": np.isnan(replicates).sum(axis=0),
         })
         order = [k] + list(np.argsort(ranks, kind="stable"))
-        self.table = frame.iloc[order].reset_index(drop=True)
+        table = frame.iloc[order].reset_index(drop=True)
         for col in ("rank", "rank_low", "rank_high"):
-            self.table[col] = self.table[col].astype("Int64")
+            table[col] = table[col].astype("Int64")
+        return cls(
+            protocol=design.protocol, observers=design.rows, candidates=design.candidates,
+            references=design.references, n_resamples=replicates.shape[0], confidence_level=confidence_level,
+            ci_method=ci_method, table=table,
+            kendall_tau=ranking_stability(scores[:k], replicates[:, :k], higher_is_better=higher,
+                                          confidence_level=confidence_level),
+            scores=scores, replicates=replicates, excluded=design.excluded,
+            notes=tuple(design.notes if notes is None else notes), _design=design,
+            _experiment_scores=boot.experiment_scores, _experiment_replicates=boot.experiment_replicates,
+            _swaps=SwapNulls(design, boot.swap_seed),
+        )
+
+    # ------------------------------------------------------------------ vocabulary
+
+    @property
+    def reference_row(self) -> str:
+        """The name of the reference group's own row (pairs of distinct reference observers)."""
+        return self.observers[-1]
+
+    @property
+    def higher_is_better(self) -> bool:
+        """Whether a larger score means "more alike" (ranks: 1 = most alike)."""
+        return HIGHER_IS_BETTER[self.protocol.metric]
+
+    @property
+    def statistic(self) -> NDArray:
+        """The scores, in ``observers`` order (the same as ``scores``)."""
+        return self.scores
+
+    @property
+    def method(self) -> str:
+        """How the intervals were made."""
+        return f"joint hierarchical bootstrap ({self.ci_method})"
+
+    def _interval(self, dist: NDArray, estimate: NDArray) -> tuple[NDArray, NDArray]:
+        return score_interval(self.ci_method, dist, estimate, self.confidence_level)
 
     # ------------------------------------------------------------------ differences
 
     def _row(self, name: Any) -> int:
         if name not in self.observers:
-            raise ValueError(f"{name!r} is not an observer of this leaderboard; observers: {list(self.observers)}")
+            raise InvalidValueError(f"{name!r} is not an observer of this leaderboard; observers: {list(self.observers)}")
         return self.observers.index(name)
 
-    def _swap(self, i: int, j: int, m: int) -> tuple[float, NDArray]:
-        key = (i, j, m)
-        if key not in self._swap_cache:
-            ss = np.random.SeedSequence(self._swap_entropy, spawn_key=(i, j))
-            self._swap_cache[key] = swap_differences(self._design, i, j, m, rng=np.random.Generator(np.random.PCG64(ss)))
-        return self._swap_cache[key]
-
-    def _test(self, i: int, j: int, test: str, m: int) -> tuple[float, NDArray]:
-        boot = self.replicates[:, i] - self.replicates[:, j]
-        observed = float(self.scores[i] - self.scores[j])
-        if test == "bootstrap":
-            d = boot[~np.isnan(boot)]
-            tail = min(np.sum(d <= 0), np.sum(d >= 0))
-            return float(min(1.0, 2 * monte_carlo_pvalue(tail, d.size))), boot
-        if i == len(self.candidates) or j == len(self.candidates):
-            raise ValueError(f"the {test} test compares two candidates; the reference row has no swap null")
-        _, null = self._swap(min(i, j), max(i, j), m)
-        null = null if i < j else -null
-        if test == "swap":
-            return swap_pvalue(observed, null), null
-        from scipy import stats
-
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = float(stats.ttest_ind(boot, null, nan_policy="omit").pvalue)
-        return p, null
-
-    def difference(self, x: Any, y: Any, *, test: str = "swap", n_permutations: int | None = None) -> BenchmarkDifferenceResult:
+    @renamed_parameters(n_permutations="n_resamples")
+    def difference(self, x: Any, y: Any, *, test: str = "swap", n_resamples: int | None = None) -> BenchmarkDifferenceResult:
         """Δ = score(x) − score(y) with its CI (joint bootstrap) and a test of "alike".
 
         ``test``: ``swap`` (default; permutation test through the whole hierarchy,
@@ -221,14 +214,16 @@ class Leaderboard:
         exchangeable), ``bootstrap`` (two-sided p from the bootstrap distribution of Δ,
         i.e. inverting its percentile interval; tests equal scores, any accuracies),
         ``paper`` (seed 000 §3.3: t-test between the bootstrap and swap distributions;
-        for reproduction only — its p-value shrinks with B).
+        for reproduction only — its p-value shrinks with B). ``n_resamples``: swaps M of
+        the swap test (default: the leaderboard's B).
         """
         test = v.check_choice(test, "test", BENCHMARK_TESTS)
-        m = self.n_resamples if n_permutations is None else v.check_positive_int(n_permutations, "n_permutations")
+        m = self.n_resamples if n_resamples is None else v.check_positive_int(n_resamples, "n_resamples")
         i, j = self._row(x), self._row(y)
         if i == j:
-            raise ValueError("`x` and `y` must be different observers")
-        p, null = self._test(i, j, test, m)
+            raise InvalidValueError("`x` and `y` must be different observers")
+        p, null = difference_pvalue(self.scores, self.replicates, i, j, test=test, n_permutations=m,
+                                    swaps=self._swaps)
         boot = self.replicates[:, i] - self.replicates[:, j]
         est = float(self.scores[i] - self.scores[j])
         lo, hi = self._interval(boot[:, None], np.array([est]))
@@ -239,14 +234,16 @@ class Leaderboard:
             test=test, n_resamples=self.n_resamples, n_permutations=0 if test == "bootstrap" else m,
             bootstrap_distribution=boot, null_distribution=null)
 
-    def pairwise(self, *, which: str = "all", test: str = "swap", adjust: str = "holm",
-                 n_permutations: int | None = None, workers: int | None = None,
+    @renamed_parameters(n_permutations="n_resamples")
+    def pairwise(self, *, which: str = "all", test: str = "swap", adjust: str = "holm", alpha: float = 0.05,
+                 n_resamples: int | None = None, workers: int | None = None,
                  progress: Progress | None = None):
         """Tests between candidates: every pair (``which="all"``) or neighbours in the ranking.
 
         Returns a DataFrame with one row per pair (better-ranked first): ``observer_a,
         observer_b, difference, ci_low, ci_high, pvalue, pvalue_adjusted, significant``
-        (adjusted p below ``1 − confidence_level``), plus ``test`` and ``adjust``. The
+        (adjusted p below ``alpha``), plus ``test`` and ``adjust``. ``n_resamples``: swaps M
+        of the swap test (default: the leaderboard's B). The
         family for the correction is the set of pairs returned. See :meth:`difference`
         for the tests; ``adjust`` is ``holm``, ``bh``, ``by`` or ``none``. ``workers``:
         threads for the swap tests (default: all cores; the p-values do not depend on it).
@@ -259,39 +256,24 @@ class Leaderboard:
         workers = v.check_workers(workers)
         test = v.check_choice(test, "test", BENCHMARK_TESTS)
         adjust = v.check_choice(adjust, "adjust", ("holm", "bh", "by", "none"))
-        m = self.n_resamples if n_permutations is None else v.check_positive_int(n_permutations, "n_permutations")
+        alpha = v.check_probability(alpha, "alpha", open_interval=True)
+        m = self.n_resamples if n_resamples is None else v.check_positive_int(n_resamples, "n_resamples")
         order = [self.observers.index(o) for o in self.table["observer"] if o != self.reference_row]
         if which == "all":
             pairs = [(order[a], order[b]) for a in range(len(order)) for b in range(a + 1, len(order))]
         else:
             pairs = list(zip(order[:-1], order[1:]))
-        done = [0]
-        if progress is not None:
-            progress(f"{test} tests", 0, len(pairs))
-
-        def run(pair: tuple[int, int]) -> float:
-            p = self._test(pair[0], pair[1], test, m)[0]
-            done[0] += 1
-            if progress is not None:
-                progress(f"{test} tests", done[0], len(pairs))
-            return p
-
-        n_workers = min(max(len(pairs), 1), (os.cpu_count() or 1) if workers is None else workers)
-        if n_workers <= 1 or test == "bootstrap":
-            pvals = [run(p) for p in pairs]
-        else:
-            with ThreadPoolExecutor(n_workers) as ex:
-                pvals = list(ex.map(run, pairs))
+        pv = pair_pvalues(self.scores, self.replicates, pairs, test=test, n_permutations=m, swaps=self._swaps,
+                          workers=workers, progress=progress)
         ia = np.array([p[0] for p in pairs], dtype=int)
         ib = np.array([p[1] for p in pairs], dtype=int)
         diff = self.scores[ia] - self.scores[ib]
         lo, hi = self._interval(self.replicates[:, ia] - self.replicates[:, ib], diff)
-        pv = np.array(pvals, dtype=float)
         adj = adjust_pvalues(pv, adjust) if len(pv) else pv
         names = np.array(self.observers, dtype=object)
         return pd.DataFrame({
             "observer_a": names[ia], "observer_b": names[ib], "difference": diff, "ci_low": lo, "ci_high": hi,
-            "pvalue": pv, "pvalue_adjusted": adj, "significant": adj < 1 - self.confidence_level,
+            "pvalue": pv, "pvalue_adjusted": adj, "significant": adj < alpha,
             "test": test, "adjust": adjust,
         })
 
@@ -303,32 +285,10 @@ class Leaderboard:
         Each experiment is scored with the protocol's levels below ``experiment`` (seed
         000, App. H), from the same bootstrap replicates as the overall scores.
         """
-        import pandas as pd
-        from scipy import stats
-
-        k = len(self.candidates)
-        rows = []
-        for x, exp in enumerate(self._design.experiments):
-            est = self._exp_scores[:, x]
-            lo, hi = self._interval(self._exp_replicates[:, :, x], est)
-            ranks = np.append(rank_scores(est[:k], higher_is_better=self.higher_is_better), np.nan)
-            rep_ranks = rank_scores(self._exp_replicates[:, :k, x], higher_is_better=self.higher_is_better)
-            r_lo, r_hi = rank_intervals(rep_ranks, self.confidence_level)
-            for r, name in enumerate(self.observers):
-                rows.append({"experiment": exp, "observer": name, "score": est[r], "ci_low": lo[r], "ci_high": hi[r],
-                             "rank": ranks[r], "rank_low": r_lo[r] if r < k else np.nan,
-                             "rank_high": r_hi[r] if r < k else np.nan})
-        table = pd.DataFrame(rows)
-        for col in ("rank", "rank_low", "rank_high"):
-            table[col] = table[col].astype("Int64")
-        exps = self._design.experiments
-        corr = np.eye(len(exps))
-        for a in range(len(exps)):
-            for b in range(a + 1, len(exps)):  # τ needs two candidates with a score in both experiments
-                x, y = self._exp_scores[:k, a], self._exp_scores[:k, b]
-                ok = ~(np.isnan(x) | np.isnan(y))
-                corr[a, b] = corr[b, a] = stats.kendalltau(x[ok], y[ok]).statistic if ok.sum() >= 2 else np.nan
-        return ExperimentBreakdown(table, pd.DataFrame(corr, index=list(exps), columns=list(exps)))
+        return experiment_breakdown(self._design.experiments, self.observers, len(self.candidates),
+                                    self._experiment_scores, self._experiment_replicates, ci_method=self.ci_method,
+                                    confidence_level=self.confidence_level,
+                                    higher_is_better=self.higher_is_better)
 
     def entries(self):
         """Every pair value behind the scores: one row per (condition, observer, reference pair).
@@ -378,9 +338,7 @@ class Leaderboard:
         if len(self.candidates) < 2:
             lines.append("Kendall's tau (ranking vs bootstrap rankings): not defined with a single candidate")
         else:
-            lines.append(f"Kendall's tau (ranking vs bootstrap rankings): mean {_num(self.kendall_tau.mean)}, "
-                         f"{_pct(self.confidence_level)} in [{_num(self.kendall_tau.confidence_interval.low)}, "
-                         f"{_num(self.kendall_tau.confidence_interval.high)}]")
+            lines.append(self.kendall_tau.summary())
         lines += [f"Note: {n}" for n in self.notes] if notes else []
         return "\n".join(lines)
 
@@ -392,7 +350,7 @@ class Leaderboard:
         best = self.table[self.table["kind"] == "candidate"].iloc[0]
         return (f"Leaderboard({self.protocol.name!r}, {len(self.candidates)} candidates, B={self.n_resamples}, "
                 f"best={best.observer!r} {_num(best.score)} [{_num(best.ci_low)}, {_num(best.ci_high)}], "
-                f"kendall_tau={_num(self.kendall_tau.mean)})")
+                f"kendall_tau={_num(self.kendall_tau.statistic)})")
 
     def report(self, path: Any, *, title: str | None = None, pairwise: Any = None, shape_bias: Any = None) -> Any:
         """Write a self-contained HTML report (tables and figures embedded); returns the path.
@@ -402,12 +360,35 @@ class Leaderboard:
         """
         import os
 
-        from trialwise.report import write_report
+        from trialwise.report import write_report  # the report draws figures: imported on use
 
         if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"`path` must be a file path (str or os.PathLike); got {type(path).__name__}")
+            raise InvalidTypeError(f"`path` must be a file path (str or os.PathLike); got {type(path).__name__}")
 
         return write_report(self, path, title=title, pairwise=pairwise, shape_bias=shape_bias)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: the table and ``excluded`` as records, Kendall's τ, the notes (replicates left out)."""
+        from trialwise._results import _jsonable
+
+        return _jsonable({
+            "protocol": self.protocol.name, "describe": self.describe(), "observers": self.observers,
+            "candidates": self.candidates, "references": self.references, "n_resamples": self.n_resamples,
+            "confidence_level": self.confidence_level, "ci_method": self.ci_method, "table": self.table,
+            "kendall_tau": self.kendall_tau, "excluded": self.excluded, "notes": self.notes,
+        })
+
+
+def leaderboard_from_design(design: Design, *, n_resamples: int, confidence_level: float, ci_method: str,
+                            rng: Any = None, workers: int | None = None, progress: Progress | None = None,
+                            notes: Any = None) -> Leaderboard:
+    """Bootstrap a design (:func:`bootstrap_scores`) and make its :class:`Leaderboard` (arguments checked)."""
+    if len(design.references) == 1:
+        warn(f"only one reference observer ({design.references[0]}): the reference row has no value",
+             TrialwiseWarning)
+    boot = bootstrap_scores(design, n_resamples, rng=rng, workers=workers, progress=progress)
+    return Leaderboard.from_bootstrap(design, boot, confidence_level=confidence_level, ci_method=ci_method,
+                                      notes=notes)
 
 
 def leaderboard(
@@ -481,8 +462,9 @@ def leaderboard(
     b = v.check_positive_int(n_resamples, "n_resamples")
     level = v.check_confidence_level(confidence_level)
     method = v.check_choice(ci_method, "ci_method", BENCHMARK_CI_METHODS)
-    design = build_design(_as_trials(trials), proto, reference)
-    return Leaderboard(design, b, level, method, rng, workers, progress)
+    design = build_design(as_trials(trials), proto, reference)
+    return leaderboard_from_design(design, n_resamples=b, confidence_level=level, ci_method=method, rng=rng,
+                                   workers=workers, progress=progress)
 
 
 def difference_test(
@@ -515,11 +497,11 @@ def difference_test(
     (0.088, True)
     """
     proto = get_protocol(protocol)
-    t = _as_trials(trials)
+    t = as_trials(trials)
     names = set(t["subject"])
     for name, arg in ((x, "x"), (y, "y")):
         if name not in names:
-            raise ValueError(f"`{arg}`: observer {name!r} is not in the trials")
+            raise InvalidValueError(f"`{arg}`: observer {name!r} is not in the trials")
     if isinstance(reference, str) and reference in set(t["observer_type"]):
         proto, reference = proto.replace(reference=reference), None
     if reference is None:

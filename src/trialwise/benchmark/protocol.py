@@ -16,6 +16,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise.kappa import _kappa_cells
+
 __all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums"]
 
 #: Pair metrics a protocol can average (each a function of a pair's 2×2 table).
@@ -31,19 +34,22 @@ def metric_from_sums(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDA
 
     ``error-consistency``: Cohen's κ on correctness, ``2(n·n11 − ca·cb) / (n(ca + cb) − 2·ca·cb)``
     (the usual ``(c_obs − c_exp) / (1 − c_exp)``; NaN where both observers are always
-    right, or always wrong). ``observed-consistency``: the share of items on which both
+    right, or always wrong), computed by the one κ kernel of :mod:`trialwise.kappa` on
+    the table's cells. ``observed-consistency``: the share of items on which both
     are right or both wrong. ``accuracy-difference``: the squared difference of the two
     accuracies, ``((ca − cb) / n)²``, as in model-vs-human's published tables.
     """
     with np.errstate(invalid="ignore", divide="ignore"):
         if metric == "error-consistency":
-            den = n * (ca + cb) - 2.0 * ca * cb
-            return np.where(den > 0, 2.0 * (n * n11 - ca * cb) / np.where(den > 0, den, 1.0), np.nan)
+            n00 = n - ca
+            n00 -= cb
+            n00 += n11
+            return _kappa_cells(n11, ca - n11, cb - n11, n00)
         if metric == "observed-consistency":
             return np.where(n > 0, (n - ca - cb + 2.0 * n11) / np.where(n > 0, n, 1.0), np.nan)
         if metric == "accuracy-difference":
             return np.where(n > 0, ((ca - cb) / np.where(n > 0, n, 1.0)) ** 2, np.nan)
-    raise ValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
+    raise InvalidValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
 
 
 @dataclass(frozen=True)
@@ -110,23 +116,23 @@ class Protocol:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise TypeError(f"`name` must be a non-empty string; got {self.name!r}")
+            raise InvalidTypeError(f"`name` must be a non-empty string; got {self.name!r}")
         agg = tuple(self.aggregation)
         bad = [a for a in agg if a not in LEVELS]
         if bad or len(set(agg)) != len(agg) or "reference" not in agg or "condition" not in agg:
-            raise ValueError(
+            raise InvalidValueError(
                 f"`aggregation` must list 'reference' and 'condition' once each (and optionally 'experiment', "
                 f"after 'condition'); got {agg!r}"
             )
         if "experiment" in agg and agg.index("experiment") < agg.index("condition"):
-            raise ValueError(f"`aggregation`: conditions lie within experiments, so 'condition' must come before "
+            raise InvalidValueError(f"`aggregation`: conditions lie within experiments, so 'condition' must come before "
                              f"'experiment'; got {agg!r}")
         if self.metric not in METRICS:
-            raise ValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {self.metric!r}")
+            raise InvalidValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {self.metric!r}")
         if isinstance(self.min_items, bool) or not isinstance(self.min_items, numbers.Integral):
-            raise TypeError(f"`min_items` must be an integer >= 1; got {self.min_items!r}")
+            raise InvalidTypeError(f"`min_items` must be an integer >= 1; got {self.min_items!r}")
         if self.min_items < 1:
-            raise ValueError(f"`min_items` must be an integer >= 1; got {self.min_items}")
+            raise InvalidValueError(f"`min_items` must be an integer >= 1; got {self.min_items}")
         object.__setattr__(self, "min_items", int(self.min_items))
         object.__setattr__(self, "aggregation", agg)
         object.__setattr__(self, "exclude", _condition_map(self.exclude, "exclude"))
@@ -135,7 +141,7 @@ class Protocol:
         if self.experiments is not None:
             exps = (self.experiments,) if isinstance(self.experiments, str) else tuple(map(str, self.experiments))
             if not exps:
-                raise ValueError("`experiments` is empty")
+                raise InvalidValueError("`experiments` is empty")
             object.__setattr__(self, "experiments", exps)
 
     def replace(self, **changes: Any) -> Protocol:
@@ -152,11 +158,11 @@ class Protocol:
 
 def _condition_map(value: Any, name: str) -> dict[str, tuple[str, ...]]:
     if not isinstance(value, Mapping):
-        raise TypeError(f"`{name}` must map experiment names to condition lists; got {type(value).__name__}")
+        raise InvalidTypeError(f"`{name}` must map experiment names to condition lists; got {type(value).__name__}")
     out = {}
     for exp, conds in value.items():
         if isinstance(conds, str) or not isinstance(conds, Sequence | set | frozenset):
-            raise TypeError(f"`{name}[{exp!r}]` must be a list of condition names (text); got {conds!r}")
+            raise InvalidTypeError(f"`{name}[{exp!r}]` must be a list of condition names (text); got {conds!r}")
         out[str(exp)] = tuple(str(c) for c in conds)
     return out
 
@@ -224,6 +230,6 @@ def get_protocol(protocol: str | Protocol) -> Protocol:
     if isinstance(protocol, str) and protocol in PROTOCOLS:
         return PROTOCOLS[protocol]
     if not isinstance(protocol, str):
-        raise TypeError(f"`protocol` must be a Protocol or one of {', '.join(map(repr, PROTOCOLS))}; "
+        raise InvalidTypeError(f"`protocol` must be a Protocol or one of {', '.join(map(repr, PROTOCOLS))}; "
                         f"got {type(protocol).__name__}")
-    raise ValueError(f"`protocol` must be a Protocol or one of {', '.join(map(repr, PROTOCOLS))}; got {protocol!r}")
+    raise InvalidValueError(f"`protocol` must be a Protocol or one of {', '.join(map(repr, PROTOCOLS))}; got {protocol!r}")

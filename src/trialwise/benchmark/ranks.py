@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import ClassVar
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-__all__ = ["rank_scores", "rank_intervals", "probability_best", "kendall_tau"]
+from trialwise._results import ConfidenceInterval, Result, _Renamed, _num, _pct
+
+__all__ = ["rank_scores", "rank_intervals", "probability_best", "kendall_tau", "KendallTau", "ranking_stability"]
 
 
 def rank_scores(scores: ArrayLike, *, higher_is_better: bool = True) -> NDArray:
@@ -48,3 +53,65 @@ def kendall_tau(reference: ArrayLike, replicates: ArrayLike) -> NDArray:
     with np.errstate(invalid="ignore", divide="ignore"):
         tau = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
     return np.where(np.isnan(rep).any(axis=1), np.nan, tau)
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class KendallTau(Result):
+    """Kendall's τ_b between the leaderboard's ranking and each bootstrap replicate's.
+
+    ``statistic`` is the mean τ, the summary of seed 000 §4.1; ``confidence_interval`` the
+    equal-tailed interval of the replicate τ's; ``bootstrap_distribution`` all of them
+    (NaN where a replicate has an undefined score). ``float(tau)`` is the mean.
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    confidence_level: float
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0))
+    notes: tuple[str, ...] = ()
+
+    frame_columns: ClassVar[tuple[str, ...]] = ("statistic", "ci_low", "ci_high", "confidence_level", "n_resamples")
+    method: ClassVar[str] = "Kendall's tau-b, ranking vs bootstrap rankings"
+
+    mean = _Renamed("statistic")
+    distribution = _Renamed("bootstrap_distribution")
+
+    @property
+    def n_resamples(self) -> int:
+        """Bootstrap replicates B behind the distribution."""
+        return int(self.bootstrap_distribution.size)
+
+    def __float__(self) -> float:
+        return float(self.statistic)
+
+    def __repr__(self) -> str:
+        ci = self.confidence_interval
+        return (f"KendallTau(mean={_num(self.statistic)}, {_pct(self.confidence_level)} of replicates in "
+                f"[{_num(ci.low)}, {_num(ci.high)}], B={self.bootstrap_distribution.size})")
+
+    def summary(self) -> str:
+        """One line: the mean τ and where the replicates' τ's lie."""
+        if np.isnan(self.statistic) and not self.notes:
+            return "Kendall's tau (ranking vs bootstrap rankings): not defined"
+        ci = self.confidence_interval
+        return "\n".join([f"Kendall's tau (ranking vs bootstrap rankings): mean {_num(self.statistic)}, "
+                          f"{_pct(self.confidence_level)} in [{_num(ci.low)}, {_num(ci.high)}]"]
+                         + [f"  note: {n}" for n in self.notes])
+
+
+def ranking_stability(scores: ArrayLike, replicates: ArrayLike, *, higher_is_better: bool = True,
+                      confidence_level: float = 0.95) -> KendallTau:
+    """Kendall's τ_b between the ranking of ``scores`` and that of every row of ``replicates``.
+
+    With fewer than two scores τ is not defined (NaN). Replicates with an undefined score
+    are left out of the mean and the interval.
+    """
+    s = np.asarray(scores, dtype=float)
+    sign = 1.0 if higher_is_better else -1.0
+    tau = kendall_tau(sign * s, sign * np.asarray(replicates, dtype=float)) if s.size >= 2 else np.full(1, np.nan)
+    alpha = (1 - confidence_level) / 2
+    ok = tau[~np.isnan(tau)]
+    return KendallTau(
+        float(np.mean(ok)) if ok.size else np.nan,
+        ConfidenceInterval(*(float(np.quantile(ok, q)) if ok.size else np.nan for q in (alpha, 1 - alpha))),
+        confidence_level, tau)

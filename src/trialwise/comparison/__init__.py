@@ -10,6 +10,8 @@
 * :mod:`~trialwise.comparison.auc` — AUC and DeLong's test, binary, OvR and OvO.
 * :mod:`~trialwise.comparison.ensemble` — the ensemble recommendation of §14.3.11.
 * :mod:`~trialwise.comparison.report` — :func:`compare`, all of the above in one report.
+* :mod:`~trialwise.comparison.result` — the result classes (:class:`ComparisonResult` and
+  its typed subclasses, :class:`CalibrationCurve`).
 
 Every function here compares labels through :func:`trialwise.labels.code_labels`: one
 rule for when a prediction is the truth's class, or two classifiers' labels agree.
@@ -42,11 +44,23 @@ from trialwise.comparison.probabilities import (
     score_difference,
     wilcoxon_test,
 )
-from trialwise.comparison.report import compare
+from trialwise.comparison.ensemble import EnsembleRecommendation
+from trialwise.comparison.report import ComparisonReport, compare
+from trialwise.comparison.result import (
+    AgreementResult,
+    AUCResult,
+    CalibrationCurve,
+    ComparisonResult,
+    McNemarResult,
+    ScoreResult,
+    SymmetryTestResult,
+)
 
 __all__ = [
     "BIN_STRATEGIES", "CALIBRATION_KINDS", "DECISIONS", "MCNEMAR_METHODS", "MULTI_CLASS", "PERMUTATION_STATISTICS",
     "PROBA_SUM_TOLERANCE", "SCORES",
+    "AUCResult", "AgreementResult", "CalibrationCurve", "ComparisonReport", "ComparisonResult", "EnsembleRecommendation",
+    "McNemarResult", "ScoreResult", "SymmetryTestResult",
     "agreement_matrix", "auc", "bowker_test", "brier_score", "brier_skill_score", "calibration_curve",
     "cohen_kappa", "compare", "contingency_table", "delong_test", "disagreement", "ensemble_recommendation", "error_correlation",
     "expected_calibration_error", "mcnemar", "paired_ttest", "sample_scores", "score_difference",

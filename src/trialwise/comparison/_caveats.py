@@ -1,7 +1,7 @@
 """Caveats of degenerate-but-legal data in the comparison functions: warned, or collected.
 
 A comparison function that meets degenerate data returns its documented value, says so in
-the result (its ``note``, and the message in ``details["caveat"]``) and calls
+the result (its ``notes``: a short note, and the message as a note of kind ``"warning"``) and calls
 :func:`caveat`. Called on its own, that issues one warning of the library's class. Inside
 :func:`collecting` — which :func:`~trialwise.compare` and
 :func:`~trialwise.ensemble_recommendation` use around the methods they run — the caveat

@@ -18,11 +18,15 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from trialwise import _validation as v
-from trialwise._results import ComparisonResult, ConfidenceInterval
+from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._results import ConfidenceInterval
+from trialwise.comparison.result import AgreementResult, ComparisonResult, SymmetryTestResult, comparison_notes
 from trialwise._warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
+from trialwise.kappa import _kappa, kappa_variance
 from trialwise.labels import code_labels
-from trialwise.resampling import monte_carlo_pvalue
+from trialwise.tables import agreement_table
+from trialwise.resampling import NULL_BLOCK, monte_carlo_test
 
 __all__ = ["agreement_matrix", "disagreement", "cohen_kappa", "bowker_test", "stuart_maxwell_test",
            "symmetry_permutation_test", "PERMUTATION_STATISTICS"]
@@ -48,26 +52,26 @@ def _square_counts(counts: Any) -> NDArray:
     try:
         arr = np.asarray(counts)
     except ValueError as exc:  # ragged nested lists
-        raise ValueError(f"`counts` must be a square K × K table of counts; got {v._show(counts)}") from exc
+        raise InvalidValueError(f"`counts` must be a square K × K table of counts; got {v._show(counts)}") from exc
     if arr.dtype.kind == "c":
-        raise TypeError(f"`counts` must hold real counts; got complex numbers {v._show(arr.tolist())}")
+        raise InvalidTypeError(f"`counts` must hold real counts; got complex numbers {v._show(arr.tolist())}")
     if arr.dtype.kind == "O":
         try:
             arr = arr.astype(float)
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"`counts` must be a square table of counts; got {v._show(counts)}") from exc
+            raise InvalidTypeError(f"`counts` must be a square table of counts; got {v._show(counts)}") from exc
     if arr.dtype.kind not in "biuf":
-        raise TypeError(f"`counts` must be a square table of counts; got dtype {arr.dtype}")
+        raise InvalidTypeError(f"`counts` must be a square table of counts; got dtype {arr.dtype}")
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
-        raise ValueError(f"`counts` must be a square K × K table with K >= 2; got shape {arr.shape}")
+        raise InvalidValueError(f"`counts` must be a square K × K table with K >= 2; got shape {arr.shape}")
     farr = arr.astype(float)
     if not np.isfinite(farr).all() or (farr < 0).any() or (farr != np.round(farr)).any():
-        raise ValueError(f"`counts` must hold non-negative whole numbers; got {v._show(arr.tolist())}")
+        raise InvalidValueError(f"`counts` must hold non-negative whole numbers; got {v._show(arr.tolist())}")
     total = float(farr.sum())
     if total == 0:
-        raise ValueError("`counts` holds no items (n = 0)")
+        raise InvalidValueError("`counts` holds no items (n = 0)")
     if total > MAX_ITEMS:
-        raise ValueError(f"`counts` holds more than 2**53 items (n = {total:.3g}): counts that large are not exact "
+        raise InvalidValueError(f"`counts` holds more than 2**53 items (n = {total:.3g}): counts that large are not exact "
                          "in float64 and overflow int64 sums")
     return arr.astype(np.int64) if arr.dtype.kind in "biu" else farr.astype(np.int64)
 
@@ -84,24 +88,23 @@ def _matrix(pred_a: Any, pred_b: Any, counts: Any, labels: Any) -> tuple[NDArray
     """The agreement matrix as int64 ndarray, and the class names."""
     if counts is not None:
         if pred_a is not None or pred_b is not None:
-            raise TypeError("pass either the predictions (pred_a, pred_b) or `counts`, not both")
+            raise InvalidTypeError("pass either the predictions (pred_a, pred_b) or `counts`, not both")
         names = None
         if isinstance(counts, pd.DataFrame):
             if not _same_classes(counts.index, counts.columns):
-                raise ValueError("`counts`: the index (classifier A) and the columns (classifier B) "
+                raise InvalidValueError("`counts`: the index (classifier A) and the columns (classifier B) "
                                  "must name the same classes in the same order")
             names = np.asarray(counts.index, dtype=object)
         arr = _square_counts(counts)
         if names is None:
             names = np.asarray(list(labels) if labels is not None else range(arr.shape[0]), dtype=object)
             if len(names) != arr.shape[0]:
-                raise ValueError(f"`labels` names {len(names)} classes but `counts` is {arr.shape[0]} × {arr.shape[0]}")
+                raise InvalidValueError(f"`labels` names {len(names)} classes but `counts` is {arr.shape[0]} × {arr.shape[0]}")
         return arr, names
     if pred_a is None or pred_b is None:
-        raise TypeError("pass the predictions pred_a and pred_b, or `counts`")
+        raise InvalidTypeError("pass the predictions pred_a and pred_b, or `counts`")
     ia, ib, names = _codes(pred_a, pred_b, labels)
-    k = len(names)
-    return np.bincount(ia * k + ib, minlength=k * k).reshape(k, k).astype(np.int64), names
+    return agreement_table(ia, ib, len(names)), names
 
 
 def agreement_matrix(pred_a: Any, pred_b: Any, *, labels: Any = None) -> pd.DataFrame:
@@ -140,8 +143,8 @@ def disagreement(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None) 
     """
     mat, _ = _matrix(pred_a, pred_b, counts, None)
     m = int(mat.sum())
-    return ComparisonResult("disagreement", float(1 - np.trace(mat) / m), n=m,
-                            details={"n_disagree": int(m - np.trace(mat))})
+    return AgreementResult("disagreement", float(1 - np.trace(mat) / m), n=m, key="disagreement",
+                           n_disagree=int(m - np.trace(mat)))
 
 
 def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, labels: Any = None,
@@ -167,30 +170,23 @@ def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, l
     level = v.check_confidence_level(confidence_level)
     mat, classes = _matrix(pred_a, pred_b, counts, labels)
     n = int(mat.sum())
-    k = len(classes)
     p = mat / n
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     p_o, p_e = float(np.trace(p)), float(rows @ cols)
-    if p_e >= 1:
+    kappa = float(_kappa(mat))  # the one κ kernel (trialwise.kappa), on the K × K table
+    if np.isnan(kappa):
         msg = "Cohen's κ: both classifiers predict one and the same class on every item; κ is undefined (NaN)"
         caveat(msg, DegenerateDataWarning)
-        return ComparisonResult("Cohen's kappa (labels)", np.nan, n=n, note="undefined: a single class throughout",
-                                details={"caveat": msg})
-    kappa = (p_o - p_e) / (1 - p_e)
-    # Fleiss, Cohen & Everitt (1969), the large-sample variance of κ̂.
-    diag = np.diag(p)
-    term1 = np.sum(diag * ((1 - p_e) - (rows + cols) * (1 - p_o)) ** 2)
-    off = ~np.eye(k, dtype=bool)
-    term2 = (1 - p_o) ** 2 * np.sum(p[off] * (cols[:, None] + rows[None, :])[off] ** 2)
-    term3 = (p_o * p_e - 2 * p_e + p_o) ** 2
-    var = max(term1 + term2 - term3, 0.0) / (n * (1 - p_e) ** 4)
+        return AgreementResult("Cohen's kappa (labels)", np.nan, n=n, key="cohen-kappa",
+                               notes=comparison_notes("undefined: a single class throughout", msg))
+    var, _ = kappa_variance(mat)  # Fleiss, Cohen & Everitt (1969), the large-sample variance of κ̂
     z = stats.norm.ppf(0.5 + level / 2)
-    se = float(np.sqrt(var))
-    return ComparisonResult("Cohen's kappa (labels)", float(kappa),
-                            confidence_interval=ConfidenceInterval(kappa - z * se, kappa + z * se), n=n,
-                            note=f"Wald {100 * level:g}% CI, Fleiss-Cohen-Everitt variance",
-                            details={"p_o": p_o, "p_e": p_e, "se": se, "classes": classes.tolist(),
-                                     "agreement_matrix": mat})
+    se = float(np.sqrt(max(float(var), 0.0)))
+    return AgreementResult("Cohen's kappa (labels)", float(kappa),
+                           confidence_interval=ConfidenceInterval(kappa - z * se, kappa + z * se), n=n,
+                           notes=comparison_notes(f"Wald {100 * level:g}% CI, Fleiss-Cohen-Everitt variance"),
+                           key="cohen-kappa", p_o=p_o, p_e=p_e, se=se, classes=tuple(classes.tolist()),
+                           agreement_matrix=mat)
 
 
 def _pairs(mat: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
@@ -208,11 +204,11 @@ def _contributions(mat: NDArray, names: NDArray) -> pd.DataFrame:
                          "share": contrib / contrib.sum() if contrib.sum() > 0 else np.zeros(len(contrib))})
 
 
-def _never_disagree(test: str, method: str, m: int, details: dict) -> ComparisonResult:
+def _never_disagree(test: str, method: str, m: int, fields: dict) -> ComparisonResult:
     """The documented value when the two classifiers never disagree: statistic 0, p = 1, a warning."""
     msg = f"{test}: the two classifiers never disagree; statistic 0, p = 1"
     caveat(msg, DegenerateDataWarning, stacklevel=4)
-    return ComparisonResult(method, 0.0, 1.0, n=m, note="no disagreements", details=details | {"caveat": msg})
+    return SymmetryTestResult(method, 0.0, 1.0, n=m, notes=comparison_notes("no disagreements", msg), **fields)
 
 
 def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
@@ -225,7 +221,7 @@ def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
     ``SquareTable.symmetry`` counts all ``K(K−1)/2`` pairs, which is conservative when
     some are empty). At K = 2 this is McNemar's χ² without continuity correction.
 
-    ``details["contributions"]`` is the per-pair table (classes, ``n_jk``, ``n_kj``, the
+    ``contributions`` is the per-pair table (classes, ``n_jk``, ``n_kj``, the
     pair's term of χ² and its share): it localises the asymmetry. Without any
     disagreement the statistic is 0, p = 1, with a warning.
 
@@ -240,16 +236,16 @@ def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
     m = int(mat.sum())
     pair_total = table["n_jk"] + table["n_kj"]
     df = int(np.sum(pair_total > 0))
-    details = {"df": df, "contributions": table, "matrix": mat, "classes": names.tolist()}
+    fields = {"key": "bowker", "df": df, "contributions": table, "matrix": mat, "classes": tuple(names.tolist())}
     if df == 0:
-        return _never_disagree("Bowker's test", "Bowker symmetry", m, details)
+        return _never_disagree("Bowker's test", "Bowker symmetry", m, fields)
     chi2 = float(table["contribution"].sum())
     small = int(np.sum((pair_total > 0) & (pair_total < 5)))
     note = f"chi-square, {df} df (class pairs with a disagreement)"
     if small:
         note += f"; {small} pair(s) with < 5 disagreements: the permutation test is exact"
-    return ComparisonResult("Bowker symmetry", chi2, float(stats.chi2.sf(chi2, df)), n=m, note=note,
-                            details=details)
+    return SymmetryTestResult("Bowker symmetry", chi2, float(stats.chi2.sf(chi2, df)), n=m,
+                              notes=comparison_notes(note), **fields)
 
 
 def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
@@ -276,18 +272,19 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
     cov = -(n + n.T)
     np.fill_diagonal(cov, n.sum(axis=1) + n.sum(axis=0) - 2 * np.diag(n))
     keep = np.flatnonzero(np.diag(cov) > 0)
-    details = {"marginal_difference": dict(zip(names.tolist(), d.tolist())), "classes": names.tolist()}
+    fields = {"key": "stuart-maxwell", "marginal_difference": dict(zip(names.tolist(), d.tolist())),
+              "classes": tuple(names.tolist())}
     if keep.size < 2:
-        return _never_disagree("Stuart-Maxwell test", "Stuart-Maxwell homogeneity", m, details | {"df": 0})
+        return _never_disagree("Stuart-Maxwell test", "Stuart-Maxwell homogeneity", m, fields | {"df": 0})
     use = keep[:-1]
     chi2 = float(d[use] @ np.linalg.solve(cov[np.ix_(use, use)], d[use]))
     df = int(use.size)
-    return ComparisonResult("Stuart-Maxwell homogeneity", chi2, float(stats.chi2.sf(chi2, df)), n=m,
-                            note=f"chi-square, {df} df", details=details | {"df": df})
+    return SymmetryTestResult("Stuart-Maxwell homogeneity", chi2, float(stats.chi2.sf(chi2, df)), n=m,
+                              notes=comparison_notes(f"chi-square, {df} df"), **fields, df=df)
 
 
 def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, labels: Any = None,
-                              statistic: str = "asymmetry", n_resamples: int = 9999,
+                              statistic: str = "asymmetry", n_resamples: int = 10000,
                               rng: Any = None) -> ComparisonResult:
     """Omnibus permutation test of exchangeability of the two classifiers' labels (§14.3.5).
 
@@ -320,7 +317,8 @@ def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts:
     live = total > 0
     name = f"permutation symmetry ({statistic})"
     if not live.any():
-        return _never_disagree("Permutation test", name, m, {"n_resamples": b})
+        return _never_disagree("Permutation test", name, m, {"key": f"symmetry-permutation-{statistic}",
+                                                              "n_resamples": b})
     t = total[live].astype(float)
 
     def stat(up: NDArray) -> NDArray:
@@ -328,9 +326,15 @@ def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts:
         return gap.sum(axis=-1) if statistic == "asymmetry" else (gap ** 2 / t).sum(axis=-1)
 
     observed = float(stat(upper[live].astype(float)))
-    draws = gen.binomial(total[live], 0.5, size=(b, int(live.sum()))).astype(float)
-    # a relative tolerance so that floating-point noise in Bowker's sum cannot flip a tie
-    hits = int(np.sum(stat(draws) >= observed * (1 - 1e-12)))
-    return ComparisonResult(name, observed, float(monte_carlo_pvalue(hits, b)), n=m,
-                            note=f"swap disagreeing items, (1 + hits)/(1 + T), T = {b}",
-                            details={"n_resamples": b, "hits": hits, "n_disagree": int(total.sum())})
+    n_live = int(live.sum())
+
+    def draw_null(g: np.random.Generator, size: int) -> NDArray:
+        return stat(g.binomial(total[live], 0.5, size=(size, n_live)).astype(float))
+
+    # One generator call per chunk, row by row, so the replicates do not depend on the chunk size;
+    # the engine's tie tolerance keeps floating-point noise in Bowker's sum from flipping a tie.
+    res = monte_carlo_test(observed, draw_null, b, rng=gen, batch=max(1, NULL_BLOCK // n_live))
+    hits = int(res.hits)
+    return SymmetryTestResult(name, observed, float(res.pvalue), n=m, key=f"symmetry-permutation-{statistic}",
+                              notes=comparison_notes(f"swap disagreeing items, (1 + hits)/(1 + T), T = {b}"),
+                              n_resamples=b, hits=hits, n_disagree=int(total.sum()))

@@ -26,7 +26,8 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from trialwise import _validation as v
-from trialwise._results import ComparisonResult, ConfidenceInterval
+from trialwise._results import ConfidenceInterval
+from trialwise.comparison.result import AUCResult, ComparisonResult, comparison_notes
 from trialwise._warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.comparison.probabilities import Probabilities, paired_probabilities, probabilities
@@ -98,17 +99,18 @@ def _auc_result(data: Probabilities, multi_class: str, value: float, var: float,
     """One classifier's AUC with its DeLong Wald interval, clipped to [0, 1]."""
     se = float(np.sqrt(var))
     z = stats.norm.ppf(0.5 + level / 2)
-    details: dict = {"se": se}
+    per_class = None
     if data.k == 2:
-        name = "AUC"
+        name, key = "AUC", "auc"
     elif multi_class == "ovr":
-        name = "AUC (OvR macro)"
-        details["per_class"] = pd.DataFrame({"class": [p[0] for p in parts], "auc": [p[1] for p in parts]})
+        name, key = "AUC (OvR macro)", "auc-ovr"
+        per_class = pd.DataFrame({"class": [p[0] for p in parts], "auc": [p[1] for p in parts]})
     else:
-        name = "AUC (OvO, Hand & Till)"
-    return ComparisonResult(name, value,
-                            confidence_interval=ConfidenceInterval(max(0.0, value - z * se), min(1.0, value + z * se)),
-                            n=len(data.y), note=f"DeLong {100 * level:g}% CI", details=details)
+        name, key = "AUC (OvO, Hand & Till)", "auc-ovo"
+    return AUCResult(name, value,
+                     confidence_interval=ConfidenceInterval(max(0.0, value - z * se), min(1.0, value + z * se)),
+                     n=len(data.y), notes=comparison_notes(f"DeLong {100 * level:g}% CI"), key=key, se=se,
+                     per_class=per_class)
 
 
 def auc(y_true: Any, proba: Any, *, multi_class: str = "ovr", classes: Any = None,
@@ -116,7 +118,7 @@ def auc(y_true: Any, proba: Any, *, multi_class: str = "ovr", classes: Any = Non
     """Area under the ROC curve with DeLong's confidence interval (§14.2.7, §14.3.9).
 
     For K > 2, ``multi_class="ovr"`` gives the macro average of the one-vs-rest AUCs
-    (``details["per_class"]`` lists them) and ``"ovo"`` Hand & Till's M, the mean over
+    (``per_class`` lists them) and ``"ovo"`` Hand & Till's M, the mean over
     class pairs of ``(A(j|k) + A(k|j))/2``. The values equal scikit-learn's
     ``roc_auc_score`` (``average="macro"``). The Wald interval is clipped to [0, 1].
 
@@ -145,13 +147,14 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
 
     ``z = (AUC_A − AUC_B) / sqrt(Var(AUC_A − AUC_B))`` with the paired DeLong variance,
     two-sided normal p. The result's ``statistic`` is the AUC difference, with its Wald
-    interval; ``details`` holds z, both AUCs and their correlation, and in ``"aucs"`` the
-    two AUCs as results of :func:`auc` (each with its DeLong interval) — computed once.
+    interval; the result (an :class:`~trialwise.comparison.AUCResult`) holds ``z``, both
+    AUCs (``auc_a``, ``auc_b``) and their ``correlation``, and in ``aucs`` the two AUCs as
+    results of :func:`auc` (each with its DeLong interval) — computed once.
 
     For K > 2 the test is on the macro OvR AUC (``multi_class="ovr"``, default) or on
     Hand & Till's OvO measure (``"ovo"``), with the variance of the average from the
     class-stratified influence formula (module docstring). With OvR,
-    ``details["per_class"]`` also holds one DeLong test per class on its one-vs-rest
+    ``per_class`` also holds one DeLong test per class on its one-vs-rest
     scores, with p-values adjusted across the K classes by ``adjust`` (``"holm"``,
     ``"bonferroni"``, ``"bh"``, ``"by"`` or ``"none"``).
 
@@ -162,7 +165,7 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
     --------
     >>> y = [0, 0, 0, 1, 1, 1]
     >>> res = delong_test(y, [0.1, 0.3, 0.6, 0.4, 0.8, 0.9], [0.2, 0.1, 0.3, 0.7, 0.6, 0.8])
-    >>> round(res.statistic, 3), round(res.details["auc_a"], 3), round(res.details["auc_b"], 3)
+    >>> round(res.statistic, 3), round(res.auc_a, 3), round(res.auc_b, 3)
     (-0.111, 0.889, 1.0)
     """
     level = v.check_confidence_level(confidence_level)
@@ -174,6 +177,7 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
     var = _variance(np.column_stack([psi_a, psi_b, psi_a - psi_b]), a.y)
     diff = auc_a - auc_b
     name = "DeLong" if a.k == 2 else ("DeLong (OvR macro)" if multi_class == "ovr" else "DeLong (OvO)")
+    key = "delong" if a.k == 2 else f"delong-{multi_class}"
     caveat_text = None
     if var[2] <= 1e-15 * max(var[0], var[1], 1e-300):
         caveat_text = ("DeLong's test: the two classifiers order every pair of items alike, so the AUC difference "
@@ -184,9 +188,9 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
     z, p = _z_test(diff, float(var[2]))
     half = stats.norm.ppf(0.5 + level / 2) * np.sqrt(var[2])
     corr = float((var[0] + var[1] - var[2]) / (2 * np.sqrt(var[0] * var[1]))) if var[0] * var[1] > 0 else np.nan
-    details: dict = {"z": z, "auc_a": auc_a, "auc_b": auc_b, "se": float(np.sqrt(var[2])), "correlation": corr,
-                     "aucs": (_auc_result(a, multi_class, auc_a, float(var[0]), parts_a, level),
-                              _auc_result(b, multi_class, auc_b, float(var[1]), parts_b, level))}
+    fields: dict = {"z": z, "auc_a": auc_a, "auc_b": auc_b, "se": float(np.sqrt(var[2])), "correlation": corr,
+                    "aucs": (_auc_result(a, multi_class, auc_a, float(var[0]), parts_a, level),
+                             _auc_result(b, multi_class, auc_b, float(var[1]), parts_b, level))}
     if a.k > 2 and multi_class == "ovr":
         rows = []
         for (label, aa, pa), (_, ab, pb), (_, _, pos, neg) in zip(parts_a, parts_b, _components(a, "ovr")):
@@ -196,11 +200,10 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
             rows.append({"class": label, "auc_a": aa, "auc_b": ab, "difference": aa - ab, "z": zk, "pvalue": pk})
         table = pd.DataFrame(rows)
         table["p_adjusted"] = adjust_pvalues(table["pvalue"].to_numpy(), adjust)
-        details["per_class"] = table
-        details["adjust"] = adjust
+        fields["per_class"] = table
+        fields["adjust"] = adjust
     note = f"z = {z:.3g}; statistic AUC_A - AUC_B, Wald {100 * level:g}% CI"
     if caveat_text is not None:
         note += "; no variance: the two order every pair of items alike"
-        details["caveat"] = caveat_text
-    return ComparisonResult(name, float(diff), p, confidence_interval=ConfidenceInterval(diff - half, diff + half),
-                            n=len(a.y), note=note, details=details)
+    return AUCResult(name, float(diff), p, confidence_interval=ConfidenceInterval(diff - half, diff + half),
+                     n=len(a.y), notes=comparison_notes(note, caveat_text), key=key, **fields)

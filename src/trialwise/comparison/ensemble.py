@@ -21,13 +21,16 @@ Four checkpoints, in order; the first that fails decides:
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from scipy import stats
 
 from trialwise import _validation as v
-from trialwise._results import ComparisonResult, EnsembleRecommendation
+from trialwise._errors import InvalidTypeError
+from trialwise._results import Result, _jsonable
+from trialwise.comparison.result import WARNING, ComparisonResult
 from trialwise._warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import collecting, warn_once_per_kind
 from trialwise.comparison.agreement import bowker_test
@@ -41,6 +44,50 @@ __all__ = ["DECISIONS", "ensemble_recommendation"]
 ACCURACY_GAP, REDUNDANCY, MAX_ECE = 0.05, 0.8, 0.1
 #: The possible decisions, from the most to the least restrictive.
 DECISIONS = ("no ensemble", "drop the weaker", "calibrate first", "asymmetric fusion", "symmetric fusion")
+
+
+@dataclass(frozen=True, repr=False)
+class EnsembleRecommendation(Result):
+    """The ensemble decision of seed 001 §14.3.11 with its reasons and checkpoint values.
+
+    ``decision`` is one of "no ensemble", "drop the weaker", "calibrate first",
+    "asymmetric fusion", "symmetric fusion"; ``keep`` names the classifier to deploy
+    alone (or None); ``fusion`` the fusion rule ("symmetric"/"asymmetric") once the
+    classifiers pass the first two checkpoints; ``reasons`` one sentence per checkpoint
+    reached; ``checkpoints`` the numbers behind them (``to_frame()``: one row per
+    checkpoint). A decision, not an estimate: ``statistic`` is None.
+    """
+
+    decision: str
+    fusion: str | None
+    keep: str | None
+    reasons: tuple
+    checkpoints: dict
+    names: tuple
+
+    frame_columns = ("checkpoint", "value")
+
+    def __repr__(self) -> str:
+        return f"EnsembleRecommendation({self.decision!r}" + (f", keep {self.keep}" if self.keep else "") + ")"
+
+    def summary(self) -> str:
+        head = f"Ensemble recommendation: {self.decision}" + (f" (deploy {self.keep})" if self.keep else "")
+        return "\n".join([head] + [f"  - {r}" for r in self.reasons])
+
+    __str__ = summary
+
+    def to_frame(self):
+        """One row per checkpoint value: checkpoint, value."""
+        import pandas as pd
+
+        return pd.DataFrame({"checkpoint": list(self.checkpoints), "value": [float(x) for x in self.checkpoints.values()]},
+                            columns=list(self.frame_columns))
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict: decision, fusion, keep, reasons, checkpoints (NaN as None)."""
+        return _jsonable({"decision": self.decision, "fusion": self.fusion, "keep": self.keep,
+                          "reasons": list(self.reasons),
+                          "checkpoints": {k: float(x) for k, x in self.checkpoints.items()}})
 
 
 def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any = None, proba_b: Any = None, *,
@@ -94,7 +141,7 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
         v.check_probability(value, name)
     mcnemar_method = v.check_choice(mcnemar_method, "mcnemar_method", MCNEMAR_METHODS)
     if (proba_a is None) != (proba_b is None):
-        raise TypeError("pass both proba_a and proba_b, or neither")
+        raise InvalidTypeError("pass both proba_a and proba_b, or neither")
     coding = _coding(y_true, pred_a, pred_b)
     table = _table(coding)
     checks: dict[str, Callable[[], Any]] = {
@@ -122,7 +169,7 @@ def _recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, nam
     "mcnemar", "yules_q", "bowker" and, with probabilities, "error_correlation" (results) and "ece" (a
     pair) to zero-argument callables, called only when their checkpoint is reached:
     :func:`~trialwise.compare` passes the results it has already computed. A degenerate result's
-    caveat (``details["caveat"]``) is quoted in the reason of its checkpoint."""
+    caveat (its warning note) is quoted in the reason of its checkpoint."""
     na, nb = names
     acc_a = float(np.mean(coding.matches("pred_a", "y_true")))
     acc_b = float(np.mean(coding.matches("pred_b", "y_true")))
@@ -192,7 +239,7 @@ def _recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, nam
         reasons.append(f"{bowker} p = {bw.pvalue:.3g}{_caveat_of(bw)}: disagreements are symmetric; majority vote "
                        "or score averaging")
     else:
-        worst = bw.details["contributions"].sort_values("contribution").iloc[-1]
+        worst = bw.contributions.sort_values("contribution").iloc[-1]
         reasons.append(f"{bowker} p = {bw.pvalue:.3g}: confusions are asymmetric (largest: {worst['class_j']} vs "
                        f"{worst['class_k']}, {worst['n_jk']} vs {worst['n_kj']}); weight by class or route")
 
@@ -212,4 +259,4 @@ def _recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, nam
 
 def _caveat_of(result: ComparisonResult) -> str:
     """`` (note: …)`` for a result computed on degenerate data, else ``""``."""
-    return f" ({result.note})" if "caveat" in result.details else ""
+    return f" ({result.one_line_note()})" if any(getattr(n, "kind", "") == WARNING for n in result.notes) else ""

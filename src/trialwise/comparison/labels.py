@@ -19,11 +19,14 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from trialwise import _validation as v
-from trialwise._results import ComparisonResult, ConfidenceInterval
+from trialwise._errors import InvalidTypeError
+from trialwise._results import ConfidenceInterval
+from trialwise.comparison.result import ComparisonResult, McNemarResult, comparison_notes
 from trialwise._warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.labels import LabelCoding, code_labels
-from trialwise.resampling import monte_carlo_pvalue
+from trialwise.tables import correctness_table
+from trialwise.resampling import monte_carlo_test
 
 __all__ = ["MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"]
 
@@ -38,9 +41,7 @@ def _coding(y_true: Any, pred_a: Any, pred_b: Any) -> LabelCoding:
 
 def _table(coding: LabelCoding) -> NDArray:
     """The correctness table ``[[n11, n10], [n01, n00]]`` of coded labels, int64."""
-    ra, rb = coding.matches("pred_a", "y_true"), coding.matches("pred_b", "y_true")
-    cells = np.bincount(2 * (~ra).astype(np.int64) + (~rb), minlength=4)
-    return cells.astype(np.int64).reshape(2, 2)
+    return correctness_table(coding.matches("pred_a", "y_true"), coding.matches("pred_b", "y_true"))
 
 
 def contingency_table(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *,
@@ -61,15 +62,15 @@ def contingency_table(y_true: Any = None, pred_a: Any = None, pred_b: Any = None
     """
     if counts is not None:
         if y_true is not None or pred_a is not None or pred_b is not None:
-            raise TypeError("pass either the labels (y_true, pred_a, pred_b) or `counts`, not both")
+            raise InvalidTypeError("pass either the labels (y_true, pred_a, pred_b) or `counts`, not both")
         return v.check_counts(counts, "counts").astype(np.int64)
     if y_true is None or pred_a is None or pred_b is None:
-        raise TypeError("pass the labels y_true, pred_a and pred_b, or `counts`")
+        raise InvalidTypeError("pass the labels y_true, pred_a and pred_b, or `counts`")
     return _table(_coding(y_true, pred_a, pred_b))
 
 
 def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, counts: ArrayLike | None = None,
-            method: str = "exact", n_resamples: int = 9999, rng: Any = None) -> ComparisonResult:
+            method: str = "exact", n_resamples: int = 10000, rng: Any = None) -> ComparisonResult:
     """McNemar's test of equal accuracy, H0: ``n10 = n01`` in expectation (§14.1.4).
 
     Parameters
@@ -105,31 +106,32 @@ def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, count
     n10, n01 = int(t[0, 1]), int(t[1, 0])
     d = n10 + n01
     m = int(t.sum())
-    details = {"n10": n10, "n01": n01, "discordant": d}
+    fields = {"key": f"mcnemar-{method}", "n10": n10, "n01": n01, "discordant": d}
     name = f"McNemar ({method})"
     if d == 0:
         msg = "McNemar: no item is right for one classifier and wrong for the other (n10 = n01 = 0): statistic 0, p = 1"
         caveat(msg, DegenerateDataWarning)
-        return ComparisonResult(name, 0.0, 1.0, n=m, note="no discordant items", details=details | {"caveat": msg})
+        return McNemarResult(name, 0.0, 1.0, n=m, notes=comparison_notes("no discordant items", msg), **fields)
     k = min(n10, n01)
     if method == "exact":
-        return ComparisonResult(name, float(k), float(stats.binomtest(n01, d, 0.5).pvalue), n=m,
-                                note="two-sided binomial test; statistic min(n10, n01)", details=details)
+        return McNemarResult(name, float(k), float(stats.binomtest(n01, d, 0.5).pvalue), n=m,
+                             notes=comparison_notes("two-sided binomial test; statistic min(n10, n01)"), **fields)
     if method == "mid-p":
         p = 2 * stats.binom.cdf(k, d, 0.5) - stats.binom.pmf(k, d, 0.5)
-        return ComparisonResult(name, float(k), float(min(1.0, p)), n=m,
-                                note="exact p minus the probability of the observed count", details=details)
+        return McNemarResult(name, float(k), float(min(1.0, p)), n=m,
+                             notes=comparison_notes("exact p minus the probability of the observed count"), **fields)
     if method in ("asymptotic", "corrected"):
         diff = abs(n10 - n01) - (1 if method == "corrected" else 0)
         chi2 = max(diff, 0) ** 2 / d
         note = "chi-square, 1 df, " + ("continuity-corrected" if method == "corrected" else "no continuity correction")
-        return ComparisonResult(name, float(chi2), float(stats.chi2.sf(chi2, 1)), n=m, note=note, details=details)
+        return McNemarResult(name, float(chi2), float(stats.chi2.sf(chi2, 1)), n=m, notes=comparison_notes(note),
+                             **fields)
     b = v.check_positive_int(n_resamples, "n_resamples")
-    draws = v.check_rng(rng).binomial(d, 0.5, size=b)
-    hits = int(np.sum(np.abs(2 * draws - d) >= abs(n10 - n01)))
-    return ComparisonResult(name, float(abs(n10 - n01)), float(monte_carlo_pvalue(hits, b)), n=m,
-                            note=f"swap predictions per item, (1 + hits)/(1 + M), M = {b}",
-                            details=details | {"n_resamples": b})
+    # |n10* − n01*| of one Binomial(d, ½) draw per replicate; integers, so ties are exact
+    res = monte_carlo_test(abs(n10 - n01), lambda g, size: np.abs(2 * g.binomial(d, 0.5, size=size) - d), b, rng=rng)
+    return McNemarResult(name, float(abs(n10 - n01)), float(res.pvalue), n=m,
+                         notes=comparison_notes(f"swap predictions per item, (1 + hits)/(1 + M), M = {b}"),
+                         **fields, n_resamples=b)
 
 
 def yules_q(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, counts: ArrayLike | None = None,
@@ -154,18 +156,18 @@ def yules_q(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, count
     if den == 0:
         msg = "Yule's Q is undefined: n11·n00 = n10·n01 = 0"
         caveat(msg, DegenerateDataWarning)
-        return ComparisonResult("Yule's Q", np.nan, n=m, note="undefined: n11·n00 = n10·n01 = 0",
-                                details={"caveat": msg})
+        return McNemarResult("Yule's Q", np.nan, n=m, key="yules-q",
+                             notes=comparison_notes("undefined: n11·n00 = n10·n01 = 0", msg))
     q = num / den
     if (t == 0).any():
         msg = f"Yule's Q = {q:g} because a cell of the table is zero; it does not reflect the other counts"
         caveat(msg, DegenerateDataWarning)
-        return ComparisonResult("Yule's Q", float(q), n=m, note="a zero cell forces Q = ±1; no interval",
-                                details={"caveat": msg})
+        return McNemarResult("Yule's Q", float(q), n=m, key="yules-q",
+                             notes=comparison_notes("a zero cell forces Q = ±1; no interval", msg))
     se_log_or = float(np.sqrt(np.sum(1 / t)))
     z = stats.norm.ppf(0.5 + level / 2)
     log_or = np.log(n11 * n00 / (n10 * n01))
     lo, hi = np.tanh((log_or - z * se_log_or) / 2), np.tanh((log_or + z * se_log_or) / 2)
-    return ComparisonResult("Yule's Q", float(q), confidence_interval=ConfidenceInterval(float(lo), float(hi)), n=m,
-                            note=f"{100 * level:g}% CI from the Wald interval of log OR",
-                            details={"odds_ratio": float(np.exp(log_or))})
+    return McNemarResult("Yule's Q", float(q), confidence_interval=ConfidenceInterval(float(lo), float(hi)), n=m,
+                         key="yules-q", notes=comparison_notes(f"{100 * level:g}% CI from the Wald interval of log OR"),
+                         odds_ratio=float(np.exp(log_or)))

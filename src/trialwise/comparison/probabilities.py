@@ -23,7 +23,10 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from trialwise import _validation as v
-from trialwise._results import CalibrationCurve, ComparisonResult, ConfidenceInterval
+from trialwise._deprecation import renamed_parameters
+from trialwise._errors import InvalidValueError
+from trialwise._results import ConfidenceInterval
+from trialwise.comparison.result import CalibrationCurve, ComparisonResult, ScoreResult, comparison_notes
 from trialwise._warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.labels import code_labels
@@ -68,15 +71,15 @@ def _binary_classes(found: list, classes: Any, name: str) -> list:
     if classes is not None:
         classes = list(classes)
         if len(classes) != 2:
-            raise ValueError(f"`{name}` is 1-D (the positive-class probability of a binary problem) "
+            raise InvalidValueError(f"`{name}` is 1-D (the positive-class probability of a binary problem) "
                              f"but `classes` names {len(classes)} classes")
         return classes
     if len(found) > 2:
-        raise ValueError(f"`{name}` is 1-D (the positive-class probability of a binary problem) but `y_true` "
+        raise InvalidValueError(f"`{name}` is 1-D (the positive-class probability of a binary problem) but `y_true` "
                          f"has {len(found)} classes; pass an n × K matrix")
     if len(found) == 2:
         return found
-    raise ValueError(f"`y_true` holds a single class, so the class of the 1-D `{name}` is unknown; "
+    raise InvalidValueError(f"`y_true` holds a single class, so the class of the 1-D `{name}` is unknown; "
                      "pass classes=(negative, positive)")
 
 
@@ -106,22 +109,22 @@ def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any 
         p = np.column_stack([1 - p, p])
     elif p.ndim == 2:
         if p.shape[1] < 2:
-            raise ValueError(f"`{name}` has {p.shape[1]} column; a classification problem needs K >= 2 classes")
+            raise InvalidValueError(f"`{name}` has {p.shape[1]} column; a classification problem needs K >= 2 classes")
         sums = p.sum(axis=1)
         bad = np.abs(sums - 1) > PROBA_SUM_TOLERANCE
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"`{name}`: row {i} sums to {sums[i]:.6g}, not 1 (tolerance {PROBA_SUM_TOLERANCE:g}); "
+            raise InvalidValueError(f"`{name}`: row {i} sums to {sums[i]:.6g}, not 1 (tolerance {PROBA_SUM_TOLERANCE:g}); "
                              "pass probabilities, not scores or logits")
         if classes is None:
             classes = found
             if len(classes) != p.shape[1]:
-                raise ValueError(f"`{name}` has {p.shape[1]} columns but `y_true` has {len(classes)} classes; "
+                raise InvalidValueError(f"`{name}` has {p.shape[1]} columns but `y_true` has {len(classes)} classes; "
                                  "pass classes= (the class of each column)")
         elif len(list(classes)) != p.shape[1]:
-            raise ValueError(f"`classes` names {len(classes)} classes but `{name}` has {p.shape[1]} columns")
+            raise InvalidValueError(f"`classes` names {len(classes)} classes but `{name}` has {p.shape[1]} columns")
     else:
-        raise ValueError(f"`{name}` must be 1-D (binary) or n × K; got shape {p.shape}")
+        raise InvalidValueError(f"`{name}` must be 1-D (binary) or n × K; got shape {p.shape}")
     if classes is found:
         codes = alone.codes["y_true"]
     else:
@@ -131,11 +134,11 @@ def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any 
     v.check_same_length(y_true=codes, **{name: p})
     if (codes < 0).any():
         i = int(np.flatnonzero(codes < 0)[0])
-        raise ValueError(f"`y_true` contains the class {np.asarray(y_true, dtype=object)[i]!r}, which has no column "
+        raise InvalidValueError(f"`y_true` contains the class {np.asarray(y_true, dtype=object)[i]!r}, which has no column "
                          f"in `{name}` (columns: {', '.join(map(str, classes))})")
     absent = np.bincount(codes, minlength=len(classes)) == 0
     if absent.any():
-        raise ValueError(f"`{name}` has a column for the class {classes[int(np.flatnonzero(absent)[0])]!r}, "
+        raise InvalidValueError(f"`{name}` has a column for the class {classes[int(np.flatnonzero(absent)[0])]!r}, "
                          "which never occurs in `y_true`")
     return Probabilities(codes, p, classes)
 
@@ -145,7 +148,7 @@ def _convention(data: Probabilities, convention: str | None) -> str:
         return "binary" if data.k == 2 else "multiclass"
     convention = v.check_choice(convention, "convention", ("binary", "multiclass"))
     if convention == "binary" and data.k != 2:
-        raise ValueError(f"convention='binary' needs K = 2 classes; got K = {data.k}")
+        raise InvalidValueError(f"convention='binary' needs K = 2 classes; got K = {data.k}")
     return convention
 
 
@@ -210,8 +213,9 @@ def brier_score(y_true: Any, proba: Any, *, classes: Any = None, convention: str
                 confidence_level: float = 0.95) -> ComparisonResult:
     """Brier score, the mean squared error of the probabilities (§14.2.2, §14.3.7), with a t interval.
 
-    The interval is the t interval of the mean of the per-item scores. ``details`` holds
-    the base-rate reference ``BS_ref`` and the skill score (:func:`brier_skill_score`).
+    The interval is the t interval of the mean of the per-item scores. The result holds
+    the base-rate reference ``BS_ref`` (``reference``) and the skill score (``skill``,
+    :func:`brier_skill_score`).
     See :func:`sample_scores` for ``convention`` (binary vs the factor-2 multi-class form).
 
     Examples
@@ -225,11 +229,10 @@ def brier_score(y_true: Any, proba: Any, *, classes: Any = None, convention: str
     s = _scores(data, "brier", conv)
     ref = _reference(data, conv)
     bs = float(s.mean())
-    return ComparisonResult("Brier score", bs, confidence_interval=_mean_interval(s, level), n=len(s),
-                            note=f"{conv} convention" + (" (sum over K classes)" if conv == "multiclass" else "")
-                            + f"; t {100 * level:g}% CI",
-                            details={"convention": conv, "reference": ref,
-                                     "skill": 1 - bs / ref if ref > 0 else np.nan})
+    return ScoreResult("Brier score", bs, confidence_interval=_mean_interval(s, level), n=len(s), key="brier",
+                       notes=comparison_notes(f"{conv} convention" + (" (sum over K classes)" if conv == "multiclass"
+                                                                      else "") + f"; t {100 * level:g}% CI"),
+                       convention=conv, reference=ref, skill=1 - bs / ref if ref > 0 else np.nan)
 
 
 def brier_skill_score(y_true: Any, proba: Any, *, classes: Any = None,
@@ -249,9 +252,9 @@ def brier_skill_score(y_true: Any, proba: Any, *, classes: Any = None,
     conv = _convention(data, convention)
     bs = float(_scores(data, "brier", conv).mean())
     ref = _reference(data, conv)
-    return ComparisonResult("Brier skill score", 1 - bs / ref, n=len(data.y),
-                            note=f"reference: base-rate forecast, BS_ref = {ref:.4g} ({conv} convention)",
-                            details={"brier": bs, "reference": ref, "convention": conv})
+    return ScoreResult("Brier skill score", 1 - bs / ref, n=len(data.y), key="brier-skill",
+                       notes=comparison_notes(f"reference: base-rate forecast, BS_ref = {ref:.4g} ({conv} convention)"),
+                       brier=bs, reference=ref, convention=conv)
 
 
 # --------------------------------------------------------------------------- calibration
@@ -286,8 +289,9 @@ def _curve_inputs(data: Probabilities, kind: str) -> list[tuple[Any, NDArray, ND
     return [(c, data.p[:, j], data.y == j) for j, c in enumerate(data.classes)]
 
 
+@renamed_parameters(strategy="bin_strategy")
 def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bins: int = 10,
-                      strategy: str = "uniform", classes: Any = None) -> CalibrationCurve:
+                      bin_strategy: str = "uniform", classes: Any = None) -> CalibrationCurve:
     """Calibration curve (reliability diagram) and its ECE (§14.2.3, §14.3.8).
 
     Parameters
@@ -299,7 +303,7 @@ def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bin
         ECE is their mean.
     n_bins : int
         Number of bins ``B``.
-    strategy : {"uniform", "quantile"}
+    bin_strategy : {"uniform", "quantile"}
         Equal-width bins ``[b/B, (b+1)/B)`` (the last one closed), or bins between
         quantiles of the predicted values (equal counts up to ties).
 
@@ -316,13 +320,13 @@ def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bin
     scikit-learn's ``calibration_curve`` puts it in the lower bin and drops empty bins.
     """
     n_bins = v.check_positive_int(n_bins, "n_bins")
-    strategy = v.check_choice(strategy, "strategy", BIN_STRATEGIES)
+    strategy = v.check_choice(bin_strategy, "bin_strategy", BIN_STRATEGIES)
     data = probabilities(y_true, proba, classes=classes)
     if kind is None:
         kind = "binary" if data.k == 2 else "top-label"
     kind = v.check_choice(kind, "kind", CALIBRATION_KINDS)
     if kind == "binary" and data.k != 2:
-        raise ValueError(f"kind='binary' needs K = 2 classes; got K = {data.k} (use 'top-label' or 'classwise')")
+        raise InvalidValueError(f"kind='binary' needs K = 2 classes; got K = {data.k} (use 'top-label' or 'classwise')")
     tables, eces = [], {}
     for label, values, outcome in _curve_inputs(data, kind):
         table, ece = _bin_table(values, outcome, n_bins, strategy)
@@ -333,16 +337,17 @@ def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bin
     table = pd.concat(tables, ignore_index=True)
     ece = float(np.mean(list(eces.values())))
     brier = float(_scores(data, "brier", None).mean())
-    return CalibrationCurve(kind=kind, strategy=strategy, n_bins=n_bins, table=table, ece=ece,
+    return CalibrationCurve(kind=kind, strategy=strategy, n_bins=n_bins, table=table, statistic=ece,
                             per_class=eces if kind == "classwise" else {}, brier=brier, n=len(data.y))
 
 
+@renamed_parameters(strategy="bin_strategy")
 def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = None, n_bins: int = 10,
-                               strategy: str = "uniform", classes: Any = None) -> ComparisonResult:
+                               bin_strategy: str = "uniform", classes: Any = None) -> ComparisonResult:
     """Expected calibration error ``ECE = Σ_b |I_b|/M · |ȳ_b − p̄_b|`` (§14.2.3, §14.3.8).
 
-    The arguments are those of :func:`calibration_curve`; ``details["curve"]`` is the
-    curve and, for ``kind="classwise"``, ``details["per_class"]`` the per-class ECEs.
+    The arguments are those of :func:`calibration_curve`; the result's ``curve`` is the
+    curve and, for ``kind="classwise"``, ``per_class`` the per-class ECEs.
 
     Examples
     --------
@@ -350,11 +355,11 @@ def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = No
     >>> round(expected_calibration_error(y, [0.9, 0.2, 0.7, 0.3, 0.6, 0.15], n_bins=2).statistic, 3)
     0.242
     """
-    curve = calibration_curve(y_true, proba, kind=kind, n_bins=n_bins, strategy=strategy, classes=classes)
+    curve = calibration_curve(y_true, proba, kind=kind, n_bins=n_bins, bin_strategy=bin_strategy, classes=classes)
     empty = int((curve.table["count"] == 0).sum())
-    return ComparisonResult(f"ECE ({curve.kind})", curve.ece, n=curve.n,
-                            note=f"{n_bins} {curve.strategy} bins" + (f", {empty} empty" if empty else ""),
-                            details={"curve": curve, "per_class": curve.per_class})
+    return ScoreResult(f"ECE ({curve.kind})", curve.statistic, n=curve.n, key=f"ece-{curve.kind}",
+                       notes=comparison_notes(f"{n_bins} {curve.strategy} bins" + (f", {empty} empty" if empty else "")),
+                       curve=curve, per_class=curve.per_class)
 
 
 # --------------------------------------------------------------------------- paired per-sample scores
@@ -368,7 +373,7 @@ def paired_probabilities(y_true: Any, proba_a: Any, proba_b: Any, *,
     same = a.k == b.k and bool(np.array_equal(*code_labels(
         {"the classes of `proba_a`": a.classes, "the classes of `proba_b`": b.classes}).codes.values()))
     if not same:
-        raise ValueError(f"`proba_a` and `proba_b` have different classes: {a.classes} vs {b.classes}")
+        raise InvalidValueError(f"`proba_a` and `proba_b` have different classes: {a.classes} vs {b.classes}")
     return a, b
 
 
@@ -396,10 +401,10 @@ def score_difference(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "b
     level = v.check_confidence_level(confidence_level)
     sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
     d = sa - sb
-    return ComparisonResult(f"score difference ({score})", float(d.mean()),
-                            confidence_interval=_mean_interval(d, level), n=len(d),
-                            note=f"mean S_A - S_B (> 0 favours B); paired t {100 * level:g}% CI",
-                            details={"mean_a": float(sa.mean()), "mean_b": float(sb.mean())})
+    return ScoreResult(f"score difference ({score})", float(d.mean()),
+                       confidence_interval=_mean_interval(d, level), n=len(d), key=f"score-difference-{score}",
+                       notes=comparison_notes(f"mean S_A - S_B (> 0 favours B); paired t {100 * level:g}% CI"),
+                       mean_a=float(sa.mean()), mean_b=float(sb.mean()))
 
 
 def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier", classes: Any = None,
@@ -422,11 +427,11 @@ def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier
     if len(d) < 2 or np.all(d == d[0]):
         msg = "paired t-test: the score differences do not vary (or n < 2); t is undefined"
         caveat(msg, DegenerateDataWarning)
-        return ComparisonResult(name, np.nan, n=len(d), note="undefined: constant differences",
-                                details={"caveat": msg})
+        return ScoreResult(name, np.nan, n=len(d), key=f"paired-t-{score}",
+                           notes=comparison_notes("undefined: constant differences", msg))
     res = stats.ttest_rel(sa, sb)
-    return ComparisonResult(name, float(res.statistic), float(res.pvalue), n=len(d),
-                            note=f"t with {int(res.df)} df on S_A - S_B", details={"df": int(res.df)})
+    return ScoreResult(name, float(res.statistic), float(res.pvalue), n=len(d), key=f"paired-t-{score}",
+                       notes=comparison_notes(f"t with {int(res.df)} df on S_A - S_B"), df=int(res.df))
 
 
 def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier", classes: Any = None,
@@ -443,7 +448,7 @@ def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brie
     >>> y = [1, 0, 1, 0, 1, 0]
     >>> a, b = [0.9, 0.2, 0.7, 0.3, 0.6, 0.15], [0.75, 0.1, 0.85, 0.4, 0.8, 0.25]
     >>> res = wilcoxon_test(y, a, b)
-    >>> res.statistic, res.details["w_plus"], res.details["w_minus"]
+    >>> res.statistic, res.w_plus, res.w_minus
     (10.0, 11.0, 10.0)
     """
     sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
@@ -453,13 +458,14 @@ def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brie
     if nz.size == 0:
         msg = "Wilcoxon test: every score difference is zero; W = 0, p = 1"
         caveat(msg, DegenerateDataWarning)
-        return ComparisonResult(name, 0.0, 1.0, n=len(d), note="all differences zero", details={"caveat": msg})
+        return ScoreResult(name, 0.0, 1.0, n=len(d), key=f"wilcoxon-{score}",
+                           notes=comparison_notes("all differences zero", msg))
     ranks = stats.rankdata(np.abs(nz))
     w_plus, w_minus = float(ranks[nz > 0].sum()), float(ranks[nz < 0].sum())
     res = stats.wilcoxon(sa, sb, zero_method="wilcox")
-    return ComparisonResult(name, float(res.statistic), float(res.pvalue), n=len(d),
-                            note=f"W = min(W+, W-); {nz.size} non-zero differences",
-                            details={"w_plus": w_plus, "w_minus": w_minus, "n_nonzero": int(nz.size)})
+    return ScoreResult(name, float(res.statistic), float(res.pvalue), n=len(d), key=f"wilcoxon-{score}",
+                       notes=comparison_notes(f"W = min(W+, W-); {nz.size} non-zero differences"),
+                       w_plus=w_plus, w_minus=w_minus, n_nonzero=int(nz.size))
 
 
 def _nearly_constant(x: NDArray) -> bool:
@@ -499,7 +505,8 @@ def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = 
     if n < 3 or _nearly_constant(sa) or _nearly_constant(sb):
         msg = f"{method} error correlation: a score column is constant (or n < 3); r is undefined"
         caveat(msg, DegenerateDataWarning)
-        return ComparisonResult(name, np.nan, n=n, note="undefined: constant scores", details={"caveat": msg})
+        return ScoreResult(name, np.nan, n=n, key=f"{method}-error-correlation-{score}",
+                           notes=comparison_notes("undefined: constant scores", msg))
     if method == "pearson":
         res = stats.pearsonr(sa, sb)
         ci = res.confidence_interval(level) if n > 3 else ConfidenceInterval(np.nan, np.nan)
@@ -512,5 +519,5 @@ def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = 
         if n > 3 and abs(r) < 1:
             half = stats.norm.ppf(0.5 + level / 2) * np.sqrt((1 + r * r / 2) / (n - 3))
             ci = ConfidenceInterval(float(np.tanh(np.arctanh(r) - half)), float(np.tanh(np.arctanh(r) + half)))
-    return ComparisonResult(name, r, p, confidence_interval=ci, n=n,
-                            note=f"{method} r of per-sample {score} scores; Fisher-z {100 * level:g}% CI")
+    return ScoreResult(name, r, p, confidence_interval=ci, n=n, key=f"{method}-error-correlation-{score}",
+                       notes=comparison_notes(f"{method} r of per-sample {score} scores; Fisher-z {100 * level:g}% CI"))

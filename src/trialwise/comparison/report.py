@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any
 
@@ -12,7 +13,10 @@ from scipy import stats
 
 from trialwise import _validation as v
 from trialwise import ec as _ec
-from trialwise._results import ComparisonReport, ComparisonResult, ConfidenceInterval
+import warnings
+
+from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._results import ConfidenceInterval, Result, _jsonable, _num, _p
 from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning
 from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind
 from trialwise.comparison.agreement import (
@@ -23,8 +27,9 @@ from trialwise.comparison.agreement import (
     symmetry_permutation_test,
 )
 from trialwise.comparison.auc import auc, delong_test
-from trialwise.comparison.ensemble import _recommend
+from trialwise.comparison.ensemble import EnsembleRecommendation, _recommend
 from trialwise.comparison.labels import MCNEMAR_METHODS, _coding, _table, mcnemar, yules_q
+from trialwise.comparison.result import ComparisonResult, ScoreResult, comparison_notes
 from trialwise.comparison.probabilities import (
     SCORES,
     Probabilities,
@@ -39,19 +44,106 @@ from trialwise.comparison.probabilities import (
 from trialwise.kappa import canonical_orientation, kappa_from_counts, table_statistics
 from trialwise.labels import LabelCoding
 from trialwise.significance import independence_pvalues
+from trialwise.tables import agreement_table
 
 __all__ = ["compare"]
 
 
+def _cell(x: Any, digits: int = 4) -> str:
+    return "" if x is None or (isinstance(x, float) and np.isnan(x)) else _num(x, digits)
+
+
+@dataclass(frozen=True, repr=False)
+class ComparisonReport(Result):
+    """Everything :func:`trialwise.compare` computed for two classifiers, and the recommendation.
+
+    ``results`` holds one :class:`ComparisonResult` per method (the label and the key carry
+    the classifier for single-classifier rows, e.g. "Brier score [A]", ``"brier[A]"``);
+    ``report[key]`` returns one result by its stable ``key`` (:meth:`keys` lists them;
+    looking up by the display label still works for one release, with a FutureWarning);
+    ``contingency`` the correct/incorrect table; ``agreement`` the agreement matrix
+    (DataFrame); ``calibration`` the calibration curves by classifier; ``recommendation``
+    the :class:`EnsembleRecommendation`. ``to_frame()`` has one row per method (columns
+    :attr:`ComparisonResult.frame_columns`).
+    """
+
+    names: tuple
+    n: int
+    classes: list
+    accuracy: dict
+    contingency: Any
+    agreement: Any
+    results: tuple
+    calibration: dict
+    recommendation: EnsembleRecommendation
+    sections: tuple
+
+    frame_columns = ComparisonResult.frame_columns
+
+    def __repr__(self) -> str:
+        return (f"ComparisonReport({self.names[0]} vs {self.names[1]}, n={self.n}, K={len(self.classes)}, "
+                f"{len(self.results)} methods, {self.recommendation.decision!r})")
+
+    def keys(self) -> list[str]:
+        """The results' keys, in report order."""
+        return [r.key for r in self.results]
+
+    def __getitem__(self, key: str) -> ComparisonResult:
+        for r in self.results:
+            if r.key == key:
+                return r
+        for r in self.results:
+            if r.method == key:
+                warnings.warn(f"looking up a ComparisonReport by the label {key!r} is deprecated and will be removed "
+                              f"in trialwise 0.3; use its key {r.key!r}", FutureWarning, stacklevel=2)
+                return r
+        raise KeyError(f"no method {key!r}; available keys: {', '.join(self.keys())}")
+
+    def to_frame(self):
+        """One row per method: key, method, statistic, pvalue, ci_low, ci_high, n, note."""
+        import pandas as pd
+
+        return pd.concat([r.to_frame() for r in self.results], ignore_index=True)
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict: names, n, classes, accuracy, contingency, ``methods`` (the frame's rows), recommendation."""
+        rows = self.to_frame().astype(object).to_dict(orient="records")
+        return _jsonable({"names": list(self.names), "n": self.n, "classes": [str(c) for c in self.classes],
+                          "accuracy": self.accuracy, "contingency": np.asarray(self.contingency).tolist(),
+                          "methods": rows, "recommendation": self.recommendation.to_dict()})
+
+    def summary(self) -> str:
+        a, b = self.names
+        t = np.asarray(self.contingency)
+        lines = [f"Comparison of {a} and {b}: n = {self.n} items, K = {len(self.classes)} classes",
+                 f"  accuracy {a} = {_num(self.accuracy[a], 4)}, {b} = {_num(self.accuracy[b], 4)}",
+                 f"  both right {t[0, 0]}, only {a} right {t[0, 1]}, only {b} right {t[1, 0]}, both wrong {t[1, 1]}"]
+        width = max(len(r.method) for r in self.results)
+        for title, members in self.sections:
+            lines += ["", title]
+            for r in self.results:
+                if r.method not in members:
+                    continue
+                ci = r.confidence_interval
+                ci_text = f"[{_cell(ci.low)}, {_cell(ci.high)}]" if not np.isnan(ci.low) else ""
+                p_text = f"p = {_p(r.pvalue)}" if not np.isnan(r.pvalue) else ""
+                lines.append(f"  {r.method:<{width}}  {_cell(r.statistic):>8}  {ci_text:<20}  {p_text:<11}  {r.one_line_note()}"
+                             .rstrip())
+        lines += ["", self.recommendation.summary()]
+        return "\n".join(lines)
+
+    __str__ = summary
+
+
 def _tag(res: ComparisonResult, name: str) -> ComparisonResult:
-    return dataclasses.replace(res, method=f"{res.method} [{name}]")
+    return dataclasses.replace(res, method=f"{res.method} [{name}]", key=f"{res.key}[{name}]")
 
 
 def _accuracy(correct: np.ndarray, name: str, level: float) -> ComparisonResult:
     k, n = int(correct.sum()), len(correct)
     ci = stats.binomtest(k, n).proportion_ci(level, method="wilson")
     return ComparisonResult(f"accuracy [{name}]", k / n, confidence_interval=ConfidenceInterval(ci.low, ci.high),
-                            n=n, note=f"Wilson {100 * level:g}% CI")
+                            n=n, notes=comparison_notes(f"Wilson {100 * level:g}% CI"), key=f"accuracy[{name}]")
 
 
 def _error_consistency(table: np.ndarray, level: float, n_resamples: int, rng: np.random.Generator
@@ -76,21 +168,20 @@ def _error_consistency(table: np.ndarray, level: float, n_resamples: int, rng: n
     if reason is None and share > _ec.UNDEFINED_WARN_SHARE:
         caveats.append((UndefinedReplicatesWarning, f"{100 * share:.1f}% of the replicates had an undefined EC and "
                                                     "were left out of the interval"))
-    details: dict = {}
+    shown = []
     for category, text in caveats:
         if text is not None:
             caveat(f"error consistency: {text}", category)
-            notes.append(text)
-            details["caveat"] = text
+            shown.append(text)
     return ComparisonResult("error consistency (kappa on correctness)", float(kappa[0]), float(pvalue[0]),
                             ConfidenceInterval(float(low[0]), float(high[0])), n=int(table.sum()),
-                            note="; ".join(notes), details=details)
+                            notes=comparison_notes("; ".join(notes), None, *shown), key="error-consistency")
 
 
 def _agreement(coding: LabelCoding) -> pd.DataFrame:
     """The agreement matrix of the two predictions over the classes either predicts (natural order)."""
     k = coding.k
-    mat = np.bincount(coding.codes["pred_a"] * k + coding.codes["pred_b"], minlength=k * k).reshape(k, k)
+    mat = agreement_table(coding.codes["pred_a"], coding.codes["pred_b"], k)
     keep = np.flatnonzero(mat.sum(axis=0) + mat.sum(axis=1) > 0)
     names = np.asarray(coding.classes, dtype=object)[keep]
     return pd.DataFrame(mat[np.ix_(keep, keep)].astype(np.int64), index=pd.Index(names, name="A"),
@@ -105,7 +196,7 @@ def _predict(data: Probabilities) -> np.ndarray:
 def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = None, proba_b: Any = None, *,
             names: tuple[str, str] = ("A", "B"), classes: Any = None, score: str = "brier", n_bins: int = 10,
             bin_strategy: str = "uniform", confidence_level: float = 0.95, alpha: float = 0.05,
-            adjust: str = "holm", n_resamples: int = 9999, rng: Any = None) -> ComparisonReport:
+            adjust: str = "holm", n_resamples: int = 10000, rng: Any = None) -> ComparisonReport:
     """Compare two classifiers on the same items with every applicable method of seed 001 ch. 14.
 
     Parameters
@@ -144,7 +235,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     -------
     ComparisonReport
         ``print(report)`` shows every method and the ensemble recommendation;
-        ``report.to_frame()`` has one row per method; ``report["McNemar (exact)"]`` gets
+        ``report.to_frame()`` has one row per method; ``report["mcnemar-exact"]`` gets
         one result. Which McNemar variant to trust: ``exact`` (conservative) or
         ``mid-p``; the χ² forms are the classical large-sample ones.
 
@@ -153,7 +244,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     TrialwiseWarning
         At most one warning per kind (degenerate data, sparse table, …) for the whole
         report, listing the methods concerned. Each method's caveat is also in its
-        result's ``note`` (and ``details["caveat"]``). The caveats are collected per call
+        result's ``notes``. The caveats are collected per call
         (a context variable, not the process-wide ``warnings.catch_warnings``), so
         concurrent calls from several threads each report their own.
 
@@ -164,7 +255,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
     >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
     >>> rep = tw.compare(y, a, b, rng=0)
-    >>> round(rep["McNemar (exact)"].pvalue, 3), rep.recommendation.decision
+    >>> round(rep["mcnemar-exact"].pvalue, 3), rep.recommendation.decision
     (0.282, 'symmetric fusion')
     """
     level = v.check_confidence_level(confidence_level)
@@ -172,7 +263,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     score = v.check_choice(score, "score", SCORES)
     gen = v.check_rng(rng)
     if not (isinstance(names, (tuple, list)) and len(names) == 2 and names[0] != names[1]):
-        raise ValueError(f"`names` must be two different names; got {names!r}")
+        raise InvalidValueError(f"`names` must be two different names; got {names!r}")
     na, nb = (str(x) for x in names)
     y = y_true.to_numpy() if isinstance(y_true, (pd.Series, pd.Index)) else y_true
     checked: dict[str, Probabilities] = {}     # each checked once, so that errors name the argument
@@ -181,11 +272,11 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
             checked[arg] = probabilities(y, proba, arg, classes=classes)
     if pred_a is None:
         if proba_a is None:
-            raise TypeError("pass pred_a or proba_a")
+            raise InvalidTypeError("pass pred_a or proba_a")
         pred_a = _predict(checked["proba_a"])
     if pred_b is None:
         if proba_b is None:
-            raise TypeError("pass pred_b or proba_b")
+            raise InvalidTypeError("pass pred_b or proba_b")
         pred_b = _predict(checked["proba_b"])
     coding = _coding(y, pred_a, pred_b)          # the labels coded together, once
     n = len(coding.codes["y_true"])
@@ -233,13 +324,15 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
                                          confidence_level=level))
             paired += tests
             for test in tests:
-                aucs[na].append(test.details["aucs"][0])
-                aucs[nb].append(test.details["aucs"][1])
-            per_class = tests[0].details.get("per_class")
+                aucs[na].append(test.aucs[0])
+                aucs[nb].append(test.aucs[1])
+            per_class = tests[0].per_class
             for row in [] if per_class is None else per_class.to_dict(orient="records"):
                 paired.append(ComparisonResult(f"DeLong class {row['class']}", row["difference"], row["p_adjusted"],
-                                               n=n, note=f"one-vs-rest, {adjust}-adjusted over {len(per_class)} "
-                                               f"classes; raw p = {row['pvalue']:.3g}"))
+                                               n=n, key=f"delong-class[{row['class']}]",
+                                               notes=comparison_notes(f"one-vs-rest, {adjust}-adjusted over "
+                                                                      f"{len(per_class)} classes; raw p = "
+                                                                      f"{row['pvalue']:.3g}")))
 
         calibration = {}
         single = []
@@ -247,16 +340,18 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
             if arg not in checked:
                 continue
             proba, k = (proba_a if arg == "proba_a" else proba_b), checked[arg].k
-            curve = calibration_curve(y, proba, n_bins=n_bins, strategy=bin_strategy, classes=classes)
+            curve = calibration_curve(y, proba, n_bins=n_bins, bin_strategy=bin_strategy, classes=classes)
             calibration[name] = curve
             brier = brier_score(y, proba, classes=classes, confidence_level=level)
-            rows = [brier, ComparisonResult("Brier skill score", brier.details["skill"], n=n,
-                                            note="1 - BS/BS_ref, base-rate reference"),
-                    ComparisonResult(f"ECE ({curve.kind})", curve.ece, n=n, note=f"{n_bins} {bin_strategy} bins")]
+            rows = [brier, ScoreResult("Brier skill score", brier.skill, n=n, key="brier-skill",
+                                       notes=comparison_notes("1 - BS/BS_ref, base-rate reference")),
+                    ScoreResult(f"ECE ({curve.kind})", curve.statistic, n=n, key=f"ece-{curve.kind}",
+                                notes=comparison_notes(f"{n_bins} {bin_strategy} bins"))]
             if k > 2:
-                cw = calibration_curve(y, proba, kind="classwise", n_bins=n_bins, strategy=bin_strategy,
+                cw = calibration_curve(y, proba, kind="classwise", n_bins=n_bins, bin_strategy=bin_strategy,
                                        classes=classes)
-                rows.append(ComparisonResult("ECE (classwise)", cw.ece, n=n, note=f"{n_bins} {bin_strategy} bins"))
+                rows.append(ScoreResult("ECE (classwise)", cw.statistic, n=n, key="ece-classwise",
+                                        notes=comparison_notes(f"{n_bins} {bin_strategy} bins")))
             if not both:
                 rows.append(auc(y, proba, classes=classes, confidence_level=level))
                 if k > 2:
@@ -274,7 +369,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         if both:
             checks["error_correlation"] = (lambda: pearson) if score == "brier" else \
                 (lambda: error_correlation(y, proba_a, proba_b, classes=classes))
-            checks["ece"] = lambda: (calibration[na].ece, calibration[nb].ece)
+            checks["ece"] = lambda: (calibration[na].statistic, calibration[nb].statistic)
         with collecting():           # the recommendation quotes its own degenerate checkpoints
             rec = _recommend(coding, checks, names=(na, nb), alpha=alpha)
     warn_once_per_kind(caveats, "compare")

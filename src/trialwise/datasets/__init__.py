@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from importlib import resources
 
+from trialwise._errors import InvalidValueError
+
 __all__ = ["model_vs_human", "texture_vs_shape", "data_readme"]
 
 _TEXT_COLUMNS = {
@@ -33,7 +35,7 @@ def _load(filename: str, experiment: str | None):
     if experiment is not None:
         known = sorted(frame["experiment"].unique())
         if experiment not in known:
-            raise ValueError(f"`experiment` must be one of {known}; got {experiment!r}")
+            raise InvalidValueError(f"`experiment` must be one of {known}; got {experiment!r}")
         frame = frame[frame["experiment"] == experiment].reset_index(drop=True)
     return frame
 

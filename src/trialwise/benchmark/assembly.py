@@ -1,0 +1,98 @@
+"""Brain-Score's data as trials: a ``BehavioralAssembly``-like xarray object → a trials table.
+
+Duck-typed, so xarray is needed only to make the assembly (``pip install
+trialwise[xarray]``). The Brain-Score metric built on it is
+:class:`trialwise.brainscore.ErrorConsistency`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from trialwise._errors import InvalidTypeError, InvalidValueError
+
+__all__ = ["trials_from_assembly"]
+
+
+def _coord(assembly: Any, names: tuple[str, ...]) -> NDArray | None:
+    for n in names:
+        if n in assembly.coords:
+            return np.asarray(assembly.coords[n].values)
+    return None
+
+
+def trials_from_assembly(
+    assembly: Any,
+    *,
+    experiment: str | None = None,
+    subject: str | None = None,
+    observer_type: str | None = None,
+    stimuli: Any = None,
+):
+    """A trials table from a Brain-Score ``BehavioralAssembly``-like xarray object.
+
+    Duck-typed: a 1-D array of responses (labels) along a ``presentation`` dimension
+    with coordinates ``stimulus_id`` (or ``image_id``), ``truth`` and, optionally,
+    ``condition``, ``subject`` and ``experiment``.
+
+    Parameters
+    ----------
+    experiment : str, optional
+        Used when the assembly has no ``experiment`` coordinate (default ``"all"``).
+    subject : str, optional
+        Observer name when the assembly has no ``subject`` coordinate (a model's
+        responses; default: the assembly's ``name``, else ``"model"``).
+    observer_type : str, optional
+        Default ``"human"`` when the assembly has a ``subject`` coordinate, else ``"model"``.
+    stimuli : DataFrame, optional
+        A trials table (e.g. the humans') giving each ``stimulus_id`` its condition and
+        experiment when the assembly lacks those coordinates (a model's raw output);
+        a stimulus it does not know is an error.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`trialwise.read_trials`.
+    """
+    import pandas as pd
+
+    from trialwise.data import read_trials
+
+    dims = tuple(getattr(assembly, "dims", ()))
+    if not hasattr(assembly, "coords") or "presentation" not in dims:
+        raise InvalidTypeError(f"`assembly` must be an xarray object with a 'presentation' dimension; got "
+                        f"{type(assembly).__name__} with dims {dims}")
+    values = np.asarray(assembly.values)
+    if values.ndim != 1:
+        extra = [d for d in dims if d != "presentation"]
+        raise InvalidValueError(f"`assembly` must hold one response per presentation (1-D); it also has dimension(s) "
+                         f"{extra} (select a single choice, e.g. the argmax label)")
+    stim = _coord(assembly, ("stimulus_id", "image_id"))
+    truth = _coord(assembly, ("truth",))
+    for name, arr in (("stimulus_id", stim), ("truth", truth)):
+        if arr is None:
+            raise InvalidValueError(f"`assembly` lacks coordinate {name!r}; coordinates found: {sorted(assembly.coords)}")
+    subj = _coord(assembly, ("subject",))
+    cond, exp = _coord(assembly, ("condition",)), _coord(assembly, ("experiment",))
+    if stimuli is not None and (cond is None or exp is None):
+        known = stimuli.drop_duplicates("image").set_index("image")
+        ids = pd.Index(np.asarray(stim).astype(str))
+        unknown = ids.difference(known.index)
+        if len(unknown):
+            raise InvalidValueError(f"`assembly`: {len(unknown)} stimulus_id(s) are not among the benchmark's stimuli "
+                             f"(e.g. {unknown[0]!r})")
+        cond = known.loc[ids, "condition"].to_numpy() if cond is None else cond
+        exp = known.loc[ids, "experiment"].to_numpy() if exp is None else exp
+    frame = pd.DataFrame({
+        "subject": subj if subj is not None else (subject or getattr(assembly, "name", None) or "model"),
+        "image": stim,
+        "truth": truth,
+        "response": values,
+        "condition": cond if cond is not None else "0",
+        "experiment": exp if exp is not None else (experiment or "all"),
+        "observer_type": observer_type or ("human" if subj is not None else "model"),
+    })
+    return read_trials(frame, truth="truth", response="response")

@@ -1,0 +1,493 @@
+"""A behavioural benchmark in the spirit of Brain-Score, with confidence intervals (seed 004).
+
+:class:`BehavioralBenchmark` scores a candidate's responses against human trials:
+``score = clip(raw / ceiling, 0, 1)`` with CIs for the score, the raw value and the
+ceiling, all from one joint resampling of the items. The three metrics are rows of one
+table, :data:`BEHAVIORAL_METRICS`: each says how it computes the raw values and the
+ceiling from the benchmark's design and how its ceiling is described. The results are
+:class:`BrainScoreResult` and :class:`CeilingResult`.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from trialwise import _validation as v
+from trialwise._errors import InvalidValueError
+from trialwise._results import ConfidenceInterval, Result, _num, _pct
+from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise.benchmark._trials import as_trials
+from trialwise.benchmark.assembly import trials_from_assembly
+from trialwise.benchmark.ceilings import check_two_references
+from trialwise.benchmark.hierarchy import (
+    Design,
+    bootstrap_entries,
+    build_design,
+    group_mean,
+    reference_mask,
+    row_scores,
+)
+from trialwise.benchmark.notes import StructuredNote
+from trialwise.benchmark.protocol import Protocol, get_protocol
+from trialwise.intervals import interval
+from trialwise.resampling import bootstrap_sums, child_rngs, child_seed
+
+__all__ = ["BENCHMARK_METRICS", "BehavioralBenchmark", "BrainScoreResult", "CeilingResult"]
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass(frozen=True, repr=False)
+class CeilingResult(Result):
+    """A benchmark's ceiling, how well the humans agree with each other, with its CI.
+
+    ``statistic`` is the ceiling; ``confidence_interval`` the percentile interval of
+    ``bootstrap_distribution`` (items resampled within conditions); ``method`` says how
+    it was computed (split-half over subjects, all pairs, or fixed).
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    method: str
+    metric: str
+    confidence_level: float
+    n_resamples: int
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    notes: tuple[str, ...] = ()
+
+    frame_columns: ClassVar[tuple[str, ...]] = ("statistic", "ci_low", "ci_high", "confidence_level", "method",
+                                                "metric", "n_resamples")
+
+    def __float__(self) -> float:
+        return float(self.statistic)
+
+    def __repr__(self) -> str:
+        ci = self.confidence_interval
+        return (f"CeilingResult({self.metric}: ceiling={_num(self.statistic)}, {_pct(self.confidence_level)} CI "
+                f"[{_num(ci.low)}, {_num(ci.high)}], {self.method})")
+
+    __str__ = __repr__
+
+    def summary(self) -> str:
+        """A readable text block with every number of the result."""
+        ci = self.confidence_interval
+        return "\n".join([
+            f"Ceiling of a behavioural benchmark ({self.metric})",
+            f"  ceiling              {_num(self.statistic)}",
+            f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   "
+            f"(percentile, B = {self.n_resamples})",
+            f"  method               {self.method}",
+        ] + [f"  note: {n}" for n in self.notes])
+
+
+@dataclass(frozen=True, repr=False)
+class BrainScoreResult(Result):
+    """A candidate's score on a behavioural benchmark (:class:`trialwise.BehavioralBenchmark`).
+
+    ``statistic`` = ``clip(raw / ceiling, 0, 1)``; ``raw`` the metric before ceiling;
+    ``ceiling`` a :class:`CeilingResult`. All intervals are percentile intervals of one
+    joint bootstrap (the same item replicates for the candidate and the humans), so the
+    score's interval includes the ceiling's uncertainty. ``n_undefined``: replicates
+    whose ceiling was ≤ 0 (score undefined, left out of the interval).
+    """
+
+    observer: str
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    raw: float
+    raw_interval: ConfidenceInterval
+    ceiling: CeilingResult
+    metric: str
+    protocol: str
+    confidence_level: float
+    n_resamples: int
+    n_undefined: int
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    raw_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    notes: tuple[str, ...] = ()
+
+    frame_columns: ClassVar[tuple[str, ...]] = (
+        "observer", "statistic", "ci_low", "ci_high", "raw", "raw_low", "raw_high", "ceiling", "ceiling_low",
+        "ceiling_high", "confidence_level", "metric", "protocol", "n_resamples", "n_undefined")
+
+    @property
+    def score(self) -> float:
+        """The ceiled score (same as ``statistic``)."""
+        return self.statistic
+
+    @property
+    def method(self) -> str:
+        """How the score was computed (the metric and how its ceiling was)."""
+        return f"{self.metric}; ceiling: {self.ceiling.method}"
+
+    def __repr__(self) -> str:
+        ci, rc = self.confidence_interval, self.raw_interval
+        return (f"BrainScoreResult({self.observer}: score={_num(self.statistic)} "
+                f"[{_num(ci.low)}, {_num(ci.high)}], raw={_num(self.raw)} [{_num(rc.low)}, {_num(rc.high)}], "
+                f"ceiling={_num(self.ceiling.statistic)}, {self.metric})")
+
+    __str__ = __repr__
+
+    def summary(self) -> str:
+        """A readable text block with every number of the result."""
+        ci, rc, cc = self.confidence_interval, self.raw_interval, self.ceiling.confidence_interval
+        lvl = _pct(self.confidence_level) + " CI"
+        lines = [
+            f"Behavioural benchmark score of {self.observer} ({self.metric}, protocol {self.protocol})",
+            f"  score = clip(raw / ceiling, 0, 1)   {_num(self.statistic)}   {lvl} [{_num(ci.low)}, {_num(ci.high)}]",
+            f"  raw                                 {_num(self.raw)}   {lvl} [{_num(rc.low)}, {_num(rc.high)}]",
+            f"  ceiling                             {_num(self.ceiling.statistic)}   {lvl} [{_num(cc.low)}, "
+            f"{_num(cc.high)}]   ({self.ceiling.method})",
+            f"  percentile intervals of one joint bootstrap, B = {self.n_resamples}"
+            + (f"; {self.n_undefined} replicate(s) with ceiling ≤ 0 left out" if self.n_undefined else ""),
+        ]
+        return "\n".join(lines + [f"  note: {n}" for n in self.notes])
+
+    def to_frame(self):
+        """One-row :class:`pandas.DataFrame` with the columns ``frame_columns``."""
+        import pandas as pd
+
+        (raw_low, raw_high), (ceiling_low, ceiling_high) = self.raw_interval, self.ceiling.confidence_interval
+        ci = self.confidence_interval
+        row = {"observer": self.observer, "statistic": self.statistic, "ci_low": ci.low, "ci_high": ci.high,
+               "raw": self.raw, "raw_low": raw_low, "raw_high": raw_high, "ceiling": self.ceiling.statistic,
+               "ceiling_low": ceiling_low, "ceiling_high": ceiling_high, "confidence_level": self.confidence_level,
+               "metric": self.metric, "protocol": self.protocol, "n_resamples": self.n_resamples,
+               "n_undefined": self.n_undefined}
+        return pd.DataFrame([row], columns=list(self.frame_columns))
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+@dataclass(frozen=True)
+class Resampling:
+    """What every metric's run shares: B, the bootstrap's seed and the random splits of the humans."""
+
+    n_resamples: int
+    entropy: int
+    humans: dict[str, int]  # human -> row of `split_order`
+    split_order: NDArray  # (n_humans, n_splits): split s orders the humans by column s
+
+
+@dataclass(frozen=True)
+class RunValues:
+    """Observed and bootstrap values of one run: raw values per candidate and the ceiling."""
+
+    raw: NDArray  # (k,)
+    raw_replicates: NDArray  # (B, k)
+    ceiling: Any  # a float
+    ceiling_replicates: NDArray  # (B,)
+
+
+def _over_units(values: NDArray, design: Design) -> NDArray:
+    """Per-unit values (…, n_units) → the protocol's score: mean over conditions (of each experiment, then
+    over experiments, when the protocol has an experiment level)."""
+    if "experiment" in design.protocol.aggregation:
+        exp = np.array([design.experiments.index(u.experiment) for u in design.units])
+        values = group_mean(values, np.eye(len(design.experiments))[exp])
+    return group_mean(values, np.ones((values.shape[-1], 1)))[..., 0]
+
+
+def _accuracy_distance(source: NDArray, target: NDArray) -> NDArray:
+    """Brain-Score's accuracy distance ``1 − |s − t| / max(t, 1 − t)`` (seed 004)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 1.0 - np.abs(source - target) / np.maximum(target, 1.0 - target)
+
+
+def _run_error_consistency(design: Design, candidates: tuple[str, ...], r: Resampling) -> RunValues:
+    """κ rows of the hierarchy: the candidates' rows and the human–human row (the ceiling)."""
+    k = len(candidates)
+    rows = row_scores(design.values(), design)
+    rep = row_scores(bootstrap_entries(design, r.n_resamples, rng=r.entropy), design)
+    return RunValues(rows[:k], rep[:, :k], rows[k], rep[:, k])
+
+
+def _unit_counts(design: Design, candidates: tuple[str, ...], r: Resampling):
+    """Per condition: counts right and seen of every observer, observed (row 0) then the B replicates
+    (items resampled within the condition), with the humans' and the candidates' columns."""
+    gens = child_rngs(r.entropy, len(design.units))
+    for u, unit in enumerate(design.units):
+        n_obs = len(unit.observers)
+        cols = np.concatenate([unit.right, unit.seen], axis=1)
+        reps = bootstrap_sums(cols, r.n_resamples, rng=gens[u])
+        both = np.concatenate([cols.sum(axis=0, dtype=np.int64)[None].astype(float), reps])  # row 0: observed
+        hum = [j for j, o in enumerate(unit.observers) if o in r.humans]
+        cand = [unit.observers.index(c) for c in candidates]
+        yield u, unit, both[:, :n_obs], both[:, n_obs:], hum, cand
+
+
+def _run_accuracy(design: Design, candidates: tuple[str, ...], r: Resampling) -> RunValues:
+    """The candidates' accuracy per condition, averaged; the ceiling is 1."""
+    b, k, n_u = r.n_resamples, len(candidates), len(design.units)
+    raw_o, raw_r = np.full((k, n_u), np.nan), np.full((b, k, n_u), np.nan)
+    for u, _, right, seen, _, cand in _unit_counts(design, candidates, r):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            raw = right[:, cand] / seen[:, cand]
+        raw_o[:, u], raw_r[:, :, u] = raw[0], raw[1:]
+    return RunValues(_over_units(raw_o, design), _over_units(raw_r, design), np.float64(1.0), np.ones(b))
+
+
+def _run_accuracy_distance(design: Design, candidates: tuple[str, ...], r: Resampling) -> RunValues:
+    """Accuracy distance to the pooled humans per condition, averaged; the ceiling split-half over subjects."""
+    b, k, n_u = r.n_resamples, len(candidates), len(design.units)
+    n_splits = r.split_order.shape[1]
+    raw_o, raw_r = np.full((k, n_u), np.nan), np.full((b, k, n_u), np.nan)
+    ceil_o, ceil_r = np.full((n_splits, n_u), np.nan), np.full((b, n_splits, n_u), np.nan)
+    for u, unit, right, seen, hum, cand in _unit_counts(design, candidates, r):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            acc_c = right[:, cand] / seen[:, cand]
+            t = right[:, hum].sum(axis=1, keepdims=True) / seen[:, hum].sum(axis=1, keepdims=True)
+            raw = _accuracy_distance(acc_c, t)
+            # Split s orders the humans at random; in every condition the first half of its humans in
+            # that order form one half (so both halves are filled wherever two humans saw the condition).
+            order = r.split_order[[r.humans[unit.observers[j]] for j in hum]]  # (n_hum, splits)
+            half = (order.argsort(axis=0).argsort(axis=0) < len(hum) // 2).astype(float)
+            r1, s1 = right[:, hum] @ half, seen[:, hum] @ half
+            r2, s2 = right[:, hum] @ (1 - half), seen[:, hum] @ (1 - half)
+            split = _accuracy_distance(r1 / s1, r2 / s2)  # NaN where a half has no human here
+            ceil_o[:, u], ceil_r[:, :, u] = split[0], split[1:]
+        raw_o[:, u], raw_r[:, :, u] = raw[0], raw[1:]
+    with np.errstate(invalid="ignore"):
+        c_obs = np.nanmean(_over_units(ceil_o, design))
+        c_rep = np.nanmean(_over_units(ceil_r, design), axis=1)
+    return RunValues(_over_units(raw_o, design), _over_units(raw_r, design), c_obs, c_rep)
+
+
+def _two_humans_per_experiment(humans: Any, protocol: Protocol) -> None:
+    scope = protocol.experiments
+    check_two_references(humans if scope is None else humans[humans["experiment"].isin(scope)],
+                         "BehavioralBenchmark(metric='error-consistency')")
+
+
+def _two_humans(humans: Any, protocol: Protocol) -> None:
+    if humans["subject"].nunique() < 2:
+        raise InvalidValueError("the split-half ceiling of accuracy-distance needs at least two humans")
+
+
+@dataclass(frozen=True)
+class BehavioralMetric:
+    """A metric of :class:`BehavioralBenchmark`: its run, its ceiling's description, its check of the humans."""
+
+    name: str
+    run: Callable[[Design, tuple[str, ...], Resampling], RunValues]
+    ceiling_method: str  # may name {n_splits}
+    check_humans: Callable[[Any, Protocol], None] | None = None
+
+
+#: The metrics of a :class:`BehavioralBenchmark` (seed 004, "Common Behavioral Metrics"), by name.
+BEHAVIORAL_METRICS: dict[str, BehavioralMetric] = {m.name: m for m in (
+    BehavioralMetric("error-consistency", _run_error_consistency,
+                     "all pairs of distinct humans (= split-half over all splits)", _two_humans_per_experiment),
+    BehavioralMetric("accuracy-distance", _run_accuracy_distance,
+                     "split-half over subjects ({n_splits} random splits)", _two_humans),
+    BehavioralMetric("accuracy", _run_accuracy, "fixed at 1"),
+)}
+#: Names of the metrics of a :class:`BehavioralBenchmark`.
+BENCHMARK_METRICS = tuple(BEHAVIORAL_METRICS)
+
+
+def _percentile(dist: NDArray, estimate: NDArray, level: float) -> tuple[NDArray, NDArray]:
+    lo, hi = interval("percentile", dist, estimate, level, bounds=(-np.inf, np.inf))
+    return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+
+
+# --------------------------------------------------------------------------- the benchmark
+
+
+class BehavioralBenchmark:
+    """A behavioural benchmark in the spirit of Brain-Score (seed 004), with confidence intervals.
+
+    Human trials + a protocol + a metric. Scoring a model gives ``score = clip(raw /
+    ceiling, 0, 1)`` and keeps ``raw`` and ``ceiling``; all three get bootstrap CIs from
+    one joint resampling of the items (within each condition, the same replicate for the
+    humans and the model), so the score's interval carries the ceiling's uncertainty.
+
+    Parameters
+    ----------
+    humans : DataFrame or path
+        Trials of the reference observers (others in the table are ignored).
+    protocol : Protocol or str
+        Conditions and averaging (default ``"model-vs-human"``); its ``metric`` is ignored.
+    metric : {"error-consistency", "accuracy-distance", "accuracy"}
+        * ``error-consistency``: κ between the model and each human per condition,
+          averaged as the protocol says. Ceiling: the same between every two distinct
+          humans, which is what the split-half ceiling of cross-half pairs averages to
+          over all splits of the subjects (each pair is split equally often).
+        * ``accuracy-distance``: per condition ``1 − |s − t| / max(t, 1 − t)`` with the
+          model's accuracy ``s`` and the pooled human accuracy ``t`` (seed 004), averaged
+          over conditions and experiments. Ceiling: split-half over subjects, the same
+          distance between the pooled accuracies of two random halves of the humans who
+          saw the condition (one random order of the subjects per split, so a split
+          divides them the same way in every condition), averaged over ``n_splits`` splits.
+        * ``accuracy``: the model's accuracy (ceiling fixed at 1, as Brain-Score's
+          Geirhos2021 accuracy benchmarks).
+    n_resamples : int
+        Bootstrap replicates B.
+    n_splits : int
+        Random half splits of the subjects for the split-half ceiling.
+    confidence_level : float
+    rng : seed or Generator
+        Fixes the splits and the bootstrap: every model is scored on the same replicates.
+
+    Attributes
+    ----------
+    ceiling : CeilingResult
+        Value, CI and replicates.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> trials = tw.datasets.model_vs_human("cue-conflict")
+    >>> cue = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
+    >>> bench = tw.BehavioralBenchmark(trials, cue, n_resamples=500, rng=0)
+    >>> round(bench.ceiling.statistic, 3)
+    0.331
+    >>> res = bench(trials[trials.subject == "resnet50"])
+    >>> round(res.raw, 3), round(res.statistic, 3)
+    (0.068, 0.205)
+    """
+
+    def __init__(
+        self,
+        humans: Any,
+        protocol: str | Protocol = "model-vs-human",
+        *,
+        metric: str = "error-consistency",
+        reference: Any = None,
+        n_resamples: int = 2000,
+        n_splits: int = 100,
+        confidence_level: float = 0.95,
+        rng: Any = None,
+    ) -> None:
+        self.metric = v.check_choice(metric, "metric", BENCHMARK_METRICS)
+        self._metric = BEHAVIORAL_METRICS[self.metric]
+        proto = get_protocol(protocol)
+        self.protocol = proto.replace(metric="error-consistency")
+        self.n_resamples = v.check_positive_int(n_resamples, "n_resamples")
+        self.n_splits = v.check_positive_int(n_splits, "n_splits")
+        self.confidence_level = v.check_confidence_level(confidence_level)
+        t = as_trials(humans)
+        self._humans = t[reference_mask(t, self.protocol, reference)].assign(observer_type="human")
+        self._proto_run = self.protocol.replace(reference="human")
+        if self._metric.check_humans is not None:
+            self._metric.check_humans(self._humans, self.protocol)
+        design = build_design(self._humans, self._proto_run, require_candidates=False)
+        images = self._humans.groupby(["experiment", "condition"])["image"].agg(frozenset)
+        self._units = [(u.experiment, u.condition, images[(u.experiment, u.condition)]) for u in design.units]
+        self.humans: tuple[str, ...] = design.references
+        gen = v.check_rng(rng)
+        self._entropy = child_seed(gen)
+        # Split s orders the humans at random (see _run_accuracy_distance).
+        self._order = np.stack([gen.permutation(len(self.humans)) for _ in range(self.n_splits)], axis=1)
+        self._resampling = Resampling(self.n_resamples, self._entropy, {h: i for i, h in enumerate(self.humans)},
+                                      self._order)
+        self._human_design = design
+
+    @property
+    def human_trials(self):
+        """The benchmark's human trials (:data:`trialwise.data.TRIAL_COLUMNS`; do not modify)."""
+        return self._humans
+
+    @functools.cached_property
+    def ceiling(self) -> CeilingResult:
+        """The ceiling with its CI (computed on first use; scoring a model recomputes it jointly)."""
+        run = self._metric.run(self._human_design, (), self._resampling)
+        return self._ceiling_result(run.ceiling, run.ceiling_replicates)
+
+    def __repr__(self) -> str:
+        return (f"BehavioralBenchmark(metric={self.metric!r}, protocol={self.protocol.name!r}, "
+                f"{len(self.humans)} humans, {len(self._units)} conditions, ceiling={self.ceiling.statistic:.3f})")
+
+    def _ceiling_result(self, obs: Any, rep: NDArray) -> CeilingResult:
+        lo, hi = _percentile(rep, np.asarray(obs), self.confidence_level)
+        if float(obs) <= 0:
+            warn(f"the ceiling is {float(obs):.3g} ≤ 0: the humans do not agree beyond chance, so ceiled scores "
+                 f"are undefined (NaN)", DegenerateDataWarning)
+        return CeilingResult(statistic=float(obs), confidence_interval=ConfidenceInterval(float(lo), float(hi)),
+                             method=self._metric.ceiling_method.format(n_splits=self.n_splits), metric=self.metric,
+                             confidence_level=self.confidence_level, n_resamples=self.n_resamples,
+                             bootstrap_distribution=np.asarray(rep, dtype=float))
+
+    def _design(self, candidate_trials: Any) -> tuple[Design, tuple[str, ...], list[StructuredNote]]:
+        import pandas as pd
+
+        if "presentation" in tuple(getattr(candidate_trials, "dims", ())):
+            candidate_trials = trials_from_assembly(candidate_trials, stimuli=self._humans)
+        c = as_trials(candidate_trials)
+        names = sorted(c["subject"].unique())
+        clash = sorted(set(names) & set(self.humans))
+        if clash:
+            raise InvalidValueError(f"candidate trials: observer(s) {clash} are humans of the benchmark")
+        in_bench = c.set_index(["experiment", "condition"]).index.isin([(e, cond) for e, cond, _ in self._units])
+        notes = []
+        if not in_bench.all():
+            notes.append(StructuredNote("candidate-trials-unused", n=int((~in_bench).sum())))
+        c = c[in_bench]
+        for e, cond, images in self._units:
+            got = c[(c["experiment"] == e) & (c["condition"] == cond)].groupby("subject")["image"].agg(frozenset)
+            for name in names:
+                have = got.get(name, frozenset())
+                if have != images:
+                    lack, extra = len(images - have), len(have - images)
+                    raise InvalidValueError(f"candidate trials: {name!r} must answer exactly the benchmark's "
+                                     f"{len(images)} images of condition {cond!r} of experiment {e!r}; it lacks "
+                                     f"{lack} and has {extra} other(s)")
+        trials = pd.concat([self._humans, c.assign(observer_type="candidate")], ignore_index=True)
+        design = build_design(trials, self._proto_run)
+        return design, design.candidates, notes
+
+    def score_table(self, candidate_trials: Any):
+        """Score every candidate in the trials: one row per candidate (score, raw, ceiling, each with CI)."""
+        import pandas as pd
+
+        return pd.concat([r.to_frame() for r in self._score(candidate_trials)], ignore_index=True)
+
+    def _score(self, candidate_trials: Any) -> list[BrainScoreResult]:
+        design, cands, notes = self._design(candidate_trials)
+        run = self._metric.run(design, cands, self._resampling)
+        raw_o, c_o, raw_r, c_r = run.raw, run.ceiling, run.raw_replicates, run.ceiling_replicates
+        ceiling = self._ceiling_result(c_o, c_r)
+        out = []
+        for i, name in enumerate(cands):
+            with np.errstate(invalid="ignore", divide="ignore"):
+                score_o = float(np.clip(raw_o[i] / c_o, 0, 1)) if c_o > 0 else np.nan
+                score_r = np.where(c_r > 0, np.clip(raw_r[:, i] / np.where(c_r > 0, c_r, 1), 0, 1), np.nan)
+            lo, hi = _percentile(score_r, np.asarray(score_o), self.confidence_level)
+            r_lo, r_hi = _percentile(raw_r[:, i], np.asarray(raw_o[i]), self.confidence_level)
+            out.append(BrainScoreResult(
+                observer=name, statistic=score_o, confidence_interval=ConfidenceInterval(float(lo), float(hi)),
+                raw=float(raw_o[i]), raw_interval=ConfidenceInterval(float(r_lo), float(r_hi)), ceiling=ceiling,
+                metric=self.metric, protocol=self.protocol.name, confidence_level=self.confidence_level,
+                n_resamples=self.n_resamples, n_undefined=int(np.isnan(score_r).sum()),
+                bootstrap_distribution=score_r, raw_distribution=raw_r[:, i].astype(float), notes=tuple(notes)))
+        return out
+
+    def __call__(self, candidate_trials: Any) -> BrainScoreResult:
+        """Score one candidate's trials (its responses to the benchmark's images): a trials
+        table or a model's assembly (:func:`trials_from_assembly`)."""
+        results = self._score(candidate_trials)
+        if len(results) != 1:
+            raise InvalidValueError(f"candidate trials hold {len(results)} observers; score one at a time or use "
+                             f"score_table()")
+        return results[0]
+
+    score = __call__
+
+    @classmethod
+    def from_assembly(cls, assembly: Any, **kwargs: Any) -> BehavioralBenchmark:
+        """A benchmark from a Brain-Score-style human assembly (see :func:`trials_from_assembly`).
+
+        The protocol defaults to the assembly's conditions averaged flatly (one
+        experiment; no exclusions).
+        """
+        trials = trials_from_assembly(assembly, observer_type="human")
+        kwargs.setdefault("protocol", Protocol(name="assembly"))
+        return cls(trials, **kwargs)

@@ -1,0 +1,95 @@
+"""Leaderboard scores per experiment: their CIs, ranks, and how the rankings of experiments agree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from trialwise._results import Result, _jsonable, _pct
+from trialwise.benchmark.ranks import rank_intervals, rank_scores
+from trialwise.intervals import interval
+
+__all__ = ["ExperimentBreakdown", "experiment_breakdown", "score_interval"]
+
+#: Columns of :attr:`ExperimentBreakdown.table`.
+EXPERIMENT_COLUMNS = ("experiment", "observer", "score", "ci_low", "ci_high", "rank", "rank_low", "rank_high")
+
+
+def score_interval(method: str, dist: NDArray, estimate: NDArray, level: float) -> tuple[NDArray, NDArray]:
+    """The interval of benchmark scores from their bootstrap replicates (unbounded scale)."""
+    lo, hi = interval(method, dist, estimate, level, bounds=(-np.inf, np.inf))
+    return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class ExperimentBreakdown(Result):
+    """Per-experiment scores with CIs and ranks (``table``, long format), and the Kendall τ
+    between the candidates' rankings in every two experiments (``rank_correlation``)."""
+
+    table: Any
+    rank_correlation: Any
+    confidence_level: float = 0.95
+    notes: tuple[str, ...] = ()
+
+    frame_columns: ClassVar[tuple[str, ...]] = EXPERIMENT_COLUMNS
+    method: ClassVar[str] = "joint hierarchical bootstrap, per experiment"
+
+    def __repr__(self) -> str:
+        return (f"ExperimentBreakdown({self.table['experiment'].nunique()} experiments × "
+                f"{self.table['observer'].nunique()} observers; .table, .rank_correlation)")
+
+    def summary(self) -> str:
+        """Both tables as text."""
+        fmt = {"float_format": lambda x: f"{x:.3f}"}
+        return "\n".join([f"Scores per experiment ({_pct(self.confidence_level)} intervals)",
+                          self.table.to_string(index=False, **fmt),
+                          "Kendall's tau between the candidates' rankings in two experiments",
+                          self.rank_correlation.to_string(**fmt)] + [f"Note: {n}" for n in self.notes])
+
+    def to_frame(self):
+        """The per-experiment table (a copy)."""
+        return self.table.copy()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe: the table as records, the rank correlations as ``{experiment: {experiment: tau}}``."""
+        return _jsonable({"table": self.table, "rank_correlation": self.rank_correlation.to_dict(),
+                          "confidence_level": self.confidence_level, "notes": self.notes})
+
+
+def experiment_breakdown(experiments: tuple[str, ...], observers: tuple[str, ...], k: int, scores: NDArray,
+                         replicates: NDArray, *, ci_method: str, confidence_level: float,
+                         higher_is_better: bool) -> ExperimentBreakdown:
+    """Per-experiment scores (rows × experiments) and their replicates (B × rows × experiments) → a breakdown.
+
+    ``observers``: the rows, the ``k`` candidates first. Ranks and their intervals are over
+    the candidates; τ between two experiments needs two candidates with a score in both.
+    """
+    import pandas as pd
+    from scipy import stats
+
+    rows = []
+    for x, exp in enumerate(experiments):
+        est = scores[:, x]
+        lo, hi = score_interval(ci_method, replicates[:, :, x], est, confidence_level)
+        ranks = np.append(rank_scores(est[:k], higher_is_better=higher_is_better), np.nan)
+        rep_ranks = rank_scores(replicates[:, :k, x], higher_is_better=higher_is_better)
+        r_lo, r_hi = rank_intervals(rep_ranks, confidence_level)
+        for r, name in enumerate(observers):
+            rows.append({"experiment": exp, "observer": name, "score": est[r], "ci_low": lo[r], "ci_high": hi[r],
+                         "rank": ranks[r], "rank_low": r_lo[r] if r < k else np.nan,
+                         "rank_high": r_hi[r] if r < k else np.nan})
+    table = pd.DataFrame(rows)
+    for col in ("rank", "rank_low", "rank_high"):
+        table[col] = table[col].astype("Int64")
+    exps = experiments
+    corr = np.eye(len(exps))
+    for a in range(len(exps)):
+        for b in range(a + 1, len(exps)):  # τ needs two candidates with a score in both experiments
+            x, y = scores[:k, a], scores[:k, b]
+            ok = ~(np.isnan(x) | np.isnan(y))
+            corr[a, b] = corr[b, a] = stats.kendalltau(x[ok], y[ok]).statistic if ok.sum() >= 2 else np.nan
+    return ExperimentBreakdown(table, pd.DataFrame(corr, index=list(exps), columns=list(exps)),
+                               confidence_level)

@@ -1,0 +1,50 @@
+"""Helpers shared by the figure modules: axes creation, colours, label widths, intervals."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _axes(ax, figsize=(5.0, 4.0)):
+    try:
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("figures need matplotlib, a dependency of trialwise: pip install matplotlib") from exc
+    if ax is None:
+        fig, ax = plt.subplots(figsize=figsize, layout="constrained")
+    return ax.figure, ax
+
+
+def _colors(k: int):
+    import matplotlib as mpl
+
+    cmap = mpl.colormaps["viridis"]
+    return [cmap(x) for x in np.linspace(0.05, 0.9, max(k, 1))]
+
+
+def _label_inches(labels, fontsize: float = 8.0) -> float:
+    """Width in inches of the longest label at ``fontsize`` (about 0.6 em per character)."""
+    longest = max((len(str(s)) for s in labels), default=0)
+    return 0.6 * fontsize / 72 * longest + 0.25
+
+
+def _intervals(ax, estimate, low, high, y, *, color, ms: float = 4, lw: float = 1.6, label=None):
+    """Estimates (dots) and intervals (segments) drawn separately.
+
+    Never assumes ``low <= estimate <= high``: a bootstrap percentile interval need not
+    contain its estimate (a skewed replicate distribution). Estimates outside their
+    interval are drawn hollow and get their own legend entry. NaN draws nothing.
+    Returns the number of estimates outside their interval.
+    """
+    est = np.asarray(estimate, dtype=float)
+    lo, hi = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    y = np.asarray(y, dtype=float)
+    ax.hlines(y, lo, hi, color=color, lw=lw, alpha=0.8)
+    ax.plot(est, y, "o", color=color, ms=ms, label=label, zorder=3)
+    with np.errstate(invalid="ignore"):
+        outside = (est < lo) | (est > hi)
+    if outside.any():
+        ax.plot(est[outside], y[outside], "o", mfc="white", mec=color, mew=1.2, ms=ms + 1, zorder=4,
+                label="estimate outside its interval")
+    return int(outside.sum())
+

@@ -1,0 +1,97 @@
+"""Figures of two-classifier comparisons: reliability diagrams and the K × K agreement matrix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from trialwise._errors import InvalidValueError
+from trialwise.plot._common import _axes, _colors
+
+__all__ = ["plot_reliability", "plot_agreement_matrix"]
+
+
+def plot_reliability(*curves, labels=None, ax: Any = None):
+    """Reliability diagram of one or more calibration curves (seed 001 Fig. 14.3).
+
+    ``curves``: :class:`~trialwise.CalibrationCurve` objects (from
+    :func:`trialwise.comparison.calibration_curve` or ``report.calibration``), or one
+    dict of them keyed by name. Each curve is drawn through its non-empty bins (observed
+    vs mean predicted, marker area ∝ count); the dashed diagonal is perfect calibration,
+    points below it are over-confident. The legend reports each curve's Brier score and
+    ECE. Class-wise curves draw one line per class.
+    """
+    if len(curves) == 1 and isinstance(curves[0], dict):
+        labels = list(curves[0]) if labels is None else labels
+        curves = tuple(curves[0].values())
+    if not curves:
+        raise InvalidValueError("plot_reliability needs at least one calibration curve")
+    labels = list(labels) if labels is not None else [f"classifier {i + 1}" for i in range(len(curves))]
+    if len(labels) != len(curves):
+        raise InvalidValueError(f"`labels` names {len(labels)} curves but {len(curves)} were given")
+    fig, ax = _axes(ax, figsize=(4.6, 4.4))
+    ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, label="perfect calibration")
+    colors = _colors(sum(len(c.per_class) or 1 for c in curves))
+    i = 0
+    for curve, label in zip(curves, labels):
+        groups = curve.table.groupby("class", sort=False) if "class" in curve.table else [(None, curve.table)]
+        for cls, table in groups:
+            full = table[table["count"] > 0]
+            name = f"{label} (BS={curve.brier:.3f}, ECE={curve.statistic:.3f})" if cls is None else \
+                f"{label}, class {cls} (ECE={curve.per_class[cls]:.3f})"
+            ax.plot(full["mean_predicted"], full["observed"], "-", color=colors[i], lw=1.2)
+            ax.scatter(full["mean_predicted"], full["observed"], s=12 + 80 * full["count"] / full["count"].max(),
+                       color=colors[i], label=name, zorder=3)
+            i += 1
+    kind = curves[0].kind
+    ax.set_xlabel("mean predicted probability" if kind != "top-label" else "mean confidence (top probability)")
+    ax.set_ylabel("observed frequency" if kind != "top-label" else "accuracy")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.legend(fontsize=7, loc="upper left")
+    ax.set_title(f"reliability diagram ({kind}, {curves[0].n_bins} {curves[0].strategy} bins)", fontsize=9)
+    return fig
+
+
+def plot_agreement_matrix(bowker, *, names=("A", "B"), ax: Any = None):
+    """The K × K agreement matrix as a heatmap, with Bowker's per-pair contributions.
+
+    ``bowker``: the result of :func:`trialwise.comparison.bowker_test`. Each cell shows
+    its count; each off-diagonal cell of the *larger* side of a class pair also shows
+    that pair's χ² contribution, and is outlined in red when the pair carries the largest
+    share of the statistic — the place to look for an asymmetric confusion.
+    """
+    import matplotlib as mpl
+
+    mat = np.asarray(bowker.matrix)
+    classes = [str(c) for c in bowker.classes]
+    contrib = bowker.contributions
+    k = len(classes)
+    fig, ax = _axes(ax, figsize=(0.5 * k + 2.8, 0.5 * k + 2.2))
+    img = ax.imshow(mat, cmap="Blues")
+    pos = {c: i for i, c in enumerate(classes)}
+    top = contrib["contribution"].idxmax() if contrib["contribution"].max() > 0 else None
+    big = mat.max() if mat.size else 1
+    for i in range(k):
+        for j in range(k):
+            ax.text(j, i, str(mat[i, j]), ha="center", va="center", fontsize=7 if k > 8 else 9,
+                    color="w" if mat[i, j] > 0.6 * big else "k")
+    for idx, row in contrib.iterrows():
+        if row["contribution"] <= 0:
+            continue
+        i, j = pos[str(row["class_j"])], pos[str(row["class_k"])]
+        if row["n_kj"] > row["n_jk"]:
+            i, j = j, i
+        ax.text(j, i + 0.32, f"χ² {row['contribution']:.2g}", ha="center", va="center", fontsize=6, color="C3")
+        if idx == top:
+            ax.add_patch(mpl.patches.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="C3", lw=1.5))
+    ax.set_xticks(range(k), classes, rotation=90 if k > 6 else 0, fontsize=7)
+    ax.set_yticks(range(k), classes, fontsize=7)
+    ax.set_xlabel(f"{names[1]} predicts")
+    ax.set_ylabel(f"{names[0]} predicts")
+    fig.colorbar(img, ax=ax, label="items", shrink=0.8)
+    ax.set_title(f"agreement matrix; Bowker χ² = {bowker.statistic:.3g}, p = {bowker.pvalue:.2g}", fontsize=9)
+    return fig
+

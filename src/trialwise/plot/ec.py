@@ -1,0 +1,46 @@
+"""Figures of error consistency itself: the attainable range of κ over the accuracies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from trialwise._errors import InvalidValueError
+from trialwise.kappa import kappa_bounds
+from trialwise.plot._common import _axes
+
+__all__ = ["plot_kappa_bounds"]
+
+
+def plot_kappa_bounds(bound: str = "upper", *, resolution: int = 201, ax: Any = None):
+    """Map of the largest (or smallest) attainable EC over the two accuracies.
+
+    seed 000 Fig. 2a (upper bound) and App. D Fig. 6 (lower bound): κ_max = 1 only on
+    the diagonal a_A = a_B; κ_min = −1 only at a_A = a_B = ½.
+
+    Parameters
+    ----------
+    bound : {"upper", "lower"}
+    resolution : int
+        Grid points per axis.
+    """
+    if bound not in ("upper", "lower"):
+        raise InvalidValueError(f"`bound` must be 'upper' or 'lower'; got {bound!r}")
+    fig, ax = _axes(ax)
+    acc = np.linspace(0, 1, int(resolution))
+    lo, hi = kappa_bounds(acc[:, None], acc[None, :])
+    values = hi if bound == "upper" else lo
+    cmap = "viridis" if bound == "upper" else "magma"
+    vmin, vmax = (0, 1) if bound == "upper" else (-1, 0)
+    im = ax.pcolormesh(acc, acc, values, cmap=cmap, vmin=vmin, vmax=vmax, shading="auto")
+    levels = [0.2, 0.4, 0.6, 0.8] if bound == "upper" else [-0.8, -0.6, -0.4, -0.2]
+    cs = ax.contour(acc, acc, values, levels=levels, colors="white", linewidths=0.8)
+    ax.clabel(cs, fmt="%.1f", fontsize=7)
+    fig.colorbar(im, ax=ax, label=f"{'largest' if bound == 'upper' else 'smallest'} attainable EC")
+    ax.set_xlabel("accuracy of B")
+    ax.set_ylabel("accuracy of A")
+    ax.set_aspect("equal")
+    ax.set_title(f"EC {bound} bound")
+    return fig
+

@@ -1,0 +1,110 @@
+"""Figures of planning results: expected interval widths, bias of κ̂ and the copy-model check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from trialwise._errors import InvalidTypeError
+from trialwise.planning_result import CIWidthResult, CopyModelValidation, PlanResult
+from trialwise.plot._common import _axes, _colors
+
+__all__ = ["plot_ci_width", "plot_copy_model_validation", "plot_kappa_bias"]
+
+
+def _series(result: CIWidthResult, along: str):
+    """Split a grid result into 1-D series along ``along`` (one per other design)."""
+    frame = result.to_frame()
+    keys = [c for c in ("n", "accuracy_a", "accuracy_b", "kappa") if c != along]
+    for key, part in frame.groupby(keys, sort=True):
+        yield dict(zip(keys, key)), part.sort_values(along)
+
+
+def plot_ci_width(result: CIWidthResult, *, literature=(147, 160, 600, 1280, 3222), plan: PlanResult | None = None,
+                  ax: Any = None):
+    """Expected interval of κ̂ against the number of trials (seed 000, Fig. 3).
+
+    One band (the ``confidence_level`` interval of κ̂ over simulated experiments) and
+    the median per design, on a log axis, with the true κ and the trial counts used in
+    the literature marked.
+
+    Parameters
+    ----------
+    result : CIWidthResult
+        From :func:`trialwise.ci_width` with several values of n (e.g.
+        ``n=np.logspace(1, 5, 30).round()[:, None]`` against a vector of accuracies).
+    literature : sequence of int
+        Trial counts to mark (``()`` for none).
+    plan : PlanResult, optional
+        From :func:`trialwise.plan_trials` (``result`` then usually from
+        :func:`trialwise.planning_curve.interval_curve`): its answer is marked too, and
+        the title says how many trials reach its target half-width.
+    """
+    if not isinstance(result, CIWidthResult):
+        raise InvalidTypeError(f"`result` must be a CIWidthResult from trialwise.ci_width; got {type(result).__name__}")
+    if plan is not None and not isinstance(plan, PlanResult):
+        raise InvalidTypeError(f"`plan` must be a PlanResult from trialwise.plan_trials; got {type(plan).__name__}")
+    if plan is not None and plan.n:
+        literature = tuple(literature) + (plan.n,)
+    fig, ax = _axes(ax, (6.0, 4.0))
+    series = list(_series(result, "n"))
+    colors = _colors(len(series))
+    for color, (design, part) in zip(colors, series):
+        label = f"acc. {design['accuracy_a']:.2f} / {design['accuracy_b']:.2f}, EC {design['kappa']:.2f}"
+        ax.fill_between(part.n, part.low, part.high, color=color, alpha=0.25, lw=0)
+        ax.plot(part.n, part["median"], color=color, lw=1.2, label=label)
+    for k in np.unique(result.kappa):
+        ax.axhline(k, color="black", lw=0.8, ls="--")
+    for i, n in enumerate(literature):
+        ax.axvline(n, color="grey", lw=0.8, ls=":")
+        ax.annotate(str(n), (n, 1.0), xycoords=("data", "axes fraction"), rotation=90, fontsize=7,
+                    va="top", ha="right", color="grey")
+    ax.set_xscale("log")
+    ax.set_xlabel("number of trials")
+    ax.set_ylabel(f"EC estimate ({100 * result.confidence_level:g}% of experiments)")
+    ax.legend(fontsize=7, loc="lower right")
+    if plan is not None and plan.n:
+        ax.set_title(f"{plan.n} trials reach half-width {plan.half_width_target:g}", fontsize=9)
+    return fig
+
+
+def plot_copy_model_validation(validation: CopyModelValidation, *, ax: Any = None):
+    """Copy-model intervals next to bootstrap intervals of data with known EC (seed 000, App. G)."""
+    if not isinstance(validation, CopyModelValidation):
+        raise InvalidTypeError(
+            f"`validation` must be a CopyModelValidation from trialwise.validate_copy_model; got {type(validation).__name__}"
+        )
+    fig, ax = _axes(ax, (7.0, 4.0))
+    frame = validation.to_frame()
+    x = np.arange(len(frame))
+    ax.vlines(x - 0.15, frame.bootstrap_low, frame.bootstrap_high, color="C0", lw=3, label="bootstrap of the data")
+    ax.vlines(x + 0.15, frame.model_low, frame.model_high, color="C1", lw=3, label="copy model")
+    ax.plot(x, frame.kappa, "k_", ms=14, label="true EC")
+    ax.set_xticks(x, [f"n={n}\n{a:.2f}/{b:.2f}" for n, a, b in zip(frame.n, frame.accuracy_a, frame.accuracy_b)],
+                  fontsize=7)
+    ax.set_ylabel(f"EC, {100 * validation.confidence_level:g}% interval")
+    ax.legend(fontsize=8)
+    return fig
+
+
+def plot_kappa_bias(result: CIWidthResult, *, ax: Any = None):
+    """Deviation of κ̂ from the true κ against the true κ (seed 000, App. E, Fig. 7).
+
+    ``result`` comes from :func:`trialwise.ci_width` over a range of κ; one band
+    (interval of κ̂ − κ) and one mean-bias line per remaining design (n, accuracies).
+    """
+    if not isinstance(result, CIWidthResult):
+        raise InvalidTypeError(f"`result` must be a CIWidthResult from trialwise.ci_width; got {type(result).__name__}")
+    fig, ax = _axes(ax, (6.0, 4.0))
+    series = list(_series(result, "kappa"))
+    for color, (design, part) in zip(_colors(len(series)), series):
+        label = f"n {design['n']:.0f}, acc. {design['accuracy_a']:.2f} / {design['accuracy_b']:.2f}"
+        ax.fill_between(part.kappa, part.low - part.kappa, part.high - part.kappa, color=color, alpha=0.25, lw=0)
+        ax.plot(part.kappa, part.bias, color=color, lw=1.2, label=label)
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_xlabel("true EC")
+    ax.set_ylabel("estimated − true EC")
+    ax.legend(fontsize=7)
+    return fig
+

@@ -1,0 +1,72 @@
+"""Figures of validity studies: the coverage of an interval method over a design grid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from trialwise._errors import InvalidValueError
+from trialwise.plot._common import _axes
+
+__all__ = ["plot_coverage"]
+
+
+def plot_coverage(study, method: str, *, confidence_level: float = 0.95, kappa: float | None = None,
+                  ax: Any = None):
+    """Heatmap of an interval method's coverage: accuracy pairs × n, one panel per κ.
+
+    ``study`` is a :class:`trialwise.CoverageStudy`. Cells are coloured by coverage on a
+    diverging scale centred at the nominal level and annotated in percent; grey cells
+    are unattainable or left out; a cell whose point has ≥ 1 % undefined estimates or
+    replicates is marked ``*`` (the coverage requirement does not apply there). With
+    ``kappa`` (or ``ax``) a single panel is drawn.
+    """
+    t = study.table
+    t = t[(t.method == method) & np.isclose(t.confidence_level, confidence_level)]
+    if t.empty:
+        raise InvalidValueError(f"the study has no rows for method {method!r} at level {confidence_level}")
+    judged = study.eligible()
+    judged = set(map(tuple, judged[["n", "accuracy_a", "accuracy_b", "kappa"]].drop_duplicates().to_numpy()))
+    kappas = sorted(t.kappa.unique()) if kappa is None and ax is None else [
+        t.kappa.iloc[0] if kappa is None else float(kappa)]
+    if ax is None:
+        import matplotlib.pyplot as plt
+
+        fig, axes = plt.subplots(1, len(kappas), figsize=(3.2 * len(kappas) + 0.8, 5.2), layout="constrained",
+                                 squeeze=False, sharey=True)
+        axes = axes[0]
+    else:
+        fig, ax = _axes(ax)
+        axes = [ax]
+    ns = sorted(t.n.unique())
+    pairs = sorted({(a, b) for a, b in zip(t.accuracy_a, t.accuracy_b)})
+    half = 0.05
+    im = None
+    for axk, k in zip(axes, kappas):
+        grid = np.full((len(pairs), len(ns)), np.nan)
+        sub = t[np.isclose(t.kappa, k)]
+        for row in sub.itertuples(index=False):
+            grid[pairs.index((row.accuracy_a, row.accuracy_b)), ns.index(row.n)] = row.coverage
+        import matplotlib
+
+        cmap = matplotlib.colormaps["RdBu"].with_extremes(bad="0.88")
+        im = axk.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=confidence_level - half, vmax=confidence_level + half,
+                        aspect="auto")
+        for i, (a, b) in enumerate(pairs):
+            for j, n in enumerate(ns):
+                if np.isnan(grid[i, j]):
+                    continue
+                mark = "" if (n, a, b, k) in judged else "*"
+                dark = abs(grid[i, j] - confidence_level) > 0.6 * half
+                axk.text(j, i, f"{100 * grid[i, j]:.1f}{mark}", ha="center", va="center", fontsize=6.5,
+                         color="white" if dark else "black")
+        axk.set_xticks(range(len(ns)), [str(n) for n in ns])
+        axk.set_yticks(range(len(pairs)), [f"{a:g} / {b:g}" for a, b in pairs])
+        axk.set_xlabel("trials n")
+        axk.set_title(f"κ = {k:g}")
+    axes[0].set_ylabel("accuracies A / B")
+    fig.colorbar(im, ax=list(axes), label=f"coverage at nominal {100 * confidence_level:g}%", shrink=0.8)
+    fig.suptitle(f"{method}: coverage at nominal {100 * confidence_level:g}%") if len(axes) > 1 else None
+    return fig
+

@@ -1,0 +1,267 @@
+"""The one Monte-Carlo engine: ``monte_carlo_test`` and the child streams of ``resampling``.
+
+Oracles: a plain loop written here, ``scipy.stats.monte_carlo_test`` on the same draws, and
+exact null distributions (``scipy.stats.binomtest`` / ``permutation_test``) within
+Monte-Carlo error.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from trialwise.resampling import (
+    NULL_BLOCK,
+    TIE_TOLERANCE,
+    child_rngs,
+    child_seed,
+    keyed_rng,
+    monte_carlo_test,
+)
+
+SRC = Path(__file__).parents[1] / "src" / "trialwise"
+
+
+def _mean_stat(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    return x.mean(axis=axis)
+
+
+# --------------------------------------------------------------------------- p-values
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+@pytest.mark.parametrize("batch", [None, 1, 7, 250])
+def test_pvalue_equals_a_plain_loop(alternative, batch):
+    """Same draws, counted by hand: (1 + #{T* at least as extreme}) / (1 + M)."""
+    observed = 0.31
+
+    def draw(g, b):
+        return _mean_stat(g.standard_normal((b, 10)))
+
+    res = monte_carlo_test(observed, draw, 999, rng=4, alternative=alternative, batch=batch)
+    null = _mean_stat(np.random.default_rng(4).standard_normal((999, 10)))
+    if alternative == "greater":
+        hits = np.sum(null >= observed)
+    elif alternative == "less":
+        hits = np.sum(null <= observed)
+    else:
+        hits = np.sum(np.abs(null) >= abs(observed))
+    assert int(res.hits) == hits
+    assert int(res.n_defined) == 999 and int(res.n_undefined) == 0
+    assert res.pvalue == (1 + hits) / (1 + 999)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less"])
+def test_pvalue_equals_scipy_monte_carlo_test(alternative):
+    """scipy.stats.monte_carlo_test with the same generator draws the same replicates."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(15) + 0.4
+    observed = float(_mean_stat(x))
+    sp = stats.monte_carlo_test(x, np.random.default_rng(5).standard_normal, _mean_stat, vectorized=True,
+                                n_resamples=1999, alternative=alternative)
+    ours = monte_carlo_test(observed, lambda g, b: _mean_stat(g.standard_normal((b, 15))), 1999, rng=5,
+                            alternative=alternative)
+    assert ours.pvalue == pytest.approx(sp.pvalue, rel=1e-15)
+
+
+def test_pvalue_close_to_the_exact_permutation_pvalue():
+    """McNemar's swap test against the exact binomial null, within Monte-Carlo error."""
+    n10, n01 = 10, 3
+    d = n10 + n01
+    b = 40_000
+    res = monte_carlo_test(abs(n10 - n01), lambda g, s: np.abs(2 * g.binomial(d, 0.5, size=s) - d), b, rng=0)
+    exact = stats.binomtest(n01, d, 0.5).pvalue
+    # the same exact p-value from scipy's permutation test of paired sign flips (2**13 arrangements)
+    flips = stats.permutation_test((np.r_[np.ones(n10), np.zeros(n01)], np.r_[np.zeros(n10), np.ones(n01)]),
+                                   lambda a, c, axis: np.sum(a - c, axis=axis), permutation_type="samples",
+                                   n_resamples=np.inf, vectorized=True)
+    assert flips.pvalue == pytest.approx(exact, rel=1e-9)
+    se = np.sqrt(exact * (1 - exact) / b)
+    assert abs(res.pvalue - exact) < 4 * se + 1 / b
+
+
+def test_never_zero_and_at_most_one():
+    res = monte_carlo_test(100.0, lambda g, b: g.random(b), 99, rng=0)
+    assert res.pvalue == 1 / 100
+    res = monte_carlo_test(-100.0, lambda g, b: g.random(b), 99, rng=0)
+    assert res.pvalue == 1.0
+
+
+def test_batched_statistics_equal_separate_tests():
+    """A batch of observed statistics is tested elementwise, on the same draws."""
+    obs = np.array([0.0, 0.2, -0.5])
+
+    def draw(g, b):
+        return g.standard_normal((b, 3)) * [1.0, 0.5, 2.0]
+
+    res = monte_carlo_test(obs, draw, 500, rng=9, alternative="two-sided")
+    null = draw(np.random.default_rng(9), 500)
+    for k in range(3):
+        alone = monte_carlo_test(obs[k], null[:, k], alternative="two-sided")
+        assert res.pvalue[k] == alone.pvalue and res.hits[k] == alone.hits
+
+
+def test_precomputed_null_equals_drawn_null():
+    def draw(g, b):
+        return g.standard_normal(b)
+
+    drawn = monte_carlo_test(0.7, draw, 300, rng=2)
+    given = monte_carlo_test(0.7, draw(np.random.default_rng(2), 300))
+    assert drawn == given
+
+
+# --------------------------------------------------------------------------- ties and NaN
+
+
+def test_ties_within_tolerance_count_as_hits():
+    observed = 0.1 + 0.2  # 0.30000000000000004: a replicate of 0.3 is the same value, rounded
+    null = np.array([0.3, 0.3 * (1 - 1e-9), 0.31, 0.0])
+    res = monte_carlo_test(observed, null)
+    assert int(res.hits) == 2  # 0.3 (a tie) and 0.31; not 0.3·(1 − 1e-9), beyond the tolerance
+    assert res.pvalue == 3 / 5
+    # the same for "less" and two-sided, on the negative side
+    assert int(monte_carlo_test(-observed, -null, alternative="less").hits) == 2
+    assert int(monte_carlo_test(-observed, null, alternative="two-sided").hits) == 2
+
+
+def test_tolerance_is_relative():
+    big = 1e6
+    null = np.array([big * (1 - 0.5 * TIE_TOLERANCE), big * (1 - 2 * TIE_TOLERANCE)])
+    assert int(monte_carlo_test(big, null).hits) == 1
+    assert int(monte_carlo_test(0.0, np.array([-1e-300, 0.0])).hits) == 1  # at 0 only exact ties
+
+
+def test_integer_statistics_are_compared_exactly():
+    """No tolerance for integers, whatever their size."""
+    big = 10**13  # a relative tolerance of 1e-12 would make big − 1 a tie
+    res = monte_carlo_test(big, np.array([big - 1, big, big + 1], dtype=np.int64))
+    assert int(res.hits) == 2
+    assert int(monte_carlo_test(big, np.array([big - 1.0, big, big + 1])).hits) == 3
+
+
+def test_undefined_replicates_are_left_out():
+    null = np.array([np.nan, 1.0, 2.0, np.nan, 0.5])
+    res = monte_carlo_test(1.0, null)
+    assert int(res.n_defined) == 3 and int(res.n_undefined) == 2
+    assert res.pvalue == (1 + 2) / (1 + 3)
+    assert np.isnan(monte_carlo_test(1.0, np.full(4, np.nan)).pvalue)
+    assert int(monte_carlo_test(np.nan, np.ones(4)).hits) == 0  # an undefined statistic has no hit
+
+
+# --------------------------------------------------------------------------- chunking
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 64, 1000, 5000])
+def test_result_does_not_depend_on_batch(batch):
+    """A draw_null with one generator call per chunk (row by row) gives the same replicates."""
+    totals = np.array([5, 9, 2])
+
+    def draw(g, b):
+        up = g.binomial(totals, 0.5, size=(b, 3))
+        return np.abs(2 * up - totals).sum(axis=-1).astype(float)
+
+    ref = monte_carlo_test(7.0, draw, 1000, rng=3)
+    assert monte_carlo_test(7.0, draw, 1000, rng=3, batch=batch) == ref
+
+
+def test_default_batch_bounds_the_calls():
+    sizes = []
+
+    def draw(g, b):
+        sizes.append(b)
+        return g.random((b, 4))
+
+    monte_carlo_test(np.zeros(4), draw, NULL_BLOCK // 2, rng=0)
+    assert max(sizes) == NULL_BLOCK // 4 and sum(sizes) == NULL_BLOCK // 2
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="`alternative` must be one of"):
+        monte_carlo_test(1.0, np.ones(3), alternative="two_sided")
+    with pytest.raises(ValueError, match=r"must return shape \(4, 2\); got \(4,\)"):
+        monte_carlo_test(np.ones(2), lambda g, b: g.random(b), 4, rng=0)
+    with pytest.raises(ValueError, match=r"shape \(M, \*\(2,\)\)"):
+        monte_carlo_test(np.ones(2), np.ones(3))
+    with pytest.raises((TypeError, ValueError), match="n_resamples"):
+        monte_carlo_test(1.0, lambda g, b: g.random(b), 0, rng=0)
+    with pytest.raises((TypeError, ValueError), match="batch"):
+        monte_carlo_test(1.0, lambda g, b: g.random(b), 10, rng=0, batch=0)
+
+
+# --------------------------------------------------------------------------- child streams
+
+
+def test_child_streams_are_reproducible_and_do_not_depend_on_n():
+    a = [g.random(4) for g in child_rngs(7, 3)]
+    b = [g.random(4) for g in child_rngs(7, 5)][:3]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert all(np.array_equal(g.random(4), x) for g, x in zip(child_rngs(np.random.default_rng(7), 3), a))
+    assert child_rngs(7, 0) == []
+    with pytest.raises(ValueError, match="`n` must be >= 0"):
+        child_rngs(7, -1)
+
+
+def test_child_streams_are_independent():
+    parent = np.random.default_rng(1)
+    kids = child_rngs(parent, 4)
+    draws = np.stack([g.standard_normal(20_000) for g in kids] + [parent.standard_normal(20_000)])
+    corr = np.corrcoef(draws)
+    off = corr[~np.eye(len(draws), dtype=bool)]
+    assert np.abs(off).max() < 5 / np.sqrt(20_000)  # 5 standard errors of a zero correlation
+    assert len({tuple(np.round(d[:3], 12)) for d in draws}) == len(draws)
+
+
+def test_spawning_does_not_consume_the_parent_stream_and_never_repeats():
+    g, h = np.random.default_rng(3), np.random.default_rng(3)
+    first = child_rngs(g, 2)
+    second = child_rngs(g, 2)  # a second spawn gives new children
+    assert g.random() == h.random()
+    assert not np.array_equal(first[0].random(3), second[0].random(3))
+
+
+def test_keyed_streams_equal_spawned_children_and_are_order_free():
+    seed = child_seed(0)
+    kids = child_rngs(seed, 3)
+    for k in range(3):
+        assert np.array_equal(keyed_rng(seed, (k,)).random(3), kids[k].random(3))
+    late = keyed_rng(seed, (2, 5)).random(3)
+    keyed_rng(seed, (0, 1)).random(3)
+    assert np.array_equal(keyed_rng(seed, (2, 5)).random(3), late)
+    assert np.array_equal(keyed_rng(seed).random(3), np.random.default_rng(seed).random(3))
+    assert np.array_equal(keyed_rng([seed, 4]).random(3), np.random.default_rng([seed, 4]).random(3))
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.MT19937, np.random.Philox])
+def test_child_seed_is_one_draw_of_the_parent(bit_generator):
+    g, h = np.random.Generator(bit_generator(5)), np.random.Generator(bit_generator(5))
+    assert child_seed(g) == int(h.integers(2**63))
+    assert child_seed(g, bits=62) == int(h.integers(2**62))
+    assert child_seed(g, bits=64) == int(h.bit_generator.random_raw())
+    assert g.random() == h.random()  # each consumed exactly as much of the stream
+    with pytest.raises(ValueError, match="`bits` must be an integer in"):
+        child_seed(g, bits=65)
+
+
+# --------------------------------------------------------------------------- one engine
+
+
+_OWN_STREAMS = re.compile(r"\.spawn\(|SeedSequence\(|random_raw\(|_REL_TOL|\* \(1 - 1e-12\)")
+# Sites not converted yet: the validity studies (``gen.spawn(n)``, the same streams as ``child_rngs``).
+_NOT_YET = ("validity.py",)
+
+
+def test_streams_and_null_loops_go_through_the_engine():
+    """No module outside resampling.py spawns streams or writes its own tie tolerance."""
+    found = []
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC).as_posix()
+        if rel == "resampling.py" or rel in _NOT_YET:
+            continue
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if _OWN_STREAMS.search(line) and not line.lstrip().startswith("#"):
+                found.append(f"{rel}:{i}: {line.strip()}")
+    assert not found, "\n".join(found)

@@ -1,0 +1,287 @@
+"""Every public result class keeps one contract (issue 15): one vocabulary, one repr line,
+``summary()`` text, ``to_frame()`` with the class's fixed columns, ``to_dict()`` JSON-safe.
+
+The classes are discovered (subclasses of :class:`trialwise.Result` reachable from the public
+namespaces, and every public subclass in the tree); each needs a factory below that makes
+small instances of it — a new result class without one fails
+:func:`test_every_public_result_class_has_a_factory`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import types
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import trialwise as tw
+from trialwise import comparison as cmp
+from trialwise._results import VOCABULARY, ConfidenceInterval, Result
+
+NAMESPACES = (tw, tw.comparison, tw.validity, tw.brainscore, tw.benchmark)
+#: Results whose summary() still returns a table for one release (FutureWarning), then text.
+SUMMARY_STILL_A_FRAME = ("CoverageStudy", "TypeOneErrorStudy")
+#: Result classes another part of issue 15 makes subclasses of Result (the benchmark package).
+BENCHMARK_RESULTS = ("BenchmarkDifferenceResult", "CeilingResult", "BrainScoreResult", "Leaderboard", "KendallTau",
+                     "ExperimentBreakdown")
+
+
+def _subclasses(cls: type) -> set[type]:
+    out = set()
+    for sub in cls.__subclasses__():
+        out |= {sub} | _subclasses(sub)
+    return out
+
+
+def public_result_classes() -> dict[str, type]:
+    found = {}
+    for ns in NAMESPACES:
+        for name, obj in vars(ns).items():
+            if isinstance(obj, type) and issubclass(obj, Result) and obj is not Result and not name.startswith("_"):
+                found[obj.__name__] = obj
+    for cls in _subclasses(Result):
+        if not cls.__name__.startswith("_") and cls.__module__.startswith("trialwise"):
+            found[cls.__name__] = cls
+    return found
+
+
+# ------------------------------------------------------------------ small inputs (cached)
+
+@functools.cache
+def _pair():
+    a, b = tw.CopyModel(0.35, 0.8, 0.7).simulate_trials(120, rng=1)
+    return np.asarray(a, bool), np.asarray(b, bool)
+
+
+@functools.cache
+def _ec():
+    return (tw.error_consistency(counts=[[40, 12], [9, 19]], n_resamples=200, rng=0),
+            tw.error_consistency(*_pair(), ci_method="analytic", rng=0))
+
+
+@functools.cache
+def _labels(k=3, n=150, seed=5):
+    g = np.random.default_rng(seed)
+    y = g.integers(0, k, n)
+    la = g.normal(0, 1, (n, k))
+    la[np.arange(n), y] += 1.5
+    lb = 0.6 * la + g.normal(0, 1, (n, k))
+    lb[np.arange(n), y] += 0.5
+    pa, pb = (np.exp(x) / np.exp(x).sum(1, keepdims=True) for x in (la, lb))
+    return y, pa.argmax(1), pb.argmax(1), pa, pb
+
+
+@functools.cache
+def _compare(k=3):
+    y, a, b, pa, pb = _labels(k)
+    return tw.compare(y, a, b, pa, pb, n_resamples=99, rng=0)
+
+
+@functools.cache
+def _mvh():
+    t = tw.datasets.model_vs_human()
+    keep = t.experiment.isin(["cue-conflict", "edge"])
+    return t[keep & ((t.observer_type == "human") | t.subject.isin(["resnet50", "clip-16", "alexnet"]))]
+
+
+@functools.cache
+def _leaderboard():
+    return tw.leaderboard(_mvh(), n_resamples=60, rng=0)
+
+
+@functools.cache
+def _bench():
+    proto = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
+    return tw.BehavioralBenchmark(_mvh(), proto, n_resamples=60, n_splits=4, rng=0)
+
+
+@functools.cache
+def _shape_bias():
+    return tw.shape_bias(tw.datasets.texture_vs_shape("cue-conflict"), n_resamples=60, rng=0)
+
+
+def _grid(kappas):
+    return tw.validity.study_grid(n=(60,), accuracies=(0.7, 0.9), kappas=kappas)
+
+
+# ------------------------------------------------------------------ one factory per class
+
+FACTORIES = {
+    "ErrorConsistencyResult": lambda: [*_ec(), tw.error_consistency(counts=[[40, 0], [0, 0]], rng=0,
+                                                                    n_resamples=50)],
+    "PairwiseErrorConsistencyResult": lambda: [
+        tw.pairwise_error_consistency(np.random.default_rng(3).random((80, 4)) < 0.7, n_resamples=100, rng=0),
+        tw.pairwise_error_consistency(np.random.default_rng(4).random((50, 3)) < 0.8, ci_method="analytic",
+                                      rng=0)],
+    "CopyModelFit": lambda: [_ec()[0].copy_model, _ec()[0].copy_decomposition("b")],
+    "ErrorConsistencyDifferenceResult": lambda: [tw.error_consistency_difference(
+        *_pair(), np.random.default_rng(2).random(120) < 0.75, n_resamples=100, rng=0)],
+    "CIWidthResult": lambda: [tw.ci_width([50, 100], 0.75, [0.7, 0.9], 0.3, n_simulations=100, rng=0),
+                              tw.ci_width(80, 0.75, 0.75, 0.3, n_simulations=100, rng=0)],
+    "PowerResult": lambda: [tw.power_difference(0.2, 0.5, 0.9, 0.75, 0.8, n=[100, 200], n_simulations=100, rng=0)],
+    "CopyModelValidation": lambda: [tw.validate_copy_model([60], 0.8, 0.7, 0.4, n_resamples=50, n_simulations=20,
+                                                           rng=0)],
+    "PlanResult": lambda: [tw.plan_trials(0.15, 0.75, 0.75, 0.5, n_simulations=100, rng=0)],
+    "CoverageStudy": lambda: [tw.validity.coverage_study(_grid((0.3,)), methods=("jeffreys", "percentile"),
+                                                         n_datasets=10, n_resamples=50, rng=0)],
+    "TypeOneErrorStudy": lambda: [
+        tw.validity.type_one_error_study(_grid((0.0,)), tests=("fisher",), n_datasets=10, n_resamples=49, rng=0),
+        tw.validity.difference_test_study(n=(60,), accuracy_reference=(0.8,), accuracies_xy=((0.7, 0.8),),
+                                          kappas=(0.3,), tests=("swap",), n_datasets=10, n_resamples=49, rng=0)],
+    "BenchmarkCoverageStudy": lambda: [tw.validity.benchmark_coverage_study(
+        n_datasets=1, n_resamples=30, n_items=60, rng=0)],
+    "ShapeBiasResult": lambda: [_shape_bias()],
+    "ShapeBiasDifferenceResult": lambda: [_shape_bias().difference(*list(_shape_bias().table.observer)[:2])],
+    "ComparisonResult": lambda: [_compare()["accuracy[A]"], _compare()["error-consistency"]],
+    "AgreementResult": lambda: [cmp.disagreement(counts=[[150, 25], [15, 10]]),
+                                cmp.cohen_kappa(["a", "a", "b", "b", "c"], ["a", "b", "b", "b", "c"])],
+    "SymmetryTestResult": lambda: [cmp.bowker_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]]),
+                                   cmp.stuart_maxwell_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]]),
+                                   cmp.symmetry_permutation_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]],
+                                                                 n_resamples=99, rng=0)],
+    "McNemarResult": lambda: [cmp.mcnemar(counts=[[150, 25], [15, 10]]), cmp.yules_q(counts=[[150, 25], [15, 10]])],
+    "AUCResult": lambda: [cmp.auc(_labels()[0], _labels()[3]), cmp.delong_test(*_labels(2)[::3], _labels(2)[4])],
+    "ScoreResult": lambda: [cmp.brier_score(_labels()[0], _labels()[3]),
+                            cmp.expected_calibration_error(_labels()[0], _labels()[3], kind="classwise"),
+                            cmp.wilcoxon_test(_labels()[0], _labels()[3], _labels()[4])],
+    "CalibrationCurve": lambda: [cmp.calibration_curve(_labels(2)[0], _labels(2)[3]),
+                                 cmp.calibration_curve(_labels()[0], _labels()[3], kind="classwise")],
+    "EnsembleRecommendation": lambda: [_compare().recommendation, _compare(2).recommendation],
+    "ComparisonReport": lambda: [_compare(), _compare(2)],
+    # the benchmark package's results (issue 15, item 8)
+    "Leaderboard": lambda: [_leaderboard()],
+    "KendallTau": lambda: [_leaderboard().kendall_tau],
+    "ExperimentBreakdown": lambda: [_leaderboard().by_experiment()],
+    "BenchmarkDifferenceResult": lambda: [_leaderboard().difference("resnet50", "clip-16", n_resamples=60)],
+    "CeilingResult": lambda: [_bench().ceiling],
+    "BrainScoreResult": lambda: [_bench()(_mvh()[_mvh().subject == "clip-16"])],
+}
+
+
+def _instances(name: str) -> list:
+    with warnings.catch_warnings():
+        # degenerate-data and sparse-table warnings of the small inputs are not the subject here
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        return FACTORIES[name]()
+
+
+def test_every_public_result_class_has_a_factory():
+    missing = sorted(set(public_result_classes()) - set(FACTORIES))
+    assert not missing, f"public result classes without a factory in this file: {missing}"
+
+
+@pytest.mark.parametrize("name", BENCHMARK_RESULTS)
+def test_benchmark_results_are_results(name):
+    assert name in public_result_classes(), f"{name} is not a public subclass of trialwise.Result"
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_result_contract(name):
+    classes = public_result_classes()
+    assert name in classes, f"{name} has a factory but is not a public subclass of trialwise.Result"
+    cls = classes[name]
+    assert isinstance(cls.frame_columns, tuple) and cls.frame_columns, "frame_columns: a non-empty tuple"
+    assert all(isinstance(c, str) for c in cls.frame_columns)
+    instances = _instances(name)
+    assert instances
+    for res in instances:
+        assert type(res) is cls, (type(res), cls)
+        # one vocabulary
+        for attr in VOCABULARY:
+            getattr(res, attr)
+        assert res.confidence_interval is None or isinstance(res.confidence_interval, ConfidenceInterval)
+        assert isinstance(res.notes, tuple) and all(isinstance(n, str) for n in res.notes)
+        if res.confidence_level is not None:
+            assert 0 < res.confidence_level < 1
+        # repr: one line
+        text = repr(res)
+        assert isinstance(text, str) and "\n" not in text and text.startswith(name)
+        # summary(): text (two classes: a table for one more release, with a FutureWarning)
+        if name in SUMMARY_STILL_A_FRAME:
+            with pytest.warns(FutureWarning, match="summary_frame"):
+                old = res.summary()
+            pd.testing.assert_frame_equal(old, res.summary_frame())
+        else:
+            assert isinstance(res.summary(), str) and res.summary()
+        # to_frame(): the class's fixed columns
+        frame = res.to_frame()
+        assert isinstance(frame, pd.DataFrame)
+        assert tuple(frame.columns) == cls.frame_columns
+        # to_dict(): JSON-safe (NaN and inf as None)
+        d = res.to_dict()
+        assert isinstance(d, dict)
+        json.dumps(d, allow_nan=False)
+
+
+def test_to_dict_represents_nan_as_none():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        res = tw.error_consistency(np.ones(40), np.ones(40), rng=0, n_resamples=50, ci_method="percentile")
+    assert math.isnan(res.statistic)
+    d = res.to_dict()
+    assert d["statistic"] is None and d["ci_low"] is None
+    assert d["undefined_reason"] == res.notes[0] and d["notes"] == [res.notes[0]]
+
+
+def test_a_result_without_a_value_answers_none():
+    rec = _compare().recommendation
+    assert rec.statistic is None and rec.pvalue is None and rec.confidence_interval is None and rec.notes == ()
+    with pytest.raises(AttributeError, match="no_such_attribute"):
+        rec.no_such_attribute  # noqa: B018
+
+
+# ------------------------------------------------------------------ old names warn for one release
+
+DEPRECATED = [
+    # (factory of a result, old attribute, getter of the new value)
+    (lambda: tw.error_consistency(counts=[[30, 10], [0, 0]], rng=0, n_resamples=50), "undefined_reason",
+     lambda r: r.notes[0]),
+    (lambda: tw.error_consistency(counts=[[18, 0], [1, 1]], rng=0, n_resamples=50), "coverage_warning",
+     lambda r: r.notes[-1]),
+    (lambda: _ec()[0], "undefined_reason", lambda r: None),
+    (lambda: _ec()[0].copy_model, "kappa", lambda r: r.statistic),
+    (lambda: _ec()[0].copy_model, "kappa_interval", lambda r: r.confidence_interval),
+    (lambda: FACTORIES["PairwiseErrorConsistencyResult"]()[0], "undefined_reason", lambda r: (None,) * len(r)),
+    (lambda: FACTORIES["PairwiseErrorConsistencyResult"]()[0], "coverage_warning",
+     lambda r: tuple(next((x for x in n if x.kind == "coverage"), None) for n in r.pair_notes)),
+    (lambda: FACTORIES["CIWidthResult"]()[0], "low", lambda r: r.confidence_interval.low),
+    (lambda: FACTORIES["CIWidthResult"]()[0], "high", lambda r: r.confidence_interval.high),
+    (lambda: FACTORIES["CIWidthResult"]()[0], "mean", lambda r: r.statistic),
+    (lambda: cmp.calibration_curve([0, 1, 1, 0], [0.2, 0.7, 0.6, 0.4]), "ece", lambda r: r.statistic),
+    (lambda: cmp.mcnemar(counts=[[150, 25], [15, 10]]), "note", lambda r: r.notes[0]),
+    (lambda: cmp.mcnemar(counts=[[150, 25], [15, 10]]), "details",
+     lambda r: {"n10": 25, "n01": 15, "discordant": 40}),
+]
+
+
+@pytest.mark.parametrize("make, old, new", DEPRECATED, ids=[f"{i}-{d[1]}" for i, d in enumerate(DEPRECATED)])
+def test_old_attribute_names_warn_and_still_work(make, old, new):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        res = make()
+    with pytest.warns(FutureWarning, match=rf"`{type(res).__name__}\.{old}` is deprecated.*use `"):
+        value = getattr(res, old)
+    expected = new(res)
+    if isinstance(expected, np.ndarray):
+        np.testing.assert_array_equal(value, expected)
+    else:
+        assert value == expected
+
+
+def test_report_lookup_by_key_and_by_old_label():
+    rep = _compare()
+    assert rep["mcnemar-exact"] is rep.results[rep.keys().index("mcnemar-exact")]
+    assert len(set(rep.keys())) == len(rep.keys())              # keys are unique
+    with pytest.warns(FutureWarning, match="use its key 'mcnemar-exact'"):
+        assert rep["McNemar (exact)"] is rep["mcnemar-exact"]
+    with pytest.raises(KeyError, match="available keys"):
+        rep["no such method"]
+
+
+def test_module_namespaces_are_modules():
+    assert all(isinstance(ns, types.ModuleType) for ns in NAMESPACES)
