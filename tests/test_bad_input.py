@@ -968,7 +968,7 @@ def test_input_errors_are_the_library_s_own():
     paths = [p for p in sorted(SRC.rglob("*.py")) if p.relative_to(SRC).as_posix().startswith(SWEPT)]
     assert len(paths) >= 10  # the scope exists (plot/ is a package)
     left = _plain_raises(paths)
-    assert not left, "raise the library's own InvalidValueError/InvalidTypeError (trialwise._errors):\n" + "\n".join(left)
+    assert not left, "raise the library's own InvalidValueError/InvalidTypeError (trialwise._core.errors):\n" + "\n".join(left)
 
 
 def test_the_sweep_finds_plain_raises_and_only_those(tmp_path):

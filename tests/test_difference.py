@@ -122,7 +122,7 @@ def test_intervals_analytic_is_the_delta_method_and_bootstrap_matches_index_resa
 
 
 def test_swap_test_type_one_error_for_exchangeable_candidates():
-    cells = tw.planning._joint_cells(0.4, 0.4, 0.75, 0.7, 0.7)
+    cells = tw.planning.joint_cells(0.4, 0.4, 0.75, 0.7, 0.7)
     counts = tw.resampling.multinomial_cells(cells, 200, size=1500, rng=0, cell_ndim=3)
     p = difference_pvalues(counts, test="swap", n_resamples=199, rng=1)
     se = np.sqrt(0.05 * 0.95 / 1500)  # 0.56 percentage points

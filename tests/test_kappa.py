@@ -289,12 +289,12 @@ def test_square_kappa_batched_equals_loop_and_dtypes_agree():
 
 def test_square_kappa_at_k2_is_the_correctness_kernel_exactly():
     """The K × K formula and the 2×2 closed form are the same number on integer tables (int64 arithmetic)."""
-    from trialwise.kappa import _kappa, _kappa_square
+    from trialwise.kappa import kappa_kernel, _kappa_square
 
     t = np.random.default_rng(4).integers(0, 200, size=(5000, 2, 2))
-    np.testing.assert_array_equal(_kappa_square(t), _kappa(t))
+    np.testing.assert_array_equal(_kappa_square(t), kappa_kernel(t))
     t[:50, :, 1] = 0  # B always correct: exactly 0 (or NaN where A is too)
-    np.testing.assert_array_equal(_kappa_square(t[:50]), _kappa(t[:50]))
+    np.testing.assert_array_equal(_kappa_square(t[:50]), kappa_kernel(t[:50]))
 
 
 def test_square_kappa_degenerate_and_unbiased():

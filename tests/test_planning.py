@@ -7,7 +7,7 @@ from scipy.special import ndtri
 
 import trialwise as tw
 from trialwise.kappa import kappa_difference_variance, kappa_from_counts, kappa_variance
-from trialwise.planning import _joint_cells, _smallest_n
+from trialwise.planning import joint_cells, _smallest_n
 
 
 def test_ci_width_matches_per_trial_simulation():
@@ -128,7 +128,7 @@ def test_plan_trials_errors():
 
 
 def test_joint_model_has_the_requested_margins_and_kappas():
-    cells = _joint_cells(0.4, 0.2, 0.7, 0.8, 0.6)
+    cells = joint_cells(0.4, 0.2, 0.7, 0.8, 0.6)
     rx, ry = cells.sum(axis=-1), cells.sum(axis=-2)
     assert float(kappa_from_counts(rx)) == pytest.approx(0.4) and float(kappa_from_counts(ry)) == pytest.approx(0.2)
     assert rx.sum(-1)[0] == pytest.approx(0.7) and rx.sum(-2)[0] == pytest.approx(0.8) and ry.sum(-2)[0] == pytest.approx(0.6)
@@ -139,7 +139,7 @@ def test_joint_model_has_the_requested_margins_and_kappas():
 
 
 def test_difference_variance_matches_simulation():
-    cells = _joint_cells(0.4, 0.3, 0.75, 0.7, 0.8)
+    cells = joint_cells(0.4, 0.3, 0.75, 0.7, 0.8)
     n = 2000
     sims = tw.resampling.multinomial_cells(cells, n, size=20_000, rng=4, cell_ndim=3)
     delta = kappa_from_counts(sims.sum(-1)) - kappa_from_counts(sims.sum(-2))

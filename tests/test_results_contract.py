@@ -21,7 +21,7 @@ import pytest
 
 import trialwise as tw
 from trialwise import comparison as cmp
-from trialwise._results import VOCABULARY, ConfidenceInterval, Result
+from trialwise._core.results import VOCABULARY, ConfidenceInterval, Result
 
 NAMESPACES = (tw, tw.comparison, tw.validity, tw.brainscore, tw.benchmark)
 #: Results whose summary() still returns a table for one release (FutureWarning), then text.

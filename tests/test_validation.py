@@ -95,7 +95,7 @@ def test_bounds_wrong_type():
 
 # --------------------------------------------------------------------------- shared validators (issue 14 item 12)
 
-from trialwise import _validation as v  # noqa: E402
+from trialwise._core import validation as v  # noqa: E402
 
 
 def test_number_of_draws_is_bounded_and_whole_floats_are_accepted():
@@ -153,8 +153,8 @@ def test_counts_up_to_2_to_the_53_are_exact():
 
 def test_missing_labels_of_every_kind():
     arr = np.array(["a", None, np.nan, pd.NA, pd.NaT, "b"], dtype=object)
-    assert v._missing_mask(arr).tolist() == [False, True, True, True, True, False]
-    assert v._missing_mask(np.array(["2020-01-01", "NaT"], dtype="datetime64[D]")).tolist() == [False, True]
+    assert v.missing_mask(arr).tolist() == [False, True, True, True, True, False]
+    assert v.missing_mask(np.array(["2020-01-01", "NaT"], dtype="datetime64[D]")).tolist() == [False, True]
     with pytest.raises(ValueError, match=r"`truth` has a missing value at position 2"):
         v.check_label_vector(np.array(["a", "b", pd.NA], dtype=object), "truth")
 

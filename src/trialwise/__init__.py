@@ -2,10 +2,7 @@
 
 from trialwise import benchmark, comparison, datasets, plot, validity
 from trialwise.benchmark import brainscore
-from trialwise._results import (
-    ConfidenceInterval,
-    Result,
-)
+from trialwise._core.results import ConfidenceInterval, Result
 from trialwise.benchmark.behavioral import BrainScoreResult, CeilingResult
 from trialwise.benchmark.differences import BenchmarkDifferenceResult
 from trialwise.comparison.ensemble import EnsembleRecommendation
@@ -15,8 +12,9 @@ from trialwise.copymodel import CopyModelFit
 from trialwise.difference import ErrorConsistencyDifferenceResult
 from trialwise.ec_result import ErrorConsistencyResult, PairwiseErrorConsistencyResult
 from trialwise.planning_result import CIWidthResult, CopyModelValidation, PlanResult, PowerResult
-from trialwise._errors import InputError, InvalidTypeError, InvalidValueError
-from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, TrialwiseWarning, UndefinedReplicatesWarning
+from trialwise._core.version import VERSION
+from trialwise._core.errors import InputError, InvalidTypeError, InvalidValueError
+from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, TrialwiseWarning, UndefinedReplicatesWarning
 from trialwise.comparison import compare, ensemble_recommendation
 from trialwise.copymodel import CopyModel, copy_parameters
 from trialwise.planning import ci_width, plan_trials, power_difference, validate_copy_model
@@ -38,7 +36,7 @@ from trialwise.kappa import (
     unbiased_kappa,
 )
 
-__version__ = "0.1.0"
+__version__ = VERSION
 
 __all__ = [
     "BehavioralBenchmark",

@@ -30,6 +30,10 @@ long) and ``_run_NAME(args) -> int``, and register both in :data:`_COMMANDS`. Us
 :func:`_check_output` before computing and :func:`_write_text` / :func:`_save_figure`
 to write, :func:`_reading` around file reading, and :class:`_Warnings` around the
 library calls.
+
+Why this module is long: about 1,100 lines, one parser and one runner per command plus the
+output, progress and error helpers they all share; splitting it into a ``cli/`` package per
+command is planned (it only parses, calls the library and prints).
 """
 
 from __future__ import annotations
@@ -47,9 +51,9 @@ import time
 import warnings
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from trialwise._errors import InputError, InvalidValueError
+from trialwise._core.errors import InputError, InvalidValueError
 from trialwise.ec import DEFAULT_CI_METHOD, DEFAULT_TEST, error_consistency
 from trialwise.intervals import CI_METHODS
 from trialwise.significance import INDEPENDENCE_TESTS
@@ -136,7 +140,7 @@ def _add_plan(sub) -> argparse.ArgumentParser:
                       help="largest n searched, at least 2 (default 1000000)")
     plan.add_argument("--seed", type=int, default=None, help="random seed for reproducible answers")
     plan.add_argument("--figure", metavar="FILE",
-                      help="write the interval-vs-trials figure (seed 000 Fig. 3) here (.png, .pdf or .svg)")
+                      help="write the interval-vs-trials figure (Klein et al. 2025, Fig. 3) here (.png, .pdf or .svg)")
     plan.add_argument("--json", action="store_true", help="print the result as JSON")
     _add_progress_options(plan)
     return plan
@@ -222,7 +226,7 @@ def _add_compare(sub) -> argparse.ArgumentParser:
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors: ``trialwise: error: …`` and exit 2, not the whole usage."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         print(f"trialwise: error: {self.prog}: {message} (see '{self.prog} --help')", file=sys.stderr)
         raise SystemExit(2)
 
@@ -513,10 +517,10 @@ def _unscored_lines(lb) -> list[str]:
     for r in un.itertuples():
         groups.setdefault(tuple(r.has), []).append(str(r.observer))
     lines.append("  to score them, restrict the experiments to those they have:")
-    for has, names in groups.items():
-        if has:
+    for has_exps, names in groups.items():
+        if has_exps:
             who = names[0] if len(names) == 1 else f"{len(names)} candidates ({', '.join(names[:3])}{', …' if len(names) > 3 else ''})"
-            lines.append(f"    --experiments {' '.join(has)}   # {who}")
+            lines.append(f"    --experiments {' '.join(has_exps)}   # {who}")
     lines.append("    --common-experiments   # the experiments every candidate has")
     return lines
 
@@ -763,7 +767,7 @@ def _load_pair(args) -> tuple[Any, Any, dict, tuple[str, str]]:
     truth = _truth_column(tidy, args.truth)
     ca, cb, info = paired_correctness(
         parts[0], parts[1], image=args.image, truth=truth, response=args.response,
-        correct=args.correct, names=tuple(f"{what} [{s}]" for s in args.subjects),
+        correct=args.correct, names=(f"{what} [{args.subjects[0]}]", f"{what} [{args.subjects[1]}]"),  # nargs=2
     )
     return ca, cb, info, tuple(args.subjects)
 

@@ -1,4 +1,7 @@
-"""The copy model: what an error consistency means (seed 000, Propositions 1 and 2).
+"""The copy model: what an error consistency means (Klein et al. 2025, Propositions 1 and 2).
+
+Klein, Meyen, Brendel, Wichmann & Meding (2025), *Quantifying uncertainty in error consistency:
+towards reliable behavioral comparison of classifiers*, NeurIPS.
 
 Observer A (the *reference*) is correct with probability ``a_A``. Observer B, on every
 trial, copies A's outcome with probability ``p`` and otherwise answers on its own with
@@ -29,11 +32,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from trialwise import _validation as v
-from trialwise._deprecation import renamed_parameters
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._results import ConfidenceInterval, Result, _jsonable, _num, _pct, _Renamed
-from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise._core import validation as v
+from trialwise._core.deprecation import Renamed, renamed_parameters
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.format import format_number, format_percent
+from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.intervals import interval
 from trialwise.kappa import feasible_accuracy, kappa_bounds, kappa_from_counts, table_statistics
 from trialwise.resampling import jackknife_tables, multinomial_tables
@@ -91,12 +95,12 @@ def copy_parameters(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
         the reference is always correct or always wrong (nothing to copy that could be
         told apart from chance).
     """
-    c = v._as_float_array(counts, "counts")
+    c = v.as_float_array(counts, "counts")
     if c.ndim < 2 or c.shape[-2:] != (2, 2):
         raise InvalidValueError(f"`counts` must be a 2×2 table [[n11, n10], [n01, n00]] or a batch (..., 2, 2) of them; "
                          f"got shape {c.shape}")
     if not np.isfinite(c).all() or (c < 0).any():
-        raise InvalidValueError(f"`counts` must hold finite non-negative counts or probabilities; got {v._show(c.tolist())}")
+        raise InvalidValueError(f"`counts` must hold finite non-negative counts or probabilities; got {v.show(c.tolist())}")
     return _copy_parameters(c)
 
 
@@ -117,7 +121,7 @@ def _copy_parameters(c: NDArray) -> tuple[NDArray, NDArray, NDArray]:
 
 
 class CopyModel:
-    """The copy model for a pair of observers: κ = p_copy · mismatch (seed 000, Prop. 2).
+    """The copy model for a pair of observers: κ = p_copy · mismatch (Klein et al. 2025, Prop. 2).
 
     Parameters
     ----------
@@ -246,7 +250,7 @@ class CopyModel:
         *,
         reference_observer: str = "a",
     ) -> CopyModel:
-        """The model from its generative parameters (seed 000, Algorithm 2).
+        """The model from its generative parameters (Klein et al. 2025, Algorithm 2).
 
         Parameters
         ----------
@@ -445,7 +449,7 @@ class CopyModel:
         >>> t.shape, int(t[0].sum())
         ((10000, 2, 2), 160)
         """
-        n_arr = _check_n(n)
+        n_arr = check_n(n)
         grid = v.check_broadcast(n_arr, self._k, names=("n", "the model's grid"))[0].size
         lead = _check_size(size)
         _check_total(int(np.prod(lead, dtype=np.int64)) * grid, "tables", "size", 4 * 8)
@@ -453,7 +457,7 @@ class CopyModel:
         return multinomial_tables(self.cell_probabilities(), n_arr, size=size, rng=rng, workers=workers)
 
     def simulate_trials(self, n: int, *, size: int | None = None, rng: Any = None) -> tuple[NDArray, NDArray]:
-        """Trial sequences drawn as the model describes them (seed 000, Algorithm 2).
+        """Trial sequences drawn as the model describes them (Klein et al. 2025, Algorithm 2).
 
         The reference answers with its accuracy; on each trial the other observer copies
         its outcome (or, for negative ``p_copy``, the inverted outcome) with probability
@@ -508,7 +512,7 @@ class CopyModel:
         >>> round(float(kappa_from_counts(t)), 4)
         0.5
         """
-        n_arr = _check_n(n).astype(float)
+        n_arr = check_n(n).astype(float)
         a, b, k = np.broadcast_arrays(self.accuracy_a, self.accuracy_b, self._k)
         n_arr, a, b, k = v.check_broadcast(n_arr, a, b, k, names=("n", "accuracy_a", "accuracy_b", "kappa"))
         ka, kb = np.round(a * n_arr), np.round(b * n_arr)
@@ -533,15 +537,15 @@ def _tables_from_margins(n11: NDArray, ka: NDArray, kb: NDArray, n: NDArray) -> 
     return np.stack([np.stack([n11, n10], -1), np.stack([n01, n00], -1)], -2)
 
 
-def _check_n(n: ArrayLike) -> NDArray:
+def check_n(n: ArrayLike) -> NDArray:
     arr = np.asarray(n)
     if arr.dtype.kind not in "iuf" or arr.size == 0:
-        raise InvalidTypeError(f"`n` must be a positive integer or an array of them; got {v._show(n)}")
+        raise InvalidTypeError(f"`n` must be a positive integer or an array of them; got {v.show(n)}")
     if np.any(~np.isfinite(arr)) or np.any(arr < 1) or np.any(arr != np.round(arr)):
-        raise InvalidValueError(f"`n` must hold positive whole numbers of trials; got {v._show(arr.tolist())}")
+        raise InvalidValueError(f"`n` must hold positive whole numbers of trials; got {v.show(arr.tolist())}")
     if np.any(arr > v.MAX_COUNT):
         raise InvalidValueError(f"`n` must be at most 2**53 trials (larger counts are not exact in float64); got "
-                         f"{v._show(arr.tolist())}")
+                         f"{v.show(arr.tolist())}")
     return arr.astype(np.int64)
 
 
@@ -578,7 +582,7 @@ class CopyModelFit(Result):
 
     ``statistic = p_copy · mismatch`` (the EC, κ): the *other* observer copies the
     *reference* (``reference`` = ``"a"`` or ``"b"``) with probability ``p_copy`` and
-    otherwise answers with ``latent_accuracy`` (seed 000, Prop. 2).
+    otherwise answers with ``latent_accuracy`` (Klein et al. 2025, Prop. 2).
     ``confidence_interval`` (of κ) and each ``*_interval`` are
     :class:`ConfidenceInterval` from the same bootstrap replicates (``ci_method``);
     ``n_undefined`` replicates had a reference that was always right or always wrong,
@@ -605,8 +609,8 @@ class CopyModelFit(Result):
 
     _ROWS = ("kappa", "p_copy", "mismatch", "latent_accuracy")
     frame_columns = ("quantity", "estimate", "ci_low", "ci_high")
-    kappa = _Renamed("statistic")
-    kappa_interval = _Renamed("confidence_interval")
+    kappa = Renamed("statistic")
+    kappa_interval = Renamed("confidence_interval")
 
     def _quantity(self, name: str) -> tuple[float, ConfidenceInterval]:
         if name == "kappa":
@@ -620,12 +624,12 @@ class CopyModelFit(Result):
     def __repr__(self) -> str:
         def show(name):
             est, ci = self._quantity(name)
-            return f"{_num(est)} [{_num(ci.low)}, {_num(ci.high)}]"
+            return f"{format_number(est)} [{format_number(ci.low)}, {format_number(ci.high)}]"
 
         return (
             f"CopyModelFit({self.direction}: EC {show('kappa')} = p_copy {show('p_copy')} "
             f"x mismatch {show('mismatch')}; latent accuracy {show('latent_accuracy')}; "
-            f"{_pct(self.confidence_level)} CI ({self.ci_method}))"
+            f"{format_percent(self.confidence_level)} CI ({self.ci_method}))"
         )
 
     __str__ = __repr__
@@ -652,13 +656,13 @@ class CopyModelFit(Result):
             confidence_level=self.confidence_level, ci_method=self.ci_method,
             n_resamples=self.n_resamples, n_undefined=self.n_undefined,
         )
-        return _jsonable(out)
+        return jsonable(out)
 
     def summary(self) -> str:
         head = (
             f"Copy-model decomposition ({self.direction}): EC = p_copy x mismatch\n"
-            f"  accuracy reference, other  {_num(self.accuracy_ref)}, {_num(self.accuracy_other)}\n"
-            f"  {_pct(self.confidence_level)} CIs: {self.ci_method}, B = {self.n_resamples}"
+            f"  accuracy reference, other  {format_number(self.accuracy_ref)}, {format_number(self.accuracy_other)}\n"
+            f"  {format_percent(self.confidence_level)} CIs: {self.ci_method}, B = {self.n_resamples}"
             f" ({self.n_undefined} undefined replicates left out)"
         )
         return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.3f}")

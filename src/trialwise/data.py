@@ -1,4 +1,8 @@
-"""Reading trial tables (tidy CSV/Parquet, model-vs-human raw-data folders) and pairing trials by item."""
+"""Reading trial tables (tidy CSV/Parquet, model-vs-human raw-data folders) and pairing trials by item.
+
+Why this module is long: about 560 lines, the reader of each input format and the checks of
+a trial table, which share one column vocabulary (:data:`TRIAL_COLUMNS`).
+"""
 
 from __future__ import annotations
 
@@ -11,14 +15,15 @@ import lzma
 import os
 import re
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._validation import _show
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.validation import show
+from trialwise.labels import read_number
 
 __all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_human", "image_id", "TRIAL_COLUMNS"]
 
@@ -26,7 +31,7 @@ __all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_hum
 TRIAL_COLUMNS = ("experiment", "condition", "subject", "observer_type", "image", "truth", "response", "correct")
 
 
-def _check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
+def check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
     """``value`` as a Path, or a ``TypeError`` naming ``name`` (``frame_ok``: a DataFrame is also accepted)."""
     if isinstance(value, (str, os.PathLike)):
         return Path(value)
@@ -35,10 +40,10 @@ def _check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
     if isinstance(value, (list, tuple)):
         hint = ("; to read several files, read each and concatenate: "
                 "pd.concat([tw.read_trials(p) for p in paths], ignore_index=True)")
-    raise InvalidTypeError(f"`{name}` must be {kind}; got {type(value).__name__} {_show(value)}{hint}")
+    raise InvalidTypeError(f"`{name}` must be {kind}; got {type(value).__name__} {show(value)}{hint}")
 
 
-_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+_OPENERS: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
 
 def _check_fields(p: Path, raw: bytes) -> None:
@@ -95,7 +100,7 @@ def read_table(path: str | Path):
     """
     import pandas as pd
 
-    p = _check_path(path, "path")
+    p = check_path(path, "path")
     if not p.is_file():
         raise InvalidValueError(f"{p}: no such file")
     if p.suffix.lower() == ".parquet":
@@ -158,7 +163,6 @@ def _same_label(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Item by item, whether two text labels are the same: equal text, or text that reads as the
     same number (``'1'`` and ``'1.0'``: rule 3 of :mod:`trialwise.labels`, so a column written
     by another program as floats still matches). Other text never matches a number."""
-    from trialwise.labels import read_number
 
     same = a == b
     rest = np.flatnonzero(~same)
@@ -231,11 +235,11 @@ def paired_correctness(
     for frame, arg in ((a, "a"), (b, "b")):
         if not isinstance(frame, pd.DataFrame):
             raise InvalidTypeError(f"`{arg}` must be a pandas DataFrame of one observer's trials; got "
-                            f"{type(frame).__name__} {_show(frame)}")
+                            f"{type(frame).__name__} {show(frame)}")
     if keys is None:
         keys = [k for k in ("experiment", "condition") if k in a.columns and k in b.columns] + [image]
     elif isinstance(keys, str) or not all(isinstance(k, str) for k in keys):
-        raise InvalidTypeError(f"`keys` must be a list of column names; got {_show(keys)}")
+        raise InvalidTypeError(f"`keys` must be a list of column names; got {show(keys)}")
     keys = list(keys)
     if not keys:
         raise InvalidValueError("`keys` is empty: name the column(s) that identify an item")
@@ -341,10 +345,10 @@ def read_trials(
     if isinstance(source, pd.DataFrame):
         frame, what = source, "trials"
     else:
-        frame, what = read_table(_check_path(source, "source", frame_ok=True)), str(source)
+        frame, what = read_table(check_path(source, "source", frame_ok=True)), str(source)
     if len(frame) == 0:
         raise InvalidValueError(f"{what}: the table has no rows")
-    _check_layout(frame, what)
+    check_layout(frame, what)
     _need(frame, subject, what)
     _need(frame, image, what)
     out = pd.DataFrame(index=frame.index)
@@ -375,11 +379,11 @@ def read_trials(
         out["response"] = frame[response] if response in frame.columns else ""
     out["truth"] = out["truth"].astype(str)
     out["response"] = out["response"].astype(str)
-    _check_items(out, what)
+    check_items(out, what)
     return out.reset_index(drop=True)
 
 
-def _check_layout(frame, what: str) -> None:
+def check_layout(frame, what: str) -> None:
     """A ``ValueError`` for a table that mixes the bundled datasets' columns with read_trials' columns.
 
     ``pd.concat`` of :func:`trialwise.datasets.model_vs_human` rows (correct answer in
@@ -411,7 +415,7 @@ def _numeric_form(values):
     return values.where(num.isna(), num.astype(float).map(repr))
 
 
-def _check_items(trials, what: str) -> None:
+def check_items(trials, what: str) -> None:
     """One answer per observer and item; one truth and one condition per item."""
     keys = ["experiment", "subject", "image"]
     dup = trials.duplicated(subset=keys)
@@ -472,7 +476,7 @@ def image_id(names: Any):
     import pandas as pd
 
     if names is None or isinstance(names, (str, bytes)) or not np.iterable(names):
-        raise InvalidTypeError(f"`names` must be a list (or Series) of image file names; got {_show(names)}")
+        raise InvalidTypeError(f"`names` must be a list (or Series) of image file names; got {show(names)}")
     s = pd.Series(names, dtype=object)
     missing = s.isna().to_numpy()
     if missing.any():
@@ -480,7 +484,7 @@ def image_id(names: Any):
     text = np.fromiter((isinstance(x, str) for x in s), bool, count=len(s))
     if not text.all():
         i = int(np.flatnonzero(~text)[0])
-        raise InvalidTypeError(f"`names` must hold file names (text); got {_show(s.iloc[i])} at position {i}")
+        raise InvalidTypeError(f"`names` must hold file names (text); got {show(s.iloc[i])} at position {i}")
     s = s.astype(str)
     stem = s.str.replace(r"\.[A-Za-z0-9]+$", "", regex=True)
     parts = stem.str.rsplit("_", n=2)
@@ -525,7 +529,7 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
     """
     import pandas as pd
 
-    root = _check_path(path, "path")
+    root = check_path(path, "path")
     if not root.is_dir():
         raise InvalidValueError(f"{root}: no such folder")
     files = sorted(root.rglob("*.csv"))

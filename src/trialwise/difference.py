@@ -1,4 +1,4 @@
-"""Do two observers differ in error consistency with the same reference? (seed 000 §3.3)
+"""Do two observers differ in error consistency with the same reference? (Klein et al. 2025, §3.3)
 
 Items give triplets of correctness ``(r_ref, r_X, r_Y)``; the statistic is
 ``Δ = κ(ref, X) − κ(ref, Y)``. Everything is computed from the eight counts of the
@@ -16,10 +16,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from trialwise import _validation as v
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._results import ConfidenceInterval, Result, _num, _p, _pct
-from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise._core import validation as v
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.format import format_number, format_percent, format_pvalue
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.intervals import CI_METHODS, interval
 from trialwise.kappa import kappa_difference_variance, kappa_from_counts
 from trialwise.labels import code_labels
@@ -30,6 +31,7 @@ from trialwise.resampling import (
     multinomial_cells,
     posterior_tables,
 )
+from trialwise.ec import DEFAULT_CI_METHOD
 
 __all__ = ["DIFFERENCE_TESTS", "DEFAULT_DIFFERENCE_TEST", "error_consistency_difference", "difference_pvalues"]
 
@@ -74,9 +76,9 @@ class ErrorConsistencyDifferenceResult(Result):
     def __repr__(self) -> str:
         ci = self.confidence_interval
         return (
-            f"ErrorConsistencyDifferenceResult(delta={_num(self.statistic)}, "
-            f"{_pct(self.confidence_level)} CI [{_num(ci.low)}, {_num(ci.high)}] ({self.ci_method}), "
-            f"p={_p(self.pvalue)} ({self.test}), EC_x={_num(self.kappa_x)}, EC_y={_num(self.kappa_y)}, n={self.n})"
+            f"ErrorConsistencyDifferenceResult(delta={format_number(self.statistic)}, "
+            f"{format_percent(self.confidence_level)} CI [{format_number(ci.low)}, {format_number(ci.high)}] ({self.ci_method}), "
+            f"p={format_pvalue(self.pvalue)} ({self.test}), EC_x={format_number(self.kappa_x)}, EC_y={format_number(self.kappa_y)}, n={self.n})"
         )
 
     __str__ = __repr__
@@ -86,13 +88,13 @@ class ErrorConsistencyDifferenceResult(Result):
         ci = self.confidence_interval
         return "\n".join([
             "Difference in error consistency with one reference: EC(ref, x) - EC(ref, y)",
-            f"  difference           {_num(self.statistic)}",
-            f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   "
+            f"  difference           {format_number(self.statistic)}",
+            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   "
             f"({self.ci_method}, B = {self.n_resamples})",
-            f"  p-value (equal EC)   {_p(self.pvalue)}   ({self.test})",
-            f"  EC x, EC y           {_num(self.kappa_x)}, {_num(self.kappa_y)}",
-            f"  accuracy ref, x, y   {_num(self.accuracy_reference)}, {_num(self.accuracy_x)}, "
-            f"{_num(self.accuracy_y)}",
+            f"  p-value (equal EC)   {format_pvalue(self.pvalue)}   ({self.test})",
+            f"  EC x, EC y           {format_number(self.kappa_x)}, {format_number(self.kappa_y)}",
+            f"  accuracy ref, x, y   {format_number(self.accuracy_reference)}, {format_number(self.accuracy_x)}, "
+            f"{format_number(self.accuracy_y)}",
             f"  items n              {self.n}",
             f"  undefined replicates {self.n_undefined} of {self.n_resamples}",
         ])
@@ -142,7 +144,7 @@ def difference_pvalues(
         ``swap``: permutation test. Under H0, X and Y are exchangeable, so their
         responses are swapped on each item with probability ½ and Δ recomputed;
         ``p = (1 + #{|Δ*| ≥ |Δ|}) / (1 + M)`` over the M swaps with a defined Δ*.
-        Exact for exchangeable X and Y. ``paper``: the procedure as seed 000 §3.3
+        Exact for exchangeable X and Y. ``paper``: the procedure of Klein et al. 2025, §3.3
         describes it, for reproducing its numbers: a bootstrap distribution of Δ, a null
         distribution from the same replicates with X and Y swapped at random, and
         Student's two-sample t-test (``scipy.stats.ttest_ind``) between the two
@@ -253,7 +255,6 @@ def error_consistency_difference(
     >>> round(res.statistic, 2), res.pvalue < 0.001
     (0.41, True)
     """
-    from trialwise.ec import DEFAULT_CI_METHOD
 
     level = v.check_confidence_level(confidence_level)
     method = v.check_choice(DEFAULT_CI_METHOD if ci_method is None else ci_method, "ci_method", CI_METHODS)
@@ -283,7 +284,7 @@ def error_consistency_difference(
         jk = jackknife_tables(c, _delta, cell_ndim=3)
     lo, hi = interval(method, dist, delta, level, jackknife=jk, standard_error=se, bounds=(-2.0, 2.0))
     if np.isnan(delta):
-        lo = hi = np.nan
+        lo = hi = np.asarray(np.nan)
     p = float(difference_pvalues(c, test=test, n_resamples=m, rng=gen,
                                  bootstrap=reps if (test == "paper" and method != "jeffreys") else None))
     acc = [float(c[0].sum() / n), float(c[:, 0].sum() / n), float(c[:, :, 0].sum() / n)]

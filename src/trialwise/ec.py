@@ -3,27 +3,30 @@
 Both entry points turn their input into 2×2 correctness tables and then share one
 vectorised core (:func:`_infer`): bootstrap interval, analytic interval, independence
 test, degenerate-case accounting.
+
+Why this module is long: about 590 lines, because both entry points share one core and
+its argument checks; the result classes live in :mod:`trialwise.ec_result`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from trialwise import _validation as v
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._results import ConfidenceInterval, _notes
-from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, warn
-from trialwise.intervals import CI_METHODS, interval
+from trialwise._core import validation as v
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.results import ConfidenceInterval, make_notes
+from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, warn
+from trialwise.intervals import CI_METHODS, CIMethod, interval
 from trialwise.ec_result import ErrorConsistencyResult, PairwiseErrorConsistencyResult
 from trialwise.labels import code_labels
 from trialwise.kappa import (
-    _kappa,
-    _unbiased_from_kappa,
+    kappa_kernel,
+    unbiased_from_kappa,
     canonical_orientation,
     kappa_bounds,
     kappa_from_counts,
@@ -39,15 +42,15 @@ from trialwise.resampling import (
     keyed_rng,
     posterior_tables,
 )
-from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
+from trialwise.significance import INDEPENDENCE_TESTS, IndependenceTest, independence_pvalues
 from trialwise.tables import correctness_table, pair_columns, pairwise_tables, tables_from_sums
 
 __all__ = ["error_consistency", "pairwise_error_consistency", "DEFAULT_CI_METHOD", "DEFAULT_TEST"]
 
 #: Default interval method; see docs/validity.md for the coverage study behind it.
-DEFAULT_CI_METHOD = "jeffreys"
+DEFAULT_CI_METHOD: CIMethod = "jeffreys"
 #: Default independence test; see docs/validity.md for the type-I error study behind it.
-DEFAULT_TEST = "fisher"
+DEFAULT_TEST: IndependenceTest = "fisher"
 #: Smallest expected cell count (row total × column total / n) below which no interval
 #: method kept its coverage within [93.5 %, 96.5 %] in the validity study: every grid
 #: point with more covered 93.5–95.5 % with the Jeffreys interval (docs/validity.md).
@@ -55,12 +58,11 @@ SPARSE_EXPECTED_COUNT = 1.5
 #: Share of undefined bootstrap replicates above which a warning is issued.
 UNDEFINED_WARN_SHARE = 0.01
 
-CIMethod = Literal["jeffreys", "bca", "percentile", "basic", "hdi", "analytic"]
-TestMethod = Literal["fisher", "boschloo", "copy-null", "asymptotic"]
+TestMethod = IndependenceTest  # the name these signatures used before the alias moved to significance
 
 
 @dataclass(frozen=True)
-class _Options:
+class Options:
     confidence_level: float
     ci_method: str
     test: str
@@ -69,10 +71,10 @@ class _Options:
     rng: np.random.Generator
 
 
-def _options(confidence_level, ci_method, test, n_resamples, unbiased, rng) -> _Options:
+def check_options(confidence_level, ci_method, test, n_resamples, unbiased, rng) -> Options:
     if not isinstance(unbiased, (bool, np.bool_)):
         raise InvalidTypeError(f"`unbiased` must be True or False; got {unbiased!r}")
-    return _Options(
+    return Options(
         confidence_level=v.check_confidence_level(confidence_level),
         ci_method=v.check_choice(ci_method, "ci_method", CI_METHODS),
         test=v.check_choice(test, "test", INDEPENDENCE_TESTS),
@@ -82,7 +84,7 @@ def _options(confidence_level, ci_method, test, n_resamples, unbiased, rng) -> _
     )
 
 
-def _reasons(counts: NDArray, unbiased: bool = False) -> list[str | None]:
+def undefined_reasons(counts: NDArray, unbiased: bool = False) -> list[str | None]:
     """Why κ is undefined or exactly 0 by construction, per table (None if regular)."""
     out: list[str | None] = []
     for (n11, n10), (n01, n00) in np.asarray(counts).reshape(-1, 2, 2).tolist():
@@ -115,7 +117,7 @@ def _jackknife(counts: NDArray, unbiased: bool) -> tuple[NDArray, NDArray]:
     return jackknife_tables(canonical_orientation(counts), lambda t: kappa_from_counts(t, unbiased=unbiased))
 
 
-def _intervals(counts: NDArray, statistic: NDArray, dist: NDArray | None, opts: _Options):
+def kappa_intervals(counts: NDArray, statistic: NDArray, dist: NDArray | None, opts: Options):
     """Interval ``(low, high)`` and undefined-replicate count of P tables; dist (B, P).
 
     ``dist`` holds bootstrap replicates, or posterior draws for ``jeffreys``; it is
@@ -132,7 +134,7 @@ def _intervals(counts: NDArray, statistic: NDArray, dist: NDArray | None, opts: 
     lo, hi = interval(opts.ci_method, dist, estimate, opts.confidence_level, jackknife=jk, standard_error=se)
     if opts.ci_method == "analytic" and opts.unbiased:
         n = counts.sum(axis=(-2, -1))
-        lo, hi = _unbiased_from_kappa(lo, n), _unbiased_from_kappa(hi, n)
+        lo, hi = unbiased_from_kappa(lo, n), unbiased_from_kappa(hi, n)
     if opts.ci_method == "jeffreys":
         missing = np.asarray(counts).sum(axis=(-2, -1)) == 0  # no data: the prior is all there is
     else:
@@ -143,7 +145,7 @@ def _intervals(counts: NDArray, statistic: NDArray, dist: NDArray | None, opts: 
     return np.clip(lo, -1.0, 1.0), np.clip(hi, -1.0, 1.0), n_undefined
 
 
-def _replicate_tables(table: NDArray, opts: _Options) -> NDArray:
+def replicate_tables(table: NDArray, opts: Options) -> NDArray:
     """Replicates of one 2×2 table: bootstrap tables, or Jeffreys posterior draws."""
     if opts.ci_method == "jeffreys":
         return posterior_tables(table, opts.n_resamples, rng=opts.rng)
@@ -153,27 +155,27 @@ def _replicate_tables(table: NDArray, opts: _Options) -> NDArray:
 def _infer(
     counts: NDArray,
     dist: NDArray | None,
-    opts: _Options,
+    opts: Options,
     *,
     stacklevel: int = 4,
 ) -> dict[str, Any]:
     """Point estimates, intervals and tests of P tables, shape (P, 2, 2); dist (B, P)."""
     stats_ = table_statistics(counts)
     kappa = stats_.kappa
-    statistic = _unbiased_from_kappa(kappa, stats_.n) if opts.unbiased else kappa
+    statistic = unbiased_from_kappa(kappa, stats_.n) if opts.unbiased else kappa
     with np.errstate(invalid="ignore"):
         k_lo, k_hi = kappa_bounds(np.nan_to_num(stats_.accuracy_a), np.nan_to_num(stats_.accuracy_b))
     k_lo = np.where(stats_.n > 0, k_lo, np.nan)
     k_hi = np.where(stats_.n > 0, k_hi, np.nan)
     if opts.unbiased:
-        k_lo, k_hi = _unbiased_from_kappa(k_lo, stats_.n), _unbiased_from_kappa(k_hi, stats_.n)
-    lo, hi, n_undefined = _intervals(counts, statistic, dist, opts)
+        k_lo, k_hi = unbiased_from_kappa(k_lo, stats_.n), unbiased_from_kappa(k_hi, stats_.n)
+    lo, hi, n_undefined = kappa_intervals(counts, statistic, dist, opts)
     n_pairs = counts.shape[0]
     pvalue, n_undef_null = independence_pvalues(
         counts, test=opts.test, n_resamples=opts.n_resamples, rng=opts.rng
     )
-    reasons = _reasons(counts, opts.unbiased)
-    sparse = _sparse(counts, reasons, opts.ci_method)
+    reasons = undefined_reasons(counts, opts.unbiased)
+    sparse = coverage_warnings(counts, reasons, opts.ci_method)
 
     degenerate = [r for r in reasons if r is not None]
     if degenerate:
@@ -207,7 +209,7 @@ def _infer(
     )
 
 
-def _sparse(counts: NDArray, reasons: list, ci_method: str) -> list[str | None]:
+def coverage_warnings(counts: NDArray, reasons: list, ci_method: str) -> list[str | None]:
     """The coverage warning of each table (None where the validity study vouches for it)."""
     c = np.asarray(counts, dtype=float).reshape(-1, 2, 2)
     n = c.sum(axis=(1, 2))
@@ -279,7 +281,7 @@ def error_consistency(
         posterior draws; it keeps its coverage near floor and ceiling, where a cell of
         the table is empty and every bootstrap interval collapses. Bootstrap intervals
         over items (B = ``n_resamples``): bias-corrected and accelerated, percentile
-        (the method of seed 000), basic, or highest-density. ``analytic``: the Wald
+        (the method of Klein et al. 2025), basic, or highest-density. ``analytic``: the Wald
         interval with the large-sample standard error of Fleiss, Cohen & Everitt
         (1969). Measured coverage of each, and why Jeffreys is the default:
         ``docs/validity.md``.
@@ -351,11 +353,11 @@ def error_consistency(
     >>> res.pvalue < 1e-5
     True
     """
-    opts = _options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
+    opts = check_options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
     table = _counts_from_input(a, b, truth, counts)
     # Replicates are drawn from the canonical orientation (so that swapping A and B gives
     # identical numbers) and turned back to A-in-rows for the copy-model decomposition.
-    reps = _replicate_tables(canonical_orientation(table), opts)
+    reps = replicate_tables(canonical_orientation(table), opts)
     if table[0, 1] > table[1, 0]:
         reps = np.swapaxes(reps, -1, -2)
     dist = None if opts.ci_method == "analytic" else kappa_from_counts(reps, unbiased=opts.unbiased).reshape(-1, 1)
@@ -382,7 +384,7 @@ def error_consistency(
         n_undefined_null=int(out["n_undefined_null"][0]),
         bootstrap_distribution=np.empty(0) if dist is None else dist[:, 0],
         bootstrap_tables=reps,
-        notes=_notes(("undefined", out["reasons"][0]), ("coverage", out["sparse"][0])),
+        notes=make_notes(("undefined", out["reasons"][0]), ("coverage", out["sparse"][0])),
     )
 
 
@@ -535,7 +537,7 @@ def pairwise_error_consistency(
     >>> bool(np.all(res.statistic > 0.1))
     True
     """
-    opts = _options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
+    opts = check_options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
     right, seen, names = _correctness_matrix(correct, truth)
     idx = np.array(_pair_indices(names, pairs), dtype=np.intp).reshape(-1, 2)
     counts = pairwise_tables(right, seen, idx)
@@ -550,7 +552,7 @@ def pairwise_error_consistency(
 
         def statistic(sums: NDArray) -> NDArray:
             tables = to_tables(sums)
-            return _kappa(tables + pseudo.standard_gamma(JEFFREYS_PRIOR, size=tables.shape), unbiased=opts.unbiased)
+            return kappa_kernel(tables + pseudo.standard_gamma(JEFFREYS_PRIOR, size=tables.shape), unbiased=opts.unbiased)
 
         dist = bootstrap_sums(cols, opts.n_resamples, statistic=statistic, rng=opts.rng, strata=strata,
                               batch=batch, kind="bayesian")
@@ -558,7 +560,7 @@ def pairwise_error_consistency(
         dist = bootstrap_sums(
             cols,
             opts.n_resamples,
-            statistic=lambda s: _kappa(to_tables(s), unbiased=opts.unbiased),
+            statistic=lambda s: kappa_kernel(to_tables(s), unbiased=opts.unbiased),
             rng=opts.rng,
             strata=strata,
             batch=batch,
@@ -589,5 +591,5 @@ def pairwise_error_consistency(
         n_undefined=np.asarray(out["n_undefined"], dtype=np.int64),
         n_undefined_null=np.asarray(out["n_undefined_null"], dtype=np.int64).reshape(-1),
         bootstrap_distribution=np.empty((0, len(idx))) if dist is None else dist,
-        pair_notes=tuple(_notes(("undefined", r), ("coverage", w)) for r, w in zip(out["reasons"], out["sparse"])),
+        pair_notes=tuple(make_notes(("undefined", r), ("coverage", w)) for r, w in zip(out["reasons"], out["sparse"])),
     )

@@ -11,9 +11,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._deprecation import renamed_parameters
-from trialwise._errors import InvalidValueError
-from trialwise._results import ConfidenceInterval, Result, _jsonable, _note_of, _num, _p, _pct, _Renamed
+from trialwise._core.deprecation import Renamed, renamed_parameters
+from trialwise._core.errors import InvalidValueError
+from trialwise._core.format import format_number, format_percent, format_pvalue
+from trialwise._core.results import ConfidenceInterval, Result, jsonable, note_of
 from trialwise.copymodel import CopyModelFit, fit_copy_model
 
 __all__ = ["ErrorConsistencyResult", "PairwiseErrorConsistencyResult"]
@@ -42,7 +43,7 @@ class ErrorConsistencyResult(Result):
         ``[[n11, n10], [n01, n00]]`` (A in rows, correct first).
     accuracy_a, accuracy_b, c_obs, c_exp : float
     kappa_min, kappa_max : float
-        Bounds of κ for these accuracies (SPEC §2.1).
+        Bounds of κ for these accuracies (Geirhos et al. 2020, eq. 2-6).
     n_resamples : int
         Bootstrap replicates drawn (0 for the analytic interval).
     n_undefined : int
@@ -93,8 +94,8 @@ class ErrorConsistencyResult(Result):
         "accuracy_a", "accuracy_b", "c_obs", "c_exp", "kappa_min", "kappa_max",
         "method", "ci_method", "test", "n_resamples", "n_undefined",
     )
-    undefined_reason = _Renamed(_note_of("undefined"), "notes")
-    coverage_warning = _Renamed(_note_of("coverage"), "notes")
+    undefined_reason = Renamed(note_of("undefined"), "notes")
+    coverage_warning = Renamed(note_of("coverage"), "notes")
 
     @property
     def copy_model(self) -> CopyModelFit:
@@ -122,12 +123,12 @@ class ErrorConsistencyResult(Result):
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
-        est = "undefined" if np.isnan(self.statistic) else _num(self.statistic)
+        est = "undefined" if np.isnan(self.statistic) else format_number(self.statistic)
         return (
             f"ErrorConsistencyResult(EC={est}, "
-            f"{_pct(self.confidence_level)} CI [{_num(ci.low)}, {_num(ci.high)}] ({self.ci_method}), "
-            f"p={_p(self.pvalue)} ({self.test}), n={self.n}, "
-            f"accuracy_a={_num(self.accuracy_a)}, accuracy_b={_num(self.accuracy_b)})"
+            f"{format_percent(self.confidence_level)} CI [{format_number(ci.low)}, {format_number(ci.high)}] ({self.ci_method}), "
+            f"p={format_pvalue(self.pvalue)} ({self.test}), n={self.n}, "
+            f"accuracy_a={format_number(self.accuracy_a)}, accuracy_b={format_number(self.accuracy_b)})"
         )
 
     __str__ = __repr__
@@ -139,16 +140,16 @@ class ErrorConsistencyResult(Result):
         label = "Bias-corrected error consistency" if self.method == "bias-corrected kappa" else "Error consistency"
         lines = [
             f"{label} (Cohen's kappa on trial-by-trial correctness)",
-            f"  EC                   {'undefined (expected agreement 1)' if np.isnan(self.statistic) else _num(self.statistic)}",
-            f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   ({self.ci_method}"
+            f"  EC                   {'undefined (expected agreement 1)' if np.isnan(self.statistic) else format_number(self.statistic)}",
+            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   ({self.ci_method}"
             + (f", B = {self.n_resamples})" if self.n_resamples else ")")
             + ("   the EC values compatible with the data (posterior), not an interval around an estimate"
                if np.isnan(self.statistic) and self.ci_method == "jeffreys" and not np.isnan(ci.low) else ""),
-            f"  p-value (EC = 0)     {_p(self.pvalue)}   ({self.test})",
+            f"  p-value (EC = 0)     {format_pvalue(self.pvalue)}   ({self.test})",
             f"  items n              {self.n}",
-            f"  accuracy A, B        {_num(self.accuracy_a)}, {_num(self.accuracy_b)}",
-            f"  c_obs, c_exp         {_num(self.c_obs)}, {_num(self.c_exp)}",
-            f"  EC bounds            [{_num(self.kappa_min)}, {_num(self.kappa_max)}]   (for these accuracies)",
+            f"  accuracy A, B        {format_number(self.accuracy_a)}, {format_number(self.accuracy_b)}",
+            f"  c_obs, c_exp         {format_number(self.c_obs)}, {format_number(self.c_exp)}",
+            f"  EC bounds            [{format_number(self.kappa_min)}, {format_number(self.kappa_max)}]   (for these accuracies)",
             "  table                B correct  B wrong",
             f"    A correct          {n11:>9}  {n10:>7}",
             f"    A wrong            {n01:>9}  {n00:>7}",
@@ -196,10 +197,10 @@ class ErrorConsistencyResult(Result):
         out = self.to_frame().iloc[0].to_dict()
         out["counts"] = np.asarray(self.counts).tolist()
         out["n_undefined_null"] = int(self.n_undefined_null)
-        out["undefined_reason"] = _note_of("undefined")(self)
-        out["coverage_warning"] = _note_of("coverage")(self)
+        out["undefined_reason"] = note_of("undefined")(self)
+        out["coverage_warning"] = note_of("coverage")(self)
         out["notes"] = list(self.notes)
-        return _jsonable(out)
+        return jsonable(out)
 
 
 @dataclass(frozen=True, repr=False)
@@ -243,8 +244,8 @@ class PairwiseErrorConsistencyResult(Result):
         "observer_a", "observer_b", "statistic", "ci_low", "ci_high", "pvalue", "n",
         "accuracy_a", "accuracy_b", "c_obs", "c_exp", "kappa_min", "kappa_max", "n_undefined", "coverage_warning",
     )
-    undefined_reason = _Renamed(lambda self: self._per_pair("undefined"), "pair_notes")
-    coverage_warning = _Renamed(lambda self: self._per_pair("coverage"), "pair_notes")
+    undefined_reason = Renamed(lambda self: self._per_pair("undefined"), "pair_notes")
+    coverage_warning = Renamed(lambda self: self._per_pair("coverage"), "pair_notes")
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -265,10 +266,10 @@ class PairwiseErrorConsistencyResult(Result):
     def __repr__(self) -> str:
         stat = np.asarray(self.statistic, dtype=float)
         ok = ~np.isnan(stat)
-        med = _num(np.median(stat[ok])) if ok.any() else "nan"
+        med = format_number(np.median(stat[ok])) if ok.any() else "nan"
         return (
             f"PairwiseErrorConsistencyResult({len(self.observers)} observers, {len(stat)} pairs, "
-            f"median EC={med}, {_pct(self.confidence_level)} CI ({self.ci_method}), "
+            f"median EC={med}, {format_percent(self.confidence_level)} CI ({self.ci_method}), "
             f"test={self.test}, n_resamples={self.n_resamples})"
         )
 
@@ -369,7 +370,7 @@ class PairwiseErrorConsistencyResult(Result):
         """Text block: settings, then the per-pair table."""
         head = (
             f"Pairwise error consistency: {len(self.observers)} observers, {len(self)} pairs, "
-            f"{_pct(self.confidence_level)} CI ({self.ci_method}, B = {self.n_resamples}, joint resampling), "
+            f"{format_percent(self.confidence_level)} CI ({self.ci_method}, B = {self.n_resamples}, joint resampling), "
             f"test = {self.test}"
         )
         return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")

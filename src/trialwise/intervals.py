@@ -7,11 +7,13 @@ are left out of the quantiles (the caller counts and reports them).
 
 from __future__ import annotations
 
+from typing import Literal, get_args
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
-from trialwise._errors import InvalidValueError
+from trialwise._core.errors import InvalidValueError
 
 __all__ = [
     "CI_METHODS",
@@ -25,15 +27,16 @@ __all__ = [
 
 #: Every interval method for κ. ``jeffreys`` is the equal-tailed interval of posterior
 #: draws (:func:`trialwise.resampling.posterior_tables`), computed like ``percentile``.
-CI_METHODS = ("jeffreys", "bca", "percentile", "basic", "hdi", "analytic")
+CIMethod = Literal["jeffreys", "bca", "percentile", "basic", "hdi", "analytic"]
+CI_METHODS: tuple[CIMethod, ...] = get_args(CIMethod)
 
 
-def _sorted_valid(dist: NDArray) -> tuple[NDArray, NDArray]:
+def sorted_valid(dist: ArrayLike) -> tuple[NDArray, NDArray]:
     d = np.asarray(dist, dtype=float)
     return np.sort(d, axis=0), np.sum(~np.isnan(d), axis=0)  # NaN sorts last
 
 
-def _quantile_sorted(s: NDArray, k: NDArray, q: ArrayLike) -> NDArray:
+def quantile_sorted(s: NDArray, k: NDArray, q: ArrayLike) -> NDArray:
     """Linear-interpolation quantile (numpy's default) of the first k rows of each column."""
     q = np.broadcast_to(np.asarray(q, dtype=float), k.shape)
     h = (np.maximum(k, 1) - 1) * q
@@ -55,9 +58,9 @@ def percentile_interval(dist: ArrayLike, confidence_level: float = 0.95) -> tupl
     >>> float(lo), float(hi)
     (5.0, 95.0)
     """
-    s, k = _sorted_valid(dist)
+    s, k = sorted_valid(dist)
     alpha = 1 - confidence_level
-    return _quantile_sorted(s, k, alpha / 2)[()], _quantile_sorted(s, k, 1 - alpha / 2)[()]
+    return quantile_sorted(s, k, alpha / 2)[()], quantile_sorted(s, k, 1 - alpha / 2)[()]
 
 
 def basic_interval(
@@ -111,7 +114,7 @@ def bca_interval(
     """
     d = np.asarray(dist, dtype=float)
     est = np.asarray(estimate, dtype=float)
-    s, k = _sorted_valid(d)
+    s, k = sorted_valid(d)
     valid = ~np.isnan(d)
     below = np.sum(valid & (d < est), axis=0)
     ties = np.sum(valid & (d == est), axis=0)
@@ -137,7 +140,7 @@ def bca_interval(
         zs = z0 + z_alpha
         denom = np.maximum(1 - accel * zs, 1e-12)
         levels.append(ndtr(z0 + zs / denom))
-    return _quantile_sorted(s, k, levels[0])[()], _quantile_sorted(s, k, levels[1])[()]
+    return quantile_sorted(s, k, levels[0])[()], quantile_sorted(s, k, levels[1])[()]
 
 
 def hdi_interval(dist: ArrayLike, confidence_level: float = 0.95) -> tuple[NDArray, NDArray]:
@@ -152,7 +155,7 @@ def hdi_interval(dist: ArrayLike, confidence_level: float = 0.95) -> tuple[NDArr
     >>> float(lo), float(hi)
     (0.0, 0.0)
     """
-    s, k = _sorted_valid(dist)
+    s, k = sorted_valid(dist)
     lo = np.full(k.shape, np.nan)
     hi = np.full(k.shape, np.nan)
     s2 = s.reshape(s.shape[0], -1)
@@ -212,7 +215,11 @@ def interval(
     """
     lower, upper = (np.asarray(b, dtype=float) for b in bounds)
     if method == "analytic":
+        if standard_error is None:
+            raise InvalidValueError("`standard_error` is needed by ci_method='analytic'")
         lo, hi = wald_interval(estimate, standard_error, confidence_level, bounds=(-np.inf, np.inf))
+    elif dist is None:
+        raise InvalidValueError(f"`dist` is needed by ci_method={method!r}")
     elif method in ("percentile", "jeffreys"):
         lo, hi = percentile_interval(dist, confidence_level)
     elif method == "basic":
@@ -220,6 +227,8 @@ def interval(
     elif method == "hdi":
         lo, hi = hdi_interval(dist, confidence_level)
     elif method == "bca":
+        if jackknife is None:
+            raise InvalidValueError("`jackknife` is needed by ci_method='bca'")
         values, weights = jackknife
         lo, hi = bca_interval(dist, estimate, values, weights, confidence_level)
     elif method == "bc":  # bias-corrected percentile: BCa without acceleration (the leaderboard's default)

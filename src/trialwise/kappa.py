@@ -14,6 +14,9 @@ package, for error consistency (κ on correctness), Cohen's κ on labels
 (:func:`trialwise.benchmark.protocol.metric_from_sums`). The tables come from
 :mod:`trialwise.tables`; the bootstrap calls these kernels on a whole batch of replicate
 tables.
+
+Why this module is long: about 650 lines, every count kernel of κ (the statistic, its
+variance, bounds and bias correction) in one place, most of them docstrings with the formulas.
 """
 
 from __future__ import annotations
@@ -24,9 +27,9 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from trialwise import _validation as v
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._validation import check_kappa, check_probability
+from trialwise._core import validation as v
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.validation import check_kappa, check_probability
 
 __all__ = [
     "TableStatistics",
@@ -67,18 +70,18 @@ def _check_tables(counts: ArrayLike, name: str = "counts", *, square: bool = Fal
     kind = "square tables of counts" if square else "2×2 tables of counts"
     what = f"{kind} (K × K; 2×2: [[n11, n10], [n01, n00]])" if square else f"{kind} [[n11, n10], [n01, n00]]"
     if counts is None or isinstance(counts, (str, bytes)):
-        raise InvalidTypeError(f"`{name}` must be {what}; got {v._show(counts)}")
+        raise InvalidTypeError(f"`{name}` must be {what}; got {v.show(counts)}")
     try:
         arr = np.asarray(counts)
     except ValueError as exc:  # ragged nested lists
-        raise InvalidValueError(f"`{name}` must be {what}; got {v._show(counts)}") from exc
+        raise InvalidValueError(f"`{name}` must be {what}; got {v.show(counts)}") from exc
     if arr.dtype.kind == "c":
-        raise InvalidTypeError(f"`{name}` must hold real counts; got complex numbers {v._show(arr.tolist())}")
+        raise InvalidTypeError(f"`{name}` must hold real counts; got complex numbers {v.show(arr.tolist())}")
     if arr.dtype.kind == "O" and arr.size and all(
             isinstance(x, numbers.Real) and not isinstance(x, bool) for x in arr.ravel()):
         arr = arr.astype(float)            # Python integers beyond int64
     if arr.dtype.kind not in "biuf":
-        raise InvalidTypeError(f"`{name}` must be {kind} (numbers); got {v._show(counts)}")
+        raise InvalidTypeError(f"`{name}` must be {kind} (numbers); got {v.show(counts)}")
     if square:
         if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 2:
             raise InvalidValueError(f"`{name}` must have shape (..., K, K) with K >= 2: square tables of counts "
@@ -88,30 +91,30 @@ def _check_tables(counts: ArrayLike, name: str = "counts", *, square: bool = Fal
                          f"got shape {arr.shape}")
     if arr.dtype.kind == "f":
         if not np.isfinite(arr).all():
-            raise InvalidValueError(f"`{name}` must be finite; got {v._show(arr.tolist())}")
+            raise InvalidValueError(f"`{name}` must be finite; got {v.show(arr.tolist())}")
         total = arr.sum(axis=(-2, -1), keepdims=True)
         if (arr < -_NEGATIVE_TOLERANCE * np.maximum(total, 1.0)).any():
-            raise InvalidValueError(f"`{name}` must be non-negative; got {v._show(arr.tolist())}")
+            raise InvalidValueError(f"`{name}` must be non-negative; got {v.show(arr.tolist())}")
     elif arr.dtype.kind == "i" and (arr < 0).any():
-        raise InvalidValueError(f"`{name}` must be non-negative; got {v._show(arr.tolist())}")
+        raise InvalidValueError(f"`{name}` must be non-negative; got {v.show(arr.tolist())}")
     if arr.size and float(arr.sum(axis=(-2, -1), dtype=float).max()) > MAX_TABLE_TOTAL:
         raise InvalidValueError(f"`{name}` holds more than 2**53 items in a table: counts that large are not exact in "
-                         f"float64; got {v._show(arr.tolist())}")
+                         f"float64; got {v.show(arr.tolist())}")
     return arr
 
 
 def _check_unbiased(unbiased: object) -> bool:
     if not isinstance(unbiased, (bool, np.bool_)):
-        raise InvalidTypeError(f"`unbiased` must be True or False; got {v._show(unbiased)}")
+        raise InvalidTypeError(f"`unbiased` must be True or False; got {v.show(unbiased)}")
     return bool(unbiased)
 
 
-def _cells(counts: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+def _cells(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray, NDArray]:
     c = np.asarray(counts, dtype=np.float64)
     return c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1]
 
 
-def _kappa_cells(n11, n10, n01, n00) -> NDArray:
+def kappa_from_cells(n11, n10, n01, n00) -> NDArray:
     """κ = 2(n11·n00 − n10·n01) / ((n11+n10)(n10+n00) + (n11+n01)(n01+n00)).
 
     This closed form of (c_obs − c_exp)/(1 − c_exp) is exact on integer counts: it
@@ -140,7 +143,7 @@ def _kappa_int(counts: NDArray) -> NDArray:
 
     The fast path for large simulated batches: no float copy of the tables. Products of
     counts stay exact for tables of up to ``_INT_KAPPA_MAX_TOTAL`` = 2**31 items; the
-    caller (:func:`_kappa`) sends larger tables to the float64 path.
+    caller (:func:`kappa_kernel`) sends larger tables to the float64 path.
     """
     n11, n10, n01, n00 = counts[..., 0, 0], counts[..., 0, 1], counts[..., 1, 0], counts[..., 1, 1]
     num = n11 * n00
@@ -156,7 +159,7 @@ def _kappa_square(counts: NDArray) -> NDArray:
     """κ of K × K tables (..., K, K): ``(n·Σ n_ii − Σ r_i·c_i) / (n² − Σ r_i·c_i)``.
 
     ``(p_o − p_e)/(1 − p_e)`` with the row sums ``r_i`` (A) and column sums ``c_i`` (B)
-    multiplied through by n². For K = 2 it equals :func:`_kappa_cells` (the numerator is
+    multiplied through by n². For K = 2 it equals :func:`kappa_from_cells` (the numerator is
     ``2(n11·n00 − n10·n01)``, the denominator ``r_0·c_1 + r_1·c_0``), which is the faster
     path taken for 2×2 tables. Integer tables of up to 2**31 items are computed exactly
     in int64 (``n² <= 2**62``) up to the division, others in float64. Exactly 0 where
@@ -188,7 +191,7 @@ def canonical_orientation(counts: NDArray) -> NDArray:
     return np.where(swap[..., None, None], np.swapaxes(c, -1, -2), c)
 
 
-def _unbiased_from_kappa(kappa, n) -> NDArray:
+def unbiased_from_kappa(kappa, n) -> NDArray:
     with np.errstate(invalid="ignore", divide="ignore"):
         den = n - 1.0 + kappa
         return np.where(den != 0, n * kappa / np.where(den != 0, den, 1.0), np.nan)
@@ -238,7 +241,7 @@ def table_statistics(counts: ArrayLike) -> TableStatistics:
         acc_b = (n11 + n01) / safe
         c_obs = (n11 + n00) / safe
     c_exp = acc_a * acc_b + (1.0 - acc_a) * (1.0 - acc_b)
-    return TableStatistics(n, acc_a, acc_b, c_obs, c_exp, _kappa_cells(n11, n10, n01, n00))
+    return TableStatistics(n, acc_a, acc_b, c_obs, c_exp, kappa_from_cells(n11, n10, n01, n00))
 
 
 def kappa_from_counts(counts: ArrayLike, *, unbiased: bool = False) -> NDArray:
@@ -285,10 +288,10 @@ def kappa_from_counts(counts: ArrayLike, *, unbiased: bool = False) -> NDArray:
     >>> round(float(kappa_from_counts([[20, 5, 0], [3, 30, 2], [1, 4, 35]])), 4)
     0.7712
     """
-    return _kappa(_check_tables(counts, square=True), unbiased=_check_unbiased(unbiased))
+    return kappa_kernel(_check_tables(counts, square=True), unbiased=_check_unbiased(unbiased))
 
 
-def _kappa(counts: ArrayLike, unbiased: bool = False) -> NDArray:
+def kappa_kernel(counts: ArrayLike, unbiased: bool = False) -> NDArray:
     """:func:`kappa_from_counts` without the input checks, for the library's own (valid) tables.
 
     The one κ kernel. 2×2 integer tables of up to 2**31 items take the exact int64 path;
@@ -305,10 +308,10 @@ def _kappa(counts: ArrayLike, unbiased: bool = False) -> NDArray:
         n = c.sum(axis=(-2, -1)) if unbiased else None
     else:
         n11, n10, n01, n00 = _cells(c)
-        kappa = _kappa_cells(n11, n10, n01, n00)
+        kappa = kappa_from_cells(n11, n10, n01, n00)
         n = n11 + n10 + n01 + n00
     if unbiased:
-        kappa = _unbiased_from_kappa(kappa, n)
+        kappa = unbiased_from_kappa(kappa, n)
     return kappa[()]
 
 
@@ -333,17 +336,17 @@ def unbiased_kappa(kappa: ArrayLike, n: ArrayLike) -> NDArray:
     try:
         k = np.asarray(kappa, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise InvalidTypeError(f"`kappa` must be numeric; got {v._show(kappa)}") from exc
+        raise InvalidTypeError(f"`kappa` must be numeric; got {v.show(kappa)}") from exc
     if (np.abs(k[~np.isnan(k)]) > 1).any():
-        raise InvalidValueError(f"`kappa` must be in [-1, 1]; got {v._show(k.tolist())}")
+        raise InvalidValueError(f"`kappa` must be in [-1, 1]; got {v.show(k.tolist())}")
     n_arr = np.asarray(n)
     if n_arr.dtype.kind not in "biuf" or n_arr.dtype.kind == "b":
-        raise InvalidTypeError(f"`n` must be whole numbers of items >= 1; got {v._show(n)}")
+        raise InvalidTypeError(f"`n` must be whole numbers of items >= 1; got {v.show(n)}")
     n_arr = n_arr.astype(float)
     if not np.isfinite(n_arr).all() or (n_arr < 1).any() or (n_arr != np.round(n_arr)).any():
-        raise InvalidValueError(f"`n` must be whole numbers of items >= 1; got {v._show(n_arr.tolist())}")
+        raise InvalidValueError(f"`n` must be whole numbers of items >= 1; got {v.show(n_arr.tolist())}")
     k, n_arr = v.check_broadcast(k, n_arr, names=("kappa", "n"))
-    return _unbiased_from_kappa(k, n_arr)
+    return unbiased_from_kappa(k, n_arr)
 
 
 def kappa_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
@@ -397,7 +400,7 @@ def kappa_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
         p = c / n[..., None, None]
         rows, cols = p.sum(axis=-1), p.sum(axis=-2)  # A's / B's margins
         pe = (rows * cols).sum(axis=-1)
-        k = _kappa(c)
+        k = kappa_kernel(c)
         q = (1 - k)[..., None]
         diag = np.diagonal(p, axis1=-2, axis2=-1)
         term_a = (diag * (1 - (rows + cols) * q) ** 2).sum(axis=-1)
@@ -427,15 +430,15 @@ def kappa_bounds(accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> tuple[NDArray,
 
     Notes
     -----
-    Given the margins, ``|a_A + a_B − 1| ≤ c_obs ≤ 1 − |a_A − a_B|`` (seed 002 eq. 2-6,
-    SPEC §2.1). With ``D = 1 − c_exp = a_A(1−a_B) + a_B(1−a_A)`` this gives::
+    Given the margins, ``|a_A + a_B − 1| ≤ c_obs ≤ 1 − |a_A − a_B|`` (Geirhos,
+    Meding & Wichmann 2020, eq. 2-6). With ``D = 1 − c_exp = a_A(1−a_B) + a_B(1−a_A)`` this gives::
 
         κ_max = 2·min(a_A(1−a_B), a_B(1−a_A)) / D
         κ_min = −2·min(a_A·a_B, (1−a_A)(1−a_B)) / D
 
     κ_max = 1 only when the accuracies are equal, but κ_min = −1 only when
     ``a_A = a_B = 0.5``: even with inverted accuracies ``a_B = 1 − a_A``,
-    ``κ_min = −2a(1−a)/(a² + (1−a)²) > −1`` (App. D of seed 000).
+    ``κ_min = −2a(1−a)/(a² + (1−a)²) > −1`` (Klein et al. 2025, App. D).
 
     Examples
     --------
@@ -456,7 +459,7 @@ def kappa_bounds(accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> tuple[NDArray,
 
 
 def kappa_bounds_from_expected(c_exp: ArrayLike) -> tuple[NDArray, NDArray]:
-    """Bounds on κ given only the expected agreement (seed 002, eq. 2-6).
+    """Bounds on κ given only the expected agreement (Geirhos, Meding & Wichmann 2020, eq. 2-6).
 
     Notes
     -----
@@ -505,7 +508,7 @@ def feasible_accuracy(accuracy_a: ArrayLike, kappa: ArrayLike) -> tuple[NDArray,
 
     Notes
     -----
-    For κ ≥ 0 (inverse of κ_max, SPEC §2.1)::
+    For κ ≥ 0 (inverse of κ_max; Geirhos, Meding & Wichmann 2020, eq. 2-6)::
 
         a_B ∈ [ a·κ / (2aκ − 2a − κ + 2),  a(2 − κ) / (κ + 2a(1 − κ)) ]
 
@@ -643,7 +646,7 @@ def kappa_difference_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
         p = c / n[..., None, None, None]
     rx, ry = p.sum(axis=-1), p.sum(axis=-2)
     g = kappa_gradient(rx)[..., :, :, None] - kappa_gradient(ry)[..., :, None, :]
-    delta = _kappa(rx) - _kappa(ry)
+    delta = kappa_kernel(rx) - kappa_kernel(ry)
     first = (g * p).sum(axis=(-3, -2, -1))
     second = (g**2 * p).sum(axis=(-3, -2, -1))
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
-from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
 
 __all__ = ["LabelCoding", "code_labels", "read_number"]
 
@@ -303,8 +303,7 @@ def code_labels(arrays: Mapping[str, Any], *, classes: Any = None, classes_name:
             if key not in index:
                 if given is not None:
                     if strict:
-                        codes = local[name][0]
-                        pos = int(np.flatnonzero(codes == j)[0])
+                        pos = int(np.flatnonzero(local[name][0] == j)[0])
                         listed = ", ".join(map(repr, given[:10])) + (", ..." if len(given) > 10 else "")
                         raise InvalidValueError(f"{_shown(name)} has the label {x!r} (position {pos}), which is not one of "
                                          f"{_shown(classes_name)} ({listed})")

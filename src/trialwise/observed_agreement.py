@@ -1,4 +1,4 @@
-"""Observed agreement: where κ's bounds let it fall, and where chance puts it (seed 002, Fig. 1–2).
+"""Observed agreement: where κ's bounds let it fall, and where chance puts it (Geirhos, Meding & Wichmann 2020, Fig. 1–2).
 
 :func:`attainable_agreement` is the range of the observed agreement that κ's bounds allow
 at an expected agreement ``c_exp`` (``c_obs = c_exp + κ (1 − c_exp)``). Two observers who
@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from trialwise import _validation as v
+from trialwise._core import validation as v
 from trialwise.kappa import kappa_bounds_from_expected
 
 __all__ = ["attainable_agreement", "chance_agreement_interval"]

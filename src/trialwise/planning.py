@@ -1,9 +1,14 @@
 """Planning experiments with the copy model: interval widths, trial counts and power.
 
-Every answer here comes from simulating the copy model (seed 000 §3.2): n trials of a pair
+Every answer here comes from simulating the copy model (Klein et al. 2025, *Quantifying
+uncertainty in error consistency*, NeurIPS, §3.2): n trials of a pair
 of observers with accuracies ``a_A``, ``a_B`` and error consistency κ are one multinomial
 draw over the four cells of the 2×2 table, so a whole grid of designs (n × accuracies ×
 κ, broadcast like numpy) is simulated in one call of the resampling engine.
+
+Why this module is long: about 590 lines, the three planning questions (interval width,
+trial count, power) share their simulation helpers; the results live in
+:mod:`trialwise.planning_result`.
 """
 
 from __future__ import annotations
@@ -17,16 +22,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
-from trialwise import _validation as v
-from trialwise._deprecation import renamed_parameters
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._warnings import DegenerateDataWarning, warn
-from trialwise.copymodel import CopyModel, _check_n
-from trialwise.intervals import _quantile_sorted, _sorted_valid, percentile_interval
-from trialwise._results import ConfidenceInterval
+from trialwise._core import validation as v
+from trialwise._core.deprecation import renamed_parameters
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.warnings import DegenerateDataWarning, warn
+from trialwise.copymodel import CopyModel, check_n
+from trialwise.intervals import quantile_sorted, sorted_valid, percentile_interval
+from trialwise._core.results import ConfidenceInterval
 from trialwise.planning_result import CIWidthResult, CopyModelValidation, PlanResult, PowerResult
 from trialwise.kappa import (
-    _kappa,
+    kappa_kernel,
     cell_probabilities,
     kappa_difference_variance,
     kappa_variance,
@@ -35,7 +40,7 @@ from trialwise.resampling import bootstrap_tables, child_seed, keyed_rng, multin
 
 __all__ = ["ci_width", "plan_trials", "power_difference", "validate_copy_model", "LITERATURE_TRIALS"]
 
-#: Trial counts used in published EC studies (seed 000, Fig. 3): Geirhos et al. 2021,
+#: Trial counts used in published EC studies (Klein et al. 2025, Fig. 3): Geirhos et al. 2021,
 #: Ollikka et al. 2024, Li et al. 2025, Wiles et al. 2024.
 LITERATURE_TRIALS = (147, 160, 600, 1280, 3222)
 #: |bias| of κ̂ above which plan_trials adds a note.
@@ -43,7 +48,7 @@ BIAS_NOTE = 0.01
 
 
 def _simulated_kappa(cells: NDArray, n: NDArray, n_simulations: int, rng, workers) -> NDArray:
-    return multinomial_tables(cells, n, size=n_simulations, rng=rng, statistic=_kappa, workers=workers,
+    return multinomial_tables(cells, n, size=n_simulations, rng=rng, statistic=kappa_kernel, workers=workers,
                               order_free=True)
 
 
@@ -146,7 +151,7 @@ def _ci_width(n: ArrayLike, accuracy_a: ArrayLike, accuracy_b: ArrayLike, kappa:
     """:func:`ci_width` without the warning (callers check :func:`_degenerate` themselves)."""
     level = v.check_confidence_level(confidence_level)
     n_sim = v.check_positive_int(n_simulations, "n_simulations")
-    n_arr = _check_n(n)
+    n_arr = check_n(n)
     v.check_broadcast(n_arr, accuracy_a, accuracy_b, kappa, names=("n", "accuracy_a", "accuracy_b", "kappa"))
     cells = cell_probabilities(kappa, accuracy_a, accuracy_b)
     k, a, b = np.broadcast_arrays(
@@ -155,9 +160,9 @@ def _ci_width(n: ArrayLike, accuracy_a: ArrayLike, accuracy_b: ArrayLike, kappa:
     dist = _simulated_kappa(cells, n_arr, n_sim, v.check_rng(rng), workers)
     shape = dist.shape[1:]
     flat = dist.reshape(n_sim, -1)
-    srt, count = _sorted_valid(flat)
+    srt, count = sorted_valid(flat)
     alpha = 1 - level
-    lo, median, hi = (_quantile_sorted(srt, count, q).reshape(shape) for q in (alpha / 2, 0.5, 1 - alpha / 2))
+    lo, median, hi = (quantile_sorted(srt, count, q).reshape(shape) for q in (alpha / 2, 0.5, 1 - alpha / 2))
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = (np.nansum(flat, axis=0) / count).reshape(shape)
     count = count.reshape(shape)
@@ -227,7 +232,7 @@ def _check_half_width(value: Any) -> float:
         value = value.item()
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise InvalidTypeError(f"`half_width` must be a number in (0, 1) (half the width of the interval of κ); "
-                        f"got {v._show(value)}")
+                        f"got {v.show(value)}")
     target = float(value)
     if not 0 < target < 1:           # NaN fails too
         raise InvalidValueError(f"`half_width` must be in (0, 1); got {value!r}")
@@ -356,6 +361,7 @@ def plan_trials(
 
 def _plan_notes(target, level, n_req, n_max, at_n, rows, degenerate=()) -> list[str]:
     notes = []
+    degenerate_note = ""
     if degenerate:
         shown = ", ".join(map(str, degenerate[:5])) + (", ..." if len(degenerate) > 5 else "")
         why = ("every simulated experiment gives the same κ̂ (with one trial each observer is trivially always "
@@ -396,7 +402,7 @@ def _plan_notes(target, level, n_req, n_max, at_n, rows, degenerate=()) -> list[
 # --------------------------------------------------------------------------- power
 
 
-def _joint_cells(kappa_x, kappa_y, accuracy_ref, accuracy_x, accuracy_y) -> NDArray:
+def joint_cells(kappa_x, kappa_y, accuracy_ref, accuracy_x, accuracy_y) -> NDArray:
     """P(r, x, y) of a reference and two observers that each copy it independently."""
     px = CopyModel(kappa_x, accuracy_ref, accuracy_x).cell_probabilities()  # (..., r, x)
     py = CopyModel(kappa_y, accuracy_ref, accuracy_y).cell_probabilities()  # (..., r, y)
@@ -470,9 +476,9 @@ def power_difference(
     kx, ky = v.check_kappa(kappa_x, "kappa_x"), v.check_kappa(kappa_y, "kappa_y")
     accs = [v.check_probability(x, name) for x, name in ((accuracy_reference, "accuracy_reference"), (accuracy_x, "accuracy_x"),
                                                           (accuracy_y, "accuracy_y"))]
-    grid = [kx, ky, *accs] + ([] if n is None else [_check_n(n)])
+    grid = [kx, ky, *accs] + ([] if n is None else [check_n(n)])
     v.check_broadcast(*grid, names=("kappa_x", "kappa_y", "accuracy_reference", "accuracy_x", "accuracy_y", "n")[:len(grid)])
-    cells = _joint_cells(kappa_x, kappa_y, accuracy_reference, accuracy_x, accuracy_y)
+    cells = joint_cells(kappa_x, kappa_y, accuracy_reference, accuracy_x, accuracy_y)
     z = float(ndtri(1 - a / 2))
     delta, var1 = kappa_difference_variance(cells)
     sd1 = np.sqrt(np.clip(var1, 0, None))
@@ -498,7 +504,7 @@ def power_difference(
         gen = _seeded(base, int(n_arr))
         reached = found is not None
     else:
-        n_arr = _check_n(n)
+        n_arr = check_n(n)
         reached = True
     sims = multinomial_cells(cells, n_arr, size=n_sim, rng=gen, cell_ndim=3,
                              statistic=lambda t: _rejections(t, z))
@@ -536,7 +542,7 @@ def validate_copy_model(
     n_simulations: int = 10_000,
     rng: Any = None,
 ) -> CopyModelValidation:
-    """Copy-model intervals against bootstrap intervals of data with known κ (seed 000, App. G).
+    """Copy-model intervals against bootstrap intervals of data with known κ (Klein et al. 2025, App. G).
 
     For each grid point, the ground-truth data set is the table of n trials closest to
     the target accuracies and κ (:meth:`CopyModel.exact_table`); its percentile
@@ -566,14 +572,14 @@ def validate_copy_model(
                      n_simulations=n_simulations, rng=gen)
     tables = CopyModel(model.kappa, model.accuracy_a, model.accuracy_b).exact_table(model.n)
     reps = bootstrap_tables(tables, b, rng=gen)
-    dist = _kappa(reps)
+    dist = kappa_kernel(reps)
     lo, hi = percentile_interval(dist, level)
     return CopyModelValidation(
         n=model.n,
         accuracy_a=model.accuracy_a,
         accuracy_b=model.accuracy_b,
         kappa=model.kappa,
-        data_kappa=np.asarray(_kappa(tables)),
+        data_kappa=np.asarray(kappa_kernel(tables)),
         bootstrap_low=np.asarray(lo),
         bootstrap_high=np.asarray(hi),
         model_low=model.confidence_interval.low,

@@ -1,4 +1,4 @@
-"""The expected interval of κ̂ against the number of trials for the design of a plan (seed 000, Fig. 3).
+"""The expected interval of κ̂ against the number of trials for the design of a plan (Klein et al. 2025, Fig. 3).
 
 :func:`interval_curve` simulates, for the accuracies, κ and level of a
 :class:`~trialwise.PlanResult`, the expected interval of κ̂ at a log-spaced grid of trial
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from trialwise._errors import InvalidTypeError
+from trialwise._core.errors import InvalidTypeError
 from trialwise.planning_result import CIWidthResult, PlanResult
 from trialwise.planning import ci_width
 

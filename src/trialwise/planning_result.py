@@ -11,7 +11,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._results import ConfidenceInterval, Result, _jsonable, _pct, _Renamed
+from trialwise._core.deprecation import Renamed
+from trialwise._core.format import format_percent
+from trialwise._core.results import ConfidenceInterval, Result, jsonable
 
 __all__ = ["CIWidthResult", "CopyModelValidation", "PlanResult", "PowerResult"]
 
@@ -47,11 +49,12 @@ class _GridResult(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict: the settings and ``grid``, the :meth:`to_frame` records (NaN as None)."""
-        names = [f.name for f in fields(self) if np.ndim(getattr(self, f.name)) == 0
+        # every _GridResult subclass is a frozen dataclass; this base class itself is not
+        names = [f.name for f in fields(self) if np.ndim(getattr(self, f.name)) == 0  # type: ignore[arg-type]
                  and not isinstance(getattr(self, f.name), ConfidenceInterval)]
         out = {k: getattr(self, k) for k in names if k not in self._dict_exclude}
         out["grid"] = self.to_frame().to_dict(orient="records")
-        return _jsonable(out)
+        return jsonable(out)
 
     def __repr__(self) -> str:
         if self.shape == ():
@@ -95,9 +98,9 @@ class CIWidthResult(_GridResult):
     frame_columns = ("n", "accuracy_a", "accuracy_b", "kappa", "low", "high", "width", "half_width",
                      "mean", "median", "bias", "share_undefined")
     _frame_sources = {"low": "confidence_interval.low", "high": "confidence_interval.high", "mean": "statistic"}
-    low = _Renamed("confidence_interval.low")
-    high = _Renamed("confidence_interval.high")
-    mean = _Renamed("statistic")
+    low = Renamed("confidence_interval.low")
+    high = Renamed("confidence_interval.high")
+    mean = Renamed("statistic")
 
     @property
     def width(self) -> NDArray:
@@ -143,7 +146,7 @@ class PowerResult(_GridResult):
 
 @dataclass(frozen=True, repr=False)
 class CopyModelValidation(_GridResult):
-    """Copy-model vs bootstrap intervals per design (seed 000, App. G; :func:`trialwise.validate_copy_model`).
+    """Copy-model vs bootstrap intervals per design (Klein et al. 2025, App. G; :func:`trialwise.validate_copy_model`).
 
     One design per grid point: ``kappa`` the true κ, ``data_kappa`` κ of the table of n
     trials closest to it, the bootstrap and copy-model intervals around it and their
@@ -213,7 +216,7 @@ class PlanResult(Result):
         got = "" if self.at_n is None else f", half_width={float(self.at_n.half_width):.4g}"
         return (
             f"PlanResult(n={self.n}{got}, target={self.half_width_target:g}, accuracy_a={self.accuracy_a:g}, "
-            f"accuracy_b={self.accuracy_b:g}, kappa={self.kappa:g}, {_pct(self.confidence_level)})"
+            f"accuracy_b={self.accuracy_b:g}, kappa={self.kappa:g}, {format_percent(self.confidence_level)})"
         )
 
     __str__ = __repr__
@@ -230,7 +233,7 @@ class PlanResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict: the plan, ``intervals`` (the :meth:`to_frame` records) and ``alternatives`` (NaN as None)."""
         frame = self.to_frame()
-        return _jsonable({
+        return jsonable({
             "n": self.n,
             "half_width_target": self.half_width_target,
             "half_width": None if self.at_n is None else float(self.at_n.half_width),
@@ -248,7 +251,7 @@ class PlanResult(Result):
         head = (
             f"Planning: EC {self.kappa:g} between observers with accuracies {self.accuracy_a:g} (A, reference) "
             f"and {self.accuracy_b:g}; target half-width {self.half_width_target:g} "
-            f"({_pct(self.confidence_level)}, {self.n_simulations} simulated experiments per n)"
+            f"({format_percent(self.confidence_level)}, {self.n_simulations} simulated experiments per n)"
         )
         req = f"required trials: {self.n}" if self.n is not None else "required trials: not reached"
         cols = ["n", "low", "high", "half_width", "bias", "share_undefined"]

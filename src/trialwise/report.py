@@ -17,10 +17,12 @@ from typing import Any, Callable
 
 import numpy as np
 
-from trialwise._errors import InvalidValueError
-from trialwise._results import _num
+from trialwise._core.errors import InvalidValueError
+from trialwise._core.format import format_number
+from trialwise._core.version import VERSION
 
-from trialwise._warnings import TrialwiseWarning, warn
+from trialwise._core.warnings import TrialwiseWarning, warn
+from trialwise import plot
 
 __all__ = ["write_report", "render_report", "Report", "unscored_candidates", "format_p"]
 
@@ -67,7 +69,7 @@ def _number(x: Any) -> float | None:
 def _fmt(x: Any, digits: int = 3) -> str:
     """A number with fixed decimals (never '-0.000'); '' for missing."""
     x = _number(x)
-    return "" if x is None else _num(x, digits)
+    return "" if x is None else format_number(x, digits)
 
 
 def format_p(p: Any) -> str:
@@ -244,8 +246,6 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
 
     Returns a :class:`Report` (``.html``, ``.failures``). See :func:`write_report`.
     """
-    from trialwise import __version__, plot
-
     failures: list[str] = []
     level = f"{lb.confidence_level * 100:g}%"
     title = title or f"trialwise leaderboard — {lb.protocol.name}"
@@ -361,7 +361,7 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
     if failures:
         parts.append("<p class='warn'>" + html.escape(f"{len(failures)} figure(s) could not be drawn: "
                                                       + "; ".join(failures)) + "</p>")
-    parts.append(f"<p class='note'>Made with trialwise {html.escape(__version__)}.</p></body></html>")
+    parts.append(f"<p class='note'>Made with trialwise {html.escape(VERSION)}.</p></body></html>")
     return Report("\n".join(parts), tuple(failures))
 
 

@@ -27,8 +27,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._validation import check_positive_int, check_rng
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.validation import check_positive_int, check_rng, missing_mask
 from trialwise.tables import pair_columns  # re-exported: items → tables live in trialwise.tables
 
 __all__ = [
@@ -68,13 +68,12 @@ NULL_BLOCK = 2**21
 def _strata_members(n_items: int, strata: ArrayLike | None) -> list[NDArray]:
     if strata is None:
         return [np.arange(n_items)]
-    from trialwise._validation import _missing_mask
 
     # a list stays objects: np.asarray(["a", nan]) would turn the NaN into the label 'nan'
     labels = strata if isinstance(strata, np.ndarray) else np.asarray(strata, dtype=object)
     if labels.shape != (n_items,):
         raise InvalidValueError(f"`strata` must have one label per item ({n_items}); got shape {labels.shape}")
-    missing = _missing_mask(labels)
+    missing = missing_mask(labels)
     if missing.any():
         raise InvalidValueError(f"`strata` has a missing value (NaN/None) at position {int(np.flatnonzero(missing)[0])}: "
                          f"give every item a stratum (e.g. its condition)")
@@ -331,7 +330,7 @@ def multinomial_cells(
     flat = flat / flat.sum(axis=-1, keepdims=True)
     n_arr = np.asarray(n, dtype=np.int64)
     batch_shape = np.broadcast_shapes(flat.shape[:-1], n_arr.shape)
-    lead = () if size is None else ((size,) if np.isscalar(size) else tuple(size))
+    lead = () if size is None else ((size,) if isinstance(size, (int, np.integer)) else tuple(size))
     n_draws = int(np.prod(lead, dtype=np.int64))
     n_points = int(np.prod(batch_shape, dtype=np.int64))
     n_b = np.broadcast_to(n_arr, batch_shape).reshape(-1)
@@ -416,7 +415,7 @@ def posterior_tables(
     Jeffreys interval of κ calibrated near floor and ceiling (``docs/validity.md``).
     """
     n_draws = check_positive_int(n_draws, "n_draws")
-    if not (np.isscalar(prior) and np.isfinite(prior) and prior > 0):
+    if not (np.ndim(prior) == 0 and np.isfinite(prior) and prior > 0):
         raise InvalidValueError(f"`prior` must be a positive number; got {prior!r}")
     gen = check_rng(rng)
     c = np.asarray(counts, dtype=float)

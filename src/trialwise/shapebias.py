@@ -7,10 +7,13 @@ Over the images whose two categories differ, an observer's **shape bias** is
 
     shape bias = #(response = shape) / (#(response = shape) + #(response = texture)),
 
-the share of shape decisions among the answers that named either cue (SPEC §11). A group's
+the share of shape decisions among the answers that named either cue (Geirhos et al. 2019). A group's
 shape bias pools its members' answers (``Σ shape / Σ (shape + texture)``), as the
 published figures do for "humans". Images are the sampling unit: every interval, and every
 difference of two rows, comes from one bootstrap over images shared by all observers.
+
+Why this module is long: about 740 lines, all of one concept (parsing cue-conflict ids, the
+estimator, its bootstrap over images, the difference test and their two result classes).
 """
 
 from __future__ import annotations
@@ -18,20 +21,22 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise import _validation as v
-from trialwise._deprecation import renamed_parameters
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._results import ConfidenceInterval, Result, _jsonable, _num, _one_row, _p, _pct
-from trialwise._warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
+from trialwise._core import validation as v
+from trialwise._core.deprecation import renamed_parameters
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.format import format_number, format_percent, format_pvalue
+from trialwise._core.results import ConfidenceInterval, Result, jsonable, one_row_frame
+from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
 from trialwise.ec import UNDEFINED_WARN_SHARE
 from trialwise.intervals import percentile_interval
 from trialwise.resampling import bootstrap_sums, child_rngs, child_seed, monte_carlo_pvalue, monte_carlo_test
 from trialwise.tables import agreement_table
+from trialwise.data import read_trials
 
 __all__ = [
     "shape_bias",
@@ -48,12 +53,14 @@ __all__ = [
 
 #: Interval methods: ``jeffreys`` (Bayesian bootstrap over images plus Jeffreys
 #: pseudo-counts; the default) and ``percentile`` (ordinary bootstrap over images).
-CI_METHODS = ("jeffreys", "percentile")
+ShapeBiasCIMethod = Literal["jeffreys", "percentile"]
+CI_METHODS: tuple[ShapeBiasCIMethod, ...] = get_args(ShapeBiasCIMethod)
 #: The default interval method; ``docs/shape_bias.md`` shows its coverage.
-DEFAULT_CI_METHOD = "jeffreys"
+DEFAULT_CI_METHOD: ShapeBiasCIMethod = "jeffreys"
 #: Tests of H0 "two rows have the same shape bias": ``bootstrap`` (any two rows) and
 #: ``swap`` (two observers who saw the same images; H0: the two are exchangeable).
-DIFFERENCE_TESTS = ("bootstrap", "swap")
+ShapeBiasTest = Literal["bootstrap", "swap"]
+DIFFERENCE_TESTS: tuple[ShapeBiasTest, ...] = get_args(ShapeBiasTest)
 #: A cue-conflict image id: shape class and number, ``-``, texture class and number, and
 #: optionally ``-<angle>`` (texture-filled-rotated).
 CUE_CONFLICT_ID = re.compile(r"^(?P<shape>[^\d-]+)\d+-(?P<texture>[^\d-]+)\d+(?:-\d+)?$")
@@ -145,9 +152,9 @@ class ShapeBiasDifferenceResult(Result):
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
-        return (f"ShapeBiasDifferenceResult({self.observer_a} − {self.observer_b}: Δ={_num(self.statistic)}, "
-                f"{_pct(self.confidence_level)} CI [{_num(ci.low)}, {_num(ci.high)}], "
-                f"p={_p(self.pvalue)} ({self.test}))")
+        return (f"ShapeBiasDifferenceResult({self.observer_a} − {self.observer_b}: Δ={format_number(self.statistic)}, "
+                f"{format_percent(self.confidence_level)} CI [{format_number(ci.low)}, {format_number(ci.high)}], "
+                f"p={format_pvalue(self.pvalue)} ({self.test}))")
 
     __str__ = __repr__
 
@@ -157,22 +164,22 @@ class ShapeBiasDifferenceResult(Result):
         reps = (f"{self.n_permutations} swaps" if self.test == "swap" else f"B = {self.n_resamples}")
         return "\n".join([
             f"Difference in shape bias: {self.observer_a} − {self.observer_b}",
-            f"  shape bias a, b      {_num(self.shape_bias_a)}, {_num(self.shape_bias_b)}",
-            f"  difference           {_num(self.statistic)}",
-            f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   "
+            f"  shape bias a, b      {format_number(self.shape_bias_a)}, {format_number(self.shape_bias_b)}",
+            f"  difference           {format_number(self.statistic)}",
+            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   "
             f"({self.ci_method}, images resampled jointly, B = {self.n_resamples})",
-            f"  p-value              {_p(self.pvalue)}   ({self.test}, {reps}; H0: {self.null})",
+            f"  p-value              {format_pvalue(self.pvalue)}   ({self.test}, {reps}; H0: {self.null})",
         ])
 
     def to_frame(self):
         """One-row :class:`pandas.DataFrame` with the columns ``frame_columns``."""
-        return _one_row(self)
+        return one_row_frame(self)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict: the :meth:`to_frame` row and ``null`` (NaN as None)."""
         out = self.to_frame().iloc[0].to_dict()
         out["null"] = self.null
-        return _jsonable(out)
+        return jsonable(out)
 
 
 #: Columns of :meth:`ShapeBiasResult.to_frame` (one row per observer, then per group).
@@ -258,7 +265,7 @@ class ShapeBiasResult(Result):
     def __repr__(self) -> str:
         n_obs = int((self.table["kind"] == "observer").sum())
         return (f"ShapeBiasResult({self.experiment or 'trials'}: {n_obs} observer(s), {len(self.groups)} group(s), "
-                f"{self.n_images} images, {_pct(self.confidence_level)} CI {self.ci_method}, B={self.n_resamples})")
+                f"{self.n_images} images, {format_percent(self.confidence_level)} CI {self.ci_method}, B={self.n_resamples})")
 
     __str__ = __repr__
 
@@ -272,13 +279,13 @@ class ShapeBiasResult(Result):
         lines = [
             f"Shape bias{what}: share of shape decisions among shape-or-texture answers",
             f"{self.n_images} cue-conflict images ({self.n_excluded_images} with shape = texture left out); "
-            f"{_pct(self.confidence_level)} intervals: {self.ci_method}, images resampled within shape category, "
+            f"{format_percent(self.confidence_level)} intervals: {self.ci_method}, images resampled within shape category, "
             f"B = {self.n_resamples}",
             f"{'observer':<32} {'shape bias':>10}  {'CI':<16} {'shape':>6} {'texture':>7} {'other':>6}",
         ]
         for r in self.table.itertuples():
             name = r.observer if r.kind == "observer" else f"{r.observer} (group of {len(self.groups[r.observer])})"
-            lines.append(f"{name:<32} {_num(r.shape_bias):>10}  [{_num(r.ci_low)}, {_num(r.ci_high)}]"
+            lines.append(f"{name:<32} {format_number(r.shape_bias):>10}  [{format_number(r.ci_low)}, {format_number(r.ci_high)}]"
                          f" {r.n_shape:>6} {r.n_texture:>7} {r.n_other:>6}")
         lines += [f"Note: {n}" for n in self.notes]
         return "\n".join(lines)
@@ -286,7 +293,7 @@ class ShapeBiasResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict: settings, groups, ``rows`` (the table's records) and notes (NaN as None)."""
         rows = self.table.to_dict(orient="records")
-        return _jsonable({
+        return jsonable({
             "experiment": self.experiment, "n_images": self.n_images, "n_excluded_images": self.n_excluded_images,
             "confidence_level": self.confidence_level, "ci_method": self.ci_method,
             "n_resamples": self.n_resamples, "groups": {k: list(m) for k, m in self.groups.items()},
@@ -294,7 +301,7 @@ class ShapeBiasResult(Result):
         })
 
     @renamed_parameters(n_permutations="n_resamples")
-    def difference(self, a: str, b: str, *, test: Literal["bootstrap", "swap"] = "bootstrap",
+    def difference(self, a: str, b: str, *, test: ShapeBiasTest = "bootstrap",
                    n_resamples: int = 10000, rng: Any = None) -> ShapeBiasDifferenceResult:
         """Difference ``shape_bias(a) − shape_bias(b)`` with an interval and a p-value.
 
@@ -344,7 +351,7 @@ class ShapeBiasResult(Result):
         if test == "bootstrap":
             null = "equal shape bias"
             below, above = np.sum(dist[ok] <= 0), np.sum(dist[ok] >= 0)
-            p = float(min(1.0, 2.0 * monte_carlo_pvalue(min(below, above), ok.sum()))) if ok.any() else np.nan
+            p = float(min(1.0, float(2.0 * monte_carlo_pvalue(min(below, above), ok.sum())))) if ok.any() else np.nan
         else:
             n_perm = v.check_positive_int(n_resamples, "n_resamples")
             null = "the two observers are exchangeable (answers swapped per image)"
@@ -399,7 +406,7 @@ def _select_experiment(trials, experiment: str | None, what: str):
                              f"the cue-conflict one (e.g. experiment='cue-conflict')")
         return trials, found[0]
     if not isinstance(experiment, str):
-        raise InvalidTypeError(f"`experiment` must be a string; got {v._show(experiment)}")
+        raise InvalidTypeError(f"`experiment` must be a string; got {v.show(experiment)}")
     if experiment not in found:
         raise InvalidValueError(f"`experiment` must be one of {found}; got {experiment!r}")
     return trials[trials["experiment"] == experiment], experiment
@@ -411,7 +418,7 @@ def _select_observers(trials, observers: Any) -> tuple[Any, tuple[str, ...]]:
         return trials, tuple(found)
     names = [observers] if isinstance(observers, str) else list(observers)
     if not names or not all(isinstance(o, str) for o in names):
-        raise InvalidTypeError(f"`observers` must be a list of observer names; got {v._show(observers)}")
+        raise InvalidTypeError(f"`observers` must be a list of observer names; got {v.show(observers)}")
     unknown = [o for o in names if o not in set(found)]
     if unknown:
         shown = ", ".join(found[:15]) + (" ..." if len(found) > 15 else "")
@@ -445,7 +452,7 @@ def _make_groups(trials, groups: Any, observers: tuple[str, ...]) -> tuple[dict[
             if not isinstance(name, str) or not name:
                 raise InvalidTypeError(f"`groups` keys must be non-empty group names; got {name!r}")
             if isinstance(members, str) or not isinstance(members, Sequence | set | frozenset):
-                raise InvalidTypeError(f"`groups[{name!r}]` must be a list of observer names; got {v._show(members)}")
+                raise InvalidTypeError(f"`groups[{name!r}]` must be a list of observer names; got {v.show(members)}")
             members = tuple(members)
             unknown = [m for m in members if m not in observers]
             if not members or unknown:
@@ -456,7 +463,7 @@ def _make_groups(trials, groups: Any, observers: tuple[str, ...]) -> tuple[dict[
             out[name] = members
     else:
         raise InvalidTypeError(f"`groups` must be None, 'observer_type' or a mapping of group name -> observers; "
-                        f"got {v._show(groups)}")
+                        f"got {v.show(groups)}")
     clash = sorted(set(out) & set(observers))
     if clash:
         raise InvalidValueError(f"`groups`: group name(s) {clash} are also observer names; rename the group(s)")
@@ -562,7 +569,7 @@ def shape_bias(
     groups: str | Mapping[str, Sequence[str]] | None = None,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
-    ci_method: Literal["jeffreys", "percentile"] = DEFAULT_CI_METHOD,
+    ci_method: ShapeBiasCIMethod = DEFAULT_CI_METHOD,
     rng: Any = None,
     subject: str = "subject",
     image: str = "image",
@@ -652,7 +659,6 @@ def shape_bias(
     >>> res.to_frame()[["observer", "shape_bias", "n_shape", "n_texture"]].round(3).values.tolist()
     [['resnet50', 0.221, 162, 572], ['subject-01', 0.962, 829, 33]]
     """
-    from trialwise.data import read_trials
 
     level = v.check_confidence_level(confidence_level)
     method = v.check_choice(ci_method, "ci_method", CI_METHODS)

@@ -7,22 +7,25 @@ tables.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from trialwise._errors import InvalidValueError
-from trialwise.kappa import _kappa, _kappa_cells, canonical_orientation, kappa_variance
+from trialwise._core.errors import InvalidValueError
+from trialwise.kappa import canonical_orientation, kappa_from_cells, kappa_kernel, kappa_variance
 from trialwise.resampling import monte_carlo_test, multinomial_tables
+from trialwise._core.validation import check_choice
 
 __all__ = ["INDEPENDENCE_TESTS", "ADJUSTMENTS", "independence_pvalues", "adjust_pvalues"]
 
-#: Corrections for many comparisons (SPEC §5.3).
+#: Corrections for many comparisons.
 ADJUSTMENTS = ("holm", "bonferroni", "bh", "by", "none")
 
-INDEPENDENCE_TESTS = ("fisher", "boschloo", "copy-null", "asymptotic")
+#: Tests of independence of two observers' errors (a 2×2 table).
+IndependenceTest = Literal["fisher", "boschloo", "copy-null", "asymptotic"]
+INDEPENDENCE_TESTS: tuple[IndependenceTest, ...] = get_args(IndependenceTest)
 
 #: Largest table (items) on which Boschloo's test is run. scipy's ``boschloo_exact`` works
 #: on a grid of (n₁ + 1)(n₂ + 1) tables for the column totals n₁ + n₂ = n, twice here (the
@@ -62,7 +65,7 @@ def _boschloo(tables: NDArray) -> NDArray:
 
 
 def _asymptotic(tables: NDArray) -> NDArray:
-    kappa = _kappa(tables)
+    kappa = kappa_kernel(tables)
     _, var0 = kappa_variance(tables)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = kappa / np.sqrt(var0)
@@ -74,14 +77,14 @@ def _copy_null(tables: NDArray, n_resamples: int, rng: Any) -> tuple[NDArray, ND
     n = t.sum(axis=(1, 2))
     k_a = t[:, 0, :].sum(axis=1)
     k_b = t[:, :, 0].sum(axis=1)
-    kappa_obs = np.abs(_kappa_cells(t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1]))
+    kappa_obs = np.abs(kappa_from_cells(t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1]))
 
     def draw_null(gen: np.random.Generator, b: int) -> NDArray:
         a_a = gen.beta(k_a + 1, n - k_a + 1, size=(b, len(t)))
         a_b = gen.beta(k_b + 1, n - k_b + 1, size=(b, len(t)))
         p = np.stack([a_a * a_b, a_a * (1 - a_b), (1 - a_a) * a_b, (1 - a_a) * (1 - a_b)], axis=-1)
         sim = multinomial_tables(p.reshape(b, len(t), 2, 2), n.astype(np.int64), rng=gen).astype(float)
-        return np.abs(_kappa_cells(sim[..., 0, 0], sim[..., 0, 1], sim[..., 1, 0], sim[..., 1, 1]))
+        return np.abs(kappa_from_cells(sim[..., 0, 0], sim[..., 0, 1], sim[..., 1, 0], sim[..., 1, 1]))
 
     # Each chunk draws both accuracies, then the tables: the seeded replicates depend on this chunk size.
     res = monte_carlo_test(kappa_obs, draw_null, n_resamples, rng=rng, batch=max(1, int(2**22 // max(len(t), 1))))
@@ -102,7 +105,7 @@ def independence_pvalues(
         (``scipy.stats.boschloo_exact``), the larger p-value of the table and its
         transpose, so that it is symmetric in A and B; its cost grows like n², seconds
         per table at n = 1000, and it is refused (``ValueError``) on tables of more than
-        :data:`BOSCHLOO_MAX_N` = 2000 items. ``copy-null``: the parametric test of seed 000 §3.3 with
+        :data:`BOSCHLOO_MAX_N` = 2000 items. ``copy-null``: the parametric test of Klein et al. 2025, §3.3, with
         accuracies drawn from their ``Beta(k+1, n−k+1)`` posteriors under a uniform
         prior, two independent observers simulated (one multinomial draw each), and
         ``p = (1 + #{|κ*| ≥ |κ̂|}) / (1 + M)`` over the M replicates whose κ* is defined.
@@ -127,7 +130,7 @@ def independence_pvalues(
     if test == "boschloo":
         _check_boschloo_size(tables)
     t = tables.astype(float)
-    kappa = _kappa_cells(t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1])
+    kappa = kappa_from_cells(t[:, 0, 0], t[:, 0, 1], t[:, 1, 0], t[:, 1, 1])
     undefined = np.isnan(kappa)
     constant = ~undefined & (
         (t[:, 0, :].sum(1) == 0) | (t[:, 1, :].sum(1) == 0) | (t[:, :, 0].sum(1) == 0) | (t[:, :, 1].sum(1) == 0)
@@ -171,7 +174,6 @@ def adjust_pvalues(pvalues: Any, method: str = "holm") -> NDArray:
     >>> adjust_pvalues([0.01, 0.04, 0.03], "bh").round(3).tolist()
     [0.03, 0.04, 0.04]
     """
-    from trialwise._validation import check_choice
 
     method = check_choice(method, "adjust", ADJUSTMENTS)
     p = np.asarray(pvalues, dtype=float)

@@ -41,7 +41,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from trialwise._errors import InvalidTypeError
+from trialwise._core.errors import InvalidTypeError
 
 __all__ = [
     "correctness_table",
@@ -204,11 +204,11 @@ def pair_columns(
         axis=1,
     )
 
-    def to_sums(sums: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    def to_sums_seen(sums: NDArray) -> tuple[NDArray, NDArray, NDArray, NDArray]:
         n, n11, ca, cb = (sums[:, k * n_pairs : (k + 1) * n_pairs] for k in range(4))
         return n, n11, ca, cb
 
-    return cols, to_sums
+    return cols, to_sums_seen
 
 
 def pairwise_tables(right: ArrayLike, seen: ArrayLike | None, pairs: ArrayLike) -> NDArray:

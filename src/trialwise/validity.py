@@ -29,16 +29,21 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-from trialwise import _validation as v
-from trialwise._deprecation import renamed_parameters
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._results import Result, _pct
+from trialwise._core import validation as v
+from trialwise._core.deprecation import renamed_parameters
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.format import format_percent
+from trialwise._core.results import Result
 from trialwise.difference import DIFFERENCE_TESTS, difference_pvalues
-from trialwise.ec import _intervals, _options
+from trialwise.benchmark.leaderboard import leaderboard
+from trialwise.benchmark.protocol import MODEL_VS_HUMAN
+from trialwise.data import TRIAL_COLUMNS
+from trialwise.ec import check_options, kappa_intervals
 from trialwise.intervals import CI_METHODS
 from trialwise.kappa import cell_probabilities, kappa_bounds, kappa_from_counts
+from trialwise.planning import joint_cells
 from trialwise.resampling import multinomial_cells, multinomial_tables, posterior_tables
 from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
 
@@ -54,7 +59,7 @@ __all__ = [
     "benchmark_coverage_study",
 ]
 
-#: The grid of issue 6 / SPEC §10.
+#: The grid of the validity studies (docs/validity.md).
 STUDY_N = (50, 160, 400, 1000, 4000)
 STUDY_ACCURACIES = (0.55, 0.65, 0.75, 0.85, 0.95)
 STUDY_KAPPAS = (0.0, 0.2, 0.5, 0.8)
@@ -198,7 +203,7 @@ class BenchmarkCoverageStudy(_Study):
         """The three tables as text."""
         fmt = {"float_format": lambda x: f"{x:.3f}"}
         return "\n\n".join([
-            f"Score intervals ({_pct(self.confidence_level)}, R = {self.n_datasets} benchmarks, B = {self.n_resamples})",
+            f"Score intervals ({format_percent(self.confidence_level)}, R = {self.n_datasets} benchmarks, B = {self.n_resamples})",
             self.table.to_string(index=False, **fmt),
             "Rank intervals", self.ranks.to_string(index=False, **fmt),
             f"Tests of x vs y (equal true scores, unequal accuracies; M = {self.n_permutations})",
@@ -235,7 +240,7 @@ def study_grid(
     """
     n = [v.check_positive_int(x, "n") for x in _as_list(n, "n")]
     accuracies = list(v.check_probability(_as_list(accuracies, "accuracies"), "accuracies"))
-    kappas = list(v._as_float_array(_as_list(kappas, "kappas"), "kappas"))
+    kappas = list(v.as_float_array(_as_list(kappas, "kappas"), "kappas"))
     bad = [k for k in kappas if not -1.0 <= k <= 1.0]
     if bad:
         raise InvalidValueError(f"`kappas` must lie in [-1, 1]; got {bad[0]!r}")
@@ -265,7 +270,8 @@ def _points(grid: pd.DataFrame | None, kappa_zero: bool = False) -> pd.DataFrame
     return g.reset_index(drop=True)
 
 
-def _rate_se(rate: NDArray, count: NDArray) -> NDArray:
+def _rate_se(rate: ArrayLike, count: ArrayLike) -> NDArray:
+    rate, count = np.asarray(rate, dtype=float), np.asarray(count, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.sqrt(rate * (1 - rate) / count)
 
@@ -349,8 +355,8 @@ def coverage_study(
             dist = None if m == "analytic" else dists["jeffreys" if m == "jeffreys" else "bootstrap"]
             undefined_reps = 0.0 if dist is None else float(np.isnan(dist).mean())
             for level in levels:
-                opts = _options(level, m, "fisher", b, False, g)
-                lo, hi, _ = _intervals(tables, estimate, dist, opts)
+                opts = check_options(level, m, "fisher", b, False, g)
+                lo, hi, _ = kappa_intervals(tables, estimate, dist, opts)
                 has = ~np.isnan(lo) & ~np.isnan(hi)
                 k = int(has.sum())
                 below = hi[has] < truth - _TOL  # interval entirely below the truth
@@ -470,7 +476,6 @@ def difference_test_study(
         ``table`` with ``n, accuracy_reference, accuracy_x, accuracy_y, kappa, test,
         alpha, rejection_rate, rejection_se, share_undefined``.
     """
-    from trialwise.planning import _joint_cells
 
     r = v.check_positive_int(n_datasets, "n_datasets")
     m = v.check_positive_int(n_resamples, "n_resamples", minimum=2)
@@ -487,7 +492,7 @@ def difference_test_study(
     rows = []
     t0 = time.perf_counter()
     for i, ((size, a_ref, a_x, a_y, k), g) in enumerate(zip(points, children)):
-        cells = _joint_cells(k, k, a_ref, a_x, a_y)
+        cells = joint_cells(k, k, a_ref, a_x, a_y)
         counts = multinomial_cells(cells, size, size=r, rng=g, cell_ndim=3)
         point = dict(n=size, accuracy_reference=a_ref, accuracy_x=a_x, accuracy_y=a_y, kappa=k)
         for t in tests:
@@ -580,10 +585,6 @@ def benchmark_coverage_study(
     """
     from scipy.optimize import brentq
 
-    from trialwise.benchmark.leaderboard import leaderboard
-    from trialwise.benchmark.protocol import MODEL_VS_HUMAN
-    from trialwise.data import TRIAL_COLUMNS
-
     r = v.check_positive_int(n_datasets, "n_datasets")
     b = v.check_positive_int(n_resamples, "n_resamples", minimum=2)
     m = b  # the swap tests use as many swaps as the bootstrap has replicates
@@ -618,12 +619,14 @@ def benchmark_coverage_study(
     proto = MODEL_VS_HUMAN.replace(name="simulated", exclude={}, experiments=None, min_items=min_items)
     gen = v.check_rng(rng)
     children = gen.spawn(r)
-    est, lo, hi = ({o: [] for o in truth} for _ in range(3))
-    rank_cov = {k: [] for k in cand}
+    est: dict[str, list[float]] = {o: [] for o in truth}
+    lo: dict[str, list[float]] = {o: [] for o in truth}
+    hi: dict[str, list[float]] = {o: [] for o in truth}
+    rank_cov: dict[str, list[bool]] = {k: [] for k in cand}
     all_cov = []
-    pvals = {"bootstrap": [], "swap": []}
+    pvals: dict[str, list[float]] = {"bootstrap": [], "swap": []}
     t0 = time.perf_counter()
-    cols = {c: [] for c in TRIAL_COLUMNS}
+    cols: dict[str, list[Any]] = {c: [] for c in TRIAL_COLUMNS}
     # The layout of one dataset (everything but the answers) is the same every time.
     for e in range(n_e):
         for c in range(n_c):
@@ -682,13 +685,13 @@ def benchmark_coverage_study(
     ranks.append(dict(observer="all models at once", true_rank="", coverage=float(np.mean(all_cov))))
     rank_table = pd.DataFrame(ranks)
     rank_table["coverage_se"] = _rate_se(rank_table.coverage.to_numpy(), np.full(len(rank_table), r))
-    tests = []
-    for test, p in pvals.items() if tests else ():
-        p = np.asarray(p, dtype=float)
+    test_rows = []  # was `tests = []`, which shadowed the flag and left this table always empty
+    for test, p_list in pvals.items() if tests else ():
+        p = np.asarray(p_list, dtype=float)
         for a in alphas:
             rate = float(np.mean(p <= a))
-            tests.append(dict(test=test, alpha=float(a), rejection_rate=rate,
+            test_rows.append(dict(test=test, alpha=float(a), rejection_rate=rate,
                               rejection_se=float(_rate_se(np.asarray(rate), np.asarray(r)))))
     return BenchmarkCoverageStudy(table=pd.DataFrame(rows), n_datasets=r, n_resamples=b,
-                                  wall_time=time.perf_counter() - t0, ranks=rank_table, tests=pd.DataFrame(tests),
+                                  wall_time=time.perf_counter() - t0, ranks=rank_table, tests=pd.DataFrame(test_rows),
                                   confidence_level=level, n_permutations=m)

@@ -5,7 +5,7 @@ design, the joint bootstrap, the swap null), ``leaderboard`` (:func:`~trialwise.
 :class:`~trialwise.Leaderboard`), ``differences`` (tests of "alike" between candidates),
 ``experiments`` (per-experiment scores), ``ranks`` (rank intervals, Kendall's τ),
 ``notes`` (structured notes). Brain-Score (gathered in ``brainscore``): ``ceilings``,
-``synthetic`` (App. I trials for published scores), ``behavioral``
+``synthetic`` (trials for published scores, Klein et al. 2025, App. I), ``behavioral``
 (:class:`~trialwise.BehavioralBenchmark`), ``assembly`` (xarray assemblies as trials).
 """
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from trialwise._errors import InvalidTypeError
+from trialwise._core.errors import InvalidTypeError
+from trialwise.data import TRIAL_COLUMNS, check_items, check_layout, check_path, read_trials
 
 __all__ = ["as_trials"]
 
@@ -22,16 +23,14 @@ def as_trials(trials: Any):
     """
     import pandas as pd
 
-    # data.py keeps its validators private; this is the one place the benchmark reaches them
-    from trialwise.data import TRIAL_COLUMNS, _check_items, _check_layout, _check_path, read_trials
 
     if not isinstance(trials, pd.DataFrame):
-        return read_trials(_check_path(trials, "trials", frame_ok=True))
-    _check_layout(trials, "trials")
+        return read_trials(check_path(trials, "trials", frame_ok=True))
+    check_layout(trials, "trials")
     if set(TRIAL_COLUMNS) <= set(trials.columns):
         t = trials[list(TRIAL_COLUMNS)]
         if t["correct"].dtype != bool:
             raise InvalidTypeError("trials: column 'correct' must be bool (use trialwise.read_trials)")
-        _check_items(t, "trials")
+        check_items(t, "trials")
         return t
     return read_trials(trials)

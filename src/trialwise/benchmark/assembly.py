@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise.data import read_trials
 
 __all__ = ["trials_from_assembly"]
 
@@ -58,8 +59,6 @@ def trials_from_assembly(
         As :func:`trialwise.read_trials`.
     """
     import pandas as pd
-
-    from trialwise.data import read_trials
 
     dims = tuple(getattr(assembly, "dims", ()))
     if not hasattr(assembly, "coords") or "presentation" not in dims:

@@ -1,4 +1,8 @@
-"""A behavioural benchmark in the spirit of Brain-Score, with confidence intervals (seed 004).
+"""A behavioural benchmark in the spirit of Brain-Score, with confidence intervals.
+
+Brain-Score: Schrimpf et al. 2018, *Brain-Score: which artificial neural network for object
+recognition is most brain-like?*, bioRxiv 407007; its documentation of behavioral benchmarks
+(ceilings, the metrics) at brain-score.org.
 
 :class:`BehavioralBenchmark` scores a candidate's responses against human trials:
 ``score = clip(raw / ceiling, 0, 1)`` with CIs for the score, the raw value and the
@@ -18,10 +22,11 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise import _validation as v
-from trialwise._errors import InvalidValueError
-from trialwise._results import ConfidenceInterval, Result, _num, _pct
-from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise._core import validation as v
+from trialwise._core.errors import InvalidValueError
+from trialwise._core.format import format_number, format_percent
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.benchmark._trials import as_trials
 from trialwise.benchmark.assembly import trials_from_assembly
 from trialwise.benchmark.ceilings import check_two_references
@@ -70,8 +75,8 @@ class CeilingResult(Result):
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
-        return (f"CeilingResult({self.metric}: ceiling={_num(self.statistic)}, {_pct(self.confidence_level)} CI "
-                f"[{_num(ci.low)}, {_num(ci.high)}], {self.method})")
+        return (f"CeilingResult({self.metric}: ceiling={format_number(self.statistic)}, {format_percent(self.confidence_level)} CI "
+                f"[{format_number(ci.low)}, {format_number(ci.high)}], {self.method})")
 
     __str__ = __repr__
 
@@ -80,8 +85,8 @@ class CeilingResult(Result):
         ci = self.confidence_interval
         return "\n".join([
             f"Ceiling of a behavioural benchmark ({self.metric})",
-            f"  ceiling              {_num(self.statistic)}",
-            f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   "
+            f"  ceiling              {format_number(self.statistic)}",
+            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   "
             f"(percentile, B = {self.n_resamples})",
             f"  method               {self.method}",
         ] + [f"  note: {n}" for n in self.notes])
@@ -129,22 +134,22 @@ class BrainScoreResult(Result):
 
     def __repr__(self) -> str:
         ci, rc = self.confidence_interval, self.raw_interval
-        return (f"BrainScoreResult({self.observer}: score={_num(self.statistic)} "
-                f"[{_num(ci.low)}, {_num(ci.high)}], raw={_num(self.raw)} [{_num(rc.low)}, {_num(rc.high)}], "
-                f"ceiling={_num(self.ceiling.statistic)}, {self.metric})")
+        return (f"BrainScoreResult({self.observer}: score={format_number(self.statistic)} "
+                f"[{format_number(ci.low)}, {format_number(ci.high)}], raw={format_number(self.raw)} [{format_number(rc.low)}, {format_number(rc.high)}], "
+                f"ceiling={format_number(self.ceiling.statistic)}, {self.metric})")
 
     __str__ = __repr__
 
     def summary(self) -> str:
         """A readable text block with every number of the result."""
         ci, rc, cc = self.confidence_interval, self.raw_interval, self.ceiling.confidence_interval
-        lvl = _pct(self.confidence_level) + " CI"
+        lvl = format_percent(self.confidence_level) + " CI"
         lines = [
             f"Behavioural benchmark score of {self.observer} ({self.metric}, protocol {self.protocol})",
-            f"  score = clip(raw / ceiling, 0, 1)   {_num(self.statistic)}   {lvl} [{_num(ci.low)}, {_num(ci.high)}]",
-            f"  raw                                 {_num(self.raw)}   {lvl} [{_num(rc.low)}, {_num(rc.high)}]",
-            f"  ceiling                             {_num(self.ceiling.statistic)}   {lvl} [{_num(cc.low)}, "
-            f"{_num(cc.high)}]   ({self.ceiling.method})",
+            f"  score = clip(raw / ceiling, 0, 1)   {format_number(self.statistic)}   {lvl} [{format_number(ci.low)}, {format_number(ci.high)}]",
+            f"  raw                                 {format_number(self.raw)}   {lvl} [{format_number(rc.low)}, {format_number(rc.high)}]",
+            f"  ceiling                             {format_number(self.ceiling.statistic)}   {lvl} [{format_number(cc.low)}, "
+            f"{format_number(cc.high)}]   ({self.ceiling.method})",
             f"  percentile intervals of one joint bootstrap, B = {self.n_resamples}"
             + (f"; {self.n_undefined} replicate(s) with ceiling ≤ 0 left out" if self.n_undefined else ""),
         ]
@@ -197,7 +202,7 @@ def _over_units(values: NDArray, design: Design) -> NDArray:
 
 
 def _accuracy_distance(source: NDArray, target: NDArray) -> NDArray:
-    """Brain-Score's accuracy distance ``1 − |s − t| / max(t, 1 − t)`` (seed 004)."""
+    """Brain-Score's accuracy distance ``1 − |s − t| / max(t, 1 − t)`` (Schrimpf et al. 2018; Brain-Score docs)."""
     with np.errstate(invalid="ignore", divide="ignore"):
         return 1.0 - np.abs(source - target) / np.maximum(target, 1.0 - target)
 
@@ -282,7 +287,7 @@ class BehavioralMetric:
     check_humans: Callable[[Any, Protocol], None] | None = None
 
 
-#: The metrics of a :class:`BehavioralBenchmark` (seed 004, "Common Behavioral Metrics"), by name.
+#: The metrics of a :class:`BehavioralBenchmark` (Brain-Score documentation, "Common Behavioral Metrics"), by name.
 BEHAVIORAL_METRICS: dict[str, BehavioralMetric] = {m.name: m for m in (
     BehavioralMetric("error-consistency", _run_error_consistency,
                      "all pairs of distinct humans (= split-half over all splits)", _two_humans_per_experiment),
@@ -303,7 +308,7 @@ def _percentile(dist: NDArray, estimate: NDArray, level: float) -> tuple[NDArray
 
 
 class BehavioralBenchmark:
-    """A behavioural benchmark in the spirit of Brain-Score (seed 004), with confidence intervals.
+    """A behavioural benchmark in the spirit of Brain-Score (Schrimpf et al. 2018), with confidence intervals.
 
     Human trials + a protocol + a metric. Scoring a model gives ``score = clip(raw /
     ceiling, 0, 1)`` and keeps ``raw`` and ``ceiling``; all three get bootstrap CIs from
@@ -322,7 +327,7 @@ class BehavioralBenchmark:
           humans, which is what the split-half ceiling of cross-half pairs averages to
           over all splits of the subjects (each pair is split equally often).
         * ``accuracy-distance``: per condition ``1 − |s − t| / max(t, 1 − t)`` with the
-          model's accuracy ``s`` and the pooled human accuracy ``t`` (seed 004), averaged
+          model's accuracy ``s`` and the pooled human accuracy ``t`` (Brain-Score's definition), averaged
           over conditions and experiments. Ceiling: split-half over subjects, the same
           distance between the pooled accuracies of two random halves of the humans who
           saw the condition (one random order of the subjects per split, so a split

@@ -1,4 +1,9 @@
-"""Brain-Score with confidence intervals (SPEC §6.3; seed 000 §4.2 and App. I; seed 004).
+"""Brain-Score with confidence intervals.
+
+Brain-Score: Schrimpf et al. 2018, *Brain-Score: which artificial neural network for object
+recognition is most brain-like?*, bioRxiv 407007, and its documentation of behavioral
+benchmarks (brain-score.org). Intervals for published scores: Klein, Meyen, Brendel, Wichmann
+& Meding (2025), *Quantifying uncertainty in error consistency*, NeurIPS, §4.2 and App. I.
 
 Brain-Score reports behavioural alignment relative to a *ceiling*, how well humans agree
 with each other: ``score = clip(raw / ceiling, 0, 1)``. ``trialwise.brainscore`` gathers
@@ -7,7 +12,7 @@ what it offers; each concept lives in its own module:
 * the ceiling transform, its inverse and the human–human ceilings
   (:func:`ceil_score`, :func:`unceil_score`, :func:`ceilings`; :mod:`~trialwise.benchmark.ceilings`);
 * confidence intervals for *published* scores, for which no model trials exist
-  (:func:`synthetic_trials`, :func:`published_intervals`; seed 000 App. I;
+  (:func:`synthetic_trials`, :func:`published_intervals`; Klein et al. 2025, App. I;
   :mod:`~trialwise.benchmark.synthetic`);
 * a behavioural benchmark that scores a model's responses with CIs for the score, the
   raw value and the ceiling, resampled jointly (:class:`BehavioralBenchmark`;
@@ -26,8 +31,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise import _validation as v
-from trialwise._results import ConfidenceInterval
+from trialwise._core import validation as v
+from trialwise._core.results import ConfidenceInterval
 from trialwise.benchmark.assembly import trials_from_assembly
 from trialwise.benchmark.behavioral import BENCHMARK_METRICS, BehavioralBenchmark
 from trialwise.benchmark.ceilings import ceil_score, ceilings, unceil_score

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from trialwise import _validation as v
-from trialwise._errors import InvalidValueError
-from trialwise._warnings import DegenerateDataWarning, warn
+from trialwise._core import validation as v
+from trialwise._core.errors import InvalidValueError
+from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.benchmark._trials import as_trials
 from trialwise.benchmark.hierarchy import aggregate, build_design, reference_mask
 from trialwise.benchmark.protocol import Protocol, get_protocol
@@ -26,7 +26,7 @@ __all__ = ["ceil_score", "ceilings", "unceil_score"]
 
 
 def _finite(value: Any, name: str) -> NDArray:
-    arr = v._as_float_array(value, name)
+    arr = v.as_float_array(value, name)
     if np.isnan(arr).any():
         raise InvalidValueError(f"`{name}` contains NaN at position {int(np.flatnonzero(np.isnan(arr).ravel())[0])}")
     if np.isinf(arr).any():

@@ -2,7 +2,8 @@
 
 Three tests of H0 "x and y are alike" at the benchmark level (:data:`BENCHMARK_TESTS`):
 ``swap`` (a permutation test through the whole hierarchy), ``bootstrap`` (from the joint
-bootstrap distribution of Δ) and ``paper`` (seed 000 §3.3, for reproduction). They are
+bootstrap distribution of Δ) and ``paper`` (Klein et al. 2025, *Quantifying uncertainty in error
+consistency*, NeurIPS, §3.3; for reproduction). They are
 run by :meth:`trialwise.Leaderboard.difference` and :meth:`~trialwise.Leaderboard.pairwise`,
 which return a :class:`BenchmarkDifferenceResult` or a table of them.
 """
@@ -19,8 +20,9 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._errors import InvalidValueError
-from trialwise._results import ConfidenceInterval, Result, _num, _p, _pct
+from trialwise._core.errors import InvalidValueError
+from trialwise._core.format import format_number, format_percent, format_pvalue
+from trialwise._core.results import ConfidenceInterval, Result
 from trialwise.benchmark.hierarchy import Design, swap_differences, swap_pvalue
 from trialwise.resampling import keyed_rng, monte_carlo_pvalue
 
@@ -68,8 +70,8 @@ class BenchmarkDifferenceResult(Result):
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
-        return (f"BenchmarkDifferenceResult({self.x} − {self.y}: delta={_num(self.statistic)}, "
-                f"{_pct(self.confidence_level)} CI [{_num(ci.low)}, {_num(ci.high)}], p={_p(self.pvalue)} "
+        return (f"BenchmarkDifferenceResult({self.x} − {self.y}: delta={format_number(self.statistic)}, "
+                f"{format_percent(self.confidence_level)} CI [{format_number(ci.low)}, {format_number(ci.high)}], p={format_pvalue(self.pvalue)} "
                 f"({self.test}), protocol={self.protocol!r})")
 
     __str__ = __repr__
@@ -79,11 +81,11 @@ class BenchmarkDifferenceResult(Result):
         ci = self.confidence_interval
         return "\n".join([
             f"Difference in benchmark score ({self.metric}, protocol {self.protocol}): {self.x} − {self.y}",
-            f"  scores               {_num(self.score_x)}, {_num(self.score_y)}",
-            f"  difference           {_num(self.statistic)}",
-            f"  {_pct(self.confidence_level) + ' CI':<21}[{_num(ci.low)}, {_num(ci.high)}]   "
+            f"  scores               {format_number(self.score_x)}, {format_number(self.score_y)}",
+            f"  difference           {format_number(self.statistic)}",
+            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   "
             f"({self.ci_method}, hierarchical bootstrap, B = {self.n_resamples})",
-            f"  p-value (alike)      {_p(self.pvalue)}   ({self.test}"
+            f"  p-value (alike)      {format_pvalue(self.pvalue)}   ({self.test}"
             + (f", M = {self.n_permutations})" if self.test != "bootstrap" else ")"),
         ] + [f"  note: {n}" for n in self.notes])
 
@@ -121,14 +123,14 @@ def difference_pvalue(scores: NDArray, replicates: NDArray, i: int, j: int, *, t
     ``bootstrap``: two-sided, from the bootstrap distribution of Δ (inverting its
     percentile interval). ``swap``: the swap test (``hierarchy.swap_pvalue``).
     ``paper``: a two-sample t-test between the bootstrap and the swap distributions
-    (seed 000 §3.3; its p-value shrinks with B).
+    (Klein et al. 2025, §3.3; its p-value shrinks with B).
     """
     boot = replicates[:, i] - replicates[:, j]
     observed = float(scores[i] - scores[j])
     if test == "bootstrap":
         d = boot[~np.isnan(boot)]
         tail = min(np.sum(d <= 0), np.sum(d >= 0))
-        return float(min(1.0, 2 * monte_carlo_pvalue(tail, d.size))), boot
+        return float(min(1.0, float(2 * monte_carlo_pvalue(tail, d.size)))), boot
     reference_row = replicates.shape[1] - 1
     if i == reference_row or j == reference_row:
         raise InvalidValueError(f"the {test} test compares two candidates; the reference row has no swap null")

@@ -8,7 +8,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._results import Result, _jsonable, _pct
+from trialwise._core.format import format_percent
+from trialwise._core.results import Result, jsonable
 from trialwise.benchmark.ranks import rank_intervals, rank_scores
 from trialwise.intervals import interval
 
@@ -44,7 +45,7 @@ class ExperimentBreakdown(Result):
     def summary(self) -> str:
         """Both tables as text."""
         fmt = {"float_format": lambda x: f"{x:.3f}"}
-        return "\n".join([f"Scores per experiment ({_pct(self.confidence_level)} intervals)",
+        return "\n".join([f"Scores per experiment ({format_percent(self.confidence_level)} intervals)",
                           self.table.to_string(index=False, **fmt),
                           "Kendall's tau between the candidates' rankings in two experiments",
                           self.rank_correlation.to_string(**fmt)] + [f"Note: {n}" for n in self.notes])
@@ -55,7 +56,7 @@ class ExperimentBreakdown(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: the table as records, the rank correlations as ``{experiment: {experiment: tau}}``."""
-        return _jsonable({"table": self.table, "rank_correlation": self.rank_correlation.to_dict(),
+        return jsonable({"table": self.table, "rank_correlation": self.rank_correlation.to_dict(),
                           "confidence_level": self.confidence_level, "notes": self.notes})
 
 
@@ -88,8 +89,8 @@ def experiment_breakdown(experiments: tuple[str, ...], observers: tuple[str, ...
     corr = np.eye(len(exps))
     for a in range(len(exps)):
         for b in range(a + 1, len(exps)):  # τ needs two candidates with a score in both experiments
-            x, y = scores[:k, a], scores[:k, b]
-            ok = ~(np.isnan(x) | np.isnan(y))
-            corr[a, b] = corr[b, a] = stats.kendalltau(x[ok], y[ok]).statistic if ok.sum() >= 2 else np.nan
+            sa, sb = scores[:k, a], scores[:k, b]
+            ok = ~(np.isnan(sa) | np.isnan(sb))
+            corr[a, b] = corr[b, a] = stats.kendalltau(sa[ok], sb[ok]).statistic if ok.sum() >= 2 else np.nan
     return ExperimentBreakdown(table, pd.DataFrame(corr, index=list(exps), columns=list(exps)),
                                confidence_level)

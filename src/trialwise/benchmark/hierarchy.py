@@ -26,9 +26,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import sparse
 
-from trialwise._errors import InvalidValueError
-from trialwise._validation import check_positive_int, check_rng
-from trialwise._warnings import TrialwiseWarning, warn
+from trialwise._core.errors import InvalidValueError
+from trialwise._core.validation import check_positive_int, check_rng
+from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import Protocol, metric_from_sums
 from trialwise.resampling import bootstrap_sums, child_rngs, monte_carlo_test
@@ -180,8 +180,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         raise InvalidValueError(f"no candidate covers all {len(exps)} experiments of protocol {protocol.name!r}; "
                          f"restrict the protocol's `experiments`")
     if len(candidates) < len(cand_all):
-        lacking = {c: sorted(set(exps) - set(cover[c])) for c in cand_all if c not in candidates}
-        notes.append(StructuredNote("candidates-not-scored", lacking=lacking, n_experiments=len(exps)))
+        lacking_of = {c: sorted(set(exps) - set(cover[c])) for c in cand_all if c not in candidates}
+        notes.append(StructuredNote("candidates-not-scored", lacking=lacking_of, n_experiments=len(exps)))
     if len(references) == 1:
         notes.append(StructuredNote("one-reference-observer", reference=references[0]))
     t = t[t["subject"].isin(set(candidates) | set(references))]
@@ -191,7 +191,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     n_refs = len(references)
 
     units: list[Unit] = []
-    lab_row, lab_unit, lab_exp, lab_ref, sums = [], [], [], [], []
+    lab_row: list[list[Any]] = []
+    lab_unit, lab_exp, lab_ref, sums = [], [], [], []
     n_partial = 0
     n_disjoint = 0
     sparse_count: dict[str, NDArray] = {}  # per experiment: candidate and reference pairs left out

@@ -1,4 +1,4 @@
-"""Leaderboards whose scores and ranks carry confidence (SPEC §6.1–6.2, §5.2 aggregated, §5.3).
+"""Leaderboards whose scores and ranks carry confidence.
 
 :func:`leaderboard` applies a protocol to trials, runs the joint hierarchical bootstrap
 (:func:`bootstrap_scores`) and builds a :class:`Leaderboard` from its results
@@ -17,11 +17,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise import _validation as v
-from trialwise._deprecation import renamed_parameters
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._results import ConfidenceInterval, Result, _num, _pct
-from trialwise._warnings import TrialwiseWarning, warn
+from trialwise._core import validation as v
+from trialwise._core.deprecation import renamed_parameters
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.format import format_number, format_percent
+from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.benchmark._trials import as_trials
 from trialwise.benchmark.differences import (
     BENCHMARK_TESTS,
@@ -36,6 +37,7 @@ from trialwise.benchmark.protocol import HIGHER_IS_BETTER, Protocol, get_protoco
 from trialwise.benchmark.ranks import KendallTau, probability_best, rank_intervals, rank_scores, ranking_stability
 from trialwise.resampling import child_rngs, child_seed
 from trialwise.significance import adjust_pvalues
+from trialwise.report import write_report
 
 __all__ = ["leaderboard", "difference_test", "Leaderboard", "KendallTau", "ExperimentBreakdown",
            "BenchmarkDifferenceResult", "BENCHMARK_TESTS", "BENCHMARK_CI_METHODS", "bootstrap_scores",
@@ -213,7 +215,7 @@ class Leaderboard(Result):
         swapping x's and y's responses item by item — exact when x and y are
         exchangeable), ``bootstrap`` (two-sided p from the bootstrap distribution of Δ,
         i.e. inverting its percentile interval; tests equal scores, any accuracies),
-        ``paper`` (seed 000 §3.3: t-test between the bootstrap and swap distributions;
+        ``paper`` (Klein et al. 2025, §3.3: t-test between the bootstrap and swap distributions;
         for reproduction only — its p-value shrinks with B). ``n_resamples``: swaps M of
         the swap test (default: the leaderboard's B).
         """
@@ -256,7 +258,7 @@ class Leaderboard(Result):
         workers = v.check_workers(workers)
         test = v.check_choice(test, "test", BENCHMARK_TESTS)
         adjust = v.check_choice(adjust, "adjust", ("holm", "bh", "by", "none"))
-        alpha = v.check_probability(alpha, "alpha", open_interval=True)
+        alpha_checked = v.check_probability(alpha, "alpha", open_interval=True)
         m = self.n_resamples if n_resamples is None else v.check_positive_int(n_resamples, "n_resamples")
         order = [self.observers.index(o) for o in self.table["observer"] if o != self.reference_row]
         if which == "all":
@@ -273,7 +275,7 @@ class Leaderboard(Result):
         names = np.array(self.observers, dtype=object)
         return pd.DataFrame({
             "observer_a": names[ia], "observer_b": names[ib], "difference": diff, "ci_low": lo, "ci_high": hi,
-            "pvalue": pv, "pvalue_adjusted": adj, "significant": adj < alpha,
+            "pvalue": pv, "pvalue_adjusted": adj, "significant": adj < alpha_checked,
             "test": test, "adjust": adjust,
         })
 
@@ -327,14 +329,14 @@ class Leaderboard(Result):
         t = self.table if max_rows is None else self.table.head(max_rows + 1)
         w = max(len(str(o)) for o in t["observer"])
         lines = [f"Leaderboard — {self.describe()}",
-                 f"{_pct(self.confidence_level)} intervals from a joint hierarchical bootstrap ({self.ci_method}, "
+                 f"{format_percent(self.confidence_level)} intervals from a joint hierarchical bootstrap ({self.ci_method}, "
                  f"B = {self.n_resamples}); ranks: 1 = most {'alike' if self.higher_is_better else 'similar'}",
                  f"{'rank':>4} {'[interval]':>10}  {'observer':<{w}}  {'score':>6}  {'CI':<17} {'P(best)':>7}"]
         for r in t.itertuples():
             rank = "" if r.kind == "reference" else f"{r.rank:>4} {'[' + str(r.rank_low) + '–' + str(r.rank_high) + ']':>10}"
             pb = "" if r.kind == "reference" else f"{r.p_best:7.3f}"
-            lines.append(f"{rank:>15}  {r.observer:<{w}}  {_num(r.score):>6}  "
-                         f"[{_num(r.ci_low)}, {_num(r.ci_high)}]{'':<2} {pb}")
+            lines.append(f"{rank:>15}  {r.observer:<{w}}  {format_number(r.score):>6}  "
+                         f"[{format_number(r.ci_low)}, {format_number(r.ci_high)}]{'':<2} {pb}")
         if len(self.candidates) < 2:
             lines.append("Kendall's tau (ranking vs bootstrap rankings): not defined with a single candidate")
         else:
@@ -349,8 +351,8 @@ class Leaderboard(Result):
     def __repr__(self) -> str:
         best = self.table[self.table["kind"] == "candidate"].iloc[0]
         return (f"Leaderboard({self.protocol.name!r}, {len(self.candidates)} candidates, B={self.n_resamples}, "
-                f"best={best.observer!r} {_num(best.score)} [{_num(best.ci_low)}, {_num(best.ci_high)}], "
-                f"kendall_tau={_num(self.kendall_tau.statistic)})")
+                f"best={best.observer!r} {format_number(best.score)} [{format_number(best.ci_low)}, {format_number(best.ci_high)}], "
+                f"kendall_tau={format_number(self.kendall_tau.statistic)})")
 
     def report(self, path: Any, *, title: str | None = None, pairwise: Any = None, shape_bias: Any = None) -> Any:
         """Write a self-contained HTML report (tables and figures embedded); returns the path.
@@ -360,8 +362,6 @@ class Leaderboard(Result):
         """
         import os
 
-        from trialwise.report import write_report  # the report draws figures: imported on use
-
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidTypeError(f"`path` must be a file path (str or os.PathLike); got {type(path).__name__}")
 
@@ -369,9 +369,7 @@ class Leaderboard(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: the table and ``excluded`` as records, Kendall's τ, the notes (replicates left out)."""
-        from trialwise._results import _jsonable
-
-        return _jsonable({
+        return jsonable({
             "protocol": self.protocol.name, "describe": self.describe(), "observers": self.observers,
             "candidates": self.candidates, "references": self.references, "n_resamples": self.n_resamples,
             "confidence_level": self.confidence_level, "ci_method": self.ci_method, "table": self.table,
@@ -425,7 +423,7 @@ def leaderboard(
         small-sample bias of κ that the percentile interval doubles where pairs share few
         items (``docs/benchmark.md``, "Sparse overlaps"); on dense benchmarks it equals
         the percentile interval within Monte-Carlo error. ``percentile``: the interval of
-        seed 000 (Klein et al. 2025), to reproduce published intervals.
+        Klein et al. (2025), to reproduce published intervals.
     rng : seed or Generator
     workers : int, optional
         Threads (default: all cores); results do not depend on it.
@@ -441,7 +439,7 @@ def leaderboard(
     -----
     Items are resampled within each condition, the same replicate for every observer,
     and every level is recomputed, so scores, their differences and the ranks carry the
-    item-sampling uncertainty jointly (SPEC §6.2). An undefined pair value in a replicate
+    item-sampling uncertainty jointly. An undefined pair value in a replicate
     (both observers always right in a condition) is left out of its mean. Candidates
     that lack an experiment of the protocol are not scored (listed in ``excluded``).
 
@@ -480,7 +478,7 @@ def difference_test(
     ci_method: str = DEFAULT_CI_METHOD,
     rng: Any = None,
 ) -> BenchmarkDifferenceResult:
-    """Do two candidates differ in their benchmark score? (SPEC §5.2, aggregated.)
+    """Do two candidates differ in their benchmark score?
 
     ``reference``: an ``observer_type`` (e.g. ``"human"``) or the reference observers'
     names (default: ``protocol.reference``). Everything else as in :func:`leaderboard`

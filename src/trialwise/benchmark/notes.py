@@ -1,6 +1,6 @@
 """Structured notes: what a benchmark left out or could not do, as a kind and its numbers.
 
-A :class:`StructuredNote` is a :class:`trialwise._results.Note` (a ``str`` with a
+A :class:`StructuredNote` is a :class:`trialwise._core.results.Note` (a ``str`` with a
 ``kind``: it prints, compares and searches like its text) that also keeps the ``values``
 behind the text. Code that decides something about a note (drop it, list it elsewhere)
 reads ``kind`` and ``values``, never the wording; the wording of every benchmark note
@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import Any
 
-from trialwise._errors import InvalidValueError
-from trialwise._results import Note
+from trialwise._core.errors import InvalidValueError
+from trialwise._core.results import Note
 
 __all__ = ["StructuredNote", "TEXT"]
 
@@ -62,7 +62,7 @@ TEXT: dict[str, Callable[..., str]] = {
     "candidate-trials-unused": lambda n: (
         f"{n} candidate trial(s) outside the benchmark's conditions were not used"),
     "synthetic-trials": lambda model_accuracy: (
-        f"synthetic model trials (seed 000 App. I; model accuracy: {model_accuracy} of the feasible range), one "
+        f"synthetic model trials (Klein et al. 2025, App. I; model accuracy: {model_accuracy} of the feasible range), one "
         f"independent sequence per human; the human–human row is empty by construction"),
 }
 

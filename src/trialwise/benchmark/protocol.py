@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise.kappa import _kappa_cells
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise.kappa import kappa_from_cells
 
 __all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums"]
 
@@ -44,7 +44,7 @@ def metric_from_sums(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDA
             n00 = n - ca
             n00 -= cb
             n00 += n11
-            return _kappa_cells(n11, ca - n11, cb - n11, n00)
+            return kappa_from_cells(n11, ca - n11, cb - n11, n00)
         if metric == "observed-consistency":
             return np.where(n > 0, (n - ca - cb + 2.0 * n11) / np.where(n > 0, n, 1.0), np.nan)
         if metric == "accuracy-difference":
@@ -68,7 +68,7 @@ class Protocol:
         observers of a condition), ``"condition"``, ``"experiment"``. After every listed
         level is averaged one value per observer remains. A level that is not listed is
         pooled into the next one: ``("reference", "condition")`` averages over all
-        conditions of all experiments at once (seed 000, App. H).
+        conditions of all experiments at once (Klein et al. 2025, App. H).
     reference : str
         The ``observer_type`` of the reference group (default ``"human"``); every other
         observer is a candidate. The reference group's own row pairs distinct reference

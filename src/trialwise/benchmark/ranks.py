@@ -9,7 +9,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from trialwise._results import ConfidenceInterval, Result, _Renamed, _num, _pct
+from trialwise._core.deprecation import Renamed
+from trialwise._core.format import format_number, format_percent
+from trialwise._core.results import ConfidenceInterval, Result
 
 __all__ = ["rank_scores", "rank_intervals", "probability_best", "kendall_tau", "KendallTau", "ranking_stability"]
 
@@ -59,7 +61,7 @@ def kendall_tau(reference: ArrayLike, replicates: ArrayLike) -> NDArray:
 class KendallTau(Result):
     """Kendall's τ_b between the leaderboard's ranking and each bootstrap replicate's.
 
-    ``statistic`` is the mean τ, the summary of seed 000 §4.1; ``confidence_interval`` the
+    ``statistic`` is the mean τ, the summary of Klein et al. 2025, §4.1; ``confidence_interval`` the
     equal-tailed interval of the replicate τ's; ``bootstrap_distribution`` all of them
     (NaN where a replicate has an undefined score). ``float(tau)`` is the mean.
     """
@@ -73,8 +75,8 @@ class KendallTau(Result):
     frame_columns: ClassVar[tuple[str, ...]] = ("statistic", "ci_low", "ci_high", "confidence_level", "n_resamples")
     method: ClassVar[str] = "Kendall's tau-b, ranking vs bootstrap rankings"
 
-    mean = _Renamed("statistic")
-    distribution = _Renamed("bootstrap_distribution")
+    mean = Renamed("statistic")
+    distribution = Renamed("bootstrap_distribution")
 
     @property
     def n_resamples(self) -> int:
@@ -86,16 +88,16 @@ class KendallTau(Result):
 
     def __repr__(self) -> str:
         ci = self.confidence_interval
-        return (f"KendallTau(mean={_num(self.statistic)}, {_pct(self.confidence_level)} of replicates in "
-                f"[{_num(ci.low)}, {_num(ci.high)}], B={self.bootstrap_distribution.size})")
+        return (f"KendallTau(mean={format_number(self.statistic)}, {format_percent(self.confidence_level)} of replicates in "
+                f"[{format_number(ci.low)}, {format_number(ci.high)}], B={self.bootstrap_distribution.size})")
 
     def summary(self) -> str:
         """One line: the mean τ and where the replicates' τ's lie."""
         if np.isnan(self.statistic) and not self.notes:
             return "Kendall's tau (ranking vs bootstrap rankings): not defined"
         ci = self.confidence_interval
-        return "\n".join([f"Kendall's tau (ranking vs bootstrap rankings): mean {_num(self.statistic)}, "
-                          f"{_pct(self.confidence_level)} in [{_num(ci.low)}, {_num(ci.high)}]"]
+        return "\n".join([f"Kendall's tau (ranking vs bootstrap rankings): mean {format_number(self.statistic)}, "
+                          f"{format_percent(self.confidence_level)} in [{format_number(ci.low)}, {format_number(ci.high)}]"]
                          + [f"  note: {n}" for n in self.notes])
 
 

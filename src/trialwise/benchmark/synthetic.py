@@ -1,4 +1,7 @@
-"""Confidence intervals for published Brain-Score scores, from synthetic trials (seed 000 §4.2, App. I).
+"""Confidence intervals for published Brain-Score scores, from synthetic trials.
+
+The method of Klein et al. 2025, *Quantifying uncertainty in error consistency*, NeurIPS,
+§4.2 and App. I.
 
 Brain-Score does not store the models' trials. :func:`synthetic_trials` draws, with the
 copy model, model trials that have a published error consistency with each human's real
@@ -13,9 +16,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise import _validation as v
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._warnings import TrialwiseWarning, warn
+from trialwise._core import validation as v
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.benchmark._trials import as_trials
 from trialwise.benchmark.ceilings import ceilings, unceil_score
 from trialwise.benchmark.hierarchy import build_design, reference_mask
@@ -24,10 +27,11 @@ from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import Protocol, get_protocol
 from trialwise.kappa import cell_probabilities, feasible_accuracy
 from trialwise.resampling import child_rngs
+from trialwise.data import TRIAL_COLUMNS
 
 __all__ = ["MODEL_ACCURACY", "published_intervals", "synthetic_trials"]
 
-#: How a synthetic model's accuracy is chosen inside the feasible range (seed 000 App. I).
+#: How a synthetic model's accuracy is chosen inside the feasible range (Klein et al. 2025, App. I).
 MODEL_ACCURACY = ("middle", "lower")
 
 
@@ -55,7 +59,7 @@ def _kappa_table(kappa: Any):
     if np.isnan(k).any() or (np.abs(k) > 1).any():
         bad = out["kappa"].iloc[int(np.flatnonzero(np.isnan(k) | (np.abs(k) > 1))[0])]
         bad = bad.item() if isinstance(bad, np.generic) else bad  # 'nan', not 'np.float64(nan)'
-        raise InvalidValueError(f"`kappa` values must be numbers in [-1, 1]; got {v._show(bad)}")
+        raise InvalidValueError(f"`kappa` values must be numbers in [-1, 1]; got {v.show(bad)}")
     out["kappa"] = k
     keys = ["model", "experiment"] + (["condition"] if "condition" in out.columns else [])
     if out.duplicated(keys).any():
@@ -102,7 +106,7 @@ def synthetic_trials(
     reference: Any = None,
     rng: Any = None,
 ):
-    """Trials of models that have a given error consistency with each human (seed 000, App. I).
+    """Trials of models that have a given error consistency with each human (Klein et al. 2025, App. I).
 
     For every model, every condition of the protocol and every human who saw it, the
     model gets its own independent sequence of trials, drawn against that human's real
@@ -153,8 +157,6 @@ def synthetic_trials(
     (['human', 'model'], 12800)
     """
     import pandas as pd
-
-    from trialwise.data import TRIAL_COLUMNS
 
     proto = get_protocol(protocol)
     how = v.check_choice(model_accuracy, "model_accuracy", MODEL_ACCURACY)
@@ -220,7 +222,7 @@ def published_intervals(
     rng: Any = None,
     workers: int | None = None,
 ):
-    """CIs and rank intervals for published Brain-Score error consistencies (seed 000 §4.2, App. I).
+    """CIs and rank intervals for published Brain-Score error consistencies (Klein et al. 2025, §4.2, App. I).
 
     Parameters
     ----------
@@ -284,7 +286,7 @@ def published_intervals(
         if text.any():
             row = table.iloc[int(np.flatnonzero(text)[0])]
             raise InvalidTypeError(f"`scores`: the score of model {row['model']!r} in experiment {row['experiment']!r} is "
-                            f"not a number: {v._show(row['score'])}")
+                            f"not a number: {v.show(row['score'])}")
         table["kappa"] = unceil_score(s, c.loc[table["experiment"].astype(str)].to_numpy(float))
     boot_gen, syn_gen = child_rngs(rng, 2)
     syn = synthetic_trials(table, humans, protocol=proto, model_accuracy=model_accuracy, rng=syn_gen)

@@ -1,4 +1,4 @@
-"""Comparing two classifiers (seed 001, chapter 14): every method as its own function, and :func:`compare`.
+"""Comparing two classifiers (“Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning*): every method as its own function, and :func:`compare`.
 
 * :mod:`~trialwise.comparison.labels` — the correct/incorrect 2×2 table (needs the truth):
   contingency table, McNemar (five variants), Yule's Q; any K via the collapse.

@@ -1,4 +1,4 @@
-"""How two classifiers' *labels* relate, without the truth (seed 001, §14.3.2–§14.3.6).
+"""How two classifiers' *labels* relate, without the truth (*Machine Learning & Signals Learning*, ch. 14, §14.3.2–§14.3.6).
 
 Everything here is a function of the K × K agreement matrix ``N[j, k]`` = number of items
 classifier A labels ``j`` and classifier B labels ``k`` (A in rows). Pass the predictions
@@ -17,13 +17,13 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
-from trialwise import _validation as v
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._results import ConfidenceInterval
+from trialwise._core import validation as v
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.results import ConfidenceInterval
 from trialwise.comparison.result import AgreementResult, ComparisonResult, SymmetryTestResult, comparison_notes
-from trialwise._warnings import DegenerateDataWarning
+from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
-from trialwise.kappa import _kappa, kappa_variance
+from trialwise.kappa import kappa_kernel, kappa_variance
 from trialwise.labels import code_labels
 from trialwise.tables import agreement_table
 from trialwise.resampling import NULL_BLOCK, monte_carlo_test
@@ -36,7 +36,7 @@ __all__ = ["agreement_matrix", "disagreement", "cohen_kappa", "bowker_test", "st
 PERMUTATION_STATISTICS = ("asymmetry", "bowker")
 
 
-#: Largest number of items in a table of counts (as in :func:`trialwise._validation.check_counts`):
+#: Largest number of items in a table of counts (as in :func:`trialwise._core.validation.check_counts`):
 #: beyond 2**53 counts are not exact in float64, in which every statistic is computed.
 MAX_ITEMS = 2**53
 
@@ -52,21 +52,21 @@ def _square_counts(counts: Any) -> NDArray:
     try:
         arr = np.asarray(counts)
     except ValueError as exc:  # ragged nested lists
-        raise InvalidValueError(f"`counts` must be a square K × K table of counts; got {v._show(counts)}") from exc
+        raise InvalidValueError(f"`counts` must be a square K × K table of counts; got {v.show(counts)}") from exc
     if arr.dtype.kind == "c":
-        raise InvalidTypeError(f"`counts` must hold real counts; got complex numbers {v._show(arr.tolist())}")
+        raise InvalidTypeError(f"`counts` must hold real counts; got complex numbers {v.show(arr.tolist())}")
     if arr.dtype.kind == "O":
         try:
             arr = arr.astype(float)
         except (TypeError, ValueError) as exc:
-            raise InvalidTypeError(f"`counts` must be a square table of counts; got {v._show(counts)}") from exc
+            raise InvalidTypeError(f"`counts` must be a square table of counts; got {v.show(counts)}") from exc
     if arr.dtype.kind not in "biuf":
         raise InvalidTypeError(f"`counts` must be a square table of counts; got dtype {arr.dtype}")
     if arr.ndim != 2 or arr.shape[0] != arr.shape[1] or arr.shape[0] < 2:
         raise InvalidValueError(f"`counts` must be a square K × K table with K >= 2; got shape {arr.shape}")
     farr = arr.astype(float)
     if not np.isfinite(farr).all() or (farr < 0).any() or (farr != np.round(farr)).any():
-        raise InvalidValueError(f"`counts` must hold non-negative whole numbers; got {v._show(arr.tolist())}")
+        raise InvalidValueError(f"`counts` must hold non-negative whole numbers; got {v.show(arr.tolist())}")
     total = float(farr.sum())
     if total == 0:
         raise InvalidValueError("`counts` holds no items (n = 0)")
@@ -173,7 +173,7 @@ def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, l
     p = mat / n
     rows, cols = p.sum(axis=1), p.sum(axis=0)
     p_o, p_e = float(np.trace(p)), float(rows @ cols)
-    kappa = float(_kappa(mat))  # the one κ kernel (trialwise.kappa), on the K × K table
+    kappa = float(kappa_kernel(mat))  # the one κ kernel (trialwise.kappa), on the K × K table
     if np.isnan(kappa):
         msg = "Cohen's κ: both classifiers predict one and the same class on every item; κ is undefined (NaN)"
         caveat(msg, DegenerateDataWarning)
@@ -236,7 +236,7 @@ def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
     m = int(mat.sum())
     pair_total = table["n_jk"] + table["n_kj"]
     df = int(np.sum(pair_total > 0))
-    fields = {"key": "bowker", "df": df, "contributions": table, "matrix": mat, "classes": tuple(names.tolist())}
+    fields: dict[str, Any] = {"key": "bowker", "df": df, "contributions": table, "matrix": mat, "classes": tuple(names.tolist())}
     if df == 0:
         return _never_disagree("Bowker's test", "Bowker symmetry", m, fields)
     chi2 = float(table["contribution"].sum())
@@ -272,7 +272,7 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
     cov = -(n + n.T)
     np.fill_diagonal(cov, n.sum(axis=1) + n.sum(axis=0) - 2 * np.diag(n))
     keep = np.flatnonzero(np.diag(cov) > 0)
-    fields = {"key": "stuart-maxwell", "marginal_difference": dict(zip(names.tolist(), d.tolist())),
+    fields: dict[str, Any] = {"key": "stuart-maxwell", "marginal_difference": dict(zip(names.tolist(), d.tolist())),
               "classes": tuple(names.tolist())}
     if keep.size < 2:
         return _never_disagree("Stuart-Maxwell test", "Stuart-Maxwell homogeneity", m, fields | {"df": 0})

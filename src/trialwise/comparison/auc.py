@@ -1,4 +1,4 @@
-"""AUC and DeLong's test, binary and multi-class (seed 001, §14.2.7, §14.3.9).
+"""AUC and DeLong's test, binary and multi-class (*Machine Learning & Signals Learning*, ch. 14, §14.2.7, §14.3.9).
 
 Every AUC here — binary, one-vs-rest per class, the OvR macro average and Hand & Till's
 one-vs-one measure — is a linear combination of two-sample AUCs ``A(score, P, N)``: the
@@ -25,10 +25,10 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
-from trialwise import _validation as v
-from trialwise._results import ConfidenceInterval
+from trialwise._core import validation as v
+from trialwise._core.results import ConfidenceInterval
 from trialwise.comparison.result import AUCResult, ComparisonResult, comparison_notes
-from trialwise._warnings import DegenerateDataWarning
+from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.comparison.probabilities import Probabilities, paired_probabilities, probabilities
 from trialwise.significance import ADJUSTMENTS, adjust_pvalues

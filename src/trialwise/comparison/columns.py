@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Sequence
 
-from trialwise._errors import InvalidValueError
+from trialwise._core.errors import InvalidValueError
 
 
 __all__ = ["classes_from_columns"]

@@ -1,4 +1,5 @@
-"""Should two classifiers be combined, and how? The recommendation procedure of seed 001 §14.3.11.
+"""Should two classifiers be combined, and how? The recommendation procedure of
+“Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning*, §14.3.11.
 
 Four checkpoints, in order; the first that fails decides:
 
@@ -27,14 +28,14 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from trialwise import _validation as v
-from trialwise._errors import InvalidTypeError
-from trialwise._results import Result, _jsonable
+from trialwise._core import validation as v
+from trialwise._core.errors import InvalidTypeError
+from trialwise._core.results import Result, jsonable
 from trialwise.comparison.result import WARNING, ComparisonResult
-from trialwise._warnings import DegenerateDataWarning
+from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import collecting, warn_once_per_kind
 from trialwise.comparison.agreement import bowker_test
-from trialwise.comparison.labels import MCNEMAR_METHODS, _coding, _table, mcnemar, yules_q
+from trialwise.comparison.labels import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
 from trialwise.comparison.probabilities import error_correlation, expected_calibration_error
 from trialwise.labels import LabelCoding
 
@@ -48,7 +49,7 @@ DECISIONS = ("no ensemble", "drop the weaker", "calibrate first", "asymmetric fu
 
 @dataclass(frozen=True, repr=False)
 class EnsembleRecommendation(Result):
-    """The ensemble decision of seed 001 §14.3.11 with its reasons and checkpoint values.
+    """The ensemble decision of *Machine Learning & Signals Learning*, §14.3.11, with its reasons and checkpoint values.
 
     ``decision`` is one of "no ensemble", "drop the weaker", "calibrate first",
     "asymmetric fusion", "symmetric fusion"; ``keep`` names the classifier to deploy
@@ -85,7 +86,7 @@ class EnsembleRecommendation(Result):
 
     def to_dict(self) -> dict:
         """JSON-safe dict: decision, fusion, keep, reasons, checkpoints (NaN as None)."""
-        return _jsonable({"decision": self.decision, "fusion": self.fusion, "keep": self.keep,
+        return jsonable({"decision": self.decision, "fusion": self.fusion, "keep": self.keep,
                           "reasons": list(self.reasons),
                           "checkpoints": {k: float(x) for k, x in self.checkpoints.items()}})
 
@@ -142,8 +143,8 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     mcnemar_method = v.check_choice(mcnemar_method, "mcnemar_method", MCNEMAR_METHODS)
     if (proba_a is None) != (proba_b is None):
         raise InvalidTypeError("pass both proba_a and proba_b, or neither")
-    coding = _coding(y_true, pred_a, pred_b)
-    table = _table(coding)
+    coding = code_pair_labels(y_true, pred_a, pred_b)
+    table = coded_correctness_table(coding)
     checks: dict[str, Callable[[], Any]] = {
         "mcnemar": lambda: mcnemar(counts=table, method=mcnemar_method),
         "yules_q": lambda: yules_q(counts=table),
@@ -154,7 +155,7 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
         checks["ece"] = lambda: tuple(expected_calibration_error(y_true, p, classes=classes, n_bins=n_bins).statistic
                                       for p in (proba_a, proba_b))
     with collecting() as caveats:
-        rec = _recommend(coding, checks, names=names, alpha=alpha, accuracy_gap=accuracy_gap,
+        rec = recommend(coding, checks, names=names, alpha=alpha, accuracy_gap=accuracy_gap,
                          redundancy=redundancy, max_ece=max_ece, mcnemar_method=mcnemar_method)
     # degenerate diagnostics are reported in the reasons; anything else is warned, once per kind
     warn_once_per_kind([c for c in caveats if not issubclass(c[0], DegenerateDataWarning)],
@@ -162,7 +163,7 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     return rec
 
 
-def _recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, names: tuple[str, str],
+def recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, names: tuple[str, str],
                alpha: float, accuracy_gap: float = ACCURACY_GAP, redundancy: float = REDUNDANCY,
                max_ece: float = MAX_ECE, mcnemar_method: str = "exact") -> EnsembleRecommendation:
     """The four checkpoints on labels coded together ("y_true", "pred_a", "pred_b"). ``checks`` maps

@@ -1,4 +1,4 @@
-"""Comparing two classifiers by their hard labels (seed 001, §14.1; K > 2 via the correct/incorrect collapse).
+"""Comparing two classifiers by their hard labels (*Machine Learning & Signals Learning*, ch. 14, §14.1; K > 2 via the correct/incorrect collapse).
 
 Every method here is a function of the 2×2 table of correctness
 ``[[n11, n10], [n01, n00]]`` — classifier A in rows, "correct" first, so ``n10`` counts
@@ -18,11 +18,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from trialwise import _validation as v
-from trialwise._errors import InvalidTypeError
-from trialwise._results import ConfidenceInterval
+from trialwise._core import validation as v
+from trialwise._core.errors import InvalidTypeError
+from trialwise._core.results import ConfidenceInterval
 from trialwise.comparison.result import ComparisonResult, McNemarResult, comparison_notes
-from trialwise._warnings import DegenerateDataWarning
+from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.labels import LabelCoding, code_labels
 from trialwise.tables import correctness_table
@@ -34,12 +34,12 @@ __all__ = ["MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"]
 MCNEMAR_METHODS = ("exact", "mid-p", "asymptotic", "corrected", "permutation")
 
 
-def _coding(y_true: Any, pred_a: Any, pred_b: Any) -> LabelCoding:
+def code_pair_labels(y_true: Any, pred_a: Any, pred_b: Any) -> LabelCoding:
     """The truth and both predictions coded together (:func:`trialwise.labels.code_labels`)."""
     return code_labels({"y_true": y_true, "pred_a": pred_a, "pred_b": pred_b})
 
 
-def _table(coding: LabelCoding) -> NDArray:
+def coded_correctness_table(coding: LabelCoding) -> NDArray:
     """The correctness table ``[[n11, n10], [n01, n00]]`` of coded labels, int64."""
     return correctness_table(coding.matches("pred_a", "y_true"), coding.matches("pred_b", "y_true"))
 
@@ -66,7 +66,7 @@ def contingency_table(y_true: Any = None, pred_a: Any = None, pred_b: Any = None
         return v.check_counts(counts, "counts").astype(np.int64)
     if y_true is None or pred_a is None or pred_b is None:
         raise InvalidTypeError("pass the labels y_true, pred_a and pred_b, or `counts`")
-    return _table(_coding(y_true, pred_a, pred_b))
+    return coded_correctness_table(code_pair_labels(y_true, pred_a, pred_b))
 
 
 def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, counts: ArrayLike | None = None,
@@ -106,7 +106,7 @@ def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, count
     n10, n01 = int(t[0, 1]), int(t[1, 0])
     d = n10 + n01
     m = int(t.sum())
-    fields = {"key": f"mcnemar-{method}", "n10": n10, "n01": n01, "discordant": d}
+    fields: dict[str, Any] = {"key": f"mcnemar-{method}", "n10": n10, "n01": n01, "discordant": d}
     name = f"McNemar ({method})"
     if d == 0:
         msg = "McNemar: no item is right for one classifier and wrong for the other (n10 = n01 = 0): statistic 0, p = 1"

@@ -1,4 +1,4 @@
-"""Comparing classifiers by their predicted probabilities (seed 001, §14.2, §14.3.7–§14.3.10).
+"""Comparing classifiers by their predicted probabilities (*Machine Learning & Signals Learning*, ch. 14, §14.2, §14.3.7–§14.3.10).
 
 ``proba`` is either a 1-D array of the positive-class probability (binary problems; the
 positive class is the second of the two sorted classes, or ``classes[1]``) or an n × K
@@ -10,6 +10,9 @@ Per-sample scores (:func:`sample_scores`) are the Brier score or the log-loss of
 item; the paired tests (:func:`score_difference`, :func:`paired_ttest`,
 :func:`wilcoxon_test`, :func:`error_correlation`) see only these scores, so they are the
 same for any K (§14.3.10).
+
+Why this module is long: about 520 lines, one concept (scores of predicted probabilities,
+their paired tests and calibration), most of them docstrings.
 """
 
 from __future__ import annotations
@@ -22,12 +25,12 @@ import pandas as pd
 from numpy.typing import NDArray
 from scipy import stats
 
-from trialwise import _validation as v
-from trialwise._deprecation import renamed_parameters
-from trialwise._errors import InvalidValueError
-from trialwise._results import ConfidenceInterval
+from trialwise._core import validation as v
+from trialwise._core.deprecation import renamed_parameters
+from trialwise._core.errors import InvalidValueError
+from trialwise._core.results import ConfidenceInterval
 from trialwise.comparison.result import CalibrationCurve, ComparisonResult, ScoreResult, comparison_notes
-from trialwise._warnings import DegenerateDataWarning
+from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.labels import code_labels
 

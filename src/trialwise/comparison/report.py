@@ -1,4 +1,7 @@
-"""``compare()``: every applicable method of seed 001 chapter 14 for two classifiers, in one report."""
+"""``compare()``: every applicable method of “Classifier Comparison” for two classifiers, in one report.
+
+The chapter: “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning*.
+"""
 
 from __future__ import annotations
 
@@ -11,13 +14,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from trialwise import _validation as v
+from trialwise._core import validation as v
 from trialwise import ec as _ec
 import warnings
 
-from trialwise._errors import InvalidTypeError, InvalidValueError
-from trialwise._results import ConfidenceInterval, Result, _jsonable, _num, _p
-from trialwise._warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.format import format_number, format_pvalue
+from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning
 from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind
 from trialwise.comparison.agreement import (
     bowker_test,
@@ -27,8 +31,8 @@ from trialwise.comparison.agreement import (
     symmetry_permutation_test,
 )
 from trialwise.comparison.auc import auc, delong_test
-from trialwise.comparison.ensemble import EnsembleRecommendation, _recommend
-from trialwise.comparison.labels import MCNEMAR_METHODS, _coding, _table, mcnemar, yules_q
+from trialwise.comparison.ensemble import EnsembleRecommendation, recommend
+from trialwise.comparison.labels import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
 from trialwise.comparison.result import ComparisonResult, ScoreResult, comparison_notes
 from trialwise.comparison.probabilities import (
     SCORES,
@@ -50,7 +54,7 @@ __all__ = ["compare"]
 
 
 def _cell(x: Any, digits: int = 4) -> str:
-    return "" if x is None or (isinstance(x, float) and np.isnan(x)) else _num(x, digits)
+    return "" if x is None or (isinstance(x, float) and np.isnan(x)) else format_number(x, digits)
 
 
 @dataclass(frozen=True, repr=False)
@@ -108,7 +112,7 @@ class ComparisonReport(Result):
     def to_dict(self) -> dict:
         """JSON-safe dict: names, n, classes, accuracy, contingency, ``methods`` (the frame's rows), recommendation."""
         rows = self.to_frame().astype(object).to_dict(orient="records")
-        return _jsonable({"names": list(self.names), "n": self.n, "classes": [str(c) for c in self.classes],
+        return jsonable({"names": list(self.names), "n": self.n, "classes": [str(c) for c in self.classes],
                           "accuracy": self.accuracy, "contingency": np.asarray(self.contingency).tolist(),
                           "methods": rows, "recommendation": self.recommendation.to_dict()})
 
@@ -116,7 +120,7 @@ class ComparisonReport(Result):
         a, b = self.names
         t = np.asarray(self.contingency)
         lines = [f"Comparison of {a} and {b}: n = {self.n} items, K = {len(self.classes)} classes",
-                 f"  accuracy {a} = {_num(self.accuracy[a], 4)}, {b} = {_num(self.accuracy[b], 4)}",
+                 f"  accuracy {a} = {format_number(self.accuracy[a], 4)}, {b} = {format_number(self.accuracy[b], 4)}",
                  f"  both right {t[0, 0]}, only {a} right {t[0, 1]}, only {b} right {t[1, 0]}, both wrong {t[1, 1]}"]
         width = max(len(r.method) for r in self.results)
         for title, members in self.sections:
@@ -126,7 +130,7 @@ class ComparisonReport(Result):
                     continue
                 ci = r.confidence_interval
                 ci_text = f"[{_cell(ci.low)}, {_cell(ci.high)}]" if not np.isnan(ci.low) else ""
-                p_text = f"p = {_p(r.pvalue)}" if not np.isnan(r.pvalue) else ""
+                p_text = f"p = {format_pvalue(r.pvalue)}" if not np.isnan(r.pvalue) else ""
                 lines.append(f"  {r.method:<{width}}  {_cell(r.statistic):>8}  {ci_text:<20}  {p_text:<11}  {r.one_line_note()}"
                              .rstrip())
         lines += ["", self.recommendation.summary()]
@@ -155,15 +159,15 @@ def _error_consistency(table: np.ndarray, level: float, n_resamples: int, rng: n
     always right or wrong, a sparse table, undefined replicates) go to the row's note and
     to :func:`caveat` instead of being warned directly.
     """
-    opts = _ec._options(level, _ec.DEFAULT_CI_METHOD, _ec.DEFAULT_TEST, n_resamples, False, rng)
+    opts = _ec.check_options(level, _ec.DEFAULT_CI_METHOD, _ec.DEFAULT_TEST, n_resamples, False, rng)
     counts = table[None]
-    dist = kappa_from_counts(_ec._replicate_tables(canonical_orientation(table), opts)).reshape(-1, 1)
+    dist = kappa_from_counts(_ec.replicate_tables(canonical_orientation(table), opts)).reshape(-1, 1)
     kappa = table_statistics(counts).kappa
-    low, high, n_undefined = _ec._intervals(counts, kappa, dist, opts)
+    low, high, n_undefined = _ec.kappa_intervals(counts, kappa, dist, opts)
     pvalue, _ = independence_pvalues(counts, test=opts.test, n_resamples=opts.n_resamples, rng=opts.rng)
-    reason = _ec._reasons(counts)[0]
+    reason = _ec.undefined_reasons(counts)[0]
     notes = [f"{opts.ci_method} CI, {opts.test} test"]
-    caveats = [(DegenerateDataWarning, reason), (SparseTableWarning, _ec._sparse(counts, [reason], opts.ci_method)[0])]
+    caveats = [(DegenerateDataWarning, reason), (SparseTableWarning, _ec.coverage_warnings(counts, [reason], opts.ci_method)[0])]
     share = float(n_undefined[0]) / dist.shape[0]
     if reason is None and share > _ec.UNDEFINED_WARN_SHARE:
         caveats.append((UndefinedReplicatesWarning, f"{100 * share:.1f}% of the replicates had an undefined EC and "
@@ -197,7 +201,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
             names: tuple[str, str] = ("A", "B"), classes: Any = None, score: str = "brier", n_bins: int = 10,
             bin_strategy: str = "uniform", confidence_level: float = 0.95, alpha: float = 0.05,
             adjust: str = "holm", n_resamples: int = 10000, rng: Any = None) -> ComparisonReport:
-    """Compare two classifiers on the same items with every applicable method of seed 001 ch. 14.
+    """Compare two classifiers on the same items with every applicable method of *Machine Learning & Signals Learning*, ch. 14.
 
     Parameters
     ----------
@@ -278,12 +282,12 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         if proba_b is None:
             raise InvalidTypeError("pass pred_b or proba_b")
         pred_b = _predict(checked["proba_b"])
-    coding = _coding(y, pred_a, pred_b)          # the labels coded together, once
+    coding = code_pair_labels(y, pred_a, pred_b)          # the labels coded together, once
     n = len(coding.codes["y_true"])
     right_a, right_b = coding.matches("pred_a", "y_true"), coding.matches("pred_b", "y_true")
-    table = _table(coding)
+    table = coded_correctness_table(coding)
     agreement = _agreement(coding)
-    lab = {"labels": list(agreement.index)}      # the predicted classes, named and ordered as in the report
+    lab: dict[str, Any] = {"labels": list(agreement.index)}      # the predicted classes, named and ordered as in the report
     both = len(checked) == 2
 
     sections: list[tuple[str, list[str]]] = []
@@ -371,7 +375,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
                 (lambda: error_correlation(y, proba_a, proba_b, classes=classes))
             checks["ece"] = lambda: (calibration[na].statistic, calibration[nb].statistic)
         with collecting():           # the recommendation quotes its own degenerate checkpoints
-            rec = _recommend(coding, checks, names=(na, nb), alpha=alpha)
+            rec = recommend(coding, checks, names=(na, nb), alpha=alpha)
     warn_once_per_kind(caveats, "compare")
     return ComparisonReport(names=(na, nb), n=n, classes=coding.classes,
                             accuracy={na: float(np.mean(right_a)), nb: float(np.mean(right_b))},

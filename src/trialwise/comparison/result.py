@@ -28,7 +28,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._results import ConfidenceInterval, Note, Result, _jsonable, _num, _one_row, _p, _Renamed
+from trialwise._core.deprecation import Renamed
+from trialwise._core.format import format_number, format_pvalue
+from trialwise._core.results import ConfidenceInterval, Note, Result, jsonable, one_row_frame
 
 __all__ = [
     "AUCResult",
@@ -56,7 +58,7 @@ def _old_details(result: ComparisonResult) -> dict:
 
 @dataclass(frozen=True, repr=False)
 class ComparisonResult(Result):
-    """One method of the classifier-comparison toolkit (seed 001, ch. 14): its value, p and CI.
+    """One method of the classifier-comparison toolkit (ch. 14 of *Machine Learning & Signals Learning*): its value, p and CI.
 
     Attributes
     ----------
@@ -91,8 +93,8 @@ class ComparisonResult(Result):
     key: str = ""
 
     frame_columns = ("key", "method", "statistic", "pvalue", "ci_low", "ci_high", "n", "note")
-    details = _Renamed(_old_details, "the result's typed attributes (e.g. `n10`, `contributions`)")
-    note = _Renamed(lambda self: self.one_line_note(), "notes")
+    details = Renamed(_old_details, "the result's typed attributes (e.g. `n10`, `contributions`)")
+    note = Renamed(lambda self: self.one_line_note(), "notes")
 
     def one_line_note(self) -> str:
         """The notes except the warning messages, joined by "; " (the ``note`` column of the tables)."""
@@ -102,11 +104,11 @@ class ComparisonResult(Result):
         return float(self.statistic)
 
     def __repr__(self) -> str:
-        parts = [f"{self.method}: {_num(self.statistic, 4)}"]
+        parts = [f"{self.method}: {format_number(self.statistic, 4)}"]
         if not np.isnan(self.pvalue):
-            parts.append(f"p={_p(self.pvalue)}")
+            parts.append(f"p={format_pvalue(self.pvalue)}")
         if not np.isnan(self.confidence_interval.low):
-            parts.append(f"CI [{_num(self.confidence_interval.low, 4)}, {_num(self.confidence_interval.high, 4)}]")
+            parts.append(f"CI [{format_number(self.confidence_interval.low, 4)}, {format_number(self.confidence_interval.high, 4)}]")
         note = self.one_line_note()
         return f"{type(self).__name__}({', '.join(parts)}, n={self.n}" + (f"; {note})" if note else ")")
 
@@ -118,13 +120,13 @@ class ComparisonResult(Result):
 
     def to_frame(self):
         """One-row :class:`pandas.DataFrame`: key, method, statistic, pvalue, ci_low, ci_high, n, note."""
-        return _one_row(self, note=self.one_line_note())
+        return one_row_frame(self, note=self.one_line_note())
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of every field (NaN as None; tables as lists of records)."""
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["confidence_interval"] = list(self.confidence_interval)
-        return _jsonable(out)
+        return jsonable(out)
 
 
 _COMMON = {f.name for f in fields(ComparisonResult)}
@@ -257,12 +259,12 @@ class CalibrationCurve(Result):
     n: int
 
     frame_columns = ("class", "bin", "lower", "upper", "count", "mean_predicted", "observed", "gap")
-    ece = _Renamed("statistic")
+    ece = Renamed("statistic")
 
     def __repr__(self) -> str:
         empty = int((self.table["count"] == 0).sum())
-        return (f"CalibrationCurve({self.kind}, {self.n_bins} {self.strategy} bins, ECE={_num(self.statistic, 4)}, "
-                f"Brier={_num(self.brier, 4)}, n={self.n}, empty bins={empty})")
+        return (f"CalibrationCurve({self.kind}, {self.n_bins} {self.strategy} bins, ECE={format_number(self.statistic, 4)}, "
+                f"Brier={format_number(self.brier, 4)}, n={self.n}, empty bins={empty})")
 
     __str__ = __repr__
 

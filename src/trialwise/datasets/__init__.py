@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from importlib import resources
 
-from trialwise._errors import InvalidValueError
+from trialwise._core.errors import InvalidValueError
 
 __all__ = ["model_vs_human", "texture_vs_shape", "data_readme"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 
-def _axes(ax, figsize=(5.0, 4.0)):
+def figure_axes(ax, figsize=(5.0, 4.0)):
     try:
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -15,20 +15,20 @@ def _axes(ax, figsize=(5.0, 4.0)):
     return ax.figure, ax
 
 
-def _colors(k: int):
+def palette(k: int):
     import matplotlib as mpl
 
     cmap = mpl.colormaps["viridis"]
     return [cmap(x) for x in np.linspace(0.05, 0.9, max(k, 1))]
 
 
-def _label_inches(labels, fontsize: float = 8.0) -> float:
+def label_inches(labels, fontsize: float = 8.0) -> float:
     """Width in inches of the longest label at ``fontsize`` (about 0.6 em per character)."""
     longest = max((len(str(s)) for s in labels), default=0)
     return 0.6 * fontsize / 72 * longest + 0.25
 
 
-def _intervals(ax, estimate, low, high, y, *, color, ms: float = 4, lw: float = 1.6, label=None):
+def draw_intervals(ax, estimate, low, high, y, *, color, ms: float = 4, lw: float = 1.6, label=None):
     """Estimates (dots) and intervals (segments) drawn separately.
 
     Never assumes ``low <= estimate <= high``: a bootstrap percentile interval need not

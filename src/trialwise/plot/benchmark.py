@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from trialwise._errors import InvalidValueError
-from trialwise.plot._common import _axes, _intervals, _label_inches
+from trialwise._core.errors import InvalidValueError
+from trialwise.plot._common import figure_axes, draw_intervals, label_inches
+from trialwise.observed_agreement import attainable_agreement, chance_agreement_interval
 
 __all__ = [
     "plot_leaderboard",
@@ -25,17 +26,17 @@ def _metric_label(lb) -> str:
 
 
 def plot_leaderboard(lb, *, ax: Any = None):
-    """Scores with their intervals, best first, the reference row as a shaded band (seed 000 Fig. 4).
+    """Scores with their intervals, best first, the reference row as a shaded band (Klein et al. 2025, Fig. 4).
 
     Each interval is drawn as a segment and each score as a dot, separately: a
     percentile interval need not contain its estimate, and such scores are drawn hollow.
     """
     t = lb.table
     cand = t[t["kind"] == "candidate"].reset_index(drop=True)
-    width = min(14.0, 3.6 + _label_inches(cand["observer"]))
-    fig, ax = _axes(ax, figsize=(width, 0.25 * len(cand) + 1.6))
+    width = min(14.0, 3.6 + label_inches(cand["observer"]))
+    fig, ax = figure_axes(ax, figsize=(width, 0.25 * len(cand) + 1.6))
     y = np.arange(len(cand))[::-1]
-    _intervals(ax, cand["score"], cand["ci_low"], cand["ci_high"], y, color="C0", label="candidates")
+    draw_intervals(ax, cand["score"], cand["ci_low"], cand["ci_high"], y, color="C0", label="candidates")
     ref = t[t["kind"] == "reference"]
     if len(ref):
         r = ref.iloc[0]
@@ -56,8 +57,8 @@ def plot_rank_intervals(lb, *, ax: Any = None):
 
     t = lb.table[lb.table["kind"] == "candidate"].reset_index(drop=True)
     labels = [f"{o}  (P best {p:.2f})" if p >= 0.005 else str(o) for o, p in zip(t["observer"], t["p_best"])]
-    width = min(14.0, 3.6 + _label_inches(labels))
-    fig, ax = _axes(ax, figsize=(width, 0.25 * len(t) + 1.6))
+    width = min(14.0, 3.6 + label_inches(labels))
+    fig, ax = figure_axes(ax, figsize=(width, 0.25 * len(t) + 1.6))
     y = np.arange(len(t))[::-1]
     rank = t["rank"].astype(float).to_numpy()
     lo, hi = t["rank_low"].astype(float).to_numpy(), t["rank_high"].astype(float).to_numpy()
@@ -95,8 +96,8 @@ def plot_pairwise_matrix(pairwise, *, order=None, ax: Any = None):
         i, j = pos[r.observer_a], pos[r.observer_b]
         m[i, j] = m[j, i] = r.pvalue_adjusted
         sig[i, j] = sig[j, i] = r.significant
-    label = _label_inches(names, 7)
-    fig, ax = _axes(ax, figsize=(0.26 * k + label + 1.6, 0.26 * k + label + 0.8))
+    label = label_inches(names, 7)
+    fig, ax = figure_axes(ax, figsize=(0.26 * k + label + 1.6, 0.26 * k + label + 0.8))
     with np.errstate(divide="ignore"):
         img = ax.imshow(np.log10(np.clip(m, 1e-4, 1)), cmap="viridis", vmin=-4, vmax=0)
     for i, j in zip(*np.nonzero(sig)):
@@ -120,7 +121,7 @@ def _breakdown_order(table) -> list:
 
 
 def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = None):
-    """One panel per experiment: scores with CIs (seed 000 App. H, Fig. 11).
+    """One panel per experiment: scores with CIs (Klein et al. 2025, App. H, Fig. 11).
 
     ``observers``: which observers, top to bottom (default: the reference row, then the
     candidates by their mean rank over the experiments, best first — pass
@@ -141,7 +142,7 @@ def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = No
     nrows = int(np.ceil(len(exps) / ncols))
     is_ref = t.groupby("observer")["rank"].apply(lambda r: r.isna().all()).reindex(names).to_numpy(bool)
     if fig is None:
-        fig = plt.figure(figsize=(2.1 * ncols + _label_inches(names, 6.5), (0.15 * len(names) + 0.9) * nrows + 0.3),
+        fig = plt.figure(figsize=(2.1 * ncols + label_inches(names, 6.5), (0.15 * len(names) + 0.9) * nrows + 0.3),
                          layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, sharey=True)
     y = np.arange(len(names))[::-1].astype(float)
@@ -149,7 +150,7 @@ def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = No
         sub = t[t["experiment"] == exp].set_index("observer").reindex(names)
         for mask, color in ((~is_ref, "C0"), (is_ref, "C1")):
             if mask.any():
-                _intervals(ax, sub["score"].to_numpy(float)[mask], sub["ci_low"].to_numpy(float)[mask],
+                draw_intervals(ax, sub["score"].to_numpy(float)[mask], sub["ci_low"].to_numpy(float)[mask],
                            sub["ci_high"].to_numpy(float)[mask], y[mask], color=color, ms=3, lw=1.2)
         ax.set_title(exp, fontsize=9)
         ax.tick_params(labelsize=7)
@@ -175,8 +176,8 @@ def plot_rank_correlation(breakdown, *, ax: Any = None):
     k = len(names)
     values = corr.to_numpy(dtype=float).copy()
     np.fill_diagonal(values, np.nan)  # trivially 1: grey, so the off-diagonal colours carry the figure
-    label = _label_inches(names, 7)
-    fig, ax = _axes(ax, figsize=(max(0.34 * k + label + 1.6, 3.5), max(0.34 * k + label + 0.6, 2.8)))
+    label = label_inches(names, 7)
+    fig, ax = figure_axes(ax, figsize=(max(0.34 * k + label + 1.6, 3.5), max(0.34 * k + label + 0.6, 2.8)))
     cmap = matplotlib.colormaps["RdBu_r"].with_extremes(bad="0.85")
     img = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=-1, vmax=1)
     if k <= 25:
@@ -193,20 +194,19 @@ def plot_rank_correlation(breakdown, *, ax: Any = None):
 
 
 def plot_agreement(entries, *, experiment: str | None = None, confidence_level: float = 0.95, ax: Any = None):
-    """Observed vs expected agreement of every pair (seed 002 Fig. 1–2).
+    """Observed vs expected agreement of every pair (Geirhos, Meding & Wichmann 2020, Fig. 1–2).
 
     ``entries``: :meth:`trialwise.Leaderboard.entries` (optionally one ``experiment``).
-    The grey region is what κ's bounds allow (seed 002 eq. 2–6;
+    The grey region is what κ's bounds allow (Geirhos et al. 2020, eq. 2–6;
     :func:`trialwise.observed_agreement.attainable_agreement`). The band around the
     diagonal is where independent observers fall with ``confidence_level``
     (:func:`trialwise.observed_agreement.chance_agreement_interval`); it depends on
     the number of trials n of a pair, so when the pairs' n differ two bands are drawn:
     the widest (smallest n) and the narrowest (largest n), each labelled with its n.
     """
-    from trialwise.observed_agreement import attainable_agreement, chance_agreement_interval
 
     e = entries if experiment is None else entries[entries["experiment"] == experiment]
-    fig, ax = _axes(ax, figsize=(4.8, 4.5))
+    fig, ax = figure_axes(ax, figsize=(4.8, 4.5))
     ce = np.linspace(0.0, 0.999, 400)
     ax.fill_between(ce, *attainable_agreement(ce), color="0.92", label="attainable")
     ns = np.asarray(e["n"], dtype=float)

@@ -6,14 +6,14 @@ from typing import Any
 
 import numpy as np
 
-from trialwise._errors import InvalidValueError
-from trialwise.plot._common import _axes, _colors
+from trialwise._core.errors import InvalidValueError
+from trialwise.plot._common import figure_axes, palette
 
 __all__ = ["plot_reliability", "plot_agreement_matrix"]
 
 
 def plot_reliability(*curves, labels=None, ax: Any = None):
-    """Reliability diagram of one or more calibration curves (seed 001 Fig. 14.3).
+    """Reliability diagram of one or more calibration curves (*Machine Learning & Signals Learning*, ch. 14, Fig. 14.3).
 
     ``curves``: :class:`~trialwise.CalibrationCurve` objects (from
     :func:`trialwise.comparison.calibration_curve` or ``report.calibration``), or one
@@ -30,9 +30,9 @@ def plot_reliability(*curves, labels=None, ax: Any = None):
     labels = list(labels) if labels is not None else [f"classifier {i + 1}" for i in range(len(curves))]
     if len(labels) != len(curves):
         raise InvalidValueError(f"`labels` names {len(labels)} curves but {len(curves)} were given")
-    fig, ax = _axes(ax, figsize=(4.6, 4.4))
+    fig, ax = figure_axes(ax, figsize=(4.6, 4.4))
     ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, label="perfect calibration")
-    colors = _colors(sum(len(c.per_class) or 1 for c in curves))
+    colors = palette(sum(len(c.per_class) or 1 for c in curves))
     i = 0
     for curve, label in zip(curves, labels):
         groups = curve.table.groupby("class", sort=False) if "class" in curve.table else [(None, curve.table)]
@@ -69,7 +69,7 @@ def plot_agreement_matrix(bowker, *, names=("A", "B"), ax: Any = None):
     classes = [str(c) for c in bowker.classes]
     contrib = bowker.contributions
     k = len(classes)
-    fig, ax = _axes(ax, figsize=(0.5 * k + 2.8, 0.5 * k + 2.2))
+    fig, ax = figure_axes(ax, figsize=(0.5 * k + 2.8, 0.5 * k + 2.2))
     img = ax.imshow(mat, cmap="Blues")
     pos = {c: i for i, c in enumerate(classes)}
     top = contrib["contribution"].idxmax() if contrib["contribution"].max() > 0 else None

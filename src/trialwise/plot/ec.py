@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from trialwise._errors import InvalidValueError
+from trialwise._core.errors import InvalidValueError
 from trialwise.kappa import kappa_bounds
-from trialwise.plot._common import _axes
+from trialwise.plot._common import figure_axes
 
 __all__ = ["plot_kappa_bounds"]
 
@@ -16,7 +16,7 @@ __all__ = ["plot_kappa_bounds"]
 def plot_kappa_bounds(bound: str = "upper", *, resolution: int = 201, ax: Any = None):
     """Map of the largest (or smallest) attainable EC over the two accuracies.
 
-    seed 000 Fig. 2a (upper bound) and App. D Fig. 6 (lower bound): κ_max = 1 only on
+    Klein et al. 2025, Fig. 2a (upper bound) and App. D Fig. 6 (lower bound): κ_max = 1 only on
     the diagonal a_A = a_B; κ_min = −1 only at a_A = a_B = ½.
 
     Parameters
@@ -27,7 +27,7 @@ def plot_kappa_bounds(bound: str = "upper", *, resolution: int = 201, ax: Any = 
     """
     if bound not in ("upper", "lower"):
         raise InvalidValueError(f"`bound` must be 'upper' or 'lower'; got {bound!r}")
-    fig, ax = _axes(ax)
+    fig, ax = figure_axes(ax)
     acc = np.linspace(0, 1, int(resolution))
     lo, hi = kappa_bounds(acc[:, None], acc[None, :])
     values = hi if bound == "upper" else lo

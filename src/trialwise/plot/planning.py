@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from trialwise._errors import InvalidTypeError
+from trialwise._core.errors import InvalidTypeError
 from trialwise.planning_result import CIWidthResult, CopyModelValidation, PlanResult
-from trialwise.plot._common import _axes, _colors
+from trialwise.plot._common import figure_axes, palette
 
 __all__ = ["plot_ci_width", "plot_copy_model_validation", "plot_kappa_bias"]
 
@@ -23,7 +23,7 @@ def _series(result: CIWidthResult, along: str):
 
 def plot_ci_width(result: CIWidthResult, *, literature=(147, 160, 600, 1280, 3222), plan: PlanResult | None = None,
                   ax: Any = None):
-    """Expected interval of κ̂ against the number of trials (seed 000, Fig. 3).
+    """Expected interval of κ̂ against the number of trials (Klein et al. 2025, Fig. 3).
 
     One band (the ``confidence_level`` interval of κ̂ over simulated experiments) and
     the median per design, on a log axis, with the true κ and the trial counts used in
@@ -47,9 +47,9 @@ def plot_ci_width(result: CIWidthResult, *, literature=(147, 160, 600, 1280, 322
         raise InvalidTypeError(f"`plan` must be a PlanResult from trialwise.plan_trials; got {type(plan).__name__}")
     if plan is not None and plan.n:
         literature = tuple(literature) + (plan.n,)
-    fig, ax = _axes(ax, (6.0, 4.0))
+    fig, ax = figure_axes(ax, (6.0, 4.0))
     series = list(_series(result, "n"))
-    colors = _colors(len(series))
+    colors = palette(len(series))
     for color, (design, part) in zip(colors, series):
         label = f"acc. {design['accuracy_a']:.2f} / {design['accuracy_b']:.2f}, EC {design['kappa']:.2f}"
         ax.fill_between(part.n, part.low, part.high, color=color, alpha=0.25, lw=0)
@@ -70,12 +70,12 @@ def plot_ci_width(result: CIWidthResult, *, literature=(147, 160, 600, 1280, 322
 
 
 def plot_copy_model_validation(validation: CopyModelValidation, *, ax: Any = None):
-    """Copy-model intervals next to bootstrap intervals of data with known EC (seed 000, App. G)."""
+    """Copy-model intervals next to bootstrap intervals of data with known EC (Klein et al. 2025, App. G)."""
     if not isinstance(validation, CopyModelValidation):
         raise InvalidTypeError(
             f"`validation` must be a CopyModelValidation from trialwise.validate_copy_model; got {type(validation).__name__}"
         )
-    fig, ax = _axes(ax, (7.0, 4.0))
+    fig, ax = figure_axes(ax, (7.0, 4.0))
     frame = validation.to_frame()
     x = np.arange(len(frame))
     ax.vlines(x - 0.15, frame.bootstrap_low, frame.bootstrap_high, color="C0", lw=3, label="bootstrap of the data")
@@ -89,16 +89,16 @@ def plot_copy_model_validation(validation: CopyModelValidation, *, ax: Any = Non
 
 
 def plot_kappa_bias(result: CIWidthResult, *, ax: Any = None):
-    """Deviation of κ̂ from the true κ against the true κ (seed 000, App. E, Fig. 7).
+    """Deviation of κ̂ from the true κ against the true κ (Klein et al. 2025, App. E, Fig. 7).
 
     ``result`` comes from :func:`trialwise.ci_width` over a range of κ; one band
     (interval of κ̂ − κ) and one mean-bias line per remaining design (n, accuracies).
     """
     if not isinstance(result, CIWidthResult):
         raise InvalidTypeError(f"`result` must be a CIWidthResult from trialwise.ci_width; got {type(result).__name__}")
-    fig, ax = _axes(ax, (6.0, 4.0))
+    fig, ax = figure_axes(ax, (6.0, 4.0))
     series = list(_series(result, "kappa"))
-    for color, (design, part) in zip(_colors(len(series)), series):
+    for color, (design, part) in zip(palette(len(series)), series):
         label = f"n {design['n']:.0f}, acc. {design['accuracy_a']:.2f} / {design['accuracy_b']:.2f}"
         ax.fill_between(part.kappa, part.low - part.kappa, part.high - part.kappa, color=color, alpha=0.25, lw=0)
         ax.plot(part.kappa, part.bias, color=color, lw=1.2, label=label)

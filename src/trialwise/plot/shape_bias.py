@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from trialwise.plot._common import _axes
+from trialwise.plot._common import figure_axes
 
 __all__ = ["plot_shape_bias"]
 
@@ -42,7 +42,7 @@ def plot_shape_bias(result, *, observers=None, ax: Any = None):
     high = cats.pivot(index="category", columns="observer", values="ci_high")
     order = est[names[0]].sort_values(ascending=True, na_position="first", kind="stable").index.tolist()
     k, m = len(order), len(names)
-    fig, ax = _axes(ax, figsize=(7.0, 0.32 * k + 1.6))
+    fig, ax = figure_axes(ax, figsize=(7.0, 0.32 * k + 1.6))
     y = np.arange(k, dtype=float)
     markers = "os^Dv<>pPX*h"
     step = min(0.14, 0.7 / max(m, 1))

@@ -6,8 +6,8 @@ from typing import Any
 
 import numpy as np
 
-from trialwise._errors import InvalidValueError
-from trialwise.plot._common import _axes
+from trialwise._core.errors import InvalidValueError
+from trialwise.plot._common import figure_axes
 
 __all__ = ["plot_coverage"]
 
@@ -33,11 +33,11 @@ def plot_coverage(study, method: str, *, confidence_level: float = 0.95, kappa: 
     if ax is None:
         import matplotlib.pyplot as plt
 
-        fig, axes = plt.subplots(1, len(kappas), figsize=(3.2 * len(kappas) + 0.8, 5.2), layout="constrained",
-                                 squeeze=False, sharey=True)
-        axes = axes[0]
+        fig, grid_axes = plt.subplots(1, len(kappas), figsize=(3.2 * len(kappas) + 0.8, 5.2), layout="constrained",
+                                      squeeze=False, sharey=True)
+        axes = list(grid_axes[0])
     else:
-        fig, ax = _axes(ax)
+        fig, ax = figure_axes(ax)
         axes = [ax]
     ns = sorted(t.n.unique())
     pairs = sorted({(a, b) for a, b in zip(t.accuracy_a, t.accuracy_b)})
@@ -66,7 +66,8 @@ def plot_coverage(study, method: str, *, confidence_level: float = 0.95, kappa: 
         axk.set_xlabel("trials n")
         axk.set_title(f"κ = {k:g}")
     axes[0].set_ylabel("accuracies A / B")
-    fig.colorbar(im, ax=list(axes), label=f"coverage at nominal {100 * confidence_level:g}%", shrink=0.8)
+    if im is not None:  # None only for a study without rows
+        fig.colorbar(im, ax=list(axes), label=f"coverage at nominal {100 * confidence_level:g}%", shrink=0.8)
     fig.suptitle(f"{method}: coverage at nominal {100 * confidence_level:g}%") if len(axes) > 1 else None
     return fig
 

@@ -10,23 +10,26 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._errors import InvalidTypeError, InvalidValueError
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
 
 
-def _show(value: Any, limit: int = 60) -> str:
+def show(value: Any, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
+_Choice = TypeVar("_Choice", bound=str)
+
+
+def check_choice(value: Any, name: str, choices: Iterable[_Choice]) -> _Choice:
     choices = tuple(choices)
     if not isinstance(value, str):
-        raise InvalidTypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {_show(value)}")
+        raise InvalidTypeError(f"`{name}` must be one of {', '.join(map(repr, choices))}; got {show(value)}")
     key = value.lower().replace("_", "-")
     for c in choices:
         if key == c.replace("_", "-"):
@@ -36,7 +39,7 @@ def check_choice(value: Any, name: str, choices: Iterable[str]) -> str:
 
 def check_confidence_level(value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidTypeError(f"`confidence_level` must be a number in (0, 1); got {_show(value)}")
+        raise InvalidTypeError(f"`confidence_level` must be a number in (0, 1); got {show(value)}")
     value = float(value)
     if not 0.0 < value < 1.0:
         raise InvalidValueError(f"`confidence_level` must be in (0, 1); got {value:g}")
@@ -65,7 +68,7 @@ def check_positive_int(value: Any, name: str, minimum: int = 1, maximum: int | N
     """
     if maximum is None:
         maximum = MAX_DRAWS if name in DRAW_ARGUMENTS else MAX_COUNT
-    shown = _show(value)
+    shown = show(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -87,7 +90,7 @@ def check_workers(workers: Any) -> int | None:
     if workers is None:
         return None
     if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
-        raise InvalidTypeError(f"`workers` must be None (all cores) or an integer >= 1; got {_show(workers)}")
+        raise InvalidTypeError(f"`workers` must be None (all cores) or an integer >= 1; got {show(workers)}")
     if workers < 1:
         raise InvalidValueError(f"`workers` must be None (all cores) or an integer >= 1; got {int(workers)}")
     return int(workers)
@@ -98,30 +101,30 @@ def check_rng(rng: Any) -> np.random.Generator:
         return np.random.default_rng(rng)
     except (TypeError, ValueError) as exc:
         raise InvalidTypeError(
-            f"`rng` must be None, an integer seed or a numpy.random.Generator; got {_show(rng)}"
+            f"`rng` must be None, an integer seed or a numpy.random.Generator; got {show(rng)}"
         ) from exc
 
 
-def _as_float_array(value: Any, name: str) -> NDArray:
+def as_float_array(value: Any, name: str) -> NDArray:
     """``value`` as a float array: real numbers only (no None, text, complex or dates, which
     ``np.asarray(..., dtype=float)`` would turn into NaN, parse or truncate)."""
     if value is None or isinstance(value, (str, bytes)):
-        raise InvalidTypeError(f"`{name}` must be numeric; got {_show(value)}")
+        raise InvalidTypeError(f"`{name}` must be numeric; got {show(value)}")
     try:
         raw = np.asarray(value)
     except ValueError as exc:  # ragged nested lists
-        raise InvalidValueError(f"`{name}` must be a number or a rectangular array of numbers; got {_show(value)}") from exc
+        raise InvalidValueError(f"`{name}` must be a number or a rectangular array of numbers; got {show(value)}") from exc
     if raw.dtype == object:
         if not all(isinstance(x, numbers.Real) for x in raw.ravel()):
             bad = next(x for x in raw.ravel() if not isinstance(x, numbers.Real))
-            raise InvalidTypeError(f"`{name}` must be numeric; got {_show(bad)} in {_show(value)}")
+            raise InvalidTypeError(f"`{name}` must be numeric; got {show(bad)} in {show(value)}")
     elif raw.dtype.kind not in "biuf":
-        raise InvalidTypeError(f"`{name}` must be numeric; got {_show(value)} (dtype {raw.dtype})")
+        raise InvalidTypeError(f"`{name}` must be numeric; got {show(value)} (dtype {raw.dtype})")
     return raw.astype(float)
 
 
 def check_probability(value: Any, name: str, *, open_interval: bool = False) -> NDArray:
-    arr = _as_float_array(value, name)
+    arr = as_float_array(value, name)
     if np.isnan(arr).any():
         raise InvalidValueError(f"`{name}` must not contain NaN")
     if open_interval:
@@ -131,21 +134,21 @@ def check_probability(value: Any, name: str, *, open_interval: bool = False) -> 
         bad = (arr < 0) | (arr > 1)
         interval = "[0, 1]"
     if bad.any():
-        raise InvalidValueError(f"`{name}` must be in {interval}; got {_show(arr[bad].ravel()[0].item())}")
+        raise InvalidValueError(f"`{name}` must be in {interval}; got {show(arr[bad].ravel()[0].item())}")
     return arr
 
 
 def check_positive(value: Any, name: str) -> NDArray:
     """A number or array of numbers, each > 0 (no NaN)."""
-    arr = _as_float_array(value, name)
+    arr = as_float_array(value, name)
     bad = ~(arr > 0)
     if bad.any():
-        raise InvalidValueError(f"`{name}` must be positive; got {_show(arr[bad].ravel()[0].item())}")
+        raise InvalidValueError(f"`{name}` must be positive; got {show(arr[bad].ravel()[0].item())}")
     return arr
 
 
 def check_kappa(value: Any, name: str) -> NDArray:
-    arr = _as_float_array(value, name)
+    arr = as_float_array(value, name)
     if np.isnan(arr).any():
         raise InvalidValueError(f"`{name}` must not contain NaN")
     bad = (arr < -1) | (arr > 1)
@@ -164,24 +167,24 @@ def check_counts(counts: Any, name: str = "counts", *, batch: bool = False) -> N
     try:
         arr = np.asarray(counts)
     except Exception as exc:  # ragged nested lists
-        raise InvalidValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got {_show(counts)}") from exc
+        raise InvalidValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got {show(counts)}") from exc
     if arr.dtype == object and arr.size and all(
         isinstance(x, numbers.Real) and not isinstance(x, bool) for x in arr.ravel()
     ):  # Python integers too large for int64/uint64
         arr = arr.astype(float)
     if arr.dtype.kind == "c":
-        raise InvalidTypeError(f"`{name}` must hold real counts; got complex numbers {_show(arr.tolist())}")
+        raise InvalidTypeError(f"`{name}` must hold real counts; got complex numbers {show(arr.tolist())}")
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise InvalidTypeError(f"`{name}` must hold numbers; got dtype {arr.dtype}")
     if arr.ndim < 2 or arr.shape[-2:] != (2, 2) or (arr.ndim != 2 and not batch):
         raise InvalidValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got shape {arr.shape}")
     farr = arr.astype(float)
     if not np.isfinite(farr).all():
-        raise InvalidValueError(f"`{name}` must be finite; got {_show(counts)}")
+        raise InvalidValueError(f"`{name}` must be finite; got {show(counts)}")
     if (farr < 0).any():
-        raise InvalidValueError(f"`{name}` must be non-negative; got {_show(arr.tolist())}")
+        raise InvalidValueError(f"`{name}` must be non-negative; got {show(arr.tolist())}")
     if (farr != np.round(farr)).any():
-        raise InvalidValueError(f"`{name}` must be whole numbers; got {_show(arr.tolist())}")
+        raise InvalidValueError(f"`{name}` must be whole numbers; got {show(arr.tolist())}")
     totals = farr.sum(axis=(-2, -1))
     if (totals > MAX_COUNT).any():
         raise InvalidValueError(
@@ -240,7 +243,7 @@ def check_label_vector(value: Any, name: str) -> NDArray:
         raise InvalidValueError(f"`{name}` must be 1-D; got an array of shape {arr.shape}")
     if arr.size == 0:
         raise InvalidValueError(f"`{name}` is empty: at least one item is needed")
-    missing = _missing_mask(arr)
+    missing = missing_mask(arr)
     if missing.any():
         raise InvalidValueError(
             f"`{name}` has a missing value at position {int(np.flatnonzero(missing)[0])}; "
@@ -258,7 +261,7 @@ def sorted_labels(values: Any) -> list:
         return sorted(uniq, key=str)
 
 
-def _missing_mask(arr: NDArray) -> NDArray:
+def missing_mask(arr: NDArray) -> NDArray:
     """Where a label is missing: NaN, None, ``pandas.NA`` or ``NaT``."""
     if arr.dtype.kind in "fc":
         return np.isnan(arr)

@@ -1,9 +1,11 @@
-"""The base of every result object, its confidence interval and the number formatters.
+"""The base of every result object, its confidence interval and the helpers they share.
 
 Every public result is a :class:`Result`: a frozen dataclass (or a class with the same
 contract) defined next to the function that makes it (as ``scipy.stats._binomtest``
 defines ``BinomTestResult``). This module holds only what they share: :class:`Result`,
-:class:`ConfidenceInterval` and the formatters ``_num``, ``_p``, ``_pct``.
+:class:`ConfidenceInterval`, :class:`Note` and the helpers every result uses
+(:func:`jsonable`, :func:`one_row_frame`, :func:`make_notes`, :func:`note_of`); the number
+formatters are in :mod:`trialwise._core.format`.
 """
 
 from __future__ import annotations
@@ -11,13 +13,12 @@ from __future__ import annotations
 import dataclasses
 import math
 import numbers
-import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from trialwise._deprecation import REMOVED_IN
+from trialwise._core.format import format_number, format_pvalue
 
 __all__ = ["ConfidenceInterval", "Result"]
 
@@ -25,36 +26,7 @@ __all__ = ["ConfidenceInterval", "Result"]
 VOCABULARY = ("statistic", "confidence_interval", "pvalue", "confidence_level", "method", "n", "notes")
 
 
-class _Renamed:
-    """A deprecated attribute name: reading it warns (FutureWarning) and returns the new attribute.
-
-    ``new`` may be a dotted path (``"confidence_interval.low"``) or a callable of the
-    result (for old names whose value is derived, e.g. from ``notes``); ``new_name`` is
-    then the name shown in the warning.
-    """
-
-    def __init__(self, new: Any, new_name: str | None = None):
-        self.new = new
-        self.new_name = new_name or new
-        self.old = ""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.old = name
-        self.__doc__ = f"Deprecated: use ``{self.new_name}``."
-
-    def __get__(self, obj: Any, owner: type | None = None) -> Any:
-        if obj is None:
-            return self
-        warnings.warn(
-            f"`{type(obj).__name__}.{self.old}` is deprecated and will be removed in trialwise {REMOVED_IN}; "
-            f"use `{self.new_name}`", FutureWarning, stacklevel=2,
-        )
-        if callable(self.new):
-            return self.new(obj)
-        value = obj
-        for part in self.new.split("."):
-            value = getattr(value, part)
-        return value
+_NoteT = TypeVar("_NoteT", bound="Note")
 
 
 class Note(str):
@@ -66,7 +38,7 @@ class Note(str):
 
     kind: str
 
-    def __new__(cls, text: str, kind: str = "") -> Note:
+    def __new__(cls: type[_NoteT], text: str, kind: str = "") -> _NoteT:
         obj = super().__new__(cls, text)
         obj.kind = kind
         return obj
@@ -75,7 +47,7 @@ class Note(str):
         return (Note, (str(self), self.kind))
 
 
-def _note_of(kind: str):
+def note_of(kind: str):
     """Getter for a deprecated attribute that held the note of one ``kind`` (None if absent)."""
 
     def get(result: Any) -> str | None:
@@ -87,12 +59,12 @@ def _note_of(kind: str):
     return get
 
 
-def _notes(*pairs: tuple[str, str | None]) -> tuple[Note, ...]:
+def make_notes(*pairs: tuple[str, str | None]) -> tuple[Note, ...]:
     """``notes`` from ``(kind, text)`` pairs, leaving out empty texts."""
     return tuple(Note(text, kind) for kind, text in pairs if text)
 
 
-def _jsonable(x: Any) -> Any:
+def jsonable(x: Any) -> Any:
     """``x`` as plain JSON-safe Python: non-finite floats become None (so
     ``json.dumps(..., allow_nan=False)`` works), arrays lists, intervals ``[low, high]``,
     frames lists of records, results their ``to_dict()``."""
@@ -108,17 +80,17 @@ def _jsonable(x: Any) -> Any:
     if isinstance(x, Result):
         return x.to_dict()
     if isinstance(x, ConfidenceInterval):
-        return [_jsonable(x.low), _jsonable(x.high)]
+        return [jsonable(x.low), jsonable(x.high)]
     if isinstance(x, np.ndarray):
-        return _jsonable(x.tolist())
+        return jsonable(x.tolist())
     if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
+        return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
+        return [jsonable(v) for v in x]
     if hasattr(x, "to_dict") and hasattr(x, "columns"):  # a DataFrame
-        return _jsonable(x.to_dict(orient="records"))
+        return jsonable(x.to_dict(orient="records"))
     if hasattr(x, "tolist"):  # a Series or Index
-        return _jsonable(x.tolist())
+        return jsonable(x.tolist())
     return str(x)
 
 
@@ -177,12 +149,12 @@ class Result:
     def __repr__(self) -> str:
         parts = []
         if self.statistic is not None and np.ndim(self.statistic) == 0:
-            parts.append(f"statistic={_num(self.statistic)}")
+            parts.append(f"statistic={format_number(self.statistic)}")
         ci = self.confidence_interval
         if ci is not None and np.ndim(ci.low) == 0:
-            parts.append(f"CI [{_num(ci.low)}, {_num(ci.high)}]")
+            parts.append(f"CI [{format_number(ci.low)}, {format_number(ci.high)}]")
         if self.pvalue is not None and np.ndim(self.pvalue) == 0:
-            parts.append(f"p={_p(self.pvalue)}")
+            parts.append(f"p={format_pvalue(self.pvalue)}")
         if self.n is not None and np.ndim(self.n) == 0:
             parts.append(f"n={self.n}")
         return f"{type(self).__name__}({', '.join(parts)})"
@@ -194,7 +166,7 @@ class Result:
 
     def to_frame(self):
         """:class:`pandas.DataFrame` with the columns ``frame_columns``."""
-        return _one_row(self)
+        return one_row_frame(self)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of the fields (large arrays left out; NaN and ±inf as None)."""
@@ -203,7 +175,7 @@ class Result:
         else:
             names = [k for k in vars(self)]
         out = {k: getattr(self, k) for k in names if not k.startswith("_") and k not in self._dict_exclude}
-        return _jsonable(out)
+        return jsonable(out)
 
 
 @dataclass(frozen=True)
@@ -218,30 +190,11 @@ class ConfidenceInterval:
 
     def __repr__(self) -> str:
         if np.ndim(self.low) == 0:
-            return f"ConfidenceInterval(low={_num(self.low)}, high={_num(self.high)})"
+            return f"ConfidenceInterval(low={format_number(self.low)}, high={format_number(self.high)})"
         return f"ConfidenceInterval(low=<{np.size(self.low)} values>, high=<{np.size(self.high)} values>)"
 
 
-def _num(x: Any, digits: int = 3) -> str:
-    x = float(x)
-    if np.isnan(x):
-        return "nan"
-    text = f"{x:.{digits}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.000"
-
-
-def _p(p: Any) -> str:
-    p = float(p)
-    if np.isnan(p):
-        return "nan"
-    return f"{p:.3g}" if p >= 1e-4 else f"{p:.2e}"
-
-
-def _pct(level: float) -> str:
-    return f"{100 * level:g}%"
-
-
-def _one_row(result: Any, **extra: Any):
+def one_row_frame(result: Any, **extra: Any):
     """One-row DataFrame of ``result.frame_columns``: the attributes of those names,
     ``ci_low``/``ci_high`` from ``result.confidence_interval``, then ``extra`` (which wins)."""
     import pandas as pd

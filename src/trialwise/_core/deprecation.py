@@ -14,9 +14,9 @@ import warnings
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from trialwise._errors import InvalidTypeError
+from trialwise._core.errors import InvalidTypeError
 
-__all__ = ["REMOVED_IN", "renamed_parameters"]
+__all__ = ["REMOVED_IN", "Renamed", "renamed_parameters"]
 
 #: The release in which deprecated names disappear.
 REMOVED_IN = "0.3"
@@ -55,3 +55,34 @@ def renamed_parameters(**old_to_new: str) -> Callable[[F], F]:
         return wrapper  # type: ignore[return-value]
 
     return decorate
+
+class Renamed:
+    """A deprecated attribute name: reading it warns (FutureWarning) and returns the new attribute.
+
+    ``new`` may be a dotted path (``"confidence_interval.low"``) or a callable of the
+    result (for old names whose value is derived, e.g. from ``notes``); ``new_name`` is
+    then the name shown in the warning.
+    """
+
+    def __init__(self, new: Any, new_name: str | None = None):
+        self.new = new
+        self.new_name = new_name or new
+        self.old = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.old = name
+        self.__doc__ = f"Deprecated: use ``{self.new_name}``."
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            return self
+        warnings.warn(
+            f"`{type(obj).__name__}.{self.old}` is deprecated and will be removed in trialwise {REMOVED_IN}; "
+            f"use `{self.new_name}`", FutureWarning, stacklevel=2,
+        )
+        if callable(self.new):
+            return self.new(obj)
+        value = obj
+        for part in self.new.split("."):
+            value = getattr(value, part)
+        return value

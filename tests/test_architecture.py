@@ -1,0 +1,176 @@
+"""The structure of the package, read from its source (issue 15, "Done when").
+
+* (a) No private name crosses a module boundary. A module imports from another module of
+  trialwise only names without a leading underscore, and reads no ``module._name``
+  attribute of an imported module. A private *module* (``trialwise._core``,
+  ``trialwise.plot._common``, ``trialwise.comparison._caveats``, ...) may be imported only
+  from inside the package that holds it, and only its public names; ``trialwise._core``
+  sits at the top, so every module may use its API (listed in its docstring).
+* (b) The import graph of the modules of trialwise has no cycle. Every import counts,
+  including those inside functions and under ``if TYPE_CHECKING:``, so a function-level
+  import cannot hide a cycle. ``trialwise._core`` imports nothing else from trialwise.
+* (c) A module over 500 lines says why in its docstring, in a sentence that gives its
+  length in lines — the convention is a paragraph "Why this module is long: about 700
+  lines, ..." (any sentence with "long"/"longer" and "lines", or "<number> lines", counts).
+  Otherwise split it into small modules named after their concepts.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).parents[1] / "src"
+PACKAGE = SRC / "trialwise"
+MAX_LINES = 500
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+TREES = {name: ast.parse(path.read_text(encoding="utf-8")) for name, path in MODULES.items()}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _absolute(module: str, node: ast.ImportFrom) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".")
+    if MODULES[module].name != "__init__.py":
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _imports(module: str):
+    """``(line, imported module, name or None)`` for every import of a trialwise module in ``module``."""
+    for node in ast.walk(TREES[module]):
+        if isinstance(node, ast.ImportFrom):
+            source = _absolute(module, node)
+            if source.split(".")[0] != "trialwise":
+                continue
+            for alias in node.names:
+                target = f"{source}.{alias.name}"
+                if target in MODULES:  # `from trialwise import ec`: the module itself
+                    yield node.lineno, target, None, alias.asname or alias.name
+                else:
+                    yield node.lineno, source, alias.name, None
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "trialwise":
+                    yield node.lineno, alias.name, None, alias.asname
+
+
+def _may_import_module(importer: str, target: str) -> bool:
+    """A private module is importable from inside the package that holds it."""
+    parts = target.split(".")
+    for i, part in enumerate(parts):
+        package = ".".join(parts[:i])
+        if _private(part) and not (importer == package or importer.startswith(package + ".")):
+            return False
+    return True
+
+
+def test_no_private_name_is_imported_across_modules():
+    problems = []
+    for module in MODULES:
+        bound = {}  # local name -> trialwise module it refers to
+        for line, target, name, local in _imports(module):
+            where = f"{module}:{line}"
+            if target in MODULES and not _may_import_module(module, target):
+                problems.append(f"{where} imports the private module {target} from outside its package")
+            if name is not None and _private(name):
+                problems.append(f"{where} imports the private name {target}.{name}")
+            if name is None and local:
+                bound[local] = target
+        for node in ast.walk(TREES[module]):
+            # `v._show`, `_ec._options`, `tw.planning._joint_cells` on an imported module
+            if isinstance(node, ast.Attribute) and _private(node.attr):
+                base = ast.unparse(node.value)
+                if base in bound or (base.startswith("trialwise.") and base in MODULES):
+                    problems.append(f"{module}:{node.lineno} reads the private name {base}.{node.attr}")
+    assert not problems, "make the name public in its module (or in trialwise._core):\n" + "\n".join(problems)
+
+
+def _graph() -> dict[str, set[str]]:
+    graph: dict[str, set[str]] = {m: set() for m in MODULES}
+    for module in MODULES:
+        for _, target, _, _ in _imports(module):
+            if target in MODULES and target != module:
+                graph[module].add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1 or v in graph[v]:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_import_graph_has_no_cycle():
+    cycles = _cycles(_graph())
+    assert not cycles, f"import cycles between trialwise modules (function-level imports included): {cycles}"
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_the_core_imports_nothing_else_from_trialwise():
+    graph = _graph()
+    outside = {m: sorted(t for t in graph[m] if not t.startswith("trialwise._core"))
+               for m in MODULES if m.startswith("trialwise._core")}
+    assert not any(outside.values()), outside
+
+
+_LENGTH_REASON = re.compile(r"\blong(er)?\b[^.]*?\blines\b|\b\d[\d,]*\s+lines\b", re.IGNORECASE | re.DOTALL)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_a_long_module_says_why_in_its_docstring(module):
+    n_lines = len(MODULES[module].read_text(encoding="utf-8").splitlines())
+    if n_lines <= MAX_LINES:
+        return
+    doc = ast.get_docstring(TREES[module]) or ""
+    assert _LENGTH_REASON.search(doc), (
+        f"{module} has {n_lines} lines: split it by concept, or add to its docstring a paragraph "
+        "'Why this module is long: about N lines, ...'")
