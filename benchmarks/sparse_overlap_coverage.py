@@ -28,7 +28,7 @@ def main() -> None:
     b = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
     rows = []
     for n_items, ref in DESIGNS:
-        for ci in ("percentile", "bc"):
+        for ci in ("percentile", "bc", "studentized"):
             t0 = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")

@@ -78,6 +78,11 @@ def copy_parameters(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
     Vectorised over a batch ``(..., 2, 2)`` of counts or probabilities
     ``[[n11, n10], [n01, n00]]`` in which the *rows* are the reference observer.
 
+    Parameters
+    ----------
+    counts : array_like, shape (..., 2, 2)
+        Counts or cell probabilities, reference observer in rows, correct first.
+
     Raises
     ------
     TypeError
@@ -94,6 +99,13 @@ def copy_parameters(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
         other observer's accuracy when ``|p| = 1``, where it plays no role). NaN where
         the reference is always correct or always wrong (nothing to copy that could be
         told apart from chance).
+
+    Examples
+    --------
+    >>> from trialwise.copymodel import copy_parameters
+    >>> p, m, lat = copy_parameters([[60, 12], [8, 20]])
+    >>> round(float(p), 4), round(float(m), 4), round(float(lat), 4)
+    (0.5476, 0.9582, 0.6316)
     """
     c = v.as_float_array(counts, "counts")
     if c.ndim < 2 or c.shape[-2:] != (2, 2):
@@ -260,6 +272,18 @@ class CopyModel:
             Reference accuracy in (0, 1).
         latent_accuracy : array_like
             Accuracy of the copying observer when it does not copy, in [0, 1].
+        reference_observer : {"a", "b"}, default "a"
+            Which observer of the 2×2 table (A in rows) is the reference that is copied.
+
+        Returns
+        -------
+        CopyModel
+            The model, of the broadcast shape of the three parameters.
+
+        References
+        ----------
+        Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+        consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
 
         Examples
         --------
@@ -291,6 +315,11 @@ class CopyModel:
             ``[[n11, n10], [n01, n00]]`` (A in rows, correct first); a batch is allowed.
         reference_observer : {"a", "b"}, default "a"
             ``"a"``: B copies A; ``"b"``: A copies B.
+
+        Returns
+        -------
+        CopyModel
+            One model per table (shape ``counts.shape[:-2]``).
 
         Warns
         -----
@@ -330,6 +359,11 @@ class CopyModel:
 
         κ and both accuracies are unchanged; ``p_copy``, ``mismatch`` and
         ``latent_accuracy`` change (the model is asymmetric).
+
+        Returns
+        -------
+        CopyModel
+            The model with the other observer as reference.
 
         Examples
         --------
@@ -395,7 +429,20 @@ class CopyModel:
         return f"CopyModel(<grid of shape {self.shape}>, reference_observer={self._reference!r})"
 
     def to_frame(self):
-        """One row per grid point: kappa, accuracies, p_copy, mismatch, latent_accuracy."""
+        """One row per grid point: kappa, accuracies, p_copy, mismatch, latent_accuracy.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``kappa, accuracy_ref, accuracy_other, reference, p_copy, mismatch,
+            latent_accuracy``; one row per point of the (flattened) grid.
+
+        Examples
+        --------
+        >>> frame = CopyModel(0.5, 0.75, 0.6).to_frame()
+        >>> frame[["p_copy", "mismatch", "latent_accuracy"]].round(4).values.tolist()
+        [[0.6, 0.8333, 0.375]]
+        """
         import pandas as pd
 
         cols = {
@@ -412,6 +459,16 @@ class CopyModel:
 
         Computed from the generative parameters (``p_copy``, ``latent_accuracy``); they
         equal :func:`trialwise.cell_probabilities` of ``(kappa, accuracy_a, accuracy_b)``.
+
+        Returns
+        -------
+        ndarray, shape (*shape, 2, 2)
+            Probabilities summing to 1 over the last two axes.
+
+        Examples
+        --------
+        >>> CopyModel(0.5, 0.75, 0.6).cell_probabilities().round(4).tolist()
+        [[0.5625, 0.1875], [0.0375, 0.2125]]
         """
         p, a, lat = self._p, self._a_r, self._latent
         q = np.abs(p)
@@ -469,10 +526,17 @@ class CopyModel:
             Trials per sequence.
         size : int, optional
             Independent sequences per grid point (a leading axis).
+        rng : None, int or numpy.random.Generator
+            Seed or generator.
 
         Returns
         -------
         correct_a, correct_b : ndarray of bool, shape (*size, *shape, n)
+
+        References
+        ----------
+        Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+        consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
 
         Examples
         --------
@@ -499,6 +563,11 @@ class CopyModel:
         those margins, the one whose κ is closest to the target is returned (κ is
         increasing in ``n11`` once the margins are fixed, so it is one of the two
         integers around the exact solution).
+
+        Parameters
+        ----------
+        n : int or array_like of int
+            Number of items, broadcast against the model's shape.
 
         Returns
         -------
@@ -635,7 +704,20 @@ class CopyModelFit(Result):
     __str__ = __repr__
 
     def to_frame(self):
-        """:class:`pandas.DataFrame` with rows kappa, p_copy, mismatch, latent_accuracy."""
+        """:class:`pandas.DataFrame` with rows kappa, p_copy, mismatch, latent_accuracy.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``quantity, estimate, ci_low, ci_high``; four rows.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> fit = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0).copy_model
+        >>> fit.to_frame().round(3).values.tolist()[1]
+        ['p_copy', 0.533, 0.298, 0.705]
+        """
         import pandas as pd
 
         rows = []
@@ -645,7 +727,22 @@ class CopyModelFit(Result):
         return pd.DataFrame(rows, columns=list(self.frame_columns))
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: each quantity and its ``<quantity>_ci`` ``[low, high]`` (NaN as None)."""
+        """JSON-safe dict: each quantity and its ``<quantity>_ci`` ``[low, high]`` (NaN as None).
+
+        Returns
+        -------
+        dict
+            ``reference``, ``direction``, the four quantities with their intervals, the
+            accuracies and the resampling settings.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> fit = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0).copy_model
+        >>> d = fit.to_dict()
+        >>> d["direction"], round(d["p_copy"], 3), [round(x, 3) for x in d["p_copy_ci"]]
+        ('B copies A', 0.533, [0.298, 0.705])
+        """
         out: dict[str, Any] = {"reference": self.reference, "direction": self.direction}
         for name in self._ROWS:
             est, ci = self._quantity(name)
@@ -659,6 +756,20 @@ class CopyModelFit(Result):
         return jsonable(out)
 
     def summary(self) -> str:
+        """A readable text block: direction, accuracies, settings, then :meth:`to_frame`.
+
+        Returns
+        -------
+        str
+            Several lines of text.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> fit = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0).copy_model
+        >>> print(fit.summary().splitlines()[0])
+        Copy-model decomposition (B copies A): EC = p_copy x mismatch
+        """
         head = (
             f"Copy-model decomposition ({self.direction}): EC = p_copy x mismatch\n"
             f"  accuracy reference, other  {format_number(self.accuracy_ref)}, {format_number(self.accuracy_other)}\n"

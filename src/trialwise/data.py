@@ -1,6 +1,6 @@
 """Reading trial tables (tidy CSV/Parquet, model-vs-human raw-data folders) and pairing trials by item.
 
-Why this module is long: about 560 lines, the reader of each input format and the checks of
+Why this module is long: about 610 lines, the reader of each input format and the checks of
 a trial table, which share one column vocabulary (:data:`TRIAL_COLUMNS`).
 """
 
@@ -87,6 +87,17 @@ def read_table(path: str | Path):
     Every CSV column is read as text (``"40"`` stays ``"40"``, ``"0.10"`` stays
     ``"0.10"``); an empty field is missing.
 
+    Parameters
+    ----------
+    path : str or Path
+        A ``.csv`` file (``.csv.gz``, ``.bz2``, ``.xz`` decompressed by suffix) or a
+        ``.parquet`` file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table; CSV columns as text.
+
     Raises
     ------
     TypeError
@@ -97,6 +108,14 @@ def read_table(path: str | Path):
         (and the line).
     ImportError
         A Parquet file and no Parquet engine (``pip install pyarrow``).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "trials.csv"
+    >>> _ = path.write_text("subject,image,condition,correct\\nann,im1,40,1\\nann,im2,0.10,0\\n")
+    >>> read_table(path)["condition"].tolist()
+    ['40', '0.10']
     """
     import pandas as pd
 
@@ -467,6 +486,16 @@ def image_id(names: Any):
     last ``_``-separated field without extension, or the last two when they form an
     ImageNet file id (``n02504458_7209``), as in the bundled data.
 
+    Parameters
+    ----------
+    names : sequence of str or pandas.Series
+        Image file names.
+
+    Returns
+    -------
+    pandas.Series
+        The ids, as text, with the index of ``names``.
+
     Examples
     --------
     >>> image_id(["0001_nse_s01_0.03_elephant_10_n02504458_7209.png", "airplane1-bicycle2.png",
@@ -526,6 +555,20 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
     ValueError
         The folder has no CSV, a file lacks a column or is malformed (file and line
         named), or an observer answered an image twice.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> (root / "colour").mkdir()
+    >>> header = "subj,session,trial,rt,object_response,category,condition,imagename\\n"
+    >>> _ = (root / "colour" / "a.csv").write_text(
+    ...     header + "subject-01,1,1,0.8,cat,cat,cr,0001_cr_s01_cr_cat_0_n02123045_1.png\\n")
+    >>> _ = (root / "colour" / "b.csv").write_text(
+    ...     header + "resnet50,1,1,,dog,cat,cr,0001_cr_dnn_cr_cat_0_n02123045_1.png\\n")
+    >>> trials = read_model_vs_human(root)
+    >>> trials[["experiment", "subject", "observer_type", "image", "correct"]].values.tolist()
+    [['colour', 'subject-01', 'human', 'n02123045_1', True], ['colour', 'resnet50', 'model', 'n02123045_1', False]]
     """
     import pandas as pd
 

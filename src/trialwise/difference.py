@@ -84,7 +84,24 @@ class ErrorConsistencyDifferenceResult(Result):
     __str__ = __repr__
 
     def summary(self) -> str:
-        """A readable text block with every number of the result."""
+        """A readable text block with every number of the result.
+
+        Returns
+        -------
+        str
+            The difference, its interval and p-value, both ECs, the accuracies and ``n``.
+
+        Examples
+        --------
+        >>> import numpy as np, trialwise as tw
+        >>> rng = np.random.default_rng(0)
+        >>> human = rng.random(200) < 0.75
+        >>> close = np.where(rng.random(200) < 0.6, human, rng.random(200) < 0.75)
+        >>> far = np.where(rng.random(200) < 0.2, human, rng.random(200) < 0.75)
+        >>> res = tw.error_consistency_difference(human, close, far, n_resamples=200, rng=1)
+        >>> print(res.summary().splitlines()[1])
+          difference           0.458
+        """
         ci = self.confidence_interval
         return "\n".join([
             "Difference in error consistency with one reference: EC(ref, x) - EC(ref, y)",

@@ -15,7 +15,7 @@ package, for error consistency (κ on correctness), Cohen's κ on labels
 :mod:`trialwise.tables`; the bootstrap calls these kernels on a whole batch of replicate
 tables.
 
-Why this module is long: about 650 lines, every count kernel of κ (the statistic, its
+Why this module is long: about 720 lines, every count kernel of κ (the statistic, its
 variance, bounds and bias correction) in one place, most of them docstrings with the formulas.
 """
 
@@ -279,6 +279,15 @@ def kappa_from_counts(counts: ArrayLike, *, unbiased: bool = False) -> NDArray:
     float64, whose relative error of about 1e-16 is negligible against the sampling
     error of κ̂.
 
+    References
+    ----------
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and
+    Psychological Measurement* 20(1), 37–46.
+
+    Martín Andrés, A. & Álvarez Hernández, M. (2024). Estimators of various kappa
+    coefficients based on the unbiased estimator of the expected index of agreements.
+    *Advances in Data Analysis and Classification*. doi:10.1007/s11634-024-00581-x.
+
     Examples
     --------
     >>> float(kappa_from_counts([[40, 10], [10, 40]]))
@@ -318,12 +327,30 @@ def kappa_kernel(counts: ArrayLike, unbiased: bool = False) -> NDArray:
 def unbiased_kappa(kappa: ArrayLike, n: ArrayLike) -> NDArray:
     """Bias-corrected κ from the plug-in κ and the number of items.
 
+    Parameters
+    ----------
+    kappa : array_like
+        Plug-in κ in [−1, 1] (NaN, an undefined κ, stays NaN).
+    n : array_like of int
+        Number of items, whole numbers >= 1; broadcast against ``kappa``.
+
+    Returns
+    -------
+    ndarray
+        ``κ_u = n·κ / (n − 1 + κ)``.
+
     Notes
     -----
     Martín Andrés & Álvarez Hernández (2024) replace the plug-in expected agreement by
     its unbiased estimate ``(n·c_exp − c_obs)/(n − 1)``. Substituting into
     ``(c_obs − c_exp)/(1 − c_exp)`` gives ``κ_u = n·κ / (n − 1 + κ)``, a strictly
     increasing map of κ for n > 1 that fixes 0 and 1, so intervals and tests carry over.
+
+    References
+    ----------
+    Martín Andrés, A. & Álvarez Hernández, M. (2024). Estimators of various kappa
+    coefficients based on the unbiased estimator of the expected index of agreements.
+    *Advances in Data Analysis and Classification*. doi:10.1007/s11634-024-00581-x.
 
     Examples
     --------
@@ -440,6 +467,14 @@ def kappa_bounds(accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> tuple[NDArray,
     ``a_A = a_B = 0.5``: even with inverted accuracies ``a_B = 1 − a_A``,
     ``κ_min = −2a(1−a)/(a² + (1−a)²) > −1`` (Klein et al. 2025, App. D).
 
+    References
+    ----------
+    Geirhos, Meding & Wichmann (2020). Beyond accuracy: quantifying trial-by-trial
+    behaviour of CNNs and humans by measuring error consistency. NeurIPS.
+
+    Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+    consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
+
     Examples
     --------
     >>> lo, hi = kappa_bounds(0.8, 0.6)
@@ -461,12 +496,27 @@ def kappa_bounds(accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> tuple[NDArray,
 def kappa_bounds_from_expected(c_exp: ArrayLike) -> tuple[NDArray, NDArray]:
     """Bounds on κ given only the expected agreement (Geirhos, Meding & Wichmann 2020, eq. 2-6).
 
+    Parameters
+    ----------
+    c_exp : array_like
+        Expected agreement ``a_A·a_B + (1 − a_A)(1 − a_B)``, in [0, 1].
+
+    Returns
+    -------
+    kappa_min, kappa_max : ndarray
+        The bounds; NaN where ``c_exp = 1``.
+
     Notes
     -----
     For ``c_exp ≤ ½``: ``−c_exp/(1−c_exp) ≤ κ ≤ (1 − √(1−2c_exp) − c_exp)/(1−c_exp)``;
     for ``c_exp ≥ ½``: ``(√(2c_exp−1) − c_exp)/(1−c_exp) ≤ κ ≤ 1``.
     These are the bounds over all accuracy pairs with this ``c_exp``; at ``c_exp = 1``
     κ is undefined (NaN).
+
+    References
+    ----------
+    Geirhos, Meding & Wichmann (2020). Beyond accuracy: quantifying trial-by-trial
+    behaviour of CNNs and humans by measuring error consistency. NeurIPS.
 
     Examples
     --------
@@ -521,6 +571,11 @@ def feasible_accuracy(accuracy_a: ArrayLike, kappa: ArrayLike) -> tuple[NDArray,
 
     feasible iff ``κ ≥ κ_min(a, 1 − a) = −2a(1−a)/(a² + (1−a)²)``.
 
+    References
+    ----------
+    Geirhos, Meding & Wichmann (2020). Beyond accuracy: quantifying trial-by-trial
+    behaviour of CNNs and humans by measuring error consistency. NeurIPS.
+
     Examples
     --------
     >>> [round(float(x), 3) for x in feasible_accuracy(0.9, 0.5)]
@@ -548,6 +603,13 @@ def cell_probabilities(kappa: ArrayLike, accuracy_a: ArrayLike, accuracy_b: Arra
     For correctness the table has one free parameter once the margins are fixed, so
     ``(κ, a_A, a_B)`` determine it: ``c_obs − c_exp = 2(P11 − a_A·a_B)`` gives
     ``P11 = a_A·a_B + κ(1 − c_exp)/2``, and the margins give the rest.
+
+    Parameters
+    ----------
+    kappa : array_like
+        Target κ in [−1, 1].
+    accuracy_a, accuracy_b : array_like
+        Accuracies of A and B in [0, 1]; all three broadcast against each other.
 
     Returns
     -------

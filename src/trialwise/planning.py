@@ -6,7 +6,7 @@ of observers with accuracies ``a_A``, ``a_B`` and error consistency κ are one m
 draw over the four cells of the 2×2 table, so a whole grid of designs (n × accuracies ×
 κ, broadcast like numpy) is simulated in one call of the resampling engine.
 
-Why this module is long: about 590 lines, the three planning questions (interval width,
+Why this module is long: about 610 lines, the three planning questions (interval width,
 trial count, power) share their simulation helpers; the results live in
 :mod:`trialwise.planning_result`.
 """
@@ -96,9 +96,6 @@ def ci_width(
     workers : int, optional
         Threads (the result does not depend on it).
 
-    All four design parameters broadcast against each other (pass ``n[:, None]`` and
-    ``accuracy[None, :]`` for a grid).
-
     Returns
     -------
     CIWidthResult
@@ -126,6 +123,9 @@ def ci_width(
 
     Notes
     -----
+    All four design parameters broadcast against each other (pass ``n[:, None]`` and
+    ``accuracy[None, :]`` for a grid).
+
     Each simulated experiment is one multinomial draw of the four cells, so any n up to
     2**53 costs the same; κ̂ of a simulated table is exact in int64 arithmetic up to
     n = 2**31 and computed in float64 beyond (relative error ~1e-16, far below the
@@ -550,6 +550,23 @@ def validate_copy_model(
     compared with the interval the copy model predicts before any data exist
     (:func:`ci_width`, ``n_simulations`` experiments).
 
+    Parameters
+    ----------
+    n : int or array_like of int
+        Trials per data set.
+    accuracy_a, accuracy_b : array_like
+        Accuracies of the two observers (A is the reference), in (0, 1).
+    kappa : array_like
+        Target κ; the four design parameters broadcast against each other.
+    confidence_level : float, default 0.95
+        Level of both intervals.
+    n_resamples : int, default 10000
+        Bootstrap replicates of the ground-truth table.
+    n_simulations : int, default 10000
+        Simulated experiments of the copy model (:func:`ci_width`).
+    rng : None, int or numpy.random.Generator
+        Seed or generator.
+
     Returns
     -------
     CopyModelValidation
@@ -557,6 +574,11 @@ def validate_copy_model(
         interval ``bootstrap_low``/``bootstrap_high``, the copy-model interval
         ``model_low``/``model_high``, and ``width_ratio`` (model width / bootstrap
         width).
+
+    References
+    ----------
+    Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+    consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
 
     Examples
     --------

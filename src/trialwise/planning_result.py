@@ -38,17 +38,63 @@ class _GridResult(Result):
         return np.shape(self._column(self.frame_columns[0]))
 
     def to_frame(self):
-        """:class:`pandas.DataFrame` with one row per grid point."""
+        """:class:`pandas.DataFrame` with one row per grid point.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns ``frame_columns``; the grid flattened in C order.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> r = tw.ci_width(n=[100, 1000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                 n_simulations=1000, rng=0)
+        >>> r.to_frame()[["n", "half_width"]].round(3).values.tolist()
+        [[100.0, 0.192], [1000.0, 0.063]]
+        """
         import pandas as pd
 
         return pd.DataFrame({c: np.ravel(np.asarray(self._column(c))) for c in self.frame_columns},
                             columns=list(self.frame_columns))
 
     def summary(self) -> str:
+        """The class name, then :meth:`to_frame` as text.
+
+        Returns
+        -------
+        str
+            One header line and one line per grid point.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> r = tw.ci_width(n=[100, 1000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                 n_simulations=1000, rng=0)
+        >>> lines = r.summary().splitlines()
+        >>> lines[0], len(lines)
+        ('CIWidthResult', 4)
+        """
         return f"{type(self).__name__}\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: the settings and ``grid``, the :meth:`to_frame` records (NaN as None)."""
+        """JSON-safe dict: the settings and ``grid``, the :meth:`to_frame` records (NaN as None).
+
+        Returns
+        -------
+        dict
+            The scalar fields (``confidence_level``, ``n_simulations``, ...) and ``grid``,
+            a list of one dict per grid point.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> r = tw.ci_width(n=[100, 1000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                 n_simulations=1000, rng=0)
+        >>> d = r.to_dict()
+        >>> d["n_simulations"], len(d["grid"]), round(d["grid"][0]["half_width"], 3)
+        (1000, 2, 0.192)
+        """
         # every _GridResult subclass is a frozen dataclass; this base class itself is not
         names = [f.name for f in fields(self) if np.ndim(getattr(self, f.name)) == 0  # type: ignore[arg-type]
                  and not isinstance(getattr(self, f.name), ConfidenceInterval)]
@@ -222,16 +268,64 @@ class PlanResult(Result):
     __str__ = __repr__
 
     def alternatives_frame(self):
+        """The required n under other reference accuracies, as a table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per scenario; columns ``scenario, accuracy_a, accuracy_b, kappa,
+            p_copy, n_required``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> plan = tw.plan_trials(half_width=0.1, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                       n_simulations=1000, rng=0)
+        >>> plan.alternatives_frame()[["scenario", "n_required"]].values.tolist()
+        [['as planned', 371], ['reference accuracy 0.5', 265]]
+        """
         import pandas as pd
 
         return pd.DataFrame(self.alternatives, columns=["scenario", "accuracy_a", "accuracy_b", "kappa", "p_copy", "n_required"])
 
     def to_frame(self):
-        """The expected-interval table (one row per trial count)."""
+        """The expected-interval table (one row per trial count).
+
+        Returns
+        -------
+        pandas.DataFrame
+            :meth:`CIWidthResult.to_frame` of ``intervals``: the literature's trial counts
+            and the planned ``n``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> plan = tw.plan_trials(half_width=0.1, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                       n_simulations=1000, rng=0)
+        >>> frame = plan.to_frame()
+        >>> round(float(frame.loc[frame.n == plan.n, "half_width"].iloc[0]), 3)
+        0.1
+        """
         return self.intervals.to_frame()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: the plan, ``intervals`` (the :meth:`to_frame` records) and ``alternatives`` (NaN as None)."""
+        """JSON-safe dict: the plan, ``intervals`` (the :meth:`to_frame` records) and ``alternatives`` (NaN as None).
+
+        Returns
+        -------
+        dict
+            ``n``, ``half_width_target``, ``half_width``, the design, ``intervals``,
+            ``alternatives`` and ``notes``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> plan = tw.plan_trials(half_width=0.1, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                       n_simulations=1000, rng=0)
+        >>> d = plan.to_dict()
+        >>> d["n"], d["half_width_target"], len(d["alternatives"])
+        (371, 0.1, 2)
+        """
         frame = self.to_frame()
         return jsonable({
             "n": self.n,
@@ -248,6 +342,21 @@ class PlanResult(Result):
         })
 
     def summary(self) -> str:
+        """A readable text block: the design, the required n, the intervals, the alternatives, the notes.
+
+        Returns
+        -------
+        str
+            Several paragraphs of text.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> plan = tw.plan_trials(half_width=0.1, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                       n_simulations=1000, rng=0)
+        >>> print(plan.summary().splitlines()[1])
+        required trials: 371
+        """
         head = (
             f"Planning: EC {self.kappa:g} between observers with accuracies {self.accuracy_a:g} (A, reference) "
             f"and {self.accuracy_b:g}; target half-width {self.half_width_target:g} "

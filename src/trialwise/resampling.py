@@ -181,11 +181,12 @@ def bootstrap_sums(
     columns: ArrayLike,
     n_resamples: int,
     *,
-    statistic: Callable[[NDArray], NDArray] | None = None,
+    statistic: Callable[..., NDArray] | None = None,
     rng: Any = None,
     strata: ArrayLike | None = None,
     batch: int | None = None,
     kind: str = "multinomial",
+    with_weights: bool = False,
 ) -> NDArray:
     """Weighted column sums ``W @ X`` for B bootstrap replicates, chunk by chunk.
 
@@ -200,6 +201,9 @@ def bootstrap_sums(
         keep the sums.
     rng, strata, batch, kind
         As in :func:`bootstrap_weights`.
+    with_weights : bool
+        Call ``statistic(sums, weights)`` with the chunk's weights, shape (b, n_items),
+        too (e.g. for the infinitesimal-jackknife variance of every replicate).
 
     Returns
     -------
@@ -223,7 +227,10 @@ def bootstrap_sums(
     out: list[NDArray] = []
     for w in bootstrap_weights(n_items, n_resamples, rng=rng, strata=strata, batch=rows, kind=kind):
         sums = (w.astype(dtype) @ xf).astype(np.float64)
-        out.append(statistic(sums) if statistic is not None else sums)
+        if statistic is None:
+            out.append(sums)
+        else:
+            out.append(statistic(sums, w) if with_weights else statistic(sums))
     return np.concatenate(out, axis=0)
 
 

@@ -12,7 +12,7 @@ shape bias pools its members' answers (``Σ shape / Σ (shape + texture)``), as 
 published figures do for "humans". Images are the sampling unit: every interval, and every
 difference of two rows, comes from one bootstrap over images shared by all observers.
 
-Why this module is long: about 740 lines, all of one concept (parsing cue-conflict ids, the
+Why this module is long: about 830 lines, all of one concept (parsing cue-conflict ids, the
 estimator, its bootstrap over images, the difference test and their two result classes).
 """
 
@@ -159,7 +159,22 @@ class ShapeBiasDifferenceResult(Result):
     __str__ = __repr__
 
     def summary(self) -> str:
-        """A readable text block with every number of the result."""
+        """A readable text block with every number of the result.
+
+        Returns
+        -------
+        str
+            Both shape biases, the difference, its interval and the p-value.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
+        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
+        >>> diff = res.difference("resnet50", "subject-01")
+        >>> print(diff.summary().splitlines()[2])
+          difference           -0.741
+        """
         ci = self.confidence_interval
         reps = (f"{self.n_permutations} swaps" if self.test == "swap" else f"B = {self.n_resamples}")
         return "\n".join([
@@ -172,11 +187,41 @@ class ShapeBiasDifferenceResult(Result):
         ])
 
     def to_frame(self):
-        """One-row :class:`pandas.DataFrame` with the columns ``frame_columns``."""
+        """One-row :class:`pandas.DataFrame` with the columns ``frame_columns``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            ``observer_a, observer_b, statistic, ci_low, ci_high, ...``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
+        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
+        >>> frame = res.difference("resnet50", "subject-01").to_frame()
+        >>> frame[["observer_a", "observer_b", "statistic"]].round(3).values.tolist()
+        [['resnet50', 'subject-01', -0.741]]
+        """
         return one_row_frame(self)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: the :meth:`to_frame` row and ``null`` (NaN as None)."""
+        """JSON-safe dict: the :meth:`to_frame` row and ``null`` (NaN as None).
+
+        Returns
+        -------
+        dict
+            The :meth:`to_frame` columns and ``null``, the null hypothesis tested.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
+        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
+        >>> d = res.difference("resnet50", "subject-01").to_dict()
+        >>> d["null"], round(d["statistic"], 3)
+        ('equal shape bias', -0.741)
+        """
         out = self.to_frame().iloc[0].to_dict()
         out["null"] = self.null
         return jsonable(out)
@@ -270,11 +315,39 @@ class ShapeBiasResult(Result):
     __str__ = __repr__
 
     def to_frame(self):
-        """One row per observer, then per group (columns :data:`FRAME_COLUMNS`)."""
+        """One row per observer, then per group (columns :data:`FRAME_COLUMNS`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            A copy of ``table``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
+        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
+        >>> res.to_frame()[["observer", "kind", "shape_bias"]].round(3).values.tolist()
+        [['resnet50', 'observer', 0.221], ['subject-01', 'observer', 0.962]]
+        """
         return self.table.reindex(columns=list(self.frame_columns)).copy()
 
     def summary(self) -> str:
-        """A readable text block: every row with its interval and counts, then the notes."""
+        """A readable text block: every row with its interval and counts, then the notes.
+
+        Returns
+        -------
+        str
+            A header, one line per observer or group, then the notes.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
+        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
+        >>> print(res.summary().splitlines()[0])
+        Shape bias — cue-conflict: share of shape decisions among shape-or-texture answers
+        """
         what = f" — {self.experiment}" if self.experiment else ""
         lines = [
             f"Shape bias{what}: share of shape decisions among shape-or-texture answers",
@@ -291,7 +364,23 @@ class ShapeBiasResult(Result):
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: settings, groups, ``rows`` (the table's records) and notes (NaN as None)."""
+        """JSON-safe dict: settings, groups, ``rows`` (the table's records) and notes (NaN as None).
+
+        Returns
+        -------
+        dict
+            ``experiment``, ``n_images``, the resampling settings, ``groups``, ``rows``
+            and ``notes``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
+        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
+        >>> d = res.to_dict()
+        >>> d["n_images"], [row["observer"] for row in d["rows"]]
+        (1200, ['resnet50', 'subject-01'])
+        """
         rows = self.table.to_dict(orient="records")
         return jsonable({
             "experiment": self.experiment, "n_images": self.n_images, "n_excluded_images": self.n_excluded_images,

@@ -37,7 +37,7 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_percent
 from trialwise._core.results import Result
 from trialwise.difference import DIFFERENCE_TESTS, difference_pvalues
-from trialwise.benchmark.leaderboard import leaderboard
+from trialwise.benchmark.leaderboard import DEFAULT_CI_METHOD, leaderboard
 from trialwise.benchmark.protocol import MODEL_VS_HUMAN
 from trialwise.data import TRIAL_COLUMNS
 from trialwise.ec import check_options, kappa_intervals
@@ -186,14 +186,16 @@ class TypeOneErrorStudy(_Study):
 class BenchmarkCoverageStudy(_Study):
     """Calibration of leaderboards on simulated benchmarks (:func:`trialwise.validity.benchmark_coverage_study`).
 
-    ``table``: coverage, mean width and bias of each observer's score interval;
+    ``table``: coverage, mean width and bias of each observer's score interval, over the
+    ``n_scored`` simulated benchmarks where the row has a score (the reference row has none
+    where no two humans share ``min_items`` items);
     ``ranks``: coverage of the rank intervals (per model, and all at once); ``tests``:
     rejection rates of the bootstrap and swap tests for two models with equal true
     scores and unequal accuracies. ``to_frame()`` is ``table``.
     """
 
     frame_columns = ("observer", "true_score", "accuracy", "coverage", "coverage_se", "mean_width", "bias", "sd",
-                     "contains_estimate")
+                     "contains_estimate", "n_scored")
     ranks: Any = None
     tests: Any = None
     confidence_level: float = 0.95
@@ -231,6 +233,20 @@ def study_grid(
     κ is symmetric in the two observers, so each unordered pair of accuracies (equal
     pairs included) appears once. ``attainable`` says whether κ lies within the bounds
     that the two accuracies allow (:func:`trialwise.kappa_bounds`).
+
+    Parameters
+    ----------
+    n : sequence of int, default STUDY_N
+        Numbers of trials.
+    accuracies : sequence of float, default STUDY_ACCURACIES
+        Accuracies in [0, 1]; every unordered pair is a point.
+    kappas : sequence of float, default STUDY_KAPPAS
+        Values of κ in [−1, 1].
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``n, accuracy_a, accuracy_b, kappa, attainable``; one row per point.
 
     Examples
     --------
@@ -402,6 +418,26 @@ def type_one_error_study(
     p-value of a repeated table is then shared). Boschloo's test costs O(n²) per table
     and runs only where ``n ≤ boschloo_max_n``.
 
+    Parameters
+    ----------
+    grid : DataFrame, optional
+        Columns ``n, accuracy_a, accuracy_b, kappa`` (default :func:`study_grid`); only
+        its κ = 0 points are simulated.
+    tests : sequence of str
+        Tests of κ = 0 (default: all of :data:`trialwise.significance.INDEPENDENCE_TESTS`).
+    alphas : sequence of float, default (0.05, 0.01)
+        Levels at which rejections are counted.
+    n_datasets : int, default 2000
+        Simulated experiments per grid point.
+    n_resamples : int, default 1000
+        Monte-Carlo draws of the randomised tests.
+    boschloo_max_n : int, default 50
+        Largest n at which Boschloo's test is run.
+    rng : seed or Generator, default None
+        Seed or generator.
+    progress : callable, optional
+        Called as ``progress(label, points_done, points_total)`` after each grid point.
+
     Returns
     -------
     TypeOneErrorStudy
@@ -470,11 +506,44 @@ def difference_test_study(
     (the swap test's null); with unequal accuracies only their κ's are equal, which is
     the null the question is about.
 
+    Parameters
+    ----------
+    n : sequence of int, default STUDY_N
+        Numbers of items.
+    accuracy_reference : sequence of float, default (0.55, 0.75, 0.95)
+        Accuracies of the reference observer.
+    accuracies_xy : sequence of (float, float), default ((0.75, 0.75), (0.65, 0.85))
+        Accuracy pairs of X and Y.
+    kappas : sequence of float, default (0.0, 0.5)
+        The common κ of X and Y with the reference; unattainable points are skipped.
+    tests : sequence of str
+        Difference tests (default: all of ``DIFFERENCE_TESTS``, ``"swap"`` and ``"paper"``).
+    alphas : sequence of float, default (0.05, 0.01)
+        Levels at which rejections are counted.
+    n_datasets : int, default 2000
+        Simulated experiments per point.
+    n_resamples : int, default 1000
+        Swaps or bootstrap replicates per experiment (at least 2).
+    rng : seed or Generator, default None
+        Seed or generator.
+    progress : callable, optional
+        Called as ``progress(label, points_done, points_total)`` after each point.
+
     Returns
     -------
     TypeOneErrorStudy
         ``table`` with ``n, accuracy_reference, accuracy_x, accuracy_y, kappa, test,
         alpha, rejection_rate, rejection_se, share_undefined``.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> st = tw.validity.difference_test_study(
+    ...     n=[200], accuracy_reference=[0.75], accuracies_xy=[(0.75, 0.75)], kappas=[0.5],
+    ...     tests=["swap"], alphas=[0.05], n_datasets=400, n_resamples=200, rng=0)
+    >>> row = st.table.iloc[0]
+    >>> row.test, bool(row.rejection_rate <= 0.05 + 3 * row.rejection_se)
+    ('swap', True)
     """
 
     r = v.check_positive_int(n_datasets, "n_datasets")
@@ -540,7 +609,7 @@ def benchmark_coverage_study(
     alphas: Sequence[float] = (0.05,),
     reference_items: int | None = None,
     min_items: int = 20,
-    ci_method: str = "bc",
+    ci_method: str = DEFAULT_CI_METHOD,
     tests: bool = True,
     rng: Any = None,
     progress: Callable[[str, int, int], None] | None = None,
@@ -570,18 +639,55 @@ def benchmark_coverage_study(
       whose interval (``ci_method``) contains the true score; with the mean width, the
       mean estimate minus the truth (``bias``), the standard deviation of the estimates
       (``sd``) and the share of intervals that contain their own estimate
-      (``contains_estimate``);
+      (``contains_estimate``), all over the ``n_scored`` benchmarks where the row has a
+      score (a reference row whose pairs all share fewer than ``min_items`` items has none);
     * ``ranks``: per model, the share whose rank interval contains its true rank (tied
       true scores count as covered by any of their ranks), and the share where every
       model's interval does (simultaneous);
     * ``tests``: the rejection rate of x vs y (equal true scores, unequal accuracies) by
       the benchmark-level ``bootstrap`` and ``swap`` tests, at each α.
 
+    Parameters
+    ----------
+    n_datasets : int, default 200
+        Simulated benchmarks.
+    n_resamples : int, default 1000
+        Bootstrap replicates of each leaderboard (and swaps of its tests; at least 2).
+    n_items : int, default 200
+        Items per condition (at least 10).
+    n_experiments, n_conditions : int, default 2 and 3
+        Experiments of the benchmark and conditions per experiment.
+    confidence_level : float, default 0.95
+        Level of the intervals.
+    alphas : sequence of float, default (0.05,)
+        Levels of the x-vs-y tests.
+    reference_items : int, optional
+        Items each human sees per condition (sparse overlaps); default all ``n_items``.
+    min_items : int, default 20
+        The protocol's minimum number of shared items for a pair.
+    ci_method : str, default "studentized"
+        The leaderboard's interval method (default: the leaderboard's own default, so the
+        study measures what users get).
+    tests : bool, default True
+        Run the x-vs-y tests.
+    rng : seed or Generator, default None
+        Seed or generator.
+    progress : callable, optional
+        Called as ``progress(label, done, total)`` after each benchmark.
+
     Returns
     -------
     BenchmarkCoverageStudy
         ``table`` (coverage), ``ranks`` and ``tests`` (DataFrames) with Monte-Carlo
         standard errors.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> st = tw.validity.benchmark_coverage_study(n_datasets=2, n_resamples=50, n_items=40, n_experiments=1,
+    ...                                           n_conditions=2, tests=False, rng=0)
+    >>> st.table.observer.tolist()
+    ['m1', 'm2', 'm3', 'm4', 'x', 'y', 'human–human']
     """
     from scipy.optimize import brentq
 
@@ -672,13 +778,21 @@ def benchmark_coverage_study(
     rows = []
     for o in truth:
         e_, l_, h_ = (np.asarray(x, dtype=float) for x in (est[o], lo[o], hi[o]))
-        cov = float(np.mean((l_ <= truth[o]) & (truth[o] <= h_)))
-        p_easy, p_hard = params[names.index(o)] if o in models else (np.nan, np.nan)
-        rows.append(dict(observer=o, true_score=truth[o], accuracy=float(np.mean(easy * p_easy + (1 - easy) * p_hard)),
-                         coverage=cov, coverage_se=float(_rate_se(np.asarray(cov), np.asarray(r))),
-                         mean_width=float(np.mean(h_ - l_)), bias=float(np.mean(e_) - truth[o]),
-                         sd=float(np.std(e_, ddof=1)) if r > 1 else np.nan,
-                         contains_estimate=float(np.mean((l_ <= e_) & (e_ <= h_)))))
+        scored = np.isfinite(e_)  # a row has no score where none of its pairs shares min_items items
+        e_, l_, h_ = e_[scored], l_[scored], h_[scored]
+        k = int(scored.sum())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # no scored dataset: NaN rates
+            cov = float(np.mean((l_ <= truth[o]) & (truth[o] <= h_))) if k else np.nan
+            p_easy, p_hard = params[names.index(o)] if o in models else (np.nan, np.nan)
+            rows.append(dict(observer=o, true_score=truth[o],
+                             accuracy=float(np.mean(easy * p_easy + (1 - easy) * p_hard)),
+                             coverage=cov, coverage_se=float(_rate_se(np.asarray(cov), np.asarray(max(k, 1)))),
+                             mean_width=float(np.mean(h_ - l_)) if k else np.nan,
+                             bias=float(np.mean(e_) - truth[o]) if k else np.nan,
+                             sd=float(np.std(e_, ddof=1)) if k > 1 else np.nan,
+                             contains_estimate=float(np.mean((l_ <= e_) & (e_ <= h_))) if k else np.nan,
+                             n_scored=k))
     ranks = [dict(observer=k, true_rank=f"{true_rank[k][0]}" if true_rank[k][0] == true_rank[k][1]
                   else f"{true_rank[k][0]}–{true_rank[k][1]}", coverage=float(np.mean(rank_cov[k])))
              for k in cand]

@@ -160,16 +160,59 @@ class Result:
         return f"{type(self).__name__}({', '.join(parts)})"
 
     def summary(self) -> str:
-        """A readable text block: the repr, the table, then the notes."""
+        """A readable text block: the repr, the table, then the notes.
+
+        Returns
+        -------
+        str
+            Several lines of text (subclasses print their numbers in their own layout).
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0)
+        >>> print(res.summary().splitlines()[0])
+        Error consistency (Cohen's kappa on trial-by-trial correctness)
+        """
         text = repr(self) + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
         return "\n".join([text] + [f"  note: {n}" for n in self.notes])
 
     def to_frame(self):
-        """:class:`pandas.DataFrame` with the columns ``frame_columns``."""
+        """:class:`pandas.DataFrame` with the columns ``frame_columns``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row (one row per item for tabular results) with the columns
+            ``frame_columns``, the same for any input.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0)
+        >>> frame = res.to_frame()
+        >>> list(frame.columns[:3]), round(float(frame["statistic"].iloc[0]), 3)
+        (['statistic', 'ci_low', 'ci_high'], 0.526)
+        """
         return one_row_frame(self)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict of the fields (large arrays left out; NaN and ±inf as None)."""
+        """JSON-safe dict of the fields (large arrays left out; NaN and ±inf as None).
+
+        Returns
+        -------
+        dict
+            Field name to plain Python value (lists for arrays, ``[low, high]`` for an
+            interval); ``json.dumps(result.to_dict(), allow_nan=False)`` works.
+
+        Examples
+        --------
+        >>> import json, trialwise as tw
+        >>> res = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0)
+        >>> d = res.to_dict()
+        >>> round(d["statistic"], 3), d["n"], len(json.dumps(d, allow_nan=False)) > 0
+        (0.526, 80, True)
+        """
         if dataclasses.is_dataclass(self):
             names = [f.name for f in dataclasses.fields(self)]
         else:

@@ -23,7 +23,8 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result
-from trialwise.benchmark.hierarchy import Design, swap_differences, swap_pvalue
+from trialwise.benchmark.hierarchy import Design
+from trialwise.benchmark.swap import swap_differences, swap_pvalue
 from trialwise.resampling import keyed_rng, monte_carlo_pvalue
 
 __all__ = ["BENCHMARK_TESTS", "BenchmarkDifferenceResult", "SwapNulls", "difference_pvalue", "pair_pvalues"]
@@ -121,7 +122,7 @@ def difference_pvalue(scores: NDArray, replicates: NDArray, i: int, j: int, *, t
     """The p-value of H0 "rows i and j are alike" by ``test``, and the null distribution behind it.
 
     ``bootstrap``: two-sided, from the bootstrap distribution of Δ (inverting its
-    percentile interval). ``swap``: the swap test (``hierarchy.swap_pvalue``).
+    percentile interval). ``swap``: the swap test (:func:`trialwise.benchmark.swap.swap_pvalue`).
     ``paper``: a two-sample t-test between the bootstrap and the swap distributions
     (Klein et al. 2025, §3.3; its p-value shrinks with B).
     """

@@ -19,9 +19,13 @@ __all__ = ["ExperimentBreakdown", "experiment_breakdown", "score_interval"]
 EXPERIMENT_COLUMNS = ("experiment", "observer", "score", "ci_low", "ci_high", "rank", "rank_low", "rank_high")
 
 
-def score_interval(method: str, dist: NDArray, estimate: NDArray, level: float) -> tuple[NDArray, NDArray]:
-    """The interval of benchmark scores from their bootstrap replicates (unbounded scale)."""
-    lo, hi = interval(method, dist, estimate, level, bounds=(-np.inf, np.inf))
+def score_interval(method: str, dist: NDArray, estimate: NDArray, level: float, *,
+                   standard_error: NDArray | None = None,
+                   replicate_standard_error: NDArray | None = None) -> tuple[NDArray, NDArray]:
+    """The interval of benchmark scores from their bootstrap replicates (unbounded scale);
+    ``studentized`` needs the scores' standard errors on the data and on every replicate."""
+    lo, hi = interval(method, dist, estimate, level, standard_error=standard_error,
+                      replicate_standard_error=replicate_standard_error, bounds=(-np.inf, np.inf))
     return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
 
 

@@ -11,7 +11,14 @@ bootstrap replicate is a multinomial weight vector over its items shared by ever
 observer, so each entry's table is a weighted column sum and a unit's replicates are one
 chunked matrix product. Units are independent given the seed: unit ``u`` (in sorted
 (experiment, condition) order) draws from the ``u``-th child stream of ``rng``
-(:func:`trialwise.resampling.child_rngs`).
+(:func:`trialwise.resampling.child_rngs`). With ``bootstrap_entries_ij`` every unit also
+yields the infinitesimal-jackknife variance of every row score on the data and on every
+replicate (:mod:`trialwise.benchmark.influence`), for the studentized interval.
+
+Why this module is long: about 510 lines, because the design, its aggregation and its
+bootstrap share one layout (entries grouped by unit, rows and levels as index arrays)
+that no other module should need to know; the influence and the swap test, which only
+read it, live in :mod:`~trialwise.benchmark.influence` and :mod:`~trialwise.benchmark.swap`.
 """
 
 from __future__ import annotations
@@ -29,13 +36,14 @@ from scipy import sparse
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.validation import check_positive_int, check_rng
 from trialwise._core.warnings import TrialwiseWarning, warn
+from trialwise.benchmark.influence import UnitInfluence
 from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import Protocol, metric_from_sums
-from trialwise.resampling import bootstrap_sums, child_rngs, monte_carlo_test
+from trialwise.resampling import BATCH_BYTES, bootstrap_sums, child_rngs
 from trialwise.tables import pair_columns
 
-__all__ = ["Design", "build_design", "reference_mask", "bootstrap_entries", "aggregate", "group_mean", "row_scores",
-           "swap_differences"]
+__all__ = ["Design", "build_design", "reference_mask", "bootstrap_entries", "bootstrap_entries_ij", "EntryBootstrap",
+           "aggregate", "group_mean", "row_scores", "entry_weights"]
 
 #: Name of the reference group's own row (pairs of distinct reference observers).
 REFERENCE_ROW = "{reference}–{reference}"
@@ -364,7 +372,98 @@ def row_scores(values: NDArray, design: Design) -> NDArray:
     return out
 
 
+def entry_weights(values: NDArray, design: Design) -> NDArray:
+    """The weight of every entry in its row's score, shape (…, n_entries): a row's score is
+    ``Σ_e w_e·values_e`` over its entries (:func:`row_scores`).
+
+    A hierarchical mean is linear in its entries once it is known which are defined: each
+    level divides by the number of defined members of the entry's group. Undefined (NaN)
+    entries weigh 0.
+    """
+    v = np.asarray(values, dtype=float)
+    labels = {"row": design.entry_row, "reference": design.entry_reference,
+              "condition": design.entry_unit, "experiment": design.entry_experiment}
+    steps, _ = _steps(labels, design.protocol.aggregation, ())
+    defined = (~np.isnan(v)).astype(float)
+    weight = defined.copy()
+    group = np.arange(design.n_entries)
+    for m in steps:
+        m = sparse.csr_matrix(m)
+        count = np.asarray(m.T @ defined.reshape(-1, defined.shape[-1]).T).T.reshape(defined.shape[:-1] + (-1,))
+        group = m.indices[group]  # one member per row of m: its group at this level
+        with np.errstate(invalid="ignore", divide="ignore"):
+            weight = weight * np.where(count > 0, 1.0 / np.where(count > 0, count, 1.0), 0.0)[..., group]
+        defined = (count > 0).astype(float)
+    return weight
+
+
 # --------------------------------------------------------------------------- bootstrap
+
+
+@dataclass(frozen=True)
+class EntryBootstrap:
+    """Replicate entry values and the infinitesimal-jackknife (IJ) standard error of every row score.
+
+    ``entries`` (B, n_entries) as from :func:`bootstrap_entries`; ``standard_errors``
+    (n_rows,) on the data; ``replicate_standard_errors`` (B, n_rows), each computed on its
+    replicate (the studentized interval divides by them).
+    """
+
+    entries: NDArray
+    standard_errors: NDArray
+    replicate_standard_errors: NDArray
+
+
+def _bootstrap(design: Design, n_resamples: int, *, rng: Any, workers: int | None,
+               progress: Callable[[str, int, int], None] | None, dtype: Any,
+               influence: bool) -> tuple[NDArray, list[tuple[NDArray, NDArray, NDArray]]]:
+    """The engine of :func:`bootstrap_entries` and :func:`bootstrap_entries_ij`."""
+    b = check_positive_int(n_resamples, "n_resamples")
+    gens = child_rngs(rng, len(design.units))
+    out = np.empty((b, design.n_entries), dtype=dtype)
+    metric = design.protocol.metric
+    done = [0]
+    per_unit: list[Any] = [None] * len(design.units)
+    weight = entry_weights(design.values(), design) if influence else np.empty(0)
+
+    def run(u: int) -> None:
+        unit = design.units[u]
+        cols, to_sums = pair_columns(unit.right, unit.seen, unit.pairs)
+        if influence and not len(unit.entries):  # every pair of the unit left out (min_items)
+            per_unit[u] = (np.empty(0, np.intp), np.empty(0), np.empty((b, 0)))
+        if not influence or not len(unit.entries):
+            out[:, unit.entries] = bootstrap_sums(cols, b, rng=gens[u],
+                                                  statistic=lambda s: metric_from_sums(metric, *to_sums(s)))
+        else:
+            inf = UnitInfluence.of(unit.right, unit.seen, unit.pairs, design.entry_row[unit.entries],
+                                   weight[unit.entries])
+            p = len(unit.entries)
+
+            def statistic(s: NDArray, w: NDArray) -> NDArray:
+                sums = to_sums(s)
+                values = metric_from_sums(metric, *sums)
+                return np.concatenate([values, inf.variance(metric, sums, values, w)], axis=1)
+
+            # replicates per chunk: the IJ's arrays (gradients, pattern weights) within BATCH_BYTES
+            batch = max(1, min(b, BATCH_BYTES // (8 * (12 * p + 2 * int(inf.offsets[-1]) + cols.shape[0]))))
+            res = bootstrap_sums(cols, b, rng=gens[u], statistic=statistic, with_weights=True, batch=batch)
+            out[:, unit.entries] = res[:, :p]
+            obs = tuple(x[None] for x in design.entry_sums[:, unit.entries])
+            per_unit[u] = (inf.rows, inf.variance(metric, obs, metric_from_sums(metric, *obs), None)[0], res[:, p:])
+        done[0] += 1
+        if progress is not None:
+            progress("bootstrap", done[0], len(design.units))
+
+    if progress is not None:
+        progress("bootstrap", 0, len(design.units))
+    n_workers = min(len(design.units), (os.cpu_count() or 1) if workers is None else workers)
+    if n_workers <= 1:
+        for u in range(len(design.units)):
+            run(u)
+    else:
+        with ThreadPoolExecutor(n_workers) as ex:
+            list(ex.map(run, range(len(design.units))))
+    return out, per_unit
 
 
 def bootstrap_entries(
@@ -382,103 +481,35 @@ def bootstrap_entries(
     the ``u``-th spawned child of ``rng`` (so the replicates do not depend on
     ``workers``).
     """
-    b = check_positive_int(n_resamples, "n_resamples")
-    gens = child_rngs(rng, len(design.units))
-    out = np.empty((b, design.n_entries), dtype=dtype)
-    metric = design.protocol.metric
-    done = [0]
-
-    def run(u: int) -> None:
-        unit = design.units[u]
-        cols, to_sums = pair_columns(unit.right, unit.seen, unit.pairs)
-        out[:, unit.entries] = bootstrap_sums(cols, b, rng=gens[u],
-                                              statistic=lambda s: metric_from_sums(metric, *to_sums(s)))
-        done[0] += 1
-        if progress is not None:
-            progress("bootstrap", done[0], len(design.units))
-
-    if progress is not None:
-        progress("bootstrap", 0, len(design.units))
-    n_workers = min(len(design.units), (os.cpu_count() or 1) if workers is None else workers)
-    if n_workers <= 1:
-        for u in range(len(design.units)):
-            run(u)
-    else:
-        with ThreadPoolExecutor(n_workers) as ex:
-            list(ex.map(run, range(len(design.units))))
-    return out
+    return _bootstrap(design, n_resamples, rng=rng, workers=workers, progress=progress, dtype=dtype,
+                      influence=False)[0]
 
 
-# --------------------------------------------------------------------------- swap test
-
-
-def _swap_columns(unit: Unit, x: int, y: int, ex: NDArray, ey: NDArray):
-    """Columns giving the change of X's entries' sums when X and Y are swapped on some items.
-
-    With ``s`` the 0/1 swap indicator of the items, the swapped sums are
-    ``base_x + s @ Δ`` for X and ``base_y − s @ Δ`` for Y. Returns the items that can
-    change, the distinct columns of Δ on them and, per (sum, reference), the column index.
-    """
-    refs = unit.pairs[ex, 1]
-    if not np.array_equal(refs, unit.pairs[ey, 1]):
-        raise AssertionError("x and y must be paired with the same references")  # pragma: no cover
-    r, s = unit.right.astype(np.int8), unit.seen.astype(np.int8)
-    dr = r[:, y] - r[:, x]
-    ds = s[:, y] - s[:, x]
-    rh, sh = r[:, refs], s[:, refs]
-    # n, n11, ca (candidate right & both seen), cb (reference right & both seen)
-    delta = np.concatenate([ds[:, None] * sh, dr[:, None] * rh, dr[:, None] * sh, ds[:, None] * rh], axis=1)
-    items = np.flatnonzero(np.any(delta != 0, axis=1))
-    delta = delta[items]
-    uniq, inverse = np.unique(delta, axis=1, return_inverse=True)
-    return items, np.ascontiguousarray(uniq, dtype=np.float32), inverse.reshape(4, len(refs))
-
-
-def swap_differences(
+def bootstrap_entries_ij(
     design: Design,
-    x: int,
-    y: int,
     n_resamples: int,
     *,
     rng: Any = None,
-) -> tuple[float, NDArray]:
-    """Observed Δ = score(x) − score(y) and its swap (permutation) distribution.
+    workers: int | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    dtype: Any = np.float32,
+) -> EntryBootstrap:
+    """:func:`bootstrap_entries` (the same replicates) with the infinitesimal-jackknife
+    standard error of every row score, on the data and on every replicate.
 
-    Under H0 candidates x and y are exchangeable: on each item of each unit their
-    responses are swapped with probability ½ (independently), every level is
-    recomputed, and Δ* recorded. ``x``, ``y`` are row indices of candidates.
+    A row score is ``Σ_e c_e·m(S_e)``, with ``c_e`` the entry's weight
+    (:func:`entry_weights`, from the data) and ``S_e = Σ_i w_i x_ie`` the sums ``(n, n11,
+    ca, cb)`` of its table as weighted sums over its unit's items. Item i's influence is
+    ``d_i = Σ_e c_e ∇m(S_e) · x_ie`` (:func:`metric_gradient`; 0 for an undefined entry)
+    and the IJ variance is ``Σ_i w_i d_i²`` over the items of every unit (Efron 2014), with
+    ``w = 1`` on the data and the replicate's item weights on a replicate (the same draws).
+    Items of different units are resampled independently, so their variances add.
     """
-    m = check_positive_int(n_resamples, "n_resamples")
-    gen = check_rng(rng)
-    metric = design.protocol.metric
-    ent_x = np.flatnonzero(design.entry_row == x)
-    ent_y = np.flatnonzero(design.entry_row == y)
-    vx = np.empty((m, len(ent_x)))
-    vy = np.empty((m, len(ent_y)))
-    for unit in design.units:
-        rows = design.entry_row[unit.entries]
-        ux, uy = unit.entries[rows == x], unit.entries[rows == y]
-        if len(ux) == 0:
-            continue
-        loc_x, loc_y = ux - unit.entries[0], uy - unit.entries[0]
-        items, delta, inverse = _swap_columns(unit, unit.pairs[loc_x[0], 0], unit.pairs[loc_y[0], 0], loc_x, loc_y)
-        base_x = design.entry_sums[:, ux][:, None, :]
-        base_y = design.entry_sums[:, uy][:, None, :]
-        if len(items):
-            bits = gen.integers(0, 2, size=(m, len(items)), dtype=np.int8).astype(np.float32)
-            change = np.moveaxis((bits @ delta).astype(np.float64)[:, inverse], 1, 0)  # (4, m, refs)
-        else:
-            change = np.zeros((4, m, len(ux)))
-        vx[:, np.searchsorted(ent_x, ux)] = metric_from_sums(metric, *(base_x + change))
-        vy[:, np.searchsorted(ent_y, uy)] = metric_from_sums(metric, *(base_y - change))
-    sx, _ = aggregate(vx, design, entries=ent_x)
-    sy, _ = aggregate(vy, design, entries=ent_y)
-    values = design.values()
-    observed = aggregate(values[ent_x], design, entries=ent_x)[0][0] - aggregate(values[ent_y], design, entries=ent_y)[0][0]
-    return float(observed), sx[:, 0] - sy[:, 0]
-
-
-def swap_pvalue(observed: float, null: NDArray) -> float:
-    """Two-sided Monte-Carlo p-value ``(1 + #|Δ*| ≥ |Δ|) / (1 + M)`` over defined Δ*
-    (:func:`trialwise.resampling.monte_carlo_test` on the drawn swap distribution)."""
-    return float(monte_carlo_test(float(observed), np.asarray(null, dtype=float), alternative="two-sided").pvalue)
+    entries, per_unit = _bootstrap(design, n_resamples, rng=rng, workers=workers, progress=progress, dtype=dtype,
+                                   influence=True)
+    var = np.zeros(len(design.rows))
+    var_rep = np.zeros((entries.shape[0], len(design.rows)))
+    for rows, v_obs, v_rep in per_unit:  # unit order: the sums do not depend on `workers`
+        var[rows] += v_obs
+        var_rep[:, rows] += v_rep
+    return EntryBootstrap(entries, np.sqrt(var), np.sqrt(var_rep))

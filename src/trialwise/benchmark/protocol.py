@@ -19,7 +19,8 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise.kappa import kappa_from_cells
 
-__all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums"]
+__all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums",
+           "metric_gradient"]
 
 #: Pair metrics a protocol can average (each a function of a pair's 2×2 table).
 METRICS = ("error-consistency", "observed-consistency", "accuracy-difference")
@@ -50,6 +51,35 @@ def metric_from_sums(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDA
         if metric == "accuracy-difference":
             return np.where(n > 0, ((ca - cb) / np.where(n > 0, n, 1.0)) ** 2, np.nan)
     raise InvalidValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
+
+
+def metric_gradient(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray) -> NDArray:
+    """The gradient of a pair metric (:func:`metric_from_sums`)
+    with respect to its table's sums ``(n, n11, ca, cb)``, shape ``(4, …)``; not finite where
+    the metric is undefined.
+
+    For κ, with ``N = 2(n·n11 − ca·cb)`` and ``D = n(ca + cb) − 2·ca·cb``:
+    ``∂κ/∂n = (2·n11·D − N(ca + cb)) / D²``, ``∂κ/∂n11 = 2n / D``,
+    ``∂κ/∂ca = (−2·cb·D − N(n − 2cb)) / D²`` and symmetrically for ``cb``. Every metric is
+    unchanged when all four sums are scaled, so ``gradient · sums = 0``.
+    """
+    n, n11, ca, cb = (np.asarray(x, dtype=float) for x in (n, n11, ca, cb))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if metric == "error-consistency":
+            num = 2.0 * (n * n11 - ca * cb)
+            den = n * (ca + cb) - 2.0 * ca * cb
+            d2 = den * den
+            g = [(2.0 * n11 * den - num * (ca + cb)) / d2, 2.0 * n / den,
+                 (-2.0 * cb * den - num * (n - 2.0 * cb)) / d2, (-2.0 * ca * den - num * (n - 2.0 * ca)) / d2]
+        elif metric == "observed-consistency":
+            f = (n - ca - cb + 2.0 * n11) / n
+            g = [(1.0 - f) / n, 2.0 / n, -1.0 / n, -1.0 / n]
+        elif metric == "accuracy-difference":
+            d = (ca - cb) / n
+            g = [-2.0 * d * d / n, 0.0 * d, 2.0 * d / n, -2.0 * d / n]
+        else:
+            raise InvalidValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
+    return np.stack(np.broadcast_arrays(*g))
 
 
 @dataclass(frozen=True)

@@ -69,10 +69,45 @@ def texture_vs_shape(experiment: str | None = None):
 
     See :func:`model_vs_human` for the columns. In ``texture-filled-rotated`` each
     human saw a different 160 of the 1280 images.
+
+    Parameters
+    ----------
+    experiment : str, optional
+        Keep only this experiment (e.g. ``"cue-conflict"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per trial.
+
+    References
+    ----------
+    Geirhos, R., Rubisch, P., Michaelis, C., Bethge, M., Wichmann, F. A. & Brendel, W.
+    (2019). ImageNet-trained CNNs are biased towards texture; increasing shape bias
+    improves accuracy and robustness. ICLR. Data: github.com/rgeirhos/texture-vs-shape.
+
+    Examples
+    --------
+    >>> from trialwise import datasets
+    >>> trials = datasets.texture_vs_shape("cue-conflict")
+    >>> len(trials), trials.groupby("observer_type").subject.nunique().to_dict()
+    (23040, {'human': 10, 'model': 8})
     """
     return _load("texture-vs-shape.csv.gz", experiment)
 
 
 def data_readme() -> str:
-    """The data's README: sources, licences, attribution, caveats, benchmark protocol."""
+    """The data's README: sources, licences, attribution, caveats, benchmark protocol.
+
+    Returns
+    -------
+    str
+        The Markdown text of ``DATA_README.md``.
+
+    Examples
+    --------
+    >>> from trialwise import datasets
+    >>> print(datasets.data_readme().splitlines()[0])
+    # Trial-by-trial object-recognition data: humans and DNNs on the same images
+    """
     return resources.files(__name__).joinpath("DATA_README.md").read_text(encoding="utf-8")

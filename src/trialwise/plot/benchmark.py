@@ -30,6 +30,37 @@ def plot_leaderboard(lb, *, ax: Any = None):
 
     Each interval is drawn as a segment and each score as a dot, separately: a
     percentile interval need not contain its estimate, and such scores are drawn hollow.
+
+    Parameters
+    ----------
+    lb : Leaderboard
+        From :func:`trialwise.leaderboard`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw into (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+
+    References
+    ----------
+    Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+    consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt, trialwise as tw
+    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+    >>> trials = tw.datasets.model_vs_human()
+    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+    >>> fig = plot_leaderboard(lb)
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['resnet50', 'cornet-s', 'clip-16']
+    >>> plt.close(fig)
     """
     t = lb.table
     cand = t[t["kind"] == "candidate"].reset_index(drop=True)
@@ -52,7 +83,34 @@ def plot_leaderboard(lb, *, ax: Any = None):
 
 
 def plot_rank_intervals(lb, *, ax: Any = None):
-    """Each candidate's rank (dot) and rank interval (bar), with P(best) in the label."""
+    """Each candidate's rank (dot) and rank interval (bar), with P(best) in the label.
+
+    Parameters
+    ----------
+    lb : Leaderboard
+        From :func:`trialwise.leaderboard`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw into (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt, trialwise as tw
+    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+    >>> trials = tw.datasets.model_vs_human()
+    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+    >>> fig = plot_rank_intervals(lb)
+    >>> len(fig.axes), len(fig.axes[0].get_yticklabels())
+    (1, 3)
+    >>> plt.close(fig)
+    """
     from matplotlib.ticker import MaxNLocator
 
     t = lb.table[lb.table["kind"] == "candidate"].reset_index(drop=True)
@@ -84,6 +142,34 @@ def plot_pairwise_matrix(pairwise, *, order=None, ax: Any = None):
 
     ``pairwise``: the frame of :meth:`trialwise.Leaderboard.pairwise` (``which="all"``).
     The colour scale is log10 p, clipped at 10⁻⁴ (labelled "≤ 0.0001").
+
+    Parameters
+    ----------
+    pairwise : pandas.DataFrame
+        Columns ``observer_a, observer_b, pvalue_adjusted, significant``.
+    order : sequence of str, optional
+        Row and column order (default: the order of first appearance in ``pairwise``).
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw into (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into (the heatmap and its colour bar).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt, trialwise as tw
+    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+    >>> trials = tw.datasets.model_vs_human()
+    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+    >>> fig = plot_pairwise_matrix(lb.pairwise(n_resamples=200))
+    >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ['resnet50', 'cornet-s', 'clip-16']
+    >>> plt.close(fig)
     """
     import matplotlib as mpl
 
@@ -129,6 +215,41 @@ def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = No
     panel, so an observer's row can be followed across experiments. The reference row is
     drawn in orange. Intervals are segments, estimates dots (hollow when outside their
     interval).
+
+    Parameters
+    ----------
+    breakdown : ExperimentBreakdown
+        From :meth:`trialwise.Leaderboard.by_experiment`.
+    observers : sequence of str, optional
+        Which observers, top to bottom.
+    ncols : int, default 4
+        Panels per row.
+    fig : matplotlib.figure.Figure, optional
+        Figure to draw into (default: a new one).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes per experiment.
+
+    References
+    ----------
+    Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+    consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt, trialwise as tw
+    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+    >>> trials = tw.datasets.model_vs_human()
+    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+    >>> fig = plot_experiments(lb.by_experiment())
+    >>> [a.get_title() for a in fig.axes]
+    ['colour', 'contrast']
+    >>> plt.close(fig)
     """
     import matplotlib.pyplot as plt
 
@@ -168,6 +289,32 @@ def plot_rank_correlation(breakdown, *, ax: Any = None):
     ``breakdown``: :meth:`trialwise.Leaderboard.by_experiment`. Cells are annotated with
     τ; grey cells are the diagonal and the undefined ones (fewer than two candidates, or
     a constant ranking).
+
+    Parameters
+    ----------
+    breakdown : ExperimentBreakdown
+        From :meth:`trialwise.Leaderboard.by_experiment`.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw into (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into (the heatmap and its colour bar).
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt, trialwise as tw
+    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+    >>> trials = tw.datasets.model_vs_human()
+    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+    >>> fig = plot_rank_correlation(lb.by_experiment())
+    >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ['colour', 'contrast']
+    >>> plt.close(fig)
     """
     import matplotlib
 
@@ -203,6 +350,41 @@ def plot_agreement(entries, *, experiment: str | None = None, confidence_level: 
     (:func:`trialwise.observed_agreement.chance_agreement_interval`); it depends on
     the number of trials n of a pair, so when the pairs' n differ two bands are drawn:
     the widest (smallest n) and the narrowest (largest n), each labelled with its n.
+
+    Parameters
+    ----------
+    entries : pandas.DataFrame
+        From :meth:`trialwise.Leaderboard.entries` (columns ``experiment, n, c_obs, c_exp``, ...).
+    experiment : str, optional
+        Draw only this experiment's pairs.
+    confidence_level : float, default 0.95
+        Level of the chance band.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw into (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+
+    References
+    ----------
+    Geirhos, Meding & Wichmann (2020). Beyond accuracy: quantifying trial-by-trial
+    behaviour of CNNs and humans by measuring error consistency. NeurIPS.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt, trialwise as tw
+    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+    >>> trials = tw.datasets.model_vs_human()
+    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+    >>> fig = plot_agreement(lb.entries(), experiment="colour")
+    >>> fig.axes[0].get_xlabel()
+    'expected agreement c_exp'
+    >>> plt.close(fig)
     """
 
     e = entries if experiment is None else entries[entries["experiment"] == experiment]

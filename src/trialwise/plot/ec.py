@@ -22,8 +22,30 @@ def plot_kappa_bounds(bound: str = "upper", *, resolution: int = 201, ax: Any = 
     Parameters
     ----------
     bound : {"upper", "lower"}
-    resolution : int
+        The largest (``"upper"``) or smallest (``"lower"``) attainable EC.
+    resolution : int, default 201
         Grid points per axis.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw into (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The map and its colour bar.
+
+    References
+    ----------
+    Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+    consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig = plot_kappa_bounds("lower", resolution=21)
+    >>> len(fig.axes), fig.axes[0].get_title()
+    (2, 'EC lower bound')
+    >>> plt.close(fig)
     """
     if bound not in ("upper", "lower"):
         raise InvalidValueError(f"`bound` must be 'upper' or 'lower'; got {bound!r}")

@@ -23,14 +23,36 @@ def plot_shape_bias(result, *, observers=None, ax: Any = None):
     are ordered by the first plotted row's shape bias (most shape-biased at the top).
     Intervals are drawn from their bounds, so nothing assumes the estimate lies inside.
 
+    Parameters
+    ----------
+    result : ShapeBiasResult
+        From :func:`trialwise.shape_bias`.
+    observers : str or sequence of str, optional
+        Which rows of ``result.table`` (observers or groups) to draw; default all.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw into (default: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+
+    References
+    ----------
+    Geirhos, R., Rubisch, P., Michaelis, C., Bethge, M., Wichmann, F. A. & Brendel, W.
+    (2019). ImageNet-trained CNNs are biased towards texture; increasing shape bias
+    improves accuracy and robustness. ICLR.
+
     Examples
     --------
+    >>> import matplotlib; matplotlib.use("Agg")
     >>> import trialwise as tw
     >>> res = tw.shape_bias(tw.datasets.texture_vs_shape("cue-conflict"), observers=["resnet50", "vgg16-caffe"],
     ...                     n_resamples=200, rng=0)
     >>> fig = plot_shape_bias(res)
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()][:3]
     ['airplane', 'knife', 'bird']
+    >>> import matplotlib.pyplot as plt; plt.close(fig)
     """
     table = result.table
     names = list(table["observer"]) if observers is None else (

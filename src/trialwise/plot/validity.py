@@ -21,6 +21,36 @@ def plot_coverage(study, method: str, *, confidence_level: float = 0.95, kappa: 
     are unattainable or left out; a cell whose point has ≥ 1 % undefined estimates or
     replicates is marked ``*`` (the coverage requirement does not apply there). With
     ``kappa`` (or ``ax``) a single panel is drawn.
+
+    Parameters
+    ----------
+    study : CoverageStudy
+        From :func:`trialwise.validity.coverage_study`.
+    method : str
+        The interval method to show.
+    confidence_level : float, default 0.95
+        The nominal level to show (the colour scale is centred there).
+    kappa : float, optional
+        Draw only this κ's panel.
+    ax : matplotlib.axes.Axes, optional
+        Axes to draw one panel into (default: a new figure, one panel per κ).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The panels and the colour bar.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt, trialwise as tw
+    >>> grid = tw.validity.study_grid(n=[50, 200], accuracies=[0.75], kappas=[0.5])
+    >>> st = tw.validity.coverage_study(grid, methods=["jeffreys"], confidence_levels=[0.95],
+    ...                                 n_datasets=100, n_resamples=100, rng=1)
+    >>> fig = plot_coverage(st, "jeffreys")
+    >>> fig.axes[0].get_title(), [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    ('κ = 0.5', ['50', '200'])
+    >>> plt.close(fig)
     """
     t = study.table
     t = t[(t.method == method) & np.isclose(t.confidence_level, confidence_level)]
