@@ -481,10 +481,11 @@ def test_failed_write_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
         return Full(fh) if str(path) == str(target) and "w" in mode else fh
 
     from trialwise import cli
+    from trialwise.cli.common import write_text
 
     monkeypatch.setattr(builtins, "open", fake_open)
     with pytest.raises(cli.CLIError, match="cannot write"):
-        cli._write_text(str(target), "x" * 100, "--csv")
+        write_text(str(target), "x" * 100, "--csv")
     assert not target.exists()
 
 
@@ -705,7 +706,7 @@ def test_progress_bar_shows_label_counts_elapsed_and_eta_and_is_thread_safe():
     import io
     import threading
 
-    from trialwise.cli import _Progress
+    from trialwise.cli.progress import Progress as _Progress
 
     stream = io.StringIO()
     bar = _Progress("always", stream=stream)
@@ -733,7 +734,7 @@ def test_progress_bar_shows_label_counts_elapsed_and_eta_and_is_thread_safe():
 def test_progress_eta_and_quiet_and_not_a_terminal():
     import io
 
-    from trialwise.cli import _Progress
+    from trialwise.cli.progress import Progress as _Progress
 
     stream = io.StringIO()
     bar = _Progress("always", stream=stream)
@@ -770,7 +771,7 @@ def test_leaderboard_says_what_it_does_on_stderr(capsys):
 
 
 def test_warnings_are_summarised_one_line_per_kind(capsys):
-    from trialwise.cli import _Warnings
+    from trialwise.cli.progress import Warnings as _Warnings
 
     caught = _Warnings()
     with caught.collect():

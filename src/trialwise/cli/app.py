@@ -1,0 +1,153 @@
+"""The ``trialwise`` program: the parser of every command, the exit codes, Ctrl-C.
+
+See :mod:`trialwise.cli` for the exit codes and how to add a command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, NoReturn
+
+from trialwise._core.errors import InputError
+from trialwise.cli.common import CLIError, EPILOG, FigureFailure
+from trialwise.cli.compare import add_compare, run_compare
+from trialwise.cli.ec import add_ec, run_ec
+from trialwise.cli.leaderboard import add_leaderboard, run_leaderboard
+from trialwise.cli.plan import add_plan, run_plan
+from trialwise.cli.progress import BAR_OPEN
+from trialwise.cli.shape_bias import add_shape_bias, run_shape_bias
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: ``trialwise: error: …`` and exit 2, not the whole usage."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"trialwise: error: {self.prog}: {message} (see '{self.prog} --help')", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="trialwise",
+        description="Trial-by-trial comparison of classifiers with honest uncertainty.",
+        epilog=EPILOG,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (add, _) in COMMANDS.items():
+        add(sub)
+    return parser
+
+
+#: name -> (add the subparser, run it). Extend here.
+COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[Any], int]]] = {
+    "ec": (add_ec, run_ec),
+    "plan": (add_plan, run_plan),
+    "leaderboard": (add_leaderboard, run_leaderboard),
+    "compare": (add_compare, run_compare),
+    "shape-bias": (add_shape_bias, run_shape_bias),
+}
+
+
+def _check_options(args) -> None:
+    """The numeric options every command shares, checked in the command line's own words."""
+    seed = getattr(args, "seed", None)
+    if seed is not None and seed < 0:
+        raise CLIError(f"--seed must be a non-negative integer; got {seed}")
+    level = getattr(args, "confidence_level", None)
+    if level is not None and not 0 < level < 1:  # also NaN
+        raise CLIError(f"--confidence-level must be between 0 and 1 (e.g. 0.95); got {level:g}")
+    for flag, attr, least in (("--resamples", "resamples", 1), ("--simulations", "simulations", 1),
+                              ("--bins", "bins", 1)):
+        value = getattr(args, attr, None)
+        if value is not None and value < least:
+            raise CLIError(f"{flag} must be at least {least}; got {value}")
+
+
+def _is_input_error(exc: BaseException) -> bool:
+    """Bad input: the library's own :class:`trialwise.InputError` (every argument check raises one).
+
+    Anything else — a ValueError from numpy, a TypeError from an operation in trialwise's
+    own code — is a bug and is reported as one (exit status 1).
+    """
+    return isinstance(exc, InputError)
+
+
+def _interrupted(signum, frame) -> None:  # pragma: no cover - exercised in a subprocess by the tests
+    try:
+        sys.stderr.write(("\n" if BAR_OPEN.is_set() else "") + "trialwise: interrupted\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)  # at once: worker threads would otherwise finish their tasks first
+
+
+@contextlib.contextmanager
+def _interrupt_handler() -> Iterator[None]:
+    """Ctrl-C ends the command at once with one line and exit status 130 (in the main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _bug(exc: BaseException) -> int:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    if os.environ.get("TRIALWISE_TRACEBACK"):
+        import traceback
+
+        traceback.print_exception(exc)
+    print(f"trialwise: internal error ({type(exc).__name__}: {first}) — this is a bug in trialwise; please report "
+          f"it with the command line (TRIALWISE_TRACEBACK=1 shows the traceback)", file=sys.stderr)
+    return 1
+
+
+def _input_error(exc: BaseException) -> int:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    print(f"trialwise: error: {first}", file=sys.stderr)
+    return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status (see the module docstring)."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    _, run = COMMANDS[args.command]
+    with _interrupt_handler():
+        try:
+            _check_options(args)
+            return run(args)
+        except CLIError as exc:
+            print(f"trialwise: error: {exc}", file=sys.stderr)
+            return 2
+        except InputError as exc:  # the library's own input errors
+            return _input_error(exc)
+        except FigureFailure as exc:
+            print(f"trialwise: error: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:  # when the handler could not be installed (not the main thread)
+            print("\ntrialwise: interrupted", file=sys.stderr)
+            return 130
+        except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
+        except OSError as exc:  # a file that cannot be read or written (missing, unreadable, disk full, ...)
+            where = f"{exc.filename}: " if exc.filename else ""
+            print(f"trialwise: error: {where}{exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except MemoryError:
+            print("trialwise: error: out of memory; try fewer --resamples", file=sys.stderr)
+            return 1
+        except Exception as exc:  # noqa: BLE001 - one line instead of a traceback: a bug
+            if _is_input_error(exc):
+                return _input_error(exc)
+            return _bug(exc)

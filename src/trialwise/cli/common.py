@@ -1,0 +1,155 @@
+"""What every command shares: the command line's own error, its datasets, and safe file output.
+
+Outputs are checked before anything is computed (:func:`check_output`) and written
+whole or not at all (:func:`write_text`, :func:`save_figure`); files are read inside
+:func:`reading`, which turns unreadable or truncated files into one-line errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from trialwise._core.errors import InputError
+
+
+DATASETS = ("model-vs-human", "texture-vs-shape")
+
+
+#: Figure formats the command line writes (by the file's extension; no extension = PNG).
+FIGURE_FORMATS = ("png", "pdf", "svg")
+
+
+EPILOG = """\
+exit status: 0 done; 1 internal error (a bug; TRIALWISE_TRACEBACK=1 shows the traceback), or the report's
+figures failed after the tables were saved; 2 bad input (one line naming the file, column or option);
+130 interrupted."""
+
+
+class CLIError(InputError):
+    """A user error of the command line (an option, a file, a column): printed as one line, exit code 2."""
+
+
+class FigureFailure(Exception):
+    """The results were saved but a figure of the report failed: one line, exit code 1."""
+
+
+def check_output(path: str | None, flag: str, *, figure: bool = False) -> None:
+    """Fail early, before any computation, when ``path`` cannot be written."""
+    if path is None:
+        return
+    p = Path(path)
+    if path.strip() == "":
+        raise CLIError(f"{flag}: the file name is empty")
+    if p.is_dir():
+        example = p / ("figure.png" if figure else "report.html" if flag == "--out" else "table.csv")
+        raise CLIError(f"{flag} {path}: is a folder; give a file name, e.g. {example}")
+    folder = p.absolute().parent
+    if not folder.exists():
+        raise CLIError(f"{flag} {path}: folder {folder} does not exist")
+    if not folder.is_dir():
+        raise CLIError(f"{flag} {path}: {folder} is not a folder")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise CLIError(f"{flag} {path}: permission denied (the file is read-only)")
+    if not p.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise CLIError(f"{flag} {path}: permission denied (folder {folder} is not writable)")
+    if figure:
+        _figure_format(path, flag)
+    elif flag == "--out" and p.suffix.lower() in (".pdf", ".png", ".svg", ".jpg", ".jpeg", ".csv", ".json", ".txt"):
+        raise CLIError(f"{flag} {path}: the report is an HTML page, not a {p.suffix.lower()} file; give a file "
+                       f"name ending in .html (e.g. {p.with_suffix('.html').name})")
+
+
+def _figure_format(path: str, flag: str) -> str:
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if suffix == "":
+        return "png"
+    if suffix not in FIGURE_FORMATS:
+        raise CLIError(f"{flag} {path}: unknown figure format '.{suffix}'; use .png, .pdf or .svg")
+    return suffix
+
+
+def _write_bytes(path: str, data: bytes, flag: str) -> None:
+    """Write ``data`` to exactly ``path``; a failure (full disk, permissions) is one line, no partial file."""
+    p = Path(path)
+    existed = p.exists()
+    try:
+        with open(p, "wb") as fh:
+            fh.write(data)
+    except OSError as exc:
+        if not existed:
+            with contextlib.suppress(OSError):
+                p.unlink()
+        reason = exc.strerror or type(exc).__name__
+        raise CLIError(f"{flag} {path}: cannot write ({reason})") from None
+
+
+def write_text(path: str, text: str, flag: str) -> None:
+    _write_bytes(path, text.encode("utf-8"), flag)
+
+
+def save_figure(fig: Any, path: str, flag: str) -> None:
+    """Render ``fig`` in memory and write it to exactly ``path`` (matplotlib would add '.png' to a bare name)."""
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format=_figure_format(path, flag), dpi=150)
+    finally:
+        plt.close(fig)
+    _write_bytes(path, buf.getvalue(), flag)
+    print(f"figure written to {path}", file=sys.stderr)
+
+
+def use_agg() -> None:
+    """Draw without a display: figures go to files."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+@contextlib.contextmanager
+def reading(path: Any) -> Iterator[None]:
+    """Turn the ways a file can fail to read into one line naming it."""
+    import zlib
+
+    try:
+        yield
+    except EOFError:
+        raise CLIError(f"{path}: the file ends early (a truncated compressed file?); download or write it again") from None
+    except zlib.error as exc:
+        raise CLIError(f"{path}: the compressed data are corrupt ({exc})") from None
+    except UnicodeDecodeError as exc:
+        raise CLIError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start}); save it as UTF-8") from None
+    except ImportError:
+        if str(path).lower().endswith(".parquet"):
+            raise CLIError(f"{path}: reading Parquet needs pyarrow or fastparquet: pip install pyarrow") from None
+        raise
+    except IsADirectoryError:
+        raise CLIError(f"{path}: is a folder, not a file") from None
+    except PermissionError:
+        raise CLIError(f"{path}: permission denied") from None
+
+
+def read_table(path: str):
+    from trialwise.data import read_table
+
+    with reading(path):
+        return read_table(path)
+
+
+def clean(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: clean(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clean(v) for v in value]
+    return value

@@ -1,0 +1,151 @@
+"""``trialwise compare``: the classical comparison of two classifiers (:func:`trialwise.compare`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+
+from trialwise._core.errors import InputError
+from trialwise.cli.common import CLIError, EPILOG, check_output, clean, read_table, save_figure, use_agg
+from trialwise.cli.progress import Warnings
+
+
+def add_compare(sub) -> argparse.ArgumentParser:
+    cmp = sub.add_parser(
+        "compare",
+        help="compare two classifiers on the same items: every method of the comparison chapter",
+        description=(
+            "Compare two classifiers whose predictions for the same items are columns of one CSV: McNemar, "
+            "Cohen's kappa, Yule's Q, error consistency; Bowker, Stuart-Maxwell and a permutation test for K > 2; "
+            "with probabilities Brier, ECE, AUC/DeLong and paired score tests; and the ensemble recommendation."
+        ),
+        epilog=EPILOG,
+    )
+    cmp.add_argument("file", metavar="CSV", help="one row per item")
+    cmp.add_argument("--truth", required=True, metavar="COLUMN", help="column of the true labels")
+    cmp.add_argument("--a", metavar="COLUMN", help="column of classifier A's predicted labels")
+    cmp.add_argument("--b", metavar="COLUMN", help="column of classifier B's predicted labels")
+    cmp.add_argument("--proba-a", nargs="+", metavar="COLUMN",
+                     help="A's probabilities: one column (binary, positive class) or one per class")
+    cmp.add_argument("--proba-b", nargs="+", metavar="COLUMN", help="B's probabilities, as --proba-a")
+    cmp.add_argument("--classes", nargs="+", metavar="CLASS",
+                     help="the class of each probability column (default: the column names, or what follows "
+                          "their common prefix)")
+    cmp.add_argument("--names", nargs=2, metavar=("A", "B"), help="names in the report (default: the columns)")
+    cmp.add_argument("--score", choices=("brier", "log-loss"), default="brier",
+                     help="per-sample score of the paired tests (default: brier)")
+    cmp.add_argument("--bins", type=int, default=10, help="calibration bins (default 10)")
+    cmp.add_argument("--confidence-level", type=float, default=0.95)
+    cmp.add_argument("--resamples", type=int, default=10000, help="permutations (default 10000)")
+    cmp.add_argument("--seed", type=int, default=None, help="random seed for reproducible permutation p-values")
+    cmp.add_argument("--reliability", metavar="FILE",
+                     help="write the reliability diagram here (needs probabilities; .png, .pdf or .svg)")
+    cmp.add_argument("--heatmap", metavar="FILE", help="write the agreement-matrix heatmap here (.png, .pdf or .svg)")
+    cmp.add_argument("--json", action="store_true", help="print the report as JSON")
+    return cmp
+
+
+def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, labels: list[str], what: str, flag: str):
+    """The probability columns as a float DataFrame whose columns are the classes."""
+    import numpy as np
+    import pandas as pd
+
+    if columns is None:
+        return None
+    out = {}
+    for col in columns:
+        values = pd.to_numeric(frame[col], errors="coerce")
+        bad = values.isna()
+        if bad.any():
+            row = int(np.flatnonzero(bad.to_numpy())[0])
+            raise CLIError(f"{what}: column {col!r} ({flag}) has a missing or non-numeric value "
+                           f"{frame[col].iloc[row]!r} in data row {row + 1}")
+        out[col] = values.to_numpy(dtype=float)
+    if len(columns) == 1:
+        return out[columns[0]]
+    if classes is not None:
+        if len(classes) != len(columns):
+            raise CLIError(f"--classes names {len(classes)} classes but {flag} has {len(columns)} columns")
+        names = list(classes)
+    else:
+        from trialwise.comparison.columns import classes_from_columns
+
+        try:
+            names = classes_from_columns(columns, labels)
+        except InputError:
+            raise CLIError(f"{what}: the {flag} columns {', '.join(columns)} do not name the classes of "
+                           f"--truth ({', '.join(sorted(labels)[:10])}); pass --classes") from None
+    return pd.DataFrame(np.column_stack([out[c] for c in columns]), columns=names)
+
+
+def run_compare(args) -> int:
+    from trialwise.comparison import compare
+
+    what = args.file
+    check_output(args.reliability, "--reliability", figure=True)
+    check_output(args.heatmap, "--heatmap", figure=True)
+    frame = read_table(args.file)
+    if frame.empty:
+        raise CLIError(f"{what}: no rows")
+    if args.a is None and args.proba_a is None or args.b is None and args.proba_b is None:
+        raise CLIError("give --a (or --proba-a) and --b (or --proba-b)")
+    for flag, cols in (("--truth", [args.truth]), ("--a", [args.a]), ("--b", [args.b]),
+                       ("--proba-a", args.proba_a), ("--proba-b", args.proba_b)):
+        for col in cols or []:
+            if col is not None and col not in frame.columns:
+                raise CLIError(f"{what}: no column {col!r} ({flag}); columns found: {', '.join(map(str, frame.columns))}")
+    for flag, col in (("--truth", args.truth), ("--a", args.a), ("--b", args.b)):
+        if col is not None and frame[col].isna().any():
+            row = int(frame[col].isna().to_numpy().nonzero()[0][0])
+            raise CLIError(f"{what}: column {col!r} ({flag}) is empty in data row {row + 1}")
+    labels = sorted(set(frame[args.truth].astype(str)))
+    proba_a = _proba_columns(frame, args.proba_a, args.classes, labels, what, "--proba-a")
+    proba_b = _proba_columns(frame, args.proba_b, args.classes, labels, what, "--proba-b")
+    if args.reliability and proba_a is None and proba_b is None:
+        raise CLIError("--reliability needs --proba-a or --proba-b")
+    names = tuple(args.names) if args.names else (args.a or "A", args.b or "B")
+    if names[0] == names[1]:
+        names = (f"{names[0]} (a)", f"{names[1]} (b)")
+    caught = Warnings()
+    with caught.collect():
+        try:
+            rep = compare(frame[args.truth].to_numpy(),
+                          frame[args.a].to_numpy() if args.a else None,
+                          frame[args.b].to_numpy() if args.b else None,
+                          proba_a, proba_b, names=names, score=args.score, n_bins=args.bins,
+                          confidence_level=args.confidence_level, n_resamples=args.resamples, rng=args.seed)
+        except InputError as exc:  # the library's input errors, named with the file
+            raise CLIError(f"{what}: {exc}") from None
+    if args.json:
+        out = rep.to_dict()
+        out["warnings"] = caught.messages()
+        print(json.dumps(clean(out), indent=2, default=str))
+    else:
+        print(rep.summary())
+    sys.stdout.flush()
+    figures = Warnings()  # warnings of the figures that the report did not already give
+    for path, kind in ((args.reliability, "reliability"), (args.heatmap, "heatmap")):
+        if path is None:
+            continue
+        use_agg()
+        from trialwise import plot
+
+        with figures.collect():
+            if kind == "reliability":
+                fig = plot.plot_reliability(rep.calibration)
+            else:
+                from trialwise.comparison import bowker_test
+
+                # TODO(issue 15 item 9): draw the report's own Bowker result once ComparisonReport carries it
+                # for every K (it has one only for K > 2, as a row of `results`); until then the test is run on
+                # the report's agreement matrix, which gives the same numbers.
+                fig = plot.plot_agreement_matrix(bowker_test(counts=rep.agreement), names=names)
+        save_figure(fig, path, f"--{kind}")
+    known = set(caught.messages())
+    figures.caught = [w for w in figures.caught if str(w.message) not in known]
+    if not args.json:
+        caught.report()
+    figures.report()
+    return 0

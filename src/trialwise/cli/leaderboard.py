@@ -1,0 +1,259 @@
+"""``trialwise leaderboard``: benchmark scores, intervals, ranks, tests and the HTML report."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+
+from trialwise.cli.common import CLIError, EPILOG, FigureFailure, check_output, reading, use_agg, write_text
+from trialwise.cli.progress import Progress, Warnings, add_progress_options
+
+
+def add_leaderboard(sub) -> argparse.ArgumentParser:
+    lb = sub.add_parser(
+        "leaderboard",
+        help="benchmark leaderboard: scores, CIs, rank intervals and difference tests",
+        description=(
+            "Score every candidate (model) against the reference observers (humans) under a benchmark protocol, "
+            "bootstrapping the whole hierarchy jointly. PATH is a folder of model-vs-human raw-data CSVs or a tidy "
+            "CSV/Parquet trials table; without PATH the bundled model-vs-human data are used. A candidate that lacks "
+            "some of the protocol's experiments is not scored (a score over fewer experiments is not comparable): "
+            "it is named with what it lacks, listed in --csv with status 'not scored', and can be scored on the "
+            "experiments it has with --experiments or --common-experiments."
+        ),
+        epilog=EPILOG,
+    )
+    lb.add_argument("path", nargs="?", metavar="PATH", help="raw-data folder or tidy trials file")
+    lb.add_argument("--protocol", default="model-vs-human", choices=sorted(_protocols()),
+                    help="aggregation protocol (default: model-vs-human)")
+    scope = lb.add_mutually_exclusive_group()
+    scope.add_argument("--experiments", nargs="+", metavar="NAME", help="only these experiments")
+    scope.add_argument("--common-experiments", action="store_true",
+                       help="only the experiments that every candidate has, so that every candidate is scored")
+    lb.add_argument("--metric", default=None, choices=_metrics(), help="pair metric (default: error-consistency)")
+    lb.add_argument("--reference", nargs="+", metavar="NAME",
+                    help="reference observers by name (default: observer_type 'human')")
+    lb.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
+    lb.add_argument("--confidence-level", type=float, default=0.95)
+    lb.add_argument("--tests", choices=("neighbours", "all", "none"), default="neighbours",
+                    help="difference tests between candidates (default: neighbours in the ranking)")
+    lb.add_argument("--test", choices=("swap", "bootstrap", "paper"), default="swap")
+    lb.add_argument("--adjust", choices=("holm", "bh", "by", "none"), default="holm")
+    lb.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
+    lb.add_argument("--out", metavar="HTML", help="write a self-contained HTML report (tables and figures) here")
+    lb.add_argument("--csv", metavar="CSV",
+                    help="write the leaderboard table here: one row per observer, unscored candidates included "
+                         "(columns status and reason)")
+    lb.add_argument("--pairwise-csv", metavar="CSV", help="write the difference tests here")
+    for col in ("subject", "image", "truth", "response", "condition", "experiment", "observer-type"):
+        lb.add_argument(f"--{col}-column", default=None, help=f"{col} column of a tidy table")
+    add_progress_options(lb)
+    return lb
+
+
+def _protocols():
+    from trialwise.benchmark import PROTOCOLS
+
+    return PROTOCOLS
+
+
+def _metrics():
+    from trialwise.benchmark import METRICS
+
+    return METRICS
+
+
+def _unscored_lines(lb) -> list[str]:
+    from trialwise.report import unscored_candidates
+
+    un = unscored_candidates(lb)
+    if not len(un):
+        return []
+    lines = [f"{len(un)} candidate(s) not scored — each lacks some of the protocol's {un['n_experiments'].iloc[0]} "
+             f"experiments, and a score over fewer experiments would not be comparable:"]
+    w = max(len(str(o)) for o in un["observer"])
+    for r in un.itertuples():
+        lacks = ", ".join(r.missing[:4]) + (f", … ({r.n_missing - 4} more)" if r.n_missing > 4 else "")
+        has = ", ".join(r.has) if r.has else "none"
+        lines.append(f"  {r.observer:<{w}}  lacks {r.n_missing} of {r.n_experiments} ({lacks}); has {has}")
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for r in un.itertuples():
+        groups.setdefault(tuple(r.has), []).append(str(r.observer))
+    lines.append("  to score them, restrict the experiments to those they have:")
+    for has_exps, names in groups.items():
+        if has_exps:
+            who = names[0] if len(names) == 1 else f"{len(names)} candidates ({', '.join(names[:3])}{', …' if len(names) > 3 else ''})"
+            lines.append(f"    --experiments {' '.join(has_exps)}   # {who}")
+    lines.append("    --common-experiments   # the experiments every candidate has")
+    return lines
+
+
+def _csv_table(lb):
+    """The leaderboard table with the unscored candidates as rows (empty scores), status and reason."""
+    import pandas as pd
+
+    from trialwise.report import unscored_candidates
+
+    t = lb.table.copy()
+    t["status"] = ["reference" if k == "reference" else "scored" for k in t["kind"]]
+    t["reason"] = ""
+    un = unscored_candidates(lb)
+    if len(un):
+        extra = pd.DataFrame({
+            "observer": un["observer"], "kind": "candidate", "status": "not scored",
+            "reason": [f"lacks {r.n_missing} of {r.n_experiments} experiments: {', '.join(r.missing)}"
+                       for r in un.itertuples()],
+        })
+        t = pd.concat([t, extra.reindex(columns=t.columns)], ignore_index=True)
+        for col in ("rank", "rank_low", "rank_high"):
+            t[col] = t[col].astype("Int64")
+    return t
+
+
+def _common_experiments(trials, protocol, reference) -> list[str]:
+    from trialwise.benchmark.hierarchy import reference_mask
+
+    t = trials if protocol.experiments is None else trials[trials["experiment"].isin(protocol.experiments)]
+    cand = t[~reference_mask(t, protocol, reference)]
+    if cand.empty:
+        raise CLIError("--common-experiments: there are no candidates (every observer is a reference observer)")
+    cover = cand.groupby("subject")["experiment"].agg(lambda e: set(e))
+    common = set.intersection(*cover.tolist())
+    if not common:
+        rare = min(cover.items(), key=lambda kv: len(kv[1]))
+        raise CLIError(f"--common-experiments: no experiment is shared by every candidate (e.g. {rare[0]} has only "
+                       f"{', '.join(sorted(rare[1]))}); choose them with --experiments")
+    return sorted(common)
+
+
+def _read_trials(args):
+    from trialwise.data import read_model_vs_human, read_trials
+
+    if args.path is None:
+        from trialwise.datasets import model_vs_human
+
+        return read_trials(model_vs_human())
+    with reading(args.path):
+        if os.path.isdir(args.path):
+            return read_model_vs_human(args.path)
+        return read_trials(
+            args.path, subject=args.subject_column or "subject", image=args.image_column or "image",
+            truth=args.truth_column, response=args.response_column or "response", condition=args.condition_column,
+            experiment=args.experiment_column, observer_type=args.observer_type_column,
+        )
+
+
+def _too_few_resamples(b: int, level: float, flag: str = "--resamples") -> str | None:
+    """A warning when each end of the interval would rest on fewer than 5 replicates."""
+    tail = b * (1 - level) / 2
+    if tail < 5:
+        need = math.ceil(10 / (1 - level))
+        return (f"{flag} {b} is too few for {level * 100:g}% intervals: each end rests on {tail:.2g} replicate(s); "
+                f"the intervals, ranks and p-values are rough (use {need} or more; the default is 10000)")
+    return None
+
+
+def _report_shape_bias(trials, lb, args):
+    """Shape bias of the scored observers for the report, when the trials hold cue-conflict images."""
+    from trialwise.shapebias import shape_bias
+
+    if "cue-conflict" not in set(trials["experiment"]):
+        return None
+    keep = trials["subject"].isin(set(lb.candidates) | set(lb.references))
+    return shape_bias(trials[keep.to_numpy()], experiment="cue-conflict", groups="observer_type",
+                      n_resamples=min(args.resamples, 10_000), confidence_level=args.confidence_level,
+                      rng=args.seed)
+
+
+def run_leaderboard(args) -> int:
+    from trialwise.benchmark import get_protocol
+    from trialwise.benchmark.leaderboard import leaderboard
+
+    outputs = [(args.out, "--out"), (args.csv, "--csv"), (args.pairwise_csv, "--pairwise-csv")]
+    for path, flag in outputs:
+        check_output(path, flag)
+    given = [(os.path.abspath(p), f) for p, f in outputs if p is not None]
+    for i, (p, f) in enumerate(given):
+        for q, g in given[i + 1:]:
+            if p == q:
+                raise CLIError(f"{f} and {g} name the same file {p}")
+    if args.path is not None and not os.path.exists(args.path):
+        raise CLIError(f"{args.path}: no such file or folder")
+    bar = Progress(args.progress)
+    caught = Warnings()
+    with caught.collect():
+        trials = _read_trials(args)
+    protocol = get_protocol(args.protocol)
+    if args.metric:
+        protocol = protocol.replace(metric=args.metric)
+    if args.experiments:
+        protocol = protocol.replace(experiments=args.experiments)
+    if args.common_experiments:
+        common = _common_experiments(trials, protocol, args.reference)
+        protocol = protocol.replace(experiments=common, name=f"{protocol.name}, common experiments only")
+        print(f"--common-experiments: scored on the {len(common)} experiment(s) every candidate has: "
+              f"{', '.join(common)}")
+    few = _too_few_resamples(args.resamples, args.confidence_level)
+    bar.phase("bootstrap", lambda total: f"bootstrapping {total} conditions × B = {args.resamples}")
+    bar.phase(f"{args.test} tests", lambda total: f"{total} {args.test} test(s) between candidates"
+              + (f" × {args.resamples} permutations" if args.test != "bootstrap" else ""))
+    try:
+        with caught.collect():
+            lb = leaderboard(trials, protocol, reference=args.reference, n_resamples=args.resamples,
+                             confidence_level=args.confidence_level, rng=args.seed, progress=bar)
+            pairs = None
+            if args.tests != "none" and len(lb.candidates) >= 2:
+                pairs = lb.pairwise(which=args.tests, test=args.test, adjust=args.adjust, progress=bar)
+    finally:
+        bar.close()
+
+    notes = [n for n in lb.notes if "not scored" not in n]
+    print(lb.summary(notes=False))  # the notes follow, with the unscored candidates set out in full
+    for line in _unscored_lines(lb):
+        print(line)
+    for n in notes:
+        print(f"Note: {n}")
+    if pairs is not None:
+        sig = pairs[pairs["significant"]]
+        print(f"\n{args.test} tests ({args.tests}, {args.adjust}-adjusted): {len(sig)} of {len(pairs)} "
+              f"differences significant at {1 - args.confidence_level:g}")
+        from trialwise.report import format_p
+
+        for r in sig.itertuples():
+            print(f"  {r.observer_a} vs {r.observer_b}: {r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}], "
+                  f"adjusted p {'= ' if format_p(r.pvalue_adjusted)[0] != '<' else ''}{format_p(r.pvalue_adjusted)}")
+    sys.stdout.flush()
+    if args.csv:
+        write_text(args.csv, _csv_table(lb).to_csv(index=False), "--csv")
+        print(f"table written to {args.csv}", file=sys.stderr)
+    if args.pairwise_csv:
+        if pairs is None:
+            raise CLIError(f"--pairwise-csv {args.pairwise_csv}: no tests to write (--tests none, or fewer than two "
+                           f"scored candidates)")
+        write_text(args.pairwise_csv, pairs.to_csv(index=False), "--pairwise-csv")
+        print(f"tests written to {args.pairwise_csv}", file=sys.stderr)
+    failures: tuple[str, ...] = ()
+    if args.out:
+        use_agg()
+        from trialwise.report import render_report
+
+        bar.say("drawing the report …")
+        with caught.collect():
+            rep = render_report(lb, pairwise=pairs, shape_bias=_report_shape_bias(trials, lb, args))
+        write_text(args.out, rep.html, "--out")
+        failures = rep.failures
+        print(f"report written to {args.out}", file=sys.stderr)
+    if few:
+        print(f"trialwise: warning: {few}", file=sys.stderr)
+    ref = lb.table[lb.table["kind"] == "reference"]
+    if len(ref) and not math.isfinite(float(ref["score"].iloc[0])) and len(lb.references) > 1:  # 1: the library warns
+        print(f"trialwise: warning: the {lb.reference_row} row is undefined: it pairs distinct reference observers, "
+              f"and no two of them share the protocol's min_items ({lb.protocol.min_items}) items in a condition "
+              f"(docs/benchmark.md, 'Sparse overlaps')", file=sys.stderr)
+    caught.report()
+    if failures:
+        raise FigureFailure(f"{len(failures)} figure(s) of the report could not be drawn ({'; '.join(failures)}); "
+                             f"the report was written with the tables — this is a bug, please report it")
+    return 0

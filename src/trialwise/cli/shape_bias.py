@@ -1,0 +1,102 @@
+"""``trialwise shape-bias``: shape bias of observers on cue-conflict trials, with intervals and tests."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+
+from trialwise._core.errors import InputError
+from trialwise.cli.common import CLIError, DATASETS, EPILOG, check_output, clean, read_table, save_figure, use_agg, write_text
+from trialwise.cli.progress import Warnings
+
+
+def add_shape_bias(sub) -> argparse.ArgumentParser:
+    sb = sub.add_parser(
+        "shape-bias",
+        help="shape bias on cue-conflict images (Geirhos et al. 2019) with bootstrap intervals over images",
+        description=(
+            "Share of shape decisions among the answers that named the shape or the texture of cue-conflict "
+            "images (ids '<shape><k>-<texture><j>'; images whose two categories coincide do not count), per "
+            "observer and group, with intervals from a bootstrap over images shared by all observers. PATH is a "
+            "tidy CSV/Parquet trials table; without PATH the bundled --dataset is used."
+        ),
+        epilog=EPILOG,
+    )
+    sb.add_argument("path", nargs="?", metavar="PATH", help="tidy trials file (default: the bundled --dataset)")
+    sb.add_argument("--dataset", choices=DATASETS, default="texture-vs-shape",
+                    help="bundled data used without PATH (default: texture-vs-shape)")
+    sb.add_argument("--experiment", default="cue-conflict",
+                    help="experiment to analyse, when the table has an experiment column (default: cue-conflict)")
+    sb.add_argument("--observers", nargs="+", metavar="NAME", help="only these observers (default: all)")
+    sb.add_argument("--groups", action="store_true",
+                    help="add one pooled row per observer_type with two or more observers (e.g. all humans)")
+    sb.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                    help="difference A − B of two observers or groups, with its interval and p-value")
+    sb.add_argument("--test", choices=("bootstrap", "swap"), default="bootstrap",
+                    help="test for --compare: bootstrap (H0 equal shape bias; default) or swap (H0 exchangeable "
+                         "observers)")
+    sb.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
+    sb.add_argument("--confidence-level", type=float, default=0.95)
+    sb.add_argument("--ci-method", choices=("jeffreys", "percentile"), default="jeffreys")
+    sb.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
+    sb.add_argument("--json", action="store_true", help="print the result as JSON")
+    sb.add_argument("--csv", metavar="CSV", help="write the table (one row per observer and group) here")
+    sb.add_argument("--figure", metavar="FILE",
+                    help="write the per-category shape-bias figure here (.png, .pdf or .svg)")
+    for col in ("subject", "image", "truth", "response"):
+        sb.add_argument(f"--{col}-column", default=None, help=f"{col} column of a tidy table")
+    return sb
+
+
+def run_shape_bias(args) -> int:
+    from trialwise import datasets
+    from trialwise.shapebias import shape_bias
+
+    check_output(args.csv, "--csv")
+    check_output(args.figure, "--figure", figure=True)
+    if args.resamples < 1:
+        raise CLIError(f"--resamples must be a positive number of bootstrap replicates; got {args.resamples}")
+    if args.path is None:
+        loader = datasets.model_vs_human if args.dataset == "model-vs-human" else datasets.texture_vs_shape
+        frame, what = loader(), args.dataset
+    else:
+        frame, what = read_table(args.path), args.path
+    caught = Warnings()
+    with caught.collect():
+        try:
+            res = shape_bias(
+                frame, experiment=args.experiment if "experiment" in frame.columns else None,
+                observers=args.observers, groups="observer_type" if args.groups else None,
+                n_resamples=args.resamples, confidence_level=args.confidence_level, ci_method=args.ci_method,
+                rng=args.seed, subject=args.subject_column or "subject", image=args.image_column or "image",
+                truth=args.truth_column, response=args.response_column or "response",
+            )
+            diff = res.difference(*args.compare, test=args.test, rng=args.seed) if args.compare else None
+        except InputError as exc:  # the library's input errors, named with the file
+            raise CLIError(f"{what}: {exc}") from None
+    if args.json:
+        out = res.to_dict()
+        out["difference"] = None if diff is None else diff.to_dict()
+        out["warnings"] = caught.messages()
+        print(json.dumps(clean(out), indent=2))
+    else:
+        print(res.summary())
+        if diff is not None:
+            print()
+            print(diff.summary())
+    sys.stdout.flush()
+    if args.csv:
+        write_text(args.csv, res.to_frame().to_csv(index=False), "--csv")
+        print(f"table written to {args.csv}", file=sys.stderr)
+    if args.figure:
+        use_agg()
+        from trialwise.plot import plot_shape_bias
+
+        with caught.collect():
+            fig = plot_shape_bias(res)
+        save_figure(fig, args.figure, "--figure")
+    if not args.json:
+        caught.report()
+    return 0
