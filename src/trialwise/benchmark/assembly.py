@@ -41,6 +41,8 @@ def trials_from_assembly(
 
     Parameters
     ----------
+    assembly : xarray.DataArray
+        One response (label) per presentation, with its coordinates.
     experiment : str, optional
         Used when the assembly has no ``experiment`` coordinate (default ``"all"``).
     subject : str, optional
@@ -57,6 +59,40 @@ def trials_from_assembly(
     -------
     pandas.DataFrame
         As :func:`trialwise.read_trials`.
+
+    Raises
+    ------
+    InvalidTypeError
+        When ``assembly`` has no ``presentation`` dimension.
+    InvalidValueError
+        When it is not 1-D, lacks ``stimulus_id`` or ``truth``, or names a stimulus that
+        ``stimuli`` does not know.
+
+    References
+    ----------
+    Schrimpf, M., Kubilius, J., Hong, H., Majaj, N. J., Rajalingham, R., Issa, E. B., Kar,
+    K., Bashivan, P., Prescott-Roy, J., Geiger, F., Schmidt, K., Yamins, D. L. K. &
+    DiCarlo, J. J. (2018). Brain-Score: which artificial neural network for object
+    recognition is most brain-like? *bioRxiv* 407007.
+
+    Examples
+    --------
+    >>> import trialwise as tw, xarray as xr
+    >>> t = tw.datasets.model_vs_human("cue-conflict")
+    >>> h = t[t.observer_type == "human"]
+    >>> coords = {name: ("presentation", h[col].to_numpy()) for name, col in
+    ...           [("stimulus_id", "image"), ("truth", "category"), ("condition", "condition"), ("subject", "subject")]}
+    >>> humans = xr.DataArray(h["response"].to_numpy(), dims=["presentation"], coords=coords)
+    >>> trials = trials_from_assembly(humans)
+    >>> trials.shape, trials["subject"].nunique(), trials["experiment"].iloc[0]
+    ((12800, 8), 10, 'all')
+    >>> m = t[t.subject == "resnet50"]
+    >>> model = xr.DataArray(m["response"].to_numpy(), dims=["presentation"], name="resnet50",
+    ...                      coords={"stimulus_id": ("presentation", m["image"].to_numpy()),
+    ...                              "truth": ("presentation", m["category"].to_numpy())})
+    >>> resnet = trials_from_assembly(model, stimuli=trials)
+    >>> resnet["subject"].iloc[0], resnet["observer_type"].iloc[0], round(float(resnet["correct"].mean()), 3)
+    ('resnet50', 'model', 0.182)
     """
     import pandas as pd
 

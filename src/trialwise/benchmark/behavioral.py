@@ -10,6 +10,9 @@ ceiling, all from one joint resampling of the items. The three metrics are rows 
 table, :data:`BEHAVIORAL_METRICS`: each says how it computes the raw values and the
 ceiling from the benchmark's design and how its ceiling is described. The results are
 :class:`BrainScoreResult` and :class:`CeilingResult`.
+
+Why this module is long: about 640 lines, one concept (the behavioural benchmark, its three
+metrics and its two result classes), a quarter of them docstrings with runnable examples.
 """
 
 from __future__ import annotations
@@ -81,7 +84,25 @@ class CeilingResult(Result):
     __str__ = __repr__
 
     def summary(self) -> str:
-        """A readable text block with every number of the result."""
+        """A readable text block with every number of the result.
+
+        Returns
+        -------
+        str
+            The ceiling, its interval (percentile, with B), the method and the notes.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.model_vs_human("cue-conflict")
+        >>> cue = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
+        >>> bench = tw.BehavioralBenchmark(trials, cue, n_resamples=200, rng=0)
+        >>> print(bench.ceiling.summary())
+        Ceiling of a behavioural benchmark (error-consistency)
+          ceiling              0.331
+          95% CI               [0.304, 0.356]   (percentile, B = 200)
+          method               all pairs of distinct humans (= split-half over all splits)
+        """
         ci = self.confidence_interval
         return "\n".join([
             f"Ceiling of a behavioural benchmark ({self.metric})",
@@ -141,7 +162,24 @@ class BrainScoreResult(Result):
     __str__ = __repr__
 
     def summary(self) -> str:
-        """A readable text block with every number of the result."""
+        """A readable text block with every number of the result.
+
+        Returns
+        -------
+        str
+            The score, the raw value and the ceiling, each with its interval, then B, the
+            replicates left out and the notes.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.model_vs_human("cue-conflict")
+        >>> cue = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
+        >>> bench = tw.BehavioralBenchmark(trials, cue, n_resamples=200, rng=0)
+        >>> res = bench(trials[trials.subject == "resnet50"])
+        >>> print(res.summary().splitlines()[1])
+          score = clip(raw / ceiling, 0, 1)   0.205   95% CI [0.163, 0.253]
+        """
         ci, rc, cc = self.confidence_interval, self.raw_interval, self.ceiling.confidence_interval
         lvl = format_percent(self.confidence_level) + " CI"
         lines = [
@@ -156,7 +194,25 @@ class BrainScoreResult(Result):
         return "\n".join(lines + [f"  note: {n}" for n in self.notes])
 
     def to_frame(self):
-        """One-row :class:`pandas.DataFrame` with the columns ``frame_columns``."""
+        """One-row :class:`pandas.DataFrame` with the columns ``frame_columns``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            observer, statistic, ci_low, ci_high, raw, raw_low, raw_high, ceiling,
+            ceiling_low, ceiling_high, confidence_level, metric, protocol, n_resamples,
+            n_undefined.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.model_vs_human("cue-conflict")
+        >>> cue = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
+        >>> bench = tw.BehavioralBenchmark(trials, cue, n_resamples=200, rng=0)
+        >>> frame = bench(trials[trials.subject == "resnet50"]).to_frame()
+        >>> frame[["statistic", "raw", "ceiling"]].round(3).values.tolist()
+        [[0.205, 0.068, 0.331]]
+        """
         import pandas as pd
 
         (raw_low, raw_high), (ceiling_low, ceiling_high) = self.raw_interval, self.ceiling.confidence_interval
@@ -450,7 +506,31 @@ class BehavioralBenchmark:
         return design, design.candidates, notes
 
     def score_table(self, candidate_trials: Any):
-        """Score every candidate in the trials: one row per candidate (score, raw, ceiling, each with CI)."""
+        """Score every candidate in the trials: one row per candidate (score, raw, ceiling, each with CI).
+
+        Every candidate is scored on the same bootstrap replicates of the items.
+
+        Parameters
+        ----------
+        candidate_trials : DataFrame or path
+            Trials of one or more candidates, each answering exactly the benchmark's images
+            (human observers of the benchmark are an error).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per candidate, the columns of :meth:`BrainScoreResult.to_frame`.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.model_vs_human("cue-conflict")
+        >>> cue = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
+        >>> bench = tw.BehavioralBenchmark(trials, cue, n_resamples=200, rng=0)
+        >>> table = bench.score_table(trials[trials.subject.isin(["resnet50", "convnext-base"])])
+        >>> table[["observer", "raw"]].round(3).values.tolist()
+        [['convnext-base', 0.117], ['resnet50', 0.068]]
+        """
         import pandas as pd
 
         return pd.concat([r.to_frame() for r in self._score(candidate_trials)], ignore_index=True)
@@ -477,7 +557,44 @@ class BehavioralBenchmark:
 
     def __call__(self, candidate_trials: Any) -> BrainScoreResult:
         """Score one candidate's trials (its responses to the benchmark's images): a trials
-        table or a model's assembly (:func:`trials_from_assembly`)."""
+        table or a model's assembly (:func:`trials_from_assembly`).
+
+        Parameters
+        ----------
+        candidate_trials : DataFrame, path or xarray.DataArray
+            One candidate's trials, answering exactly the benchmark's images.
+
+        Returns
+        -------
+        BrainScoreResult
+            The ceiled score, the raw value and the ceiling, each with its interval.
+
+        Raises
+        ------
+        InvalidValueError
+            When the trials hold more than one candidate (use :meth:`score_table`) or do
+            not answer exactly the benchmark's images.
+
+        References
+        ----------
+        Schrimpf, M., Kubilius, J., Hong, H., Majaj, N. J., Rajalingham, R., Issa, E. B., Kar,
+        K., Bashivan, P., Prescott-Roy, J., Geiger, F., Schmidt, K., Yamins, D. L. K. &
+        DiCarlo, J. J. (2018). Brain-Score: which artificial neural network for object
+        recognition is most brain-like? *bioRxiv* 407007.
+
+        Geirhos, Meding & Wichmann (2020). Beyond accuracy: quantifying trial-by-trial
+        behaviour of CNNs and humans by measuring error consistency. NeurIPS.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.model_vs_human("cue-conflict")
+        >>> cue = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
+        >>> bench = tw.BehavioralBenchmark(trials, cue, n_resamples=200, rng=0)
+        >>> res = bench.score(trials[trials.subject == "resnet50"])
+        >>> round(res.statistic, 3), res.confidence_interval
+        (0.205, ConfidenceInterval(low=0.163, high=0.253))
+        """
         results = self._score(candidate_trials)
         if len(results) != 1:
             raise InvalidValueError(f"candidate trials hold {len(results)} observers; score one at a time or use "
@@ -492,6 +609,32 @@ class BehavioralBenchmark:
 
         The protocol defaults to the assembly's conditions averaged flatly (one
         experiment; no exclusions).
+
+        Parameters
+        ----------
+        assembly : xarray.DataArray
+            The humans' responses along ``presentation``, with the coordinates
+            ``stimulus_id``, ``truth``, ``subject`` and, optionally, ``condition``.
+        **kwargs
+            The keyword arguments of :class:`BehavioralBenchmark` (``protocol``,
+            ``metric``, ``n_resamples``, ``rng``, ...).
+
+        Returns
+        -------
+        BehavioralBenchmark
+            The benchmark of these humans.
+
+        Examples
+        --------
+        >>> import trialwise as tw, xarray as xr
+        >>> t = tw.datasets.model_vs_human("cue-conflict")
+        >>> h = t[t.observer_type == "human"]
+        >>> coords = {name: ("presentation", h[col].to_numpy()) for name, col in
+        ...           [("stimulus_id", "image"), ("truth", "category"), ("condition", "condition"), ("subject", "subject")]}
+        >>> humans = xr.DataArray(h["response"].to_numpy(), dims=["presentation"], coords=coords)
+        >>> bench = tw.BehavioralBenchmark.from_assembly(humans, n_resamples=200, rng=0)
+        >>> len(bench.humans), round(bench.ceiling.statistic, 3)
+        (10, 0.331)
         """
         trials = trials_from_assembly(assembly, observer_type="human")
         kwargs.setdefault("protocol", Protocol(name="assembly"))

@@ -92,5 +92,39 @@ class ErrorConsistency:
         return self._score(res.raw, res.raw_interval, res.raw_distribution, self.confidence_level)
 
     def ceiling(self, target: Any) -> Any:
+        """The human–human ceiling of a human assembly, as a 0-d ``xarray.DataArray`` with its CI.
+
+        Parameters
+        ----------
+        target : xarray.DataArray
+            The humans' assembly (see :func:`trials_from_assembly`).
+
+        Returns
+        -------
+        xarray.DataArray
+            The ceiling (κ between every two distinct humans, averaged as Brain-Score
+            does); ``attrs`` hold ``ci_low``, ``ci_high``, ``error``, ``confidence_level``
+            and ``n_resamples``.
+
+        References
+        ----------
+        Geirhos, Meding & Wichmann (2020). Beyond accuracy: quantifying trial-by-trial
+        behaviour of CNNs and humans by measuring error consistency. NeurIPS.
+
+        Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+        consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
+
+        Examples
+        --------
+        >>> import trialwise as tw, xarray as xr
+        >>> t = tw.datasets.model_vs_human("cue-conflict")
+        >>> h = t[t.observer_type == "human"]
+        >>> coords = {name: ("presentation", h[col].to_numpy()) for name, col in
+        ...           [("stimulus_id", "image"), ("truth", "category"), ("condition", "condition"), ("subject", "subject")]}
+        >>> humans = xr.DataArray(h["response"].to_numpy(), dims=["presentation"], coords=coords)
+        >>> c = ErrorConsistency(n_resamples=200, rng=0).ceiling(humans)
+        >>> round(float(c), 3), round(c.attrs["ci_low"], 3), round(c.attrs["ci_high"], 3)
+        (0.331, 0.304, 0.357)
+        """
         c = self._bench(target).ceiling
         return self._score(c.statistic, c.confidence_interval, c.bootstrap_distribution, self.confidence_level)

@@ -44,6 +44,18 @@ def _check_ceiling(ceiling: Any) -> NDArray:
 def ceil_score(raw: ArrayLike, ceiling: ArrayLike) -> NDArray:
     """Brain-Score's ceiling transform ``clip(raw / ceiling, 0, 1)`` (broadcast).
 
+    Parameters
+    ----------
+    raw : array_like
+        Raw metric values (e.g. the mean κ between a model and the humans).
+    ceiling : array_like
+        The ceiling (human–human agreement), positive; broadcast against ``raw``.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The ceiled scores in [0, 1] (a NumPy scalar for scalar input).
+
     Raises
     ------
     TypeError
@@ -52,6 +64,13 @@ def ceil_score(raw: ArrayLike, ceiling: ArrayLike) -> NDArray:
         NaN or ±inf in ``raw`` or ``ceiling`` (an undefined raw value has no ceiled
         score; leave it out, or report it as undefined), a ceiling ≤ 0, or shapes that
         do not broadcast.
+
+    References
+    ----------
+    Schrimpf, M., Kubilius, J., Hong, H., Majaj, N. J., Rajalingham, R., Issa, E. B., Kar,
+    K., Bashivan, P., Prescott-Roy, J., Geiger, F., Schmidt, K., Yamins, D. L. K. &
+    DiCarlo, J. J. (2018). Brain-Score: which artificial neural network for object
+    recognition is most brain-like? *bioRxiv* 407007.
 
     Examples
     --------
@@ -74,6 +93,23 @@ def unceil_score(score: ArrayLike, ceiling: ArrayLike) -> NDArray:
     Brain-Score's error-consistency benchmarks take the absolute value of the mean κ
     before ceiling it, so a raw value recovered from their scores is ``|κ|``.
 
+    Parameters
+    ----------
+    score : array_like
+        Published ceiled scores in [0, 1].
+    ceiling : array_like
+        The ceiling they were divided by, positive; broadcast against ``score``.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The raw values (bounds where the score was clipped).
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When a score is exactly 0 or 1 (clipped: the value returned is a bound).
+
     Raises
     ------
     TypeError
@@ -82,10 +118,19 @@ def unceil_score(score: ArrayLike, ceiling: ArrayLike) -> NDArray:
         A score outside [0, 1] or NaN, a ceiling that is not a positive finite number,
         or shapes that do not broadcast.
 
+    References
+    ----------
+    Schrimpf, M., Kubilius, J., Hong, H., Majaj, N. J., Rajalingham, R., Issa, E. B., Kar,
+    K., Bashivan, P., Prescott-Roy, J., Geiger, F., Schmidt, K., Yamins, D. L. K. &
+    DiCarlo, J. J. (2018). Brain-Score: which artificial neural network for object
+    recognition is most brain-like? *bioRxiv* 407007.
+
     Examples
     --------
     >>> unceil_score(ceil_score(0.2, 0.4), 0.4).item()
     0.2
+    >>> unceil_score([0.25, 0.5], [0.4, 0.3]).round(3).tolist()
+    [0.1, 0.15]
     """
     s = _finite(score, "score")
     if ((s < 0) | (s > 1)).any():
@@ -122,16 +167,38 @@ def ceilings(trials: Any, protocol: str | Protocol = "model-vs-human", *, refere
     ``brainscore_vision.metrics.error_consistency.ErrorConsistency.ceiling``; the two
     orders agree when every human saw every condition).
 
+    Parameters
+    ----------
+    trials : DataFrame or path
+        Trials of the reference observers (others are ignored).
+    protocol : Protocol or str, default "model-vs-human"
+        The experiments, conditions, metric and averaging
+        (:func:`trialwise.benchmark.protocol.get_protocol`).
+    reference : str or sequence of str, optional
+        The names of the reference observers (default: those whose ``observer_type`` is
+        the protocol's reference, the humans).
+
     Returns
     -------
     pandas.Series
-        Indexed by experiment.
+        The ceiling of each experiment, indexed by experiment.
 
     Raises
     ------
     ValueError
         Fewer than two reference observers in the trials, or in one of its experiments:
         a ceiling is the agreement between two distinct reference observers.
+
+    References
+    ----------
+    Schrimpf, M., Kubilius, J., Hong, H., Majaj, N. J., Rajalingham, R., Issa, E. B., Kar,
+    K., Bashivan, P., Prescott-Roy, J., Geiger, F., Schmidt, K., Yamins, D. L. K. &
+    DiCarlo, J. J. (2018). Brain-Score: which artificial neural network for object
+    recognition is most brain-like? *bioRxiv* 407007.
+
+    Geirhos, R., Narayanappa, K., Mitzkus, B., Thieringer, T., Bethge, M., Wichmann, F. A.
+    & Brendel, W. (2021). Partial success in closing the gap between human and machine
+    vision. *Advances in Neural Information Processing Systems* 34.
 
     Examples
     --------

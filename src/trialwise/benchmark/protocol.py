@@ -175,11 +175,48 @@ class Protocol:
             object.__setattr__(self, "experiments", exps)
 
     def replace(self, **changes: Any) -> Protocol:
-        """A copy with some fields changed (``name`` is kept unless given)."""
+        """A copy with some fields changed (``name`` is kept unless given).
+
+        Parameters
+        ----------
+        **changes
+            New values of fields of the protocol (``experiments``, ``exclude``,
+            ``aggregation``, ``metric``, ``min_items``, ``name``, ...); checked as in the
+            constructor.
+
+        Returns
+        -------
+        Protocol
+            The new protocol; this one is unchanged.
+
+        Examples
+        --------
+        >>> from trialwise.benchmark import MODEL_VS_HUMAN
+        >>> cue = MODEL_VS_HUMAN.replace(experiments=["cue-conflict"], min_items=10)
+        >>> cue.name, cue.experiments, cue.min_items
+        ('model-vs-human', ('cue-conflict',), 10)
+        """
         return replace(self, **changes)
 
     def describe(self, experiments: Sequence[str] | None = None) -> str:
-        """One line: metric, aggregation order and exclusions (of ``experiments`` only, if given)."""
+        """One line: metric, aggregation order and exclusions (of ``experiments`` only, if given).
+
+        Parameters
+        ----------
+        experiments : sequence of str, optional
+            Count only the excluded conditions of these experiments (default: all).
+
+        Returns
+        -------
+        str
+            The description, e.g. for a leaderboard's report.
+
+        Examples
+        --------
+        >>> from trialwise.benchmark import MODEL_VS_HUMAN
+        >>> print(MODEL_VS_HUMAN.describe(["colour"]))
+        model-vs-human: error-consistency per condition and human–candidate pair; mean over references → mean over conditions → mean over experiments; 1 condition(s) excluded; pairs sharing < 20 items left out
+        """
         n_ex = sum(len(v) for e, v in self.exclude.items() if experiments is None or e in experiments)
         order = " → ".join(f"mean over {a}s" for a in self.aggregation)
         return (f"{self.name}: {self.metric} per condition and {self.reference}–candidate pair; {order}; "

@@ -136,7 +136,11 @@ def synthetic_trials(
         Where no single accuracy suits every human it is chosen per human (warned).
         A κ < 0 that a human's accuracy cannot attain is replaced by the least
         attainable κ (warned).
-    rng : seed or Generator
+    reference : str or sequence of str, optional
+        The names of the reference observers (default: those whose ``observer_type`` is
+        the protocol's reference, the humans).
+    rng : int or numpy.random.Generator, optional
+        Seed or generator of the synthetic trials.
 
     Returns
     -------
@@ -146,6 +150,20 @@ def synthetic_trials(
         sequence is paired with exactly one human: pairs of humans then share no image,
         and the human–human row of a leaderboard on these trials is empty (the ceiling
         is :func:`ceilings` of the real trials).
+
+    Warns
+    -----
+    TrialwiseWarning
+        When the model's accuracy had to be chosen per human, or a negative κ was raised
+        to the least attainable one.
+
+    References
+    ----------
+    Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+    consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
+
+    Geirhos, Meding & Wichmann (2020). Beyond accuracy: quantifying trial-by-trial
+    behaviour of CNNs and humans by measuring error consistency. NeurIPS.
 
     Examples
     --------
@@ -246,6 +264,16 @@ def published_intervals(
         On the synthetic trials: raw κ scores with CIs, rank intervals, p_best,
         Kendall's τ and :meth:`~trialwise.Leaderboard.by_experiment`. The human–human row
         is empty (see :func:`synthetic_trials`).
+
+    References
+    ----------
+    Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+    consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
+
+    Schrimpf, M., Kubilius, J., Hong, H., Majaj, N. J., Rajalingham, R., Issa, E. B., Kar,
+    K., Bashivan, P., Prescott-Roy, J., Geiger, F., Schmidt, K., Yamins, D. L. K. &
+    DiCarlo, J. J. (2018). Brain-Score: which artificial neural network for object
+    recognition is most brain-like? *bioRxiv* 407007.
 
     Examples
     --------

@@ -115,6 +115,22 @@ def agreement_matrix(pred_a: Any, pred_b: Any, *, labels: Any = None) -> pd.Data
     order). Labels are the same class under the rule of :mod:`trialwise.labels`
     (``1 == 1.0 == True == '1'``; numbers mixed with other text are a ``TypeError``).
 
+    Parameters
+    ----------
+    pred_a, pred_b : array_like
+        The labels predicted by classifiers A and B, one per item.
+    labels : sequence, optional
+        The classes, in order (default: every class either classifier predicts).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The K × K int64 counts; index ``A`` and columns ``B`` name the classes.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
     Examples
     --------
     >>> agreement_matrix(["cat", "dog", "dog"], ["cat", "cat", "dog"])
@@ -133,6 +149,26 @@ def disagreement(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None) 
     ``Dis = 1 − trace(N)/M`` for the agreement matrix ``N``. For two binary classifiers
     this equals ``(n10 + n01)/M`` of the correctness table (labels differ exactly when
     one of the two is right), so ``counts`` may be either table.
+
+    Parameters
+    ----------
+    pred_a, pred_b : array_like, optional
+        The labels predicted by classifiers A and B, one per item (no truth needed).
+    counts : array_like or pandas.DataFrame, optional
+        The K × K agreement matrix, or the 2×2 correctness table, instead of the predictions.
+
+    Returns
+    -------
+    AgreementResult
+        ``statistic`` Dis in [0, 1], ``n`` items and ``n_disagree``; no p-value or interval.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Kuncheva, L. I. & Whitaker, C. J. (2003). Measures of diversity in classifier
+    ensembles and their relationship with the ensemble accuracy. *Machine Learning* 51(2),
+    181–207.
 
     Examples
     --------
@@ -157,15 +193,44 @@ def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, l
 
     Parameters
     ----------
-    counts : K × K table, optional
-        The agreement matrix instead of the predictions.
+    pred_a, pred_b : array_like, optional
+        The labels predicted by classifiers A and B, one per item (no truth needed).
+    counts : array_like or pandas.DataFrame, optional
+        The K × K agreement matrix (A in rows) instead of the predictions; a DataFrame's
+        index and columns name the classes.
     labels : sequence, optional
-        The classes (default: those that occur in either prediction).
+        The classes, in order (default: every class either classifier predicts).
+    confidence_level : float, default 0.95
+        Level of the Wald interval.
+
+    Returns
+    -------
+    AgreementResult
+        ``statistic`` κ with its ``confidence_interval``, ``p_o``, ``p_e``, the standard
+        error ``se``, the ``classes`` and the ``agreement_matrix``; no p-value.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When both classifiers predict one and the same class throughout (κ is NaN).
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and
+    Psychological Measurement* 20(1), 37–46.
+
+    Fleiss, J. L., Cohen, J. & Everitt, B. S. (1969). Large sample standard errors of
+    kappa and weighted kappa. *Psychological Bulletin* 72(5), 323–327.
 
     Examples
     --------
     >>> round(cohen_kappa(["a", "a", "b", "b"], ["a", "b", "b", "b"]).statistic, 3)
     0.5
+    >>> res = cohen_kappa(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]])
+    >>> round(res.statistic, 3), res.confidence_interval
+    (0.692, ConfidenceInterval(low=0.608, high=0.777))
     """
     level = v.check_confidence_level(confidence_level)
     mat, classes = _matrix(pred_a, pred_b, counts, labels)
@@ -225,11 +290,41 @@ def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
     pair's term of χ² and its share): it localises the asymmetry. Without any
     disagreement the statistic is 0, p = 1, with a warning.
 
+    Parameters
+    ----------
+    pred_a, pred_b : array_like, optional
+        The labels predicted by classifiers A and B, one per item (no truth needed).
+    counts : array_like or pandas.DataFrame, optional
+        The K × K agreement matrix (A in rows) instead of the predictions; a DataFrame's
+        index and columns name the classes.
+    labels : sequence, optional
+        The classes, in order (default: every class either classifier predicts).
+
+    Returns
+    -------
+    SymmetryTestResult
+        ``statistic`` χ²_B, ``pvalue``, degrees of freedom ``df``, the per-pair
+        ``contributions`` table, the ``matrix`` and its ``classes``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When the two classifiers never disagree.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Bowker, A. H. (1948). A test for symmetry in contingency tables. *Journal of the
+    American Statistical Association* 43(244), 572–574.
+
     Examples
     --------
     >>> res = bowker_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]])
-    >>> round(res.statistic, 2), round(res.pvalue, 2)
-    (2.67, 0.45)
+    >>> round(res.statistic, 2), round(res.pvalue, 2), res.df
+    (2.67, 0.45, 3)
+    >>> res.contributions["share"].round(3).tolist()
+    [0.375, 0.5, 0.125]
     """
     mat, names = _matrix(pred_a, pred_b, counts, labels)
     table = _contributions(mat, names)
@@ -258,6 +353,37 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
     χ² with K − 1 degrees of freedom. A class that is never involved in a disagreement has
     ``V_jj = 0`` and ``d_j = 0``; it is left out, and the degrees of freedom drop by one.
     Without any disagreement the statistic is 0, p = 1, with a warning.
+
+    Parameters
+    ----------
+    pred_a, pred_b : array_like, optional
+        The labels predicted by classifiers A and B, one per item (no truth needed).
+    counts : array_like or pandas.DataFrame, optional
+        The K × K agreement matrix (A in rows) instead of the predictions; a DataFrame's
+        index and columns name the classes.
+    labels : sequence, optional
+        The classes, in order (default: every class either classifier predicts).
+
+    Returns
+    -------
+    SymmetryTestResult
+        ``statistic`` χ², ``pvalue``, degrees of freedom ``df``, the
+        ``marginal_difference`` (row minus column sum) per class and the ``classes``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When the two classifiers never disagree.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Stuart, A. (1955). A test for homogeneity of the marginal distributions in a two-way
+    classification. *Biometrika* 42(3/4), 412–416.
+
+    Maxwell, A. E. (1970). Comparing the classification of subjects by two independent
+    judges. *British Journal of Psychiatry* 116(535), 651–655.
 
     Examples
     --------
@@ -297,9 +423,41 @@ def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts:
 
     Parameters
     ----------
+    pred_a, pred_b : array_like, optional
+        The labels predicted by classifiers A and B, one per item (no truth needed).
+    counts : array_like or pandas.DataFrame, optional
+        The K × K agreement matrix (A in rows) instead of the predictions; a DataFrame's
+        index and columns name the classes.
+    labels : sequence, optional
+        The classes, in order (default: every class either classifier predicts).
     statistic : {"asymmetry", "bowker"}
         ``asymmetry``: ``S = Σ_{j<k} |n_jk − n_kj|`` (the chapter's choice);
         ``bowker``: Bowker's χ². At K = 2 both give the permutation form of McNemar.
+    n_resamples : int, default 10000
+        Number of random swaps T.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator of the swaps.
+
+    Returns
+    -------
+    SymmetryTestResult
+        ``statistic`` T, the Monte-Carlo ``pvalue``, ``n_resamples``, the number of
+        replicates ``hits`` with ``T* ≥ T`` and ``n_disagree``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When the two classifiers never disagree (statistic 0, p = 1).
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Bowker, A. H. (1948). A test for symmetry in contingency tables. *Journal of the
+    American Statistical Association* 43(244), 572–574.
+
+    Good, P. I. (2005). *Permutation, Parametric, and Bootstrap Tests of Hypotheses*,
+    3rd ed. Springer.
 
     Examples
     --------

@@ -122,10 +122,48 @@ def auc(y_true: Any, proba: Any, *, multi_class: str = "ovr", classes: Any = Non
     class pairs of ``(A(j|k) + A(k|j))/2``. The values equal scikit-learn's
     ``roc_auc_score`` (``average="macro"``). The Wald interval is clipped to [0, 1].
 
+    Parameters
+    ----------
+    y_true : array_like
+        The true class of each item.
+    proba : array_like or pandas.DataFrame
+        Binary: the probability of the positive class per item; K classes: an n × K
+        matrix of class probabilities (rows summing to 1).
+    multi_class : {"ovr", "ovo"}, default "ovr"
+        For K > 2: macro one-vs-rest average, or Hand & Till's one-vs-one measure.
+    classes : sequence, optional
+        The classes: ``(negative, positive)`` for a binary score, else the class of each
+        column of ``proba`` (default: the DataFrame's columns or the sorted classes of
+        ``y_true``).
+    confidence_level : float, default 0.95
+        Level of the DeLong Wald interval.
+
+    Returns
+    -------
+    AUCResult
+        ``statistic`` AUC with its ``confidence_interval`` and standard error ``se``; for
+        K > 2 with OvR, ``per_class`` holds the one-vs-rest AUCs. No p-value.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    DeLong, E. R., DeLong, D. M. & Clarke-Pearson, D. L. (1988). Comparing the areas under
+    two or more correlated receiver operating characteristic curves: a nonparametric
+    approach. *Biometrics* 44(3), 837–845.
+
+    Hand, D. J. & Till, R. J. (2001). A simple generalisation of the area under the ROC
+    curve for multiple class classification problems. *Machine Learning* 45(2), 171–186.
+
+    Sun, X. & Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the
+    areas under correlated receiver operating characteristic curves. *IEEE Signal
+    Processing Letters* 21(11), 1389–1393.
+
     Examples
     --------
-    >>> round(auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]).statistic, 2)
-    0.75
+    >>> res = auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> round(res.statistic, 2), res.confidence_interval
+    (0.75, ConfidenceInterval(low=0.057, high=1.000))
     """
     level = v.check_confidence_level(confidence_level)
     multi_class = _check_multi(multi_class)
@@ -161,12 +199,56 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "
     If the two classifiers rank every pair of items alike, the variance of the
     difference is 0: the difference is 0, p = 1, with a warning.
 
+    Parameters
+    ----------
+    y_true : array_like
+        The true class of each item.
+    proba_a, proba_b : array_like or pandas.DataFrame
+        The two classifiers' probabilities, each in a form :func:`auc` accepts.
+    multi_class : {"ovr", "ovo"}, default "ovr"
+        For K > 2: the measure compared (see :func:`auc`).
+    adjust : {"holm", "bonferroni", "bh", "by", "none"}, default "holm"
+        Multiplicity adjustment of the per-class OvR tests.
+    classes : sequence, optional
+        The classes, as in :func:`auc`.
+    confidence_level : float, default 0.95
+        Level of the Wald interval of the difference.
+
+    Returns
+    -------
+    AUCResult
+        ``statistic`` AUC_A − AUC_B with its ``confidence_interval``, the two-sided
+        ``pvalue``, ``z``, ``auc_a``, ``auc_b``, their ``correlation``, the two
+        :func:`auc` results in ``aucs`` and, for K > 2 with OvR, ``per_class``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When the variance of the difference is 0.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    DeLong, E. R., DeLong, D. M. & Clarke-Pearson, D. L. (1988). Comparing the areas under
+    two or more correlated receiver operating characteristic curves: a nonparametric
+    approach. *Biometrics* 44(3), 837–845.
+
+    Hand, D. J. & Till, R. J. (2001). A simple generalisation of the area under the ROC
+    curve for multiple class classification problems. *Machine Learning* 45(2), 171–186.
+
+    Sun, X. & Xu, W. (2014). Fast implementation of DeLong's algorithm for comparing the
+    areas under correlated receiver operating characteristic curves. *IEEE Signal
+    Processing Letters* 21(11), 1389–1393.
+
     Examples
     --------
     >>> y = [0, 0, 0, 1, 1, 1]
     >>> res = delong_test(y, [0.1, 0.3, 0.6, 0.4, 0.8, 0.9], [0.2, 0.1, 0.3, 0.7, 0.6, 0.8])
     >>> round(res.statistic, 3), round(res.auc_a, 3), round(res.auc_b, 3)
     (-0.111, 0.889, 1.0)
+    >>> round(res.z, 3), round(res.pvalue, 2)
+    (-0.707, 0.48)
     """
     level = v.check_confidence_level(confidence_level)
     multi_class = _check_multi(multi_class)

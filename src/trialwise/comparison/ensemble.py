@@ -72,20 +72,70 @@ class EnsembleRecommendation(Result):
         return f"EnsembleRecommendation({self.decision!r}" + (f", keep {self.keep}" if self.keep else "") + ")"
 
     def summary(self) -> str:
+        """The decision and one line per reason, as text.
+
+        Returns
+        -------
+        str
+            A heading with the decision (and the classifier to keep), then the reasons.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> y = [0, 1] * 100
+        >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
+        >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
+        >>> rec = tw.comparison.ensemble_recommendation(y, a, b)
+        >>> print(rec.summary().splitlines()[0])
+        Ensemble recommendation: symmetric fusion
+        """
         head = f"Ensemble recommendation: {self.decision}" + (f" (deploy {self.keep})" if self.keep else "")
         return "\n".join([head] + [f"  - {r}" for r in self.reasons])
 
     __str__ = summary
 
     def to_frame(self):
-        """One row per checkpoint value: checkpoint, value."""
+        """One row per checkpoint value: checkpoint, value.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``checkpoint`` (name) and ``value`` (float).
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> y = [0, 1] * 100
+        >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
+        >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
+        >>> rec = tw.comparison.ensemble_recommendation(y, a, b)
+        >>> rec.to_frame().set_index("checkpoint").loc[["accuracy_A", "accuracy_B", "yules_q"], "value"].round(3).tolist()
+        [0.75, 0.8, 0.0]
+        """
         import pandas as pd
 
         return pd.DataFrame({"checkpoint": list(self.checkpoints), "value": [float(x) for x in self.checkpoints.values()]},
                             columns=list(self.frame_columns))
 
     def to_dict(self) -> dict:
-        """JSON-safe dict: decision, fusion, keep, reasons, checkpoints (NaN as None)."""
+        """JSON-safe dict: decision, fusion, keep, reasons, checkpoints (NaN as None).
+
+        Returns
+        -------
+        dict
+            Keys ``decision``, ``fusion``, ``keep``, ``reasons`` and ``checkpoints``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> y = [0, 1] * 100
+        >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
+        >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
+        >>> rec = tw.comparison.ensemble_recommendation(y, a, b)
+        >>> d = rec.to_dict()
+        >>> d["decision"], d["fusion"], d["keep"]
+        ('symmetric fusion', 'symmetric', None)
+        """
         return jsonable({"decision": self.decision, "fusion": self.fusion, "keep": self.keep,
                           "reasons": list(self.reasons),
                           "checkpoints": {k: float(x) for k, x in self.checkpoints.items()}})
@@ -105,16 +155,23 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     proba_a, proba_b : array_like, optional
         Their probabilities (both, or neither): they add the error-correlation
         checkpoint and the calibration check. See :mod:`trialwise.comparison.probabilities`.
-    alpha : float
-        Level of McNemar's and Bowker's tests.
-    accuracy_gap : float
+    classes : sequence, optional
+        The classes of the probability columns (see
+        :mod:`trialwise.comparison.probabilities`).
+    names : tuple of str, default ("A", "B")
+        The two classifiers' names, used in ``keep`` and the reasons.
+    alpha : float, default 0.05
+        Level of the baseline, McNemar's and Bowker's tests.
+    accuracy_gap : float, default 0.05
         A significant accuracy gap larger than this drops the weaker classifier.
-    redundancy : float
+    redundancy : float, default 0.8
         Q (and r) at or above this mark the errors as redundant.
-    max_ece : float
+    max_ece : float, default 0.1
         An ECE above this asks for calibration before soft averaging.
-    mcnemar_method : str
+    mcnemar_method : str, default "exact"
         The McNemar variant (see :func:`~trialwise.comparison.mcnemar`).
+    n_bins : int, default 10
+        Number of bins of the ECE.
 
     Returns
     -------
@@ -129,13 +186,25 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     -----
     Truth and predictions are coded together by the rule of :mod:`trialwise.labels`.
 
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Kuncheva, L. I. & Whitaker, C. J. (2003). Measures of diversity in classifier
+    ensembles and their relationship with the ensemble accuracy. *Machine Learning* 51(2),
+    181–207.
+
+    Kuncheva, L. I. (2014). *Combining Pattern Classifiers: Methods and Algorithms*, 2nd
+    ed. Wiley.
+
     Examples
     --------
     >>> y = [0, 1] * 100
     >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
     >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
-    >>> ensemble_recommendation(y, a, b).decision
-    'symmetric fusion'
+    >>> rec = ensemble_recommendation(y, a, b)
+    >>> rec.decision, rec.fusion, rec.keep
+    ('symmetric fusion', 'symmetric', None)
     """
     for value, name in ((alpha, "alpha"), (accuracy_gap, "accuracy_gap"), (redundancy, "redundancy"),
                         (max_ece, "max_ece")):

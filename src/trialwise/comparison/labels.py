@@ -53,6 +53,32 @@ def contingency_table(y_true: Any = None, pred_a: Any = None, pred_b: Any = None
     boolean or float predictions, and text that reads as a number matches that number.
     The counts are int64; ``counts=`` must be whole numbers with at most 2**53 items.
 
+    Parameters
+    ----------
+    y_true : array_like, optional
+        The true label of each item (any number of classes).
+    pred_a, pred_b : array_like, optional
+        The labels predicted by classifiers A and B, one per item.
+    counts : array_like, optional
+        A finished 2×2 table ``[[n11, n10], [n01, n00]]`` instead of the labels; it is
+        checked and returned as int64.
+
+    Returns
+    -------
+    numpy.ndarray
+        The 2×2 int64 table ``[[n11, n10], [n01, n00]]``: rows A correct / wrong, columns
+        B correct / wrong.
+
+    Raises
+    ------
+    InvalidTypeError
+        When both the labels and ``counts`` are given, or neither.
+
+    References
+    ----------
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. *Psychometrika* 12(2), 153–157.
+
     Examples
     --------
     >>> contingency_table(["a", "b", "c", "a"], ["a", "b", "a", "b"], ["a", "c", "c", "b"]).tolist()
@@ -75,6 +101,12 @@ def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, count
 
     Parameters
     ----------
+    y_true : array_like, optional
+        The true label of each item.
+    pred_a, pred_b : array_like, optional
+        The labels predicted by classifiers A and B.
+    counts : array_like, optional
+        The 2×2 correctness table ``[[n11, n10], [n01, n00]]`` instead of the labels.
     method : {"exact", "mid-p", "asymptotic", "corrected", "permutation"}
         * ``exact``: two-sided binomial test of ``n01`` out of ``n10 + n01`` at ½
           (:func:`scipy.stats.binomtest`); statistic ``min(n10, n01)``.
@@ -87,13 +119,44 @@ def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, count
           probability ½; ``p = (1 + #{|n10* − n01*| ≥ |n10 − n01|}) / (1 + n_resamples)``.
           Only the discordant items change, so each replicate is one
           Binomial(n10 + n01, ½) draw.
-    n_resamples, rng
-        For ``permutation``.
+    n_resamples : int, default 10000
+        Number of random swaps of the ``permutation`` method (ignored by the others).
+    rng : int or numpy.random.Generator, optional
+        Seed or generator of the ``permutation`` method.
+
+    Returns
+    -------
+    McNemarResult
+        ``statistic`` (see ``method``), ``pvalue`` (two-sided), ``n`` items, the discordant
+        counts ``n10``, ``n01`` and ``discordant``; no confidence interval.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        Without discordant items (see Notes).
 
     Notes
     -----
     Without discordant items (``n10 + n01 = 0``) the classifiers cannot be told apart:
     the statistic is 0, p = 1, and a :class:`~trialwise.DegenerateDataWarning` is issued.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    McNemar, Q. (1947). Note on the sampling error of the difference between correlated
+    proportions or percentages. *Psychometrika* 12(2), 153–157.
+
+    Edwards, A. L. (1948). Note on the "correction for continuity" in testing the
+    significance of the difference between correlated proportions. *Psychometrika* 13(3),
+    185–187.
+
+    Fagerland, M. W., Lydersen, S. & Laake, P. (2013). The McNemar test for binary
+    matched-pairs data: mid-p and asymptotic are better than exact conditional. *BMC
+    Medical Research Methodology* 13, 91.
+
+    Dietterich, T. G. (1998). Approximate statistical tests for comparing supervised
+    classification learning algorithms. *Neural Computation* 10(7), 1895–1923.
 
     Examples
     --------
@@ -143,10 +206,50 @@ def yules_q(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, count
     [−1, 1]). With a zero cell Q is ±1 whatever the other counts (the interval is then
     not given) and with ``n11·n00 = n10·n01 = 0`` it is undefined (NaN); both warn.
 
+    Parameters
+    ----------
+    y_true : array_like, optional
+        The true label of each item.
+    pred_a, pred_b : array_like, optional
+        The labels predicted by classifiers A and B.
+    counts : array_like, optional
+        The 2×2 correctness table ``[[n11, n10], [n01, n00]]`` instead of the labels.
+    confidence_level : float, default 0.95
+        Level of the interval.
+
+    Returns
+    -------
+    McNemarResult
+        ``statistic`` Q, its ``confidence_interval`` (absent with a zero cell) and the
+        ``odds_ratio``; no p-value.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        With a zero cell (Q = ±1) or when Q is undefined.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Yule, G. U. (1900). On the association of attributes in statistics. *Philosophical
+    Transactions of the Royal Society of London A* 194, 257–319.
+
+    Yule, G. U. (1912). On the methods of measuring association between two attributes.
+    *Journal of the Royal Statistical Society* 75(6), 579–652.
+
+    Woolf, B. (1955). On estimating the relation between blood group and disease.
+    *Annals of Human Genetics* 19(4), 251–253.
+
+    Kuncheva, L. I. & Whitaker, C. J. (2003). Measures of diversity in classifier
+    ensembles and their relationship with the ensemble accuracy. *Machine Learning* 51(2),
+    181–207.
+
     Examples
     --------
-    >>> yules_q(counts=[[150, 25], [15, 10]]).statistic
-    0.6
+    >>> res = yules_q(counts=[[150, 25], [15, 10]])
+    >>> res.statistic, res.confidence_interval
+    (0.6, ConfidenceInterval(low=0.236, high=0.816))
     """
     level = v.check_confidence_level(confidence_level)
     t = contingency_table(y_true, pred_a, pred_b, counts=counts).astype(float)

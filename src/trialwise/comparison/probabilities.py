@@ -11,7 +11,7 @@ item; the paired tests (:func:`score_difference`, :func:`paired_ttest`,
 :func:`wilcoxon_test`, :func:`error_correlation`) see only these scores, so they are the
 same for any K (§14.3.10).
 
-Why this module is long: about 520 lines, one concept (scores of predicted probabilities,
+Why this module is long: about 830 lines, one concept (scores of predicted probabilities,
 their paired tests and calibration), most of them docstrings.
 """
 
@@ -177,7 +177,12 @@ def sample_scores(y_true: Any, proba: Any, *, score: str = "brier", classes: Any
 
     Parameters
     ----------
-    score : {"brier", "log-loss"}
+    y_true : array_like
+        The true class of each item.
+    proba : array_like or pandas.DataFrame
+        The positive-class probability per item (binary) or an n × K matrix of class
+        probabilities (module docstring).
+    score : {"brier", "log-loss"}, default "brier"
         ``brier``: ``(p_i − y_i)²`` for binary problems, ``Σ_k (p_ik − y_ik)²`` for K > 2
         (see ``convention``). ``log-loss``: ``−log p_{i, y_i}``; a true-class probability
         below 1e-15 is raised to 1e-15 with a warning.
@@ -186,13 +191,40 @@ def sample_scores(y_true: Any, proba: Any, *, score: str = "brier", classes: Any
         ``brier_score_loss``) scores the positive-class probability only; ``multiclass``
         (default at K > 2) sums over all K classes, which at K = 2 is **twice** the binary
         value (range [0, 2]).
+    classes : sequence, optional
+        The classes: ``(negative, positive)`` for a binary score, else the class of each
+        column (default: the DataFrame's columns or the sorted classes of ``y_true``).
 
+    Returns
+    -------
+    numpy.ndarray
+        The score of each item, float, in the order of ``y_true``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When a log-loss probability is raised to 1e-15.
+
+    Notes
+    -----
     Scores are rounded to 12 decimals so that ties exact in the data stay ties.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Brier, G. W. (1950). Verification of forecasts expressed in terms of probability.
+    *Monthly Weather Review* 78(1), 1–3.
+
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359–378.
 
     Examples
     --------
     >>> sample_scores([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1]).tolist()
     [0.01, 0.04, 0.09, 0.01]
+    >>> sample_scores([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1], score="log-loss").round(3).tolist()
+    [0.105, 0.223, 0.357, 0.105]
     """
     score = v.check_choice(score, "score", SCORES)
     return _scores(probabilities(y_true, proba, classes=classes), score, convention)
@@ -221,10 +253,39 @@ def brier_score(y_true: Any, proba: Any, *, classes: Any = None, convention: str
     :func:`brier_skill_score`).
     See :func:`sample_scores` for ``convention`` (binary vs the factor-2 multi-class form).
 
+    Parameters
+    ----------
+    y_true : array_like
+        The true class of each item.
+    proba : array_like or pandas.DataFrame
+        The positive-class probability per item (binary) or an n × K matrix of class
+        probabilities (module docstring).
+    classes : sequence, optional
+        The classes: ``(negative, positive)`` for a binary score, else the class of each
+        column (default: the DataFrame's columns or the sorted classes of ``y_true``).
+    convention : {"binary", "multiclass"}, optional
+        The Brier convention (see :func:`sample_scores`).
+    confidence_level : float, default 0.95
+        Level of the t interval.
+
+    Returns
+    -------
+    ScoreResult
+        ``statistic`` BS with its ``confidence_interval``, the ``convention``, the base-rate
+        ``reference`` BS_ref and the ``skill`` score; no p-value.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Brier, G. W. (1950). Verification of forecasts expressed in terms of probability.
+    *Monthly Weather Review* 78(1), 1–3.
+
     Examples
     --------
-    >>> round(brier_score([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1]).statistic, 4)
-    0.0375
+    >>> res = brier_score([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1])
+    >>> round(res.statistic, 4), res.reference, res.skill
+    (0.0375, 0.25, 0.85)
     """
     level = v.check_confidence_level(confidence_level)
     data = probabilities(y_true, proba, classes=classes)
@@ -245,6 +306,35 @@ def brier_skill_score(y_true: Any, proba: Any, *, classes: Any = None,
     ``BS_ref`` is the Brier score of always predicting the class frequencies of
     ``y_true``: ``π(1 − π)`` (binary) or ``1 − Σ_k π_k²`` (multi-class convention).
     BSS = 1 is perfect, 0 no better than the base rate, < 0 worse.
+
+    Parameters
+    ----------
+    y_true : array_like
+        The true class of each item.
+    proba : array_like or pandas.DataFrame
+        The positive-class probability per item (binary) or an n × K matrix of class
+        probabilities (module docstring).
+    classes : sequence, optional
+        The classes: ``(negative, positive)`` for a binary score, else the class of each
+        column (default: the DataFrame's columns or the sorted classes of ``y_true``).
+    convention : {"binary", "multiclass"}, optional
+        The Brier convention (see :func:`sample_scores`).
+
+    Returns
+    -------
+    ScoreResult
+        ``statistic`` BSS, the ``reference`` BS_ref and the ``brier`` score; no p-value or
+        interval.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Brier, G. W. (1950). Verification of forecasts expressed in terms of probability.
+    *Monthly Weather Review* 78(1), 1–3.
+
+    Murphy, A. H. (1973). A new vector partition of the probability score. *Journal of
+    Applied Meteorology* 12(4), 595–600.
 
     Examples
     --------
@@ -299,28 +389,64 @@ def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bin
 
     Parameters
     ----------
+    y_true : array_like
+        The true class of each item.
+    proba : array_like or pandas.DataFrame
+        The positive-class probability per item (binary) or an n × K matrix of class
+        probabilities (module docstring).
     kind : {"binary", "top-label", "classwise"}, optional
         ``binary`` (default at K = 2): the positive-class probability against the positive
         rate. ``top-label`` (default at K > 2): the top probability (confidence) against
         the accuracy of the top class. ``classwise``: one binary curve per class; the
         ECE is their mean.
-    n_bins : int
+    n_bins : int, default 10
         Number of bins ``B``.
-    bin_strategy : {"uniform", "quantile"}
+    bin_strategy : {"uniform", "quantile"}, default "uniform"
         Equal-width bins ``[b/B, (b+1)/B)`` (the last one closed), or bins between
         quantiles of the predicted values (equal counts up to ties).
+    classes : sequence, optional
+        The classes: ``(negative, positive)`` for a binary score, else the class of each
+        column (default: the DataFrame's columns or the sorted classes of ``y_true``).
 
     Returns
     -------
     CalibrationCurve
         ``table``: one row per bin (and class), **empty bins included** (count 0, NaN
         means), with ``lower``, ``upper``, ``count``, ``mean_predicted``, ``observed``
-        and ``gap = observed − mean_predicted`` (< 0: over-confident); ``ece``.
+        and ``gap = observed − mean_predicted`` (< 0: over-confident); ``statistic``, the ECE.
 
     Notes
     -----
     A value on a bin edge falls in the upper bin, as in the chapter's ``[0, 0.5), [0.5, 1]``.
     scikit-learn's ``calibration_curve`` puts it in the lower bin and drops empty bins.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    DeGroot, M. H. & Fienberg, S. E. (1983). The comparison and evaluation of forecasters.
+    *Journal of the Royal Statistical Society D (The Statistician)* 32(1/2), 12–22.
+
+    Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining well calibrated
+    probabilities using Bayesian binning. *Proceedings of the AAAI Conference on Artificial
+    Intelligence* 29, 2901–2907.
+
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural
+    networks. *Proceedings of the 34th International Conference on Machine Learning*, PMLR
+    70, 1321–1330.
+
+    Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019).
+    Beyond temperature scaling: obtaining well-calibrated multi-class probabilities with
+    Dirichlet calibration. *Advances in Neural Information Processing Systems* 32.
+
+    Examples
+    --------
+    >>> y = [1, 0, 1, 0, 1, 0]
+    >>> curve = calibration_curve(y, [0.9, 0.2, 0.7, 0.3, 0.6, 0.15], n_bins=2)
+    >>> curve.table[["count", "mean_predicted", "observed"]].round(3).values.tolist()
+    [[3.0, 0.217, 0.0], [3.0, 0.733, 1.0]]
+    >>> round(curve.statistic, 3)
+    0.242
     """
     n_bins = v.check_positive_int(n_bins, "n_bins")
     strategy = v.check_choice(bin_strategy, "bin_strategy", BIN_STRATEGIES)
@@ -351,6 +477,48 @@ def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = No
 
     The arguments are those of :func:`calibration_curve`; the result's ``curve`` is the
     curve and, for ``kind="classwise"``, ``per_class`` the per-class ECEs.
+
+    Parameters
+    ----------
+    y_true : array_like
+        The true class of each item.
+    proba : array_like or pandas.DataFrame
+        The positive-class probability per item (binary) or an n × K matrix of class
+        probabilities (module docstring).
+    kind : {"binary", "top-label", "classwise"}, optional
+        What is calibrated (see :func:`calibration_curve`).
+    n_bins : int, default 10
+        Number of bins ``B``.
+    bin_strategy : {"uniform", "quantile"}, default "uniform"
+        Equal-width or equal-count bins.
+    classes : sequence, optional
+        The classes: ``(negative, positive)`` for a binary score, else the class of each
+        column (default: the DataFrame's columns or the sorted classes of ``y_true``).
+
+    Returns
+    -------
+    ScoreResult
+        ``statistic`` ECE, its ``curve`` and, for ``kind="classwise"``, ``per_class``; no
+        p-value or interval.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    DeGroot, M. H. & Fienberg, S. E. (1983). The comparison and evaluation of forecasters.
+    *Journal of the Royal Statistical Society D (The Statistician)* 32(1/2), 12–22.
+
+    Naeini, M. P., Cooper, G. F. & Hauskrecht, M. (2015). Obtaining well calibrated
+    probabilities using Bayesian binning. *Proceedings of the AAAI Conference on Artificial
+    Intelligence* 29, 2901–2907.
+
+    Guo, C., Pleiss, G., Sun, Y. & Weinberger, K. Q. (2017). On calibration of modern neural
+    networks. *Proceedings of the 34th International Conference on Machine Learning*, PMLR
+    70, 1321–1330.
+
+    Kull, M., Perello-Nieto, M., Kängsepp, M., Silva Filho, T., Song, H. & Flach, P. (2019).
+    Beyond temperature scaling: obtaining well-calibrated multi-class probabilities with
+    Dirichlet calibration. *Advances in Neural Information Processing Systems* 32.
 
     Examples
     --------
@@ -394,12 +562,45 @@ def score_difference(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "b
     ``δ̄ > 0`` favours B (its loss is lower). The interval is the paired t interval
     (``scipy.stats.ttest_rel``). See :func:`sample_scores` for ``score`` and ``convention``.
 
+    Parameters
+    ----------
+    y_true : array_like
+        The true class of each item.
+    proba_a, proba_b : array_like or pandas.DataFrame
+        The two classifiers' probabilities on the same items (module docstring).
+    score : {"brier", "log-loss"}, default "brier"
+        The per-item score (see :func:`sample_scores`).
+    classes : sequence, optional
+        The classes: ``(negative, positive)`` for a binary score, else the class of each
+        column (default: the DataFrame's columns or the sorted classes of ``y_true``).
+    convention : {"binary", "multiclass"}, optional
+        The Brier convention (see :func:`sample_scores`).
+    confidence_level : float, default 0.95
+        Level of the paired t interval.
+
+    Returns
+    -------
+    ScoreResult
+        ``statistic`` δ̄ with its ``confidence_interval`` and the mean scores ``mean_a``,
+        ``mean_b``; no p-value (see :func:`paired_ttest`).
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Gneiting, T. & Raftery, A. E. (2007). Strictly proper scoring rules, prediction, and
+    estimation. *Journal of the American Statistical Association* 102(477), 359–378.
+
+    Diebold, F. X. & Mariano, R. S. (1995). Comparing predictive accuracy. *Journal of
+    Business & Economic Statistics* 13(3), 253–263.
+
     Examples
     --------
     >>> y = [1, 0, 1, 0, 1, 0]
     >>> a, b = [0.9, 0.2, 0.7, 0.3, 0.6, 0.15], [0.75, 0.1, 0.85, 0.4, 0.8, 0.25]
-    >>> round(score_difference(y, a, b).statistic, 4)
-    0.0092
+    >>> res = score_difference(y, a, b)
+    >>> round(res.statistic, 4), round(res.mean_a, 4), round(res.mean_b, 4)
+    (0.0092, 0.0688, 0.0596)
     """
     level = v.check_confidence_level(confidence_level)
     sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
@@ -415,6 +616,39 @@ def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier
     """Paired t-test of ``E[δ_i] = 0`` on the per-sample scores (§14.2.5, ``scipy.stats.ttest_rel``).
 
     If every ``δ_i`` is equal the statistic is undefined: NaN, with a warning.
+
+    Parameters
+    ----------
+    y_true : array_like
+        The true class of each item.
+    proba_a, proba_b : array_like or pandas.DataFrame
+        The two classifiers' probabilities on the same items (module docstring).
+    score : {"brier", "log-loss"}, default "brier"
+        The per-item score (see :func:`sample_scores`).
+    classes : sequence, optional
+        The classes: ``(negative, positive)`` for a binary score, else the class of each
+        column (default: the DataFrame's columns or the sorted classes of ``y_true``).
+    convention : {"binary", "multiclass"}, optional
+        The Brier convention (see :func:`sample_scores`).
+
+    Returns
+    -------
+    ScoreResult
+        ``statistic`` t, the two-sided ``pvalue`` and the degrees of freedom ``df``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When every difference is equal (t is NaN).
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Student (1908). The probable error of a mean. *Biometrika* 6(1), 1–25.
+
+    Diebold, F. X. & Mariano, R. S. (1995). Comparing predictive accuracy. *Journal of
+    Business & Economic Statistics* 13(3), 253–263.
 
     Examples
     --------
@@ -445,6 +679,38 @@ def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brie
     statistic is ``W = min(W+, W−)``; scipy chooses the exact null distribution for small
     samples without ties and the normal approximation otherwise. If every difference is
     zero, W = 0 and p = 1 with a warning.
+
+    Parameters
+    ----------
+    y_true : array_like
+        The true class of each item.
+    proba_a, proba_b : array_like or pandas.DataFrame
+        The two classifiers' probabilities on the same items (module docstring).
+    score : {"brier", "log-loss"}, default "brier"
+        The per-item score (see :func:`sample_scores`).
+    classes : sequence, optional
+        The classes: ``(negative, positive)`` for a binary score, else the class of each
+        column (default: the DataFrame's columns or the sorted classes of ``y_true``).
+    convention : {"binary", "multiclass"}, optional
+        The Brier convention (see :func:`sample_scores`).
+
+    Returns
+    -------
+    ScoreResult
+        ``statistic`` W, the two-sided ``pvalue``, ``w_plus``, ``w_minus`` and the number
+        of non-zero differences ``n_nonzero``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When every difference is zero.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Wilcoxon, F. (1945). Individual comparisons by ranking methods. *Biometrics Bulletin*
+    1(6), 80–83.
 
     Examples
     --------
@@ -493,12 +759,57 @@ def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = 
     Bonett–Wright standard error ``sqrt((1 + r²/2)/(n − 3))``. If either score column is
     constant, r is undefined: NaN with a warning.
 
+    Parameters
+    ----------
+    y_true : array_like
+        The true class of each item.
+    proba_a, proba_b : array_like or pandas.DataFrame
+        The two classifiers' probabilities on the same items (module docstring).
+    method : {"pearson", "spearman"}, default "pearson"
+        The correlation coefficient.
+    score : {"brier", "log-loss"}, default "brier"
+        The per-item score (see :func:`sample_scores`).
+    classes : sequence, optional
+        The classes: ``(negative, positive)`` for a binary score, else the class of each
+        column (default: the DataFrame's columns or the sorted classes of ``y_true``).
+    convention : {"binary", "multiclass"}, optional
+        The Brier convention (see :func:`sample_scores`).
+    confidence_level : float, default 0.95
+        Level of the Fisher-z interval.
+
+    Returns
+    -------
+    ScoreResult
+        ``statistic`` r with its ``confidence_interval`` and the ``pvalue`` of r = 0.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When either score column is constant (r is NaN).
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
+
+    Fisher, R. A. (1915). Frequency distribution of the values of the correlation
+    coefficient in samples from an indefinitely large population. *Biometrika* 10(4),
+    507–521.
+
+    Spearman, C. (1904). The proof and measurement of association between two things.
+    *American Journal of Psychology* 15(1), 72–101.
+
+    Bonett, D. G. & Wright, T. A. (2000). Sample size requirements for estimating Pearson,
+    Kendall and Spearman correlations. *Psychometrika* 65(1), 23–28.
+
     Examples
     --------
     >>> y = [1, 0, 1, 0, 1, 0]
     >>> a, b = [0.9, 0.2, 0.7, 0.3, 0.6, 0.15], [0.75, 0.1, 0.85, 0.4, 0.8, 0.25]
     >>> round(error_correlation(y, a, b, method="spearman").statistic, 3)
     -0.176
+    >>> res = error_correlation(y, a, b)
+    >>> round(res.statistic, 3), res.confidence_interval
+    (0.045, ConfidenceInterval(low=-0.796, high=0.826))
     """
     method = v.check_choice(method, "method", ("pearson", "spearman"))
     level = v.check_confidence_level(confidence_level)

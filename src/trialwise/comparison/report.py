@@ -89,7 +89,23 @@ class ComparisonReport(Result):
                 f"{len(self.results)} methods, {self.recommendation.decision!r})")
 
     def keys(self) -> list[str]:
-        """The results' keys, in report order."""
+        """The results' keys, in report order.
+
+        Returns
+        -------
+        list of str
+            One stable ``key`` per method; ``report[key]`` returns its result.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> y = [0, 1] * 100
+        >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
+        >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
+        >>> rep = tw.compare(y, a, b, rng=0)
+        >>> rep.keys()[:4]
+        ['accuracy[A]', 'accuracy[B]', 'disagreement', 'mcnemar-exact']
+        """
         return [r.key for r in self.results]
 
     def __getitem__(self, key: str) -> ComparisonResult:
@@ -104,19 +120,76 @@ class ComparisonReport(Result):
         raise KeyError(f"no method {key!r}; available keys: {', '.join(self.keys())}")
 
     def to_frame(self):
-        """One row per method: key, method, statistic, pvalue, ci_low, ci_high, n, note."""
+        """One row per method: key, method, statistic, pvalue, ci_low, ci_high, n, note.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per result, the columns ``frame_columns``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> y = [0, 1] * 100
+        >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
+        >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
+        >>> rep = tw.compare(y, a, b, rng=0)
+        >>> frame = rep.to_frame().set_index("key")
+        >>> frame.loc[["disagreement", "yules-q", "cohen-kappa"], "statistic"].round(3).tolist()
+        [0.35, 0.0, 0.3]
+        """
         import pandas as pd
 
         return pd.concat([r.to_frame() for r in self.results], ignore_index=True)
 
     def to_dict(self) -> dict:
-        """JSON-safe dict: names, n, classes, accuracy, contingency, ``methods`` (the frame's rows), recommendation."""
+        """JSON-safe dict: names, n, classes, accuracy, contingency, ``methods`` (the frame's rows), recommendation.
+
+        Returns
+        -------
+        dict
+            ``methods`` is a list of the rows of :meth:`to_frame` (NaN as None);
+            ``recommendation`` is :meth:`EnsembleRecommendation.to_dict`.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> y = [0, 1] * 100
+        >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
+        >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
+        >>> rep = tw.compare(y, a, b, rng=0)
+        >>> d = rep.to_dict()
+        >>> d["accuracy"], d["contingency"], len(d["methods"])
+        ({'A': 0.75, 'B': 0.8}, [[120, 30], [40, 10]], 11)
+        """
         rows = self.to_frame().astype(object).to_dict(orient="records")
         return jsonable({"names": list(self.names), "n": self.n, "classes": [str(c) for c in self.classes],
                           "accuracy": self.accuracy, "contingency": np.asarray(self.contingency).tolist(),
                           "methods": rows, "recommendation": self.recommendation.to_dict()})
 
     def summary(self) -> str:
+        """The report as text: the counts, one line per method by section, and the recommendation.
+
+        Returns
+        -------
+        str
+            A heading, the accuracies and the correct/incorrect counts, then per section
+            one line per method (value, interval, p-value, note), then the ensemble
+            recommendation with its reasons.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> y = [0, 1] * 100
+        >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
+        >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
+        >>> rep = tw.compare(y, a, b, rng=0)
+        >>> head = rep.summary().splitlines()
+        >>> head[0]
+        'Comparison of A and B: n = 200 items, K = 2 classes'
+        >>> head[2].strip()
+        'both right 120, only A right 30, only B right 40, both wrong 10'
+        """
         a, b = self.names
         t = np.asarray(self.contingency)
         lines = [f"Comparison of {a} and {b}: n = {self.n} items, K = {len(self.classes)} classes",
@@ -251,6 +324,10 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         result's ``notes``. The caveats are collected per call
         (a context variable, not the process-wide ``warnings.catch_warnings``), so
         concurrent calls from several threads each report their own.
+
+    References
+    ----------
+    “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning* (textbook).
 
     Examples
     --------

@@ -97,7 +97,20 @@ class ComparisonResult(Result):
     note = Renamed(lambda self: self.one_line_note(), "notes")
 
     def one_line_note(self) -> str:
-        """The notes except the warning messages, joined by "; " (the ``note`` column of the tables)."""
+        """The notes except the warning messages, joined by "; " (the ``note`` column of the tables).
+
+        Returns
+        -------
+        str
+            The one-line note ("" without notes).
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.comparison.mcnemar(counts=[[150, 25], [15, 10]])
+        >>> res.one_line_note()
+        'two-sided binomial test; statistic min(n10, n01)'
+        """
         return "; ".join(str(n) for n in self.notes if getattr(n, "kind", "") != WARNING)
 
     def __float__(self) -> float:
@@ -115,15 +128,59 @@ class ComparisonResult(Result):
     __str__ = __repr__
 
     def summary(self) -> str:
-        """The repr, then every note on its own line."""
+        """The repr, then every note on its own line.
+
+        Returns
+        -------
+        str
+            The one-line repr, then one ``note:`` line per note.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.comparison.mcnemar(counts=[[150, 25], [15, 10]])
+        >>> print(res.summary())
+        McNemarResult(McNemar (exact): 15.0000, p=0.154, n=200; two-sided binomial test; statistic min(n10, n01))
+          note: two-sided binomial test; statistic min(n10, n01)
+        """
         return "\n".join([repr(self)] + [f"  note: {n}" for n in self.notes])
 
     def to_frame(self):
-        """One-row :class:`pandas.DataFrame`: key, method, statistic, pvalue, ci_low, ci_high, n, note."""
+        """One-row :class:`pandas.DataFrame`: key, method, statistic, pvalue, ci_low, ci_high, n, note.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row, the columns ``frame_columns`` (NaN where the method defines no
+            p-value or interval).
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> frame = tw.comparison.yules_q(counts=[[150, 25], [15, 10]]).to_frame()
+        >>> frame[["key", "statistic", "ci_low", "ci_high", "n"]].round(3).values.tolist()
+        [['yules-q', 0.6, 0.236, 0.816, 200]]
+        """
         return one_row_frame(self, note=self.one_line_note())
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict of every field (NaN as None; tables as lists of records)."""
+        """JSON-safe dict of every field (NaN as None; tables as lists of records).
+
+        Returns
+        -------
+        dict
+            The common fields (``method``, ``statistic``, ``pvalue``,
+            ``confidence_interval`` as ``[low, high]``, ``n``, ``notes``, ``key``) and those
+            of the subclass.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.comparison.mcnemar(counts=[[150, 25], [15, 10]])
+        >>> d = res.to_dict()
+        >>> d["key"], d["statistic"], d["confidence_interval"], d["n10"], d["n01"]
+        ('mcnemar-exact', 15.0, [None, None], 25, 15)
+        """
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["confidence_interval"] = list(self.confidence_interval)
         return jsonable(out)
@@ -269,9 +326,41 @@ class CalibrationCurve(Result):
     __str__ = __repr__
 
     def summary(self) -> str:
-        """The repr, then the per-bin table."""
+        """The repr, then the per-bin table.
+
+        Returns
+        -------
+        str
+            The one-line repr, then the table (4 significant digits).
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> y, proba = [1, 0, 1, 0, 1, 0], [0.9, 0.2, 0.7, 0.3, 0.6, 0.15]
+        >>> curve = tw.comparison.calibration_curve(y, proba, n_bins=2)
+        >>> print(curve.summary())
+        CalibrationCurve(binary, 2 uniform bins, ECE=0.2417, Brier=0.0688, n=6, empty bins=0)
+         bin  lower  upper  count  mean_predicted  observed     gap
+           0      0    0.5      3          0.2167         0 -0.2167
+           1    0.5      1      3          0.7333         1  0.2667
+        """
         return repr(self) + "\n" + self.table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
 
     def to_frame(self):
-        """The per-bin table (a copy), columns ``frame_columns``."""
+        """The per-bin table (a copy), columns ``frame_columns``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per bin (and class): class, bin, lower, upper, count, mean_predicted,
+            observed, gap.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> y, proba = [1, 0, 1, 0, 1, 0], [0.9, 0.2, 0.7, 0.3, 0.6, 0.15]
+        >>> curve = tw.comparison.calibration_curve(y, proba, n_bins=2)
+        >>> curve.to_frame()[["bin", "count", "gap"]].round(3).values.tolist()
+        [[0.0, 3.0, -0.217], [1.0, 3.0, 0.267]]
+        """
         return self.table.reindex(columns=list(self.frame_columns)).copy()
