@@ -188,3 +188,13 @@ def test_numbers_written_differently_are_the_same_label():
     f = pd.DataFrame({"subject": ["s"] * 4, "image": list("abcd"), "truth": ["1", "0", "1", "cat"],
                       "response": ["1.0", "0.0", "na", "cat"]})
     assert tw.read_trials(f)["correct"].tolist() == [True, True, False, True]
+
+
+def test_each_call_returns_a_fresh_table():
+    """The bundled tables are parsed once per process; a caller's changes never reach the next call."""
+    first = tw.datasets.texture_vs_shape()
+    first.loc[0, "response"] = "changed"
+    del first["rt"]
+    again = tw.datasets.texture_vs_shape()
+    assert again.loc[0, "response"] != "changed" and "rt" in again.columns
+    assert again is not tw.datasets.texture_vs_shape()

@@ -14,6 +14,7 @@ are ``"na"``, incorrect).
 
 from __future__ import annotations
 
+import functools
 from importlib import resources
 
 from trialwise._core.errors import InvalidValueError
@@ -26,12 +27,18 @@ _TEXT_COLUMNS = {
 }
 
 
-def _load(filename: str, experiment: str | None):
+@functools.lru_cache(maxsize=None)
+def _read(filename: str):
+    """The bundled table, parsed once per process (callers get copies)."""
     import pandas as pd
 
     with resources.files(__name__).joinpath(filename).open("rb") as fh:
-        frame = pd.read_csv(fh, compression="gzip", dtype=_TEXT_COLUMNS, keep_default_na=False,
-                            na_values={"rt": [""]})
+        return pd.read_csv(fh, compression="gzip", dtype=_TEXT_COLUMNS, keep_default_na=False,
+                           na_values={"rt": [""]})
+
+
+def _load(filename: str, experiment: str | None):
+    frame = _read(filename).copy()  # a fresh table on every call: changing it changes nothing here
     if experiment is not None:
         known = sorted(frame["experiment"].unique())
         if experiment not in known:
