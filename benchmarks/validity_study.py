@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+import difference_test_calibration as dtc  # benchmarks/ is on the path when run as a script
 import trialwise as tw
 from trialwise.validity import CoverageStudy, TypeOneErrorStudy
 from trialwise.ec import DEFAULT_CI_METHOD, DEFAULT_TEST
@@ -164,6 +165,9 @@ def render(out: Path, cov, t1, d, meta: dict) -> None:
     d_05 = d_05.apply(lambda c: c.map(lambda x: _pct(x, 1))).reset_index()
     d_05.columns = [f"n = {c}" if isinstance(c, (int, np.integer)) else c for c in d_05.columns]
     d_sum = d.summary_frame().reset_index()
+    # the restricted Wald test's own calibration (benchmarks/difference_test_calibration.py), when run
+    has_rw = (out / "validity" / "difference_test.csv").exists()
+    rw_section = dtc.section(out.parent) if has_rw else ""
     d_sum = pd.DataFrame({"test": d_sum.test, "α": d_sum.alpha, "points": d_sum.points,
                           "min %": d_sum["min"].map(lambda x: _pct(x, 2)),
                           "median %": d_sum["median"].map(lambda x: _pct(x, 2)),
@@ -258,6 +262,7 @@ Rejection rate at α = 0.05 (in %):
 
 {_md(d_05)}
 
+{rw_section}
 ## Run it yourself
 
 A few points of the grid take seconds:
@@ -324,6 +329,14 @@ def _guide_numbers(cov: CoverageStudy, t1: TypeOneErrorStudy, d: TypeOneErrorStu
     out["swap_worst"] = _pct(uneq[uneq.n == uneq.n.min()].rejection_rate.max())
     out["swap_worst160"] = _pct(uneq[uneq.n == 160].rejection_rate.max()) if (uneq.n == 160).any() else "–"
     out["swap_large_max"] = _pct(sw[sw.n >= 400].rejection_rate.max()) if (sw.n >= 400).any() else "–"
+    rw_csv = ROOT / "docs" / "validity" / "difference_test.csv"
+    if rw_csv.exists():
+        rw = pd.read_csv(rw_csv)
+        rw = rw[rw.test == "restricted-wald"]
+        out["rw_max"], out["rw_points"] = _pct(rw[rw.delta == 0].rejection_rate.max()), int((rw.delta == 0).sum())
+        out["rw_cov_min"], out["rw_cov_max"] = _pct(rw.coverage.min()), _pct(rw.coverage.max())
+    else:
+        out["rw_max"] = out["rw_points"] = out["rw_cov_min"] = out["rw_cov_max"] = "–"
     out["default"] = DEFAULT_CI_METHOD
     out["default_test"] = DEFAULT_TEST
     return out
@@ -359,8 +372,11 @@ GUIDE = """\
   `asymptotic` reaches {t1_asymptotic_max} % and `copy-null` (the EC paper's test)
   {t1_copy_null_max} % at n = 50; both are calibrated from n ≈ 160 on. `boschloo` is exact
   and slightly more powerful than Fisher, at O(n²) cost per table.
-* **Comparing two candidates with one reference: use the `swap` test (the default) —
-  with care near the ceiling.** It is exact when the two candidates are exchangeable
+* **Comparing two candidates with one reference: use the `restricted-wald` test (the
+  default).** It holds its level whether or not the candidates' accuracies differ: at
+  most {rw_max} % at α = 0.05 over {rw_points} points of equal EC, and its interval
+  (the inverted test) covers Δ in {rw_cov_min}–{rw_cov_max} % of experiments at nominal 95 %
+  (below). The `swap` test is a test of *exchangeability*: exact when the two candidates are exchangeable
   (equal accuracies): {swap_exch_min}–{swap_exch_max} % at α = 0.05. When they have the same
   EC but different accuracies, it tests more than equal EC: with the reference at 0.95
   and candidates at 0.65 and 0.85 it rejects {swap_worst} % at n = 50 and

@@ -295,6 +295,17 @@ API = [
     ("ecd-test", ecd, (CA, CB, np.roll(CA, 3)), dict(test="t"), ValueError, r"`test` must be one of"),
     ("ecd-resamples-1e30", ecd, (CA, CB, np.roll(CA, 3)), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
     ("ecd-level", ecd, (CA, CB, np.roll(CA, 3)), dict(confidence_level=-1), ValueError, r"`confidence_level`"),
+    ("ecd-ci-method", ecd, (CA, CB, np.roll(CA, 3)), dict(ci_method="wald"), ValueError, r"`ci_method` must be one of"),
+    # ---- the restricted Wald test (restricted.py)
+    ("rw-shape", tw.restricted.restricted_wald_pvalues, (COUNTS,), {}, ValueError, r"`counts` must have shape \(\.\.\., 2, 2, 2\)"),
+    ("rw-negative", tw.restricted.restricted_wald_pvalues, (-np.ones((2, 2, 2), int),), {}, ValueError, r"`counts` must be non-negative"),
+    ("rw-text", tw.restricted.restricted_wald_pvalues, (np.full((2, 2, 2), "a"),), {}, TypeError, r"`counts` must hold numbers"),
+    ("rw-smoothing-0", tw.restricted.restricted_wald_pvalues, (np.ones((2, 2, 2), int),), dict(smoothing=0), ValueError,
+     r"`smoothing` must be positive"),
+    ("rw-smoothing-array", tw.restricted.constrained_cells, (np.ones((2, 2, 2), int),), dict(smoothing=[0.5, 1]), ValueError,
+     r"`smoothing` must be one number"),
+    ("rw-level", tw.restricted.restricted_wald_interval, (np.ones((2, 2, 2), int),), dict(confidence_level=95), ValueError,
+     r"`confidence_level`"),
     # ---- kappa and table functions (kappa.py)
     ("kfc-str", tw.kappa_from_counts, ("abc",), {}, TypeError, r"`counts`"),  # fixed by helper-1
     ("kfc-negative", tw.kappa_from_counts, ([[1, -1], [1, 1]],), {}, ValueError, r"`counts` must be non-negative"),  # fixed by helper-1

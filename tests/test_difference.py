@@ -132,7 +132,9 @@ def test_swap_test_type_one_error_for_exchangeable_candidates():
 def test_result_object_and_frame():
     ref, x, y = observers()
     res = tw.error_consistency_difference(ref, x, y, n_resamples=300, rng=0)
-    assert res.ci_method == tw.ec.DEFAULT_CI_METHOD and res.test == "swap"
+    assert res.ci_method == "restricted-wald" and res.test == "restricted-wald"  # the default test and its interval
+    swap = tw.error_consistency_difference(ref, x, y, test="swap", n_resamples=300, rng=0)
+    assert swap.ci_method == tw.ec.DEFAULT_CI_METHOD and swap.test == "swap"
     frame = res.to_frame()
     assert frame.shape == (1, 15) and frame.ci_low.iloc[0] == res.confidence_interval.low
     assert "delta=" in repr(res) and "p-value (equal EC)" in res.summary()

@@ -98,7 +98,7 @@ def test_a_failing_figure_leaves_a_note_and_the_tables(lb, tmp_path, monkeypatch
 
     monkeypatch.setattr(tw.plot, "plot_rank_intervals", broken)
     before = plt.get_fignums()
-    with pytest.warns(tw.TrialwiseWarning, match=r"1 figure\(s\) could not be drawn \(Rank intervals: ValueError"):
+    with pytest.warns(tw.TrialwiseWarning, match=r"1 figure\(s\) could not be drawn \(Rank sets: ValueError"):
         path = write_report(lb, tmp_path / "r.html")
     text = _text(path.read_text())
     assert "The figure could not be drawn (ValueError: 'xerr' must not contain negative values)" in text

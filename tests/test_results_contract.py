@@ -156,6 +156,7 @@ FACTORIES = {
     # the benchmark package's results (issue 15, item 8)
     "Leaderboard": lambda: [_leaderboard()],
     "KendallTau": lambda: [_leaderboard().kendall_tau],
+    "BestSet": lambda: [_leaderboard().best_set(), _leaderboard().best_set(k=2)],
     "ExperimentBreakdown": lambda: [_leaderboard().by_experiment()],
     "BenchmarkDifferenceResult": lambda: [_leaderboard().difference("resnet50", "clip-16", n_resamples=60)],
     "CeilingResult": lambda: [_bench().ceiling],

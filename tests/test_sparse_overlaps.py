@@ -262,3 +262,51 @@ def test_studentized_leaves_replicates_and_estimates_unchanged(datasets):
     da, db = a.difference("resnet50", "clip-16"), b.difference("resnet50", "clip-16", test="bootstrap")
     assert da.confidence_interval == db.confidence_interval and db.ci_method == "bc"
     assert a.by_experiment().table.equals(b.by_experiment().table)
+
+
+def test_studentized_interval_is_unbounded_where_the_standard_error_vanishes():
+    """SE* = 0 on a replicate makes its t* ±∞: bounded while such replicates are fewer than α/2
+    on a side, unbounded beyond; an undefined θ* with SE* = 0 (θ* = θ̂) is left out."""
+    from trialwise.intervals import studentized_interval
+
+    gen = np.random.default_rng(1)
+    dist = 0.3 + 0.05 * gen.standard_normal(1000)
+    se_rep = np.full(1000, 0.05)
+    lo, hi = studentized_interval(dist, 0.3, 0.05, se_rep, 0.95)
+    assert np.isfinite(lo) and np.isfinite(hi)
+    few = se_rep.copy()
+    few[:10] = 1e-19  # 1 % of the replicates, split between both sides: still bounded, a little wider
+    lo2, hi2 = studentized_interval(dist, 0.3, 0.05, few, 0.95)
+    assert np.isfinite(lo2) and np.isfinite(hi2) and lo2 <= lo and hi2 >= hi
+    many = se_rep.copy()
+    low_side = np.flatnonzero(dist < 0.3)[:60]  # 6 % of t* = −∞: the upper end is unbounded
+    many[low_side] = 0.0
+    lo3, hi3 = studentized_interval(dist, 0.3, 0.05, many, 0.95)
+    assert np.isfinite(lo3) and hi3 == np.inf
+
+
+def test_leaderboard_falls_back_to_bc_where_the_studentized_interval_is_unbounded():
+    """A reference row of one human pair sharing 20 items, each human wrong on one item: in
+    (19/20)^20 ≈ 36 % of the replicates one human is always right, κ* = 0 whatever the weights
+    and SE* = 0. That row gets the bc interval, named in the notes; model rows stay studentized."""
+    import pandas as pd
+
+    rows = []
+    gen = np.random.default_rng(0)
+    for i in range(20):
+        for name, kind, right in (("h1", "human", i != 3), ("h2", "human", i != 11),
+                                  ("m1", "model", bool(gen.random() < 0.7)), ("m2", "model", bool(gen.random() < 0.8))):
+            rows.append(("e0", "c0", name, kind, f"i{i}", "a", "a" if right else "b", right))
+    trials = pd.DataFrame(rows, columns=list(tw.data.TRIAL_COLUMNS))
+    proto = tw.Protocol("tiny", min_items=20)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        st = tw.leaderboard(trials, proto, n_resamples=400, rng=0)
+        bc = tw.leaderboard(trials, proto, n_resamples=400, ci_method="bc", rng=0)
+    ref = st.table.set_index("observer").loc[st.reference_row]
+    ref_bc = bc.table.set_index("observer").loc[bc.reference_row]
+    assert np.isfinite(ref.ci_low) and np.isfinite(ref.ci_high)
+    assert (ref.ci_low, ref.ci_high) == (ref_bc.ci_low, ref_bc.ci_high)
+    assert any("studentized interval is unbounded" in n and st.reference_row in n for n in st.notes)
+    assert not any("studentized interval is unbounded" in n for n in bc.notes)
+    assert np.mean(st.replicate_standard_errors[:, -1] <= 1e-8 * st.standard_errors[-1]) > 0.25

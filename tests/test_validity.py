@@ -83,6 +83,17 @@ def test_swap_test_is_calibrated_and_the_papers_procedure_is_not():
     assert t[("paper", 0.05)] > 0.5  # its p-value shrinks with B, not with evidence
 
 
+def test_difference_study_runs_the_restricted_test_where_the_swap_test_fails():
+    # equal κ = 0, accuracies 0.6 vs 0.9, reference 0.95: swap rejects 31 % at n = 50 (docs/validity.md)
+    st = tw.validity.difference_test_study(n=[50], accuracy_reference=[0.95], accuracies_xy=[(0.6, 0.9)],
+                                           kappas=[0.0], tests=["restricted-wald", "swap"], alphas=[0.05],
+                                           n_datasets=600, n_resamples=199, rng=4)
+    t = st.table.set_index("test")
+    limit = 0.05 + 3 * np.sqrt(0.05 * 0.95 / 600)
+    assert t.rejection_rate["restricted-wald"] <= limit < t.rejection_rate["swap"]
+    assert "restricted-wald" in tw.difference.DIFFERENCE_TESTS  # the study's default runs it too
+
+
 def test_grid_and_bad_input():
     g = tw.validity.study_grid()
     assert len(g) == 5 * 15 * 4
@@ -113,9 +124,10 @@ def test_benchmark_coverage_study_is_calibrated():
     assert (np.abs(t.coverage - 0.95) < 4 * se).all(), t.coverage
     assert abs(t.coverage.mean() - 0.95) < 0.02
     assert (np.abs(t.bias) < 0.01).all()
-    r = study.ranks.set_index("observer")
+    ranks = study.ranks
+    r = ranks[ranks.rank_set == "marginal"].set_index("observer")  # the table's rank_low/rank_high
     assert r.loc["x", "true_rank"] == "2–3" and r.loc["m1", "true_rank"] == "1"
-    assert (r.coverage >= 0.95 - 4 * se).all()
+    assert (ranks.coverage >= 0.95 - 4 * se).all()  # marginal, simultaneous, percentile and the best set
     for _, row in study.tests.iterrows():
         assert row.rejection_rate <= 0.05 + 4 * np.sqrt(0.05 * 0.95 / study.n_datasets), row
     assert "Rank intervals" in study.summary()

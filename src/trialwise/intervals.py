@@ -46,7 +46,8 @@ def quantile_sorted(s: NDArray, k: NDArray, q: ArrayLike) -> NDArray:
     frac = h - lo
     x_lo = np.take_along_axis(s, lo[None, ...], axis=0)[0]
     x_hi = np.take_along_axis(s, hi[None, ...], axis=0)[0]
-    out = x_lo + frac * (x_hi - x_lo)
+    with np.errstate(invalid="ignore"):  # inf − inf between two infinite neighbours
+        out = np.where(x_lo == x_hi, x_lo, x_lo + frac * (x_hi - x_lo))
     return np.where(k > 0, out, np.nan)
 
 
@@ -191,6 +192,11 @@ def wald_interval(
     return np.clip(est - half, *bounds)[()], np.clip(est + half, *bounds)[()]
 
 
+#: A replicate's standard error below this fraction of the data's counts as 0 in
+#: :func:`studentized_interval` (its t* is ±∞).
+DEGENERATE_SE = 1e-8
+
+
 def studentized_interval(
     dist: ArrayLike,
     estimate: ArrayLike,
@@ -214,8 +220,12 @@ def studentized_interval(
 
     Notes
     -----
-    ``t* = (θ* − θ̂) / SE*``; replicates whose t* is not finite (an undefined θ* or
-    SE* = 0) are left out of its quantiles (Efron & Tibshirani 1993, ch. 12.5). The
+    ``t* = (θ* − θ̂) / SE*`` (Efron & Tibshirani 1993, ch. 12.5); replicates with an
+    undefined θ* are left out of its quantiles. Where SE* is 0 (below
+    :data:`DEGENERATE_SE` × SE: the statistic is locally constant on that replicate) t* is
+    ±∞, so when more than α/2 of the replicates are such on one side, the interval is
+    unbounded there: the data cannot studentize the statistic (the leaderboard then uses
+    ``bc`` for that score and says so). The
     interval corrects the bias and the skewness of θ̂ to second order, where the
     percentile interval only reproduces them; it needs an SE that can be computed on
     every replicate (for benchmark scores, the infinitesimal jackknife:
@@ -231,9 +241,14 @@ def studentized_interval(
     d = np.asarray(dist, dtype=float)
     est = np.asarray(estimate, dtype=float)
     se = np.asarray(standard_error, dtype=float)
+    se_rep = np.asarray(replicate_standard_error, dtype=float)
+    dev = d - est
     with np.errstate(invalid="ignore", divide="ignore"):
-        t = (d - est) / np.asarray(replicate_standard_error, dtype=float)
-    s, k = sorted_valid(np.where(np.isfinite(t), t, np.nan))
+        # SE* = 0 (to rounding): the statistic is locally constant on that replicate (e.g. a
+        # table that turned degenerate), so its t* is ±∞, or undefined where θ* = θ̂
+        flat = se_rep <= DEGENERATE_SE * se
+        t = np.where(flat, np.where(dev == 0, np.nan, np.sign(dev) * np.inf), dev / se_rep)
+    s, k = sorted_valid(t)
     alpha = 1 - confidence_level
     q_lo, q_hi = quantile_sorted(s, k, alpha / 2), quantile_sorted(s, k, 1 - alpha / 2)
     return (est - q_hi * se)[()], (est - q_lo * se)[()]

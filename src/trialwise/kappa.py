@@ -42,6 +42,7 @@ __all__ = [
     "feasible_accuracy",
     "cell_probabilities",
     "kappa_gradient",
+    "kappa_hessian",
     "kappa_difference_variance",
 ]
 
@@ -674,6 +675,31 @@ def kappa_gradient(cells: ArrayLike) -> NDArray:
         g = (d_num * den[..., None] - num[..., None] * d_den) / (den**2)[..., None]
     g = np.where((den > 0)[..., None], g, np.nan)
     return g.reshape(g.shape[:-1] + (2, 2))
+
+
+# Second derivatives of κ's numerator 2(p11·p00 − p10·p01) and denominator
+# (p11+p10)(p10+p00) + (p11+p01)(p01+p00) over the cells (p11, p10, p01, p00): constants.
+_NUM_HESSIAN = np.array([[0, 0, 0, 2], [0, 0, -2, 0], [0, -2, 0, 0], [2, 0, 0, 0]], dtype=float)
+_DEN_HESSIAN = np.array([[0, 1, 1, 2], [1, 2, 0, 1], [1, 0, 2, 1], [2, 1, 1, 0]], dtype=float)
+
+
+def kappa_hessian(cells: ArrayLike) -> NDArray:
+    """Hessian of κ over the four cells (p11, p10, p01, p00) of 2×2 tables, shape (..., 4, 4).
+
+    With κ = N/D (numerator and denominator of :func:`kappa_gradient`, both quadratic),
+    differentiating κD = N twice gives
+    ``∇²κ = (∇²N − κ ∇²D − ∇κ ∇Dᵀ − ∇D ∇κᵀ) / D``. NaN where κ is undefined.
+    """
+    n11, n10, n01, n00 = _cells(cells)
+    num = 2.0 * (n11 * n00 - n10 * n01)
+    den = (n11 + n10) * (n10 + n00) + (n11 + n01) * (n01 + n00)
+    d_den = np.stack([n10 + n01 + 2 * n00, n11 + 2 * n10 + n00, n11 + 2 * n01 + n00, 2 * n11 + n10 + n01], -1)
+    g = kappa_gradient(cells).reshape(d_den.shape)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        kappa = num / den
+        outer = g[..., :, None] * d_den[..., None, :]
+        h = (_NUM_HESSIAN - kappa[..., None, None] * _DEN_HESSIAN - outer - np.swapaxes(outer, -1, -2)) / den[..., None, None]
+    return np.where((den > 0)[..., None, None], h, np.nan)
 
 
 def kappa_difference_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:

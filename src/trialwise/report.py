@@ -127,7 +127,11 @@ def _leaderboard_table(lb) -> str:
     level = f"{lb.confidence_level * 100:g}% CI"
     out = pd.DataFrame({
         "rank": [_int(r) for r in t["rank"]],
-        "rank interval": ["" if pd.isna(a) else f"{int(a)}–{int(b)}" for a, b in zip(t["rank_low"], t["rank_high"])],
+        "rank set": ["" if pd.isna(a) else f"{int(a)}–{int(b)}" for a, b in zip(t["rank_low"], t["rank_high"])],
+        "all at once": ["" if pd.isna(a) else f"{int(a)}–{int(b)}"
+                        for a, b in zip(t["rank_set_low"], t["rank_set_high"])],
+        "best set": ["" if pd.isna(b) else ("yes" if b else "") for b in t["in_best_set"]],
+        "group": ["" if pd.isna(g) else str(g) for g in t["group"]],
         "observer": t["observer"].astype(str),
         "score": [_fmt(s) if np.isfinite(s) else "undefined" for s in t["score"].astype(float)],
         level: [_ci(lo, hi, s) for lo, hi, s in zip(t["ci_low"], t["ci_high"], t["score"].astype(float))],
@@ -270,8 +274,14 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
         parts.append(f"<p class='warn'>Not scored ({len(unscored)}): {html.escape(names)} — they lack experiments "
                      f"of the protocol; see <a href='#left-out'>Left out</a>.</p>")
 
+    pct = f"{lb.confidence_level * 100:g}%"
     parts += ["<h2>Leaderboard</h2>", _figure("Leaderboard", lambda: plot.plot_leaderboard(lb), failures),
-              _leaderboard_table(lb)]
+              _leaderboard_table(lb),
+              f"<p class='note'>Rank sets (Mogstad, Romano, Shaikh &amp; Wilhelm 2024): <b>rank set</b> holds "
+              f"that model's true rank with {pct} confidence; <b>all at once</b> holds every model's true rank "
+              f"jointly with {pct} confidence; <b>best set</b> marks a set that holds the truly best model with "
+              f"{pct} confidence; models that share a letter in <b>group</b> are not separated by "
+              f"Holm-corrected pairwise tests at α = {format_p(1 - lb.confidence_level)}.</p>"]
     t = lb.table
     score = t["score"].astype(float).to_numpy()
     with np.errstate(invalid="ignore"):
@@ -287,7 +297,7 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
                      "row with fewer than two reference observers sharing items); no interval is shown for an "
                      "undefined score.</p>")
     if k >= 2:
-        parts += ["<h2>Rank intervals</h2>", _figure("Rank intervals", lambda: plot.plot_rank_intervals(lb), failures)]
+        parts += ["<h2>Rank sets</h2>", _figure("Rank sets", lambda: plot.plot_rank_intervals(lb), failures)]
     if pairwise is not None and len(pairwise):
         test, adjust = pairwise["test"].iloc[0], pairwise["adjust"].iloc[0]
         parts.append(f"<h2>Difference tests</h2><p class='note'>{html.escape(str(test))} tests, p-values adjusted by "

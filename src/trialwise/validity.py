@@ -39,6 +39,7 @@ from trialwise._core.results import Result
 from trialwise.difference import DIFFERENCE_TESTS, difference_pvalues
 from trialwise.benchmark.leaderboard import DEFAULT_CI_METHOD, leaderboard
 from trialwise.benchmark.protocol import MODEL_VS_HUMAN
+from trialwise.benchmark.ranks import rank_intervals, rank_scores
 from trialwise.data import TRIAL_COLUMNS
 from trialwise.ec import check_options, kappa_intervals
 from trialwise.intervals import CI_METHODS
@@ -504,7 +505,9 @@ def difference_test_study(
     X and Y copy the reference independently with the same κ (the 8-cell model of
     :func:`trialwise.power_difference`). With equal accuracies X and Y are exchangeable
     (the swap test's null); with unequal accuracies only their κ's are equal, which is
-    the null the question is about.
+    the null the question is about: there the swap test (a test of exchangeability) rejects
+    too often and the restricted Wald test (the default of
+    :func:`trialwise.error_consistency_difference`) holds its level.
 
     Parameters
     ----------
@@ -517,13 +520,15 @@ def difference_test_study(
     kappas : sequence of float, default (0.0, 0.5)
         The common κ of X and Y with the reference; unattainable points are skipped.
     tests : sequence of str
-        Difference tests (default: all of ``DIFFERENCE_TESTS``, ``"swap"`` and ``"paper"``).
+        Difference tests (default: all of ``DIFFERENCE_TESTS``, ``"restricted-wald"``,
+        ``"swap"`` and ``"paper"``).
     alphas : sequence of float, default (0.05, 0.01)
         Levels at which rejections are counted.
     n_datasets : int, default 2000
         Simulated experiments per point.
     n_resamples : int, default 1000
-        Swaps or bootstrap replicates per experiment (at least 2).
+        Swaps or bootstrap replicates per experiment (at least 2; unused by
+        ``"restricted-wald"``, which draws nothing).
     rng : seed or Generator, default None
         Seed or generator.
     progress : callable, optional
@@ -641,9 +646,14 @@ def benchmark_coverage_study(
       (``sd``) and the share of intervals that contain their own estimate
       (``contains_estimate``), all over the ``n_scored`` benchmarks where the row has a
       score (a reference row whose pairs all share fewer than ``min_items`` items has none);
-    * ``ranks``: per model, the share whose rank interval contains its true rank (tied
-      true scores count as covered by any of their ranks), and the share where every
-      model's interval does (simultaneous);
+    * ``ranks``: for each ``rank_set`` — ``marginal`` (the table's ``rank_low``/``rank_high``),
+      ``simultaneous`` (``rank_set_low``/``rank_set_high``) and ``percentile`` (the
+      equal-tailed interval of the bootstrap ranks, the table's interval before
+      Mogstad et al. 2024) — per model the share whose set contains its true rank (tied
+      true scores count as covered by any of their ranks) and the mean width (high − low),
+      and the share where every model's set does ("all models at once"); the row
+      ``best`` gives the share of benchmarks whose confidence set of the best
+      (``in_best_set``) holds every truly best model, and its mean size (in ``mean_width``);
     * ``tests``: the rejection rate of x vs y (equal true scores, unequal accuracies) by
       the benchmark-level ``bootstrap`` and ``swap`` tests, at each α.
 
@@ -680,6 +690,12 @@ def benchmark_coverage_study(
     BenchmarkCoverageStudy
         ``table`` (coverage), ``ranks`` and ``tests`` (DataFrames) with Monte-Carlo
         standard errors.
+
+    References
+    ----------
+    Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference for ranks with
+    applications to mobility across neighbourhoods and academic achievement across countries.
+    *Review of Economic Studies* 91(1), 476–518.
 
     Examples
     --------
@@ -728,8 +744,14 @@ def benchmark_coverage_study(
     est: dict[str, list[float]] = {o: [] for o in truth}
     lo: dict[str, list[float]] = {o: [] for o in truth}
     hi: dict[str, list[float]] = {o: [] for o in truth}
-    rank_cov: dict[str, list[bool]] = {k: [] for k in cand}
-    all_cov = []
+    # per kind of rank set (Leaderboard.table's marginal rank_low/high, simultaneous rank_set_low/high,
+    # and the bootstrap-rank percentile interval the table had before): per model covered? and width
+    kinds_rs = {"marginal": ("rank_low", "rank_high"), "simultaneous": ("rank_set_low", "rank_set_high"),
+                "percentile": None}
+    rank_cov: dict[str, dict[str, list[bool]]] = {s: {k: [] for k in cand} for s in kinds_rs}
+    rank_width: dict[str, dict[str, list[float]]] = {s: {k: [] for k in cand} for s in kinds_rs}
+    best_true = [k for k in cand if true_rank[k][0] == 1]
+    best_cov, best_size = [], []
     pvals: dict[str, list[float]] = {"bootstrap": [], "swap": []}
     t0 = time.perf_counter()
     cols: dict[str, list[Any]] = {c: [] for c in TRIAL_COLUMNS}
@@ -765,12 +787,18 @@ def benchmark_coverage_study(
             est[o].append(tab.loc[o, "score"])
             lo[o].append(tab.loc[o, "ci_low"])
             hi[o].append(tab.loc[o, "ci_high"])
-        covered = []
-        for k in cand:
-            rl, rh = int(tab.loc[k, "rank_low"]), int(tab.loc[k, "rank_high"])
-            covered.append(rl <= true_rank[k][1] and rh >= true_rank[k][0])
-            rank_cov[k].append(covered[-1])
-        all_cov.append(all(covered))
+        kc = len(lb.candidates)
+        pct = rank_intervals(rank_scores(lb.replicates[:, :kc], higher_is_better=lb.higher_is_better), level)
+        for kind, cols_rs in kinds_rs.items():
+            for k in cand:
+                if cols_rs is None:
+                    rl, rh = int(pct[0][lb.candidates.index(k)]), int(pct[1][lb.candidates.index(k)])
+                else:
+                    rl, rh = int(tab.loc[k, cols_rs[0]]), int(tab.loc[k, cols_rs[1]])
+                rank_cov[kind][k].append(rl <= true_rank[k][1] and rh >= true_rank[k][0])
+                rank_width[kind][k].append(rh - rl)
+        best_cov.append(all(bool(tab.loc[k, "in_best_set"]) for k in best_true))
+        best_size.append(int(tab.loc[cand, "in_best_set"].astype(bool).sum()))
         for test in pvals if tests else ():
             pvals[test].append(lb.difference("x", "y", test=test, n_resamples=m).pvalue)
         if progress is not None:
@@ -780,23 +808,29 @@ def benchmark_coverage_study(
         e_, l_, h_ = (np.asarray(x, dtype=float) for x in (est[o], lo[o], hi[o]))
         scored = np.isfinite(e_)  # a row has no score where none of its pairs shares min_items items
         e_, l_, h_ = e_[scored], l_[scored], h_[scored]
-        k = int(scored.sum())
+        n_ok = int(scored.sum())
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # no scored dataset: NaN rates
-            cov = float(np.mean((l_ <= truth[o]) & (truth[o] <= h_))) if k else np.nan
+            cov = float(np.mean((l_ <= truth[o]) & (truth[o] <= h_))) if n_ok else np.nan
             p_easy, p_hard = params[names.index(o)] if o in models else (np.nan, np.nan)
             rows.append(dict(observer=o, true_score=truth[o],
                              accuracy=float(np.mean(easy * p_easy + (1 - easy) * p_hard)),
-                             coverage=cov, coverage_se=float(_rate_se(np.asarray(cov), np.asarray(max(k, 1)))),
-                             mean_width=float(np.mean(h_ - l_)) if k else np.nan,
-                             bias=float(np.mean(e_) - truth[o]) if k else np.nan,
-                             sd=float(np.std(e_, ddof=1)) if k > 1 else np.nan,
-                             contains_estimate=float(np.mean((l_ <= e_) & (e_ <= h_))) if k else np.nan,
-                             n_scored=k))
-    ranks = [dict(observer=k, true_rank=f"{true_rank[k][0]}" if true_rank[k][0] == true_rank[k][1]
-                  else f"{true_rank[k][0]}–{true_rank[k][1]}", coverage=float(np.mean(rank_cov[k])))
-             for k in cand]
-    ranks.append(dict(observer="all models at once", true_rank="", coverage=float(np.mean(all_cov))))
+                             coverage=cov, coverage_se=float(_rate_se(np.asarray(cov), np.asarray(max(n_ok, 1)))),
+                             mean_width=float(np.mean(h_ - l_)) if n_ok else np.nan,
+                             bias=float(np.mean(e_) - truth[o]) if n_ok else np.nan,
+                             sd=float(np.std(e_, ddof=1)) if n_ok > 1 else np.nan,
+                             contains_estimate=float(np.mean((l_ <= e_) & (e_ <= h_))) if n_ok else np.nan,
+                             n_scored=n_ok))
+    ranks = []
+    for kind in kinds_rs:
+        ranks += [dict(rank_set=kind, observer=k, true_rank=f"{true_rank[k][0]}" if true_rank[k][0] == true_rank[k][1]
+                       else f"{true_rank[k][0]}–{true_rank[k][1]}", coverage=float(np.mean(rank_cov[kind][k])),
+                       mean_width=float(np.mean(rank_width[kind][k]))) for k in cand]
+        ranks.append(dict(rank_set=kind, observer="all models at once", true_rank="",
+                          coverage=float(np.mean(np.all([rank_cov[kind][k] for k in cand], axis=0))),
+                          mean_width=float(np.mean([rank_width[kind][k] for k in cand]))))
+    ranks.append(dict(rank_set="best", observer="best set holds the best", true_rank="1",
+                      coverage=float(np.mean(best_cov)), mean_width=float(np.mean(best_size))))
     rank_table = pd.DataFrame(ranks)
     rank_table["coverage_se"] = _rate_se(rank_table.coverage.to_numpy(), np.full(len(rank_table), r))
     test_rows = []  # was `tests = []`, which shadowed the flag and left this table always empty

@@ -3,7 +3,8 @@
 Where things live: ``protocol`` (what counts and how to average), ``hierarchy`` (trials →
 design, the joint bootstrap, the swap null), ``leaderboard`` (:func:`~trialwise.leaderboard`,
 :class:`~trialwise.Leaderboard`), ``differences`` (tests of "alike" between candidates),
-``experiments`` (per-experiment scores), ``ranks`` (rank intervals, Kendall's τ),
+``experiments`` (per-experiment scores), ``ranks`` (rank sets, the set of the best, tie
+groups, Kendall's τ),
 ``notes`` (structured notes). Brain-Score (gathered in ``brainscore``): ``ceilings``,
 ``synthetic`` (trials for published scores, Klein et al. 2025, App. I), ``behavioral``
 (:class:`~trialwise.BehavioralBenchmark`), ``assembly`` (xarray assemblies as trials).

@@ -13,7 +13,7 @@ from trialwise._core.results import Result, jsonable
 from trialwise.benchmark.ranks import rank_intervals, rank_scores
 from trialwise.intervals import interval
 
-__all__ = ["ExperimentBreakdown", "experiment_breakdown", "score_interval"]
+__all__ = ["ExperimentBreakdown", "experiment_breakdown", "score_interval", "studentized_score_interval"]
 
 #: Columns of :attr:`ExperimentBreakdown.table`.
 EXPERIMENT_COLUMNS = ("experiment", "observer", "score", "ci_low", "ci_high", "rank", "rank_low", "rank_high")
@@ -27,6 +27,24 @@ def score_interval(method: str, dist: NDArray, estimate: NDArray, level: float, 
     lo, hi = interval(method, dist, estimate, level, standard_error=standard_error,
                       replicate_standard_error=replicate_standard_error, bounds=(-np.inf, np.inf))
     return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+
+
+def studentized_score_interval(dist: NDArray, estimate: NDArray, level: float, standard_error: NDArray,
+                               replicate_standard_error: NDArray) -> tuple[NDArray, NDArray, NDArray]:
+    """The studentized interval of every score, and ``bc`` where it is unbounded.
+
+    Returns ``(low, high, fallback)``: ``fallback`` marks the scores whose studentized
+    interval is unbounded (their standard error is 0 on more than α/2 of the replicates:
+    e.g. a row of one or two pairs whose small tables often turn degenerate) and that got
+    the bias-corrected percentile interval instead.
+    """
+    lo, hi = score_interval("studentized", dist, estimate, level, standard_error=standard_error,
+                            replicate_standard_error=replicate_standard_error)
+    fallback = np.isfinite(estimate) & ~(np.isfinite(lo) & np.isfinite(hi))
+    if fallback.any():
+        blo, bhi = score_interval("bc", dist[:, fallback], estimate[fallback], level)
+        lo[fallback], hi[fallback] = blo, bhi
+    return lo, hi, fallback
 
 
 @dataclass(frozen=True, repr=False, eq=False)

@@ -31,7 +31,12 @@ from trialwise.benchmark.differences import (
     difference_pvalue,
     pair_pvalues,
 )
-from trialwise.benchmark.experiments import ExperimentBreakdown, experiment_breakdown, score_interval
+from trialwise.benchmark.experiments import (
+    ExperimentBreakdown,
+    experiment_breakdown,
+    score_interval,
+    studentized_score_interval,
+)
 from trialwise.benchmark.hierarchy import (
     Design,
     aggregate,
@@ -41,7 +46,16 @@ from trialwise.benchmark.hierarchy import (
     row_scores,
 )
 from trialwise.benchmark.protocol import HIGHER_IS_BETTER, Protocol, get_protocol
-from trialwise.benchmark.ranks import KendallTau, probability_best, rank_intervals, rank_scores, ranking_stability
+from trialwise.benchmark.ranks import (
+    BestSet,
+    KendallTau,
+    best_set,
+    probability_best,
+    rank_scores,
+    rank_sets,
+    ranking_stability,
+    tie_groups,
+)
 from trialwise.resampling import child_rngs, child_seed
 from trialwise.significance import adjust_pvalues
 from trialwise.report import write_report
@@ -64,8 +78,8 @@ Progress = Callable[[str, int, int], None]
 _as_trials = as_trials
 
 #: Columns of :attr:`Leaderboard.table`.
-TABLE_COLUMNS = ("observer", "kind", "score", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "p_best",
-                 "n_undefined")
+TABLE_COLUMNS = ("observer", "kind", "score", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "rank_set_low",
+                 "rank_set_high", "in_best_set", "group", "p_best", "n_undefined")
 
 
 @dataclass(frozen=True)
@@ -166,14 +180,28 @@ class Leaderboard(Result):
         k = len(design.candidates)
         higher = HIGHER_IS_BETTER[design.protocol.metric]
         scores, replicates = boot.scores, boot.replicates
-        if ci_method == "studentized" and boot.standard_errors is None:
+        se, se_rep = boot.standard_errors, boot.replicate_standard_errors
+        if ci_method == "studentized" and (se is None or se_rep is None):
             raise InvalidValueError("ci_method='studentized' needs the bootstrap's standard errors: "
                                     "bootstrap_scores(..., standard_errors=True)")
-        lo, hi = score_interval(ci_method, replicates, scores, confidence_level, standard_error=boot.standard_errors,
-                                replicate_standard_error=boot.replicate_standard_errors)
+        notes = list(design.notes if notes is None else notes)
+        if ci_method == "studentized" and se is not None and se_rep is not None:
+            lo, hi, fallback = studentized_score_interval(replicates, scores, confidence_level, se, se_rep)
+            if fallback.any():
+                notes.append(f"{', '.join(design.rows[i] for i in np.flatnonzero(fallback))}: the studentized "
+                             "interval is unbounded (the score's standard error is 0 in more than "
+                             f"{(1 - confidence_level) / 2:.1%} of the replicates, whose few small tables turn "
+                             "degenerate), so the bias-corrected percentile interval (bc) is given instead")
+        else:
+            lo, hi = score_interval(ci_method, replicates, scores, confidence_level)
         ranks = rank_scores(scores[:k], higher_is_better=higher)
         rep_ranks = rank_scores(replicates[:, :k], higher_is_better=higher)
-        r_lo, r_hi = rank_intervals(rep_ranks, confidence_level)
+        # rank sets of Mogstad, Romano, Shaikh & Wilhelm (2024): marginal, simultaneous, the best
+        sk, rk = scores[:k], replicates[:, :k]
+        r_lo, r_hi = rank_sets(sk, rk, higher_is_better=higher, confidence_level=confidence_level)
+        s_lo, s_hi = rank_sets(sk, rk, higher_is_better=higher, confidence_level=confidence_level, simultaneous=True)
+        best = best_set(sk, rk, higher_is_better=higher, confidence_level=confidence_level)
+        groups = tie_groups(scores[:k], replicates[:, :k], higher_is_better=higher, alpha=1.0 - confidence_level)
         p_best = probability_best(rep_ranks)
         frame = pd.DataFrame({
             "observer": list(design.rows),
@@ -184,12 +212,16 @@ class Leaderboard(Result):
             "rank": np.append(ranks, np.nan),
             "rank_low": np.append(r_lo, np.nan),
             "rank_high": np.append(r_hi, np.nan),
+            "rank_set_low": np.append(s_lo, np.nan),
+            "rank_set_high": np.append(s_hi, np.nan),
+            "in_best_set": pd.array(list(best) + [pd.NA], dtype="boolean"),
+            "group": list(groups) + [pd.NA],
             "p_best": np.append(p_best, np.nan),
             "n_undefined": np.isnan(replicates).sum(axis=0),
         })
         order = [k] + list(np.argsort(ranks, kind="stable"))
         table = frame.iloc[order].reset_index(drop=True)
-        for col in ("rank", "rank_low", "rank_high"):
+        for col in ("rank", "rank_low", "rank_high", "rank_set_low", "rank_set_high"):
             table[col] = table[col].astype("Int64")
         return cls(
             protocol=design.protocol, observers=design.rows, candidates=design.candidates,
@@ -198,7 +230,7 @@ class Leaderboard(Result):
             kendall_tau=ranking_stability(scores[:k], replicates[:, :k], higher_is_better=higher,
                                           confidence_level=confidence_level),
             scores=scores, replicates=replicates, excluded=design.excluded,
-            notes=tuple(design.notes if notes is None else notes), _design=design,
+            notes=tuple(notes), _design=design,
             _experiment_scores=boot.experiment_scores, _experiment_replicates=boot.experiment_replicates,
             _swaps=SwapNulls(design, boot.swap_seed), standard_errors=boot.standard_errors,
             replicate_standard_errors=boot.replicate_standard_errors,
@@ -314,6 +346,52 @@ class Leaderboard(Result):
             "test": test, "adjust": adjust,
         })
 
+    def best_set(self, k: int = 1) -> BestSet:
+        """Confidence set of the ``k`` best candidates (``k=1``: the table's ``in_best_set``).
+
+        Parameters
+        ----------
+        k : int, default 1
+            The set should hold every candidate whose true rank is at most ``k``.
+
+        Returns
+        -------
+        BestSet
+            ``observers`` (the set, best-ranked first), ``in_set`` per candidate.
+
+        Notes
+        -----
+        A candidate is left out when at least ``k`` others are significantly better by the
+        one-sided simultaneous studentized intervals of all ordered pairwise differences,
+        refined step-down, from the leaderboard's bootstrap replicates
+        (:func:`trialwise.benchmark.ranks.best_set`). The set holds every truly top-``k``
+        candidate with probability ≥ ``confidence_level`` (Mogstad, Romano, Shaikh & Wilhelm
+        2024, the τ-best set with τ = ``k``).
+
+        References
+        ----------
+        Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference for ranks.
+        *Review of Economic Studies* 91(1), 476–518.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> lb = tw.leaderboard(tw.datasets.model_vs_human("cue-conflict"),
+        ...                     protocol=tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
+        ...                     n_resamples=300, rng=2)
+        >>> best = lb.best_set()
+        >>> set(best.observers) <= set(lb.best_set(k=3).observers)
+        True
+        """
+        n = len(self.candidates)
+        k = v.check_positive_int(k, "k", maximum=max(n, 1))
+        s = self.scores[:n]
+        inside = best_set(s, self.replicates[:, :n], k=k, higher_is_better=self.higher_is_better,
+                          confidence_level=self.confidence_level)
+        order = np.argsort(-s if self.higher_is_better else s, kind="stable")
+        return BestSet(observers=tuple(self.candidates[i] for i in order if inside[i]), candidates=self.candidates,
+                       scores=s.copy(), in_set=inside, k=k, confidence_level=self.confidence_level)
+
     # ------------------------------------------------------------------ per experiment
 
     def by_experiment(self) -> ExperimentBreakdown:
@@ -360,6 +438,8 @@ class Leaderboard(Result):
 
     def summary(self, max_rows: int | None = None, *, notes: bool = True) -> str:
         """The table as text, with the rank stability and (``notes=True``) what was left out."""
+        import pandas as pd
+
         if max_rows is not None:
             max_rows = v.check_positive_int(max_rows, "max_rows", minimum=0)
         t = self.table if max_rows is None else self.table.head(max_rows + 1)
@@ -367,12 +447,22 @@ class Leaderboard(Result):
         lines = [f"Leaderboard — {self.describe()}",
                  f"{format_percent(self.confidence_level)} intervals from a joint hierarchical bootstrap ({self.ci_method}, "
                  f"B = {self.n_resamples}); ranks: 1 = most {'alike' if self.higher_is_better else 'similar'}",
-                 f"{'rank':>4} {'[interval]':>10}  {'observer':<{w}}  {'score':>6}  {'CI':<17} {'P(best)':>7}"]
+                 "rank sets (Mogstad et al. 2024): [set] holds that model's true rank, [all] every model's at "
+                 "once; * in the confidence set of the best; a shared letter: not separated by Holm-corrected tests",
+                 f"{'rank':>4} {'[set]':>7} {'[all]':>7}    {'observer':<{w}}  {'score':>6}  {'CI':<17} "
+                 f"{'P(best)':>7}  group"]
+
+        def span(lo: Any, hi: Any) -> str:
+            return "" if pd.isna(lo) else f"[{lo}–{hi}]"
+
         for r in t.itertuples():
-            rank = "" if r.kind == "reference" else f"{r.rank:>4} {'[' + str(r.rank_low) + '–' + str(r.rank_high) + ']':>10}"
-            pb = "" if r.kind == "reference" else f"{r.p_best:7.3f}"
-            lines.append(f"{rank:>15}  {r.observer:<{w}}  {format_number(r.score):>6}  "
-                         f"[{format_number(r.ci_low)}, {format_number(r.ci_high)}]{'':<2} {pb}")
+            cand = r.kind != "reference"
+            rank = f"{r.rank:>4} {span(r.rank_low, r.rank_high):>7} {span(r.rank_set_low, r.rank_set_high):>7}" \
+                if cand else ""
+            best = "*" if cand and not pd.isna(r.in_best_set) and bool(r.in_best_set) else ""
+            pb = f"{r.p_best:7.3f}  {r.group}" if cand else ""
+            lines.append(f"{rank:>20}  {best:<1} {r.observer:<{w}}  {format_number(r.score):>6}  "
+                         f"[{format_number(r.ci_low)}, {format_number(r.ci_high)}]{'':<2} {pb}".rstrip())
         if len(self.candidates) < 2:
             lines.append("Kendall's tau (ranking vs bootstrap rankings): not defined with a single candidate")
         else:
@@ -483,6 +573,20 @@ def leaderboard(
     item-sampling uncertainty jointly. An undefined pair value in a replicate
     (both observers always right in a condition) is left out of its mean. Candidates
     that lack an experiment of the protocol are not scored (listed in ``excluded``).
+
+    Ranks (Mogstad, Romano, Shaikh & Wilhelm 2024, from studentized simultaneous intervals
+    of pairwise differences of the same replicates, refined step-down;
+    :mod:`trialwise.benchmark.ranks`): ``rank_low``/``rank_high`` is each model's marginal
+    rank set (holds its true rank with probability ≥ ``confidence_level``),
+    ``rank_set_low``/``rank_set_high`` the simultaneous sets (all hold at once),
+    ``in_best_set`` the confidence set of the best, ``group`` tie groups as compact letters
+    (Piepho 2004) from Holm-corrected Wald tests with bootstrap standard errors.
+
+    References
+    ----------
+    Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference for ranks with
+    applications to mobility across neighbourhoods and academic achievement across countries.
+    *Review of Economic Studies* 91(1), 476–518.
 
     Examples
     --------

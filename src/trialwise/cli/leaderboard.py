@@ -107,7 +107,7 @@ def _csv_table(lb):
                        for r in un.itertuples()],
         })
         t = pd.concat([t, extra.reindex(columns=t.columns)], ignore_index=True)
-        for col in ("rank", "rank_low", "rank_high"):
+        for col in ("rank", "rank_low", "rank_high", "rank_set_low", "rank_set_high"):
             t[col] = t[col].astype("Int64")
     return t
 

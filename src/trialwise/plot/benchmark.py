@@ -83,7 +83,12 @@ def plot_leaderboard(lb, *, ax: Any = None):
 
 
 def plot_rank_intervals(lb, *, ax: Any = None):
-    """Each candidate's rank (dot) and rank interval (bar), with P(best) in the label.
+    """Each candidate's rank (dot) and its confidence sets for ranks, with P(best) in the label.
+
+    The thick bar is the marginal set (``rank_low``–``rank_high``: holds that model's true
+    rank), the thin bar the simultaneous one (``rank_set_low``–``rank_set_high``: holds every
+    model's true rank at once); models in the confidence set of the best are marked ★
+    (Mogstad, Romano, Shaikh & Wilhelm 2024).
 
     Parameters
     ----------
@@ -96,6 +101,12 @@ def plot_rank_intervals(lb, *, ax: Any = None):
     -------
     matplotlib.figure.Figure
         The figure drawn into.
+
+    References
+    ----------
+    Mogstad, Romano, Shaikh & Wilhelm (2024). Inference for ranks with applications to
+    mobility across neighbourhoods and academic achievement across countries. Review of
+    Economic Studies 91(1), 476–518.
 
     Examples
     --------
@@ -111,20 +122,28 @@ def plot_rank_intervals(lb, *, ax: Any = None):
     (1, 3)
     >>> plt.close(fig)
     """
+    import pandas as pd
     from matplotlib.ticker import MaxNLocator
 
     t = lb.table[lb.table["kind"] == "candidate"].reset_index(drop=True)
-    labels = [f"{o}  (P best {p:.2f})" if p >= 0.005 else str(o) for o, p in zip(t["observer"], t["p_best"])]
+    best = [bool(b) if not pd.isna(b) else False for b in t["in_best_set"]] if "in_best_set" in t else [False] * len(t)
+    labels = [("★ " if b else "") + (f"{o}  (P best {p:.2f})" if p >= 0.005 else str(o))
+              for o, p, b in zip(t["observer"], t["p_best"], best)]
     width = min(14.0, 3.6 + label_inches(labels))
     fig, ax = figure_axes(ax, figsize=(width, 0.25 * len(t) + 1.6))
     y = np.arange(len(t))[::-1]
     rank = t["rank"].astype(float).to_numpy()
+    level = f"{lb.confidence_level * 100:g}%"
+    if "rank_set_low" in t:
+        s_lo, s_hi = t["rank_set_low"].astype(float).to_numpy(), t["rank_set_high"].astype(float).to_numpy()
+        ax.hlines(y, s_lo, s_hi, color="C1", lw=1.2, label=f"all models at once ({level})")
     lo, hi = t["rank_low"].astype(float).to_numpy(), t["rank_high"].astype(float).to_numpy()
-    ax.hlines(y, lo, hi, color="C0", lw=4, alpha=0.5)
+    ax.hlines(y, lo, hi, color="C0", lw=4, alpha=0.5, label=f"this model ({level})")
     ax.plot(rank, y, "o", color="C0", ms=4)
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_ylim(-0.7, len(t) - 0.3)
-    ax.set_xlabel(f"rank ({lb.confidence_level * 100:g}% interval); 1 = best")
+    ax.set_xlabel("rank; 1 = best" + ("; ★ in the confidence set of the best" if any(best) else ""))
+    ax.legend(fontsize=7, loc="upper right", title="rank set holds the true rank of", title_fontsize=7)
     ax.set_xlim(0.5, len(t) + 0.5)
     if len(t) <= 12:
         ax.set_xticks(range(1, len(t) + 1))
