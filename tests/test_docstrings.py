@@ -33,25 +33,9 @@ MODULES = ["trialwise", "trialwise.comparison", "trialwise.validity", "trialwise
            "trialwise.datasets", "trialwise.plot"]
 
 #: Callables whose docstrings are still to be completed (shrink this list; never grow it).
-TODO: set[str] = {
-    "trialwise.benchmark.differences.BenchmarkDifferenceResult.summary",
-    "trialwise.benchmark.leaderboard.Leaderboard.by_experiment",
-    "trialwise.benchmark.leaderboard.Leaderboard.describe",
-    "trialwise.benchmark.leaderboard.Leaderboard.difference",
-    "trialwise.benchmark.leaderboard.Leaderboard.entries",
-    "trialwise.benchmark.leaderboard.Leaderboard.from_bootstrap",
-    "trialwise.benchmark.leaderboard.Leaderboard.pairwise",
-    "trialwise.benchmark.leaderboard.Leaderboard.report",
-    "trialwise.benchmark.leaderboard.Leaderboard.summary",
-    "trialwise.benchmark.leaderboard.Leaderboard.to_dict",
-    "trialwise.benchmark.leaderboard.Leaderboard.to_frame",
-    "trialwise.benchmark.leaderboard.difference_test",
-    "trialwise.benchmark.leaderboard.leaderboard",
-}
+TODO: set[str] = set()
 #: Docstrings that point into a paper (§, App., Fig.) and still lack its citation.
-TODO_REFERENCES: set[str] = {
-    "src/trialwise/benchmark/leaderboard.py::Leaderboard.by_experiment",
-}
+TODO_REFERENCES: set[str] = set()
 
 
 def _public_callables() -> dict[str, object]:

@@ -78,7 +78,29 @@ class BenchmarkDifferenceResult(Result):
     __str__ = __repr__
 
     def summary(self) -> str:
-        """A readable text block with every number of the result."""
+        """A readable text block with every number of the result.
+
+        Returns
+        -------
+        str
+            The scores, the difference with its interval (method and B) and the p-value
+            (test and M).
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+        >>> print(lb.difference("clip-16", "resnet50").summary())
+        Difference in benchmark score (error-consistency, protocol model-vs-human): clip-16 − resnet50
+          scores               0.202, 0.218
+          difference           -0.016
+          95% CI               [-0.077, 0.052]   (bc, hierarchical bootstrap, B = 200)
+          p-value (alike)      0.547   (swap, M = 200)
+        """
         ci = self.confidence_interval
         return "\n".join([
             f"Difference in benchmark score ({self.metric}, protocol {self.protocol}): {self.x} − {self.y}",

@@ -4,7 +4,7 @@
 (:func:`bootstrap_scores`) and builds a :class:`Leaderboard` from its results
 (:meth:`Leaderboard.from_bootstrap`: the table, rank intervals and Kendall's τ). The
 tests between candidates are in :mod:`trialwise.benchmark.differences`, the per-experiment
-breakdown in :mod:`trialwise.benchmark.experiments`. (About 500 lines, most of them the
+breakdown in :mod:`trialwise.benchmark.experiments`. (About 1,000 lines, most of them the
 docstrings of the public leaderboard API.)
 """
 
@@ -173,7 +173,57 @@ class Leaderboard(Result):
                        notes: Any = None) -> Leaderboard:
         """The leaderboard of a design from its bootstrap (:func:`bootstrap_scores`): table, ranks, τ.
 
-        ``notes`` default to the design's.
+        What :func:`leaderboard` does after the bootstrap; call it to make leaderboards
+        at other confidence levels or interval methods from one bootstrap.
+
+        Parameters
+        ----------
+        design : Design
+            The protocol applied to the trials
+            (:func:`trialwise.benchmark.hierarchy.build_design`).
+        boot : BootstrapScores
+            The joint hierarchical bootstrap of ``design`` (:func:`bootstrap_scores`), made
+            with ``standard_errors=True`` for ``ci_method="studentized"``.
+        confidence_level : float
+            Of the score intervals, the rank sets, the set of the best and Kendall's τ; the
+            tie groups' tests are at ``alpha = 1 - confidence_level``.
+        ci_method : {"studentized", "bc", "percentile", "basic", "hdi"}
+            The interval of the scores, as in :func:`leaderboard`.
+        notes : list of str, optional
+            The leaderboard's notes (default: the design's).
+
+        Returns
+        -------
+        Leaderboard
+            The table (columns as in :func:`leaderboard`), Kendall's τ, and the bootstrap
+            kept for :meth:`difference`, :meth:`pairwise` and :meth:`by_experiment`.
+
+        Raises
+        ------
+        ValueError
+            ``ci_method="studentized"`` and ``boot`` has no standard errors.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> from trialwise.benchmark.hierarchy import build_design
+        >>> from trialwise.benchmark.leaderboard import Leaderboard, bootstrap_scores
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> design = build_design(tw.read_trials(trials), protocol)
+        >>> boot = bootstrap_scores(design, 200, rng=0, standard_errors=True)
+        >>> lb = Leaderboard.from_bootstrap(design, boot, confidence_level=0.95, ci_method="studentized")
+        >>> lb.table.equals(tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0).table)
+        True
+        >>> pct = Leaderboard.from_bootstrap(design, boot, confidence_level=0.90, ci_method="percentile")
+        >>> pct.table[["observer", "score", "ci_low", "ci_high"]].round(3)
+              observer  score  ci_low  ci_high
+        0  human–human  0.426   0.391    0.463
+        1     resnet50  0.218   0.178    0.273
+        2     cornet-s  0.218   0.176    0.267
+        3      clip-16  0.202   0.161    0.248
         """
         import pandas as pd
 
@@ -278,13 +328,44 @@ class Leaderboard(Result):
     def difference(self, x: Any, y: Any, *, test: str = "swap", n_resamples: int | None = None) -> BenchmarkDifferenceResult:
         """Δ = score(x) − score(y) with its CI (joint bootstrap) and a test of "alike".
 
-        ``test``: ``swap`` (default; permutation test through the whole hierarchy,
-        swapping x's and y's responses item by item — exact when x and y are
-        exchangeable), ``bootstrap`` (two-sided p from the bootstrap distribution of Δ,
-        i.e. inverting its percentile interval; tests equal scores, any accuracies),
-        ``paper`` (Klein et al. 2025, §3.3: t-test between the bootstrap and swap distributions;
-        for reproduction only — its p-value shrinks with B). ``n_resamples``: swaps M of
-        the swap test (default: the leaderboard's B).
+        Parameters
+        ----------
+        x, y : str
+            Two observers of the leaderboard (``observers``); the ``swap`` and ``paper``
+            tests need two candidates.
+        test : {"swap", "bootstrap", "paper"}
+            ``swap`` (default; permutation test through the whole hierarchy, swapping x's
+            and y's responses item by item — exact when x and y are exchangeable),
+            ``bootstrap`` (two-sided p from the bootstrap distribution of Δ, i.e. inverting
+            its percentile interval; tests equal scores, any accuracies), ``paper`` (Klein
+            et al. 2025, §3.3: t-test between the bootstrap and swap distributions; for
+            reproduction only — its p-value shrinks with B).
+        n_resamples : int, optional
+            Swaps M of the swap test (default: the leaderboard's B).
+
+        Returns
+        -------
+        BenchmarkDifferenceResult
+            ``statistic`` (Δ), ``confidence_interval`` (``difference_ci_method``, from the
+            leaderboard's replicates), ``pvalue``, and the distributions behind them.
+
+        References
+        ----------
+        Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+        consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+        >>> lb.difference("clip-16", "resnet50")
+        BenchmarkDifferenceResult(clip-16 − resnet50: delta=-0.016, 95% CI [-0.077, 0.052], p=0.547 (swap), protocol='model-vs-human')
+        >>> round(lb.difference("clip-16", "resnet50", test="bootstrap").pvalue, 3)
+        0.567
         """
         test = v.check_choice(test, "test", BENCHMARK_TESTS)
         m = self.n_resamples if n_resamples is None else v.check_positive_int(n_resamples, "n_resamples")
@@ -309,15 +390,64 @@ class Leaderboard(Result):
                  progress: Progress | None = None):
         """Tests between candidates: every pair (``which="all"``) or neighbours in the ranking.
 
-        Returns a DataFrame with one row per pair (better-ranked first): ``observer_a,
-        observer_b, difference, ci_low, ci_high, pvalue, pvalue_adjusted, significant``
-        (adjusted p below ``alpha``), plus ``test`` and ``adjust``. ``n_resamples``: swaps M
-        of the swap test (default: the leaderboard's B). The
-        family for the correction is the set of pairs returned. See :meth:`difference`
-        for the tests; ``adjust`` is ``holm``, ``bh``, ``by`` or ``none``. ``workers``:
-        threads for the swap tests (default: all cores; the p-values do not depend on it).
-        ``progress``: called as ``progress(label, done, total)`` before the first test and
-        after each one (the command line draws its progress bar with it).
+        Parameters
+        ----------
+        which : {"all", "neighbours"}
+            Every pair of candidates, or each candidate and the next in the ranking. The
+            family for the correction is the set of pairs returned.
+        test : {"swap", "bootstrap", "paper"}
+            The test of "alike", as in :meth:`difference`.
+        adjust : {"holm", "bh", "by", "none"}
+            The correction for many tests (:func:`trialwise.significance.adjust_pvalues`):
+            Holm's step-down (family-wise error rate), Benjamini–Hochberg or
+            Benjamini–Yekutieli (false discovery rate), or none.
+        alpha : float
+            A pair is ``significant`` when its adjusted p-value is below ``alpha``.
+        n_resamples : int, optional
+            Swaps M of the swap test (default: the leaderboard's B).
+        workers : int, optional
+            Threads for the swap tests (default: all cores; the p-values do not depend on it).
+        progress : callable, optional
+            Called as ``progress(label, done, total)`` before the first test and after each
+            one (the command line draws its progress bar with it).
+
+        Returns
+        -------
+        DataFrame
+            One row per pair (better-ranked first): ``observer_a, observer_b, difference,
+            ci_low, ci_high, pvalue, pvalue_adjusted, significant``, plus ``test`` and
+            ``adjust``.
+
+        References
+        ----------
+        Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+        *Scandinavian Journal of Statistics* 6(2), 65–70.
+
+        Benjamini, Y. & Hochberg, Y. (1995). Controlling the false discovery rate: a practical
+        and powerful approach to multiple testing. *Journal of the Royal Statistical Society:
+        Series B* 57(1), 289–300.
+
+        Benjamini, Y. & Yekutieli, D. (2001). The control of the false discovery rate in
+        multiple testing under dependency. *Annals of Statistics* 29(4), 1165–1188.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+        >>> pw = lb.pairwise()
+        >>> pw[["observer_a", "observer_b", "difference", "pvalue", "pvalue_adjusted"]].round(3)
+          observer_a observer_b  difference  pvalue  pvalue_adjusted
+        0   resnet50   cornet-s       0.001   0.985              1.0
+        1   resnet50    clip-16       0.016   0.547              1.0
+        2   cornet-s    clip-16       0.016   0.697              1.0
+        >>> bool(pw.significant.any())
+        False
+        >>> len(lb.pairwise(which="neighbours", test="bootstrap", adjust="bh"))
+        2
         """
         import pandas as pd
 
@@ -397,8 +527,40 @@ class Leaderboard(Result):
     def by_experiment(self) -> ExperimentBreakdown:
         """Per-experiment scores with CIs and ranks, and between-experiment rank correlations.
 
-        Each experiment is scored with the protocol's levels below ``experiment`` (seed
-        000, App. H), from the same bootstrap replicates as the overall scores.
+        Each experiment is scored with the protocol's levels below ``experiment`` (Klein et
+        al. 2025, App. H), from the same bootstrap replicates as the overall scores; the
+        intervals are ``difference_ci_method``'s.
+
+        Returns
+        -------
+        ExperimentBreakdown
+            ``table`` (one row per experiment and observer: ``score, ci_low, ci_high, rank,
+            rank_low, rank_high``) and ``rank_correlation`` (Kendall's τ between the
+            candidates' rankings in every two experiments).
+
+        References
+        ----------
+        Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+        consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+        >>> by = lb.by_experiment()
+        >>> by.table.pivot(index="observer", columns="experiment", values="rank")
+        experiment   colour  contrast
+        observer
+        clip-16           1         3
+        cornet-s          3         1
+        human–human    <NA>      <NA>
+        resnet50          2         2
+        >>> float(by.rank_correlation.loc["colour", "contrast"])
+        -1.0
         """
         return experiment_breakdown(self._design.experiments, self.observers, len(self.candidates),
                                     self._experiment_scores, self._experiment_replicates,
@@ -409,8 +571,30 @@ class Leaderboard(Result):
     def entries(self):
         """Every pair value behind the scores: one row per (condition, observer, reference pair).
 
-        Columns ``experiment, condition, observer, reference, n, accuracy_observer,
-        accuracy_reference, c_obs, c_exp, value`` (the protocol's metric), observed data.
+        Returns
+        -------
+        DataFrame
+            Columns ``experiment, condition, observer, reference, n, accuracy_observer,
+            accuracy_reference, c_obs, c_exp, value`` (the protocol's metric) on the observed
+            data; ``n`` is the number of items the pair shares, ``reference`` a reference
+            observer (``"a|b"`` for the reference row's pairs).
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+        >>> e = lb.entries()
+        >>> e.query("observer == 'resnet50'").head(3)[["condition", "reference", "n", "value"]].round(3)
+           condition   reference    n  value
+        8         bw  subject-01  640  0.231
+        9         bw  subject-02  640  0.220
+        10        bw  subject-03  640  0.213
+        >>> e.groupby("experiment").size().to_dict()
+        {'colour': 18, 'contrast': 90}
         """
         import pandas as pd
 
@@ -433,11 +617,72 @@ class Leaderboard(Result):
     # ------------------------------------------------------------------ output
 
     def to_frame(self):
-        """The leaderboard table (a copy)."""
+        """The leaderboard table (a copy).
+
+        Returns
+        -------
+        DataFrame
+            ``table``: the reference row first, then the candidates by rank (columns as in
+            :func:`leaderboard`).
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+        >>> frame = lb.to_frame()
+        >>> frame[["observer", "score", "rank", "rank_low", "rank_high"]].round(3)
+              observer  score  rank  rank_low  rank_high
+        0  human–human  0.426  <NA>      <NA>       <NA>
+        1     resnet50  0.218     1         1          3
+        2     cornet-s  0.218     2         1          3
+        3      clip-16  0.202     3         1          3
+        >>> frame is lb.table
+        False
+        """
         return self.table.copy()
 
     def summary(self, max_rows: int | None = None, *, notes: bool = True) -> str:
-        """The table as text, with the rank stability and (``notes=True``) what was left out."""
+        """The table as text, with the rank stability and (``notes=True``) what was left out.
+
+        Parameters
+        ----------
+        max_rows : int, optional
+            Show the reference row and the ``max_rows`` best-ranked candidates (default: all).
+        notes : bool, default True
+            Add the leaderboard's notes (what the protocol or the data left out, and why).
+
+        Returns
+        -------
+        str
+
+        References
+        ----------
+        Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference for ranks with
+        applications to mobility across neighbourhoods and academic achievement across countries.
+        *Review of Economic Studies* 91(1), 476–518.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+        >>> print(lb.summary(max_rows=2))   # doctest: +ELLIPSIS
+        Leaderboard — model-vs-human: error-consistency per condition and human–candidate pair; ...
+        95% intervals from a joint hierarchical bootstrap (studentized, B = 200); ranks: 1 = most alike
+        rank sets (Mogstad et al. 2024): [set] holds that model's true rank, [all] every model's at ...
+        rank   [set]   [all]    observer      score  CI                P(best)  group
+                                human–human   0.426  [0.380, 0.471]
+           1   [1–3]   [1–3]  * resnet50      0.218  [0.160, 0.274]     0.400  a
+           2   [1–3]   [1–3]  * cornet-s      0.218  [0.167, 0.275]     0.400  a
+        Kendall's tau (ranking vs bootstrap rankings): mean 0.267, 95% in [-1.000, 1.000]
+        """
         import pandas as pd
 
         if max_rows is not None:
@@ -471,7 +716,23 @@ class Leaderboard(Result):
         return "\n".join(lines)
 
     def describe(self) -> str:
-        """The protocol in one line, counting only the exclusions that apply to the scored experiments."""
+        """The protocol in one line, counting only the exclusions that apply to the scored experiments.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+        >>> print(lb.describe())   # doctest: +ELLIPSIS
+        model-vs-human: error-consistency per condition and human–candidate pair; ...; 4 condition(s) excluded; ...
+        """
         return self.protocol.describe(self._design.experiments)
 
     def __repr__(self) -> str:
@@ -483,8 +744,36 @@ class Leaderboard(Result):
     def report(self, path: Any, *, title: str | None = None, pairwise: Any = None, shape_bias: Any = None) -> Any:
         """Write a self-contained HTML report (tables and figures embedded); returns the path.
 
-        ``pairwise``: tests from :meth:`pairwise` to include; ``shape_bias``: a
-        :func:`trialwise.shape_bias` result to include (e.g. on texture-vs-shape trials).
+        Parameters
+        ----------
+        path : str or os.PathLike
+            The HTML file to write (its folder must exist).
+        title : str, optional
+            The report's title (default: ``"trialwise leaderboard — <protocol>"``).
+        pairwise : DataFrame, optional
+            Tests from :meth:`pairwise` to include (with ``which="all"`` also drawn as a
+            significance matrix).
+        shape_bias : ShapeBiasResult, optional
+            A :func:`trialwise.shape_bias` result to include (e.g. on texture-vs-shape trials).
+
+        Returns
+        -------
+        pathlib.Path
+            The file written.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> import trialwise as tw
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     path = lb.report(pathlib.Path(folder) / "leaderboard.html", title="Colour and contrast")
+        ...     "<title>Colour and contrast</title>" in path.read_text(encoding="utf-8")
+        True
         """
         import os
 
@@ -494,7 +783,29 @@ class Leaderboard(Result):
         return write_report(self, path, title=title, pairwise=pairwise, shape_bias=shape_bias)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe: the table and ``excluded`` as records, Kendall's τ, the notes (replicates left out)."""
+        """JSON-safe: the table and ``excluded`` as records, Kendall's τ, the notes (replicates left out).
+
+        Returns
+        -------
+        dict
+            ``protocol, describe, observers, candidates, references, n_resamples,
+            confidence_level, ci_method, table, kendall_tau, excluded, notes``.
+
+        Examples
+        --------
+        >>> import json
+        >>> import trialwise as tw
+        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+        >>> trials = tw.datasets.model_vs_human()
+        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+        >>> d = lb.to_dict()
+        >>> d["table"][1]["observer"], d["table"][1]["rank"], d["kendall_tau"]["statistic"]
+        ('resnet50', 1, 0.26666666666666666)
+        >>> json.loads(json.dumps(d))["n_resamples"]
+        200
+        """
         return jsonable({
             "protocol": self.protocol.name, "describe": self.describe(), "observers": self.observers,
             "candidates": self.candidates, "references": self.references, "n_resamples": self.n_resamples,
@@ -544,6 +855,7 @@ def leaderboard(
     n_resamples : int
         Bootstrap replicates B of the whole hierarchy.
     confidence_level : float
+        Of the score intervals, the rank sets, the set of the best and Kendall's τ (default 0.95).
     ci_method : {"studentized", "bc", "percentile", "basic", "hdi"}
         Interval from the bootstrap replicates. ``studentized`` (default): the bootstrap-t
         interval of every score, studentized by its infinitesimal-jackknife standard error
@@ -556,6 +868,8 @@ def leaderboard(
         items. ``percentile``: the interval of Klein et al. (2025), to reproduce published
         intervals.
     rng : seed or Generator
+        Seeds the bootstrap and the later swap tests (:meth:`Leaderboard.difference`,
+        :meth:`Leaderboard.pairwise`); the same seed gives the same leaderboard.
     workers : int, optional
         Threads (default: all cores); results do not depend on it.
     progress : callable, optional
@@ -584,21 +898,34 @@ def leaderboard(
 
     References
     ----------
+    Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
+    consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
+
+    Efron, B. (1981). Nonparametric standard errors and confidence intervals. *Canadian
+    Journal of Statistics* 9(2), 139–158.
+
     Mogstad, M., Romano, J. P., Shaikh, A. M. & Wilhelm, D. (2024). Inference for ranks with
     applications to mobility across neighbourhoods and academic achievement across countries.
     *Review of Economic Studies* 91(1), 476–518.
 
+    Piepho, H.-P. (2004). An algorithm for a letter-based representation of all-pairwise
+    comparisons. *Journal of Computational and Graphical Statistics* 13(2), 456–466.
+
     Examples
     --------
     >>> import trialwise as tw
-    >>> trials = tw.datasets.model_vs_human("cue-conflict")
-    >>> lb = tw.leaderboard(trials, protocol=tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
-    ...                     n_resamples=500, rng=0)
-    >>> row = lb.table.set_index("observer").loc["resnet50"]
-    >>> round(float(row.score), 3), bool(row.ci_low < row.score < row.ci_high)
-    (0.068, True)
+    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
+    >>> trials = tw.datasets.model_vs_human()
+    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+    >>> lb
+    Leaderboard('model-vs-human', 3 candidates, B=200, best='resnet50' 0.218 [0.160, 0.274], kendall_tau=0.267)
+    >>> row = lb.table.set_index("observer").loc["clip-16"]
+    >>> round(float(row.score), 3), bool(row.ci_low < row.score < row.ci_high), int(row["rank"])
+    (0.202, True, 3)
     >>> round(float(lb.table.score[0]), 3)   # the human–human row comes first
-    0.331
+    0.426
     """
     proto = get_protocol(protocol)
     workers = v.check_workers(workers)
@@ -625,9 +952,36 @@ def difference_test(
 ) -> BenchmarkDifferenceResult:
     """Do two candidates differ in their benchmark score?
 
-    ``reference``: an ``observer_type`` (e.g. ``"human"``) or the reference observers'
-    names (default: ``protocol.reference``). Everything else as in :func:`leaderboard`
-    and :meth:`Leaderboard.difference`; only x, y and the reference observers are used.
+    A :func:`leaderboard` of x, y and the reference observers alone (the other
+    observers' trials are not used), then :meth:`Leaderboard.difference`.
+
+    Parameters
+    ----------
+    trials : DataFrame or path
+        A trials table, as in :func:`leaderboard`.
+    x, y : str
+        The two candidates (``subject`` names in the trials).
+    reference : str or list of str, optional
+        An ``observer_type`` (e.g. ``"human"``) or the reference observers' names
+        (default: the observers whose ``observer_type`` is ``protocol.reference``).
+    protocol : Protocol or str
+        How trials become scores, as in :func:`leaderboard`.
+    test : {"swap", "bootstrap", "paper"}
+        The test of "alike", as in :meth:`Leaderboard.difference` (``n_resamples`` swaps).
+    n_resamples : int
+        Bootstrap replicates B of the whole hierarchy, and swaps M of the swap test.
+    confidence_level : float
+        Of the interval of the difference.
+    ci_method : {"studentized", "bc", "percentile", "basic", "hdi"}
+        As in :func:`leaderboard` (the difference's interval is ``bc`` under ``studentized``).
+    rng : seed or Generator
+        Seeds the bootstrap and the swap test.
+
+    Returns
+    -------
+    BenchmarkDifferenceResult
+        ``statistic`` = score(x) − score(y), its ``confidence_interval`` and the ``pvalue``
+        of H0 "x and y are alike".
 
     Examples
     --------
