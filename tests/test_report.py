@@ -18,7 +18,7 @@ import pytest  # noqa: E402
 
 import trialwise as tw  # noqa: E402
 from trialwise.benchmark.leaderboard import ExperimentBreakdown  # noqa: E402
-from trialwise.report import format_p, render_report, unscored_candidates, write_report  # noqa: E402
+from trialwise.benchmark.report import format_p, render_report, unscored_candidates, write_report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -58,7 +58,7 @@ from trialwise.benchmark.ranks import (
 )
 from trialwise.resampling import child_rngs, child_seed
 from trialwise.significance import adjust_pvalues
-from trialwise.report import write_report
+from trialwise.benchmark.report import write_report
 
 __all__ = ["leaderboard", "difference_test", "Leaderboard", "KendallTau", "ExperimentBreakdown",
            "BenchmarkDifferenceResult", "BENCHMARK_TESTS", "BENCHMARK_CI_METHODS", "bootstrap_scores",

@@ -66,7 +66,7 @@ def _metrics():
 
 
 def _unscored_lines(lb) -> list[str]:
-    from trialwise.report import unscored_candidates
+    from trialwise.benchmark.report import unscored_candidates
 
     un = unscored_candidates(lb)
     if not len(un):
@@ -94,7 +94,7 @@ def _csv_table(lb):
     """The leaderboard table with the unscored candidates as rows (empty scores), status and reason."""
     import pandas as pd
 
-    from trialwise.report import unscored_candidates
+    from trialwise.benchmark.report import unscored_candidates
 
     t = lb.table.copy()
     t["status"] = ["reference" if k == "reference" else "scored" for k in t["kind"]]
@@ -219,7 +219,7 @@ def run_leaderboard(args) -> int:
         sig = pairs[pairs["significant"]]
         print(f"\n{args.test} tests ({args.tests}, {args.adjust}-adjusted): {len(sig)} of {len(pairs)} "
               f"differences significant at {1 - args.confidence_level:g}")
-        from trialwise.report import format_p
+        from trialwise.benchmark.report import format_p
 
         for r in sig.itertuples():
             print(f"  {r.observer_a} vs {r.observer_b}: {r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}], "
@@ -237,7 +237,7 @@ def run_leaderboard(args) -> int:
     failures: tuple[str, ...] = ()
     if args.out:
         use_agg()
-        from trialwise.report import render_report
+        from trialwise.benchmark.report import render_report
 
         bar.say("drawing the report …")
         with caught.collect():

@@ -1,6 +1,6 @@
 """Comparing two classifiers (“Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning*): every method as its own function, and :func:`compare`.
 
-* :mod:`~trialwise.comparison.labels` — the correct/incorrect 2×2 table (needs the truth):
+* :mod:`~trialwise.comparison.mcnemar` — the correct/incorrect 2×2 table (needs the truth):
   contingency table, McNemar (five variants), Yule's Q; any K via the collapse.
 * :mod:`~trialwise.comparison.agreement` — the K × K agreement matrix of the predicted
   labels (no truth): disagreement, Cohen's κ, Bowker, Stuart–Maxwell, the omnibus
@@ -28,7 +28,7 @@ from trialwise.comparison.agreement import (
 )
 from trialwise.comparison.auc import MULTI_CLASS, auc, delong_test
 from trialwise.comparison.ensemble import DECISIONS, ensemble_recommendation
-from trialwise.comparison.labels import MCNEMAR_METHODS, contingency_table, mcnemar, yules_q
+from trialwise.comparison.mcnemar import MCNEMAR_METHODS, contingency_table, mcnemar, yules_q
 from trialwise.comparison.probabilities import (
     BIN_STRATEGIES,
     CALIBRATION_KINDS,

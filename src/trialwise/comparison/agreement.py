@@ -5,7 +5,7 @@ classifier A labels ``j`` and classifier B labels ``k`` (A in rows). Pass the pr
 ``(pred_a, pred_b)`` or the matrix itself as ``counts=`` (an array, or a
 :class:`pandas.DataFrame` whose index and columns name the classes). At K = 2 with the
 correct/incorrect coding, the agreement matrix *is* the contingency table of
-:mod:`trialwise.comparison.labels`, and Bowker's test is McNemar's χ².
+:mod:`trialwise.comparison.mcnemar`, and Bowker's test is McNemar's χ².
 """
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ from trialwise.comparison.result import WARNING, ComparisonResult
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import collecting, warn_once_per_kind
 from trialwise.comparison.agreement import bowker_test
-from trialwise.comparison.labels import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
+from trialwise.comparison.mcnemar import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
 from trialwise.comparison.probabilities import error_correlation, expected_calibration_error
 from trialwise.labels import LabelCoding
 

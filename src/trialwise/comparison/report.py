@@ -32,7 +32,7 @@ from trialwise.comparison.agreement import (
 )
 from trialwise.comparison.auc import auc, delong_test
 from trialwise.comparison.ensemble import EnsembleRecommendation, recommend
-from trialwise.comparison.labels import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
+from trialwise.comparison.mcnemar import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
 from trialwise.comparison.result import ComparisonResult, ScoreResult, comparison_notes
 from trialwise.comparison.probabilities import (
     SCORES,
