@@ -27,7 +27,7 @@ def test_proposition_2_kappa_is_copy_probability_times_mismatch(p, a_ref, latent
     assert cells.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.all(cells >= -1e-15)
     # the generative cells give κ = p_copy · m, with m = (1 − Σ P_A²)/(1 − Σ P_A P_B)
-    a, b = float(m.accuracy_ref), float(m.accuracy_other)
+    a, b = float(m.accuracy_reference), float(m.accuracy_other)
     mismatch = (1 - a**2 - (1 - a) ** 2) / (1 - a * b - (1 - a) * (1 - b))
     assert float(m.mismatch) == pytest.approx(mismatch, abs=1e-12)
     assert float(kappa_from_counts(cells)) == pytest.approx(p * mismatch, abs=1e-12)
@@ -69,7 +69,7 @@ def test_decomposition_round_trips(p, a_ref, latent, reference):
     if abs(p) < 1 - 1e-6:
         assert float(lat_hat) == pytest.approx(latent, abs=1e-6)
     # and the κ-parametrised constructor gives the same model back
-    m2 = tw.CopyModel(m.kappa, m.accuracy_ref, m.accuracy_other, reference_observer=reference)
+    m2 = tw.CopyModel(m.kappa, m.accuracy_reference, m.accuracy_other, reference_observer=reference)
     assert float(m2.p_copy) == pytest.approx(p, abs=1e-9)
     np.testing.assert_allclose(m2.cell_probabilities(), cells, atol=1e-12)
 
@@ -172,7 +172,7 @@ def test_grids_broadcast_like_numpy():
 def test_reversed_is_the_other_direction():
     m = tw.CopyModel(0.5, 0.75, 0.6)
     r = m.reversed()
-    assert r.reference == "b" and float(r.accuracy_ref) == 0.6
+    assert r.reference_observer == "b" and float(r.accuracy_reference) == 0.6
     np.testing.assert_allclose(r.cell_probabilities(), m.cell_probabilities(), atol=1e-12)
     assert float(r.p_copy) * float(r.mismatch) == pytest.approx(0.5)
     assert float(r.p_copy) != pytest.approx(float(m.p_copy))
@@ -263,7 +263,7 @@ def test_decomposition_swap_symmetry():
     t = np.array([[60, 12], [8, 20]])
     fa = tw.error_consistency(counts=t, rng=0).copy_decomposition("b")
     fb = tw.error_consistency(counts=t.T, rng=0).copy_model
-    assert fa.to_dict() | {"reference": None, "direction": None} == fb.to_dict() | {"reference": None, "direction": None}
+    assert fa.to_dict() | {"reference_observer": None, "direction": None} == fb.to_dict() | {"reference_observer": None, "direction": None}
 
 
 def test_decomposition_with_analytic_interval_uses_bca():
@@ -358,3 +358,16 @@ def test_simulation_sizes_are_checked_before_allocating():
 def test_copy_parameters_bad_input(counts, exc, match):
     with pytest.raises(exc, match=match):
         copy_parameters(counts)
+
+
+def test_old_attribute_names_warn_and_still_work():
+    m = tw.CopyModel(0.3, 0.8, 0.7)
+    with pytest.warns(FutureWarning, match="use `accuracy_reference`"):
+        assert float(m.accuracy_ref) == float(m.accuracy_reference)
+    with pytest.warns(FutureWarning, match="use `reference_observer`"):
+        assert m.reference == m.reference_observer == "a"
+    fit = tw.error_consistency([1, 1, 0, 1, 0, 1, 1, 0] * 5, [1, 0, 0, 1, 1, 1, 1, 0] * 5, rng=0).copy_model
+    with pytest.warns(FutureWarning, match="use `reference_observer`"):
+        assert fit.reference == fit.reference_observer
+    with pytest.warns(FutureWarning, match="use `accuracy_reference`"):
+        assert fit.accuracy_ref == fit.accuracy_reference

@@ -48,6 +48,11 @@ RENAMED_SEGMENTS: dict[str, str] = {
     # ComparisonResult.note -> notes (the one-line note comes first; the frame's `note` column stays)
     r"^(?!.*methods\[\d+\]\.note$)(.*)\.note$": r"\1.notes[0]",
     r"\.ece$": ".statistic",        # CalibrationCurve.ece -> statistic
+    # CopyModel / CopyModelFit: accuracy_ref -> accuracy_reference, reference -> reference_observer
+    r"^(\.copy_model|\.copy_decomposition_b)\.accuracy_ref$": r"\1.accuracy_reference",
+    r"^(\.copy_model|\.copy_decomposition_b)\.reference$": r"\1.reference_observer",
+    r"^\.frame\[accuracy_ref\]": ".frame[accuracy_reference]",
+    r"^\.frame\[reference\](\[\d+\])$": r".frame[reference_observer]\1",
 }
 
 # Caveat attributes merged into the one prose field ``notes`` (issue 15): their empty values

@@ -154,7 +154,7 @@ class CopyModel:
 
     Attributes
     ----------
-    kappa, accuracy_ref, accuracy_other : ndarray
+    kappa, accuracy_reference, accuracy_other : ndarray
     p_copy : ndarray
         Copy probability ``κ/m`` in [−1, 1]; negative: the inverted outcome is copied.
     mismatch : ndarray
@@ -369,7 +369,7 @@ class CopyModel:
         --------
         >>> m = CopyModel(0.5, 0.75, 0.6)
         >>> r = m.reversed()
-        >>> r.reference, round(float(r.p_copy), 4), float(r.accuracy_a), float(r.accuracy_b)
+        >>> r.reference_observer, round(float(r.p_copy), 4), float(r.accuracy_a), float(r.accuracy_b)
         ('b', 0.4688, 0.75, 0.6)
         """
         return CopyModel(
@@ -395,7 +395,7 @@ class CopyModel:
         return self._latent[()]
 
     @property
-    def accuracy_ref(self) -> NDArray:
+    def accuracy_reference(self) -> NDArray:
         return self._a_r[()]
 
     @property
@@ -403,8 +403,11 @@ class CopyModel:
         return self._a_o[()]
 
     @property
-    def reference(self) -> str:
+    def reference_observer(self) -> str:
         return self._reference
+
+    reference = Renamed("reference_observer")
+    accuracy_ref = Renamed("accuracy_reference")
 
     @property
     def accuracy_a(self) -> NDArray:
@@ -434,7 +437,7 @@ class CopyModel:
         Returns
         -------
         pandas.DataFrame
-            Columns ``kappa, accuracy_ref, accuracy_other, reference, p_copy, mismatch,
+            Columns ``kappa, accuracy_reference, accuracy_other, reference_observer, p_copy, mismatch,
             latent_accuracy``; one row per point of the (flattened) grid.
 
         Examples
@@ -446,8 +449,8 @@ class CopyModel:
         import pandas as pd
 
         cols = {
-            "kappa": self._k, "accuracy_ref": self._a_r, "accuracy_other": self._a_o,
-            "reference": np.broadcast_to(np.asarray(self._reference), self.shape),
+            "kappa": self._k, "accuracy_reference": self._a_r, "accuracy_other": self._a_o,
+            "reference_observer": np.broadcast_to(np.asarray(self._reference), self.shape),
             "p_copy": self._p, "mismatch": self._m, "latent_accuracy": self._latent,
         }
         return pd.DataFrame({k: np.ravel(x) for k, x in cols.items()})
@@ -660,12 +663,12 @@ class CopyModelFit(Result):
     ``kappa`` and ``kappa_interval`` still work, with a FutureWarning.
     """
 
-    reference: str
+    reference_observer: str
     statistic: float
     p_copy: float
     mismatch: float
     latent_accuracy: float
-    accuracy_ref: float
+    accuracy_reference: float
     accuracy_other: float
     confidence_interval: ConfidenceInterval
     p_copy_interval: ConfidenceInterval
@@ -680,6 +683,8 @@ class CopyModelFit(Result):
     frame_columns = ("quantity", "estimate", "ci_low", "ci_high")
     kappa = Renamed("statistic")
     kappa_interval = Renamed("confidence_interval")
+    reference = Renamed("reference_observer")
+    accuracy_ref = Renamed("accuracy_reference")
 
     def _quantity(self, name: str) -> tuple[float, ConfidenceInterval]:
         if name == "kappa":
@@ -688,7 +693,7 @@ class CopyModelFit(Result):
 
     @property
     def direction(self) -> str:
-        return "B copies A" if self.reference == "a" else "A copies B"
+        return "B copies A" if self.reference_observer == "a" else "A copies B"
 
     def __repr__(self) -> str:
         def show(name):
@@ -743,13 +748,13 @@ class CopyModelFit(Result):
         >>> d["direction"], round(d["p_copy"], 3), [round(x, 3) for x in d["p_copy_ci"]]
         ('B copies A', 0.533, [0.298, 0.705])
         """
-        out: dict[str, Any] = {"reference": self.reference, "direction": self.direction}
+        out: dict[str, Any] = {"reference_observer": self.reference_observer, "direction": self.direction}
         for name in self._ROWS:
             est, ci = self._quantity(name)
             out[name] = est
             out[f"{name}_ci"] = [ci.low, ci.high]
         out.update(
-            accuracy_ref=self.accuracy_ref, accuracy_other=self.accuracy_other,
+            accuracy_reference=self.accuracy_reference, accuracy_other=self.accuracy_other,
             confidence_level=self.confidence_level, ci_method=self.ci_method,
             n_resamples=self.n_resamples, n_undefined=self.n_undefined,
         )
@@ -772,7 +777,7 @@ class CopyModelFit(Result):
         """
         head = (
             f"Copy-model decomposition ({self.direction}): EC = p_copy x mismatch\n"
-            f"  accuracy reference, other  {format_number(self.accuracy_ref)}, {format_number(self.accuracy_other)}\n"
+            f"  accuracy reference, other  {format_number(self.accuracy_reference)}, {format_number(self.accuracy_other)}\n"
             f"  {format_percent(self.confidence_level)} CIs: {self.ci_method}, B = {self.n_resamples}"
             f" ({self.n_undefined} undefined replicates left out)"
         )
@@ -809,12 +814,12 @@ def fit_copy_model(
     s = table_statistics(table)
     ci = [ConfidenceInterval(float(a), float(b)) for a, b in zip(lo, hi)]
     return CopyModelFit(
-        reference=reference,
+        reference_observer=reference,
         statistic=float(est[0]),
         p_copy=float(est[1]),
         mismatch=float(est[2]),
         latent_accuracy=float(est[3]),
-        accuracy_ref=float(s.accuracy_a),
+        accuracy_reference=float(s.accuracy_a),
         accuracy_other=float(s.accuracy_b),
         confidence_interval=ci[0],
         p_copy_interval=ci[1],
