@@ -10,7 +10,7 @@ and Y is two binomial draws per reference outcome.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -37,7 +37,8 @@ from trialwise.ec import DEFAULT_CI_METHOD
 __all__ = ["DIFFERENCE_TESTS", "DEFAULT_DIFFERENCE_TEST", "error_consistency_difference", "difference_pvalues"]
 
 #: Tests of H0: κ(ref, X) = κ(ref, Y).
-DIFFERENCE_TESTS = ("restricted-wald", "swap", "paper")
+DifferenceTest = Literal["restricted-wald", "swap", "paper"]
+DIFFERENCE_TESTS: tuple[DifferenceTest, ...] = get_args(DifferenceTest)
 #: Default difference test: it holds its level when X and Y differ in accuracy (docs/validity.md).
 DEFAULT_DIFFERENCE_TEST = "restricted-wald"
 #: Interval methods of a difference: the bootstrap/posterior methods of

@@ -22,7 +22,7 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -608,7 +608,8 @@ class MonteCarloTest:
         return self.n_resamples - self.n_defined
 
 
-ALTERNATIVES = ("greater", "less", "two-sided")
+Alternative = Literal["greater", "less", "two-sided"]
+ALTERNATIVES: tuple[Alternative, ...] = get_args(Alternative)
 
 
 def _tail_counts(null: NDArray, observed: NDArray, alternative: str) -> tuple[NDArray, NDArray]:

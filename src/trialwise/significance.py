@@ -21,7 +21,8 @@ from trialwise._core.validation import check_choice
 __all__ = ["INDEPENDENCE_TESTS", "ADJUSTMENTS", "independence_pvalues", "adjust_pvalues"]
 
 #: Corrections for many comparisons.
-ADJUSTMENTS = ("holm", "bonferroni", "bh", "by", "none")
+Adjustment = Literal["holm", "bonferroni", "bh", "by", "none"]
+ADJUSTMENTS: tuple[Adjustment, ...] = get_args(Adjustment)
 
 #: Tests of independence of two observers' errors (a 2×2 table).
 IndependenceTest = Literal["fisher", "boschloo", "copy-null", "asymptotic"]
@@ -154,7 +155,7 @@ def independence_pvalues(
     return p.reshape(batch)[()], n_undef.reshape(batch)[()]
 
 
-def adjust_pvalues(pvalues: Any, method: str = "holm") -> NDArray:
+def adjust_pvalues(pvalues: Any, method: Adjustment = "holm") -> NDArray:
     """p-values adjusted for many comparisons (one family), NaN left in place.
 
     Parameters

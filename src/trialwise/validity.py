@@ -37,6 +37,7 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_percent
 from trialwise._core.results import Result
 from trialwise.difference import DIFFERENCE_TESTS, difference_pvalues
+from trialwise.benchmark.differences import BenchmarkTest
 from trialwise.benchmark.leaderboard import DEFAULT_CI_METHOD, leaderboard
 from trialwise.benchmark.protocol import MODEL_VS_HUMAN
 from trialwise.benchmark.ranks import rank_intervals, rank_scores
@@ -752,7 +753,7 @@ def benchmark_coverage_study(
     rank_width: dict[str, dict[str, list[float]]] = {s: {k: [] for k in cand} for s in kinds_rs}
     best_true = [k for k in cand if true_rank[k][0] == 1]
     best_cov, best_size = [], []
-    pvals: dict[str, list[float]] = {"bootstrap": [], "swap": []}
+    pvals: dict[BenchmarkTest, list[float]] = {"bootstrap": [], "swap": []}
     t0 = time.perf_counter()
     cols: dict[str, list[Any]] = {c: [] for c in TRIAL_COLUMNS}
     # The layout of one dataset (everything but the answers) is the same every time.

@@ -45,6 +45,7 @@ from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import Protocol, get_protocol
 from trialwise.intervals import interval
 from trialwise.resampling import bootstrap_sums, child_rngs, child_seed
+from trialwise.benchmark.protocol import Metric
 
 __all__ = ["BENCHMARK_METRICS", "BehavioralBenchmark", "BrainScoreResult", "CeilingResult"]
 
@@ -421,7 +422,7 @@ class BehavioralBenchmark:
         humans: Any,
         protocol: str | Protocol = "model-vs-human",
         *,
-        metric: str = "error-consistency",
+        metric: Metric = "error-consistency",
         reference: Any = None,
         n_resamples: int = 2000,
         n_splits: int = 100,

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import ClassVar, Literal, get_args
 
 import numpy as np
 from numpy.typing import NDArray
@@ -30,7 +30,8 @@ from trialwise.resampling import keyed_rng, monte_carlo_pvalue
 __all__ = ["BENCHMARK_TESTS", "BenchmarkDifferenceResult", "SwapNulls", "difference_pvalue", "pair_pvalues"]
 
 #: Tests of "two candidates are alike" at the benchmark level.
-BENCHMARK_TESTS = ("swap", "bootstrap", "paper")
+BenchmarkTest = Literal["swap", "bootstrap", "paper"]
+BENCHMARK_TESTS: tuple[BenchmarkTest, ...] = get_args(BenchmarkTest)
 
 
 @dataclass(frozen=True, repr=False, eq=False)

@@ -59,6 +59,8 @@ from trialwise.benchmark.ranks import (
 from trialwise.resampling import child_rngs, child_seed
 from trialwise.significance import adjust_pvalues
 from trialwise.benchmark.report import write_report
+from trialwise.benchmark.differences import BenchmarkTest
+from trialwise.significance import Adjustment
 
 __all__ = ["leaderboard", "difference_test", "Leaderboard", "KendallTau", "ExperimentBreakdown",
            "BenchmarkDifferenceResult", "BENCHMARK_TESTS", "BENCHMARK_CI_METHODS", "bootstrap_scores",
@@ -325,7 +327,7 @@ class Leaderboard(Result):
         return self.observers.index(name)
 
     @renamed_parameters(n_permutations="n_resamples")
-    def difference(self, x: Any, y: Any, *, test: str = "swap", n_resamples: int | None = None) -> BenchmarkDifferenceResult:
+    def difference(self, x: Any, y: Any, *, test: BenchmarkTest = "swap", n_resamples: int | None = None) -> BenchmarkDifferenceResult:
         """Δ = score(x) − score(y) with its CI (joint bootstrap) and a test of "alike".
 
         Parameters
@@ -385,7 +387,7 @@ class Leaderboard(Result):
             bootstrap_distribution=boot, null_distribution=null)
 
     @renamed_parameters(n_permutations="n_resamples")
-    def pairwise(self, *, which: str = "all", test: str = "swap", adjust: str = "holm", alpha: float = 0.05,
+    def pairwise(self, *, which: str = "all", test: BenchmarkTest = "swap", adjust: Adjustment = "holm", alpha: float = 0.05,
                  n_resamples: int | None = None, workers: int | None = None,
                  progress: Progress | None = None):
         """Tests between candidates: every pair (``which="all"``) or neighbours in the ranking.
@@ -944,7 +946,7 @@ def difference_test(
     *,
     reference: Any = None,
     protocol: str | Protocol = "model-vs-human",
-    test: str = "swap",
+    test: BenchmarkTest = "swap",
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
     ci_method: str = DEFAULT_CI_METHOD,

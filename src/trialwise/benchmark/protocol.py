@@ -11,7 +11,7 @@ from __future__ import annotations
 import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,7 +23,8 @@ __all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "FLAT", 
            "metric_gradient"]
 
 #: Pair metrics a protocol can average (each a function of a pair's 2×2 table).
-METRICS = ("error-consistency", "observed-consistency", "accuracy-difference")
+Metric = Literal["error-consistency", "observed-consistency", "accuracy-difference"]
+METRICS: tuple[Metric, ...] = get_args(Metric)
 #: Whether a larger value of the metric means "more alike" (ranks: 1 = most alike).
 HIGHER_IS_BETTER = {"error-consistency": True, "observed-consistency": True, "accuracy-difference": False}
 #: Aggregation levels: the reference observer, the condition, the experiment.
@@ -142,7 +143,7 @@ class Protocol:
     reference: str = "human"
     experiments: tuple[str, ...] | None = None
     conditions: Mapping[str, tuple[str, ...]] | None = None
-    metric: str = "error-consistency"
+    metric: Metric = "error-consistency"
     min_items: int = 20
 
     def __post_init__(self) -> None:

@@ -11,7 +11,7 @@ intervals for the published scores.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,7 +32,8 @@ from trialwise.data import TRIAL_COLUMNS
 __all__ = ["MODEL_ACCURACY", "published_intervals", "synthetic_trials"]
 
 #: How a synthetic model's accuracy is chosen inside the feasible range (Klein et al. 2025, App. I).
-MODEL_ACCURACY = ("middle", "lower")
+ModelAccuracy = Literal["middle", "lower"]
+MODEL_ACCURACY: tuple[ModelAccuracy, ...] = get_args(ModelAccuracy)
 
 
 def _kappa_table(kappa: Any):
@@ -102,7 +103,7 @@ def synthetic_trials(
     humans: Any,
     *,
     protocol: str | Protocol = "model-vs-human",
-    model_accuracy: str = "middle",
+    model_accuracy: ModelAccuracy = "middle",
     reference: Any = None,
     rng: Any = None,
 ):
@@ -234,7 +235,7 @@ def published_intervals(
     ceiled: bool = True,
     ceiling: Any = None,
     protocol: str | Protocol = "model-vs-human",
-    model_accuracy: str = "middle",
+    model_accuracy: ModelAccuracy = "middle",
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
     rng: Any = None,

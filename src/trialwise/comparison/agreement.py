@@ -10,7 +10,7 @@ correct/incorrect coding, the agreement matrix *is* the contingency table of
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,8 @@ __all__ = ["agreement_matrix", "disagreement", "cohen_kappa", "bowker_test", "st
 
 #: Statistics of the omnibus permutation test: the total off-diagonal asymmetry
 #: ``S = Σ_{j<k} |n_jk − n_kj|`` (the chapter's choice) or Bowker's χ².
-PERMUTATION_STATISTICS = ("asymmetry", "bowker")
+PermutationStatistic = Literal["asymmetry", "bowker"]
+PERMUTATION_STATISTICS: tuple[PermutationStatistic, ...] = get_args(PermutationStatistic)
 
 
 #: Largest number of items in a table of counts (as in :func:`trialwise._core.validation.check_counts`):
@@ -410,7 +411,7 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
 
 
 def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, labels: Any = None,
-                              statistic: str = "asymmetry", n_resamples: int = 10000,
+                              statistic: PermutationStatistic = "asymmetry", n_resamples: int = 10000,
                               rng: Any = None) -> ComparisonResult:
     """Omnibus permutation test of exchangeability of the two classifiers' labels (§14.3.5).
 

@@ -18,7 +18,7 @@ n fixed).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -32,11 +32,13 @@ from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.comparison.probabilities import Probabilities, paired_probabilities, probabilities
 from trialwise.significance import ADJUSTMENTS, adjust_pvalues
+from trialwise.significance import Adjustment
 
 __all__ = ["MULTI_CLASS", "auc", "delong_test"]
 
 #: Multi-class AUC: one-vs-rest macro average, or Hand & Till's one-vs-one measure.
-MULTI_CLASS = ("ovr", "ovo")
+MultiClass = Literal["ovr", "ovo"]
+MULTI_CLASS: tuple[MultiClass, ...] = get_args(MultiClass)
 
 
 def _influence(score: NDArray, pos: NDArray, neg: NDArray) -> tuple[float, NDArray]:
@@ -90,7 +92,7 @@ def _measure(data: Probabilities, multi_class: str) -> tuple[float, NDArray, lis
     return auc_value, psi, parts
 
 
-def _check_multi(multi_class: str) -> str:
+def _check_multi(multi_class: Any) -> MultiClass:
     return v.check_choice(multi_class, "multi_class", MULTI_CLASS)
 
 
@@ -113,7 +115,7 @@ def _auc_result(data: Probabilities, multi_class: str, value: float, var: float,
                      per_class=per_class)
 
 
-def auc(y_true: Any, proba: Any, *, multi_class: str = "ovr", classes: Any = None,
+def auc(y_true: Any, proba: Any, *, multi_class: MultiClass = "ovr", classes: Any = None,
         confidence_level: float = 0.95) -> ComparisonResult:
     """Area under the ROC curve with DeLong's confidence interval (§14.2.7, §14.3.9).
 
@@ -179,7 +181,7 @@ def _z_test(diff: float, var: float) -> tuple[float, float]:
     return float(z), float(2 * stats.norm.sf(abs(z)))
 
 
-def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: str = "ovr", adjust: str = "holm",
+def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: MultiClass = "ovr", adjust: Adjustment = "holm",
                 classes: Any = None, confidence_level: float = 0.95) -> ComparisonResult:
     """DeLong's test of equal AUC for two classifiers scored on the same items (§14.2.7, §14.3.9).
 

@@ -38,6 +38,7 @@ from trialwise.comparison.agreement import bowker_test
 from trialwise.comparison.mcnemar import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
 from trialwise.comparison.probabilities import error_correlation, expected_calibration_error
 from trialwise.labels import LabelCoding
+from trialwise.comparison.mcnemar import McNemarMethod
 
 __all__ = ["DECISIONS", "ensemble_recommendation"]
 
@@ -145,7 +146,7 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
                             classes: Any = None, names: tuple[str, str] = ("A", "B"), alpha: float = 0.05,
                             accuracy_gap: float = ACCURACY_GAP, redundancy: float = REDUNDANCY,
                             max_ece: float = MAX_ECE,
-                            mcnemar_method: str = "exact", n_bins: int = 10) -> EnsembleRecommendation:
+                            mcnemar_method: McNemarMethod = "exact", n_bins: int = 10) -> EnsembleRecommendation:
     """The ensemble decision of §14.3.11 and the checkpoint values that led to it.
 
     Parameters
@@ -234,7 +235,7 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
 
 def recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, names: tuple[str, str],
                alpha: float, accuracy_gap: float = ACCURACY_GAP, redundancy: float = REDUNDANCY,
-               max_ece: float = MAX_ECE, mcnemar_method: str = "exact") -> EnsembleRecommendation:
+               max_ece: float = MAX_ECE, mcnemar_method: McNemarMethod = "exact") -> EnsembleRecommendation:
     """The four checkpoints on labels coded together ("y_true", "pred_a", "pred_b"). ``checks`` maps
     "mcnemar", "yules_q", "bowker" and, with probabilities, "error_correlation" (results) and "ece" (a
     pair) to zero-argument callables, called only when their checkpoint is reached:

@@ -12,7 +12,7 @@ or ``counts=``. Statistics of the predicted labels themselves, without the truth
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -31,7 +31,8 @@ from trialwise.resampling import monte_carlo_test
 __all__ = ["MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"]
 
 #: McNemar variants: exact binomial, mid-p, χ² without and with continuity correction, permutation.
-MCNEMAR_METHODS = ("exact", "mid-p", "asymptotic", "corrected", "permutation")
+McNemarMethod = Literal["exact", "mid-p", "asymptotic", "corrected", "permutation"]
+MCNEMAR_METHODS: tuple[McNemarMethod, ...] = get_args(McNemarMethod)
 
 
 def code_pair_labels(y_true: Any, pred_a: Any, pred_b: Any) -> LabelCoding:
@@ -96,7 +97,7 @@ def contingency_table(y_true: Any = None, pred_a: Any = None, pred_b: Any = None
 
 
 def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, counts: ArrayLike | None = None,
-            method: str = "exact", n_resamples: int = 10000, rng: Any = None) -> ComparisonResult:
+            method: McNemarMethod = "exact", n_resamples: int = 10000, rng: Any = None) -> ComparisonResult:
     """McNemar's test of equal accuracy, H0: ``n10 = n01`` in expectation (§14.1.4).
 
     Parameters

@@ -18,7 +18,7 @@ their paired tests and calibration), most of them docstrings.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -42,11 +42,14 @@ __all__ = ["PROBA_SUM_TOLERANCE", "SCORES", "BIN_STRATEGIES", "CALIBRATION_KINDS
 #: Largest accepted ``|Σ_k p_ik − 1|`` of a probability row (float32 softmax outputs pass).
 PROBA_SUM_TOLERANCE = 1e-4
 #: Per-sample scores: Brier (squared error) and log-loss (cross-entropy).
-SCORES = ("brier", "log-loss")
+Score = Literal["brier", "log-loss"]
+SCORES: tuple[Score, ...] = get_args(Score)
 #: Binning of a calibration curve: equal-width or equal-count bins.
-BIN_STRATEGIES = ("uniform", "quantile")
+BinStrategy = Literal["uniform", "quantile"]
+BIN_STRATEGIES: tuple[BinStrategy, ...] = get_args(BinStrategy)
 #: Reductions of a K-class problem to calibration curves (§14.2.3, §14.3.8).
-CALIBRATION_KINDS = ("binary", "top-label", "classwise")
+CalibrationKind = Literal["binary", "top-label", "classwise"]
+CALIBRATION_KINDS: tuple[CalibrationKind, ...] = get_args(CalibrationKind)
 #: Decimals to which per-sample scores are rounded: ties that are exact in the data
 #: (``(0.7 − 1)² = 0.3²``) stay ties in floating point, for the rank-based methods.
 SCORE_DECIMALS = 12
@@ -171,7 +174,7 @@ def _scores(data: Probabilities, score: str, convention: str | None) -> NDArray:
     return np.round(out, SCORE_DECIMALS)
 
 
-def sample_scores(y_true: Any, proba: Any, *, score: str = "brier", classes: Any = None,
+def sample_scores(y_true: Any, proba: Any, *, score: Score = "brier", classes: Any = None,
                   convention: str | None = None) -> NDArray:
     """Per-item score ``S_i`` (lower is better): Brier or log-loss (§14.2.4, §14.3.10).
 
@@ -384,7 +387,7 @@ def _curve_inputs(data: Probabilities, kind: str) -> list[tuple[Any, NDArray, ND
 
 @renamed_parameters(strategy="bin_strategy")
 def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bins: int = 10,
-                      bin_strategy: str = "uniform", classes: Any = None) -> CalibrationCurve:
+                      bin_strategy: BinStrategy = "uniform", classes: Any = None) -> CalibrationCurve:
     """Calibration curve (reliability diagram) and its ECE (§14.2.3, §14.3.8).
 
     Parameters
@@ -472,7 +475,7 @@ def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bin
 
 @renamed_parameters(strategy="bin_strategy")
 def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = None, n_bins: int = 10,
-                               bin_strategy: str = "uniform", classes: Any = None) -> ComparisonResult:
+                               bin_strategy: BinStrategy = "uniform", classes: Any = None) -> ComparisonResult:
     """Expected calibration error ``ECE = Σ_b |I_b|/M · |ȳ_b − p̄_b|`` (§14.2.3, §14.3.8).
 
     The arguments are those of :func:`calibration_curve`; the result's ``curve`` is the
@@ -555,7 +558,7 @@ def _paired(y_true: Any, proba_a: Any, proba_b: Any, score: str, classes: Any,
     return _scores(a, score, convention), _scores(b, score, convention)
 
 
-def score_difference(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier", classes: Any = None,
+def score_difference(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = "brier", classes: Any = None,
                      convention: str | None = None, confidence_level: float = 0.95) -> ComparisonResult:
     """Mean paired score difference ``δ̄ = S̄_A − S̄_B`` with its t interval (§14.2.4).
 
@@ -611,7 +614,7 @@ def score_difference(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "b
                        mean_a=float(sa.mean()), mean_b=float(sb.mean()))
 
 
-def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier", classes: Any = None,
+def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = "brier", classes: Any = None,
                  convention: str | None = None) -> ComparisonResult:
     """Paired t-test of ``E[δ_i] = 0`` on the per-sample scores (§14.2.5, ``scipy.stats.ttest_rel``).
 
@@ -671,7 +674,7 @@ def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier
                        notes=comparison_notes(f"t with {int(res.df)} df on S_A - S_B"), df=int(res.df))
 
 
-def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: str = "brier", classes: Any = None,
+def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = "brier", classes: Any = None,
                   convention: str | None = None) -> ComparisonResult:
     """Wilcoxon signed-rank test on the per-sample score differences (§14.2.6, ``scipy.stats.wilcoxon``).
 
@@ -748,7 +751,7 @@ def _nearly_constant(x: NDArray) -> bool:
     return bool(np.all(x == x[0]) or np.linalg.norm(x - mean) < np.finfo(float).eps ** 0.75 * abs(mean))
 
 
-def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = "pearson", score: str = "brier",
+def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = "pearson", score: Score = "brier",
                       classes: Any = None, convention: str | None = None,
                       confidence_level: float = 0.95) -> ComparisonResult:
     """Correlation of the two classifiers' per-sample scores (§14.2.8 Pearson, §14.2.9 Spearman).

@@ -49,6 +49,8 @@ from trialwise.kappa import canonical_orientation, kappa_from_counts, table_stat
 from trialwise.labels import LabelCoding
 from trialwise.significance import independence_pvalues
 from trialwise.tables import agreement_table
+from trialwise.comparison.probabilities import BinStrategy, Score
+from trialwise.significance import Adjustment
 
 __all__ = ["compare"]
 
@@ -271,9 +273,9 @@ def _predict(data: Probabilities) -> np.ndarray:
 
 
 def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = None, proba_b: Any = None, *,
-            names: tuple[str, str] = ("A", "B"), classes: Any = None, score: str = "brier", n_bins: int = 10,
-            bin_strategy: str = "uniform", confidence_level: float = 0.95, alpha: float = 0.05,
-            adjust: str = "holm", n_resamples: int = 10000, rng: Any = None) -> ComparisonReport:
+            names: tuple[str, str] = ("A", "B"), classes: Any = None, score: Score = "brier", n_bins: int = 10,
+            bin_strategy: BinStrategy = "uniform", confidence_level: float = 0.95, alpha: float = 0.05,
+            adjust: Adjustment = "holm", n_resamples: int = 10000, rng: Any = None) -> ComparisonReport:
     """Compare two classifiers on the same items with every applicable method of *Machine Learning & Signals Learning*, ch. 14.
 
     Parameters
