@@ -327,3 +327,27 @@ def test_cohen_kappa_on_labels_is_the_kernel():
     res = cohen_kappa(a, b)
     assert res.statistic == float(tw.kappa_from_counts(t))
     assert res.se == float(np.sqrt(tw.kappa_variance(t)[0]))
+
+
+def test_kappa_gradient_over_sums_is_the_cell_gradient_by_the_chain_rule():
+    """kappa_gradient_sums (n, n11, ca, cb) equals kappa_gradient through
+    n10 = ca − n11, n01 = cb − n11, n00 = n − ca − cb + n11, and a finite difference."""
+    from trialwise.kappa import kappa_gradient, kappa_gradient_sums, kappa_from_counts
+
+    gen = np.random.default_rng(5)
+    cells = gen.integers(0, 30, size=(200, 4)).astype(float) + 0.5
+    n11, n10, n01, n00 = cells.T
+    n, ca, cb = cells.sum(1), n11 + n10, n11 + n01
+    g = kappa_gradient_sums(n, n11, ca, cb)
+    gc = kappa_gradient(cells.reshape(-1, 2, 2))
+    g11, g10, g01, g00 = gc[:, 0, 0], gc[:, 0, 1], gc[:, 1, 0], gc[:, 1, 1]
+    np.testing.assert_allclose(g, [g00, g11 - g10 - g01 + g00, g10 - g00, g01 - g00], rtol=1e-10, atol=1e-14)
+
+    def kappa_of(n, n11, ca, cb):
+        return kappa_from_counts(np.stack([n11, ca - n11, cb - n11, n - ca - cb + n11], -1).reshape(-1, 2, 2))
+
+    eps = 1e-6
+    for k, args in enumerate(([n, n11, ca, cb])):
+        up = [x + eps if i == k else x for i, x in enumerate((n, n11, ca, cb))]
+        down = [x - eps if i == k else x for i, x in enumerate((n, n11, ca, cb))]
+        np.testing.assert_allclose(g[k], (kappa_of(*up) - kappa_of(*down)) / (2 * eps), rtol=1e-5, atol=1e-8)

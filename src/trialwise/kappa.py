@@ -42,6 +42,7 @@ __all__ = [
     "feasible_accuracy",
     "cell_probabilities",
     "kappa_gradient",
+    "kappa_gradient_sums",
     "kappa_hessian",
     "kappa_difference_variance",
 ]
@@ -675,6 +676,33 @@ def kappa_gradient(cells: ArrayLike) -> NDArray:
         g = (d_num * den[..., None] - num[..., None] * d_den) / (den**2)[..., None]
     g = np.where((den > 0)[..., None], g, np.nan)
     return g.reshape(g.shape[:-1] + (2, 2))
+
+
+def kappa_gradient_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLike) -> NDArray:
+    """Gradient of κ with respect to a 2×2 table's sums, shape ``(4, …)``: items ``n``, both
+    correct ``n11``, each observer correct ``ca``, ``cb``.
+
+    κ = ``N / D`` with ``N = 2(n·n11 − ca·cb)`` and ``D = n(ca + cb) − 2·ca·cb`` (the cells
+    ``n11, ca − n11, cb − n11, n − ca − cb + n11`` of :func:`kappa_gradient`; it is that
+    gradient by the chain rule, written out so the bootstrap's influence computation needs
+    no intermediate (…, 2, 2) arrays): ``∂κ/∂n = (2·n11·D − N(ca + cb)) / D²``,
+    ``∂κ/∂n11 = 2n / D``, ``∂κ/∂ca = (−2·cb·D − N(n − 2cb)) / D²`` and symmetrically for
+    ``cb``. Not finite where κ is undefined (``D = 0``).
+
+    Examples
+    --------
+    >>> g = kappa_gradient_sums(10.0, 6.0, 7.0, 8.0)
+    >>> bool(abs(g @ [10.0, 6.0, 7.0, 8.0]) < 1e-12)   # κ does not change when the table is scaled
+    True
+    """
+    n, n11, ca, cb = (np.asarray(x, dtype=float) for x in (n, n11, ca, cb))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        num = 2.0 * (n * n11 - ca * cb)
+        den = n * (ca + cb) - 2.0 * ca * cb
+        inv2 = 1.0 / (den * den)
+        g = [(2.0 * n11 * den - num * (ca + cb)) * inv2, 2.0 * n / den,
+             (-2.0 * cb * den - num * (n - 2.0 * cb)) * inv2, (-2.0 * ca * den - num * (n - 2.0 * ca)) * inv2]
+    return np.stack(np.broadcast_arrays(*g))
 
 
 # Second derivatives of κ's numerator 2(p11·p00 − p10·p01) and denominator

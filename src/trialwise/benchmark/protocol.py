@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise.kappa import kappa_from_cells, kappa_gradient
+from trialwise.kappa import kappa_from_cells, kappa_gradient_sums
 
 __all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums",
            "metric_gradient"]
@@ -59,20 +59,13 @@ def metric_gradient(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDAr
     with respect to its table's sums ``(n, n11, ca, cb)``, shape ``(4, …)``; not finite where
     the metric is undefined.
 
-    For κ, the gradient over the cells (:func:`trialwise.kappa.kappa_gradient`) by the chain
-    rule through ``n10 = ca − n11``, ``n01 = cb − n11``, ``n00 = n − ca − cb + n11``:
-    ``∂κ/∂n = g00``, ``∂κ/∂n11 = g11 − g10 − g01 + g00``, ``∂κ/∂ca = g10 − g00``,
-    ``∂κ/∂cb = g01 − g00``. Every metric is unchanged when all four sums are scaled, so
-    ``gradient · sums = 0``.
+    For κ, :func:`trialwise.kappa.kappa_gradient_sums`. Every metric is unchanged when all
+    four sums are scaled, so ``gradient · sums = 0``.
     """
     n, n11, ca, cb = (np.asarray(x, dtype=float) for x in (n, n11, ca, cb))
     with np.errstate(invalid="ignore", divide="ignore"):
-        if metric == "error-consistency":  # the one κ gradient over the cells, by the chain rule
-            n10, n01 = ca - n11, cb - n11
-            cells = np.stack(np.broadcast_arrays(n11, n10, n01, n - ca - n01), -1)
-            gc = kappa_gradient(cells.reshape(cells.shape[:-1] + (2, 2)))
-            g11, g10, g01, g00 = gc[..., 0, 0], gc[..., 0, 1], gc[..., 1, 0], gc[..., 1, 1]
-            g = [g00, g11 - g10 - g01 + g00, g10 - g00, g01 - g00]
+        if metric == "error-consistency":
+            return kappa_gradient_sums(n, n11, ca, cb)
         elif metric == "observed-consistency":
             f = (n - ca - cb + 2.0 * n11) / n
             g = [(1.0 - f) / n, 2.0 / n, -1.0 / n, -1.0 / n]
