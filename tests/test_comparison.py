@@ -675,3 +675,20 @@ def test_beating_the_baseline_is_a_one_sided_binomial_test():
     good = np.where(rng.random(500) < 0.8, y, 1 - y)
     rec = tw.ensemble_recommendation(y, good, a, names=("good", "A"))
     assert rec.decision == "drop the weaker" and rec.keep == "good"
+
+
+@pytest.mark.parametrize("k", [2, 4])
+def test_report_carries_bowkers_test_for_every_k(k):
+    """ComparisonReport.symmetry is Bowker's test of its agreement matrix (McNemar on the labels for
+    K = 2, where no row of `results` holds it); for K > 2 it is the report's own `bowker` row."""
+    gen = np.random.default_rng(k)
+    y = gen.integers(0, k, 300)
+    a = np.where(gen.random(300) < 0.7, y, gen.integers(0, k, 300))
+    b = np.where(gen.random(300) < 0.6, y, gen.integers(0, k, 300))
+    rep = tw.compare(y, a, b)
+    again = tw.comparison.bowker_test(counts=rep.agreement)
+    assert (rep.symmetry.statistic, rep.symmetry.pvalue) == pytest.approx((again.statistic, again.pvalue), rel=1e-12)
+    if k > 2:
+        assert rep.symmetry is rep["bowker"]
+    else:
+        assert "bowker" not in rep.keys()

@@ -810,18 +810,16 @@ def benchmark_coverage_study(
         scored = np.isfinite(e_)  # a row has no score where none of its pairs shares min_items items
         e_, l_, h_ = e_[scored], l_[scored], h_[scored]
         n_ok = int(scored.sum())
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # no scored dataset: NaN rates
-            cov = float(np.mean((l_ <= truth[o]) & (truth[o] <= h_))) if n_ok else np.nan
-            p_easy, p_hard = params[names.index(o)] if o in models else (np.nan, np.nan)
-            rows.append(dict(observer=o, true_score=truth[o],
-                             accuracy=float(np.mean(easy * p_easy + (1 - easy) * p_hard)),
-                             coverage=cov, coverage_se=float(_rate_se(np.asarray(cov), np.asarray(max(n_ok, 1)))),
-                             mean_width=float(np.mean(h_ - l_)) if n_ok else np.nan,
-                             bias=float(np.mean(e_) - truth[o]) if n_ok else np.nan,
-                             sd=float(np.std(e_, ddof=1)) if n_ok > 1 else np.nan,
-                             contains_estimate=float(np.mean((l_ <= e_) & (e_ <= h_))) if n_ok else np.nan,
-                             n_scored=n_ok))
+        cov = float(np.mean((l_ <= truth[o]) & (truth[o] <= h_))) if n_ok else np.nan  # NaN: never scored
+        p_easy, p_hard = params[names.index(o)] if o in models else (np.nan, np.nan)
+        rows.append(dict(observer=o, true_score=truth[o],
+                         accuracy=float(np.mean(easy * p_easy + (1 - easy) * p_hard)),
+                         coverage=cov, coverage_se=float(_rate_se(np.asarray(cov), np.asarray(max(n_ok, 1)))),
+                         mean_width=float(np.mean(h_ - l_)) if n_ok else np.nan,
+                         bias=float(np.mean(e_) - truth[o]) if n_ok else np.nan,
+                         sd=float(np.std(e_, ddof=1)) if n_ok > 1 else np.nan,
+                         contains_estimate=float(np.mean((l_ <= e_) & (e_ <= h_))) if n_ok else np.nan,
+                         n_scored=n_ok))
     ranks = []
     for kind in kinds_rs:
         ranks += [dict(rank_set=kind, observer=k, true_rank=f"{true_rank[k][0]}" if true_rank[k][0] == true_rank[k][1]

@@ -136,12 +136,7 @@ def run_compare(args) -> int:
             if kind == "reliability":
                 fig = plot.plot_reliability(rep.calibration)
             else:
-                from trialwise.comparison import bowker_test
-
-                # TODO(issue 15 item 9): draw the report's own Bowker result once ComparisonReport carries it
-                # for every K (it has one only for K > 2, as a row of `results`); until then the test is run on
-                # the report's agreement matrix, which gives the same numbers.
-                fig = plot.plot_agreement_matrix(bowker_test(counts=rep.agreement), names=names)
+                fig = plot.plot_agreement_matrix(rep.symmetry, names=names)
         save_figure(fig, path, f"--{kind}")
     known = set(caught.messages())
     figures.caught = [w for w in figures.caught if str(w.message) not in known]

@@ -270,7 +270,7 @@ def _contributions(mat: NDArray, names: NDArray) -> pd.DataFrame:
                          "share": contrib / contrib.sum() if contrib.sum() > 0 else np.zeros(len(contrib))})
 
 
-def _never_disagree(test: str, method: str, m: int, fields: dict) -> ComparisonResult:
+def _never_disagree(test: str, method: str, m: int, fields: dict) -> SymmetryTestResult:
     """The documented value when the two classifiers never disagree: statistic 0, p = 1, a warning."""
     msg = f"{test}: the two classifiers never disagree; statistic 0, p = 1"
     caveat(msg, DegenerateDataWarning, stacklevel=4)
@@ -278,7 +278,7 @@ def _never_disagree(test: str, method: str, m: int, fields: dict) -> ComparisonR
 
 
 def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
-                labels: Any = None) -> ComparisonResult:
+                labels: Any = None) -> SymmetryTestResult:
     """Bowker's test of symmetry, H0: ``n_jk = n_kj`` in expectation for every pair j < k (§14.3.4).
 
     ``χ²_B = Σ_{j<k} (n_jk − n_kj)² / (n_jk + n_kj)``, referred to χ² with one degree of

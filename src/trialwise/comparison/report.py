@@ -33,7 +33,7 @@ from trialwise.comparison.agreement import (
 from trialwise.comparison.auc import auc, delong_test
 from trialwise.comparison.ensemble import EnsembleRecommendation, recommend
 from trialwise.comparison.mcnemar import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
-from trialwise.comparison.result import ComparisonResult, ScoreResult, comparison_notes
+from trialwise.comparison.result import ComparisonResult, ScoreResult, SymmetryTestResult, comparison_notes
 from trialwise.comparison.probabilities import (
     SCORES,
     Probabilities,
@@ -68,7 +68,8 @@ class ComparisonReport(Result):
     ``report[key]`` returns one result by its stable ``key`` (:meth:`keys` lists them;
     looking up by the display label still works for one release, with a FutureWarning);
     ``contingency`` the correct/incorrect table; ``agreement`` the agreement matrix
-    (DataFrame); ``calibration`` the calibration curves by classifier; ``recommendation``
+    (DataFrame); ``symmetry`` Bowker's test of that matrix (for every K; for K = 2 it is
+    McNemar's test on the labels, and a row of ``results`` only for K > 2); ``calibration`` the calibration curves by classifier; ``recommendation``
     the :class:`EnsembleRecommendation`. ``to_frame()`` has one row per method (columns
     :attr:`ComparisonResult.frame_columns`).
     """
@@ -79,6 +80,7 @@ class ComparisonReport(Result):
     accuracy: dict
     contingency: Any
     agreement: Any
+    symmetry: SymmetryTestResult
     results: tuple
     calibration: dict
     recommendation: EnsembleRecommendation
@@ -445,10 +447,11 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         if paired:
             add("Probabilities, paired", paired)
 
+        symmetry = bowker if bowker is not None else bowker_test(pred_a, pred_b, **lab)
         # the recommendation reuses what the report computed (its ECE uses the report's bins)
         checks: dict[str, Callable[[], Any]] = {
             "mcnemar": lambda: mc["exact"], "yules_q": lambda: q,
-            "bowker": lambda: bowker if bowker is not None else bowker_test(pred_a, pred_b, **lab)}
+            "bowker": lambda: symmetry}
         if both:
             checks["error_correlation"] = (lambda: pearson) if score == "brier" else \
                 (lambda: error_correlation(y, proba_a, proba_b, classes=classes))
@@ -458,6 +461,6 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     warn_once_per_kind(caveats, "compare")
     return ComparisonReport(names=(na, nb), n=n, classes=coding.classes,
                             accuracy={na: float(np.mean(right_a)), nb: float(np.mean(right_b))},
-                            contingency=table, agreement=agreement, results=tuple(results),
+                            contingency=table, agreement=agreement, symmetry=symmetry, results=tuple(results),
                             calibration=calibration, recommendation=rec,
                             sections=tuple((t, tuple(m)) for t, m in sections))
