@@ -913,6 +913,7 @@ CLI = [
      r"`proba_a` must be in \[0, 1\]; got 1.5"),
     ("cli-cmp-reliability-no-proba", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a", "--b", "b", "--reliability",
                                       F("no_folder")], r"does not exist|--reliability needs"),
+    ("cli-leaderboard-ci-method", ["leaderboard", "--ci-method", "wald"], r"argument --ci-method: invalid choice: 'wald'"),
     # ---- top level
     ("cli-no-command", [], r"the following arguments are required: command"),
     ("cli-unknown-command", ["frobnicate"], r"invalid choice: 'frobnicate'"),

@@ -205,6 +205,21 @@ def test_leaderboard_on_bundled_data(tmp_path, capsys):
     assert html.count("data:image/png;base64") >= 4 and "<table" in html
 
 
+def test_leaderboard_ci_method_option(tmp_path, capsys):
+    """--ci-method percentile gives the library's percentile intervals (the paper's); a bad choice is in
+    tests/test_bad_input.py."""
+    csv = tmp_path / "t.csv"
+    code, out, err = run(["leaderboard", "--resamples", "200", "--seed", "0", "--experiments", "edge",
+                          "--ci-method", "percentile", "--tests", "none", "--csv", str(csv)], capsys)
+    assert code == 0, err
+    assert "(percentile, B = 200)" in out
+    lib = tw.leaderboard(tw.datasets.model_vs_human(), tw.MODEL_VS_HUMAN.replace(experiments=["edge"]),
+                         n_resamples=200, ci_method="percentile", rng=0)
+    got = pd.read_csv(csv, keep_default_na=False, na_values=[""])
+    got = got[got["status"] != "not scored"].reset_index(drop=True)
+    np.testing.assert_allclose(got["ci_high"], lib.table["ci_high"], atol=1e-12)
+
+
 def test_leaderboard_on_a_raw_data_folder(tmp_path, capsys):
     from tests.test_benchmark import _write_raw
 

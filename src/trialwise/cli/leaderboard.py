@@ -7,6 +7,7 @@ import math
 import os
 import sys
 
+from trialwise.benchmark.leaderboard import BENCHMARK_CI_METHODS, DEFAULT_CI_METHOD
 from trialwise.cli.common import CLIError, EPILOG, FigureFailure, check_output, reading, use_agg, write_text
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
 
@@ -37,6 +38,9 @@ def add_leaderboard(sub) -> argparse.ArgumentParser:
                     help="reference observers by name (default: observer_type 'human')")
     lb.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
     lb.add_argument("--confidence-level", type=float, default=0.95)
+    lb.add_argument("--ci-method", choices=BENCHMARK_CI_METHODS, default=DEFAULT_CI_METHOD,
+                    help=f"interval of the scores (default {DEFAULT_CI_METHOD}; 'percentile' reproduces Klein et al. "
+                         "2025; 'bc' is faster)")
     lb.add_argument("--tests", choices=("neighbours", "all", "none"), default="neighbours",
                     help="difference tests between candidates (default: neighbours in the ranking)")
     lb.add_argument("--test", choices=("swap", "bootstrap", "paper"), default="swap")
@@ -202,7 +206,8 @@ def run_leaderboard(args) -> int:
     try:
         with caught.collect():
             lb = leaderboard(trials, protocol, reference=args.reference, n_resamples=args.resamples,
-                             confidence_level=args.confidence_level, rng=args.seed, progress=bar)
+                             confidence_level=args.confidence_level, ci_method=args.ci_method, rng=args.seed,
+                             progress=bar)
             pairs = None
             if args.tests != "none" and len(lb.candidates) >= 2:
                 pairs = lb.pairwise(which=args.tests, test=args.test, adjust=args.adjust, progress=bar)
