@@ -108,18 +108,18 @@ class ErrorConsistencyDifferenceResult(Result):
           difference           0.458
         """
         ci = self.confidence_interval
+        resampled = self.ci_method not in ("restricted-wald", "analytic")  # closed-form intervals draw nothing
         return "\n".join([
             "Difference in error consistency with one reference: EC(ref, x) - EC(ref, y)",
             f"  difference           {format_number(self.statistic)}",
             f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   "
-            f"({self.ci_method}, B = {self.n_resamples})",
+            f"({self.ci_method}" + (f", B = {self.n_resamples})" if resampled else ")"),
             f"  p-value (equal EC)   {format_pvalue(self.pvalue)}   ({self.test})",
             f"  EC x, EC y           {format_number(self.kappa_x)}, {format_number(self.kappa_y)}",
             f"  accuracy ref, x, y   {format_number(self.accuracy_reference)}, {format_number(self.accuracy_x)}, "
             f"{format_number(self.accuracy_y)}",
             f"  items n              {self.n}",
-            f"  undefined replicates {self.n_undefined} of {self.n_resamples}",
-        ])
+        ] + ([f"  undefined replicates {self.n_undefined} of {self.n_resamples}"] if resampled else []))
 
 
 #: The (reference, X) and (reference, Y) tables of triplet counts (:func:`trialwise.tables.triplet_margins`).
