@@ -90,9 +90,7 @@ class BenchmarkDifferenceResult(Result):
         Examples
         --------
         >>> import trialwise as tw
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
         >>> print(lb.difference("clip-16", "resnet50").summary())

@@ -210,9 +210,7 @@ class Leaderboard(Result):
         >>> import trialwise as tw
         >>> from trialwise.benchmark.hierarchy import build_design
         >>> from trialwise.benchmark.leaderboard import Leaderboard, bootstrap_scores
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> design = build_design(tw.read_trials(trials), protocol)
         >>> boot = bootstrap_scores(design, 200, rng=0, standard_errors=True)
@@ -359,9 +357,7 @@ class Leaderboard(Result):
         Examples
         --------
         >>> import trialwise as tw
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
         >>> lb.difference("clip-16", "resnet50")
@@ -435,9 +431,7 @@ class Leaderboard(Result):
         Examples
         --------
         >>> import trialwise as tw
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
         >>> pw = lb.pairwise()
@@ -548,9 +542,7 @@ class Leaderboard(Result):
         Examples
         --------
         >>> import trialwise as tw
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
         >>> by = lb.by_experiment()
@@ -584,9 +576,7 @@ class Leaderboard(Result):
         Examples
         --------
         >>> import trialwise as tw
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
         >>> e = lb.entries()
@@ -630,9 +620,7 @@ class Leaderboard(Result):
         Examples
         --------
         >>> import trialwise as tw
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
         >>> frame = lb.to_frame()
@@ -670,9 +658,7 @@ class Leaderboard(Result):
         Examples
         --------
         >>> import trialwise as tw
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
         >>> print(lb.summary(max_rows=2))   # doctest: +ELLIPSIS
@@ -727,9 +713,7 @@ class Leaderboard(Result):
         Examples
         --------
         >>> import trialwise as tw
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
         >>> print(lb.describe())   # doctest: +ELLIPSIS
@@ -767,9 +751,7 @@ class Leaderboard(Result):
         --------
         >>> import tempfile, pathlib
         >>> import trialwise as tw
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
         >>> with tempfile.TemporaryDirectory() as folder:
@@ -797,9 +779,7 @@ class Leaderboard(Result):
         --------
         >>> import json
         >>> import trialwise as tw
-        >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-        >>> trials = tw.datasets.model_vs_human()
-        >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+        >>> trials = tw.datasets.model_vs_human_sample()
         >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
         >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
         >>> d = lb.to_dict()
@@ -916,9 +896,7 @@ def leaderboard(
     Examples
     --------
     >>> import trialwise as tw
-    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-    >>> trials = tw.datasets.model_vs_human()
-    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> trials = tw.datasets.model_vs_human_sample()
     >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> lb

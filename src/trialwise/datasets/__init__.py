@@ -19,7 +19,7 @@ from importlib import resources
 
 from trialwise._core.errors import InvalidValueError
 
-__all__ = ["model_vs_human", "texture_vs_shape", "data_readme"]
+__all__ = ["model_vs_human", "model_vs_human_sample", "texture_vs_shape", "data_readme"]
 
 _TEXT_COLUMNS = {
     "source": str, "experiment": str, "condition": str, "subject": str, "observer_type": str,
@@ -69,6 +69,36 @@ def model_vs_human(experiment: str | None = None):
     {'human': 10, 'model': 26}
     """
     return _load("model-vs-human.csv.gz", experiment)
+
+
+#: The observers and experiments of :func:`model_vs_human_sample`.
+SAMPLE_OBSERVERS = ("resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04")
+SAMPLE_EXPERIMENTS = ("colour", "contrast")
+
+
+def model_vs_human_sample():
+    """A small slice of :func:`model_vs_human` for examples that must run in a second.
+
+    Three models (ResNet-50, CLIP, CORnet-S) and four humans on the ``colour`` and
+    ``contrast`` experiments, unchanged (:data:`SAMPLE_OBSERVERS`, :data:`SAMPLE_EXPERIMENTS`).
+    Score it with the model-vs-human protocol restricted to those experiments:
+    ``tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per trial, the columns of :func:`model_vs_human`.
+
+    Examples
+    --------
+    >>> from trialwise import datasets
+    >>> trials = datasets.model_vs_human_sample()
+    >>> trials.groupby("observer_type").subject.nunique().to_dict(), sorted(trials.experiment.unique())
+    ({'human': 4, 'model': 3}, ['colour', 'contrast'])
+    """
+    frame = _read("model-vs-human.csv.gz")
+    keep = frame["experiment"].isin(SAMPLE_EXPERIMENTS) & frame["subject"].isin(SAMPLE_OBSERVERS)
+    return frame[keep].reset_index(drop=True)
 
 
 def texture_vs_shape(experiment: str | None = None):

@@ -52,9 +52,7 @@ def plot_leaderboard(lb, *, ax: Any = None):
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
-    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-    >>> trials = tw.datasets.model_vs_human()
-    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> trials = tw.datasets.model_vs_human_sample()
     >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_leaderboard(lb)
@@ -112,9 +110,7 @@ def plot_rank_intervals(lb, *, ax: Any = None):
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
-    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-    >>> trials = tw.datasets.model_vs_human()
-    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> trials = tw.datasets.model_vs_human_sample()
     >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_rank_intervals(lb)
@@ -180,9 +176,7 @@ def plot_pairwise_matrix(pairwise, *, order=None, ax: Any = None):
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
-    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-    >>> trials = tw.datasets.model_vs_human()
-    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> trials = tw.datasets.model_vs_human_sample()
     >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_pairwise_matrix(lb.pairwise(n_resamples=200))
@@ -260,9 +254,7 @@ def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = No
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
-    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-    >>> trials = tw.datasets.model_vs_human()
-    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> trials = tw.datasets.model_vs_human_sample()
     >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_experiments(lb.by_experiment())
@@ -325,9 +317,7 @@ def plot_rank_correlation(breakdown, *, ax: Any = None):
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
-    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-    >>> trials = tw.datasets.model_vs_human()
-    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> trials = tw.datasets.model_vs_human_sample()
     >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_rank_correlation(lb.by_experiment())
@@ -395,9 +385,7 @@ def plot_agreement(entries, *, experiment: str | None = None, confidence_level: 
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
-    >>> keep = ["resnet50", "clip-16", "cornet-s", "subject-01", "subject-02", "subject-03", "subject-04"]
-    >>> trials = tw.datasets.model_vs_human()
-    >>> trials = trials[trials.experiment.isin(["colour", "contrast"]) & trials.subject.isin(keep)]
+    >>> trials = tw.datasets.model_vs_human_sample()
     >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_agreement(lb.entries(), experiment="colour")
