@@ -25,7 +25,9 @@ marked ``# fixed by helper-1`` / ``# fixed by helper-3`` / ``# fixed by the lead
 from __future__ import annotations
 
 import gzip
+import hashlib
 import importlib.util
+import json
 import re
 import warnings
 from functools import cache
@@ -68,6 +70,7 @@ WIDE = pd.DataFrame({"x": CA, "y": CB, "z": np.roll(CA, 3)}).astype(float)
 NAN = float("nan")
 INF = float("inf")
 HUGE = 2**63
+YI = pd.Series(Y).map({"car": 0, "cat": 1, "dog": 2}).to_numpy()  # option indices of Y
 
 
 @cache
@@ -160,7 +163,56 @@ def files(tmp_path_factory) -> dict[str, str]:
     out["empty_folder"] = str(d / "empty-folder")
     out["missing"] = str(d / "missing.csv")
     out["no_folder"] = str(d / "no" / "such" / "folder" / "out.html")
+    _evaluation_logs(d, out)
     return out
+
+
+def _lm_eval_row(doc_id: int, lls: list[float], target: int = 0, question: str = "q", filter_key: str = "none") -> str:
+    """One line of an lm-evaluation-harness samples file (0.4.x, sanitised: numbers as text)."""
+    doc = {"question": question, "subject": "s"}
+    return json.dumps({
+        "doc_id": doc_id, "doc": doc, "target": str(target),
+        "arguments": {f"gen_args_{i}": {"arg_0": "ctx", "arg_1": f" option {i}"} for i in range(len(lls))},
+        "resps": [[[str(v), "False"]] for v in lls], "filtered_resps": [[str(v), "False"] for v in lls],
+        "filter": filter_key, "metrics": ["acc"], "doc_hash": hashlib.sha256(question.encode()).hexdigest(),
+        "prompt_hash": "p", "target_hash": "t", "acc": 1.0}) + "\n"
+
+
+def _evaluation_logs(d: Path, out: dict[str, str]) -> None:
+    """Bad lm-evaluation-harness and HELM logs (the formats of tests/test_logs_lm_eval.py, test_logs_helm.py)."""
+    date = "2026-01-01T00-00-00.000000"
+
+    def run(case: str, model: str, lines: list[str], task: str = "t") -> None:
+        folder = d / case / model
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"samples_{task}_{date}.jsonl").write_text("".join(lines))
+        out[case.replace("-", "_")] = str(d / case)
+
+    good = [_lm_eval_row(i, [-0.5, -1.5, -2.0], question=f"q{i}") for i in range(3)]
+    run("lme-ragged", "a", good)
+    run("lme-ragged", "b", good[:2] + [_lm_eval_row(2, [-0.5, -1.5], question="q2")])
+    run("lme-positive", "a", good[:2] + [_lm_eval_row(2, [0.5, -1.5, -2.0], question="q2")])
+    run("lme-nan", "a", good[:2] + [_lm_eval_row(2, [float("nan"), -1.5, -2.0], question="q2")])
+    run("lme-duplicate", "a", good + good[:1])
+    run("lme-unaligned", "a", good)
+    run("lme-unaligned", "b", good[:2])
+    run("lme-filters", "a", good + [_lm_eval_row(0, [-0.5, -1.5, -2.0], question="q0", filter_key="strict")])
+    run("lme-no-options", "a", [_lm_eval_row(0, [-0.5], question="q0").replace('"target": "0"', '"target": "[0, 1]"')])
+    (d / "notes.jsonl").write_text("{}\n")
+    out["lme_not_samples"] = str(d / "notes.jsonl")
+    refs = [{"output": {"text": "x"}, "tags": []}, {"output": {"text": "y"}, "tags": []}]
+    state = {"instance": {"input": {"text": "q"}, "references": refs, "split": "test", "id": "id1"},
+             "train_trial_index": 0, "output_mapping": {"A": "x", "B": "y"},
+             "request": {"model": "m", "model_deployment": "m", "prompt": "q"},
+             "result": {"success": True, "embedding": [], "cached": False,
+                        "completions": [{"text": " A", "logprob": -0.1, "tokens": []}]},
+             "num_train_instances": 0, "prompt_truncated": False, "num_conditioning_tokens": 0}
+    for case, method in (("helm-no-correct", "multiple_choice_joint"), ("helm-generation", "generation")):
+        folder = d / case / "mmlu:model=m"
+        folder.mkdir(parents=True)
+        (folder / "scenario_state.json").write_text(json.dumps(
+            {"adapter_spec": {"method": method, "model": "m"}, "request_states": [state]}))
+        out[case.replace("-", "_")] = str(folder)
 
 
 class F:
@@ -474,6 +526,49 @@ API = [
     ("image-id-nested", tw.image_id, ([["a.png"], ["b.png"]],), {}, TypeError, r"`names` must hold file names \(text\); got \['a\.png'\] at position 0"),
     ("image-id-numbers", tw.image_id, ([1, 2],), {}, TypeError, r"`names` must hold file names"),
     ("rt-bytes", tw.read_trials, (b"trials.csv",), {}, TypeError, r"`source` must be .*; got bytes"),
+    # ---- evaluation logs (logs/): lm-evaluation-harness, HELM
+    ("lme-none", tw.read_lm_eval, (None,), {}, TypeError, r"`paths` must be a file or folder path or a non-empty list"),
+    ("lme-empty-list", tw.read_lm_eval, ([],), {}, TypeError, r"`paths` must be a file or folder path"),
+    ("lme-int-in-list", tw.read_lm_eval, ([3],), {}, TypeError, r"`paths` must hold file or folder paths; got int 3"),
+    ("lme-missing", lambda: tw.read_lm_eval(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
+    ("lme-empty-folder", lambda: tw.read_lm_eval(str(F("empty_folder"))), None, None, ValueError,
+     r"empty-folder: no evaluation log in this folder"),
+    ("lme-not-samples", lambda: tw.read_lm_eval(str(F("lme_not_samples"))), None, None, ValueError,
+     r"notes\.jsonl: not an lm-evaluation-harness samples file"),
+    ("lme-normalization", lambda: tw.read_lm_eval(str(F("lme_ragged")), normalization="norm"), None, None, ValueError,
+     r"`normalization` must be one of 'none', 'length'; got 'norm'"),
+    ("lme-unaligned-arg", lambda: tw.read_lm_eval(str(F("lme_ragged")), unaligned=False), None, None, TypeError,
+     r"`unaligned` must be one of 'error', 'drop'; got False"),
+    ("lme-clusters-int", lambda: tw.read_lm_eval(str(F("lme_ragged")), clusters=1), None, None, TypeError,
+     r"`clusters` must be a str or None; got int 1"),
+    ("lme-filter-int", lambda: tw.read_lm_eval(str(F("lme_ragged")), filter_name=0), None, None, TypeError,
+     r"`filter_name` must be a str or None; got int 0"),
+    ("lme-ragged", lambda: tw.read_lm_eval(str(F("lme_ragged"))), None, None, ValueError,
+     r"b/samples_t_.*\.jsonl:3: ragged option counts \(field `filtered_resps`\): item '[0-9a-f]+' of 't' has 2 options for 'b' but 3 for 'a'"),
+    ("lme-positive-loglikelihood", lambda: tw.read_lm_eval(str(F("lme_positive"))), None, None, ValueError,
+     r"samples_t_.*\.jsonl:3: field `filtered_resps` must hold log-likelihoods \(finite numbers <= 0"),
+    ("lme-nan-loglikelihood", lambda: tw.read_lm_eval(str(F("lme_nan"))), None, None, ValueError,
+     r"samples_t_.*\.jsonl:3: field `filtered_resps` must hold log-likelihoods"),
+    ("lme-duplicate", lambda: tw.read_lm_eval(str(F("lme_duplicate"))), None, None, ValueError,
+     r"samples_t_.*\.jsonl:4: duplicate document: doc_id 0 of task 't' was already logged for model 'a' at line 1"),
+    ("lme-unaligned", lambda: tw.read_lm_eval(str(F("lme_unaligned"))), None, None, ValueError,
+     r"a/samples_t_.*\.jsonl:3: unaligned items: 1 item\(s\) are not logged for every model of their task"),
+    ("lme-filters", lambda: tw.read_lm_eval(str(F("lme_filters"))), None, None, ValueError,
+     r"samples_t_.*\.jsonl: task 't' logs several filters \['none', 'strict'\]; choose one with `filter_name`"),
+    ("lme-cluster-field", lambda: tw.read_lm_eval(str(F("lme_unaligned")), clusters="passage"), None, None, ValueError,
+     r"samples_t_.*\.jsonl:1: `clusters`='passage' is not a field of the logged `doc`"),
+    ("lme-nothing-usable", lambda: tw.read_lm_eval(str(F("lme_no_options"))), None, None, ValueError,
+     r"no usable multiple-choice record in the 1 file\(s\) read \(1 records with fewer than 2 options\)"),
+    ("helm-none", tw.read_helm, (None,), {}, TypeError, r"`path` must be a file or folder path"),
+    ("helm-missing", lambda: tw.read_helm(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
+    ("helm-csv", lambda: tw.read_helm(str(F("good_csv"))), None, None, ValueError,
+     r"good\.csv: not a HELM scenario_state\.json or display_predictions\.json"),
+    ("helm-no-correct", lambda: tw.read_helm(str(F("helm_no_correct"))), None, None, ValueError,
+     r"scenario_state\.json: request_states\[0\]: exactly one of `instance\.references` must be tagged 'correct'"),
+    ("helm-generation", lambda: tw.read_helm(str(F("helm_generation"))), None, None, ValueError,
+     r"scenario_state\.json: field `adapter_spec\.method` must be a multiple-choice method .*; got 'generation'"),
+    ("helm-cluster-arg", lambda: tw.read_helm(str(F("helm_no_correct")), clusters="subject"), None, None, ValueError,
+     r"`clusters`='subject' is not an argument of the run name 'mmlu:model=m'"),
     ("datasets-experiment", tw.datasets.model_vs_human, ("cue",), {}, ValueError, r"`experiment` must be one of"),
     ("datasets-experiment-int", tw.datasets.texture_vs_shape, (3,), {}, ValueError, r"`experiment` must be one of"),
     # ---- benchmark: leaderboard, difference_test, Protocol
@@ -538,6 +633,16 @@ API = [
     ("type1-alpha", lambda: tw.validity.type_one_error_study(tiny_grid(), tests=["fisher"], alphas=[2.0], n_datasets=2,
                                                              n_resamples=2), None, None, ValueError, r"`alphas?`"),  # fixed by the lead
     ("benchmark-coverage-items", tw.validity.benchmark_coverage_study, (), dict(n_items=5), ValueError, r"`n_items` must be an integer >= 10"),
+    ("benchmark-coverage-humans-shape", tw.validity.benchmark_coverage_study, (), dict(simulated_humans=[0.9, 0.5]),
+     ValueError, r"`simulated_humans` must be a non-empty sequence of \(p_easy, p_hard\) pairs"),
+    ("benchmark-coverage-humans-range", tw.validity.benchmark_coverage_study, (),
+     dict(simulated_humans=[(1.0, 0.5)]), ValueError, r"`simulated_humans` must be .* in \(0, 1\)"),
+    ("benchmark-coverage-y-hard", tw.validity.benchmark_coverage_study, (), dict(y_hard=0.9), ValueError,
+     r"`y_hard`=0.9: no probability on easy items"),
+    ("benchmark-coverage-y-hard-range", tw.validity.benchmark_coverage_study, (), dict(y_hard=1.5), ValueError,
+     r"`y_hard`"),
+    ("benchmark-coverage-score-difference", tw.validity.benchmark_coverage_study, (),
+     dict(score_difference=float("nan")), ValueError, r"`score_difference` must be a finite number; got nan"),
     ("dt-unknown", lambda: tw.difference_test(trials(), "m1", "zz", protocol=PROTO, n_resamples=5), None, None,
      ValueError, r"'zz'"),
     ("dt-same", lambda: tw.difference_test(trials(), "m1", "m1", protocol=PROTO, n_resamples=5), None, None,
@@ -548,6 +653,14 @@ API = [
     ("proto-metric", tw.Protocol, (), dict(name="p", metric="f1"), ValueError, r"`metric` must be one of"),
     ("proto-aggregation", tw.Protocol, (), dict(name="p", aggregation=("people",)), ValueError, r"aggregation"),
     ("proto-exclude", tw.Protocol, (), dict(name="p", exclude=["a"]), TypeError, r"`exclude`"),
+    ("lb-accuracy-reference", lambda: tw.leaderboard(trials(), "accuracy", reference="h1", n_resamples=5), None, None,
+     ValueError, r"`reference` is not used by metric 'accuracy'.*got 'h1'"),
+    ("lb-accuracy-truth-name", lambda: tw.leaderboard(trials().replace({"subject": {"m1": "ground truth"}}), "accuracy",
+                                                      n_resamples=5), None, None, ValueError,
+     r"an observer \(`subject`\) is named 'ground truth'"),
+    ("dt-accuracy-reference", lambda: tw.difference_test(trials(), "m1", "m2", protocol=tw.ACCURACY, reference=["h1"],
+                                                         n_resamples=5), None, None, ValueError,
+     r"`reference` is not used by metric 'accuracy'"),
     # ---- brainscore
     ("ceil-nan", bs.ceil_score, (NAN, 0.4), {}, ValueError, r"`raw` contains NaN"),
     ("ceil-inf", bs.ceil_score, (INF, 0.4), {}, ValueError, r"`raw` must be finite; got inf"),
@@ -729,9 +842,28 @@ API = [
     ("ens-gap", cmp.ensemble_recommendation, (Y, PA, PB), dict(accuracy_gap=NAN), ValueError, r"`accuracy_gap`"),
     ("ens-redundancy", cmp.ensemble_recommendation, (Y, PA, PB), dict(redundancy=2), ValueError, r"`redundancy`"),
     ("ens-method", cmp.ensemble_recommendation, (Y, PA, PB), dict(mcnemar_method="x"), ValueError, r"`mcnemar_method`|`method`"),
+    # ---- agreement between models (issue 18)
+    ("agree-sum", tw.agreement, (P3A * 1.1, P3B, YI), {}, ValueError, r"`a` rows must sum to 1 .* question 0 sums to 1\.1"),
+    ("agree-nan", tw.agreement, (np.where(np.arange(N)[:, None] == 0, NAN, P3A), P3B, YI), {}, ValueError, r"`a` must hold finite probabilities ≥ 0; found nan"),
+    ("agree-text", tw.agreement, ([["x", "y"]] * 3, [[0.5, 0.5]] * 3, [0, 1, 0]), {}, TypeError, r"`a` must be numeric"),
+    ("agree-one-option", tw.agreement, ([[1.0]] * 3, [[1.0]] * 3, [0, 0, 0]), {}, ValueError, r"`a` needs at least 2 options per question"),
+    ("agree-truth-labels", tw.agreement, (P3A, P3B, Y), {}, TypeError, r"`truth` must hold option indices \(0, 1, \.\.\.\); got 'car'"),
+    ("agree-truth-range", tw.agreement, (P3A, P3B, YI + 1), {}, ValueError, r"`truth` must be an option index below .* 3 options"),
+    ("agree-truth-length", tw.agreement, (P3A, P3B, YI[:-1]), {}, ValueError, r"`truth` must hold one correct option index per question \(60\)"),
+    ("agree-no-truth", tw.agreement, (P3A, P3B), {}, ValueError, r"`truth` is needed by metric='capa'"),
+    ("agree-other-options", tw.agreement, (P3A, P3B.iloc[:, :2], YI), {}, ValueError, r"`b` rows must sum to 1"),
+    ("agree-ci-method", tw.agreement, (P3A, P3B, YI), dict(ci_method="jeffreys"), ValueError, r"`ci_method` must be one of 'percentile', 'bca', 'bc', 'basic'; got 'jeffreys'"),
+    ("agree-clusters-nan", tw.agreement, (P3A, P3B, YI), dict(clusters=[None] + [1] * (N - 1)), ValueError, r"`clusters` has a missing label at question 0"),
+    ("agree-ec-clusters", tw.agreement, (P3A, P3B, YI), dict(metric="ec", clusters=np.arange(N) // 6), ValueError, r"`clusters` is not supported with metric='ec'"),
+    ("pw-agree-array", tw.pairwise_agreement, (P3A.to_numpy(),), {}, TypeError, r"`trials` must be a trial table"),
+    ("pw-agree-no-probs", tw.pairwise_agreement, (pd.DataFrame({"subject": ["m"], "image": ["i"], "truth": ["0"], "n_options": [2]}),), {}, ValueError,
+     r"`trials` lacks the column\(s\) \['probabilities'\]"),
+    ("pw-agree-clusters", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(clusters="passage"), ValueError, r"`clusters` must name a column of `trials`"),
 ]
 
 DEGENERATE = [
+    ("agree-chance-is-one", tw.agreement, (np.eye(2)[[0, 1, 1]], np.eye(2)[[0, 1, 1]], [0, 1, 1]), dict(rng=0, n_resamples=100),
+     tw.DegenerateDataWarning, r"chance agreement c_exp = 1", lambda r: np.isnan(r.statistic) and r.c_exp == 1.0),
     ("ec-a-always-right", ec, (), dict(counts=[[30, 10], [0, 0]], rng=0), tw.DegenerateDataWarning, r"A is always correct",
      lambda r: r.statistic == 0.0 and "always correct" in r.notes[0]),
     ("ec-both-always-right", ec, (), dict(counts=[[40, 0], [0, 0]], rng=0), tw.DegenerateDataWarning, r"undefined",
@@ -893,6 +1025,8 @@ CLI = [
     ("cli-lb-csv-folder", ["leaderboard", F("good_csv"), "--csv", F("no_folder")], r"does not exist"),
     ("cli-lb-column", ["leaderboard", F("good_csv"), "--subject-column", "who"], r"no column 'who'"),
     ("cli-lb-tests", ["leaderboard", F("good_csv"), "--tests", "some"], r"invalid choice: 'some'"),
+    ("cli-lb-accuracy-reference", ["leaderboard", F("good_csv"), "--protocol", "accuracy", "--reference", "h1",
+                                   "--resamples", "5"], r"`reference` is not used by metric 'accuracy'"),
     # ---- compare
     ("cli-cmp-missing", ["compare", F("missing"), "--truth", "y", "--a", "a", "--b", "b"], r"missing\.csv: no such file"),
     ("cli-cmp-ragged", ["compare", F("ragged_short_csv"), "--truth", "truth", "--a", "response", "--b", "response"],

@@ -232,7 +232,7 @@ def test_leaderboard_on_a_raw_data_folder(tmp_path, capsys):
     got = pd.read_csv(tmp_path / "t.csv").set_index("observer")["score"]
     lib = tw.leaderboard(raw, n_resamples=200, rng=1).table.set_index("observer")["score"]
     np.testing.assert_allclose(got[lib.index], lib, atol=1e-12)
-    assert "swap tests (all, holm-adjusted)" in out
+    assert "combined tests (all, holm-adjusted)" in out
 
 
 def test_leaderboard_tidy_file_with_column_mapping(tmp_path, capsys):
@@ -775,7 +775,7 @@ def test_leaderboard_says_what_it_does_on_stderr(capsys):
     assert code == 0
     lines = err.strip().splitlines()
     assert lines[0] == "trialwise: bootstrapping 1 conditions × B = 50 …"
-    assert any(line.startswith("trialwise: ") and "swap test(s) between candidates × 50 permutations" in line
+    assert any(line.startswith("trialwise: ") and "combined test(s) between candidates × 50 permutations" in line
                for line in lines)
     code, out, err = run(["leaderboard", "--quiet", "--resamples", "50", "--seed", "0", "--experiments", "edge"],
                          capsys)

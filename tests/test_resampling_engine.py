@@ -265,3 +265,14 @@ def test_streams_and_null_loops_go_through_the_engine():
             if _OWN_STREAMS.search(line) and not line.lstrip().startswith("#"):
                 found.append(f"{rel}:{i}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+def test_bootstrap_sums_of_non_integer_columns_are_float64_products():
+    """Probabilities (small, not integers) must not take the float32 path meant for counts."""
+    from trialwise.resampling import bootstrap_sums, bootstrap_weights
+
+    x = np.random.default_rng(0).dirichlet(np.ones(4), 300)
+    got = bootstrap_sums(x, 50, rng=1)
+    w = np.concatenate(list(bootstrap_weights(300, 50, rng=1))).astype(float)
+    np.testing.assert_array_equal(got, w @ x)
+    assert not np.array_equal(got, (w.astype(np.float32) @ x.astype(np.float32)).astype(float))

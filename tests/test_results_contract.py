@@ -118,6 +118,16 @@ FACTORIES = {
         tw.pairwise_error_consistency(np.random.default_rng(3).random((80, 4)) < 0.7, n_resamples=100, rng=0),
         tw.pairwise_error_consistency(np.random.default_rng(4).random((50, 3)) < 0.8, ci_method="analytic",
                                       rng=0)],
+    "ModelAgreementResult": lambda: [
+        tw.agreement(*_labels()[3:], _labels()[0], n_resamples=100, rng=0),
+        tw.agreement(*_labels()[3:], _labels()[0], metric="ec", n_resamples=100, rng=0),
+        tw.agreement(*_labels()[3:], metric="choice", clusters=np.arange(150) // 10, n_resamples=100, rng=0)],
+    "AgreementDifferenceResult": lambda: [
+        tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=100, rng=0).difference(
+            "sim/demo-7b", "sim/demo-1b", "sim/demo-13b")],
+    "PairwiseAgreementResult": lambda: [
+        tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=100, rng=0),
+        tw.pairwise_agreement(tw.datasets.llm_demo(), metric="ec", n_resamples=100, rng=0)],
     "CopyModelFit": lambda: [_ec()[0].copy_model, _ec()[0].copy_decomposition("b")],
     "ErrorConsistencyDifferenceResult": lambda: [tw.error_consistency_difference(
         *_pair(), np.random.default_rng(2).random(120) < 0.75, n_resamples=100, rng=0)],
@@ -157,6 +167,7 @@ FACTORIES = {
     "Leaderboard": lambda: [_leaderboard()],
     "KendallTau": lambda: [_leaderboard().kendall_tau],
     "BestSet": lambda: [_leaderboard().best_set(), _leaderboard().best_set(k=2)],
+    "WinnerScore": lambda: [_leaderboard().winner()],
     "ExperimentBreakdown": lambda: [_leaderboard().by_experiment()],
     "BenchmarkDifferenceResult": lambda: [_leaderboard().difference("resnet50", "clip-16", n_resamples=60)],
     "CeilingResult": lambda: [_bench().ceiling],

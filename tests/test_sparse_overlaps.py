@@ -250,17 +250,25 @@ def test_studentized_interval_is_basic_with_a_constant_standard_error():
 
 
 def test_studentized_leaves_replicates_and_estimates_unchanged(datasets):
-    """ci_method='studentized' changes only the row intervals: same scores and replicates as bc;
-    differences and per-experiment scores keep bc."""
+    """ci_method='studentized' changes only the intervals: same scores and replicates as bc;
+    per-experiment scores keep bc, differences get the symmetric bootstrap-t; the tests'
+    p-values do not depend on the leaderboard's ci_method (a bc leaderboard computes the same
+    standard errors when a test needs them, from the same replicates)."""
     proto = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
     a = tw.leaderboard(datasets["model-vs-human"], proto, n_resamples=100, ci_method="bc", rng=3)
     b = tw.leaderboard(datasets["model-vs-human"], proto, n_resamples=100, ci_method="studentized", rng=3)
     np.testing.assert_array_equal(a.scores, b.scores)
     np.testing.assert_array_equal(a.replicates, b.replicates)
     assert b.standard_errors.shape == b.scores.shape and a.standard_errors is None
-    assert b.difference_ci_method == "bc"
-    da, db = a.difference("resnet50", "clip-16"), b.difference("resnet50", "clip-16", test="bootstrap")
-    assert da.confidence_interval == db.confidence_interval and db.ci_method == "bc"
+    assert b.difference_ci_method == "symmetric-studentized" and a.difference_ci_method == "bc"
+    assert b.experiment_ci_method == "bc"
+    for test in ("studentized", "combined", "swap", "bootstrap"):
+        da, db = a.difference("resnet50", "clip-16", test=test), b.difference("resnet50", "clip-16", test=test)
+        assert da.pvalue == db.pvalue, test
+        assert da.ci_method == "bc" and db.ci_method == "symmetric-studentized"
+    se, se_rep = a._row_standard_errors.get()
+    np.testing.assert_array_equal(se, b.standard_errors)
+    np.testing.assert_array_equal(se_rep, b.replicate_standard_errors)
     assert a.by_experiment().table.equals(b.by_experiment().table)
 
 

@@ -18,12 +18,15 @@ from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, 
 from trialwise.comparison import compare, ensemble_recommendation
 from trialwise.copymodel import CopyModel, copy_parameters
 from trialwise.planning import ci_width, plan_trials, power_difference, validate_copy_model
-from trialwise.benchmark import FLAT, MODEL_VS_HUMAN, Protocol
+from trialwise.benchmark import ACCURACY, FLAT, MODEL_VS_HUMAN, Protocol
 from trialwise.benchmark.brainscore import BehavioralBenchmark
 from trialwise.benchmark.leaderboard import Leaderboard, difference_test, leaderboard
 from trialwise.data import image_id, paired_correctness, read_model_vs_human, read_table, read_trials
+from trialwise.logs import read_helm, read_lm_eval
 from trialwise.difference import error_consistency_difference
 from trialwise.ec import error_consistency, pairwise_error_consistency
+from trialwise.agreement import agreement, pairwise_agreement
+from trialwise.agreement_result import AgreementDifferenceResult, ModelAgreementResult, PairwiseAgreementResult
 from trialwise.shapebias import ShapeBiasDifferenceResult, ShapeBiasResult, shape_bias
 from trialwise.kappa import (
     cell_probabilities,
@@ -51,6 +54,7 @@ __all__ = [
     "comparison",
     "compare",
     "ensemble_recommendation",
+    "ACCURACY",
     "FLAT",
     "Leaderboard",
     "MODEL_VS_HUMAN",
@@ -61,6 +65,8 @@ __all__ = [
     "leaderboard",
     "read_model_vs_human",
     "read_trials",
+    "read_lm_eval",
+    "read_helm",
     "CIWidthResult",
     "ConfidenceInterval",
     "Result",
@@ -83,6 +89,12 @@ __all__ = [
     "ci_width",
     "copy_parameters",
     "datasets",
+    "logs",
+    "agreement",
+    "pairwise_agreement",
+    "ModelAgreementResult",
+    "AgreementDifferenceResult",
+    "PairwiseAgreementResult",
     "error_consistency",
     "error_consistency_difference",
     "feasible_accuracy",

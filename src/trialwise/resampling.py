@@ -212,15 +212,18 @@ def bootstrap_sums(
 
     Notes
     -----
-    The product runs in float32 when it is exact (integer sums below 2**24), which
-    halves memory traffic, else in float64. Sums of integer columns are returned as
+    The product runs in float32 when it is exact (integer columns whose sums stay below
+    2**24), which halves memory traffic, else in float64 (e.g. for probabilities). Sums of integer columns are returned as
     exact integers either way.
     """
     x = np.asarray(columns)
     if x.ndim != 2:
         raise InvalidValueError(f"`columns` must be 2-D (items × columns); got shape {x.shape}")
     n_items, n_cols = x.shape
-    exact32 = float(np.abs(x).max(initial=0)) * n_items < _EXACT_FLOAT32 and kind == "multinomial"
+    # float32 is exact only for integer columns whose sums stay below 2**24 (probabilities are not)
+    exact32 = (kind == "multinomial" and float(np.abs(x).max(initial=0)) * n_items < _EXACT_FLOAT32
+               and (np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.bool_)
+                    or bool(np.all(x == np.round(x)))))
     dtype = np.float32 if exact32 else np.float64
     xf = np.ascontiguousarray(x, dtype=dtype)
     rows = _batch_rows(n_items, n_cols, n_resamples, batch)

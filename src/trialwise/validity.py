@@ -37,7 +37,7 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_percent
 from trialwise._core.results import Result
 from trialwise.difference import DIFFERENCE_TESTS, difference_pvalues
-from trialwise.benchmark.differences import BenchmarkTest
+from trialwise.benchmark.differences import BENCHMARK_TESTS, BenchmarkTest
 from trialwise.benchmark.leaderboard import DEFAULT_CI_METHOD, leaderboard
 from trialwise.benchmark.protocol import MODEL_VS_HUMAN
 from trialwise.benchmark.ranks import rank_intervals, rank_scores
@@ -191,9 +191,10 @@ class BenchmarkCoverageStudy(_Study):
     ``table``: coverage, mean width and bias of each observer's score interval, over the
     ``n_scored`` simulated benchmarks where the row has a score (the reference row has none
     where no two humans share ``min_items`` items);
-    ``ranks``: coverage of the rank intervals (per model, and all at once); ``tests``:
-    rejection rates of the bootstrap and swap tests for two models with equal true
-    scores and unequal accuracies. ``to_frame()`` is ``table``.
+    its last row, ``x − y``, is the interval of the difference of two models with equal true
+    scores (true value 0); ``ranks``: coverage of the rank intervals (per model, and all at
+    once); ``tests``: rejection rates of the benchmark-level tests for those two models
+    (equal true scores, unequal accuracies). ``to_frame()`` is ``table``.
     """
 
     frame_columns = ("observer", "true_score", "accuracy", "coverage", "coverage_se", "mean_width", "bias", "sd",
@@ -210,7 +211,7 @@ class BenchmarkCoverageStudy(_Study):
             f"Score intervals ({format_percent(self.confidence_level)}, R = {self.n_datasets} benchmarks, B = {self.n_resamples})",
             self.table.to_string(index=False, **fmt),
             "Rank intervals", self.ranks.to_string(index=False, **fmt),
-            f"Tests of x vs y (equal true scores, unequal accuracies; M = {self.n_permutations})",
+            f"Tests of x vs y (rejection rates; unequal accuracies; M = {self.n_permutations})",
             self.tests.to_string(index=False, **fmt),
         ])
 
@@ -617,6 +618,9 @@ def benchmark_coverage_study(
     min_items: int = 20,
     ci_method: str = DEFAULT_CI_METHOD,
     tests: bool = True,
+    simulated_humans: Sequence[tuple[float, float]] | None = None,
+    y_hard: float = 0.42,
+    score_difference: float = 0.0,
     rng: Any = None,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> BenchmarkCoverageStudy:
@@ -627,8 +631,8 @@ def benchmark_coverage_study(
     the item's class, with its own probability of being right on easy and on hard items
     (:data:`BENCHMARK_HUMANS`, :data:`BENCHMARK_MODELS`). Pairwise population κ's are
     then exact, and so is every true benchmark score (model-vs-human averaging). Model
-    ``y`` is constructed to have exactly the true score of ``x`` with a different
-    accuracy. Each of ``n_datasets`` benchmarks is drawn afresh (items and answers) and
+    ``y`` is constructed to have exactly the true score of ``x`` (plus ``score_difference``)
+    with a different accuracy. Each of ``n_datasets`` benchmarks is drawn afresh (items and answers) and
     analysed by :func:`trialwise.leaderboard`.
 
     ``reference_items`` makes the overlaps sparse: each reference observer (human) then
@@ -655,8 +659,12 @@ def benchmark_coverage_study(
       and the share where every model's set does ("all models at once"); the row
       ``best`` gives the share of benchmarks whose confidence set of the best
       (``in_best_set``) holds every truly best model, and its mean size (in ``mean_width``);
+    * the row ``x − y`` of ``table``: the same for the interval of the difference of x's
+      and y's scores (:meth:`trialwise.Leaderboard.difference`; true value 0), with
+      ``accuracy`` the difference of their accuracies;
     * ``tests``: the rejection rate of x vs y (equal true scores, unequal accuracies) by
-      the benchmark-level ``bootstrap`` and ``swap`` tests, at each α.
+      every benchmark-level test but ``paper`` (:data:`trialwise.benchmark.differences.BENCHMARK_TESTS`),
+      at each α.
 
     Parameters
     ----------
@@ -681,6 +689,17 @@ def benchmark_coverage_study(
         study measures what users get).
     tests : bool, default True
         Run the x-vs-y tests.
+    simulated_humans : sequence of (float, float), optional
+        The reference observers, each as its probabilities of being right on easy and on
+        hard items (default :data:`BENCHMARK_HUMANS`: five humans); e.g. one human near
+        ceiling, ``[(0.99, 0.80)]``, is the hardest design for the tests.
+    y_hard : float, default 0.42
+        Model y's probability of being right on hard items (x's is 0.30); its probability on
+        easy items is solved for y's true score to equal x's (plus ``score_difference``), so
+        ``y_hard`` sets the gap in accuracy between them.
+    score_difference : float, default 0.0
+        y's true score minus x's: 0 measures the tests' type-I error, anything else their
+        power (and the ``x − y`` interval's coverage of ``−score_difference``).
     rng : seed or Generator, default None
         Seed or generator.
     progress : callable, optional
@@ -720,11 +739,27 @@ def benchmark_coverage_study(
         if reference_items > n:
             raise InvalidValueError(f"`reference_items` must be at most `n_items` ({n}); got {reference_items}")
     easy = np.linspace(0.5, 0.8, n_e * n_c).reshape(n_e, n_c)
-    humans = list(BENCHMARK_HUMANS)
+    try:
+        h_arr = np.asarray(BENCHMARK_HUMANS if simulated_humans is None else simulated_humans, dtype=float)
+    except (TypeError, ValueError):
+        h_arr = np.empty(0)
+    if h_arr.ndim != 2 or h_arr.shape[0] < 1 or h_arr.shape[1] != 2 or not np.all((h_arr > 0) & (h_arr < 1)):
+        raise InvalidValueError("`simulated_humans` must be a non-empty sequence of (p_easy, p_hard) pairs of "
+                                f"probabilities in (0, 1); got {simulated_humans!r}")
+    humans = [(float(a), float(b)) for a, b in h_arr]
+    hard_y = float(v.check_probability(y_hard, "y_hard", open_interval=True))
     models = dict(BENCHMARK_MODELS)
     target = _true_score(models["x"], humans, easy)
-    hard_y = 0.42  # y: right more often on hard items and less on easy ones than x, same true score
-    p_easy = brentq(lambda pe: _true_score((pe, hard_y), humans, easy) - target, 0.5, 0.999)
+    # y: right more often on hard items and less on easy ones than x (for y_hard > 0.30), same true score
+    shift = float(score_difference)
+    if not np.isfinite(shift):
+        raise InvalidValueError(f"`score_difference` must be a finite number; got {score_difference!r}")
+    gap = lambda pe: _true_score((pe, hard_y), humans, easy) - target - shift  # noqa: E731
+    if gap(0.5) * gap(0.999) > 0:
+        raise InvalidValueError(f"`y_hard`={y_hard!r}: no probability on easy items in [0.5, 0.999] gives y the true "
+                                "score of x (plus `score_difference`) with these `simulated_humans`; choose y_hard "
+                                "closer to 0.30 or a smaller `score_difference`")
+    p_easy = brentq(gap, 0.5, 0.999)
     models["y"] = (float(p_easy), hard_y)
     params = np.array(humans + list(models.values()))  # (observers, 2)
     names = [f"h{i + 1}" for i in range(len(humans))] + list(models)
@@ -732,7 +767,7 @@ def benchmark_coverage_study(
     truth = {name: _true_score(models[name], humans, easy) for name in models}
     pairs = list(itertools.combinations(humans, 2))
     truth["human–human"] = float(np.mean([np.mean([np.mean([_latent_class_kappa(pi, p, q) for p, q in pairs])
-                                                   for pi in row]) for row in easy]))
+                                                   for pi in row]) for row in easy])) if pairs else np.nan
     cand = list(models)
     true_rank = {}
     for k in cand:  # ranks 1 = highest score; a tie spans its ranks
@@ -753,7 +788,10 @@ def benchmark_coverage_study(
     rank_width: dict[str, dict[str, list[float]]] = {s: {k: [] for k in cand} for s in kinds_rs}
     best_true = [k for k in cand if true_rank[k][0] == 1]
     best_cov, best_size = [], []
-    pvals: dict[BenchmarkTest, list[float]] = {"bootstrap": [], "swap": []}
+    pvals: dict[BenchmarkTest, list[float]] = {t: [] for t in BENCHMARK_TESTS if t != "paper"}
+    diff_est: list[float] = []
+    diff_lo: list[float] = []
+    diff_hi: list[float] = []
     t0 = time.perf_counter()
     cols: dict[str, list[Any]] = {c: [] for c in TRIAL_COLUMNS}
     # The layout of one dataset (everything but the answers) is the same every time.
@@ -800,23 +838,34 @@ def benchmark_coverage_study(
                 rank_width[kind][k].append(rh - rl)
         best_cov.append(all(bool(tab.loc[k, "in_best_set"]) for k in best_true))
         best_size.append(int(tab.loc[cand, "in_best_set"].astype(bool).sum()))
-        for test in pvals if tests else ():
-            pvals[test].append(lb.difference("x", "y", test=test, n_resamples=m).pvalue)
+        if tests:
+            for test in pvals:
+                pvals[test].append(lb.difference("x", "y", test=test, n_resamples=m).pvalue)
+            res = lb.difference("x", "y", test="bootstrap")  # the interval does not depend on the test
+            diff_est.append(res.statistic)
+            diff_lo.append(res.confidence_interval.low)
+            diff_hi.append(res.confidence_interval.high)
         if progress is not None:
             progress("benchmark coverage", d + 1, r)
     rows = []
-    for o in truth:
-        e_, l_, h_ = (np.asarray(x, dtype=float) for x in (est[o], lo[o], hi[o]))
+    intervals = {o: (est[o], lo[o], hi[o], truth[o]) for o in truth}
+    if tests:
+        intervals["x − y"] = (diff_est, diff_lo, diff_hi, truth["x"] - truth["y"])
+    for o, (e_list, l_list, h_list, true) in intervals.items():
+        e_, l_, h_ = (np.asarray(x, dtype=float) for x in (e_list, l_list, h_list))
         scored = np.isfinite(e_)  # a row has no score where none of its pairs shares min_items items
         e_, l_, h_ = e_[scored], l_[scored], h_[scored]
         n_ok = int(scored.sum())
-        cov = float(np.mean((l_ <= truth[o]) & (truth[o] <= h_))) if n_ok else np.nan  # NaN: never scored
-        p_easy, p_hard = params[names.index(o)] if o in models else (np.nan, np.nan)
-        rows.append(dict(observer=o, true_score=truth[o],
-                         accuracy=float(np.mean(easy * p_easy + (1 - easy) * p_hard)),
+        cov = float(np.mean((l_ <= true) & (true <= h_))) if n_ok else np.nan  # NaN: never scored
+        if o == "x − y":
+            acc = float(np.mean(easy * (models["x"][0] - models["y"][0]) + (1 - easy) * (models["x"][1] - hard_y)))
+        else:
+            p_easy, p_hard = params[names.index(o)] if o in models else (np.nan, np.nan)
+            acc = float(np.mean(easy * p_easy + (1 - easy) * p_hard))
+        rows.append(dict(observer=o, true_score=true, accuracy=acc,
                          coverage=cov, coverage_se=float(_rate_se(np.asarray(cov), np.asarray(max(n_ok, 1)))),
                          mean_width=float(np.mean(h_ - l_)) if n_ok else np.nan,
-                         bias=float(np.mean(e_) - truth[o]) if n_ok else np.nan,
+                         bias=float(np.mean(e_) - true) if n_ok else np.nan,
                          sd=float(np.std(e_, ddof=1)) if n_ok > 1 else np.nan,
                          contains_estimate=float(np.mean((l_ <= e_) & (e_ <= h_))) if n_ok else np.nan,
                          n_scored=n_ok))

@@ -312,6 +312,7 @@ def leaderboard_pairwise_and_difference():
     t = _mvh_small()
     lb = tw.leaderboard(t, n_resamples=200, rng=28)
     return {"pairwise": lb.pairwise(n_resamples=200), "pairwise_bootstrap": lb.pairwise(test="bootstrap"),
+            "pairwise_studentized": lb.pairwise(test="studentized"),
             "difference": lb.difference("resnet50", "clip-16"),
             "difference_test": tw.difference_test(t, "resnet50", "clip-16", n_resamples=200, rng=29),
             "percentile": tw.leaderboard(t, n_resamples=200, ci_method="percentile", rng=30).table}

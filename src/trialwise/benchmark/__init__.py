@@ -10,6 +10,6 @@ groups, Kendall's τ),
 (:class:`~trialwise.BehavioralBenchmark`), ``assembly`` (xarray assemblies as trials).
 """
 
-from trialwise.benchmark.protocol import FLAT, METRICS, MODEL_VS_HUMAN, PROTOCOLS, TEXTURE_VS_SHAPE, Protocol, get_protocol
+from trialwise.benchmark.protocol import ACCURACY, FLAT, METRICS, MODEL_VS_HUMAN, PROTOCOLS, TEXTURE_VS_SHAPE, Protocol, get_protocol
 
-__all__ = ["FLAT", "METRICS", "MODEL_VS_HUMAN", "PROTOCOLS", "TEXTURE_VS_SHAPE", "Protocol", "get_protocol"]
+__all__ = ["ACCURACY", "FLAT", "METRICS", "MODEL_VS_HUMAN", "PROTOCOLS", "TEXTURE_VS_SHAPE", "Protocol", "get_protocol"]

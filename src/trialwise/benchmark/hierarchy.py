@@ -15,7 +15,7 @@ chunked matrix product. Units are independent given the seed: unit ``u`` (in sor
 yields the infinitesimal-jackknife variance of every row score on the data and on every
 replicate (:mod:`trialwise.benchmark.influence`), for the studentized interval.
 
-Why this module is long: about 510 lines, because the design, its aggregation and its
+Why this module is long: about 535 lines, because the design, its aggregation and its
 bootstrap share one layout (entries grouped by unit, rows and levels as index arrays)
 that no other module should need to know; the influence and the swap test, which only
 read it, live in :mod:`~trialwise.benchmark.influence` and :mod:`~trialwise.benchmark.swap`.
@@ -38,7 +38,7 @@ from trialwise._core.validation import check_positive_int, check_rng
 from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.benchmark.influence import UnitInfluence
 from trialwise.benchmark.notes import StructuredNote
-from trialwise.benchmark.protocol import Protocol, metric_from_sums
+from trialwise.benchmark.protocol import GROUND_TRUTH, Protocol, metric_from_sums
 from trialwise.resampling import BATCH_BYTES, bootstrap_sums, child_rngs
 from trialwise.tables import pair_columns
 
@@ -121,6 +121,11 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     ``reference``: the reference observers' names, overriding ``protocol.reference``
     (their ``observer_type``). ``require_candidates=False`` allows a design of the
     reference group alone (its own row only, e.g. a ceiling).
+
+    Under a ground-truth metric (``protocol.against_ground_truth``: accuracy) every observer
+    is a candidate and the one reference is :data:`~trialwise.benchmark.protocol.GROUND_TRUTH`,
+    an oracle column added to every unit that saw each of its items and is always right;
+    the reference row then has no entries.
     """
     import pandas as pd
 
@@ -166,9 +171,19 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
             drop |= np.isin(ec_codes, hit_codes)
     t = t[~drop]
     # Reference group and candidates.
-    is_ref = reference_mask(t, protocol, reference)
-    label = "reference" if reference is not None else protocol.reference
-    references = tuple(sorted(t.loc[is_ref, "subject"].unique()))
+    truth = protocol.against_ground_truth
+    if truth:
+        if reference is not None:
+            raise InvalidValueError(f"`reference` is not used by metric {protocol.metric!r}: every observer is a "
+                                    f"candidate, scored against the ground truth; got {reference!r}")
+        if GROUND_TRUTH in set(t["subject"]):
+            raise InvalidValueError(f"an observer (`subject`) is named {GROUND_TRUTH!r}, the name metric "
+                                    f"{protocol.metric!r} gives the ground truth; rename it")
+        is_ref = np.zeros(len(t), bool)
+    else:
+        is_ref = reference_mask(t, protocol, reference)
+    label = GROUND_TRUTH if truth else "reference" if reference is not None else protocol.reference
+    references = (GROUND_TRUTH,) if truth else tuple(sorted(t.loc[is_ref, "subject"].unique()))
     cand_all = sorted(set(t.loc[~is_ref, "subject"].unique()))
     if not cand_all and require_candidates:
         raise InvalidValueError("no candidate observers: every observer belongs to the reference group")
@@ -190,7 +205,7 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     if len(candidates) < len(cand_all):
         lacking_of = {c: sorted(set(exps) - set(cover[c])) for c in cand_all if c not in candidates}
         notes.append(StructuredNote("candidates-not-scored", lacking=lacking_of, n_experiments=len(exps)))
-    if len(references) == 1:
+    if len(references) == 1 and not truth:
         notes.append(StructuredNote("one-reference-observer", reference=references[0]))
     t = t[t["subject"].isin(set(candidates) | set(references))]
     rows = tuple(candidates) + (REFERENCE_ROW.format(reference=label),)
@@ -214,6 +229,10 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         right[img_codes, obs_codes] = g["correct"].to_numpy(np.uint8)
         observers = tuple(observers)
         n_partial += int((seen.sum(axis=0) < len(images)).sum())
+        if truth:  # the oracle: saw every item of the unit, always right
+            right = np.concatenate([right, np.ones((len(images), 1), np.uint8)], axis=1)
+            seen = np.concatenate([seen, np.ones((len(images), 1), np.uint8)], axis=1)
+            observers += (GROUND_TRUTH,)
         col = {o: k for k, o in enumerate(observers)}
         refs_u = [r for r in references if r in col]
         pairs, rws, rfs = [], [], []

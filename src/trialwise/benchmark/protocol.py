@@ -4,6 +4,16 @@ A protocol is data, not a code path. The engine (:mod:`trialwise.benchmark.hiera
 computes one metric per (candidate, reference observer, condition) and averages the
 values level by level in the order the protocol names; everything else (excluded
 conditions, the reference group, the metric) is a field of the protocol.
+
+An accuracy leaderboard is a protocol too (:data:`ACCURACY`, metric ``"accuracy"``): every
+observer is a candidate and its pair partner is the *ground truth*, an oracle observer
+that saw every item and is always right (:data:`GROUND_TRUTH`, added by
+:func:`~trialwise.benchmark.hierarchy.build_design`). The pair's table then has
+``n11 = ca`` and ``cb = n``, so its accuracy is ``ca / n``, and the bootstrap, the
+infinitesimal jackknife (:func:`metric_gradient`), the swap test (which, on one condition,
+is McNemar's exact test of two candidates, by Monte Carlo) and the rank sets work
+unchanged. The oracle's own row (pairs of distinct references) has no entries and is
+left out of the leaderboard's table.
 """
 
 from __future__ import annotations
@@ -19,14 +29,19 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise.kappa import kappa_from_cells, kappa_gradient_sums
 
-__all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums",
+__all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "ACCURACY", "GROUND_TRUTH", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums",
            "metric_gradient"]
 
 #: Pair metrics a protocol can average (each a function of a pair's 2×2 table).
-Metric = Literal["error-consistency", "observed-consistency", "accuracy-difference"]
+Metric = Literal["error-consistency", "observed-consistency", "accuracy-difference", "accuracy"]
 METRICS: tuple[Metric, ...] = get_args(Metric)
 #: Whether a larger value of the metric means "more alike" (ranks: 1 = most alike).
-HIGHER_IS_BETTER = {"error-consistency": True, "observed-consistency": True, "accuracy-difference": False}
+HIGHER_IS_BETTER = {"error-consistency": True, "observed-consistency": True, "accuracy-difference": False,
+                    "accuracy": True}
+#: Metrics scored against the ground truth (an always-right oracle), not a reference group.
+GROUND_TRUTH_METRICS = ("accuracy",)
+#: The name of the ground-truth oracle observer of an accuracy leaderboard.
+GROUND_TRUTH = "ground truth"
 #: Aggregation levels: the reference observer, the condition, the experiment.
 LEVELS = ("reference", "condition", "experiment")
 
@@ -40,6 +55,7 @@ def metric_from_sums(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDA
     the table's cells. ``observed-consistency``: the share of items on which both
     are right or both wrong. ``accuracy-difference``: the squared difference of the two
     accuracies, ``((ca − cb) / n)²``, as in model-vs-human's published tables.
+    ``accuracy``: the first observer's accuracy ``ca / n`` (the second is the ground truth).
     """
     with np.errstate(invalid="ignore", divide="ignore"):
         if metric == "error-consistency":
@@ -51,6 +67,8 @@ def metric_from_sums(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDA
             return np.where(n > 0, (n - ca - cb + 2.0 * n11) / np.where(n > 0, n, 1.0), np.nan)
         if metric == "accuracy-difference":
             return np.where(n > 0, ((ca - cb) / np.where(n > 0, n, 1.0)) ** 2, np.nan)
+        if metric == "accuracy":
+            return np.where(n > 0, ca / np.where(n > 0, n, 1.0), np.nan)
     raise InvalidValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
 
 
@@ -72,6 +90,8 @@ def metric_gradient(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDAr
         elif metric == "accuracy-difference":
             d = (ca - cb) / n
             g = [-2.0 * d * d / n, 0.0 * d, 2.0 * d / n, -2.0 * d / n]
+        elif metric == "accuracy":
+            g = [-ca / (n * n), 0.0 * n, 1.0 / n, 0.0 * n]
         else:
             raise InvalidValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
     return np.stack(np.broadcast_arrays(*g))
@@ -97,7 +117,8 @@ class Protocol:
     reference : str
         The ``observer_type`` of the reference group (default ``"human"``); every other
         observer is a candidate. The reference group's own row pairs distinct reference
-        observers.
+        observers. Not used by the ``"accuracy"`` metric, whose every observer is a
+        candidate, scored against the ground truth.
     experiments : sequence of str, optional
         The benchmark's experiments (default: all in the data). Trials of other
         experiments are left out; experiments the trials lack are not scored and the
@@ -106,7 +127,8 @@ class Protocol:
     conditions : mapping of experiment -> conditions, optional
         Only these conditions of the named experiments (applied before ``exclude``).
     metric : str
-        One of :data:`METRICS` (default error consistency).
+        One of :data:`METRICS` (default error consistency). ``"accuracy"`` makes an
+        accuracy leaderboard (:data:`ACCURACY`; module doc).
     min_items : int
         The fewest items two observers must share in a condition for their pair value
         to count (default 20). A pair that shares fewer is left out of that condition
@@ -169,6 +191,11 @@ class Protocol:
                 raise InvalidValueError("`experiments` is empty")
             object.__setattr__(self, "experiments", exps)
 
+    @property
+    def against_ground_truth(self) -> bool:
+        """Whether every observer is a candidate scored against the ground truth (metric ``"accuracy"``)."""
+        return self.metric in GROUND_TRUTH_METRICS
+
     def replace(self, **changes: Any) -> Protocol:
         """A copy with some fields changed (``name`` is kept unless given).
 
@@ -213,6 +240,11 @@ class Protocol:
         model-vs-human: error-consistency per condition and human–candidate pair; mean over references → mean over conditions → mean over experiments; 1 condition(s) excluded; pairs sharing < 20 items left out
         """
         n_ex = sum(len(v) for e, v in self.exclude.items() if experiments is None or e in experiments)
+        if self.against_ground_truth:
+            order = " → ".join(f"mean over {a}s" for a in self.aggregation if a != "reference")
+            return (f"{self.name}: {self.metric} per condition and observer (against the ground truth); {order}; "
+                    f"{n_ex} condition(s) excluded; observers with < {self.min_items} item(s) in a condition left "
+                    f"out of it")
         order = " → ".join(f"mean over {a}s" for a in self.aggregation)
         return (f"{self.name}: {self.metric} per condition and {self.reference}–candidate pair; {order}; "
                 f"{n_ex} condition(s) excluded; pairs sharing < {self.min_items} items left out")
@@ -275,6 +307,14 @@ FLAT = MODEL_VS_HUMAN.replace(name="flat", aggregation=("reference", "condition"
 #: bias, the analysis these experiments were made for, is :func:`trialwise.shape_bias`.
 TEXTURE_VS_SHAPE = Protocol(name="texture-vs-shape", experiments=("cue-conflict", "edge", "silhouette"))
 
+#: The accuracy leaderboard: every observer is a candidate (``observer_type`` is not used),
+#: scored by its accuracy per condition, averaged over the conditions of each experiment,
+#: then over experiments (each experiment weighs the same, whatever its number of
+#: conditions and items); every condition and experiment of the trials counts. Restrict
+#: or exclude with :meth:`Protocol.replace`; ``MODEL_VS_HUMAN.replace(metric="accuracy")``
+#: keeps model-vs-human's conditions.
+ACCURACY = Protocol(name="accuracy", metric="accuracy", min_items=1)
+
 #: Protocols known by name (``protocol="model-vs-human"``); ``"all-conditions"`` keeps
 #: every condition with the model-vs-human averaging.
 PROTOCOLS = {
@@ -282,6 +322,7 @@ PROTOCOLS = {
     "flat": FLAT,
     "all-conditions": MODEL_VS_HUMAN.replace(name="all-conditions", exclude={}),
     "texture-vs-shape": TEXTURE_VS_SHAPE,
+    "accuracy": ACCURACY,
 }
 
 

@@ -23,6 +23,7 @@ from trialwise._core.version import VERSION
 
 from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise import plot
+from trialwise.benchmark.differences import TEST_DESCRIPTIONS
 
 __all__ = ["write_report", "render_report", "Report", "unscored_candidates", "format_p"]
 
@@ -300,7 +301,9 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
         parts += ["<h2>Rank sets</h2>", _figure("Rank sets", lambda: plot.plot_rank_intervals(lb), failures)]
     if pairwise is not None and len(pairwise):
         test, adjust = pairwise["test"].iloc[0], pairwise["adjust"].iloc[0]
-        parts.append(f"<h2>Difference tests</h2><p class='note'>{html.escape(str(test))} tests, p-values adjusted by "
+        what = TEST_DESCRIPTIONS.get(str(test), "")
+        parts.append(f"<h2>Difference tests</h2><p class='note'>{html.escape(str(test))} tests"
+                     + (f" ({html.escape(what)})" if what else "") + ", p-values adjusted by "
                      f"{html.escape(str(adjust))} over the {len(pairwise)} pair(s) shown; significant: adjusted p "
                      f"below {1 - lb.confidence_level:g}.</p>")
         n_pairs = k * (k - 1) // 2

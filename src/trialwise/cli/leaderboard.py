@@ -7,6 +7,7 @@ import math
 import os
 import sys
 
+from trialwise.benchmark.differences import BENCHMARK_TESTS, SWAP_TESTS
 from trialwise.benchmark.leaderboard import BENCHMARK_CI_METHODS, DEFAULT_CI_METHOD
 from trialwise.cli.common import CLIError, EPILOG, FigureFailure, check_output, reading, use_agg, write_text
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
@@ -43,7 +44,9 @@ def add_leaderboard(sub) -> argparse.ArgumentParser:
                          "2025; 'bc' is faster)")
     lb.add_argument("--tests", choices=("neighbours", "all", "none"), default="neighbours",
                     help="difference tests between candidates (default: neighbours in the ranking)")
-    lb.add_argument("--test", choices=("swap", "bootstrap", "paper"), default="swap")
+    lb.add_argument("--test", choices=BENCHMARK_TESTS, default=BENCHMARK_TESTS[0],
+                    help="test of 'alike' between two candidates (default combined: the larger p-value of the swap "
+                         "and studentized tests, which holds its level where each alone does not)")
     lb.add_argument("--adjust", choices=("holm", "bh", "by", "none"), default="holm")
     lb.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
     lb.add_argument("--out", metavar="HTML", help="write a self-contained HTML report (tables and figures) here")
@@ -202,7 +205,7 @@ def run_leaderboard(args) -> int:
     few = _too_few_resamples(args.resamples, args.confidence_level)
     bar.phase("bootstrap", lambda total: f"bootstrapping {total} conditions × B = {args.resamples}")
     bar.phase(f"{args.test} tests", lambda total: f"{total} {args.test} test(s) between candidates"
-              + (f" × {args.resamples} permutations" if args.test != "bootstrap" else ""))
+              + (f" × {args.resamples} permutations" if args.test in SWAP_TESTS else ""))
     try:
         with caught.collect():
             lb = leaderboard(trials, protocol, reference=args.reference, n_resamples=args.resamples,

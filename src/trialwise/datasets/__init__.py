@@ -19,7 +19,7 @@ from importlib import resources
 
 from trialwise._core.errors import InvalidValueError
 
-__all__ = ["model_vs_human", "model_vs_human_sample", "texture_vs_shape", "data_readme"]
+__all__ = ["model_vs_human", "model_vs_human_sample", "texture_vs_shape", "llm_demo", "data_readme"]
 
 _TEXT_COLUMNS = {
     "source": str, "experiment": str, "condition": str, "subject": str, "observer_type": str,
@@ -131,6 +131,36 @@ def texture_vs_shape(experiment: str | None = None):
     (23040, {'human': 10, 'model': 8})
     """
     return _load("texture-vs-shape.csv.gz", experiment)
+
+
+def llm_demo():
+    """Simulated lm-evaluation-harness logs: 4 language models, 2 tasks of 200 four-option questions.
+
+    Not real data: written by ``benchmarks/make_llm_demo.py`` (seed 20261123) in exactly the
+    format of lm-evaluation-harness 0.4.x ``--log_samples`` (gzip-compressed), and read here
+    with :func:`trialwise.read_lm_eval` (``clusters="subject"``). The tasks ``demo_stem`` and
+    ``demo_humanities`` (group ``demo_mmlu``) have 8 subjects of 25 questions each; the
+    questions of one subject are correlated, and ``demo-7b`` and ``demo-7b-chat`` share
+    question-level noise (one family), so they fail together more often than their
+    accuracies imply.
+
+    Returns
+    -------
+    pandas.DataFrame
+        1,600 trials, the columns of :func:`trialwise.read_lm_eval` with ``cluster`` = the
+        question's subject.
+
+    Examples
+    --------
+    >>> from trialwise import datasets
+    >>> trials = datasets.llm_demo()
+    >>> trials.groupby("subject").correct.mean().to_dict()
+    {'sim/demo-13b': 0.745, 'sim/demo-1b': 0.46, 'sim/demo-7b': 0.635, 'sim/demo-7b-chat': 0.64}
+    """
+    from trialwise.logs import read_lm_eval
+
+    with resources.as_file(resources.files(__name__).joinpath("llm-demo")) as folder:
+        return read_lm_eval(folder, clusters="subject")
 
 
 def data_readme() -> str:

@@ -1,0 +1,549 @@
+"""Agreement between classifiers from their option probabilities: CAPA (κ_p), its discrete form, choice agreement.
+
+Every statistic here is a smooth function of **means of per-question columns**: per
+question q, ``x_q = Σ_o p_A(o) p_B(o)`` (one column per pair), ``a_q = p_A(truth_q)`` (one
+per model) and ``g_q = 1/(k_q − 1)``. A bootstrap replicate is then one weight vector over
+the questions (or over clusters of questions, whose columns are summed first) times the
+column matrix, as in :func:`trialwise.pairwise_error_consistency`; all pairs are resampled
+jointly. Error consistency (``metric="ec"``) is delegated to
+:func:`trialwise.error_consistency` / :func:`trialwise.pairwise_error_consistency`.
+
+Why this module is long (about 540 lines): its two entry points share the input checks of
+probability rows, truth and clusters, the column builder and the interval code, and each
+has a full numpydoc docstring; the result classes live in :mod:`trialwise.agreement_result`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Literal, get_args
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from trialwise._core import validation as v
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.results import ConfidenceInterval, make_notes
+from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
+from trialwise.agreement_result import ModelAgreementResult, PairwiseAgreementResult
+from trialwise.ec import error_consistency, pairwise_error_consistency
+from trialwise.intervals import interval
+from trialwise.resampling import bootstrap_weights, monte_carlo_pvalue
+
+__all__ = ["agreement", "pairwise_agreement", "capa_from_sums", "AGREEMENT_METRICS", "AGREEMENT_CI_METHODS",
+           "DEFAULT_AGREEMENT_CI_METHOD"]
+
+AgreementMetric = Literal["capa", "capa-discrete", "choice", "ec"]
+AGREEMENT_METRICS: tuple[AgreementMetric, ...] = get_args(AgreementMetric)
+AgreementCIMethod = Literal["percentile", "bca", "bc", "basic"]
+AGREEMENT_CI_METHODS: tuple[AgreementCIMethod, ...] = get_args(AgreementCIMethod)
+#: Default interval: see the coverage study in docs/language_models.md (benchmarks/agreement_coverage.py).
+DEFAULT_AGREEMENT_CI_METHOD: AgreementCIMethod = "percentile"
+#: Tolerance on a row's probability sum (lm-sim's own ``epsilon``).
+SUM_TOLERANCE = 1e-6
+#: ``1 − c_exp`` at or below this: chance agreement is 1 and κ_p is undefined (NaN).
+DEGENERATE_GAP = 1e-12
+UNDEFINED_WARN_SHARE = 0.01
+
+
+# ----------------------------------------------------------------------------- input checks
+
+def _prob_rows(rows: Any, name: str) -> tuple[NDArray, NDArray]:
+    """Probability rows → (n, K_max) float array padded with zeros, and the option counts."""
+    if rows is None or isinstance(rows, (str, bytes)):
+        raise InvalidTypeError(f"`{name}` must be per-question probability rows (2-D); got {v.show(rows)}")
+    if hasattr(rows, "to_numpy"):  # a DataFrame: questions × options
+        rows = rows.to_numpy()
+    arr = np.asarray(rows, dtype=object) if not isinstance(rows, np.ndarray) else rows
+    if arr.ndim == 2 and arr.dtype != object:
+        padded, k = v.as_float_array(arr, name), np.full(arr.shape[0], arr.shape[1])
+    else:
+        try:
+            seqs = [v.as_float_array(r, name) for r in rows]
+        except InvalidValueError as exc:
+            raise InvalidValueError(f"`{name}` must be per-question probability rows; got {v.show(rows)}") from exc
+        if any(s.ndim != 1 for s in seqs):
+            raise InvalidValueError(f"`{name}` must be per-question probability rows (a sequence of 1-D rows); "
+                                    f"got {v.show(rows)}")
+        k = np.array([s.size for s in seqs], dtype=np.int64)
+        padded = np.zeros((len(seqs), int(k.max(initial=0))))
+        for i, s in enumerate(seqs):
+            padded[i, : s.size] = s
+    if padded.ndim != 2 or padded.shape[0] == 0:
+        raise InvalidValueError(f"`{name}` must hold at least one question (2-D: questions × options); "
+                                f"got shape {padded.shape}")
+    if (k < 2).any():
+        i = int(np.flatnonzero(k < 2)[0])
+        raise InvalidValueError(f"`{name}` needs at least 2 options per question; question {i} has {k[i]}")
+    bad_value = ~np.isfinite(padded) | (padded < 0)
+    if bad_value.any():
+        raise InvalidValueError(f"`{name}` must hold finite probabilities ≥ 0; found {float(padded[bad_value][0]):g}")
+    sums = padded.sum(axis=1)
+    bad = np.abs(sums - 1) > SUM_TOLERANCE
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidValueError(f"`{name}` rows must sum to 1 (softmax probabilities or one-hot); "
+                                f"question {i} sums to {sums[i]:.6g}")
+    return padded, k
+
+
+def _truth_indices(truth: Any, k: NDArray, name: str = "truth") -> NDArray:
+    vals = np.asarray(truth, dtype=object).ravel() if truth is not None else None
+    if vals is None or np.ndim(truth) != 1 or vals.size != k.size:
+        raise InvalidValueError(f"`{name}` must hold one correct option index per question ({k.size}); "
+                                f"got {v.show(truth)}")
+    out = np.empty(vals.size, dtype=np.int64)
+    for i, t in enumerate(vals):
+        if isinstance(t, str) and t.strip().lstrip("-").isdigit():
+            t = int(t)
+        if isinstance(t, bool) or not isinstance(t, numbers.Integral) and not (
+                isinstance(t, numbers.Real) and float(t).is_integer()):
+            raise InvalidTypeError(f"`{name}` must hold option indices (0, 1, ...); got {t!r} at question {i}")
+        out[i] = int(float(t))
+    bad = (out < 0) | (out >= k)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidValueError(f"`{name}` must be an option index below the question's number of options; "
+                                f"question {i} has truth {out[i]} and {k[i]} options")
+    return out
+
+
+def _cluster_codes(clusters: Any, n: int) -> NDArray | None:
+    if clusters is None:
+        return None
+    import pandas as pd
+
+    labels = np.asarray(clusters, dtype=object)
+    if labels.shape != (n,):
+        raise InvalidValueError(f"`clusters` must have one label per question ({n}); got shape {labels.shape}")
+    codes, _ = pd.factorize(pd.Series(labels), use_na_sentinel=True)
+    if (codes < 0).any():
+        raise InvalidValueError(f"`clusters` has a missing label at question {int(np.flatnonzero(codes < 0)[0])}")
+    return np.asarray(codes, dtype=np.int64)
+
+
+def _one_hot(choice: NDArray, k_max: int) -> NDArray:
+    out = np.zeros((choice.size, k_max))
+    ok = choice >= 0
+    out[np.flatnonzero(ok), choice[ok]] = 1.0
+    return out
+
+
+# ----------------------------------------------------------------------------- the kernel
+
+def capa_from_sums(sums: ArrayLike, n_models: int, pairs: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
+    """κ_p, c_obs and c_exp of every pair from weighted column sums.
+
+    Parameters
+    ----------
+    sums : array_like, shape (..., 2 + n_models + n_pairs)
+        Weighted sums of the columns ``[1, 1/(k_q − 1), p_m(truth_q) for every model,
+        Σ_o p_A(o) p_B(o) for every pair]``.
+    n_models : int
+    pairs : array_like of int, shape (n_pairs, 2)
+        The models (column positions) of every pair.
+
+    Returns
+    -------
+    kappa, c_obs, c_exp : ndarray, shape (..., n_pairs)
+        κ_p is NaN where ``1 − c_exp ≤ DEGENERATE_GAP``.
+
+    Notes
+    -----
+    ``c_obs = mean_q Σ_o p_A p_B``, ``p̄_m = mean_q p_m(truth_q)``, ``f = mean_q 1/(k_q − 1)``,
+    ``c_exp = p̄_A p̄_B + f (1 − p̄_A)(1 − p̄_B)``, ``κ_p = (c_obs − c_exp)/(1 − c_exp)``
+    (Goel et al. 2025, eq. 1–3).
+    """
+    s = np.asarray(sums, dtype=float)
+    idx = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = s[..., :1]
+        f = s[..., 1:2] / n
+        pbar = s[..., 2: 2 + n_models] / n
+        c_obs = s[..., 2 + n_models:] / n
+        pa, pb = pbar[..., idx[:, 0]], pbar[..., idx[:, 1]]
+        c_exp = pa * pb + f * (1 - pa) * (1 - pb)
+        gap = 1 - c_exp
+        kappa = np.where(gap > DEGENERATE_GAP, (c_obs - c_exp) / np.where(gap > DEGENERATE_GAP, gap, 1.0), np.nan)
+    return kappa, c_obs, c_exp
+
+
+def _columns(probs: list[NDArray], k: NDArray, truth: NDArray | None, idx: NDArray, metric: str) -> NDArray:
+    """(n, 2 + M + P) columns for CAPA; (n, 1 + P) for choice agreement."""
+    n = k.size
+    pair_cols = np.empty((n, len(idx)))
+    for j, (a, b) in enumerate(idx):
+        if metric == "choice":
+            pair_cols[:, j] = (probs[a].argmax(1) == probs[b].argmax(1)) & (probs[a].max(1) > 0) & (probs[b].max(1) > 0)
+        else:
+            pair_cols[:, j] = np.einsum("qo,qo->q", probs[a], probs[b])
+    if metric == "choice":
+        return np.column_stack([np.ones(n), pair_cols])
+    rows = np.arange(n)
+    correct = np.column_stack([p[rows, truth] for p in probs])
+    return np.column_stack([np.ones(n), 1.0 / (k - 1), correct, pair_cols])
+
+
+def _statistic(metric: str, n_models: int, idx: NDArray):
+    if metric == "choice":
+        def choice(sums: NDArray) -> NDArray:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                return sums[..., 1:] / sums[..., :1]
+        return choice
+    return lambda sums: capa_from_sums(sums, n_models, idx)[0]
+
+
+def _resample(cols: NDArray, codes: NDArray | None, stat, n_resamples: int, rng: np.random.Generator,
+              batch: int | None) -> tuple[NDArray, NDArray]:
+    """Bootstrap replicates of ``stat`` (items, or clusters whose columns are summed first) and the unit columns."""
+    if codes is not None:
+        units = np.zeros((int(codes.max()) + 1, cols.shape[1]))
+        np.add.at(units, codes, cols)
+    else:
+        units = cols
+    out = [stat(w.astype(float) @ units) for w in bootstrap_weights(units.shape[0], n_resamples, rng=rng, batch=batch)]
+    return np.concatenate(out, axis=0), units
+
+
+def _jackknife(units: NDArray, stat) -> NDArray:
+    total = units.sum(axis=0)
+    chunk = max(1, 2**22 // max(units.shape[1], 1))
+    return np.concatenate([stat(total - units[i: i + chunk]) for i in range(0, units.shape[0], chunk)], axis=0)
+
+
+def _infer(cols, codes, metric, n_models, idx, opts, batch):
+    stat = _statistic(metric, n_models, idx)
+    estimate = stat(cols.sum(axis=0))
+    dist, units = _resample(cols, codes, stat, opts["n_resamples"], opts["rng"], batch)
+    bounds = (0.0, 1.0) if metric == "choice" else (-np.inf, 1.0)
+    jack: tuple[Any, Any] | None = (_jackknife(units, stat), None) if opts["ci_method"] == "bca" else None
+    low, high = interval(opts["ci_method"], dist, estimate, opts["confidence_level"], jackknife=jack, bounds=bounds)
+    low, high = np.where(np.isnan(estimate), np.nan, low), np.where(np.isnan(estimate), np.nan, high)
+    n_undefined = np.isnan(dist).sum(axis=0)
+    if metric == "choice":
+        pvalue = np.full(np.shape(estimate), np.nan)
+    else:  # one-sided, H0: κ_p ≤ 0 (no more agreement than chance), the test the percentile interval inverts
+        pvalue = monte_carlo_pvalue(np.sum(dist <= 0, axis=0), np.sum(~np.isnan(dist), axis=0))
+        pvalue = np.where(np.isnan(estimate), np.nan, pvalue)
+    return estimate, np.atleast_1d(low), np.atleast_1d(high), np.atleast_1d(pvalue), dist, n_undefined, units.shape[0]
+
+
+def _check_options(metric, confidence_level, ci_method, n_resamples, rng) -> dict:
+    return dict(metric=v.check_choice(metric, "metric", AGREEMENT_METRICS),
+                confidence_level=v.check_confidence_level(confidence_level),
+                ci_method=v.check_choice(ci_method, "ci_method", AGREEMENT_CI_METHODS),
+                n_resamples=v.check_positive_int(n_resamples, "n_resamples"),
+                rng=v.check_rng(rng))
+
+
+def _warn_and_notes(names_a, names_b, estimate, n_undefined, n_resamples) -> tuple:
+    notes = []
+    degenerate, many_undefined = [], []
+    for a, b, est, nu in zip(names_a, names_b, np.atleast_1d(estimate), np.atleast_1d(n_undefined)):
+        reason = None
+        if np.isnan(est):
+            reason = "chance agreement c_exp is 1 (both always right, or both never right on two options): κ_p undefined"
+            degenerate.append(f"{a}–{b}")
+        undefined = None
+        if nu > UNDEFINED_WARN_SHARE * n_resamples and not np.isnan(est):
+            undefined = f"{nu} of {n_resamples} bootstrap replicates undefined (c_exp = 1) and left out"
+            many_undefined.append(f"{a}–{b}")
+        notes.append(make_notes(("undefined", reason), ("replicates", undefined)))
+    if degenerate:
+        warn(f"agreement undefined (NaN) for {', '.join(degenerate[:5])}: chance agreement c_exp = 1",
+             DegenerateDataWarning, stacklevel=4)
+    if many_undefined:
+        warn(f"more than 1 % undefined bootstrap replicates for {', '.join(many_undefined[:5])}",
+             UndefinedReplicatesWarning, stacklevel=4)
+    return tuple(notes)
+
+
+# ----------------------------------------------------------------------------- public API
+
+def agreement(
+    a: ArrayLike,
+    b: ArrayLike,
+    truth: ArrayLike | None = None,
+    *,
+    metric: AgreementMetric = "capa",
+    clusters: ArrayLike | None = None,
+    confidence_level: float = 0.95,
+    ci_method: AgreementCIMethod = DEFAULT_AGREEMENT_CI_METHOD,
+    n_resamples: int = 10_000,
+    rng: Any = None,
+) -> ModelAgreementResult:
+    """Agreement of two classifiers over the same multiple-choice questions, with a bootstrap interval.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n, k), or a sequence of n sequences
+        Each classifier's probability of every option of every question (rows sum to 1;
+        one-hot rows for hard choices). Option counts may differ between questions
+        (sequences of different lengths) but not between ``a`` and ``b``.
+    truth : array_like, shape (n,), optional
+        The correct option's index per question; needed by ``"capa"``, ``"capa-discrete"``
+        and ``"ec"``.
+    metric : {"capa", "capa-discrete", "choice", "ec"}, default "capa"
+        ``capa``: κ_p on the probabilities; ``capa-discrete``: κ_p on one-hot choices
+        (argmax, first on ties, as lm-sim); ``choice``: share of questions where both
+        choose the same option; ``ec``: error consistency of the correctness of the argmax
+        choices, by :func:`trialwise.error_consistency` (its own Jeffreys interval and
+        Fisher test; ``ci_method`` and ``clusters`` do not apply).
+    clusters : array_like, shape (n,), optional
+        A cluster label per question (passage, subject): clusters, not questions, are
+        resampled (Miller 2024).
+    confidence_level : float, default 0.95
+    ci_method : {"percentile", "bca", "bc", "basic"}, default "percentile"
+        Bootstrap interval. All four covered alike in the coverage study
+        (``docs/language_models.md``); the percentile interval is the default because it
+        is the one the test of ``pvalue`` inverts and needs no jackknife.
+    n_resamples : int, default 10000
+    rng : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ModelAgreementResult
+        ``statistic``, ``confidence_interval``, ``c_obs``, ``c_exp``, ``p_correct_a``/``_b``
+        and ``pvalue``: for CAPA the one-sided bootstrap p-value of H0 κ_p ≤ 0 ("no more
+        agreement than chance"), ``(1 + #{κ_p* ≤ 0}) / (1 + B)`` (the test the percentile
+        interval inverts; its type-I error is in ``docs/language_models.md``); None for
+        ``"choice"``.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        Chance agreement c_exp = 1 (both models always put all their probability on the
+        correct option, or both never do and every question has two options): κ_p is
+        NaN, as is its interval.
+    UndefinedReplicatesWarning
+        More than 1 % of the bootstrap replicates had c_exp = 1 (left out).
+
+    See Also
+    --------
+    pairwise_agreement : every pair of many models, resampled jointly.
+    error_consistency : κ on correctness.
+
+    Notes
+    -----
+    CAPA (Goel et al. 2025): ``c_obs = mean_q Σ_o p_A(o) p_B(o)``,
+    ``c_exp = p̄_A p̄_B + f (1 − p̄_A)(1 − p̄_B)`` with ``p̄`` the mean probability on the
+    correct option and ``f = mean_q 1/(k_q − 1)``, ``κ_p = (c_obs − c_exp)/(1 − c_exp)``.
+    The point value equals ``lmsim.metrics.CAPA().compute_k(a, b, truth)`` (``prob=False``
+    for ``capa-discrete``). The interval resamples questions (or clusters) with
+    multinomial weights from :func:`trialwise.resampling.bootstrap_weights`.
+
+    References
+    ----------
+    S. Goel et al. (2025), "Great Models Think Alike and this Undermines AI Oversight",
+    arXiv:2502.04313. E. Miller (2024), "Adding Error Bars to Evals", arXiv:2411.00640.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> a = [[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4], [0.6, 0.3, 0.1]]
+    >>> b = [[0.6, 0.3, 0.1], [0.2, 0.6, 0.2], [0.5, 0.2, 0.3], [0.2, 0.7, 0.1]]
+    >>> res = tw.agreement(a, b, [0, 1, 2, 1], n_resamples=200, rng=0)
+    >>> round(res.statistic, 4), round(res.c_obs, 4), round(res.c_exp, 4)
+    (0.0273, 0.42, 0.4037)
+    """
+    opts = _check_options(metric, confidence_level, ci_method, n_resamples, rng)
+    pa, ka = _prob_rows(a, "a")
+    pb, kb = _prob_rows(b, "b")
+    if ka.size != kb.size or (ka != kb).any():
+        i = int(np.flatnonzero(ka != kb)[0]) if ka.size == kb.size else min(ka.size, kb.size)
+        raise InvalidValueError(f"`a` and `b` must have the same questions and options; "
+                                f"lengths {ka.size} and {kb.size}" + (f", question {i} differs" if ka.size == kb.size else ""))
+    width = max(pa.shape[1], pb.shape[1])
+    pa, pb = (np.pad(p, ((0, 0), (0, width - p.shape[1]))) for p in (pa, pb))
+    needs_truth = opts["metric"] != "choice"
+    if needs_truth and truth is None:
+        raise InvalidValueError(f"`truth` is needed by metric={opts['metric']!r} (the correct option of each question)")
+    t = _truth_indices(truth, ka) if truth is not None else None
+    codes = _cluster_codes(clusters, ka.size)
+    if opts["metric"] == "ec":
+        if clusters is not None:
+            raise InvalidValueError("`clusters` is not supported with metric='ec' yet; use metric='capa-discrete' "
+                                    "or tw.error_consistency without clusters")
+        ec = error_consistency(pa.argmax(1) == t, pb.argmax(1) == t, confidence_level=opts["confidence_level"],
+                               n_resamples=opts["n_resamples"], rng=opts["rng"])
+        return ModelAgreementResult(
+            statistic=ec.statistic, confidence_interval=ec.confidence_interval, pvalue=ec.pvalue, n=ec.n,
+            confidence_level=ec.confidence_level, method="ec", ci_method=ec.ci_method, n_clusters=ec.n,
+            c_obs=ec.c_obs, c_exp=ec.c_exp, p_correct_a=ec.accuracy_a, p_correct_b=ec.accuracy_b,
+            n_resamples=ec.n_resamples, n_undefined=ec.n_undefined,
+            bootstrap_distribution=ec.bootstrap_distribution, notes=ec.notes)
+    probs = [pa, pb]
+    if opts["metric"] == "capa-discrete":
+        probs = [_one_hot(p.argmax(1), width) for p in probs]
+    idx = np.array([[0, 1]])
+    cols = _columns(probs, ka, t, idx, opts["metric"])
+    est, low, high, pval, dist, n_undef, units = _infer(cols, codes, opts["metric"], 2, idx, opts, None)
+    if opts["metric"] == "choice":
+        c_obs, c_exp = est, np.full(1, np.nan)
+        p_correct = [float(np.mean(p.argmax(1) == t)) if t is not None else np.nan for p in probs]
+    else:
+        _, c_obs, c_exp = capa_from_sums(cols.sum(axis=0), 2, idx)
+        p_correct = [float(np.mean(p[np.arange(ka.size), t])) for p in probs]
+    notes = _warn_and_notes(["a"], ["b"], est, n_undef, opts["n_resamples"])
+    return ModelAgreementResult(
+        statistic=float(est[0]), confidence_interval=ConfidenceInterval(float(low[0]), float(high[0])),
+        pvalue=None if np.isnan(pval[0]) else float(pval[0]),
+        n=int(ka.size), confidence_level=opts["confidence_level"], method=opts["metric"], ci_method=opts["ci_method"],
+        n_clusters=int(units), c_obs=float(np.ravel(c_obs)[0]), c_exp=float(np.ravel(c_exp)[0]),
+        p_correct_a=p_correct[0], p_correct_b=p_correct[1], n_resamples=opts["n_resamples"],
+        n_undefined=int(n_undef[0]), bootstrap_distribution=dist[:, 0], notes=notes[0])
+
+
+def _table_models(trials: Any, metric: str, clusters: Any):
+    """Trial table → model names, per-model (n, K) probabilities, option counts, truth, cluster codes."""
+    import pandas as pd
+
+    if not isinstance(trials, pd.DataFrame):
+        raise InvalidTypeError(f"`trials` must be a trial table (pandas.DataFrame, e.g. tw.read_lm_eval(...)); "
+                               f"got {type(trials).__name__}")
+    need = ["subject", "image", "truth", "n_options"] + (["probabilities"] if metric == "capa" else ["response"])
+    missing = [c for c in need if c not in trials.columns]
+    if missing:
+        raise InvalidValueError(f"`trials` lacks the column(s) {missing} (metric={metric!r}); "
+                                f"read evaluation logs with tw.read_lm_eval or tw.read_helm")
+    if clusters is not None and (not isinstance(clusters, str) or clusters not in trials.columns):
+        raise InvalidValueError(f"`clusters` must name a column of `trials`; got {v.show(clusters)}")
+    keys = ["condition", "image"] if "condition" in trials.columns else ["image"]
+    item = pd.MultiIndex.from_frame(trials[keys].astype(str))
+    codes, uniques = pd.factorize(item)
+    models = list(pd.unique(trials["subject"]))
+    n = len(uniques)
+    first = np.unique(codes, return_index=True)[1]
+    k = trials["n_options"].to_numpy()[first].astype(np.int64)
+    truth = _truth_indices(trials["truth"].to_numpy()[first], k)
+    width = int(k.max())
+    cl = None
+    if clusters is not None:
+        labels = trials[clusters].to_numpy(dtype=object)[first]
+        cl = _cluster_codes(labels, n)
+    probs = []
+    for m in models:
+        rows = np.flatnonzero((trials["subject"] == m).to_numpy())
+        got = codes[rows]
+        if len(np.unique(got)) != n or len(got) != n:
+            raise InvalidValueError(f"`trials`: model {m!r} answers {len(np.unique(got))} of the {n} questions "
+                                    f"(or one twice); agreement needs every model on every question "
+                                    f"(read the logs with unaligned='drop')")
+        p = np.zeros((n, width))
+        if metric == "capa":
+            prow, _ = _prob_rows(list(trials["probabilities"].to_numpy()[rows]), "trials.probabilities")
+            p[got, : prow.shape[1]] = prow
+        else:
+            resp = np.array([int(r) if str(r).lstrip("-").isdigit() else -1 for r in trials["response"].to_numpy()[rows]])
+            p[got] = _one_hot(np.where(resp < k[got], resp, -1), width)
+        probs.append(p)
+    return models, probs, k, truth, cl
+
+
+def pairwise_agreement(
+    trials: Any,
+    *,
+    metric: AgreementMetric = "capa",
+    clusters: str | None = None,
+    confidence_level: float = 0.95,
+    ci_method: AgreementCIMethod = DEFAULT_AGREEMENT_CI_METHOD,
+    n_resamples: int = 10_000,
+    rng: Any = None,
+    batch: int | None = None,
+) -> PairwiseAgreementResult:
+    """Agreement of every pair of models in a trial table, with jointly resampled intervals.
+
+    Parameters
+    ----------
+    trials : pandas.DataFrame
+        A trial table of evaluation logs (:func:`trialwise.read_lm_eval`,
+        :func:`trialwise.read_helm`, :func:`trialwise.datasets.llm_demo`): one row per model
+        (``subject``) and question (``condition`` + ``image``), with ``truth``,
+        ``n_options``, and ``probabilities`` (``"capa"``) or ``response`` (the others).
+        Every model must answer every question.
+    metric : {"capa", "capa-discrete", "choice", "ec"}, default "capa"
+        As in :func:`agreement`; ``capa-discrete`` and ``choice`` use the logged
+        ``response``; ``ec`` is :func:`trialwise.pairwise_error_consistency` on the
+        correctness (its Jeffreys interval and Fisher test).
+    clusters : str, optional
+        A column of ``trials`` (e.g. ``"cluster"`` from ``read_lm_eval(..., clusters=...)``)
+        whose values group questions; clusters are resampled as wholes.
+    confidence_level, ci_method, n_resamples, rng
+        As in :func:`agreement`.
+    batch : int, optional
+        Replicates per chunk of the matrix product.
+
+    Returns
+    -------
+    PairwiseAgreementResult
+        ``to_frame()`` has the columns of :func:`trialwise.pairwise_error_consistency`
+        (``observer_a, observer_b, statistic, ci_low, ci_high, pvalue, n``, ...).
+
+    Warns
+    -----
+    DegenerateDataWarning, UndefinedReplicatesWarning
+        As in :func:`agreement`.
+
+    See Also
+    --------
+    agreement, pairwise_error_consistency
+
+    Notes
+    -----
+    One weight vector over the questions (clusters) per replicate is shared by every
+    pair, so the whole matrix is one chunked product ``W @ X`` with ``2 + M + P``
+    columns for M models and P pairs. ``pvalue`` is as in :func:`agreement` (NaN for
+    ``"choice"``).
+
+    References
+    ----------
+    S. Goel et al. (2025), "Great Models Think Alike and this Undermines AI Oversight",
+    arXiv:2502.04313.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), clusters="cluster", n_resamples=500, rng=0)
+    >>> print(res.to_frame()[["observer_a", "observer_b", "statistic", "ci_low", "ci_high"]].round(3).tail(2).to_string(index=False))
+     observer_a       observer_b  statistic  ci_low  ci_high
+    sim/demo-1b sim/demo-7b-chat      0.133   0.103    0.161
+    sim/demo-7b sim/demo-7b-chat      0.244   0.217    0.267
+    """
+    opts = _check_options(metric, confidence_level, ci_method, n_resamples, rng)
+    metric = opts["metric"]
+    models, probs, k, truth, codes = _table_models(trials, "capa" if metric == "capa" else "response", clusters)
+    if len(models) < 2:
+        raise InvalidValueError(f"`trials` needs at least 2 models (subject); got {models}")
+    idx = np.array([(i, j) for i in range(len(models)) for j in range(i + 1, len(models))], dtype=np.intp)
+    names = np.array(models, dtype=object)
+    if metric == "ec":
+        if clusters is not None:
+            raise InvalidValueError("`clusters` is not supported with metric='ec' yet; use metric='capa-discrete'")
+        import pandas as pd
+
+        correct = pd.DataFrame({m: p[np.arange(k.size), truth] for m, p in zip(models, probs)})
+        ec = pairwise_error_consistency(correct, confidence_level=opts["confidence_level"],
+                                        n_resamples=opts["n_resamples"], rng=opts["rng"], batch=batch)
+        return PairwiseAgreementResult(
+            observers=tuple(models), observer_a=ec.observer_a, observer_b=ec.observer_b, statistic=ec.statistic,
+            confidence_interval=ec.confidence_interval, pvalue=ec.pvalue, n=ec.n,
+            confidence_level=ec.confidence_level, method="ec", ci_method=ec.ci_method, n_clusters=int(k.size),
+            c_obs=ec.c_obs, c_exp=ec.c_exp, p_correct_a=ec.accuracy_a, p_correct_b=ec.accuracy_b,
+            n_resamples=ec.n_resamples, n_undefined=ec.n_undefined,
+            bootstrap_distribution=ec.bootstrap_distribution, pair_notes=ec.pair_notes)
+    cols = _columns(probs, k, truth, idx, metric)
+    est, low, high, pval, dist, n_undef, units = _infer(cols, codes, metric, len(models), idx, opts, batch)
+    rows = np.arange(k.size)
+    pbar = np.array([p[rows, truth].mean() for p in probs])
+    if metric == "choice":
+        c_obs, c_exp = est, np.full(len(idx), np.nan)
+    else:
+        _, c_obs, c_exp = capa_from_sums(cols.sum(axis=0), len(models), idx)
+    notes = _warn_and_notes(names[idx[:, 0]], names[idx[:, 1]], est, n_undef, opts["n_resamples"])
+    return PairwiseAgreementResult(
+        observers=tuple(models), observer_a=names[idx[:, 0]], observer_b=names[idx[:, 1]], statistic=est,
+        confidence_interval=ConfidenceInterval(low, high), pvalue=pval,
+        n=np.full(len(idx), k.size, dtype=np.int64), confidence_level=opts["confidence_level"], method=metric,
+        ci_method=opts["ci_method"], n_clusters=int(units), c_obs=np.asarray(c_obs), c_exp=np.asarray(c_exp),
+        p_correct_a=pbar[idx[:, 0]], p_correct_b=pbar[idx[:, 1]], n_resamples=opts["n_resamples"],
+        n_undefined=np.asarray(n_undef, dtype=np.int64), bootstrap_distribution=dist, pair_notes=notes)

@@ -1,0 +1,345 @@
+"""Reading lm-evaluation-harness ``--log_samples`` files (``samples_<task>_<timestamp>.jsonl``).
+
+The format, as lm-evaluation-harness 0.4.x writes it (``lm_eval/evaluator.py``, the
+``example`` dict of ``evaluate``; ``lm_eval/loggers/evaluation_tracker.py``,
+``EvaluationTracker.save_results_samples``): one JSON object per line, per document and
+filter, with ``doc_id``, ``doc``, ``target`` (as text), ``arguments`` (``{"gen_args_<i>":
+{"arg_0": context, "arg_1": continuation}}``, one entry per request; older versions: a list of
+``[context, continuation]``), ``resps``, ``filtered_resps`` (for a multiple-choice task one
+``[loglikelihood, is_greedy]`` per option, written as text by ``sanitize_list``; older versions:
+numbers and booleans), ``filter``, ``metrics``, ``doc_hash``, ``prompt_hash``, ``target_hash``
+and one value per metric (``acc``, ``acc_norm``, ...). The aggregated ``results_<timestamp>.json``
+of the same run sits next to it (``model_name``, ``config.model_args``, ``configs``,
+``group_subtasks``).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.validation import check_choice, show
+from trialwise.logs.records import Record, Tally, assemble, finite_float, log_paths, softmax
+
+__all__ = ["read_lm_eval"]
+
+_SAMPLES = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+))?\.jsonl(?:\.gz)?$")
+_DATE_FOLDER = re.compile(r"^\d{4}-\d{2}-\d{2}T[0-9.\-_:]+$")
+# The order in which the harness looks for the model in `model_args` (GeneralConfigTracker._get_model_name).
+_MODEL_KEYS = ("peft", "delta", "pretrained", "model", "path", "engine")
+
+
+def read_lm_eval(
+    paths: Any,
+    *,
+    normalization: Literal["none", "length"] = "none",
+    filter_name: str | None = None,
+    clusters: str | None = None,
+    unaligned: Literal["error", "drop"] = "error",
+):
+    """Read lm-evaluation-harness ``--log_samples`` files of one or more models into a trial table.
+
+    Every multiple-choice document becomes one trial per model: the options' probabilities
+    are the softmax of the logged log-likelihoods, the response is the most probable option
+    (the harness's ``acc`` rule) and the trial is correct when it is the target.
+
+    Parameters
+    ----------
+    paths : str, path or list of them
+        ``samples_<task>_<timestamp>.jsonl`` files (also ``.jsonl.gz``) or folders searched
+        recursively for them (the harness's output folder of one or many models; the Open
+        LLM Leaderboard's "details" folders).
+    normalization : {"none", "length"}
+        ``"none"``: scores are the log-likelihoods (the harness's ``acc``); ``"length"``:
+        the log-likelihoods divided by the option's length in characters (``acc_norm``).
+    filter_name : str, optional
+        Which filter's records to read when a task logs several (e.g. ``"none"``); by
+        default a task must log exactly one.
+    clusters : str, optional
+        A field of the logged document (e.g. ``"subject"``) copied into a ``cluster`` column,
+        for resampling questions that share it together.
+    unaligned : {"error", "drop"}
+        An item logged for some but not all models of its task is an error, or is dropped
+        (and counted).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per model and document, columns :data:`~trialwise.logs.LOG_COLUMNS`
+        (then ``cluster``): ``experiment`` the task's group in ``results_*.json``
+        (``group_subtasks``; the task itself when it has none), ``condition`` the task,
+        ``subject`` the model, ``observer_type`` ``"model"``, ``image`` the ``doc_hash``
+        (``doc_id`` when the log has none), ``truth``/``response`` the option indices as text
+        (``"0"``, ``"1"``, ...), ``correct``, ``n_options`` and ``probabilities`` (a tuple, one
+        probability per option in the task's option order). ``trials.attrs["log"]``: files
+        and records read, the counts of records not used by reason (``"skipped"``),
+        ``"normalization"``, and ``"metric_mismatches"``: trials whose correctness differs
+        from the harness's own logged ``acc``/``acc_norm``.
+
+    Raises
+    ------
+    InvalidValueError
+        Naming the file and line: a document logged twice for a model (two logs of one task),
+        an item whose option count or target differs between models, unaligned items
+        (``unaligned="error"``), log-likelihoods that are not finite or above 0, a missing
+        ``clusters`` field, several filters and no ``filter_name``.
+
+    Warns
+    -----
+    TrialwiseWarning
+        When records were not used (unreadable JSON lines, generation tasks, several correct
+        options, winogrande-style tasks whose correct option is not in the log, unaligned
+        items dropped) or trials disagree with the logged metric; the counts are in
+        ``trials.attrs["log"]``.
+
+    Notes
+    -----
+    With log-likelihoods :math:`\\ell_o` of the continuations of options :math:`o = 1..k`,
+    :math:`p_o = e^{s_o} / \\sum_j e^{s_j}` with :math:`s_o = \\ell_o` or (``"length"``)
+    :math:`s_o = \\ell_o / L_o`. The harness's ``acc_norm`` divides by ``len(choice)``, the
+    option text without the target delimiter that precedes it in the logged continuation
+    (``arguments.gen_args_<o>.arg_1 = target_delimiter + choice``): ``L_o`` is the
+    continuation's length less the delimiter (``configs.<task>.target_delimiter`` of the
+    results file, default ``" "``) when every continuation starts with it. The target is
+    an option index when it reads as an integer, else the option whose text it equals.
+    Items are aligned across models by ``doc_hash`` within a task; a document that occurs
+    twice in a task (same hash, two ``doc_id``) is told apart by its occurrence.
+
+    References
+    ----------
+    L. Gao et al., "The Language Model Evaluation Harness", Zenodo (2024),
+    https://github.com/EleutherAI/lm-evaluation-harness (``lm_eval/evaluator.py``,
+    ``lm_eval/api/task.py``: ``ConfigurableTask.process_results``).
+
+    Examples
+    --------
+    The bundled demo logs (``tw.datasets.llm_demo``), read with the ``acc_norm`` rule:
+
+    >>> from importlib import resources
+    >>> import trialwise as tw
+    >>> with resources.as_file(resources.files("trialwise.datasets") / "llm-demo") as folder:
+    ...     trials = tw.read_lm_eval(folder, normalization="length")
+    >>> trials.groupby("subject").correct.mean().to_dict()
+    {'sim/demo-13b': 0.73, 'sim/demo-1b': 0.45, 'sim/demo-7b': 0.6225, 'sim/demo-7b-chat': 0.6575}
+    >>> trials.attrs["log"]["metric_mismatches"]   # trials that disagree with the logged acc_norm
+    0
+    """
+    normalization = check_choice(normalization, "normalization", ("none", "length"))
+    unaligned = check_choice(unaligned, "unaligned", ("error", "drop"))
+    for value, name in ((filter_name, "filter_name"), (clusters, "clusters")):
+        if value is not None and not isinstance(value, str):
+            raise InvalidTypeError(f"`{name}` must be a str or None; got {type(value).__name__} {show(value)}")
+    files = log_paths(paths, ("samples_*.jsonl", "samples_*.jsonl.gz"))
+    tally = Tally()
+    records: list[Record] = []
+    mismatches = 0
+    for path in files:
+        match = _SAMPLES.match(path.name)
+        if match is None:
+            raise InvalidValueError(f"{path}: not an lm-evaluation-harness samples file (its name must be "
+                                    f"samples_<task>_<timestamp>.jsonl)")
+        task = match["task"]
+        results = _results_file(path, match["date"])
+        model = _model_name(path, results)
+        group = _group(task, results)
+        delimiter = _delimiter(task, results)
+        tally.files += 1
+        found, wrong = _read_samples(path, task, group, model, delimiter, normalization, filter_name, clusters, tally)
+        records.extend(found)
+        mismatches += wrong
+    if mismatches:
+        metric = "acc_norm" if normalization == "length" else "acc"
+        tally.note(f"trials whose correctness differs from the logged `{metric}` (kept; the task may score its "
+                   f"options differently)", mismatches)
+    return assemble(records, tally, source="lm-evaluation-harness", unaligned=unaligned, clusters=clusters,
+                    options_field="filtered_resps", truth_field="target",
+                    extra={"normalization": normalization, "metric_mismatches": mismatches})
+
+
+def _open_lines(path: Path) -> list[str]:
+    opener: Any = gzip.open if path.suffix == ".gz" else open
+    try:
+        with opener(path, "rt", encoding="utf-8") as fh:
+            return fh.read().splitlines()
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise InvalidValueError(f"{path}: not a readable text file ({exc})") from None
+
+
+def _results_file(samples: Path, date: str | None) -> dict[str, Any] | None:
+    """The ``results_*.json`` of the same run: same timestamp, else the only one in the folder."""
+    candidates = sorted(samples.parent.glob("results_*.json"))
+    same = [c for c in candidates if date is not None and c.stem == f"results_{date}"]
+    chosen = same[0] if same else (candidates[0] if len(candidates) == 1 else None)
+    if chosen is None:
+        return None
+    try:
+        data = json.loads(chosen.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidValueError(f"{chosen}: not a readable results file ({exc})") from None
+    return data if isinstance(data, dict) else None
+
+
+def _model_name(samples: Path, results: dict[str, Any] | None) -> str:
+    """``model_name`` of the results file, else the model in ``config.model_args``, else the folder's name."""
+    if results:
+        if isinstance(results.get("model_name"), str) and results["model_name"]:
+            return str(results["model_name"])
+        args = (results.get("config") or {}).get("model_args")
+        if isinstance(args, dict):
+            for key in _MODEL_KEYS:
+                if key in args:
+                    return str(args[key])
+        elif isinstance(args, str):
+            for key in _MODEL_KEYS:
+                if f"{key}=" in args:
+                    return args.split(f"{key}=")[1].split(",")[0]
+    folder = samples.parent
+    if _DATE_FOLDER.match(folder.name) and folder.parent.name:  # details/<org>__<model>/<date>/samples_*.jsonl
+        folder = folder.parent
+    return folder.name
+
+
+def _group(task: str, results: dict[str, Any] | None) -> str:
+    groups = (results or {}).get("group_subtasks") or {}
+    if isinstance(groups, dict):
+        for group, subtasks in groups.items():
+            if isinstance(subtasks, list) and task in subtasks:
+                return str(group)
+    return task
+
+
+def _delimiter(task: str, results: dict[str, Any] | None) -> str:
+    config = ((results or {}).get("configs") or {}).get(task) or {}
+    value = config.get("target_delimiter", " ") if isinstance(config, dict) else " "
+    return value if isinstance(value, str) else " "
+
+
+def _continuations(arguments: Any) -> list[str] | None:
+    """The continuation of each request: ``gen_args_<i>.arg_1`` (0.4.x) or ``[context, continuation]`` (older)."""
+    if isinstance(arguments, dict):
+        keys = sorted(arguments, key=lambda k: int(k.rsplit("_", 1)[-1]) if k.rsplit("_", 1)[-1].isdigit() else -1)
+        out = []
+        for key in keys:
+            arg = arguments[key]
+            if not isinstance(arg, dict) or "arg_1" not in arg:
+                return None
+            out.append(str(arg["arg_1"]))
+        return out
+    if isinstance(arguments, list) and all(isinstance(a, (list, tuple)) and len(a) == 2 for a in arguments):
+        return [str(a[1]) for a in arguments]
+    return None
+
+
+def _loglikelihoods(filtered: Any) -> list[float] | None:
+    """One log-likelihood per request from ``[[ll, is_greedy], ...]`` (numbers or text); None: not multiple choice."""
+    if not isinstance(filtered, list) or not filtered:
+        return None
+    if not all(isinstance(f, (list, tuple)) and len(f) == 2 for f in filtered):
+        return None
+    return [finite_float(f[0]) for f in filtered]
+
+
+def _gold(target: str, options: Sequence[str]) -> int | None:
+    text = target.strip()
+    if re.fullmatch(r"-?\d+", text):
+        index = int(text)
+        return index if 0 <= index < len(options) else None
+    matches = [i for i, o in enumerate(options) if o == target or o.strip() == text]
+    return matches[0] if matches else None
+
+
+def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str, normalization: str,
+                  filter_name: str | None, clusters: str | None, tally: Tally) -> tuple[list[Record], int]:
+    lines = _open_lines(path)
+    rows: list[tuple[int, dict[str, Any]]] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        tally.records += 1
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            tally.skip("unreadable JSON lines")
+            continue
+        if not isinstance(row, dict) or "doc_id" not in row or "filtered_resps" not in row:
+            tally.skip("lines that are not a logged document (no doc_id or filtered_resps)")
+            continue
+        rows.append((number, row))
+    filters = sorted({str(row.get("filter", "none")) for _, row in rows})
+    if filter_name is not None:
+        other = sum(str(row.get("filter", "none")) != filter_name for _, row in rows)
+        if other:
+            tally.skip(f"records of other filters than {filter_name!r}", other)
+        rows = [(n, row) for n, row in rows if str(row.get("filter", "none")) == filter_name]
+    elif len(filters) > 1:
+        raise InvalidValueError(f"{path}: task {task!r} logs several filters {filters}; choose one with "
+                                f"`filter_name` (e.g. filter_name={filters[0]!r})")
+    records: list[Record] = []
+    occurrences: dict[str, int] = {}
+    doc_lines: dict[str, int] = {}
+    mismatches = 0
+    use_hash = all(isinstance(row.get("doc_hash"), str) for _, row in rows)
+    for number, row in sorted(rows, key=lambda nr: _doc_order(nr[1]["doc_id"])):
+        where = f"{path}:{number}"
+        lls = _loglikelihoods(row["filtered_resps"])
+        if lls is None:
+            tally.skip("records that are not multiple choice (generation or perplexity tasks)")
+            continue
+        options = _continuations(row.get("arguments"))
+        if options is None or len(options) != len(lls):
+            raise InvalidValueError(f"{where}: field `arguments` must hold one (context, continuation) per option of "
+                                    f"`filtered_resps` ({len(lls)}); got {show(row.get('arguments'))}")
+        if "acc_mutual_info" in (row.get("metrics") or []) and len(lls) % 2 == 0:
+            half = len(lls) // 2  # the unconditional log-likelihoods follow the conditional ones
+            lls, options = lls[:half], options[:half]
+        if any(not v <= 0 for v in lls) or all(v == -math.inf for v in lls):  # NaN, above 0, all impossible
+            raise InvalidValueError(f"{where}: field `filtered_resps` must hold log-likelihoods (finite numbers "
+                                    f"<= 0, as text or numbers); got {show(row['filtered_resps'])}")
+        if len(options) < 2:
+            tally.skip("records with fewer than 2 options")
+            continue
+        if len(set(options)) == 1:
+            tally.skip("records of multiple-input tasks (the correct option is not in the log)")
+            continue
+        strip = bool(delimiter) and all(o.startswith(delimiter) for o in options)
+        choices = [o[len(delimiter):] for o in options] if strip else options
+        gold = _gold(str(row.get("target", "")), choices)
+        if gold is None:
+            reason = ("records with several correct options" if str(row.get("target", "")).lstrip().startswith("[")
+                      else "records whose target is neither an option index nor an option")
+            tally.skip(reason)
+            continue
+        scores = [v / max(len(c), 1) for v, c in zip(lls, choices)] if normalization == "length" else lls
+        response = max(range(len(scores)), key=scores.__getitem__)  # the first maximum, as np.argmax
+        logged = row.get("acc_norm" if normalization == "length" else "acc")
+        if isinstance(logged, (int, float)) and not isinstance(logged, bool) and math.isfinite(logged):
+            mismatches += bool(logged) != (response == gold)
+        cluster = None
+        if clusters is not None:
+            doc = row.get("doc")
+            if not isinstance(doc, dict) or clusters not in doc:
+                raise InvalidValueError(f"{where}: `clusters`={clusters!r} is not a field of the logged `doc` "
+                                        f"(fields: {sorted(doc) if isinstance(doc, dict) else show(doc)})")
+            cluster = str(doc[clusters])
+        doc_id = str(row["doc_id"])
+        if doc_id in doc_lines:
+            raise InvalidValueError(f"{where}: duplicate document: doc_id {row['doc_id']!r} of task {task!r} was "
+                                    f"already logged for model {model!r} at line {doc_lines[doc_id]}")
+        doc_lines[doc_id] = number
+        image = str(row["doc_hash"]) if use_hash else doc_id
+        occurrences[image] = occurrences.get(image, 0) + 1
+        if occurrences[image] > 1:
+            image = f"{image}-{occurrences[image]}"  # the same document text twice in one task
+        records.append(Record(group, task, model, image, str(gold), str(response), len(choices),
+                              softmax(scores), cluster, where))
+    return records, mismatches
+
+
+def _doc_order(doc_id: Any) -> tuple[int, Any]:
+    return (0, doc_id) if isinstance(doc_id, int) else (1, str(doc_id))

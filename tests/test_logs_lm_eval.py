@@ -1,0 +1,410 @@
+"""read_lm_eval: lm-evaluation-harness ``--log_samples`` files, checked against brute force.
+
+The files are written here from Python dicts the way the harness writes them (EleutherAI/
+lm-evaluation-harness at 4e7e0d4, identical in the 0.4.13 wheel): the record is the ``example``
+dict of ``lm_eval/evaluator.py`` ``evaluate`` (lines 643-667: doc_id, doc, target, arguments,
+resps, filtered_resps, filter, metrics, doc_hash = sha256(json.dumps(doc, indent=2,
+ensure_ascii=False)), prompt_hash, target_hash, then ``example.update(metrics)``), sanitised by
+``lm_eval/loggers/evaluation_tracker.py`` ``save_results_samples`` (lines 350-372: arguments →
+``{"gen_args_i": {"arg_j": ...}}``, ``sanitize_list`` turns resps/filtered_resps into text,
+``target`` → ``str``), one ``json.dumps`` per line into ``samples_<task>_<date_id>.jsonl`` in
+the folder ``model_name_sanitized``, next to ``results_<date_id>.json``
+(``save_results_aggregated``). acc/acc_norm follow ``lm_eval/api/task.py``
+``ConfigurableTask.process_results`` (lines 1489-1511).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import trialwise as tw
+from trialwise.logs.records import check_probabilities
+
+DATE = "2026-01-02T03-04-05.678901"
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def record(doc_id, doc, target, choices, lls, *, filter_key="none", old=False, extra_metrics=()):
+    """One logged document as the harness writes it (``old``: numbers and [ctx, cont] lists, pre-sanitising)."""
+    context = f"Question: {doc['question']}\nAnswer:"
+    arguments = [(context, f" {c}") for c in choices]
+    greedy = [i == int(np.argmax(lls)) for i in range(len(lls))]
+    gold = target if isinstance(target, int) else choices.index(target)
+    lengths = np.array([float(len(c)) for c in choices])
+    metrics = {"acc": 1.0 if int(np.argmax(lls)) == gold else 0.0,
+               "acc_norm": 1.0 if int(np.argmax(np.asarray(lls) / lengths)) == gold else 0.0}
+    example = {
+        "doc_id": doc_id, "doc": doc, "target": target, "arguments": arguments,
+        "resps": [[(ll, g)] for ll, g in zip(lls, greedy)],
+        "filtered_resps": [(ll, g) for ll, g in zip(lls, greedy)],
+        "filter": filter_key, "metrics": [*metrics, *extra_metrics],
+        "doc_hash": sha(json.dumps(doc, indent=2, ensure_ascii=False)),
+        "prompt_hash": sha(context), "target_hash": sha(str(target)),
+    }
+    example.update(metrics)
+    if old:
+        example["arguments"] = [list(a) for a in arguments]
+        example["filtered_resps"] = [[ll, g] for ll, g in example["filtered_resps"]]
+        example["resps"] = [[[ll, g]] for ll, g in zip(lls, greedy)]
+        return example
+    example["arguments"] = {f"gen_args_{i}": {f"arg_{j}": v for j, v in enumerate(arg)}
+                            for i, arg in enumerate(arguments)}
+    sanitize = lambda sub: [sanitize(s) for s in sub] if isinstance(sub, (list, tuple)) else str(sub)  # noqa: E731
+    example["resps"] = sanitize(example["resps"])
+    example["filtered_resps"] = sanitize(example["filtered_resps"])
+    example["target"] = str(example["target"])
+    return example
+
+
+def write_run(root: Path, model: str, tasks: dict[str, list[dict]], *, results=True, group=None, folder=None):
+    out = root / (folder or model.replace("/", "__"))
+    out.mkdir(parents=True, exist_ok=True)
+    if results:
+        data = {"results": {t: {"alias": t} for t in tasks}, "model_name": model,
+                "config": {"model": "hf", "model_args": f"pretrained={model},dtype=float16"},
+                "configs": {t: {"task": t, "target_delimiter": " "} for t in tasks},
+                "group_subtasks": {group: sorted(tasks)} if group else {t: [] for t in tasks}}
+        (out / f"results_{DATE}.json").write_text(json.dumps(data, indent=2), encoding="utf-8")
+    for task, rows in tasks.items():
+        with open(out / f"samples_{task}_{DATE}.jsonl", "a", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return out
+
+
+def simulate(rng, n_docs=30, k=4, models=("org/alpha", "org/beta", "gamma")):
+    """Docs, and each model's log-likelihoods drawn from known option probabilities."""
+    docs = [{"question": f"q{i}?", "subject": f"s{i % 3}", "choices": [f"opt{j}" + "x" * int(rng.integers(0, 6))
+                                                                        for j in range(k)],
+             "answer": int(rng.integers(k))} for i in range(n_docs)]
+    truth = {m: rng.dirichlet(np.ones(k), n_docs) for m in models}
+    return docs, truth
+
+
+def read_quiet(*args, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return tw.read_lm_eval(*args, **kwargs)
+
+
+@pytest.fixture
+def three_models(tmp_path):
+    rng = np.random.default_rng(7)
+    docs, truth = simulate(rng)
+    for m, p in truth.items():
+        order = rng.permutation(len(docs))  # models log their documents in different orders
+        rows = [record(int(i), docs[i], docs[i]["answer"], docs[i]["choices"], np.log(p[i]).tolist()) for i in order]
+        write_run(tmp_path, m, {"mmlu_x": rows}, group="mmlu")
+    return tmp_path, docs, truth
+
+
+def test_softmax_argmax_correct_against_brute_force(three_models):
+    root, docs, truth = three_models
+    trials = read_quiet(root, clusters="subject")
+    assert list(trials.columns) == [*tw.logs.LOG_COLUMNS, "cluster"]
+    assert len(trials) == 3 * len(docs) and set(trials.subject) == set(truth)
+    assert set(trials.experiment) == {"mmlu"} and set(trials.condition) == {"mmlu_x"}
+    by_hash = {sha(json.dumps(d, indent=2, ensure_ascii=False)): i for i, d in enumerate(docs)}
+    for row in trials.itertuples():
+        i = by_hash[row.image]
+        lls = [math.log(x) for x in truth[row.subject][i]]
+        total = sum(math.exp(v) for v in lls)
+        brute = [math.exp(v) / total for v in lls]
+        assert row.probabilities == pytest.approx(brute, abs=1e-12)  # the known probabilities, recovered
+        best = max(range(len(lls)), key=lambda o: lls[o])
+        assert row.response == str(best) and row.truth == str(docs[i]["answer"])
+        assert row.correct == (best == docs[i]["answer"]) and row.n_options == 4
+        assert row.cluster == docs[i]["subject"]
+    assert trials.attrs["log"]["metric_mismatches"] == 0 and trials.attrs["log"]["skipped"] == {}
+
+
+def test_length_normalisation_uses_the_choice_text(three_models):
+    root, docs, truth = three_models
+    trials = read_quiet(root, normalization="length")
+    by_hash = {sha(json.dumps(d, indent=2, ensure_ascii=False)): i for i, d in enumerate(docs)}
+    for row in trials.itertuples():
+        i = by_hash[row.image]
+        scores = [math.log(p) / len(c) for p, c in zip(truth[row.subject][i], docs[i]["choices"])]
+        total = sum(math.exp(s) for s in scores)
+        assert row.probabilities == pytest.approx([math.exp(s) / total for s in scores], abs=1e-12)
+        assert row.response == str(max(range(4), key=lambda o: scores[o]))
+    # the harness's own acc_norm (written into the log) agrees with every trial
+    assert trials.attrs["log"]["metric_mismatches"] == 0
+
+
+def test_old_format_numbers_and_lists_give_the_same_table(tmp_path):
+    rng = np.random.default_rng(3)
+    docs, truth = simulate(rng, models=("m1", "m2"))
+    for old in (False, True):
+        for m, p in truth.items():
+            rows = [record(i, d, d["answer"], d["choices"], np.log(p[i]).tolist(), old=old) for i, d in enumerate(docs)]
+            write_run(tmp_path / str(old), m, {"t": rows})
+    new, old = read_quiet(tmp_path / "False"), read_quiet(tmp_path / "True")
+    assert new.drop(columns="probabilities").equals(old.drop(columns="probabilities"))
+    assert np.allclose(np.stack(new.probabilities), np.stack(old.probabilities), atol=1e-15)
+
+
+def test_alignment_by_doc_hash_not_doc_id(tmp_path):
+    rng = np.random.default_rng(4)
+    docs, truth = simulate(rng, n_docs=12, models=("a", "b", "c"))
+    for shift, (m, p) in enumerate(truth.items()):
+        # each model numbers the same documents differently (another shard / --limit): doc_hash aligns them
+        rows = [record(i + 100 * shift, d, d["answer"], d["choices"], np.log(p[i]).tolist()) for i, d in enumerate(docs)]
+        write_run(tmp_path, m, {"t": rows})
+    trials = read_quiet(tmp_path)
+    per_model = trials.groupby("subject").image.apply(frozenset)
+    assert per_model.nunique() == 1 and len(per_model.iloc[0]) == 12
+    assert (trials.groupby("image").truth.nunique() == 1).all()
+
+
+def test_identical_documents_in_one_task_are_told_apart(tmp_path):
+    doc = {"question": "same?", "choices": ["a", "b"], "answer": 0}
+    for m in ("a", "b"):
+        write_run(tmp_path, m, {"t": [record(0, doc, 0, ["a", "b"], [-0.1, -2.0]),
+                                      record(1, doc, 0, ["a", "b"], [-3.0, -0.1])]})
+    trials = read_quiet(tmp_path)
+    h = sha(json.dumps(doc, indent=2, ensure_ascii=False))
+    assert sorted(set(trials.image)) == [h, f"{h}-2"] and len(trials) == 4
+
+
+def test_model_names_from_results_model_args_and_folders(tmp_path):
+    doc = {"question": "q", "choices": ["a", "b"], "answer": 1}
+    rows = {"t": [record(0, doc, 1, ["a", "b"], [-1.0, -0.5])]}
+    write_run(tmp_path / "r", "org/named", rows)
+    args_only = write_run(tmp_path / "r", "org/args", rows, folder="x1")
+    data = json.loads((args_only / f"results_{DATE}.json").read_text())
+    del data["model_name"]
+    (args_only / f"results_{DATE}.json").write_text(json.dumps(data))
+    write_run(tmp_path / "r", "folder-model", rows, results=False)
+    write_run(tmp_path / "r" / "details" / "org__leader", "x", rows, results=False, folder=DATE)
+    trials = read_quiet(tmp_path / "r")
+    assert sorted(trials.subject) == ["folder-model", "org/args", "org/named", "org__leader"]
+
+
+def test_mutual_info_tasks_use_the_conditional_half(tmp_path):
+    doc = {"question": "q", "choices": ["a", "b"], "answer": 0}
+    row = record(0, doc, 0, ["a", "b", "a", "b"], [-0.2, -1.9, -5.0, -0.01], extra_metrics=["acc_mutual_info"])
+    row["acc"] = 1.0  # process_results scores acc on the conditional half, lls[:len(choices)] (task.py 1499-1508)
+    write_run(tmp_path, "m", {"t": [row]})
+    trials = read_quiet(tmp_path)
+    assert trials.n_options.tolist() == [2] and trials.response.tolist() == ["0"]
+    assert trials.probabilities[0] == pytest.approx([1 / (1 + math.exp(-1.7)), 1 / (1 + math.exp(1.7))])
+
+
+def test_target_as_option_text(tmp_path):
+    doc = {"question": "q", "choices": ["yes", "no"]}
+    write_run(tmp_path, "m", {"t": [record(0, doc, "no", ["yes", "no"], [-0.1, -3.0])]})
+    trials = read_quiet(tmp_path)
+    assert trials.truth.tolist() == ["1"] and not trials.correct[0]
+
+
+def test_filters(tmp_path):
+    doc = {"question": "q", "choices": ["a", "b"], "answer": 0}
+    write_run(tmp_path, "m", {"t": [record(0, doc, 0, ["a", "b"], [-0.1, -3.0]),
+                                    record(0, doc, 0, ["a", "b"], [-3.0, -0.1], filter_key="strict")]})
+    with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl: task 't' logs several filters "
+                                                    r"\['none', 'strict'\]; choose one with `filter_name`"):
+        tw.read_lm_eval(tmp_path)
+    with pytest.warns(tw.TrialwiseWarning, match=r"not used: 1 records of other filters than 'strict'"):
+        trials = tw.read_lm_eval(tmp_path, filter_name="strict")
+    assert trials.response.tolist() == ["1"] and trials.attrs["log"]["skipped"] == {
+        "records of other filters than 'strict'": 1}
+
+
+def test_unreadable_and_generation_records_are_counted_not_dropped_silently(tmp_path):
+    doc = {"question": "q", "choices": ["a", "b"], "answer": 0}
+    out = write_run(tmp_path, "m", {"t": [record(0, doc, 0, ["a", "b"], [-0.1, -3.0])]})
+    gen = {"doc_id": 5, "doc": doc, "target": "a", "arguments": {"gen_args_0": {"arg_0": "ctx", "arg_1": "{}"}},
+           "resps": [["a"]], "filtered_resps": ["a"], "filter": "none", "metrics": ["exact_match"]}
+    with open(out / f"samples_t_{DATE}.jsonl", "a") as fh:
+        fh.write(json.dumps(gen) + "\n" + '{"doc_id": 7, "doc": {"trunc\n')
+    with pytest.warns(tw.TrialwiseWarning, match=r"read 1 trials from 1 lm-evaluation-harness file\(s\); not used: "
+                                                  r"1 unreadable JSON lines; 1 records that are not multiple choice"):
+        trials = tw.read_lm_eval(tmp_path)
+    assert trials.attrs["log"]["records"] == 3 and trials.attrs["log"]["skipped"] == {
+        "unreadable JSON lines": 1, "records that are not multiple choice (generation or perplexity tasks)": 1}
+
+
+def test_logged_metric_disagreement_is_reported(tmp_path):
+    doc = {"question": "q", "choices": ["a", "b"], "answer": 0}
+    row = record(0, doc, 0, ["a", "b"], [-0.1, -3.0])
+    row["acc"] = 0.0  # the harness scored this task another way
+    write_run(tmp_path, "m", {"t": [row]})
+    with pytest.warns(tw.TrialwiseWarning, match=r"1 trials whose correctness differs from the logged `acc`"):
+        trials = tw.read_lm_eval(tmp_path)
+    assert trials.attrs["log"]["metric_mismatches"] == 1 and trials.correct.tolist() == [True]
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+def two_models(tmp_path, change=None):
+    rng = np.random.default_rng(11)
+    docs, truth = simulate(rng, n_docs=5, models=("a", "b"))
+    for m, p in truth.items():
+        rows = [record(i, d, d["answer"], d["choices"], np.log(p[i]).tolist()) for i, d in enumerate(docs)]
+        if m == "b" and change:
+            change(rows)
+        write_run(tmp_path, m, {"t": rows})
+    return tmp_path
+
+
+def test_ragged_option_counts(tmp_path):
+    def three_options(rows):
+        r = rows[2]
+        doc = r["doc"]
+        rows[2] = record(r["doc_id"], doc, 0, doc["choices"][:3], [-0.5, -1.0, -2.0])
+        rows[2]["doc_hash"] = r["doc_hash"]
+    with pytest.raises(tw.InvalidValueError, match=r"b/samples_t_.*\.jsonl:3: ragged option counts \(field `filtered_resps`\): item '[0-9a-f]+' "
+                                                    r"of 't' has 3 options for 'b' but 4 for 'a'"):
+        tw.read_lm_eval(two_models(tmp_path, three_options))
+
+
+def test_arguments_and_resps_of_different_lengths(tmp_path):
+    def drop(rows):
+        rows[0]["filtered_resps"] = rows[0]["filtered_resps"][:3]
+    with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl:1: field `arguments` must hold one "
+                                                    r"\(context, continuation\) per option of `filtered_resps` \(3\)"):
+        tw.read_lm_eval(two_models(tmp_path, drop))
+
+
+@pytest.mark.parametrize("value", ["0.5", "nan", "abc"])
+def test_loglikelihoods_must_be_finite_and_not_positive(tmp_path, value):
+    def bad(rows):
+        rows[1]["filtered_resps"][0][0] = value
+    with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl:2: field `filtered_resps` must hold "
+                                                    r"log-likelihoods"):
+        tw.read_lm_eval(two_models(tmp_path, bad))
+
+
+def test_duplicate_document_in_a_file(tmp_path):
+    def twice(rows):
+        rows.append(dict(rows[0]))
+    with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl:6: duplicate document: doc_id 0 of task 't' "
+                                                    r"was already logged for model 'b' at line 1"):
+        tw.read_lm_eval(two_models(tmp_path, twice))
+
+
+def test_two_logs_of_one_task_for_one_model(tmp_path):
+    root = two_models(tmp_path)
+    src = next((root / "b").glob("samples_*.jsonl"))
+    (root / "b" / "samples_t_2026-02-02T00-00-00.000000.jsonl").write_text(src.read_text())
+    with pytest.raises(tw.InvalidValueError, match=r"duplicate document: item '[0-9a-f]+' of 't' was already logged "
+                                                    r"for model 'b' at .*samples_t_.*\.jsonl:1; read one log per model"):
+        tw.read_lm_eval(root)
+
+
+def test_unaligned_items_error_or_drop(tmp_path):
+    root = two_models(tmp_path, lambda rows: rows.pop(4))
+    with pytest.raises(tw.InvalidValueError, match=r"a/samples_t_.*\.jsonl:5: unaligned items: 1 item\(s\) are not "
+                                                    r"logged for every model of their task, .* missing for \['b'\]; "
+                                                    r"pass unaligned='drop'"):
+        tw.read_lm_eval(root)
+    with pytest.warns(tw.TrialwiseWarning, match=r"not used: 1 unaligned records"):
+        trials = tw.read_lm_eval(root, unaligned="drop")
+    assert len(trials) == 8 and trials.attrs["log"]["skipped"] == {
+        "unaligned records (items not logged for every model of their task)": 1}
+
+
+def test_different_target_between_models(tmp_path):
+    def other_target(rows):
+        rows[0]["target"] = str((int(rows[0]["target"]) + 1) % 4)
+    with pytest.raises(tw.InvalidValueError, match=r"the correct option \(field `target`\) of item '[0-9a-f]+' of 't' is '\d' for 'b'"):
+        tw.read_lm_eval(two_models(tmp_path, other_target))
+
+
+def test_missing_cluster_field(tmp_path):
+    with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl:1: `clusters`='passage' is not a field of "
+                                                    r"the logged `doc` \(fields: \['answer', 'choices'"):
+        tw.read_lm_eval(two_models(tmp_path), clusters="passage")
+
+
+def test_bad_arguments_and_paths(tmp_path):
+    with pytest.raises(tw.InvalidValueError, match=r"`normalization` must be one of 'none', 'length'; got 'norm'"):
+        tw.read_lm_eval(tmp_path, normalization="norm")
+    with pytest.raises(tw.InvalidTypeError, match=r"`clusters` must be a str or None; got int 3"):
+        tw.read_lm_eval(tmp_path, clusters=3)
+    with pytest.raises(tw.InvalidTypeError, match=r"`paths` must be a file or folder path or a non-empty list"):
+        tw.read_lm_eval(42)
+    with pytest.raises(tw.InvalidValueError, match=r"no evaluation log in this folder \(looked for samples_\*\.jsonl"):
+        tw.read_lm_eval(tmp_path)
+    with pytest.raises(tw.InvalidValueError, match=r"nothing\.jsonl: no such file or folder"):
+        tw.read_lm_eval(tmp_path / "nothing.jsonl")
+    other = tmp_path / "results.jsonl"
+    other.write_text("{}\n")
+    with pytest.raises(tw.InvalidValueError, match=r"results\.jsonl: not an lm-evaluation-harness samples file"):
+        tw.read_lm_eval(other)
+    empty = tmp_path / "m" / f"samples_t_{DATE}.jsonl"
+    empty.parent.mkdir()
+    empty.write_text("\n")
+    with pytest.raises(tw.InvalidValueError, match=r"no usable multiple-choice record in the 1 file\(s\) read"):
+        tw.read_lm_eval(empty)
+
+
+def test_probabilities_must_sum_to_one():
+    assert check_probabilities([0.25, 0.75], "f:1", "probabilities") == (0.25, 0.75)
+    with pytest.raises(tw.InvalidValueError, match=r"f:1: `probabilities` must sum to 1 over the options; they sum "
+                                                    r"to 0\.9"):
+        check_probabilities([0.2, 0.7], "f:1", "probabilities")
+    with pytest.raises(tw.InvalidValueError, match=r"f:2: `p` must be probabilities in \[0, 1\]; got \[1\.5, -0\.5\]"):
+        check_probabilities([1.5, -0.5], "f:2", "p")
+    with pytest.raises(tw.InvalidValueError, match=r"at least 2"):
+        check_probabilities([1.0], "f:3", "p")
+
+
+def test_demo_set():
+    trials = tw.datasets.llm_demo()
+    assert len(trials) == 1600 and trials.subject.nunique() == 4 and set(trials.n_options) == {4}
+    assert trials.groupby(["condition", "subject"]).image.nunique().eq(200).all()
+    assert trials.cluster.nunique() == 16
+    p = np.stack(trials.probabilities)
+    assert np.allclose(p.sum(axis=1), 1) and np.array_equal(p.argmax(axis=1).astype(str), trials.response.to_numpy())
+
+
+def test_files_written_by_the_harness_itself(tmp_path):
+    """The real EvaluationTracker of lm-eval (a test dependency) writes the logs, as ``evaluate`` builds the samples."""
+    from lm_eval.loggers import evaluation_tracker as tracker_module
+    from lm_eval.utils import handle_non_serializable, hash_string
+
+    rng = np.random.default_rng(5)
+    docs = [{"question": f"q{i}", "choices": ["alpha", "be", "gamma delta"], "label": int(rng.integers(3))}
+            for i in range(12)]
+    expected = {}
+    for model in ("org/m1", "org/m2"):
+        tracker = tracker_module.EvaluationTracker(output_path=str(tmp_path))
+        tracker.general_config_tracker.log_experiment_args(model_source="hf", model_args=f"pretrained={model}",
+                                                           system_instruction=None, chat_template=None,
+                                                           fewshot_as_multiturn=False)
+        samples = []
+        for i, doc in enumerate(docs):
+            context = f"Q: {doc['question']}\nA:"
+            lls = np.log(rng.dirichlet(np.ones(3)))
+            filtered = [(float(v), bool(j == lls.argmax())) for j, v in enumerate(lls)]
+            example = {"doc_id": i, "doc": doc, "target": doc["label"],
+                       "arguments": [(context, f" {c}") for c in doc["choices"]],
+                       "resps": [[f] for f in filtered], "filtered_resps": filtered, "filter": "none",
+                       "metrics": ["acc"], "doc_hash": hash_string(json.dumps(doc, indent=2,
+                                                                              default=handle_non_serializable,
+                                                                              ensure_ascii=False)),
+                       "prompt_hash": hash_string(context), "target_hash": hash_string(str(doc["label"])),
+                       "acc": float(int(np.argmax(lls)) == doc["label"])}
+            samples.append(example)
+            expected[(model, example["doc_hash"])] = np.exp(lls) / np.exp(lls).sum()
+        tracker.save_results_aggregated(results={"results": {"t": {}}, "group_subtasks": {"t": []}},
+                                        samples={"t": samples})
+        tracker.save_results_samples("t", samples)
+    trials = read_quiet(tmp_path)
+    assert sorted(trials.subject.unique()) == ["org/m1", "org/m2"] and len(trials) == 24
+    for row in trials.itertuples():
+        assert row.probabilities == pytest.approx(expected[(row.subject, row.image)].tolist(), abs=1e-12)
+    assert trials.attrs["log"]["metric_mismatches"] == 0
