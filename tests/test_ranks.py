@@ -237,3 +237,39 @@ def test_best_set_method_and_result():
     assert "confidence set of the 3 best models" in b3.summary()
     with pytest.raises(ValueError, match="`k`"):
         lb.best_set(k=0)
+
+
+def _best_set_loops(s, reps, k, level):
+    """The step-down over models written with loops: rival deviations per (j, i), then steps."""
+    m = len(s)
+    t_max = np.full((reps.shape[0], m), -np.inf)
+    se = np.zeros((m, m))
+    for i in range(m):
+        for j in range(m):
+            if i == j:
+                continue
+            d = reps[:, j] - reps[:, i]
+            se[j, i] = d.std(ddof=1)
+            t = (d - (s[j] - s[i])) / se[j, i] if se[j, i] > 0 else np.zeros_like(d)
+            t_max[:, i] = np.maximum(t_max[:, i], t)
+    inside = set(range(m))
+    while True:
+        c = np.quantile(np.max(t_max[:, sorted(inside)], axis=1), level, method="higher")
+        keep = {i for i in inside
+                if sum((s[j] - s[i] > c * se[j, i]) if se[j, i] > 0 else (s[j] > s[i])
+                       for j in range(m) if j != i) < k}
+        if keep == inside:
+            return inside
+        inside = keep
+
+
+@pytest.mark.parametrize("seed,k", [(0, 1), (1, 1), (2, 2), (3, 3)])
+def test_best_set_is_the_step_down_over_models(seed, k):
+    from trialwise.benchmark.ranks import best_set
+
+    gen = np.random.default_rng(seed)
+    s = np.sort(gen.normal(0, 0.05, 9))[::-1] + np.linspace(0, 0.1, 9)
+    reps = s + gen.normal(0, 0.03, (400, 9)) * gen.uniform(0.5, 1.5, 9)
+    got = set(np.flatnonzero(best_set(s, reps, k=k)))
+    assert got == _best_set_loops(s, reps, k, 0.95)
+    assert int(np.argmax(s)) in got

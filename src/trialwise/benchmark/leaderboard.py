@@ -571,9 +571,9 @@ class Leaderboard(Result):
 
         Notes
         -----
-        A candidate is left out when at least ``k`` others are significantly better by the
-        one-sided simultaneous studentized intervals of all ordered pairwise differences,
-        refined step-down, from the leaderboard's bootstrap replicates
+        A candidate is left out when at least ``k`` others are significantly better by
+        one-sided simultaneous studentized intervals of the pairwise differences, refined
+        step-down over candidates, from the leaderboard's bootstrap replicates
         (:func:`trialwise.benchmark.ranks.best_set`). The set holds every truly top-``k``
         candidate with probability ≥ ``confidence_level`` (Mogstad, Romano, Shaikh & Wilhelm
         2024, the τ-best set with τ = ``k``).
