@@ -162,3 +162,17 @@ def test_command_line_accuracy_leaderboard(tmp_path, capsys):
     assert set(table.index) == set(sample["subject"]) and (table["status"] == "scored").all()
     expected = hierarchical_mean(sample.assign(correct=sample["correct"].astype(float)), "correct")
     np.testing.assert_allclose(table.loc[expected.index, "score"], expected, atol=1e-12)
+
+
+def test_difference_test_of_accuracies_uses_only_the_two_observers():
+    """tw.difference_test with protocol="accuracy" scores x and y alone (no reference group), so
+    its difference and p-value equal those of a leaderboard of the two."""
+    sample = tw.datasets.model_vs_human_sample()
+    res = tw.difference_test(sample, "clip-16", "resnet50", protocol="accuracy", test="swap", n_resamples=300,
+                             rng=4)
+    two = sample[sample.subject.isin(["clip-16", "resnet50"])]
+    lb = tw.leaderboard(two, protocol="accuracy", n_resamples=300, rng=4)
+    direct = lb.difference("clip-16", "resnet50", test="swap")
+    assert set(lb.candidates) == {"clip-16", "resnet50"}
+    assert res.statistic == direct.statistic and res.pvalue == direct.pvalue
+    assert res.confidence_interval == direct.confidence_interval

@@ -1069,9 +1069,11 @@ def difference_test(
     for name, arg in ((x, "x"), (y, "y")):
         if name not in names:
             raise InvalidValueError(f"`{arg}`: observer {name!r} is not in the trials")
-    if isinstance(reference, str) and reference in set(t["observer_type"]):
+    if not proto.against_ground_truth and isinstance(reference, str) and reference in set(t["observer_type"]):
         proto, reference = proto.replace(reference=reference), None
-    if reference is None:
+    if proto.against_ground_truth:  # accuracy: x and y against the ground truth, no reference group
+        keep = t["subject"].isin([x, y])
+    elif reference is None:
         keep = t["subject"].isin([x, y]) | (t["observer_type"] == proto.reference)
     else:
         refs = [reference] if isinstance(reference, str) else list(reference)
