@@ -198,6 +198,11 @@ def _evaluation_logs(d: Path, out: dict[str, str]) -> None:
     run("lme-unaligned", "b", good[:2])
     run("lme-filters", "a", good + [_lm_eval_row(0, [-0.5, -1.5, -2.0], question="q0", filter_key="strict")])
     run("lme-no-options", "a", [_lm_eval_row(0, [-0.5], question="q0").replace('"target": "0"', '"target": "[0, 1]"')])
+    run("lme-truncated", "a", good)
+    lines = (d / "lme-truncated" / "a" / f"samples_t_{date}.jsonl")
+    blob = gzip.compress(lines.read_bytes())
+    lines.with_suffix(".jsonl.gz").write_bytes(blob[: len(blob) // 2])
+    lines.unlink()
     (d / "notes.jsonl").write_text("{}\n")
     out["lme_not_samples"] = str(d / "notes.jsonl")
     refs = [{"output": {"text": "x"}, "tags": []}, {"output": {"text": "y"}, "tags": []}]
@@ -1065,6 +1070,36 @@ def test_cli_bad_input(case, capsys):
     err = capsys.readouterr().err
     assert code == 2, err
     assert "Traceback" not in err, err
+    # ---- similarity (evaluation logs)
+    ("cli-sim-missing", ["similarity", F("missing")], r"missing\.csv: no such file or folder"),
+    ("cli-sim-empty-folder", ["similarity", F("empty_folder")], r"empty-folder: no evaluation logs found"),
+    ("cli-sim-not-a-log", ["similarity", F("good_csv")], r"good\.csv: not an evaluation log .*--format"),
+    ("cli-sim-ragged", ["similarity", F("lme_ragged")], r"samples_t_.*\.jsonl:3: ragged option counts"),
+    ("cli-sim-positive-ll", ["similarity", F("lme_positive")], r"jsonl:3: field `filtered_resps` must hold log-likelihoods"),
+    ("cli-sim-nan-ll", ["similarity", F("lme_nan")], r"jsonl:3: field `filtered_resps` must hold log-likelihoods"),
+    ("cli-sim-duplicate", ["similarity", F("lme_duplicate")], r"jsonl:4: duplicate document: doc_id 0"),
+    ("cli-sim-unaligned", ["similarity", F("lme_unaligned")], r"unaligned items: .*give --unaligned drop"),
+    ("cli-sim-filters", ["similarity", F("lme_filters")], r"logs several filters .*choose one with --filter"),
+    ("cli-sim-one-model", ["similarity", F("lme_filters"), "--filter", "none"], r"the logs hold 1 model \(a\); similarity needs at least 2"),
+    ("cli-sim-no-options", ["similarity", F("lme_no_options")], r"no usable multiple-choice record"),
+    ("cli-sim-truncated", ["similarity", F("lme_truncated")], r"samples_t_.*\.jsonl\.gz: .*(truncated|ended before|ends early)"),
+    ("cli-sim-helm-no-correct", ["similarity", F("helm_no_correct")], r"scenario_state\.json: request_states\[0\]: exactly one"),
+    ("cli-sim-helm-generation", ["similarity", F("helm_generation")], r"must be a multiple-choice method"),
+    ("cli-sim-helm-normalization", ["similarity", F("helm_generation"), "--normalization", "length"],
+     r"--normalization applies to lm-evaluation-harness logs; these are HELM logs"),
+    ("cli-sim-clusters-field", ["similarity", str(SRC / "datasets" / "llm-demo"), "--clusters", "chapter"],
+     r"--clusters 'chapter' is not a field of the logged `doc`"),
+    ("cli-sim-ec-clusters", ["similarity", str(SRC / "datasets" / "llm-demo"), "--metric", "ec", "--clusters", "subject"],
+     r"--clusters is not supported with --metric ec"),
+    ("cli-sim-metric", ["similarity", "--metric", "kappa"], r"argument --metric: invalid choice: 'kappa'"),
+    ("cli-sim-format", ["similarity", "--format", "csv"], r"argument --format: invalid choice: 'csv'"),
+    ("cli-sim-resamples-0", ["similarity", "--resamples", "0"], r"--resamples must be at least 1; got 0"),
+    ("cli-sim-level", ["similarity", "--confidence-level", "95"], r"--confidence-level must be between 0 and 1"),
+    ("cli-sim-seed", ["similarity", "--seed", "-3"], r"--seed must be a non-negative integer"),
+    ("cli-sim-out-folder", ["similarity", "--out", F("no_folder")], r"--out .*: folder .* does not exist"),
+    ("cli-sim-out-pdf", ["similarity", "--out", "report.pdf"], r"the report is an HTML page, not a \.pdf file"),
+    ("cli-sim-same-file", ["similarity", "--csv", "t.csv", "--differences-csv", "t.csv"], r"--csv and --differences-csv name the same file"),
+    ("cli-sim-csv-is-folder", ["similarity", "--csv", F("empty_folder")], r"--csv .*empty-folder: is a folder"),
     lines = err.strip().splitlines()
     assert lines and re.match(r"trialwise( \w+)?: error: ", lines[-1]), err
     # before it: only argparse's usage (for its own errors) or the library's warnings

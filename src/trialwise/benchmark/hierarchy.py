@@ -62,6 +62,15 @@ class Unit:
     seen: NDArray  # (n_items, n_observers) uint8
     pairs: NDArray  # (n_entries, 2) observer columns of each entry
     entries: NDArray  # global entry indices of this unit's entries
+    clusters: NDArray | None = None  # (n_items,) cluster code of each item (0 … C − 1), or None: items resampled
+
+    def resampled(self, columns: NDArray) -> NDArray:
+        """What the bootstrap resamples: the item columns, or their sums within each cluster."""
+        if self.clusters is None:
+            return columns
+        out = np.zeros((int(self.clusters.max()) + 1, columns.shape[1]), dtype=np.int64)
+        np.add.at(out, self.clusters, columns)
+        return out
 
 
 @dataclass
@@ -113,7 +122,7 @@ def reference_mask(trials, protocol: Protocol, reference: Any = None) -> NDArray
 
 
 def build_design(trials, protocol: Protocol, reference: Any = None, *, require_candidates: bool = True,
-                 partial_by_design: bool = False) -> Design:
+                 partial_by_design: bool = False, clusters: Any = None) -> Design:
     """Apply a protocol to a trials table (:func:`trialwise.read_trials` columns).
 
     ``partial_by_design=True``: observers that lack some of a condition's images do so by
@@ -121,6 +130,10 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     ``reference``: the reference observers' names, overriding ``protocol.reference``
     (their ``observer_type``). ``require_candidates=False`` allows a design of the
     reference group alone (its own row only, e.g. a ceiling).
+
+    ``clusters``: one cluster label per trial (aligned with ``trials``), the same for every
+    trial on an item of a condition; the bootstrap then resamples clusters, not items,
+    within each condition (:meth:`Unit.resampled`).
 
     Under a ground-truth metric (``protocol.against_ground_truth``: accuracy) every observer
     is a candidate and the one reference is :data:`~trialwise.benchmark.protocol.GROUND_TRUTH`,
@@ -131,6 +144,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
 
     excluded: list[dict] = []
     notes: list[StructuredNote] = []
+    if clusters is not None:
+        trials = trials.assign(_cluster=np.asarray(clusters))
     exps_all = sorted(trials["experiment"].unique())
     if protocol.experiments is not None:
         missing = [e for e in protocol.experiments if e not in exps_all]
@@ -229,6 +244,15 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         right[img_codes, obs_codes] = g["correct"].to_numpy(np.uint8)
         observers = tuple(observers)
         n_partial += int((seen.sum(axis=0) < len(images)).sum())
+        cluster_codes = None
+        if clusters is not None:
+            labels = pd.Series(g["_cluster"].to_numpy(), index=img_codes)
+            if (labels.groupby(level=0).nunique() > 1).any():
+                item = images[int(np.flatnonzero((labels.groupby(level=0).nunique() > 1).to_numpy())[0])]
+                raise InvalidValueError(f"`clusters`: item {item!r} of condition {c!r} of experiment {e!r} has "
+                                        "more than one cluster label (a cluster label belongs to the item)")
+            first = labels.groupby(level=0).first().sort_index()
+            cluster_codes = pd.factorize(first.to_numpy(), sort=True)[0].astype(np.intp)
         if truth:  # the oracle: saw every item of the unit, always right
             right = np.concatenate([right, np.ones((len(images), 1), np.uint8)], axis=1)
             seen = np.concatenate([seen, np.ones((len(images), 1), np.uint8)], axis=1)
@@ -269,7 +293,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         cols, to_sums = pair_columns(right, seen, pairs_arr)
         s = np.stack(to_sums(cols.sum(axis=0, dtype=np.int64)[None].astype(float)))[:, 0]
         start = sum(len(x) for x in lab_row)
-        units.append(Unit(e, c, observers, right, seen, pairs_arr, np.arange(start, start + len(pairs_arr))))
+        units.append(Unit(e, c, observers, right, seen, pairs_arr, np.arange(start, start + len(pairs_arr)),
+                          cluster_codes))
         lab_row.append(rws)
         lab_unit.append([u] * len(pairs_arr))
         lab_exp.append([exps.index(e)] * len(pairs_arr))
@@ -447,7 +472,9 @@ def _bootstrap(design: Design, n_resamples: int, *, rng: Any, workers: int | Non
 
     def run(u: int) -> None:
         unit = design.units[u]
-        cols, to_sums = pair_columns(unit.right, unit.seen, unit.pairs)
+        # resampled clusters do not keep the number of items fixed: every pair needs its n column
+        cols, to_sums = pair_columns(unit.right, unit.seen, unit.pairs, fixed_total=unit.clusters is None)
+        cols = unit.resampled(cols)
         if influence and not len(unit.entries):  # every pair of the unit left out (min_items)
             per_unit[u] = (np.empty(0, np.intp), np.empty(0), np.empty((b, 0)))
         if not influence or not len(unit.entries):
@@ -455,7 +482,7 @@ def _bootstrap(design: Design, n_resamples: int, *, rng: Any, workers: int | Non
                                                   statistic=lambda s: metric_from_sums(metric, *to_sums(s)))
         else:
             inf = UnitInfluence.of(unit.right, unit.seen, unit.pairs, design.entry_row[unit.entries],
-                                   weight[unit.entries])
+                                   weight[unit.entries], clusters=unit.clusters)
             p = len(unit.entries)
 
             def statistic(s: NDArray, w: NDArray) -> NDArray:

@@ -41,11 +41,18 @@ class UnitInfluence:
     weight: NDArray  # (n_entries,) each entry's weight in its row's score (entry_weights)
 
     @classmethod
-    def of(cls, right: NDArray, seen: NDArray, pairs: NDArray, rows_u: NDArray, weight: NDArray) -> UnitInfluence:
+    def of(cls, right: NDArray, seen: NDArray, pairs: NDArray, rows_u: NDArray, weight: NDArray,
+           clusters: NDArray | None = None) -> UnitInfluence:
         """From a unit's items × observers ``right``/``seen``, its ``pairs``, the row of each
-        of its entries and those entries' weights."""
+        of its entries and those entries' weights. With ``clusters`` (a cluster code per
+        item) the resampled units are the clusters: their columns are the sums of their
+        items' columns, and the influences are the clusters'."""
         p = len(pairs)
         cols, _ = pair_columns(right, seen, pairs, fixed_total=False)  # (items, 4p): column k·p + e
+        if clusters is not None:
+            summed = np.zeros((int(clusters.max()) + 1, cols.shape[1]), dtype=np.int64)
+            np.add.at(summed, clusters, cols)
+            cols = summed
         rows = np.unique(rows_u)
         blocks, inverse = [], []
         for r in rows:

@@ -904,6 +904,7 @@ def leaderboard(
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
     ci_method: str = DEFAULT_CI_METHOD,
+    clusters: str | None = None,
     rng: Any = None,
     workers: int | None = None,
     progress: Progress | None = None,
@@ -933,11 +934,19 @@ def leaderboard(
         on the data and on every replicate (:func:`trialwise.intervals.studentized_interval`);
         it covers the reference row at the nominal level where its pairs share only 25–40
         items, where ``bc`` covers 90–94 % (``docs/benchmark.md``, "Sparse overlaps").
-        Differences and per-experiment scores then use ``bc``. ``bc``: the bias-corrected
+        Differences then get the symmetric bootstrap-t interval and per-experiment scores
+        ``bc``. ``bc``: the bias-corrected
         percentile interval (Efron 1981; BCa without acceleration), which corrects for the
         small-sample bias of κ that the percentile interval doubles where pairs share few
         items. ``percentile``: the interval of Klein et al. (2025), to reproduce published
         intervals.
+    clusters : str, optional
+        A column of ``trials`` (a table) that groups items, e.g. the passage or subject of
+        LLM benchmark questions: the bootstrap then resamples clusters, not items, within
+        each condition, for the scores, their intervals, ranks and differences (items of one
+        cluster are not independent, and resampling them one by one makes the intervals too
+        narrow; docs/benchmark.md, "Clustered items"). A cluster label belongs to an item:
+        every trial on it must carry the same one. The swap test still swaps items.
     rng : seed or Generator
         Seeds the bootstrap and the later swap tests (:meth:`Leaderboard.difference`,
         :meth:`Leaderboard.pairwise`); the same seed gives the same leaderboard.
@@ -1001,9 +1010,30 @@ def leaderboard(
     b = v.check_positive_int(n_resamples, "n_resamples")
     level = v.check_confidence_level(confidence_level)
     method = v.check_choice(ci_method, "ci_method", BENCHMARK_CI_METHODS)
-    design = build_design(as_trials(trials), proto, reference)
+    t = as_trials(trials)
+    design = build_design(t, proto, reference, clusters=None if clusters is None else
+                          cluster_labels(trials, t, clusters))
     return leaderboard_from_design(design, n_resamples=b, confidence_level=level, ci_method=method, rng=rng,
                                    workers=workers, progress=progress)
+
+
+def cluster_labels(trials: Any, checked: Any, clusters: Any) -> NDArray:
+    """The ``clusters`` column of a trials table, aligned with its checked rows (``as_trials``)."""
+    import pandas as pd
+
+    if not isinstance(clusters, str):
+        raise InvalidTypeError(f"`clusters` must be the name of a column of the trials table; got {clusters!r}")
+    if not isinstance(trials, pd.DataFrame) or clusters not in trials.columns:
+        have = list(trials.columns) if isinstance(trials, pd.DataFrame) else "a path, not a table"
+        raise InvalidValueError(f"`clusters`: {clusters!r} is not a column of the trials table (columns: {have})")
+    if not checked.index.equals(trials.index):
+        raise InvalidValueError("`clusters` needs a trials table with the trial columns (as from "
+                                "trialwise.read_trials or a log reader) plus the cluster column")
+    labels = trials[clusters]
+    if labels.isna().any():
+        raise InvalidValueError(f"`clusters`: column {clusters!r} must give every trial a cluster label; "
+                                f"{int(labels.isna().sum())} trial(s) have none")
+    return labels.astype(str).to_numpy()
 
 
 def difference_test(

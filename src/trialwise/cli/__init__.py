@@ -1,4 +1,4 @@
-"""Command-line interface: ``trialwise ec|plan|leaderboard|compare|shape-bias ...``. Parses, calls the library, prints.
+"""Command-line interface: ``trialwise ec|plan|leaderboard|compare|shape-bias|similarity ...``. Parses, calls the library, prints.
 
 Errors and exit codes
 ---------------------
@@ -25,7 +25,8 @@ terminal, a live bar with counts, elapsed time and ETA. ``--quiet`` silences bot
 
 Layout
 ------
-One module per command (``ec``, ``plan``, ``leaderboard``, ``compare``, ``shape_bias``),
+One module per command (``ec``, ``plan``, ``leaderboard``, ``compare``, ``shape_bias``,
+``similarity`` with its HTML report in ``similarity_report``),
 each with ``add_NAME(sub)`` (its subparser) and ``run_NAME(args) -> int``; ``common``
 (the :class:`CLIError`, safe file output, reading), ``progress`` (progress and warnings on
 stderr) and ``app`` (the parser, the exit codes, Ctrl-C). The command line computes no

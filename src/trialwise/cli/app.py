@@ -22,6 +22,7 @@ from trialwise.cli.leaderboard import add_leaderboard, run_leaderboard
 from trialwise.cli.plan import add_plan, run_plan
 from trialwise.cli.progress import BAR_OPEN
 from trialwise.cli.shape_bias import add_shape_bias, run_shape_bias
+from trialwise.cli.similarity import add_similarity, run_similarity
 
 
 class _Parser(argparse.ArgumentParser):
@@ -51,6 +52,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[An
     "leaderboard": (add_leaderboard, run_leaderboard),
     "compare": (add_compare, run_compare),
     "shape-bias": (add_shape_bias, run_shape_bias),
+    "similarity": (add_similarity, run_similarity),
 }
 
 

@@ -4,8 +4,8 @@ Every function returns the :class:`matplotlib.figure.Figure` and accepts ``ax=``
 into an existing axes (then the figure is ``ax.figure``).
 
 One module per domain: :mod:`~trialwise.plot.ec`, :mod:`~trialwise.plot.planning`,
-:mod:`~trialwise.plot.validity`, :mod:`~trialwise.plot.benchmark`, :mod:`~trialwise.plot.comparison`
-and :mod:`~trialwise.plot.shape_bias`.
+:mod:`~trialwise.plot.validity`, :mod:`~trialwise.plot.benchmark`, :mod:`~trialwise.plot.comparison`,
+:mod:`~trialwise.plot.shape_bias` and :mod:`~trialwise.plot.similarity`.
 """
 
 from trialwise.plot.ec import plot_kappa_bounds
@@ -21,6 +21,7 @@ from trialwise.plot.benchmark import (
 )
 from trialwise.plot.comparison import plot_reliability, plot_agreement_matrix
 from trialwise.plot.shape_bias import plot_shape_bias
+from trialwise.plot.similarity import plot_similarity_matrix
 
 __all__ = [
     "plot_kappa_bounds",
@@ -37,4 +38,5 @@ __all__ = [
     "plot_agreement",
     "plot_reliability",
     "plot_agreement_matrix",
+    "plot_similarity_matrix",
 ]

@@ -1,0 +1,363 @@
+"""``trialwise similarity``: how alike language models are, from the logs of evaluation harnesses.
+
+Reads lm-evaluation-harness ``--log_samples`` files (:func:`trialwise.read_lm_eval`) or HELM
+run folders (:func:`trialwise.read_helm`), then prints, and with ``--out`` writes as an HTML
+report: the similarity matrix with intervals (:func:`trialwise.pairwise_agreement`, all pairs
+resampled jointly), the differences of similarity with a common model
+(:meth:`trialwise.PairwiseAgreementResult.difference`, adjusted over the family by
+:func:`trialwise.significance.adjust_pvalues`), and the accuracy leaderboard with rank sets and
+tie groups (:func:`trialwise.leaderboard`, protocol ``"accuracy"``). It computes no statistic.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import sys
+from importlib import resources
+from pathlib import Path
+
+from trialwise._core.errors import InputError
+from trialwise.agreement import AGREEMENT_CI_METHODS, AGREEMENT_METRICS
+from trialwise.cli.common import CLIError, EPILOG, FigureFailure, check_output, reading, use_agg, write_text
+from trialwise.cli.progress import Progress, Warnings, add_progress_options
+from trialwise.significance import ADJUSTMENTS, Adjustment
+
+__all__ = ["add_similarity", "run_similarity", "detect_format", "differences", "DIFFERENCE_LIMIT"]
+
+#: More differences than this (M (M−1)(M−2)/2 for M models) are not computed unless asked for.
+DIFFERENCE_LIMIT = 5_000
+#: Fewer clusters than this: the cluster bootstrap has too few independent units (a warning).
+FEW_CLUSTERS = 10
+_LM_EVAL = re.compile(r"^samples_.+\.jsonl(\.gz)?$")
+_HELM = ("scenario_state.json", "display_predictions.json")
+
+
+def add_similarity(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "similarity",
+        help="how alike language models are (CAPA, error consistency, choice agreement) from evaluation logs",
+        description=(
+            "Read the per-question logs of language models (lm-evaluation-harness --log_samples files, or HELM run "
+            "folders) and print the similarity of every pair of models with confidence intervals (one joint "
+            "bootstrap), the pairs whose similarity to a common model differs significantly, and the accuracy "
+            "leaderboard with rank sets and tie groups. LOGS are files or folders (searched recursively); without "
+            "LOGS the bundled demo set (4 simulated models) is used."
+        ),
+        epilog=EPILOG,
+    )
+    p.add_argument("logs", nargs="*", metavar="LOGS", help="log files or folders")
+    p.add_argument("--format", choices=("auto", "lm-eval", "helm"), default="auto",
+                   help="log format (default: detected from the file names)")
+    p.add_argument("--metric", choices=AGREEMENT_METRICS, default="capa",
+                   help="similarity (default capa: kappa_p on the option probabilities, Goel et al. 2025)")
+    p.add_argument("--clusters", metavar="FIELD", default=None,
+                   help="resample questions that share this field as clusters: a field of the logged document "
+                        "(lm-eval, e.g. subject) or an argument of the run name (HELM)")
+    p.add_argument("--normalization", choices=("none", "length"), default=None,
+                   help="lm-eval: option scores as the harness's acc (none, default) or acc_norm (length)")
+    p.add_argument("--filter", dest="filter_name", metavar="NAME", default=None,
+                   help="lm-eval: the filter whose records to read when a task logs several")
+    p.add_argument("--unaligned", choices=("error", "drop"), default="error",
+                   help="a question logged for some but not all models: an error (default) or dropped and counted")
+    p.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
+    p.add_argument("--confidence-level", type=float, default=0.95)
+    p.add_argument("--adjust", choices=ADJUSTMENTS, default="holm",
+                   help="multiplicity adjustment of the difference tests (default holm)")
+    p.add_argument("--differences", choices=("auto", "all", "none"), default="auto",
+                   help=f"tests of equal similarity to a common model (auto: all, unless more than "
+                        f"{DIFFERENCE_LIMIT})")
+    p.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
+    p.add_argument("--out", metavar="HTML", help="write a self-contained HTML report here")
+    p.add_argument("--csv", metavar="CSV", help="write the similarity of every pair here (one row per pair)")
+    p.add_argument("--differences-csv", metavar="CSV", help="write the difference tests here")
+    add_progress_options(p)
+    return p
+
+
+def detect_format(paths: list[str]) -> str:
+    """``"lm-eval"`` or ``"helm"`` from the file names under ``paths``; a one-line error when it cannot tell."""
+    found = {"lm-eval": [], "helm": []}  # type: dict[str, list[str]]
+    for path in paths:
+        p = Path(path)
+        files = [p] if p.is_file() else (f for f in p.rglob("*") if f.is_file())
+        for f in files:
+            if _LM_EVAL.match(f.name):
+                found["lm-eval"].append(str(p))
+            elif f.name in _HELM:
+                found["helm"].append(str(p))
+            if found["lm-eval"] and found["helm"]:
+                raise CLIError(f"{found['lm-eval'][0]} holds lm-evaluation-harness logs and {found['helm'][0]} HELM "
+                               f"logs; read one format at a time, or choose it with --format lm-eval|helm")
+        if p.is_file() and not (_LM_EVAL.match(p.name) or p.name in _HELM):
+            raise CLIError(f"{path}: not an evaluation log (expected lm-evaluation-harness "
+                           f"samples_<task>_<time>.jsonl[.gz] or HELM scenario_state.json / display_predictions.json)"
+                           f"; choose the format with --format lm-eval|helm")
+    if found["lm-eval"]:
+        return "lm-eval"
+    if found["helm"]:
+        return "helm"
+    raise CLIError(f"{paths[0] if len(paths) == 1 else ', '.join(paths)}: no evaluation logs found "
+                   f"(lm-evaluation-harness samples_<task>_<time>.jsonl[.gz], HELM scenario_state.json or "
+                   f"display_predictions.json)")
+
+
+@contextlib.contextmanager
+def _logs(args):
+    """The paths to read: LOGS, or the bundled demo folder."""
+    if args.logs:
+        yield list(args.logs)
+        return
+    with resources.as_file(resources.files("trialwise.datasets").joinpath("llm-demo")) as folder:
+        yield [str(folder)]
+
+
+#: The readers' words for their arguments, and the command line's.
+_OPTION_WORDS = (("pass unaligned='drop'", "give --unaligned drop"),
+                 ("choose one with `filter_name` (e.g. filter_name='none')", "choose one with --filter (e.g. --filter none)"),
+                 ("`clusters`=", "--clusters "))
+
+
+def _read(args, paths: list[str]):
+    try:
+        return _read_logs(args, paths)
+    except InputError as exc:
+        if isinstance(exc, CLIError):
+            raise
+        text = (str(exc).strip().splitlines() or [""])[0]
+        for api, cli in _OPTION_WORDS:
+            text = text.replace(api, cli)
+        raise CLIError(text) from None
+
+
+def _read_logs(args, paths: list[str]):
+    from trialwise.logs import read_helm, read_lm_eval
+
+    for path in paths:
+        if not os.path.exists(path):
+            raise CLIError(f"{path}: no such file or folder")
+    fmt = detect_format(paths) if args.format == "auto" else args.format
+    if fmt == "helm":
+        for flag, value in (("--normalization", args.normalization), ("--filter", args.filter_name)):
+            if value is not None:
+                raise CLIError(f"{flag} applies to lm-evaluation-harness logs; these are HELM logs")
+        with reading(paths[0] if len(paths) == 1 else ", ".join(paths)):
+            trials = read_helm(paths, clusters=args.clusters, unaligned=args.unaligned)
+    else:
+        with reading(paths[0] if len(paths) == 1 else ", ".join(paths)):
+            trials = read_lm_eval(paths, normalization=args.normalization or "none", filter_name=args.filter_name,
+                                  clusters=args.clusters, unaligned=args.unaligned)
+    if trials.empty:
+        raise CLIError(f"{', '.join(paths)}: the logs hold no multiple-choice trials "
+                       f"(skipped: {trials.attrs.get('log', {}).get('skipped', {})})")
+    return fmt, trials
+
+
+def _check_metric(args, trials) -> None:
+    if args.metric == "ec" and args.clusters:
+        raise CLIError("--clusters is not supported with --metric ec yet (error consistency resamples questions); "
+                       "use --metric capa-discrete, or drop --clusters")
+    if args.metric == "capa" and trials["probabilities"].isna().any():
+        n = int(trials["probabilities"].isna().sum())
+        raise CLIError(f"--metric capa needs the options' probabilities, which {n} of the {len(trials)} trials lack "
+                       f"(HELM's joint multiple-choice method logs only the chosen option); use --metric "
+                       f"capa-discrete, choice or ec")
+    models = trials["subject"].nunique()
+    if models < 2:
+        raise CLIError(f"the logs hold {models} model ({', '.join(map(str, trials['subject'].unique()))}); "
+                       f"similarity needs at least 2")
+
+
+def differences(res, *, adjust: Adjustment, alpha: float, progress=None):
+    """Every test of equal similarity to a common model, adjusted over the family (library calls only).
+
+    One row per reference R and pair {X, Y} of the other models:
+    :meth:`~trialwise.PairwiseAgreementResult.difference` ``(R, X, Y)``, i.e.
+    similarity(R, X) − similarity(R, Y), its percentile interval and two-sided bootstrap
+    p-value from the joint replicates; ``pvalue_adjusted`` by
+    :func:`trialwise.significance.adjust_pvalues` over all rows; ``significant`` when it is
+    below ``alpha``. Rows are ordered by adjusted p, then by the size of the difference.
+    """
+    import numpy as np
+    import pandas as pd
+
+    from trialwise.significance import adjust_pvalues
+
+    names = list(res.observers)
+    triples = [(r, x, y) for r in names for i, x in enumerate(names) for y in names[i + 1:] if r not in (x, y)]
+    rows = []
+    for done, (r, x, y) in enumerate(triples, 1):
+        d = res.difference(r, x, y)
+        if d.statistic < 0:  # say it the way round it goes: R is more similar to x than to y
+            x, y = y, x
+            d = res.difference(r, x, y)
+        rows.append({"reference": r, "more_similar": x, "less_similar": y, "difference": d.statistic,
+                     "ci_low": d.confidence_interval.low, "ci_high": d.confidence_interval.high, "pvalue": d.pvalue,
+                     "similarity_more": d.agreement_x, "similarity_less": d.agreement_y})
+        if progress is not None and (done % 200 == 0 or done == len(triples)):
+            progress("differences", done, len(triples))
+    frame = pd.DataFrame(rows, columns=["reference", "more_similar", "less_similar", "difference", "ci_low", "ci_high",
+                                        "pvalue", "similarity_more", "similarity_less"])
+    frame["pvalue_adjusted"] = adjust_pvalues(frame["pvalue"].to_numpy(dtype=float), adjust) if len(frame) else []
+    frame["significant"] = np.asarray(frame["pvalue_adjusted"], dtype=float) < alpha
+    frame["adjust"] = adjust
+    order = np.lexsort((-frame["difference"].to_numpy(dtype=float), frame["pvalue_adjusted"].to_numpy(dtype=float)))
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def _fmt(x) -> str:
+    try:
+        x = float(x)
+    except (TypeError, ValueError):
+        return ""
+    return "nan" if x != x else f"{x:.3f}"
+
+
+def _print_similarity(res, order: list) -> None:
+    from trialwise.benchmark.report import format_p
+    from trialwise.plot.similarity import METRIC_SYMBOLS
+
+    symbol = METRIC_SYMBOLS.get(res.method, res.method)
+    units = "questions" if res.n_clusters == int(max(res.n, default=0)) else "clusters"
+    print(f"Similarity: {symbol}, {len(res.observers)} models, {int(max(res.n, default=0))} questions; "
+          f"{res.confidence_level * 100:g}% CI ({res.ci_method}"
+          + (" bootstrap, B" if res.ci_method in AGREEMENT_CI_METHODS else " interval; differences: bootstrap B") +
+          f" = {res.n_resamples}, {res.n_clusters} {units} resampled jointly for all pairs)")
+    mat = res.matrix().loc[order, order]
+    w = max(len(str(n)) for n in order)
+    short = [f"m{i + 1}" for i in range(len(order))]
+    print("matrix (models ordered by hierarchical clustering on 1 − similarity):")
+    print(" " * (w + 6) + "".join(f"{s:>8}" for s in short))
+    for i, name in enumerate(order):
+        cells = "".join(f"{'—':>8}" if i == j else f"{_fmt(v):>8}" for j, v in enumerate(mat.loc[name]))
+        print(f"  {short[i]:<3} {str(name):<{w}}{cells}")
+    frame = res.to_frame().sort_values("statistic", ascending=False, na_position="last")
+    test = res.method != "choice"
+    what = "H0: kappa = 0" if res.method == "ec" else "H0: no more agreement than chance"
+    print("pairs, most similar first" + (f" (p: {what})" if test else "") + ":")
+    wa, wb = max(len(str(a)) for a in frame.observer_a), max(len(str(b)) for b in frame.observer_b)
+    shown = frame if len(frame) <= 30 else frame.head(15)
+    for r in shown.itertuples():
+        p = f"  p {format_p(r.pvalue)}" if test and r.pvalue == r.pvalue else ""
+        print(f"  {str(r.observer_a):<{wa}}  {str(r.observer_b):<{wb}}  {_fmt(r.statistic)} "
+              f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]{p}")
+    if len(shown) < len(frame):
+        print(f"  … {len(frame) - len(shown)} more pair(s) (all in --csv and the report)")
+
+
+def _print_differences(diffs, args, n_models: int) -> None:
+    from trialwise.benchmark.report import format_p
+
+    alpha = 1 - args.confidence_level
+    sig = diffs[diffs["significant"]]
+    print(f"\nDifferences of similarity with a common model: is R more similar to X than to Y? "
+          f"{len(diffs)} tests (every model as R, every pair X, Y of the others; two-sided bootstrap test of equal "
+          f"similarity, {args.adjust}-adjusted): {len(sig)} significant at {alpha:g}")
+    for r in sig.head(20).itertuples():
+        print(f"  {r.reference}: more similar to {r.more_similar} ({_fmt(r.similarity_more)}) than to "
+              f"{r.less_similar} ({_fmt(r.similarity_less)}): {r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}], "
+              f"adjusted p {'= ' if format_p(r.pvalue_adjusted)[0] != '<' else ''}{format_p(r.pvalue_adjusted)}")
+    if len(sig) > 20:
+        print(f"  … {len(sig) - 20} more (all in --differences-csv and the report)")
+
+
+def _too_few(b: int, level: float) -> str | None:
+    if b * (1 - level) / 2 < 5:
+        return (f"--resamples {b} is too few for {level * 100:g}% intervals: each end rests on fewer than 5 "
+                f"replicates, and the smallest bootstrap p-value is {2 / (b + 1):.2g}; use 2000 or more")
+    return None
+
+
+def run_similarity(args) -> int:
+    from trialwise.agreement import pairwise_agreement
+    from trialwise.benchmark.leaderboard import leaderboard
+    from trialwise.plot.similarity import similarity_order
+
+    outputs = [(args.out, "--out"), (args.csv, "--csv"), (args.differences_csv, "--differences-csv")]
+    for path, flag in outputs:
+        check_output(path, flag)
+    given = [(os.path.abspath(p), f) for p, f in outputs if p is not None]
+    for i, (p, f) in enumerate(given):
+        for q, g in given[i + 1:]:
+            if p == q:
+                raise CLIError(f"{f} and {g} name the same file {p}")
+    bar = Progress(args.progress)
+    caught = Warnings()
+    with _logs(args) as paths:
+        if not args.logs:
+            bar.say(f"no LOGS given: the bundled demo set ({paths[0]})")
+        with caught.collect():
+            fmt, trials = _read(args, paths)
+    log = trials.attrs.get("log", {})
+    _check_metric(args, trials)
+    n_models = trials["subject"].nunique()
+    bar.say(f"read {len(trials)} trials of {n_models} models ({fmt}); bootstrapping the similarity of "
+            f"{n_models * (n_models - 1) // 2} pairs × B = {args.resamples} …")
+    try:
+        with caught.collect():
+            res = pairwise_agreement(trials, metric=args.metric, clusters="cluster" if args.clusters else None,
+                                     confidence_level=args.confidence_level, n_resamples=args.resamples,
+                                     rng=args.seed)
+            n_tests = n_models * (n_models - 1) * (n_models - 2) // 2
+            diffs = None
+            if args.differences == "all" or (args.differences == "auto" and 0 < n_tests <= DIFFERENCE_LIMIT):
+                bar.phase("differences", lambda total: f"{total} tests of equal similarity to a common model")
+                diffs = differences(res, adjust=args.adjust, alpha=1 - args.confidence_level, progress=bar)
+            bar.phase("bootstrap", lambda total: f"accuracy leaderboard: bootstrapping {total} conditions × "
+                                                 f"B = {args.resamples}")
+            lb = leaderboard(trials, protocol="accuracy", n_resamples=args.resamples,
+                             confidence_level=args.confidence_level, clusters="cluster" if args.clusters else None,
+                             rng=args.seed, progress=bar)
+    finally:
+        bar.close()
+    order = similarity_order(res.matrix())
+    skipped = log.get("skipped") or {}
+    print(f"Logs: {len(trials)} trials, {n_models} models, {trials['image'].nunique()} questions in "
+          f"{trials['condition'].nunique()} task(s) ({fmt})"
+          + (f"; records not used: {', '.join(f'{k} {v}' for k, v in skipped.items())}" if skipped else ""))
+    _print_similarity(res, order)
+    if diffs is not None:
+        _print_differences(diffs, args, n_models)
+    elif n_tests > 0:
+        print(f"\nDifferences of similarity: {n_tests} tests not computed (more than {DIFFERENCE_LIMIT}; "
+              f"--differences all computes them)")
+    print()
+    print(lb.summary())
+    if args.clusters:
+        print(f"Note: the similarity and the leaderboard resample clusters of questions (--clusters {args.clusters})")
+    sys.stdout.flush()
+    if args.csv:
+        write_text(args.csv, res.to_frame().to_csv(index=False), "--csv")
+        print(f"similarity table written to {args.csv}", file=sys.stderr)
+    if args.differences_csv:
+        if diffs is None:
+            raise CLIError(f"--differences-csv {args.differences_csv}: no tests to write (--differences none, "
+                           f"fewer than 3 models, or more than {DIFFERENCE_LIMIT} tests without --differences all)")
+        write_text(args.differences_csv, diffs.to_csv(index=False), "--differences-csv")
+        print(f"difference tests written to {args.differences_csv}", file=sys.stderr)
+    failures: tuple[str, ...] = ()
+    if args.out:
+        use_agg()
+        from trialwise.cli.similarity_report import render_similarity_report
+
+        bar.say("drawing the report …")
+        with caught.collect():
+            rep = render_similarity_report(res, diffs, lb, order=order, trials=trials, source=", ".join(paths),
+                                           fmt=fmt, clusters=args.clusters, seed=args.seed)
+        write_text(args.out, rep.html, "--out")
+        failures = rep.failures
+        print(f"report written to {args.out}", file=sys.stderr)
+    few = _too_few(args.resamples, args.confidence_level)
+    if few:
+        print(f"trialwise: warning: {few}", file=sys.stderr)
+    if args.clusters and res.n_clusters < FEW_CLUSTERS:
+        print(f"trialwise: warning: --clusters {args.clusters}: only {res.n_clusters} cluster(s), the independent "
+              f"units of the bootstrap; with fewer than {FEW_CLUSTERS} its intervals and tests are unreliable (too "
+              f"narrow; docs/language_models.md, 'Clusters')", file=sys.stderr)
+    caught.report()
+    if failures:
+        raise FigureFailure(f"{len(failures)} figure(s) of the report could not be drawn ({'; '.join(failures)}); "
+                            f"the report was written with the tables — this is a bug, please report it")
+    return 0

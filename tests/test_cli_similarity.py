@@ -1,0 +1,367 @@
+"""``trialwise similarity``: evaluation logs → similarity matrix, difference tests, accuracy leaderboard, report.
+
+The command computes nothing itself, so its oracle is the library called directly on the
+same logs (and, for the multiplicity adjustment, statsmodels' ``multipletests``); the logs
+are the bundled demo set and small files written here in the harnesses' formats (as in
+tests/test_logs_lm_eval.py and tests/test_logs_helm.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from statsmodels.stats.multitest import multipletests
+
+import trialwise as tw
+from trialwise.cli import main
+from trialwise.cli.similarity import differences
+from trialwise.plot.similarity import similarity_order
+
+DEMO = str(resources.files("trialwise.datasets").joinpath("llm-demo"))
+DATE = "2026-01-02T03-04-05.678901"
+
+
+def run(args, capsys):
+    code = main([str(a) for a in args])
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def lm_eval_row(doc_id: int, probs, target: int, subject: str) -> str:
+    """One line of a samples file (lm-evaluation-harness 0.4.x, sanitised: numbers as text)."""
+    doc = {"question": f"q{doc_id}", "subject": subject}
+    lls = np.log(probs)
+    return json.dumps({
+        "doc_id": doc_id, "doc": doc, "target": str(target),
+        "arguments": {f"gen_args_{i}": {"arg_0": "ctx", "arg_1": f" option {i}"} for i in range(len(lls))},
+        "resps": [[[str(v), "False"]] for v in lls], "filtered_resps": [[str(v), "False"] for v in lls],
+        "filter": "none", "metrics": ["acc"],
+        "doc_hash": hashlib.sha256(json.dumps(doc, indent=2).encode()).hexdigest(),
+        "prompt_hash": "p", "target_hash": "t", "acc": float(int(np.argmax(lls)) == target)}) + "\n"
+
+
+def write_lm_eval(root: Path, n_models: int = 3, n: int = 60, seed: int = 0) -> Path:
+    """``n_models`` models on ``n`` three-option questions, model i copying model 0 with probability 0.5 − 0.1 i."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(3, size=n)
+    base = rng.dirichlet(np.ones(3), n)
+    for m in range(n_models):
+        own = rng.dirichlet(np.ones(3), n)
+        copy = rng.random(n) < 0.5 - 0.1 * m
+        probs = np.where(copy[:, None], base, own)
+        folder = root / f"org__model-{m}"
+        folder.mkdir(parents=True)
+        (folder / f"samples_quiz_{DATE}.jsonl").write_text(
+            "".join(lm_eval_row(i, probs[i], int(truth[i]), f"s{i % 6}") for i in range(n)))
+    return root
+
+
+def write_helm_joint(root: Path, models=("a", "b", "c"), n: int = 30, seed: int = 0) -> Path:
+    """HELM runs of the joint multiple-choice method: letters only, no probabilities."""
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(4, size=n)
+    for m in models:
+        states = []
+        for i in range(n):
+            refs = [{"output": {"text": f"o{i}.{j}"}, "tags": ["correct"] if j == gold[i] else []} for j in range(4)]
+            answer = "ABCD"[int(gold[i]) if rng.random() < 0.6 else int(rng.integers(4))]
+            states.append({"instance": {"input": {"text": f"q{i}"}, "references": refs, "split": "test", "id": f"id{i}"},
+                           "train_trial_index": 0, "output_mapping": {"ABCD"[j]: f"o{i}.{j}" for j in range(4)},
+                           "request": {"model": m, "model_deployment": m, "prompt": "q"},
+                           "result": {"success": True, "embedding": [], "cached": False,
+                                      "completions": [{"text": f" {answer}", "logprob": -0.1, "tokens": []}]},
+                           "num_train_instances": 0, "prompt_truncated": False, "num_conditioning_tokens": 0})
+        folder = root / f"mmlu:subject=anatomy,method=multiple_choice_joint,model={m}"
+        folder.mkdir(parents=True)
+        (folder / "scenario_state.json").write_text(json.dumps(
+            {"adapter_spec": {"method": "multiple_choice_joint", "model": m}, "request_states": states}))
+    return root
+
+
+# --------------------------------------------------------------------------- results equal the library's
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory):
+    d = tmp_path_factory.mktemp("demo")
+    paths = {k: d / f"{k}.{ext}" for k, ext in (("sim", "csv"), ("diff", "csv"), ("report", "html"))}
+    code = main(["similarity", DEMO, "--clusters", "subject", "--seed", "4", "--resamples", "400",
+                 "--csv", str(paths["sim"]), "--differences-csv", str(paths["diff"]), "--out", str(paths["report"]),
+                 "-q"])
+    assert code == 0
+    trials = tw.read_lm_eval(DEMO, clusters="subject")
+    res = tw.pairwise_agreement(trials, clusters="cluster", n_resamples=400, rng=4)
+    return paths, trials, res
+
+
+def test_similarity_table_is_the_library_s(demo_run):
+    paths, _, res = demo_run
+    got = pd.read_csv(paths["sim"])
+    want = res.to_frame()
+    assert list(got.columns) == list(want.columns)
+    pd.testing.assert_frame_equal(got, want, check_dtype=False, rtol=1e-12, atol=1e-12)
+
+
+def test_difference_tests_are_the_library_s_with_holm_over_the_family(demo_run):
+    paths, _, res = demo_run
+    got = pd.read_csv(paths["diff"])
+    names = list(res.observers)
+    assert len(got) == 4 * 3  # every model as R, every pair of the three others
+    for r in got.itertuples():
+        d = res.difference(r.reference, r.more_similar, r.less_similar)
+        assert d.statistic >= 0 and r.difference == pytest.approx(d.statistic, abs=1e-12)
+        assert (r.ci_low, r.ci_high, r.pvalue) == pytest.approx((*d.confidence_interval, d.pvalue), abs=1e-12)
+        assert r.reference in names and r.reference not in (r.more_similar, r.less_similar)
+    holm = multipletests(got["pvalue"].to_numpy(), method="holm")[1]
+    np.testing.assert_allclose(got["pvalue_adjusted"], holm, rtol=0, atol=1e-12)
+    assert (got["significant"] == (got["pvalue_adjusted"] < 0.05)).all()
+    assert got["pvalue_adjusted"].is_monotonic_increasing
+
+
+def test_text_output_on_the_demo_set(capsys):
+    code, out, err = run(["similarity", DEMO, "--seed", "0", "--resamples", "300"], capsys)
+    assert code == 0, err
+    trials = tw.read_lm_eval(DEMO)
+    res = tw.pairwise_agreement(trials, n_resamples=300, rng=0)
+    lb = tw.leaderboard(trials, protocol="accuracy", n_resamples=300, rng=0)
+    assert "Similarity: CAPA" in out and "400 questions resampled jointly" in out
+    top = res.to_frame().sort_values("statistic").iloc[-1]
+    assert re.search(rf"{re.escape(top.observer_a)}\s+{re.escape(top.observer_b)}\s+{top.statistic:.3f} "
+                     rf"\[{top.ci_low:.3f}, {top.ci_high:.3f}\]", out)
+    assert lb.summary() in out  # the leaderboard with rank sets and tie groups, as the library prints it
+    assert "Differences of similarity with a common model" in out and "holm-adjusted" in out
+    assert "bootstrapping the similarity of 6 pairs" in err and "12 tests of equal similarity" in err
+
+
+def test_quiet_prints_no_progress(capsys):
+    code, out, err = run(["similarity", DEMO, "--resamples", "50", "--metric", "choice", "-q"], capsys)
+    assert code == 0
+    assert not [ln for ln in err.splitlines() if not ln.startswith("trialwise: warning")]
+    assert "too few for 95% intervals" in err
+    assert "choice agreement" in out and "p <" not in out.split("Differences")[0]  # choice has no test of chance
+
+
+def test_report_is_self_contained_with_the_clustered_heatmap(demo_run, tmp_path):
+    paths, _, res = demo_run
+    page = paths["report"].read_text()
+    assert page.startswith("<!doctype html>") and page.rstrip().endswith("</html>")
+    assert not re.search(r"""(src|href)=["']?https?:""", page)  # nothing fetched from elsewhere
+    images = re.findall(r'src="data:image/png;base64,([^"]+)"', page)
+    assert len(images) == 3  # heatmap, leaderboard, rank sets
+    assert all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in images)
+    for heading in ("Similarity", "Differences of similarity", "Accuracy leaderboard"):
+        assert f"<h2>{heading}</h2>" in page
+    assert "hierarchical clustering" in page and "1 − similarity" in page
+    order = similarity_order(res.matrix())
+    assert f"Models in clustering order: {', '.join(order)}." in page
+    assert "could not be drawn" not in page
+
+
+def test_lm_eval_logs_written_here_with_clusters(tmp_path, capsys):
+    root = write_lm_eval(tmp_path / "logs")
+    out_csv = tmp_path / "sim.csv"
+    code, out, err = run(["similarity", root, "--clusters", "subject", "--metric", "capa-discrete", "--seed", "2",
+                          "--resamples", "200", "--csv", out_csv], capsys)
+    assert code == 0, err
+    trials = tw.read_lm_eval(root, clusters="subject")
+    want = tw.pairwise_agreement(trials, metric="capa-discrete", clusters="cluster", n_resamples=200, rng=2)
+    pd.testing.assert_frame_equal(pd.read_csv(out_csv), want.to_frame(), check_dtype=False, atol=1e-12)
+    assert "6 clusters resampled jointly" in out
+    lb = tw.leaderboard(trials, protocol="accuracy", n_resamples=200, clusters="cluster", rng=2)
+    assert lb.summary() in out  # the leaderboard resamples the same clusters
+    assert "similarity and the leaderboard resample clusters of questions (--clusters subject)" in out
+
+
+def test_helm_runs_are_detected_and_capa_needs_probabilities(tmp_path, capsys):
+    root = write_helm_joint(tmp_path / "helm")
+    code, out, err = run(["similarity", root, "--resamples", "50"], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert re.search(r"--metric capa needs the options' probabilities, which 90 of the 90 trials lack .*use --metric "
+                     r"capa-discrete", err.strip().splitlines()[-1])
+    code, out, err = run(["similarity", root, "--metric", "capa-discrete", "--seed", "0", "--resamples", "200",
+                          "--format", "helm"], capsys)
+    assert code == 0, err
+    want = tw.pairwise_agreement(tw.read_helm(root), metric="capa-discrete", n_resamples=200, rng=0)
+    for r in want.to_frame().itertuples():
+        assert f"{r.statistic:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in out
+    assert "(helm)" in out
+
+
+def test_mixed_formats_are_refused(tmp_path, capsys):
+    write_lm_eval(tmp_path / "mixed")
+    write_helm_joint(tmp_path / "mixed")
+    code, _, err = run(["similarity", tmp_path / "mixed"], capsys)
+    assert code == 2 and re.search(r"holds lm-evaluation-harness logs and .* HELM logs; .*--format", err)
+
+
+def test_similarity_order_puts_alike_models_next_to_each_other():
+    rng = np.random.default_rng(0)
+    for _ in range(20):  # brute force: two tight pairs must each end up adjacent
+        k = 6
+        names = [f"m{i}" for i in range(k)]
+        sim = rng.uniform(0.0, 0.2, (k, k))
+        a, b, c, d = rng.permutation(k)[:4]
+        sim[a, b] = sim[b, a] = 0.9
+        sim[c, d] = sim[d, c] = 0.8
+        sim = (sim + sim.T) / 2
+        order = similarity_order(pd.DataFrame(sim, index=names, columns=names))
+        assert sorted(order) == names
+        pos = {n: i for i, n in enumerate(order)}
+        assert abs(pos[names[a]] - pos[names[b]]) == 1 and abs(pos[names[c]] - pos[names[d]]) == 1
+
+
+def test_heatmap_cells_are_the_result_s_numbers():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    res = tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=100, rng=0)
+    order = ["sim/demo-13b", "sim/demo-1b", "sim/demo-7b", "sim/demo-7b-chat"]
+    fig = tw.plot.plot_similarity_matrix(res, order=order)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == order
+    texts = {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text() for t in ax.texts}
+    one = res.pair("sim/demo-7b", "sim/demo-7b-chat")
+    assert texts[(2, 3)] == texts[(3, 2)] == (f"{one.statistic:.2f}\n[{one.confidence_interval.low:.2f}, "
+                                               f"{one.confidence_interval.high:.2f}]")
+    assert "in the given order" in ax.get_title()
+    plt.close(fig)
+    with pytest.raises(tw.InvalidValueError, match=r"`order` must list observers of the result once each"):
+        tw.plot.plot_similarity_matrix(res, order=["sim/demo-13b", "nobody"])
+
+
+def test_ctrl_c_is_one_line_exit_130_and_no_report(tmp_path):
+    import select
+
+    out = tmp_path / "report.html"
+    proc = subprocess.Popen([sys.executable, "-m", "trialwise.cli", "similarity", DEMO, "--resamples", "3000000",
+                             "--out", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    seen = ""
+    deadline = time.monotonic() + 120
+    try:
+        while "bootstrapping" not in seen and time.monotonic() < deadline and proc.poll() is None:
+            ready, _, _ = select.select([proc.stderr], [], [], 1.0)
+            if ready:
+                seen += proc.stderr.readline()
+        assert "bootstrapping" in seen, seen
+        proc.send_signal(signal.SIGINT)
+        _, rest_err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, seen + rest_err
+    assert rest_err == "trialwise: interrupted\n"
+    assert not out.exists()
+
+
+def test_unwritable_report_is_one_line(tmp_path, capsys):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        code, _, err = run(["similarity", DEMO, "--out", folder / "r.html", "--resamples", "20"], capsys)
+    finally:
+        folder.chmod(0o700)
+    if code == 0:  # root ignores permissions
+        pytest.skip("running as root")
+    assert code == 2 and re.search(r"--out .*r\.html: permission denied", err) and "Traceback" not in err
+
+
+def test_differences_helper_orders_and_adjusts(demo_run):
+    _, _, res = demo_run
+    frame = differences(res, adjust="bh", alpha=0.05)
+    bh = multipletests(frame["pvalue"].to_numpy(), method="fdr_bh")[1]
+    np.testing.assert_allclose(frame["pvalue_adjusted"], bh, atol=1e-12)
+    assert (frame["difference"] >= 0).all() and (frame["adjust"] == "bh").all()
+
+
+def test_a_full_disk_is_one_line_and_leaves_no_partial_report(tmp_path, capsys, monkeypatch):
+    import builtins
+
+    target = tmp_path / "report.html"
+    real_open = builtins.open
+
+    class Full:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self.fh.close()
+
+        def write(self, data):
+            self.fh.write(data[:10])
+            raise OSError(28, "No space left on device")
+
+    def fake_open(path, mode="r", *a, **k):
+        fh = real_open(path, mode, *a, **k)
+        return Full(fh) if str(path) == str(target) and "w" in mode else fh
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    code, out, err = run(["similarity", DEMO, "--resamples", "50", "--out", target, "-q"], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert re.search(r"--out .*report\.html: cannot write \(No space left on device\)", err.strip().splitlines()[-1])
+    assert not target.exists()
+    assert "Similarity: CAPA" in out  # the results were printed before the report failed
+
+
+@pytest.mark.slow
+def test_the_family_of_difference_tests_holds_its_familywise_level():
+    """Calibration, known truth: four independent models of equal accuracy, so every CAPA is 0 and every
+    difference with a common model is 0. Holm over the 12 tests keeps the familywise error at α = 5 %
+    (R = 150 boards, B = 1000; MC SE ≤ 0.018, bound α + 3 SE); unadjusted, each test rejects near 5 %."""
+    rng = np.random.default_rng(11)
+    n, k, reps = 300, 4, 150
+    familywise, marginal = 0, []
+    for _ in range(reps):
+        truth = rng.integers(k, size=n)
+        rows = []
+        for m in range(4):
+            p = rng.dirichlet(np.ones(k) * 0.7, n)
+            rows.append(pd.DataFrame({"experiment": "t", "condition": "t", "subject": f"m{m}", "observer_type": "model",
+                                      "image": [f"q{i}" for i in range(n)], "truth": truth.astype(str),
+                                      "response": p.argmax(1).astype(str), "n_options": k,
+                                      "probabilities": [tuple(r) for r in p]}))
+        res = tw.pairwise_agreement(pd.concat(rows, ignore_index=True), n_resamples=1000, rng=rng)
+        frame = differences(res, adjust="holm", alpha=0.05)
+        familywise += bool(frame["significant"].any())
+        marginal.append(float((frame["pvalue"] < 0.05).mean()))
+    rate = familywise / reps
+    assert rate <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / reps), rate
+    assert 0.02 <= np.mean(marginal) <= 0.09, np.mean(marginal)  # the tests are live, not vacuous
+
+
+def test_ec_metric_and_single_samples_files(tmp_path, capsys):
+    files = sorted(Path(DEMO).glob("*/samples_demo_stem_*.jsonl.gz"))
+    assert len(files) == 4
+    out_csv = tmp_path / "ec.csv"
+    code, out, err = run(["similarity", *files, "--metric", "ec", "--seed", "1", "--resamples", "300", "--csv", out_csv,
+                          "-q"], capsys)
+    assert code == 0, err
+    want = tw.pairwise_agreement(tw.read_lm_eval(files), metric="ec", n_resamples=300, rng=1)
+    pd.testing.assert_frame_equal(pd.read_csv(out_csv), want.to_frame(), check_dtype=False, atol=1e-12)
+    assert "jeffreys interval; differences: bootstrap B = 300" in out and "1 task(s)" in out
+
+
+def test_helm_clusters_are_run_name_arguments(tmp_path, capsys):
+    root = write_helm_joint(tmp_path / "helm")
+    code, out, err = run(["similarity", root, "--metric", "choice", "--clusters", "subject", "--seed", "0",
+                          "--resamples", "100", "-q"], capsys)
+    assert code == 0, err
+    assert "1 clusters resampled jointly" in out  # every instance is of subject=anatomy
+    assert re.search(r"warning: --clusters subject: only 1 cluster\(s\).*unreliable", err)
