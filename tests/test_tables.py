@@ -181,3 +181,15 @@ def test_no_other_module_counts_items():
     found = [str(p.relative_to(root)) for p in root.rglob("*.py")
              if re.search(r"np\.(bincount|add\.at)\(", p.read_text()) and str(p.relative_to(root)) not in allowed]
     assert not found, f"count tables built outside trialwise.tables in {found}"
+
+
+def test_cluster_sums_match_a_loop():
+    from trialwise.tables import cluster_sums
+
+    gen = np.random.default_rng(0)
+    cols = gen.integers(0, 3, (40, 5))
+    codes = gen.integers(0, 7, 40)
+    brute = np.array([[cols[codes == c, j].sum() for j in range(5)] for c in range(codes.max() + 1)])
+    got = cluster_sums(cols, codes)
+    np.testing.assert_array_equal(got, brute)
+    assert got.dtype == np.int64 and cluster_sums(cols / 2.0, codes).dtype == np.float64

@@ -29,6 +29,7 @@ from trialwise.agreement_result import ModelAgreementResult, PairwiseAgreementRe
 from trialwise.ec import error_consistency, pairwise_error_consistency
 from trialwise.intervals import interval
 from trialwise.resampling import bootstrap_weights, monte_carlo_pvalue
+from trialwise.tables import cluster_sums
 
 __all__ = ["agreement", "pairwise_agreement", "capa_from_sums", "AGREEMENT_METRICS", "AGREEMENT_CI_METHODS",
            "DEFAULT_AGREEMENT_CI_METHOD"]
@@ -196,11 +197,7 @@ def _statistic(metric: str, n_models: int, idx: NDArray):
 def _resample(cols: NDArray, codes: NDArray | None, stat, n_resamples: int, rng: np.random.Generator,
               batch: int | None) -> tuple[NDArray, NDArray]:
     """Bootstrap replicates of ``stat`` (items, or clusters whose columns are summed first) and the unit columns."""
-    if codes is not None:
-        units = np.zeros((int(codes.max()) + 1, cols.shape[1]))
-        np.add.at(units, codes, cols)
-    else:
-        units = cols
+    units = cols if codes is None else cluster_sums(np.asarray(cols, dtype=float), codes)
     out = [stat(w.astype(float) @ units) for w in bootstrap_weights(units.shape[0], n_resamples, rng=rng, batch=batch)]
     return np.concatenate(out, axis=0), units
 

@@ -48,6 +48,7 @@ __all__ = [
     "pairwise_tables",
     "pair_columns",
     "tables_from_sums",
+    "cluster_sums",
     "agreement_table",
     "triplet_margins",
 ]
@@ -126,6 +127,36 @@ def triplet_margins(counts: ArrayLike) -> tuple[NDArray, NDArray]:
     """
     c = np.asarray(counts)
     return c.sum(axis=-1), c.sum(axis=-2)
+
+
+def cluster_sums(columns: ArrayLike, clusters: ArrayLike) -> NDArray:
+    """Item columns summed within clusters: row c holds the sums over the items of cluster c.
+
+    What a cluster bootstrap resamples: its weights multiply clusters, so the weighted sums
+    over items equal the weighted sums of these rows.
+
+    Parameters
+    ----------
+    columns : array_like, shape (n_items, n_columns)
+    clusters : array_like of int, shape (n_items,)
+        Cluster code of every item, 0 … C − 1.
+
+    Returns
+    -------
+    ndarray, shape (C, n_columns)
+        int64 for integer columns, float64 otherwise.
+
+    Examples
+    --------
+    >>> cluster_sums(np.array([[1, 0], [1, 1], [0, 1]]), np.array([0, 1, 0])).tolist()
+    [[1, 1], [1, 1]]
+    """
+    x = np.asarray(columns)
+    codes = np.asarray(clusters, dtype=np.intp)
+    integer = np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.bool_)
+    out = np.zeros((int(codes.max(initial=-1)) + 1, x.shape[1]), dtype=np.int64 if integer else np.float64)
+    np.add.at(out, codes, x)
+    return out
 
 
 def tables_from_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLike) -> NDArray:

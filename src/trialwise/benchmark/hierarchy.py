@@ -40,7 +40,7 @@ from trialwise.benchmark.influence import UnitInfluence
 from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import GROUND_TRUTH, Protocol, metric_from_sums
 from trialwise.resampling import BATCH_BYTES, bootstrap_sums, child_rngs
-from trialwise.tables import pair_columns
+from trialwise.tables import cluster_sums, pair_columns
 
 __all__ = ["Design", "build_design", "reference_mask", "bootstrap_entries", "bootstrap_entries_ij", "EntryBootstrap",
            "aggregate", "group_mean", "row_scores", "entry_weights"]
@@ -66,11 +66,7 @@ class Unit:
 
     def resampled(self, columns: NDArray) -> NDArray:
         """What the bootstrap resamples: the item columns, or their sums within each cluster."""
-        if self.clusters is None:
-            return columns
-        out = np.zeros((int(self.clusters.max()) + 1, columns.shape[1]), dtype=np.int64)
-        np.add.at(out, self.clusters, columns)
-        return out
+        return columns if self.clusters is None else cluster_sums(columns, self.clusters)
 
 
 @dataclass

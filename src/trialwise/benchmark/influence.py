@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from trialwise.benchmark.protocol import metric_gradient
-from trialwise.tables import pair_columns
+from trialwise.tables import cluster_sums, pair_columns
 
 __all__ = ["UnitInfluence"]
 
@@ -50,9 +50,7 @@ class UnitInfluence:
         p = len(pairs)
         cols, _ = pair_columns(right, seen, pairs, fixed_total=False)  # (items, 4p): column k·p + e
         if clusters is not None:
-            summed = np.zeros((int(clusters.max()) + 1, cols.shape[1]), dtype=np.int64)
-            np.add.at(summed, clusters, cols)
-            cols = summed
+            cols = cluster_sums(cols, clusters)
         rows = np.unique(rows_u)
         blocks, inverse = [], []
         for r in rows:
