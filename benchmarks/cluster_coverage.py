@@ -7,6 +7,11 @@ probability Φ(a − difficulty), so its true accuracy is Φ(a / √(2 + sd_clus
 design, B = 500, 95 % studentized intervals, with and without ``clusters="cluster"``.
 
     python benchmarks/cluster_coverage.py [R=300]
+    python benchmarks/cluster_coverage.py 200 ec   # error consistency (pairwise_error_consistency)
+
+With ``ec``: two models (abilities 0.6 and 0.8) on the same clustered questions; the population
+EC from 200,000 questions; 95 % intervals of ``pairwise_error_consistency`` with and without
+``clusters=``, for the jeffreys (default), bca and percentile intervals, B = 1,000.
 """
 
 from __future__ import annotations
@@ -53,5 +58,35 @@ def main(r: int = 300) -> None:
               flush=True)
 
 
+def pair(gen: np.random.Generator, n_clusters: int, size: int, sd: float) -> tuple[np.ndarray, np.ndarray]:
+    cl = np.repeat(np.arange(n_clusters), size)
+    diff = gen.normal(0, sd, n_clusters)[cl] + gen.normal(0, 1, cl.size)
+    a = gen.random(cl.size) < stats.norm.cdf(0.6 - diff)
+    b = gen.random(cl.size) < stats.norm.cdf(0.8 - diff)
+    return np.column_stack([a, b]).astype(float), cl
+
+
+def main_ec(r: int = 200) -> None:
+    warnings.simplefilter("ignore", tw.TrialwiseWarning)
+    gen = np.random.default_rng(0)
+    print("| clusters × questions | cluster SD | interval | coverage, items resampled | coverage, clusters resampled |")
+    print("|---|---|---|---|---|")
+    for n_clusters, size, sd in ((30, 10, 1.0), (15, 20, 1.0), (100, 5, 0.5)):
+        big, _ = pair(gen, 200_000 // size, size, sd)
+        true = tw.error_consistency(big[:, 0].astype(bool), big[:, 1].astype(bool), ci_method="analytic").statistic
+        data = [pair(gen, n_clusters, size, sd) for _ in range(r)]
+        for method in ("jeffreys", "bca", "percentile"):
+            cover: dict[str, list[bool]] = {"items": [], "clusters": []}
+            for k, (x, cl) in enumerate(data):
+                for kind, c in (("items", None), ("clusters", cl)):
+                    res = tw.pairwise_error_consistency(x, clusters=c, ci_method=method, n_resamples=1000, rng=k)
+                    cover[kind].append(bool(res.confidence_interval.low[0] <= true <= res.confidence_interval.high[0]))
+            print(f"| {n_clusters} × {size} | {sd:g} | {method} | {np.mean(cover['items']):.3f} | "
+                  f"{np.mean(cover['clusters']):.3f} |", flush=True)
+
+
 if __name__ == "__main__":
-    main(*(int(a) for a in sys.argv[1:2]))
+    if sys.argv[2:3] == ["ec"]:
+        main_ec(int(sys.argv[1]))
+    else:
+        main(*(int(a) for a in sys.argv[1:2]))

@@ -358,14 +358,17 @@ def agreement(
     t = _truth_indices(truth, ka) if truth is not None else None
     codes = _cluster_codes(clusters, ka.size)
     if opts["metric"] == "ec":
-        if clusters is not None:
-            raise InvalidValueError("`clusters` is not supported with metric='ec' yet; use metric='capa-discrete' "
-                                    "or tw.error_consistency without clusters")
-        ec = error_consistency(pa.argmax(1) == t, pb.argmax(1) == t, confidence_level=opts["confidence_level"],
-                               n_resamples=opts["n_resamples"], rng=opts["rng"])
+        if codes is None:
+            ec = error_consistency(pa.argmax(1) == t, pb.argmax(1) == t, confidence_level=opts["confidence_level"],
+                                   n_resamples=opts["n_resamples"], rng=opts["rng"])
+        else:  # clusters resampled: the pairwise engine, one pair
+            ec = pairwise_error_consistency(np.column_stack([pa.argmax(1) == t, pb.argmax(1) == t]), clusters=codes,
+                                            confidence_level=opts["confidence_level"],
+                                            n_resamples=opts["n_resamples"], rng=opts["rng"]).pair(0, 1)
         return ModelAgreementResult(
             statistic=ec.statistic, confidence_interval=ec.confidence_interval, pvalue=ec.pvalue, n=ec.n,
-            confidence_level=ec.confidence_level, method="ec", ci_method=ec.ci_method, n_clusters=ec.n,
+            confidence_level=ec.confidence_level, method="ec", ci_method=ec.ci_method,
+            n_clusters=ec.n if codes is None else int(codes.max()) + 1,
             c_obs=ec.c_obs, c_exp=ec.c_exp, p_correct_a=ec.accuracy_a, p_correct_b=ec.accuracy_b,
             n_resamples=ec.n_resamples, n_undefined=ec.n_undefined,
             bootstrap_distribution=ec.bootstrap_distribution, notes=ec.notes)
@@ -514,17 +517,16 @@ def pairwise_agreement(
     idx = np.array([(i, j) for i in range(len(models)) for j in range(i + 1, len(models))], dtype=np.intp)
     names = np.array(models, dtype=object)
     if metric == "ec":
-        if clusters is not None:
-            raise InvalidValueError("`clusters` is not supported with metric='ec' yet; use metric='capa-discrete'")
         import pandas as pd
 
         correct = pd.DataFrame({m: p[np.arange(k.size), truth] for m, p in zip(models, probs)})
-        ec = pairwise_error_consistency(correct, confidence_level=opts["confidence_level"],
+        ec = pairwise_error_consistency(correct, clusters=codes, confidence_level=opts["confidence_level"],
                                         n_resamples=opts["n_resamples"], rng=opts["rng"], batch=batch)
         return PairwiseAgreementResult(
             observers=tuple(models), observer_a=ec.observer_a, observer_b=ec.observer_b, statistic=ec.statistic,
             confidence_interval=ec.confidence_interval, pvalue=ec.pvalue, n=ec.n,
-            confidence_level=ec.confidence_level, method="ec", ci_method=ec.ci_method, n_clusters=int(k.size),
+            confidence_level=ec.confidence_level, method="ec", ci_method=ec.ci_method,
+            n_clusters=int(k.size) if codes is None else int(codes.max()) + 1,
             c_obs=ec.c_obs, c_exp=ec.c_exp, p_correct_a=ec.accuracy_a, p_correct_b=ec.accuracy_b,
             n_resamples=ec.n_resamples, n_undefined=ec.n_undefined,
             bootstrap_distribution=ec.bootstrap_distribution, pair_notes=ec.pair_notes)

@@ -40,10 +40,11 @@ from trialwise.resampling import (
     child_seed,
     jackknife_tables,
     keyed_rng,
+    monte_carlo_pvalue,
     posterior_tables,
 )
 from trialwise.significance import INDEPENDENCE_TESTS, IndependenceTest, independence_pvalues
-from trialwise.tables import correctness_table, pair_columns, pairwise_tables, tables_from_sums
+from trialwise.tables import cluster_sums, correctness_table, pair_columns, pairwise_tables, tables_from_sums
 
 __all__ = ["error_consistency", "pairwise_error_consistency", "DEFAULT_CI_METHOD", "DEFAULT_TEST"]
 
@@ -459,6 +460,32 @@ def _pair_indices(names: tuple, pairs) -> list[tuple[int, int]]:
     return out
 
 
+def cluster_codes(clusters: ArrayLike, n_items: int) -> NDArray:
+    """Cluster codes 0 … C − 1 of ``n_items`` items from their labels, or a clear error."""
+    import pandas as pd
+
+    labels = pd.Series(np.asarray(clusters, dtype=object).ravel())
+    if len(labels) != n_items:
+        raise InvalidValueError(f"`clusters` must have one label per item ({n_items}); got {len(labels)}")
+    if labels.isna().any():
+        raise InvalidValueError(f"`clusters` has a missing label at item {int(np.flatnonzero(labels.isna())[0])}")
+    return pd.factorize(labels, sort=True)[0].astype(np.intp)
+
+
+def strata_of_clusters(strata: ArrayLike, codes: NDArray) -> NDArray:
+    """The stratum of every cluster; an error when a cluster spans strata."""
+    import pandas as pd
+
+    s = pd.Series(np.asarray(strata, dtype=object).ravel())
+    if len(s) != len(codes):
+        raise InvalidValueError(f"`strata` must have one label per item ({len(codes)}); got {len(s)}")
+    per = s.groupby(codes).nunique()
+    if (per > 1).any():
+        raise InvalidValueError(f"`clusters`: cluster {int(per.index[per > 1][0])} spans several strata; a "
+                                "cluster must lie within one stratum")
+    return s.groupby(codes).first().to_numpy()
+
+
 def _pair_columns(right: NDArray, seen: NDArray, idx: NDArray, fixed_total: bool = True) -> tuple[NDArray, Any]:
     """Item columns whose weighted sums give every pair's table, and the map sums → tables."""
     cols, to_sums = pair_columns(right, seen, idx, fixed_total=fixed_total)
@@ -471,6 +498,7 @@ def pairwise_error_consistency(
     truth: ArrayLike | None = None,
     pairs: list[tuple[Any, Any]] | None = None,
     strata: ArrayLike | None = None,
+    clusters: ArrayLike | None = None,
     confidence_level: float = 0.95,
     ci_method: CIMethod = DEFAULT_CI_METHOD,
     test: TestMethod = DEFAULT_TEST,
@@ -494,6 +522,12 @@ def pairwise_error_consistency(
         The pairs to compute (default: all pairs, in column order).
     strata : array_like, shape (n_items,), optional
         Item labels (e.g. conditions); items are then resampled within each stratum.
+    clusters : array_like, shape (n_items,), optional
+        A cluster label per item (a passage, a subject): clusters, not items, are resampled
+        (within strata, which must then hold whole clusters), because items of one cluster
+        succeed and fail together and resampling them one by one gives intervals that are
+        too narrow (docs/benchmark.md, "Clustered items"). ``ci_method="jeffreys"`` is then
+        the Bayesian bootstrap over clusters plus the Jeffreys pseudo-counts.
     confidence_level, ci_method, test, n_resamples, unbiased, rng
         As in :func:`error_consistency`.
     batch : int, optional
@@ -541,7 +575,15 @@ def pairwise_error_consistency(
     right, seen, names = _correctness_matrix(correct, truth)
     idx = np.array(_pair_indices(names, pairs), dtype=np.intp).reshape(-1, 2)
     counts = pairwise_tables(right, seen, idx)
-    cols, to_tables = _pair_columns(right, seen, idx, fixed_total=opts.ci_method != "jeffreys")
+    codes = None if clusters is None else cluster_codes(clusters, right.shape[0])
+    if codes is not None and opts.ci_method == "analytic":
+        raise InvalidValueError("`ci_method`='analytic' treats items as independent; with `clusters` choose a "
+                                "resampling interval (jeffreys, bca, percentile, basic, hdi)")
+    cols, to_tables = _pair_columns(right, seen, idx, fixed_total=opts.ci_method != "jeffreys" and codes is None)
+    if codes is not None:  # resample clusters: their summed columns, strata per cluster
+        if strata is not None:
+            strata = strata_of_clusters(strata, codes)
+        cols = cluster_sums(cols, codes)
     if opts.ci_method == "analytic":
         dist = None
     elif opts.ci_method == "jeffreys":
@@ -566,6 +608,14 @@ def pairwise_error_consistency(
             batch=batch,
         )
     out = _infer(counts, dist, opts)
+    test_name = opts.test
+    if codes is not None and dist is not None:
+        # the tests of EC = 0 on the table treat items as independent: with clusters, invert the
+        # clusters' bootstrap (two-sided: twice the smaller share of replicates on either side of 0)
+        ok = ~np.isnan(dist)
+        below, above = (np.sum(ok & (dist <= 0), axis=0), np.sum(ok & (dist >= 0), axis=0))
+        out["pvalue"] = np.minimum(1.0, 2.0 * monte_carlo_pvalue(np.minimum(below, above), ok.sum(axis=0)))
+        test_name = "cluster-bootstrap"
     s = out["stats"]
     names_arr = np.array(names, dtype=object)
     return PairwiseErrorConsistencyResult(
@@ -579,7 +629,7 @@ def pairwise_error_consistency(
         confidence_level=opts.confidence_level,
         method="bias-corrected kappa" if opts.unbiased else "kappa",
         ci_method=opts.ci_method,
-        test=opts.test,
+        test=test_name,
         counts=counts,
         accuracy_a=s.accuracy_a,
         accuracy_b=s.accuracy_b,

@@ -156,9 +156,6 @@ def _read_logs(args, paths: list[str]):
 
 
 def _check_metric(args, trials) -> None:
-    if args.metric == "ec" and args.clusters:
-        raise CLIError("--clusters is not supported with --metric ec yet (error consistency resamples questions); "
-                       "use --metric capa-discrete, or drop --clusters")
     if args.metric == "capa" and trials["probabilities"].isna().any():
         n = int(trials["probabilities"].isna().sum())
         raise CLIError(f"--metric capa needs the options' probabilities, which {n} of the {len(trials)} trials lack "
