@@ -1053,23 +1053,6 @@ CLI = [
     ("cli-cmp-reliability-no-proba", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a", "--b", "b", "--reliability",
                                       F("no_folder")], r"does not exist|--reliability needs"),
     ("cli-leaderboard-ci-method", ["leaderboard", "--ci-method", "wald"], r"argument --ci-method: invalid choice: 'wald'"),
-    # ---- top level
-    ("cli-no-command", [], r"the following arguments are required: command"),
-    ("cli-unknown-command", ["frobnicate"], r"invalid choice: 'frobnicate'"),
-]
-
-
-@pytest.mark.parametrize("case", CLI, ids=[c[0] for c in CLI])
-def test_cli_bad_input(case, capsys):
-    _, argv, match = case
-    argv = [_resolve(a) for a in argv]
-    try:
-        code = main(argv)
-    except SystemExit as exc:  # argparse's own usage errors
-        code = exc.code
-    err = capsys.readouterr().err
-    assert code == 2, err
-    assert "Traceback" not in err, err
     # ---- similarity (evaluation logs)
     ("cli-sim-missing", ["similarity", F("missing")], r"missing\.csv: no such file or folder"),
     ("cli-sim-empty-folder", ["similarity", F("empty_folder")], r"empty-folder: no evaluation logs found"),
@@ -1098,6 +1081,23 @@ def test_cli_bad_input(case, capsys):
     ("cli-sim-out-pdf", ["similarity", "--out", "report.pdf"], r"the report is an HTML page, not a \.pdf file"),
     ("cli-sim-same-file", ["similarity", "--csv", "t.csv", "--differences-csv", "t.csv"], r"--csv and --differences-csv name the same file"),
     ("cli-sim-csv-is-folder", ["similarity", "--csv", F("empty_folder")], r"--csv .*empty-folder: is a folder"),
+    # ---- top level
+    ("cli-no-command", [], r"the following arguments are required: command"),
+    ("cli-unknown-command", ["frobnicate"], r"invalid choice: 'frobnicate'"),
+]
+
+
+@pytest.mark.parametrize("case", CLI, ids=[c[0] for c in CLI])
+def test_cli_bad_input(case, capsys):
+    _, argv, match = case
+    argv = [_resolve(a) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own usage errors
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert "Traceback" not in err, err
     lines = err.strip().splitlines()
     assert lines and re.match(r"trialwise( \w+)?: error: ", lines[-1]), err
     # before it: only argparse's usage (for its own errors) or the library's warnings
