@@ -198,3 +198,55 @@ def test_each_call_returns_a_fresh_table():
     again = tw.datasets.texture_vs_shape()
     assert again.loc[0, "response"] != "changed" and "rt" in again.columns
     assert again is not tw.datasets.texture_vs_shape()
+
+
+# --------------------------------------------------------------------------- option probabilities and clusters
+
+
+def _tidy_llm_table():
+    import pandas as pd
+
+    gen = np.random.default_rng(0)
+    rows = []
+    for model in ("m1", "m2", "m3"):
+        for q in range(30):
+            p = gen.dirichlet(np.ones(4))
+            rows.append(dict(model=model, q=f"q{q}", gold=str(q % 4), pred=str(int(p.argmax())),
+                             **{f"p{o}": p[o] for o in range(4)}, passage=f"s{q // 5}"))
+    return pd.DataFrame(rows)
+
+
+def test_read_trials_keeps_option_probabilities_and_clusters_as_the_log_readers_do():
+    raw = _tidy_llm_table()
+    t = tw.read_trials(raw, subject="model", image="q", truth="gold", response="pred",
+                       probabilities=["p0", "p1", "p2", "p3"], clusters="passage")
+    assert list(t.columns) == [*tw.data.TRIAL_COLUMNS, *tw.data.OPTION_COLUMNS, "cluster"]
+    np.testing.assert_array_equal(np.stack(t.probabilities), raw[["p0", "p1", "p2", "p3"]].to_numpy())
+    assert (t.n_options == 4).all() and t.cluster.tolist() == raw.passage.tolist()
+    as_text = raw.assign(pl=[str(r.tolist()) for r in raw[["p0", "p1", "p2", "p3"]].to_numpy()])
+    t2 = tw.read_trials(as_text, subject="model", image="q", truth="gold", response="pred", probabilities="pl")
+    np.testing.assert_allclose(np.stack(t2.probabilities), np.stack(t.probabilities), rtol=0, atol=1e-15)
+    # the table goes straight into the agreement functions and a clustered leaderboard
+    direct = tw.pairwise_agreement(t, clusters="cluster", n_resamples=200, rng=0)
+    assert direct.to_frame().shape[0] == 3 and direct.n_clusters == 6
+    lb = tw.leaderboard(t, protocol="accuracy", clusters="cluster", n_resamples=100, rng=0)
+    assert set(lb.candidates) == {"m1", "m2", "m3"}
+
+
+def test_read_trials_option_probabilities_bad_input():
+    raw = _tidy_llm_table()
+    kw = dict(subject="model", image="q", truth="gold", response="pred")
+    bad = raw.copy()
+    bad.loc[3, "p0"] += 0.1
+    with pytest.raises(ValueError, match=r"trials: row 4: `probabilities` must sum to 1 over the options"):
+        tw.read_trials(bad, probabilities=["p0", "p1", "p2", "p3"], **kw)
+    with pytest.raises(ValueError, match=r"column 'p9' .*|'p9'"):
+        tw.read_trials(raw, probabilities=["p0", "p9"], **kw)
+    with pytest.raises(TypeError, match=r"`probabilities` must be a column name or a list of column names"):
+        tw.read_trials(raw, probabilities=[0, 1], **kw)
+    with pytest.raises(ValueError, match=r"row 1: column 'pl' must hold a list of probabilities"):
+        tw.read_trials(raw.assign(pl="oops"), probabilities="pl", **kw)
+    two = raw.copy()
+    two.loc[0, "passage"] = "elsewhere"  # q0 is in s0 for m2 and m3
+    with pytest.raises(ValueError, match=r"item 'q0' .* more than one label in column 'passage'"):
+        tw.read_trials(two, clusters="passage", **kw)

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import trialwise as tw
-from trialwise.logs.records import check_probabilities
+from trialwise.data import check_probabilities
 
 DATE = "2026-01-02T03-04-05.678901"
 

@@ -26,6 +26,7 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, make_notes
 from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
 from trialwise.agreement_result import ModelAgreementResult, PairwiseAgreementResult
+from trialwise.data import PROBABILITY_SUM_TOLERANCE
 from trialwise.ec import error_consistency, pairwise_error_consistency
 from trialwise.intervals import interval
 from trialwise.resampling import bootstrap_weights, monte_carlo_pvalue
@@ -40,8 +41,6 @@ AgreementCIMethod = Literal["percentile", "bca", "bc", "basic"]
 AGREEMENT_CI_METHODS: tuple[AgreementCIMethod, ...] = get_args(AgreementCIMethod)
 #: Default interval: see the coverage study in docs/language_models.md (benchmarks/agreement_coverage.py).
 DEFAULT_AGREEMENT_CI_METHOD: AgreementCIMethod = "percentile"
-#: Tolerance on a row's probability sum (lm-sim's own ``epsilon``).
-SUM_TOLERANCE = 1e-6
 #: ``1 − c_exp`` at or below this: chance agreement is 1 and κ_p is undefined (NaN).
 DEGENERATE_GAP = 1e-12
 UNDEFINED_WARN_SHARE = 0.01
@@ -80,7 +79,7 @@ def _prob_rows(rows: Any, name: str) -> tuple[NDArray, NDArray]:
     if bad_value.any():
         raise InvalidValueError(f"`{name}` must hold finite probabilities ≥ 0; found {float(padded[bad_value][0]):g}")
     sums = padded.sum(axis=1)
-    bad = np.abs(sums - 1) > SUM_TOLERANCE
+    bad = np.abs(sums - 1) > PROBABILITY_SUM_TOLERANCE  # the trial table's (and lm-sim's epsilon)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InvalidValueError(f"`{name}` rows must sum to 1 (softmax probabilities or one-hot); "

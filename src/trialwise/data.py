@@ -25,10 +25,39 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import show
 from trialwise.labels import read_number
 
-__all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_human", "image_id", "TRIAL_COLUMNS"]
+__all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_human", "image_id", "TRIAL_COLUMNS",
+           "OPTION_COLUMNS", "PROBABILITY_SUM_TOLERANCE", "check_probabilities"]
 
 #: Columns of a trials table as :func:`read_trials` returns it.
 TRIAL_COLUMNS = ("experiment", "condition", "subject", "observer_type", "image", "truth", "response", "correct")
+#: The columns after :data:`TRIAL_COLUMNS` when the options' probabilities are known (multiple choice):
+#: the number of options of the item and a tuple with one probability per option, in option order.
+OPTION_COLUMNS = ("n_options", "probabilities")
+#: Tolerance of the check that an item's option probabilities sum to 1.
+PROBABILITY_SUM_TOLERANCE = 1e-6
+
+
+def check_probabilities(probabilities: Any, where: str, field: str) -> tuple[float, ...]:
+    """One item's option probabilities as a tuple, or an ``InvalidValueError`` naming ``where`` and ``field``.
+
+    Each must be finite and in [0, 1], and together they must sum to 1 within
+    :data:`PROBABILITY_SUM_TOLERANCE`; there must be at least two options.
+    """
+    try:
+        p = np.asarray(probabilities, dtype=float)
+    except (TypeError, ValueError):
+        raise InvalidValueError(f"{where}: `{field}` must hold one probability per option; got "
+                                f"{show(probabilities)}") from None
+    if p.ndim != 1 or p.size < 2:
+        raise InvalidValueError(f"{where}: `{field}` must hold one probability per option (at least 2); "
+                                f"got {show(p.tolist() if p.ndim else probabilities)}")
+    if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p > 1):
+        raise InvalidValueError(f"{where}: `{field}` must be probabilities in [0, 1]; got {show(p.tolist())}")
+    total = float(p.sum())
+    if abs(total - 1.0) > PROBABILITY_SUM_TOLERANCE:
+        raise InvalidValueError(f"{where}: `{field}` must sum to 1 over the options; they sum to {total:.6g} "
+                                f"({show(p.tolist())})")
+    return tuple(p.tolist())
 
 
 def check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
@@ -306,6 +335,8 @@ def read_trials(
     condition: str | None = None,
     experiment: str | None = None,
     observer_type: str | None = None,
+    probabilities: str | Sequence[str] | None = None,
+    clusters: str | None = None,
 ):
     """A long table of trials, checked and put into trialwise's column names.
 
@@ -330,12 +361,27 @@ def read_trials(
         and which ``model`` (default: ``observer_type`` when present, else empty). An
         empty cell means "no type" and is read as ``""`` (e.g. your own model's rows
         saved next to the bundled humans).
+    probabilities : str or list of str, optional
+        The options' probabilities of multiple-choice trials (e.g. a language model's
+        softmax over the answer options): a list of columns, one per option in option
+        order (``["p_A", "p_B", "p_C", "p_D"]``), or one column whose cells each hold a
+        sequence of probabilities (a list, a tuple, or text such as ``"[0.1, 0.9]"``;
+        questions may then have different numbers of options). Each trial's probabilities
+        must lie in [0, 1] and sum to 1; truth and response are then option indices
+        (``"0"``, ``"1"``, …). Adds the columns :data:`OPTION_COLUMNS`, as the
+        evaluation-log readers give them (:func:`trialwise.read_lm_eval`).
+    clusters : str, optional
+        A column that groups items (a passage, a subject), copied into a ``cluster``
+        column (for ``clusters="cluster"`` in :func:`trialwise.leaderboard` and
+        :func:`trialwise.pairwise_agreement`); every trial on an item must carry the same
+        label.
 
     Returns
     -------
     pandas.DataFrame
         Columns :data:`TRIAL_COLUMNS` (``correct`` bool, the others text), one row per
-        trial, in the input order.
+        trial, in the input order; then :data:`OPTION_COLUMNS` with ``probabilities`` and
+        ``cluster`` with ``clusters``.
 
     Raises
     ------
@@ -399,7 +445,48 @@ def read_trials(
     out["truth"] = out["truth"].astype(str)
     out["response"] = out["response"].astype(str)
     check_items(out, what)
+    if probabilities is not None:
+        out["n_options"], out["probabilities"] = _option_probabilities(frame, probabilities, what)
+    if clusters is not None:
+        _need(frame, clusters, what)
+        if frame[clusters].isna().any():
+            row = int(np.flatnonzero(frame[clusters].isna().to_numpy())[0])
+            raise InvalidValueError(f"{what}: column {clusters!r} (`clusters`) has an empty value (row {row + 1})")
+        out["cluster"] = frame[clusters].astype(str)
+        per_item = out.groupby(["experiment", "condition", "image"])["cluster"].nunique()
+        if (per_item > 1).any():
+            e, c, i = per_item.index[int(np.flatnonzero((per_item > 1).to_numpy())[0])]
+            raise InvalidValueError(f"{what}: item {i!r} (condition {c!r}) has more than one label in column "
+                                    f"{clusters!r} (`clusters`); a cluster label belongs to the item")
     return out.reset_index(drop=True)
+
+
+def _option_probabilities(frame, probabilities: Any, what: str) -> tuple[list[int], list[tuple[float, ...]]]:
+    """``n_options`` and ``probabilities`` of every row from option columns or one list column."""
+    import ast
+
+    if isinstance(probabilities, str):
+        _need(frame, probabilities, what)
+        cells = []
+        for row, cell in enumerate(frame[probabilities].tolist()):
+            if isinstance(cell, str):
+                try:
+                    cell = ast.literal_eval(cell.strip())
+                except (ValueError, SyntaxError):
+                    raise InvalidValueError(f"{what}: row {row + 1}: column {probabilities!r} must hold a list of "
+                                            f"probabilities; got {show(cell)}") from None
+            cells.append(check_probabilities(cell, f"{what}: row {row + 1}", probabilities))
+    else:
+        cols = list(probabilities) if isinstance(probabilities, Sequence) else None
+        if not cols or not all(isinstance(c, str) for c in cols):
+            raise InvalidTypeError(f"`probabilities` must be a column name or a list of column names (one per "
+                                   f"option); got {probabilities!r}")
+        for c in cols:
+            _need(frame, c, what)
+        values = frame[cols].apply(lambda col: col.map(read_number) if col.dtype == object else col)
+        cells = [check_probabilities(row, f"{what}: row {k + 1}", "probabilities")
+                 for k, row in enumerate(values.to_numpy(dtype=float))]
+    return [len(p) for p in cells], cells
 
 
 def check_layout(frame, what: str) -> None:

@@ -22,15 +22,13 @@ from numpy.typing import ArrayLike
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import show
 from trialwise._core.warnings import TrialwiseWarning, warn
-from trialwise.data import TRIAL_COLUMNS
+from trialwise.data import OPTION_COLUMNS, TRIAL_COLUMNS, check_probabilities
 
-__all__ = ["LOG_COLUMNS", "Record", "softmax", "check_probabilities", "assemble", "log_paths", "Tally", "finite_float"]
+__all__ = ["LOG_COLUMNS", "Record", "softmax", "assemble", "log_paths", "Tally", "finite_float"]
 
 #: Columns of a table read from evaluation logs: the trial columns, then the options.
-LOG_COLUMNS = (*TRIAL_COLUMNS, "n_options", "probabilities")
+LOG_COLUMNS = (*TRIAL_COLUMNS, *OPTION_COLUMNS)
 
-#: Tolerance of the check that given probabilities sum to 1.
-SUM_TOLERANCE = 1e-6
 
 
 @dataclass(frozen=True)
@@ -74,25 +72,6 @@ def softmax(scores: ArrayLike) -> tuple[float, ...]:
     e = [math.exp(v - top) for v in s]
     total = math.fsum(e)
     return tuple(v / total for v in e)
-
-
-def check_probabilities(probabilities: Sequence[float], where: str, field: str) -> tuple[float, ...]:
-    """Given option probabilities as a tuple, or an ``InvalidValueError`` naming ``where`` and ``field``.
-
-    Each must be finite and in [0, 1], and together they must sum to 1 within
-    :data:`SUM_TOLERANCE`.
-    """
-    p = np.asarray(probabilities, dtype=float)
-    if p.ndim != 1 or p.size < 2:
-        raise InvalidValueError(f"{where}: `{field}` must hold one probability per option (at least 2); "
-                                f"got {show(list(probabilities))}")
-    if not np.all(np.isfinite(p)) or np.any(p < 0) or np.any(p > 1):
-        raise InvalidValueError(f"{where}: `{field}` must be probabilities in [0, 1]; got {show(p.tolist())}")
-    total = float(p.sum())
-    if abs(total - 1.0) > SUM_TOLERANCE:
-        raise InvalidValueError(f"{where}: `{field}` must sum to 1 over the options; they sum to {total:.6g} "
-                                f"({show(p.tolist())})")
-    return tuple(p.tolist())
 
 
 def log_paths(paths: Any, patterns: Iterable[str], name: str = "paths") -> list[Path]:
