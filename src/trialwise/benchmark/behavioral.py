@@ -11,7 +11,7 @@ table, :data:`BEHAVIORAL_METRICS`: each says how it computes the raw values and 
 ceiling from the benchmark's design and how its ceiling is described. The results are
 :class:`BrainScoreResult` and :class:`CeilingResult`.
 
-Why this module is long: about 640 lines, one concept (the behavioural benchmark, its three
+Why this module is long: about 670 lines, one concept (the behavioural benchmark, its three
 metrics and its two result classes), a quarter of them docstrings with runnable examples.
 """
 
@@ -116,7 +116,9 @@ class CeilingResult(Result):
 
 @dataclass(frozen=True, repr=False)
 class BrainScoreResult(Result):
-    """A candidate's score on a behavioural benchmark (:class:`trialwise.BehavioralBenchmark`).
+    """A candidate's score on a behavioural benchmark (:class:`trialwise.BehavioralBenchmark`), or of
+    :func:`trialwise.brainscore.value_delta` and :func:`trialwise.brainscore.ost_correlation` (their
+    docstrings say how their intervals are formed).
 
     ``statistic`` = ``clip(raw / ceiling, 0, 1)``; ``raw`` the metric before ceiling;
     ``ceiling`` a :class:`CeilingResult`. All intervals are percentile intervals of one
@@ -398,6 +400,16 @@ class BehavioralBenchmark:
     confidence_level : float
     rng : seed or Generator
         Fixes the splits and the bootstrap: every model is scored on the same replicates.
+    brainscore_compatible : bool, default False
+        By default error-consistency keeps its sign: a model whose errors fall on the
+        images the humans get right (κ < 0) gets a negative raw value and a ceiled score
+        of 0. With True, the raw value, the ceiling and every bootstrap replicate of both
+        are ``abs()`` of the mean κ, exactly as Brain-Score's ``ErrorConsistency.aggregate``
+        (``brainscore_vision/metrics/error_consistency/metric.py``, brain-score/vision
+        commit c642dbe), so an anti-consistent model scores as high as a consistent one.
+        Brain-Score's benchmarks are per experiment; with a protocol that averages several
+        experiments the ``abs`` is taken after that average. The other metrics are
+        Brain-Score's arithmetic already and are unchanged.
 
     Attributes
     ----------
@@ -428,8 +440,12 @@ class BehavioralBenchmark:
         n_splits: int = 100,
         confidence_level: float = 0.95,
         rng: Any = None,
+        brainscore_compatible: bool = False,
     ) -> None:
         self.metric = v.check_choice(metric, "metric", BENCHMARK_METRICS)
+        if not isinstance(brainscore_compatible, (bool, np.bool_)):
+            raise InvalidValueError(f"`brainscore_compatible` must be True or False; got {v.show(brainscore_compatible)}")
+        self.brainscore_compatible = bool(brainscore_compatible)
         self._metric = BEHAVIORAL_METRICS[self.metric]
         proto = get_protocol(protocol)
         self.protocol = proto.replace(metric="error-consistency")
@@ -461,8 +477,17 @@ class BehavioralBenchmark:
     @functools.cached_property
     def ceiling(self) -> CeilingResult:
         """The ceiling with its CI (computed on first use; scoring a model recomputes it jointly)."""
-        run = self._metric.run(self._human_design, (), self._resampling)
+        run = self._run(self._human_design, ())
         return self._ceiling_result(run.ceiling, run.ceiling_replicates)
+
+    def _run(self, design: Design, candidates: tuple[str, ...]) -> RunValues:
+        """The metric's values; with ``brainscore_compatible``, EC raw values and ceiling as ``abs`` (Brain-Score)."""
+        run = self._metric.run(design, candidates, self._resampling)
+        if self.brainscore_compatible and self.metric == "error-consistency":
+            # brainscore_vision/metrics/error_consistency/metric.py, ErrorConsistency.aggregate: score = abs(mean)
+            run = RunValues(np.abs(run.raw), np.abs(run.raw_replicates), np.abs(run.ceiling),
+                            np.abs(run.ceiling_replicates))
+        return run
 
     def __repr__(self) -> str:
         return (f"BehavioralBenchmark(metric={self.metric!r}, protocol={self.protocol.name!r}, "
@@ -538,7 +563,7 @@ class BehavioralBenchmark:
 
     def _score(self, candidate_trials: Any) -> list[BrainScoreResult]:
         design, cands, notes = self._design(candidate_trials)
-        run = self._metric.run(design, cands, self._resampling)
+        run = self._run(design, cands)
         raw_o, c_o, raw_r, c_r = run.raw, run.ceiling, run.raw_replicates, run.ceiling_replicates
         ceiling = self._ceiling_result(c_o, c_r)
         out = []

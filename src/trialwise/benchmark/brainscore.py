@@ -19,7 +19,10 @@ what it offers; each concept lives in its own module:
   :mod:`~trialwise.benchmark.behavioral`);
 * Brain-Score-style xarray assemblies as trials (:func:`trials_from_assembly`;
   :mod:`~trialwise.benchmark.assembly`) and, here, :class:`ErrorConsistency`, a metric
-  with Brain-Score's call signature.
+  with Brain-Score's call signature;
+* Brain-Score's value delta (:func:`value_delta`; :mod:`~trialwise.benchmark.value_delta`)
+  and OST correlation (:func:`ost_correlation`; :mod:`~trialwise.benchmark.ost`), standalone
+  functions of a model's and the target's values with raw, ceiling and score intervals.
 
 xarray is optional (``pip install trialwise[xarray]``); only the adapter needs it.
 """
@@ -32,23 +35,29 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core import validation as v
+from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import ConfidenceInterval
 from trialwise.benchmark.assembly import trials_from_assembly
 from trialwise.benchmark.behavioral import BENCHMARK_METRICS, BehavioralBenchmark
 from trialwise.benchmark.ceilings import ceil_score, ceilings, unceil_score
+from trialwise.benchmark.ost import ost_correlation
 from trialwise.benchmark.synthetic import published_intervals, synthetic_trials
+from trialwise.benchmark.value_delta import BRAINSCORE_SCALE, value_delta
 from trialwise.resampling import child_seed
 
 __all__ = [
     "BENCHMARK_METRICS",
+    "BRAINSCORE_SCALE",
     "BehavioralBenchmark",
     "ErrorConsistency",
     "ceil_score",
     "ceilings",
+    "ost_correlation",
     "published_intervals",
     "synthetic_trials",
     "trials_from_assembly",
     "unceil_score",
+    "value_delta",
 ]
 
 
@@ -61,23 +70,28 @@ class ErrorConsistency:
     returns it as a 0-d ``xarray.DataArray`` (like Brain-Score's ``Score``) whose
     ``attrs`` add what Brain-Score lacks: ``ci_low``, ``ci_high`` (bootstrap over
     images within conditions), ``error`` (the bootstrap standard error),
-    ``confidence_level`` and ``n_resamples``. The sign is kept (Brain-Score takes
-    ``abs`` of the mean).
+    ``confidence_level`` and ``n_resamples``. The sign is kept by default;
+    ``brainscore_compatible=True`` takes ``abs`` of the mean, as Brain-Score does.
 
     Parameters
     ----------
-    n_resamples, confidence_level, rng
+    n_resamples, confidence_level, rng, brainscore_compatible
         As in :class:`BehavioralBenchmark`.
     """
 
-    def __init__(self, *, n_resamples: int = 2000, confidence_level: float = 0.95, rng: Any = None) -> None:
+    def __init__(self, *, n_resamples: int = 2000, confidence_level: float = 0.95, rng: Any = None,
+                 brainscore_compatible: bool = False) -> None:
         self.n_resamples = v.check_positive_int(n_resamples, "n_resamples")
         self.confidence_level = v.check_confidence_level(confidence_level)
+        if not isinstance(brainscore_compatible, (bool, np.bool_)):
+            raise InvalidValueError(f"`brainscore_compatible` must be True or False; got {v.show(brainscore_compatible)}")
+        self.brainscore_compatible = bool(brainscore_compatible)
         self._entropy = child_seed(rng)
 
     def _bench(self, target: Any) -> BehavioralBenchmark:
         return BehavioralBenchmark.from_assembly(target, n_resamples=self.n_resamples,
-                                                 confidence_level=self.confidence_level, rng=self._entropy)
+                                                 confidence_level=self.confidence_level, rng=self._entropy,
+                                                 brainscore_compatible=self.brainscore_compatible)
 
     @staticmethod
     def _score(value: float, ci: ConfidenceInterval, dist: NDArray, level: float) -> Any:
