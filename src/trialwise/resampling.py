@@ -32,6 +32,7 @@ from trialwise._core.validation import check_positive_int, check_rng, missing_ma
 from trialwise.tables import pair_columns  # re-exported: items → tables live in trialwise.tables
 
 __all__ = [
+    "bootstrap_index_rows",
     "bootstrap_weights",
     "bootstrap_sums",
     "multinomial_tables",
@@ -175,6 +176,26 @@ def bootstrap_weights(
         counts = np.bincount((draws + offsets).ravel(), minlength=b * n_items)
         yield counts.reshape(b, n_items)
         done += b
+
+
+def bootstrap_index_rows(n_items: int, n_resamples: int, *, rng: Any = None,
+                         batch: int | None = None) -> Iterator[NDArray]:
+    """Bootstrap replicates as item indices: (b, n_items) arrays, ``batch`` replicates at a time.
+
+    For statistics that are not sums of item columns (a rank correlation over images, a
+    random split of resampled trials), which need the drawn items themselves: replicate
+    ``r`` of :func:`bootstrap_weights` (the same stream) counts how often each item was
+    drawn, and repeating each item that often gives that replicate's indices, sorted by item.
+
+    Examples
+    --------
+    >>> rows = next(bootstrap_index_rows(5, 3, rng=0))
+    >>> rows.shape, bool((np.diff(rows, axis=1) >= 0).all())
+    ((3, 5), True)
+    """
+    items = np.arange(n_items)
+    for w in bootstrap_weights(n_items, n_resamples, rng=rng, batch=batch):
+        yield np.repeat(np.tile(items, w.shape[0]), w.ravel()).reshape(w.shape[0], n_items)
 
 
 def bootstrap_sums(

@@ -22,10 +22,9 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import ConfidenceInterval
 from trialwise._core.warnings import DegenerateDataWarning, warn
-from trialwise.benchmark._indices import bootstrap_index_rows
 from trialwise.benchmark.behavioral import BrainScoreResult, CeilingResult
 from trialwise.intervals import interval
-from trialwise.resampling import child_rngs
+from trialwise.resampling import bootstrap_index_rows, child_rngs
 
 __all__ = ["ost_correlation", "spearman_rows"]
 

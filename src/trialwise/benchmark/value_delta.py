@@ -24,8 +24,7 @@ from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import ConfidenceInterval
 from trialwise.benchmark.behavioral import BrainScoreResult, CeilingResult
 from trialwise.intervals import interval
-from trialwise.benchmark._indices import bootstrap_index_rows
-from trialwise.resampling import bootstrap_sums, child_rngs
+from trialwise.resampling import bootstrap_index_rows, bootstrap_sums, child_rngs
 
 __all__ = ["BRAINSCORE_SCALE", "brainscore_splits", "value_delta"]
 
