@@ -16,6 +16,7 @@ from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result
 from trialwise.intervals import percentile_interval
+from trialwise.ec_result import pair_matrix
 
 __all__ = ["ModelAgreementResult", "PairwiseAgreementResult", "AgreementDifferenceResult"]
 
@@ -352,18 +353,10 @@ class PairwiseAgreementResult(Result):
         >>> res.matrix().shape
         (4, 4)
         """
-        import pandas as pd
-
         allowed = ("statistic", "ci_low", "ci_high", "pvalue", "n", "c_obs", "c_exp", "n_undefined")
         if value not in allowed:
             raise InvalidValueError(f"`value` must be one of {list(allowed)}; got {value!r}")
-        frame = self.to_frame()
-        names = list(self.observers)
-        pos = {name: i for i, name in enumerate(names)}
-        mat = np.full((len(names), len(names)), np.nan)
-        for a, b, v in zip(frame.observer_a, frame.observer_b, frame[value].astype(float)):
-            mat[pos[a], pos[b]] = mat[pos[b], pos[a]] = v
-        return pd.DataFrame(mat, index=pd.Index(names, name="observer_a"), columns=pd.Index(names, name="observer_b"))
+        return pair_matrix(self.to_frame(), self.observers, value)
 
     def summary(self) -> str:
         """Text block: the settings, then :meth:`to_frame` as text.

@@ -19,7 +19,7 @@ from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result, jsonable, note_of
 from trialwise.copymodel import CopyModelFit, fit_copy_model
 
-__all__ = ["ErrorConsistencyResult", "PairwiseErrorConsistencyResult"]
+__all__ = ["ErrorConsistencyResult", "PairwiseErrorConsistencyResult", "pair_matrix"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -479,17 +479,10 @@ class PairwiseErrorConsistencyResult(Result):
         >>> res.matrix().round(3).loc["h1"].tolist()
         [nan, -0.037, 0.027]
         """
-        import pandas as pd
-
         frame = self.to_frame()
         if value not in frame.columns[2:]:
             raise InvalidValueError(f"`value` must be one of {list(frame.columns[2:])}; got {value!r}")
-        names = list(self.observers)
-        pos = {name: i for i, name in enumerate(names)}
-        mat = np.full((len(names), len(names)), np.nan)
-        for a, b, v in zip(frame.observer_a, frame.observer_b, frame[value].astype(float)):
-            mat[pos[a], pos[b]] = mat[pos[b], pos[a]] = v
-        return pd.DataFrame(mat, index=pd.Index(names, name="observer_a"), columns=pd.Index(names, name="observer_b"))
+        return pair_matrix(frame, self.observers, value)
 
     def summary(self) -> str:
         """Text block: settings, then the per-pair table.
@@ -514,3 +507,16 @@ class PairwiseErrorConsistencyResult(Result):
             f"test = {self.test}"
         )
         return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
+
+
+def pair_matrix(frame: Any, observers: Any, value: str) -> Any:
+    """A symmetric observers × observers DataFrame of one per-pair column (NaN diagonal and
+    pairs not in ``frame``); ``frame`` has ``observer_a``, ``observer_b`` and ``value``."""
+    import pandas as pd
+
+    names = list(observers)
+    pos = {name: i for i, name in enumerate(names)}
+    mat = np.full((len(names), len(names)), np.nan)
+    for a, b, v in zip(frame.observer_a, frame.observer_b, frame[value].astype(float)):
+        mat[pos[a], pos[b]] = mat[pos[b], pos[a]] = v
+    return pd.DataFrame(mat, index=pd.Index(names, name="observer_a"), columns=pd.Index(names, name="observer_b"))
