@@ -934,3 +934,23 @@ def test_report_must_be_an_html_file(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 2 and "ending in .html" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "r.pdf").exists()
+
+
+def test_a_reader_that_goes_away_does_not_cost_the_report(tmp_path, monkeypatch):
+    """`trialwise leaderboard --out r.html | head -2`: once stdout's reader has gone, the rest of the
+    printout is dropped and the report is still written; the exit status is 0."""
+    import io
+
+    class Closed(io.StringIO):
+        def write(self, text):
+            if self.tell() > 200:
+                raise BrokenPipeError(32, "Broken pipe")
+            return super().write(text)
+
+    out = Closed()
+    monkeypatch.setattr(sys, "stdout", out)
+    report = tmp_path / "r.html"
+    code = main(["leaderboard", "--resamples", "30", "--experiments", "edge", "--seed", "0", "--quiet",
+                 "--out", str(report)])
+    assert code == 0 and report.exists() and report.stat().st_size > 10_000
+    assert out.getvalue().startswith("Leaderboard")

@@ -16,6 +16,10 @@ Errors and exit codes
 * 130 — interrupted (Ctrl-C): ``trialwise: interrupted``, no traceback; no partial
   output file is left behind.
 
+When the reader of stdout goes away (``trialwise leaderboard --out report.html | head``),
+the rest of the printout is dropped and the command still writes its files and exits as it
+would have.
+
 Progress
 --------
 Long commands (``leaderboard``, ``plan``) print one line on stderr when each phase

@@ -118,11 +118,53 @@ def _input_error(exc: BaseException) -> int:
     return 2
 
 
+class _PipeSafe:
+    """stdout that survives its reader going away (``trialwise leaderboard --out r.html | head``):
+    after the first ``BrokenPipeError`` the rest of the printout is dropped (the file descriptor
+    is pointed at the null device, so the interpreter's last flush cannot fail either), and the
+    command goes on to write its files."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+        self.broken = False
+
+    def _drop(self) -> None:
+        self.broken = True
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())
+
+    def write(self, text: str) -> int:
+        if not self.broken:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._drop()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.broken:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._drop()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; returns the exit status (see the module docstring)."""
     parser = _parser()
     args = parser.parse_args(argv)
     _, run = COMMANDS[args.command]
+    real_stdout, sys.stdout = sys.stdout, _PipeSafe(sys.stdout)
+    try:
+        return _run(run, args)
+    finally:
+        sys.stdout = real_stdout
+
+
+def _run(run: Callable[[Any], int], args: Any) -> int:
     with _interrupt_handler():
         try:
             _check_options(args)
