@@ -95,6 +95,42 @@ def write_text(path: str, text: str, flag: str) -> None:
     _write_bytes(path, text.encode("utf-8"), flag)
 
 
+def write_csv(path: str, frame: Any, flag: str, what: str) -> None:
+    """Write a table as CSV to ``path`` and say so on stderr (``"<what> written to <path>"``)."""
+    write_text(path, frame.to_csv(index=False), flag)
+    print(f"{what} written to {path}", file=sys.stderr)
+
+
+def write_report(path: str, render: Any, say: Any, collect: Any) -> tuple[str, ...]:
+    """Draw an HTML report (``render()`` → an object with ``html`` and ``failures``), write it to
+    ``path`` and say so; returns the figures that failed (:func:`raise_figure_failures`).
+    ``say`` prints a progress line, ``collect`` gathers the warnings raised while drawing."""
+    use_agg()
+    say("drawing the report …")
+    with collect():
+        rep = render()
+    write_text(path, rep.html, "--out")
+    print(f"report written to {path}", file=sys.stderr)
+    return tuple(rep.failures)
+
+
+def raise_figure_failures(failures: tuple[str, ...]) -> None:
+    """A :class:`FigureFailure` (exit 1) when figures of a written report could not be drawn."""
+    if failures:
+        raise FigureFailure(f"{len(failures)} figure(s) of the report could not be drawn ({'; '.join(failures)}); "
+                            f"the report was written with the tables — this is a bug, please report it")
+
+
+def too_few_resamples(b: int, level: float, flag: str = "--resamples") -> str | None:
+    """A warning when each end of a ``level`` interval would rest on fewer than 5 of ``b`` replicates."""
+    tail = b * (1 - level) / 2
+    if tail < 5:
+        need = math.ceil(10 / (1 - level))
+        return (f"{flag} {b} is too few for {level * 100:g}% intervals: each end rests on {tail:.2g} replicate(s); "
+                f"the intervals, ranks and p-values are rough (use {need} or more; the default is 10000)")
+    return None
+
+
 def save_figure(fig: Any, path: str, flag: str) -> None:
     """Render ``fig`` in memory and write it to exactly ``path`` (matplotlib would add '.png' to a bare name)."""
     import matplotlib.pyplot as plt

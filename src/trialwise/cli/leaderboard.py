@@ -9,7 +9,16 @@ import sys
 
 from trialwise.benchmark.differences import BENCHMARK_TESTS, SWAP_TESTS
 from trialwise.benchmark.leaderboard import BENCHMARK_CI_METHODS, DEFAULT_CI_METHOD
-from trialwise.cli.common import CLIError, EPILOG, FigureFailure, check_output, reading, use_agg, write_text
+from trialwise.cli.common import (
+    CLIError,
+    EPILOG,
+    check_output,
+    raise_figure_failures,
+    reading,
+    too_few_resamples,
+    write_csv,
+    write_report,
+)
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
 
 
@@ -152,16 +161,6 @@ def _read_trials(args):
         )
 
 
-def _too_few_resamples(b: int, level: float, flag: str = "--resamples") -> str | None:
-    """A warning when each end of the interval would rest on fewer than 5 replicates."""
-    tail = b * (1 - level) / 2
-    if tail < 5:
-        need = math.ceil(10 / (1 - level))
-        return (f"{flag} {b} is too few for {level * 100:g}% intervals: each end rests on {tail:.2g} replicate(s); "
-                f"the intervals, ranks and p-values are rough (use {need} or more; the default is 10000)")
-    return None
-
-
 def _report_shape_bias(trials, lb, args):
     """Shape bias of the scored observers for the report, when the trials hold cue-conflict images."""
     from trialwise.shapebias import shape_bias
@@ -202,7 +201,7 @@ def run_leaderboard(args) -> int:
         protocol = protocol.replace(experiments=common, name=f"{protocol.name}, common experiments only")
         print(f"--common-experiments: scored on the {len(common)} experiment(s) every candidate has: "
               f"{', '.join(common)}")
-    few = _too_few_resamples(args.resamples, args.confidence_level)
+    few = too_few_resamples(args.resamples, args.confidence_level)
     bar.phase("bootstrap", lambda total: f"bootstrapping {total} conditions × B = {args.resamples}")
     bar.phase(f"{args.test} tests", lambda total: f"{total} {args.test} test(s) between candidates"
               + (f" × {args.resamples} permutations" if args.test in SWAP_TESTS else ""))
@@ -234,25 +233,19 @@ def run_leaderboard(args) -> int:
                   f"adjusted p {'= ' if format_p(r.pvalue_adjusted)[0] != '<' else ''}{format_p(r.pvalue_adjusted)}")
     sys.stdout.flush()
     if args.csv:
-        write_text(args.csv, _csv_table(lb).to_csv(index=False), "--csv")
-        print(f"table written to {args.csv}", file=sys.stderr)
+        write_csv(args.csv, _csv_table(lb), "--csv", "table")
     if args.pairwise_csv:
         if pairs is None:
             raise CLIError(f"--pairwise-csv {args.pairwise_csv}: no tests to write (--tests none, or fewer than two "
                            f"scored candidates)")
-        write_text(args.pairwise_csv, pairs.to_csv(index=False), "--pairwise-csv")
-        print(f"tests written to {args.pairwise_csv}", file=sys.stderr)
+        write_csv(args.pairwise_csv, pairs, "--pairwise-csv", "tests")
     failures: tuple[str, ...] = ()
     if args.out:
-        use_agg()
         from trialwise.benchmark.report import render_report
 
-        bar.say("drawing the report …")
-        with caught.collect():
-            rep = render_report(lb, pairwise=pairs, shape_bias=_report_shape_bias(trials, lb, args))
-        write_text(args.out, rep.html, "--out")
-        failures = rep.failures
-        print(f"report written to {args.out}", file=sys.stderr)
+        failures = write_report(args.out, lambda: render_report(lb, pairwise=pairs,
+                                                                shape_bias=_report_shape_bias(trials, lb, args)),
+                                bar.say, caught.collect)
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)
     ref = lb.table[lb.table["kind"] == "reference"]
@@ -261,7 +254,5 @@ def run_leaderboard(args) -> int:
               f"and no two of them share the protocol's min_items ({lb.protocol.min_items}) items in a condition "
               f"(docs/benchmark.md, 'Sparse overlaps')", file=sys.stderr)
     caught.report()
-    if failures:
-        raise FigureFailure(f"{len(failures)} figure(s) of the report could not be drawn ({'; '.join(failures)}); "
-                             f"the report was written with the tables — this is a bug, please report it")
+    raise_figure_failures(failures)
     return 0

@@ -8,7 +8,17 @@ import sys
 import warnings
 
 from trialwise._core.errors import InputError
-from trialwise.cli.common import CLIError, DATASETS, EPILOG, check_output, clean, read_table, save_figure, use_agg, write_text
+from trialwise.cli.common import (
+    CLIError,
+    DATASETS,
+    EPILOG,
+    check_output,
+    clean,
+    read_table,
+    save_figure,
+    use_agg,
+    write_csv,
+)
 from trialwise.cli.progress import Warnings
 
 
@@ -88,8 +98,7 @@ def run_shape_bias(args) -> int:
             print(diff.summary())
     sys.stdout.flush()
     if args.csv:
-        write_text(args.csv, res.to_frame().to_csv(index=False), "--csv")
-        print(f"table written to {args.csv}", file=sys.stderr)
+        write_csv(args.csv, res.to_frame(), "--csv", "table")
     if args.figure:
         use_agg()
         from trialwise.plot import plot_shape_bias

@@ -21,7 +21,16 @@ from pathlib import Path
 
 from trialwise._core.errors import InputError
 from trialwise.agreement import AGREEMENT_CI_METHODS, AGREEMENT_METRICS
-from trialwise.cli.common import CLIError, EPILOG, FigureFailure, check_output, reading, use_agg, write_text
+from trialwise.cli.common import (
+    CLIError,
+    EPILOG,
+    check_output,
+    raise_figure_failures,
+    reading,
+    too_few_resamples,
+    write_csv,
+    write_report,
+)
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
 from trialwise.significance import ADJUSTMENTS, Adjustment
 
@@ -260,13 +269,6 @@ def _print_differences(diffs, args, n_models: int) -> None:
         print(f"  … {len(sig) - 20} more (all in --differences-csv and the report)")
 
 
-def _too_few(b: int, level: float) -> str | None:
-    if b * (1 - level) / 2 < 5:
-        return (f"--resamples {b} is too few for {level * 100:g}% intervals: each end rests on fewer than 5 "
-                f"replicates, and the smallest bootstrap p-value is {2 / (b + 1):.2g}; use 2000 or more")
-    return None
-
-
 def run_similarity(args) -> int:
     from trialwise.agreement import pairwise_agreement
     from trialwise.benchmark.leaderboard import leaderboard
@@ -326,27 +328,20 @@ def run_similarity(args) -> int:
         print(f"Note: the similarity and the leaderboard resample clusters of questions (--clusters {args.clusters})")
     sys.stdout.flush()
     if args.csv:
-        write_text(args.csv, res.to_frame().to_csv(index=False), "--csv")
-        print(f"similarity table written to {args.csv}", file=sys.stderr)
+        write_csv(args.csv, res.to_frame(), "--csv", "similarity table")
     if args.differences_csv:
         if diffs is None:
             raise CLIError(f"--differences-csv {args.differences_csv}: no tests to write (--differences none, "
                            f"fewer than 3 models, or more than {DIFFERENCE_LIMIT} tests without --differences all)")
-        write_text(args.differences_csv, diffs.to_csv(index=False), "--differences-csv")
-        print(f"difference tests written to {args.differences_csv}", file=sys.stderr)
+        write_csv(args.differences_csv, diffs, "--differences-csv", "difference tests")
     failures: tuple[str, ...] = ()
     if args.out:
-        use_agg()
         from trialwise.cli.similarity_report import render_similarity_report
 
-        bar.say("drawing the report …")
-        with caught.collect():
-            rep = render_similarity_report(res, diffs, lb, order=order, trials=trials, source=", ".join(paths),
-                                           fmt=fmt, clusters=args.clusters, seed=args.seed)
-        write_text(args.out, rep.html, "--out")
-        failures = rep.failures
-        print(f"report written to {args.out}", file=sys.stderr)
-    few = _too_few(args.resamples, args.confidence_level)
+        failures = write_report(args.out, lambda: render_similarity_report(
+            res, diffs, lb, order=order, trials=trials, source=", ".join(paths), fmt=fmt, clusters=args.clusters,
+            seed=args.seed), bar.say, caught.collect)
+    few = too_few_resamples(args.resamples, args.confidence_level)
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)
     if args.clusters and res.n_clusters < FEW_CLUSTERS:
@@ -354,7 +349,5 @@ def run_similarity(args) -> int:
               f"units of the bootstrap; with fewer than {FEW_CLUSTERS} its intervals and tests are unreliable (too "
               f"narrow; docs/language_models.md, 'Clusters')", file=sys.stderr)
     caught.report()
-    if failures:
-        raise FigureFailure(f"{len(failures)} figure(s) of the report could not be drawn ({'; '.join(failures)}); "
-                            f"the report was written with the tables — this is a bug, please report it")
+    raise_figure_failures(failures)
     return 0
