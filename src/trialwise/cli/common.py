@@ -95,6 +95,17 @@ def write_text(path: str, text: str, flag: str) -> None:
     _write_bytes(path, text.encode("utf-8"), flag)
 
 
+def check_outputs(outputs: list[tuple[str | None, str]]) -> None:
+    """:func:`check_output` of every ``(path, flag)`` given, and no two naming the same file."""
+    for path, flag in outputs:
+        check_output(path, flag)
+    given = [(os.path.abspath(p), f) for p, f in outputs if p is not None]
+    for i, (p, f) in enumerate(given):
+        for q, g in given[i + 1:]:
+            if p == q:
+                raise CLIError(f"{f} and {g} name the same file {p}")
+
+
 def write_csv(path: str, frame: Any, flag: str, what: str) -> None:
     """Write a table as CSV to ``path`` and say so on stderr (``"<what> written to <path>"``)."""
     write_text(path, frame.to_csv(index=False), flag)

@@ -12,7 +12,7 @@ from trialwise.benchmark.leaderboard import BENCHMARK_CI_METHODS, DEFAULT_CI_MET
 from trialwise.cli.common import (
     CLIError,
     EPILOG,
-    check_output,
+    check_outputs,
     raise_figure_failures,
     reading,
     too_few_resamples,
@@ -177,14 +177,7 @@ def run_leaderboard(args) -> int:
     from trialwise.benchmark import get_protocol
     from trialwise.benchmark.leaderboard import leaderboard
 
-    outputs = [(args.out, "--out"), (args.csv, "--csv"), (args.pairwise_csv, "--pairwise-csv")]
-    for path, flag in outputs:
-        check_output(path, flag)
-    given = [(os.path.abspath(p), f) for p, f in outputs if p is not None]
-    for i, (p, f) in enumerate(given):
-        for q, g in given[i + 1:]:
-            if p == q:
-                raise CLIError(f"{f} and {g} name the same file {p}")
+    check_outputs([(args.out, "--out"), (args.csv, "--csv"), (args.pairwise_csv, "--pairwise-csv")])
     if args.path is not None and not os.path.exists(args.path):
         raise CLIError(f"{args.path}: no such file or folder")
     bar = Progress(args.progress)

@@ -24,7 +24,7 @@ from trialwise.agreement import AGREEMENT_CI_METHODS, AGREEMENT_METRICS
 from trialwise.cli.common import (
     CLIError,
     EPILOG,
-    check_output,
+    check_outputs,
     raise_figure_failures,
     reading,
     too_few_resamples,
@@ -274,14 +274,7 @@ def run_similarity(args) -> int:
     from trialwise.benchmark.leaderboard import leaderboard
     from trialwise.plot.similarity import similarity_order
 
-    outputs = [(args.out, "--out"), (args.csv, "--csv"), (args.differences_csv, "--differences-csv")]
-    for path, flag in outputs:
-        check_output(path, flag)
-    given = [(os.path.abspath(p), f) for p, f in outputs if p is not None]
-    for i, (p, f) in enumerate(given):
-        for q, g in given[i + 1:]:
-            if p == q:
-                raise CLIError(f"{f} and {g} name the same file {p}")
+    check_outputs([(args.out, "--out"), (args.csv, "--csv"), (args.differences_csv, "--differences-csv")])
     bar = Progress(args.progress)
     caught = Warnings()
     with _logs(args) as paths:
