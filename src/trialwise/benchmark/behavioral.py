@@ -503,6 +503,43 @@ class BehavioralBenchmark:
                              confidence_level=self.confidence_level, n_resamples=self.n_resamples,
                              bootstrap_distribution=np.asarray(rep, dtype=float))
 
+    def incomplete(self, candidate_trials: Any) -> dict[str, tuple[str, ...]]:
+        """The candidates that cannot be scored: name → the experiments in which they lack images.
+
+        A candidate is scored on exactly the benchmark's images (:meth:`__call__` raises
+        otherwise); this says beforehand which candidates of a table are short of some, so
+        that a caller can score the others or restrict the protocol's experiments.
+
+        Parameters
+        ----------
+        candidate_trials : DataFrame or path
+            Trials of one or more candidates.
+
+        Returns
+        -------
+        dict
+            ``{name: experiments}`` for each candidate lacking images of some condition, the
+            experiments sorted; empty when every candidate answers every image.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.model_vs_human()
+        >>> bench = tw.BehavioralBenchmark(trials, tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"]),
+        ...                                n_resamples=100, rng=0)
+        >>> lacking = bench.incomplete(trials[trials.observer_type != "human"])
+        >>> len(lacking), lacking["clip_kb"]
+        (5, ('edge',))
+        """
+        c = as_trials(candidate_trials)
+        have = c.groupby(["subject", "experiment", "condition"])["image"].agg(frozenset)
+        out: dict[str, tuple[str, ...]] = {}
+        for name in sorted(set(c["subject"]) - set(self.humans)):
+            short = {e for e, cond, images in self._units if not images <= have.get((name, e, cond), frozenset())}
+            if short:
+                out[str(name)] = tuple(sorted(short))
+        return out
+
     def _design(self, candidate_trials: Any) -> tuple[Design, tuple[str, ...], list[StructuredNote]]:
         import pandas as pd
 
@@ -545,7 +582,13 @@ class BehavioralBenchmark:
         Returns
         -------
         pandas.DataFrame
-            One row per candidate, the columns of :meth:`BrainScoreResult.to_frame`.
+            One row per candidate in the order of the trials, the columns of
+            :meth:`BrainScoreResult.to_frame` followed by the rank columns of a leaderboard
+            (``rank, rank_low, rank_high, rank_set_low, rank_set_high, in_best_set, group,
+            p_best``; :func:`trialwise.benchmark.ranks.rank_columns`, glossary "Ranks"). The
+            candidates are ranked by their raw values on the joint replicates: the ceiling is
+            common to all of them, so this is the order of the ceiled scores, without the ties
+            that clipping at 0 and 1 makes.
 
         Examples
         --------
@@ -559,7 +602,17 @@ class BehavioralBenchmark:
         """
         import pandas as pd
 
-        return pd.concat([r.to_frame() for r in self._score(candidate_trials)], ignore_index=True)
+        from trialwise.benchmark.ranks import rank_columns
+
+        results = self._score(candidate_trials)
+        table = pd.concat([r.to_frame() for r in results], ignore_index=True)
+        ranked = rank_columns([r.raw for r in results], np.column_stack([r.raw_distribution for r in results]),
+                              confidence_level=self.confidence_level)
+        for col, values in ranked.items():
+            table[col] = values
+        for col in ("rank", "rank_low", "rank_high", "rank_set_low", "rank_set_high"):
+            table[col] = table[col].astype("Int64")
+        return table
 
     def _score(self, candidate_trials: Any) -> list[BrainScoreResult]:
         design, cands, notes = self._design(candidate_trials)

@@ -54,11 +54,8 @@ from trialwise.benchmark.ranks import (
     BestSet,
     KendallTau,
     best_set,
-    probability_best,
-    rank_scores,
-    rank_sets,
+    rank_columns,
     ranking_stability,
-    tie_groups,
 )
 from trialwise.resampling import child_rngs, child_seed
 from trialwise.significance import adjust_pvalues
@@ -259,29 +256,20 @@ class Leaderboard(Result):
                              "degenerate), so the bias-corrected percentile interval (bc) is given instead")
         else:
             lo, hi = score_interval(ci_method, replicates, scores, confidence_level)
-        ranks = rank_scores(scores[:k], higher_is_better=higher)
-        rep_ranks = rank_scores(replicates[:, :k], higher_is_better=higher)
-        # rank sets of Mogstad, Romano, Shaikh & Wilhelm (2024): marginal, simultaneous, the best
-        sk, rk = scores[:k], replicates[:, :k]
-        r_lo, r_hi = rank_sets(sk, rk, higher_is_better=higher, confidence_level=confidence_level)
-        s_lo, s_hi = rank_sets(sk, rk, higher_is_better=higher, confidence_level=confidence_level, simultaneous=True)
-        best = best_set(sk, rk, higher_is_better=higher, confidence_level=confidence_level)
-        groups = tie_groups(scores[:k], replicates[:, :k], higher_is_better=higher, alpha=1.0 - confidence_level)
-        p_best = probability_best(rep_ranks)
+        ranked = rank_columns(scores[:k], replicates[:, :k], higher_is_better=higher,
+                              confidence_level=confidence_level)
+        ranks = ranked["rank"]
         frame = pd.DataFrame({
             "observer": list(design.rows),
             "kind": ["candidate"] * k + ["reference"],
             "score": scores,
             "ci_low": lo,
             "ci_high": hi,
-            "rank": np.append(ranks, np.nan),
-            "rank_low": np.append(r_lo, np.nan),
-            "rank_high": np.append(r_hi, np.nan),
-            "rank_set_low": np.append(s_lo, np.nan),
-            "rank_set_high": np.append(s_hi, np.nan),
-            "in_best_set": pd.array(list(best) + [pd.NA], dtype="boolean"),
-            "group": list(groups) + [pd.NA],
-            "p_best": np.append(p_best, np.nan),
+            **{c: np.append(ranked[c], np.nan) for c in ("rank", "rank_low", "rank_high", "rank_set_low",
+                                                          "rank_set_high")},
+            "in_best_set": pd.array(list(ranked["in_best_set"]) + [pd.NA], dtype="boolean"),
+            "group": list(ranked["group"]) + [pd.NA],
+            "p_best": np.append(ranked["p_best"], np.nan),
             "n_undefined": np.isnan(replicates).sum(axis=0),
         })
         # an accuracy leaderboard has no reference row (its reference is the ground truth)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -16,7 +16,7 @@ from trialwise.significance import adjust_pvalues
 
 __all__ = ["rank_scores", "rank_intervals", "probability_best", "kendall_tau", "KendallTau", "ranking_stability",
            "stepdown_significance", "rank_sets", "best_set", "pairwise_bootstrap_pvalues", "compact_letters",
-           "tie_groups", "BestSet"]
+           "tie_groups", "BestSet", "RANK_COLUMNS", "rank_columns"]
 
 
 def rank_scores(scores: ArrayLike, *, higher_is_better: bool = True) -> NDArray:
@@ -428,3 +428,32 @@ def tie_groups(scores: ArrayLike, replicates: ArrayLike, *, higher_is_better: bo
     for n, letters in zip(ok, compact_letters(sig, order)):
         out[n] = letters
     return out
+
+
+#: The rank columns of every ranked table (:func:`rank_columns`; the glossary's "Ranks").
+RANK_COLUMNS = ("rank", "rank_low", "rank_high", "rank_set_low", "rank_set_high", "in_best_set", "group", "p_best")
+
+
+def rank_columns(scores: ArrayLike, replicates: ArrayLike, *, higher_is_better: bool = True,
+                 confidence_level: float = 0.95) -> dict[str, Any]:
+    """Every rank column of a ranked table from the scores (K,) and their joint replicates (B, K).
+
+    ``rank`` (1 = best), the marginal (``rank_low``, ``rank_high``) and simultaneous
+    (``rank_set_low``, ``rank_set_high``) rank sets of :func:`rank_sets`, ``in_best_set``
+    (:func:`best_set`), ``group`` (:func:`tie_groups` at α = 1 − ``confidence_level``) and
+    ``p_best`` (:func:`probability_best`). The one place that ranks a leaderboard
+    (:func:`trialwise.leaderboard`) or a behavioural benchmark's candidates
+    (:meth:`trialwise.BehavioralBenchmark.score_table`).
+    """
+    s = np.asarray(scores, dtype=float)
+    reps = np.asarray(replicates, dtype=float)
+    hib, level = higher_is_better, confidence_level
+    lo, hi = rank_sets(s, reps, higher_is_better=hib, confidence_level=level)
+    set_lo, set_hi = rank_sets(s, reps, higher_is_better=hib, confidence_level=level, simultaneous=True)
+    return {
+        "rank": rank_scores(s, higher_is_better=hib), "rank_low": lo, "rank_high": hi,
+        "rank_set_low": set_lo, "rank_set_high": set_hi,
+        "in_best_set": best_set(s, reps, higher_is_better=hib, confidence_level=level),
+        "group": tie_groups(s, reps, higher_is_better=higher_is_better, alpha=1.0 - confidence_level),
+        "p_best": probability_best(rank_scores(reps, higher_is_better=higher_is_better)),
+    }

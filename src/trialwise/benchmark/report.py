@@ -8,51 +8,21 @@ and the failure is listed in :attr:`Report.failures` (``write_report`` also warn
 
 from __future__ import annotations
 
-import base64
 import html
-import io
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_number
-from trialwise._core.version import VERSION
-
+from trialwise._core import html_page
+from trialwise._core.html_page import Report
 from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise import plot
 from trialwise.benchmark.differences import TEST_DESCRIPTIONS
 
 __all__ = ["write_report", "render_report", "Report", "unscored_candidates", "format_p"]
-
-_STYLE = """
-body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}
-table{border-collapse:collapse;font-size:13px;margin:.6em 0}
-td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap;vertical-align:top}
-td.text,th.text{text-align:left}td.wrap{white-space:normal;min-width:12em}
-h1{font-size:22px}h2{font-size:18px;margin-top:1.8em}.note{color:#555;font-size:13px}
-.warn{color:#8a4b00;font-size:13px}
-img{max-width:100%;height:auto;display:block;margin:.4em 0}
-.scroll{overflow-x:auto;max-width:100%}
-details{margin:.5em 0}summary{cursor:pointer;color:#245;font-size:13px}
-"""
-
-
-@dataclass(frozen=True)
-class Report:
-    """A rendered report: the HTML text and the figures that could not be drawn.
-
-    ``failures``: one ``"<section>: <ExceptionType>: <message>"`` per figure that
-    failed; empty when every figure was drawn.
-    """
-
-    html: str
-    failures: tuple[str, ...] = field(default_factory=tuple)
-
-    def __repr__(self) -> str:
-        return f"Report({len(self.html)} characters, {len(self.failures)} figure failure(s))"
 
 
 # --------------------------------------------------------------------------- formatting
@@ -101,17 +71,7 @@ def _int(x: Any) -> str:
 
 def _html_table(frame, text_columns=(), wrap_columns=()) -> str:
     """A frame whose cells are already text, as an HTML table (text columns left-aligned; wrap columns may wrap)."""
-    cols = list(frame.columns)
-
-    def cls(c) -> str:
-        return " ".join(k for k, cols_ in (("text", text_columns), ("wrap", wrap_columns)) if c in cols_)
-
-    head = "".join(f"<th class='{cls(c)}'>{html.escape(str(c))}</th>" for c in cols)
-    rows = []
-    for rec in frame.itertuples(index=False):
-        cells = "".join(f"<td class='{cls(c)}'>{html.escape(str(v))}</td>" for c, v in zip(cols, rec))
-        rows.append(f"<tr>{cells}</tr>")
-    return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    return html_page.table({str(c): list(frame[c]) for c in frame.columns}, text_columns, wrap_columns)
 
 
 def _ci(lo: Any, hi: Any, estimate: Any) -> str:
@@ -220,27 +180,7 @@ def _left_out(lb) -> list[str]:
 # --------------------------------------------------------------------------- figures
 
 
-def _png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=100)
-    return f'<img alt="figure" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">'
-
-
-def _figure(section: str, draw: Callable[[], Any], failures: list[str]) -> str:
-    """``draw()`` as an embedded PNG, or a one-line note when it fails (recorded in ``failures``)."""
-    import matplotlib.pyplot as plt
-
-    before = set(plt.get_fignums())
-    try:
-        return _png(draw())
-    except Exception as exc:  # noqa: BLE001 - a figure must not cost the report its tables
-        first = (str(exc).strip().splitlines() or [""])[0]
-        failures.append(f"{section}: {type(exc).__name__}: {first}")
-        return (f"<p class='warn'>The figure could not be drawn ({html.escape(type(exc).__name__)}: "
-                f"{html.escape(first)}); the table below holds its numbers. Please report this.</p>")
-    finally:
-        for num in set(plt.get_fignums()) - before:
-            plt.close(num)
+_figure = html_page.figure
 
 
 # --------------------------------------------------------------------------- the report
@@ -254,10 +194,7 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
     failures: list[str] = []
     level = f"{lb.confidence_level * 100:g}%"
     title = title or f"trialwise leaderboard — {lb.protocol.name}"
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-             "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-             f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
-             f"<p class='note'>{html.escape(lb.describe())}. {level} intervals from a joint hierarchical "
+    parts = [f"<p class='note'>{html.escape(lb.describe())}. {level} intervals from a joint hierarchical "
              f"bootstrap ({html.escape(str(lb.ci_method))}, B = {lb.n_resamples}): items resampled within each "
              f"condition, the same replicate for every observer, every level recomputed.</p>"]
     k = len(lb.candidates)
@@ -368,14 +305,7 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
         parts += ["<h2 id='left-out'>Left out</h2>", *left]
     # the unscored candidates are listed under Left out
     notes = [n for n in lb.notes if not (len(unscored) and getattr(n, "kind", "") == "candidates-not-scored")]
-    if notes:
-        parts.append("<h2>Notes</h2>")
-        parts += [f"<p class='note'>{html.escape(note)}</p>" for note in notes]
-    if failures:
-        parts.append("<p class='warn'>" + html.escape(f"{len(failures)} figure(s) could not be drawn: "
-                                                      + "; ".join(failures)) + "</p>")
-    parts.append(f"<p class='note'>Made with trialwise {html.escape(VERSION)}.</p></body></html>")
-    return Report("\n".join(parts), tuple(failures))
+    return html_page.page(title, parts, notes=notes, failures=failures)
 
 
 def write_report(lb, path: Any, *, title: str | None = None, pairwise: Any = None,

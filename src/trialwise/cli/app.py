@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 from trialwise._core.errors import InputError
+from trialwise.cli.brainscore import add_brainscore, run_brainscore
 from trialwise.cli.common import CLIError, EPILOG, FigureFailure
 from trialwise.cli.compare import add_compare, run_compare
 from trialwise.cli.ec import add_ec, run_ec
@@ -53,6 +54,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[An
     "compare": (add_compare, run_compare),
     "shape-bias": (add_shape_bias, run_shape_bias),
     "similarity": (add_similarity, run_similarity),
+    "brainscore": (add_brainscore, run_brainscore),
 }
 
 

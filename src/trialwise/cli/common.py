@@ -185,6 +185,37 @@ def reading(path: Any) -> Iterator[None]:
         raise CLIError(f"{path}: permission denied") from None
 
 
+#: The columns of a tidy trials table a command can be told the names of (``--subject-column`` …).
+TRIAL_COLUMNS = ("subject", "image", "truth", "response", "condition", "experiment", "observer-type")
+
+
+def add_column_options(parser: Any, columns: tuple[str, ...] = TRIAL_COLUMNS) -> None:
+    """``--<column>-column NAME`` for each of ``columns`` (the names in a tidy table)."""
+    for col in columns:
+        parser.add_argument(f"--{col}-column", default=None, help=f"{col} column of a tidy table")
+
+
+def read_trials_argument(path: str | None, args: Any):
+    """The trials a command's ``PATH`` names: the bundled model-vs-human data without one, a folder of
+    model-vs-human raw-data CSVs, or a tidy CSV/Parquet table read with the ``--<column>-column`` options."""
+    from trialwise.data import read_model_vs_human, read_trials
+
+    if path is None:
+        from trialwise.datasets import model_vs_human
+
+        return read_trials(model_vs_human())
+    if not os.path.exists(path):
+        raise CLIError(f"{path}: no such file or folder")
+    with reading(path):
+        if os.path.isdir(path):
+            return read_model_vs_human(path)
+        return read_trials(
+            path, subject=args.subject_column or "subject", image=args.image_column or "image",
+            truth=args.truth_column, response=args.response_column or "response", condition=args.condition_column,
+            experiment=args.experiment_column, observer_type=args.observer_type_column,
+        )
+
+
 def read_table(path: str):
     from trialwise.data import read_table
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 
 from trialwise.benchmark.differences import BENCHMARK_TESTS, SWAP_TESTS
@@ -12,9 +11,10 @@ from trialwise.benchmark.leaderboard import BENCHMARK_CI_METHODS, DEFAULT_CI_MET
 from trialwise.cli.common import (
     CLIError,
     EPILOG,
+    add_column_options,
     check_outputs,
     raise_figure_failures,
-    reading,
+    read_trials_argument,
     too_few_resamples,
     write_csv,
     write_report,
@@ -63,8 +63,7 @@ def add_leaderboard(sub) -> argparse.ArgumentParser:
                     help="write the leaderboard table here: one row per observer, unscored candidates included "
                          "(columns status and reason)")
     lb.add_argument("--pairwise-csv", metavar="CSV", help="write the difference tests here")
-    for col in ("subject", "image", "truth", "response", "condition", "experiment", "observer-type"):
-        lb.add_argument(f"--{col}-column", default=None, help=f"{col} column of a tidy table")
+    add_column_options(lb)
     add_progress_options(lb)
     return lb
 
@@ -144,23 +143,6 @@ def _common_experiments(trials, protocol, reference) -> list[str]:
     return sorted(common)
 
 
-def _read_trials(args):
-    from trialwise.data import read_model_vs_human, read_trials
-
-    if args.path is None:
-        from trialwise.datasets import model_vs_human
-
-        return read_trials(model_vs_human())
-    with reading(args.path):
-        if os.path.isdir(args.path):
-            return read_model_vs_human(args.path)
-        return read_trials(
-            args.path, subject=args.subject_column or "subject", image=args.image_column or "image",
-            truth=args.truth_column, response=args.response_column or "response", condition=args.condition_column,
-            experiment=args.experiment_column, observer_type=args.observer_type_column,
-        )
-
-
 def _report_shape_bias(trials, lb, args):
     """Shape bias of the scored observers for the report, when the trials hold cue-conflict images."""
     from trialwise.shapebias import shape_bias
@@ -178,12 +160,10 @@ def run_leaderboard(args) -> int:
     from trialwise.benchmark.leaderboard import leaderboard
 
     check_outputs([(args.out, "--out"), (args.csv, "--csv"), (args.pairwise_csv, "--pairwise-csv")])
-    if args.path is not None and not os.path.exists(args.path):
-        raise CLIError(f"{args.path}: no such file or folder")
     bar = Progress(args.progress)
     caught = Warnings()
     with caught.collect():
-        trials = _read_trials(args)
+        trials = read_trials_argument(args.path, args)
     protocol = get_protocol(args.protocol)
     if args.metric:
         protocol = protocol.replace(metric=args.metric)

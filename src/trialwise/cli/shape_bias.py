@@ -12,6 +12,7 @@ from trialwise.cli.common import (
     CLIError,
     DATASETS,
     EPILOG,
+    add_column_options,
     check_output,
     clean,
     read_table,
@@ -55,8 +56,7 @@ def add_shape_bias(sub) -> argparse.ArgumentParser:
     sb.add_argument("--csv", metavar="CSV", help="write the table (one row per observer and group) here")
     sb.add_argument("--figure", metavar="FILE",
                     help="write the per-category shape-bias figure here (.png, .pdf or .svg)")
-    for col in ("subject", "image", "truth", "response"):
-        sb.add_argument(f"--{col}-column", default=None, help=f"{col} column of a tidy table")
+    add_column_options(sb, ("subject", "image", "truth", "response"))
     return sb
 
 

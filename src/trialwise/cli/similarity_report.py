@@ -9,28 +9,17 @@ the tables carry every number.
 
 from __future__ import annotations
 
-import base64
 import html
-import io
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
-from trialwise._core.version import VERSION
+from trialwise._core import html_page
+from trialwise._core.html_page import Report
 from trialwise.agreement import AGREEMENT_CI_METHODS
-from trialwise.benchmark.report import Report, format_p
+from trialwise.benchmark.report import format_p
 
 __all__ = ["render_similarity_report"]
-
-_STYLE = """
-body{font-family:system-ui,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}
-table{border-collapse:collapse;font-size:13px;margin:.6em 0}
-td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:nowrap;vertical-align:top}
-td.text,th.text{text-align:left}
-h1{font-size:22px}h2{font-size:18px;margin-top:1.8em}h3{font-size:15px}.note{color:#555;font-size:13px}.warn{color:#8a4b00;font-size:13px}
-img{max-width:100%;height:auto;display:block;margin:.4em 0}.scroll{overflow-x:auto;max-width:100%}
-details{margin:.5em 0}summary{cursor:pointer;color:#245;font-size:13px}
-"""
 
 
 def _num(x: Any, digits: int = 3) -> str:
@@ -47,31 +36,10 @@ def _ci(lo: Any, hi: Any) -> str:
 
 
 def _table(columns: dict[str, list], text: tuple[str, ...] = ()) -> str:
-    head = "".join(f"<th class='{'text' if c in text else ''}'>{html.escape(c)}</th>" for c in columns)
-    rows = []
-    for cells in zip(*columns.values()):
-        rows.append("<tr>" + "".join(f"<td class='{'text' if c in text else ''}'>{html.escape(str(v))}</td>"
-                                     for c, v in zip(columns, cells)) + "</tr>")
-    return f"<div class='scroll'><table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    return html_page.table(columns, text)
 
 
-def _figure(section: str, draw: Callable[[], Any], failures: list[str]) -> str:
-    import matplotlib.pyplot as plt
-
-    before = set(plt.get_fignums())
-    try:
-        fig = draw()
-        buf = io.BytesIO()
-        fig.savefig(buf, format="png", dpi=100)
-        return f'<img alt="{html.escape(section)}" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode()}">'
-    except Exception as exc:  # noqa: BLE001 - a figure must not cost the report its tables
-        first = (str(exc).strip().splitlines() or [""])[0]
-        failures.append(f"{section}: {type(exc).__name__}: {first}")
-        return (f"<p class='warn'>The figure could not be drawn ({html.escape(type(exc).__name__)}: "
-                f"{html.escape(first)}); the table below holds its numbers. Please report this.</p>")
-    finally:
-        for num in set(plt.get_fignums()) - before:
-            plt.close(num)
+_figure = html_page.figure
 
 
 def _similarity_section(res, order: list, failures: list[str], clusters: str | None) -> list[str]:
@@ -184,10 +152,7 @@ def render_similarity_report(res, diffs, lb, *, order: list, trials: Any, source
     title = "trialwise similarity — language models"
     log = trials.attrs.get("log", {}) if hasattr(trials, "attrs") else {}
     skipped = log.get("skipped") or {}
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-             "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-             f"<style>{_STYLE}</style></head><body><h1>{html.escape(title)}</h1>",
-             f"<p class='note'>Logs: {html.escape(source)} ({html.escape(fmt)}): {len(trials)} trials, "
+    parts = [f"<p class='note'>Logs: {html.escape(source)} ({html.escape(fmt)}): {len(trials)} trials, "
              f"{trials['subject'].nunique()} models, {trials['image'].nunique()} questions in "
              f"{trials['condition'].nunique()} task(s)"
              + (f"; records not used: {html.escape(', '.join(f'{k} {v}' for k, v in skipped.items()))}" if skipped
@@ -197,11 +162,4 @@ def render_similarity_report(res, diffs, lb, *, order: list, trials: Any, source
     parts += _differences_section(diffs, res)
     parts += _leaderboard_section(lb, failures, clusters)
     notes = list(res.notes) + [str(n) for n in lb.notes]
-    if notes:
-        parts.append("<h2>Notes</h2>")
-        parts += [f"<p class='note'>{html.escape(n)}</p>" for n in notes]
-    if failures:
-        parts.append("<p class='warn'>" + html.escape(f"{len(failures)} figure(s) could not be drawn: "
-                                                      + "; ".join(failures)) + "</p>")
-    parts.append(f"<p class='note'>Made with trialwise {html.escape(VERSION)}.</p></body></html>")
-    return Report("\n".join(parts), tuple(failures))
+    return html_page.page(title, parts, notes=notes, failures=failures)

@@ -5,7 +5,8 @@ into an existing axes (then the figure is ``ax.figure``).
 
 One module per domain: :mod:`~trialwise.plot.ec`, :mod:`~trialwise.plot.planning`,
 :mod:`~trialwise.plot.validity`, :mod:`~trialwise.plot.benchmark`, :mod:`~trialwise.plot.comparison`,
-:mod:`~trialwise.plot.shape_bias` and :mod:`~trialwise.plot.similarity`.
+:mod:`~trialwise.plot.shape_bias`, :mod:`~trialwise.plot.similarity` and
+:mod:`~trialwise.plot.brainscore`.
 """
 
 from trialwise.plot.ec import plot_kappa_bounds
@@ -22,6 +23,7 @@ from trialwise.plot.benchmark import (
 from trialwise.plot.comparison import plot_reliability, plot_agreement_matrix
 from trialwise.plot.shape_bias import plot_shape_bias
 from trialwise.plot.similarity import plot_similarity_matrix
+from trialwise.plot.brainscore import plot_brainscore
 
 __all__ = [
     "plot_kappa_bounds",
@@ -38,5 +40,6 @@ __all__ = [
     "plot_agreement",
     "plot_reliability",
     "plot_agreement_matrix",
+    "plot_brainscore",
     "plot_similarity_matrix",
 ]

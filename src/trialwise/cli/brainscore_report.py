@@ -1,0 +1,76 @@
+"""The HTML report of ``trialwise brainscore``: the ceiling, the ranked score table and its figure.
+
+It lays out finished results (:meth:`trialwise.BehavioralBenchmark.score_table` and the
+benchmark's :class:`~trialwise.benchmark.behavioral.CeilingResult`) in the one page frame
+of :mod:`trialwise._core.html_page`, and computes nothing.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import numpy as np
+
+from trialwise._core import html_page
+from trialwise._core.html_page import Report
+
+__all__ = ["render_brainscore_report"]
+
+
+def _num(x: Any) -> str:
+    x = float(x)
+    return "undefined" if not np.isfinite(x) else f"{x:.3f}"
+
+
+def _ci(lo: Any, hi: Any) -> str:
+    return f"[{_num(lo)}, {_num(hi)}]" if np.isfinite(float(lo)) and np.isfinite(float(hi)) else ""
+
+
+def _span(lo: Any, hi: Any) -> str:
+    return f"{int(lo)}" if lo == hi else f"{int(lo)}–{int(hi)}"
+
+
+def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source: str, seed: int | None) -> Report:
+    """The report as HTML text (:class:`trialwise._core.html_page.Report`: ``html``, ``failures``)."""
+    from trialwise.plot.brainscore import plot_brainscore
+
+    failures: list[str] = []
+    level = f"{bench.confidence_level * 100:g}% CI"
+    title = f"trialwise brainscore — {bench.metric}"
+    cc = ceiling.confidence_interval
+    parts = [f"<p class='note'>Trials: {html.escape(source)}; protocol {html.escape(bench.protocol.name)}; "
+             f"{len(bench.humans)} human observers; {len(table)} candidate(s) scored. Percentile intervals of one "
+             f"joint bootstrap of the images within conditions (B = {bench.n_resamples}), the same replicates for "
+             f"every candidate, the humans and the ceiling. Seed {seed if seed is not None else 'none (not reproducible)'}"
+             + (". Error consistency as Brain-Score computes it: abs() of the mean κ (--brainscore-compatible)"
+                if bench.brainscore_compatible else "") + ".</p>",
+             f"<p>Ceiling {_num(ceiling.statistic)} ({level} {_ci(cc.low, cc.high)}): {html.escape(ceiling.method)}.</p>",
+             "<h2>Scores</h2>",
+             html_page.figure("Scores", lambda: plot_brainscore(table, ceiling), failures),
+             html_page.table({
+                 "candidate": list(table["observer"]),
+                 "score": [_num(x) for x in table["statistic"]],
+                 f"score {level}": [_ci(a, b) for a, b in zip(table["ci_low"], table["ci_high"])],
+                 "raw": [_num(x) for x in table["raw"]],
+                 f"raw {level}": [_ci(a, b) for a, b in zip(table["raw_low"], table["raw_high"])],
+                 "rank": [str(r) for r in table["rank"]],
+                 "rank set": [_span(a, b) for a, b in zip(table["rank_low"], table["rank_high"])],
+                 "all at once": [_span(a, b) for a, b in zip(table["rank_set_low"], table["rank_set_high"])],
+                 "best set": ["*" if bool(b) else "" for b in table["in_best_set"]],
+                 "group": list(table["group"]),
+             }, text=("candidate", "group")),
+             f"<p class='note'>score = clip(raw / ceiling, 0, 1). Rank sets (Mogstad, Romano, Shaikh &amp; Wilhelm "
+             f"2024) of the raw values on the joint replicates (the ceiling is common, so this is the order of the "
+             f"scores without the ties of clipping): <b>rank set</b> holds that candidate's true rank, <b>all at "
+             f"once</b> every candidate's jointly, <b>best set</b> the best candidate, each with "
+             f"{bench.confidence_level * 100:g}% confidence; candidates sharing a letter in <b>group</b> are not "
+             f"separated by Holm-corrected tests.</p>"]
+    if not_scored:
+        parts += ["<h2>Not scored</h2>",
+                  html_page.table({"candidate": list(not_scored),
+                                   "lacks images of": [", ".join(v) for v in not_scored.values()]},
+                                  text=("candidate", "lacks images of"), wrap=("lacks images of",)),
+                  "<p class='note'>A score is over exactly the benchmark's images; restrict the experiments "
+                  "(--experiments) to score these.</p>"]
+    return html_page.page(title, parts, failures=failures)

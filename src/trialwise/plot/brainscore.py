@@ -1,0 +1,69 @@
+"""Figures of Brain-Score behavioural benchmarks: raw values against the ceiling, and ceiled scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from trialwise.plot._common import draw_intervals, figure_axes, label_inches
+
+__all__ = ["plot_brainscore"]
+
+
+def plot_brainscore(table: Any, ceiling: Any, *, axes: Any = None):
+    """Candidates' raw values with the ceiling's band (left) and their ceiled scores (right), best first.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :meth:`trialwise.BehavioralBenchmark.score_table` (``observer, statistic, ci_low,
+        ci_high, raw, raw_low, raw_high`` and ``rank``).
+    ceiling : CeilingResult
+        :attr:`trialwise.BehavioralBenchmark.ceiling`.
+    axes : pair of matplotlib.axes.Axes, optional
+        Axes to draw into (default: a new figure with two panels).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt, trialwise as tw
+    >>> trials = tw.datasets.model_vs_human("cue-conflict")
+    >>> bench = tw.BehavioralBenchmark(trials, tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
+    ...                                n_resamples=200, rng=0)
+    >>> table = bench.score_table(trials[trials.subject.isin(["resnet50", "convnext-base"])])
+    >>> fig = plot_brainscore(table, bench.ceiling)
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    ['convnext-base', 'resnet50']
+    >>> plt.close(fig)
+    """
+    t = table.sort_values(["rank", "observer"], kind="stable").reset_index(drop=True)
+    height = 0.25 * len(t) + 1.8
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        width = min(16.0, 7.2 + label_inches(t["observer"]))
+        fig, axes = plt.subplots(1, 2, figsize=(width, height), layout="constrained", sharey=True)
+    left, right = axes
+    fig, _ = figure_axes(left)
+    y = np.arange(len(t))[::-1]
+    level = f"{ceiling.confidence_level * 100:g}% CI"
+    cc = ceiling.confidence_interval
+    if np.isfinite(cc.low) and np.isfinite(cc.high):
+        left.axvspan(cc.low, cc.high, color="C1", alpha=0.25, lw=0)
+    left.axvline(ceiling.statistic, color="C1", lw=1.5, label=f"ceiling {ceiling.statistic:.3f}")
+    draw_intervals(left, t["raw"], t["raw_low"], t["raw_high"], y, color="C0", label="raw")
+    left.set_yticks(y, t["observer"], fontsize=8)
+    left.set_ylim(-0.7, len(t) - 0.3)
+    left.set_xlabel(f"raw value, {level}")
+    left.legend(fontsize=8, loc="best")
+    draw_intervals(right, t["statistic"], t["ci_low"], t["ci_high"], y, color="C2", label="score")
+    right.set_xlim(-0.02, 1.02)
+    right.set_xlabel(f"score = clip(raw / ceiling, 0, 1), {level}")
+    right.tick_params(labelleft=False)
+    return fig
