@@ -59,7 +59,7 @@ def true_kappa(rng: np.random.Generator, n: int = 2_000_000) -> float:
 
 CELLS = [(100, 1, 0.0), (400, 1, 0.0), (1000, 1, 0.0), (20, 20, 0.1), (20, 20, 0.3), (20, 20, 0.5), (50, 20, 0.1),
          (50, 20, 0.3), (50, 20, 0.5), (100, 10, 0.3), (200, 10, 0.5)]
-METHODS = ("percentile", "bc", "bca", "basic")
+METHODS = ("percentile", "bc", "bca", "basic", "jackknife-t")
 
 
 def main(r: int = 500, b: int = 1000, only: int | None = None, seed: int = 20261123) -> None:

@@ -13,13 +13,26 @@
 
 Peak memory is measured with tracemalloc (numpy reports its allocations to it).
 Both are measured in the same run, on this machine.
+
+    python benchmarks/bench_ec.py --memory [--large-resamples 1000]
+
+(c) memory in the number of pairs (issue 17, goal 2): the default call (Jeffreys interval,
+    Fisher test) on 200 observers × 1,000 items with B = 10,000, and on 1,000 observers ×
+    2,000 items (499,500 pairs) with B = ``--large-resamples``; 10 % of cells missing. Each
+    case runs in a fresh process and reports its peak RSS (``resource.getrusage``), the
+    engine before pair blocks (``old_pairwise`` below: one bootstrap over the items × 4·pairs
+    column matrix, B × pairs replicates held) next to it in the same run where it fits.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import resource
+import subprocess
+import sys
 import time
 import tracemalloc
 import warnings
@@ -67,11 +80,91 @@ def measure(fn):
     return result, seconds, peak / 2**20
 
 
+def observers_with_missing(n_obs: int, n_items: int, seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    base = rng.random(n_items) < 0.7
+    copy = rng.uniform(0.1, 0.6, n_obs)
+    acc = rng.uniform(0.5, 0.9, n_obs)
+    x = np.where(rng.random((n_items, n_obs)) < copy, base[:, None], rng.random((n_items, n_obs)) < acc).astype(float)
+    x[rng.random(x.shape) < 0.10] = np.nan
+    return x
+
+
+def old_pairwise(x: np.ndarray, n_resamples: int, rng: int):
+    """The default pairwise call before pair blocks (kept here only to measure against)."""
+    from trialwise.ec import JEFFREYS_PRIOR, _infer, check_options
+    from trialwise.kappa import kappa_kernel
+    from trialwise.resampling import child_seed, keyed_rng
+    from trialwise.tables import pairwise_tables
+
+    opts = check_options(0.95, "jeffreys", "fisher", n_resamples, False, rng)
+    right, seen, _ = _correctness_matrix(x, None)
+    idx = np.array([(i, j) for i in range(x.shape[1]) for j in range(i + 1, x.shape[1])])
+    counts = pairwise_tables(right, seen, idx)
+    cols, to_tables = _pair_columns(right, seen, idx, fixed_total=False)
+    pseudo = keyed_rng(child_seed(opts.rng, bits=64))
+
+    def statistic(sums):
+        tables = to_tables(sums)
+        return kappa_kernel(tables + pseudo.standard_gamma(JEFFREYS_PRIOR, size=tables.shape))
+
+    dist = bootstrap_sums(cols, n_resamples, statistic=statistic, rng=opts.rng, kind="bayesian")
+    return _infer(counts, dist, opts)
+
+
+def memory_case(which: str, n_obs: int, n_items: int, n_resamples: int) -> None:
+    """One case of (c), in this process: prints a JSON line with seconds and peak RSS."""
+    warnings.simplefilter("ignore", tw.TrialwiseWarning)
+    x = observers_with_missing(n_obs, n_items)
+    t0 = time.perf_counter()
+    if which == "old":
+        out = old_pairwise(x, n_resamples, 7)
+        low = out["low"]
+    else:
+        res = tw.pairwise_error_consistency(x, n_resamples=n_resamples, rng=7)
+        low = res.confidence_interval.low
+    seconds = time.perf_counter() - t0
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux -> GiB
+    print(json.dumps(dict(which=which, observers=n_obs, items=n_items, B=n_resamples, pairs=len(low),
+                          seconds=seconds, peak_rss_gib=rss, mean_low=float(np.nanmean(low)))))
+
+
+def memory_section(large_resamples: int) -> None:
+    print(f"\n(c) memory bounded in the number of pairs; uptime: {os.popen('uptime').read().strip()}")
+    runs = [("new", 200, 1000, 10_000), ("old", 200, 1000, 10_000), ("new", 1000, 2000, large_resamples)]
+    found: dict = {}
+    for which, n_obs, n_items, b in runs:
+        cmd = [sys.executable, __file__, "--case", which, str(n_obs), str(n_items), str(b)]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            print(f"    {which} {n_obs} × {n_items}, B = {b}: failed: {proc.stderr.strip().splitlines()[-1:]}")
+            continue
+        r = json.loads(proc.stdout.strip().splitlines()[-1])
+        found[(which, n_obs)] = r
+        print(f"    {which:3} {n_obs:5} observers × {n_items} items ({r['pairs']:,} pairs), B = {b:,}: "
+              f"{r['seconds']:7.1f} s, peak RSS {r['peak_rss_gib']:5.2f} GiB, mean CI low {r['mean_low']:.6f}")
+    if ("new", 200) in found and ("old", 200) in found:
+        n, o = found[("new", 200)], found[("old", 200)]
+        print(f"    200 observers: time new/old {n['seconds'] / o['seconds']:.2f}, "
+              f"peak RSS new/old {n['peak_rss_gib'] / o['peak_rss_gib']:.2f}")
+    print(f"    uptime after: {os.popen('uptime').read().strip()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--resamples", type=int, default=10_000)
     ap.add_argument("--naive-replicates", type=int, default=50)
+    ap.add_argument("--memory", action="store_true", help="run only (c), the memory cases")
+    ap.add_argument("--large-resamples", type=int, default=1000)
+    ap.add_argument("--case", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.case:
+        which, n_obs, n_items, b = args.case
+        memory_case(which, int(n_obs), int(n_items), int(b))
+        return
+    if args.memory:
+        memory_section(args.large_resamples)
+        return
     B = args.resamples
     warnings.simplefilter("ignore", tw.TrialwiseWarning)
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, numpy {np.__version__}")

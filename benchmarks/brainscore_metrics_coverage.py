@@ -13,7 +13,14 @@ Simulated data with known truth, R experiments per cell, B replicates, 95 % inte
   ρ_half = 1/(1 + 2σ_t²/m) → c; the default ceiling ("attenuation") is √(2c/(1 + c));
   score = min(raw / ceiling, 1). 20 splits.
 
+* I2n / I1n: :func:`tw.brainscore.synthetic_2afc` (its docstring gives the model), K objects
+  × m images × n trials per image, one object structure (``object_seed=7``) and a fresh draw
+  of images, trials and model pattern per experiment. Truth: the same estimator (same
+  ``n_splits``, same trials per image) on 400 images per object, its population value at
+  that number of trials. 10 splits.
+
     python benchmarks/brainscore_metrics_coverage.py [R] [B]   # defaults R = 1000, B = 1000, seed 20261123
+    python benchmarks/brainscore_metrics_coverage.py R B i2n   # only the I2n / I1n rows
 
 Prints a Markdown table: coverage (Monte-Carlo SE) and mean width of raw, ceiling, score.
 """
@@ -70,6 +77,18 @@ def ost_cell(n, m, sm, st, reps, b, g):
     return [_cov(a[:, 0:2], raw), _cov(a[:, 2:4], ceiling), _cov(a[:, 4:6], min(raw / ceiling, 1))], (raw, ceiling)
 
 
+def i2n_cell(fn, k, m, n, sim, reps, b):
+    kw = dict(n_objects=k, trials_per_image=n, similarity=sim, object_seed=7)
+    big = fn(*tw.brainscore.synthetic_2afc(images_per_object=400, rng=SEED, **kw), n_splits=10, n_resamples=1, rng=1)
+    raw, ceiling, score = big.raw, big.ceiling.statistic, big.score
+    out = []
+    for r in range(reps):
+        res = fn(*tw.brainscore.synthetic_2afc(images_per_object=m, rng=r, **kw), n_splits=10, n_resamples=b, rng=r)
+        out.append([*res.raw_interval, *res.ceiling.confidence_interval, *res.confidence_interval])
+    a = np.array(out)
+    return [_cov(a[:, 0:2], raw), _cov(a[:, 2:4], ceiling), _cov(a[:, 4:6], score)], (raw, ceiling)
+
+
 def main() -> None:
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 1000
     b = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
@@ -84,6 +103,13 @@ def main() -> None:
     cells += [("OST", f"{n} images × {m} replicates, σ_m = {sm}, σ_t = {st}",
                lambda n=n, m=m, sm=sm, st=st: ost_cell(n, m, sm, st, reps, b, g))
               for n, m, sm, st in [(150, 6, 0.8, 1.5), (300, 8, 0.5, 2.0), (100, 4, 1.0, 1.0)]]
+    i2n_cells = [(name, f"{k} objects × {m} images × {n} trials, similarity {sim}",
+                  lambda fn=fn, k=k, m=m, n=n, sim=sim: i2n_cell(fn, k, m, n, sim, reps, b))
+                 for name, fn in [("I2n", tw.brainscore.i2n), ("I1n", tw.brainscore.i1n)]
+                 for k, m, n, sim in [(8, 10, 60, 0.6), (8, 10, 200, 0.9)]]
+    i2n_cells.append(("I2n", "24 objects × 10 images × 100 trials, similarity 0.6",
+                      lambda: i2n_cell(tw.brainscore.i2n, 24, 10, 100, 0.6, reps, b)))
+    cells = i2n_cells if sys.argv[3:] == ["i2n"] else cells + i2n_cells
     for name, label, run in cells:
         t0 = time.time()
         covs, (raw, ceiling) = run()

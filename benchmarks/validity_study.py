@@ -171,6 +171,9 @@ def render(out: Path, cov, t1, d, meta: dict) -> None:
     rw_section = dtc.section(out.parent) if has_rw else ""
     # the benchmark-level tests (benchmarks/benchmark_test_calibration.py), when run
     bt_section = btc.section(out.parent) if (out / "validity" / "benchmark_test.csv").exists() else ""
+    # clustered items (benchmarks/cluster_coverage.py; the tables are kept in docs/validity/clustered.md)
+    cl_path = out / "validity" / "clustered.md"
+    cl_section = cl_path.read_text() + "\n" if cl_path.exists() else ""
     d_sum = pd.DataFrame({"test": d_sum.test, "α": d_sum.alpha, "points": d_sum.points,
                           "min %": d_sum["min"].map(lambda x: _pct(x, 2)),
                           "median %": d_sum["median"].map(lambda x: _pct(x, 2)),
@@ -267,7 +270,7 @@ Rejection rate at α = 0.05 (in %):
 
 {rw_section}
 {bt_section}
-## Run it yourself
+{cl_section}## Run it yourself
 
 A few points of the grid take seconds:
 
@@ -394,6 +397,10 @@ GUIDE = """\
   symmetric studentized bootstrap test, and it is the only benchmark-level test that holds
   its level in every design measured ("Benchmark level" below); the percentile `bootstrap`
   test reaches 8.3 % (14.5 % in the harder research designs).
+* **Clustered items (passages, subjects): give `clusters=`; the jackknife t interval over
+  clusters is then the default of EC and CAPA.** It covers 93–97 % for EC from 10 clusters on,
+  and its test holds 5 %, where Fisher's test on the table rejects up to 16 % and the cluster
+  bootstrap's intervals cover 86–90 % with 10–15 clusters ("Clustered items" below).
 """
 
 

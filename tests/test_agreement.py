@@ -10,6 +10,7 @@ clustered questions.
 from __future__ import annotations
 
 import functools
+import tracemalloc
 import warnings
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 from lmsim.metrics import CAPA, EC
 
 import trialwise as tw
+from trialwise.agreement_gram import gram_chunk_questions, gram_sums
 from trialwise.resampling import bootstrap_weights
 
 
@@ -159,6 +161,98 @@ def test_frame_has_the_pairwise_error_consistency_columns():
     assert tuple(res.to_frame().columns[:7]) == ec_cols
     m = res.matrix()
     assert np.allclose(m.values, m.values.T, equal_nan=True)
+
+
+# ----------------------------------------------------------------------------- point values at scale: the Gram path
+
+def _padded(rng, n_models, n, k_max, ragged):
+    """A (models × n × k_max) array of probabilities, zero beyond each question's option count."""
+    k = rng.integers(2, k_max + 1, n) if ragged else np.full(n, k_max)
+    t = np.array([rng.integers(0, j) for j in k])
+    shared = [rng.dirichlet(np.ones(j)) for j in k]
+    out = np.zeros((n_models, n, k_max))
+    for m in range(n_models):
+        w = rng.uniform(0, 1)
+        for q, j in enumerate(k):
+            out[m, q, :j] = w * shared[q] + (1 - w) * rng.dirichlet(np.full(j, 0.5))
+    return out, k, t
+
+
+@pytest.mark.parametrize("n_models,n,k_max,ragged", [(3, 40, 2, False), (4, 70, 5, True), (5, 33, 4, False)])
+def test_gram_path_equals_the_pair_columns_and_lmsim(n_models, n, k_max, ragged):
+    rng = np.random.default_rng(n_models * 100 + n)
+    probs, k, t = _padded(rng, n_models, n, k_max, ragged)
+    res = tw.pairwise_agreement(probs, truth=t, n_options=k, n_resamples=0)
+    assert len(res) == n_models * (n_models - 1) // 2 and res.bootstrap_distribution.shape == (0, len(res))
+    assert np.isnan(res.confidence_interval.low).all() and np.isnan(res.pvalue).all() and res.n_clusters == n
+    assert "point values only (n_resamples = 0)" in res.summary()
+    boot = tw.pairwise_agreement(probs, truth=t, n_options=k, n_resamples=20, rng=0)  # point values beside a bootstrap
+    for i, (a, b) in enumerate(zip(res.observer_a, res.observer_b)):
+        rows_a, rows_b = [probs[a, q, :j] for q, j in enumerate(k)], [probs[b, q, :j] for q, j in enumerate(k)]
+        oracle = CAPA()
+        assert res.statistic[i] == pytest.approx(oracle.compute_k(rows_a, rows_b, t), abs=1e-12)
+        assert (res.c_obs[i], res.c_exp[i]) == pytest.approx((oracle.observed, oracle.expected), abs=1e-12)
+        assert (res.p_correct_a[i], res.p_correct_b[i]) == pytest.approx((oracle.p_hat_a, oracle.p_hat_b), abs=1e-12)
+        one = tw.agreement(rows_a, rows_b, t, n_resamples=0)  # the per-question column path
+        assert res.statistic[i] == pytest.approx(one.statistic, abs=1e-12) and one.pvalue is None
+        assert boot.statistic[i] == pytest.approx(one.statistic, abs=1e-12)
+        hard = [np.eye(j)[r.argmax()] for r, j in zip(rows_a, k)], [np.eye(j)[r.argmax()] for r, j in zip(rows_b, k)]
+        disc = tw.pairwise_agreement(probs, truth=t, n_options=k, metric="capa-discrete", n_resamples=0)
+        assert disc.statistic[i] == pytest.approx(CAPA(prob=False).compute_k(*hard, t), abs=1e-12)
+        choice = tw.pairwise_agreement(probs, truth=t, n_options=k, metric="choice", n_resamples=0)
+        assert choice.statistic[i] == pytest.approx(np.mean(probs[a].argmax(1) == probs[b].argmax(1)), abs=1e-15)
+
+
+def test_array_entry_equals_the_trial_table_for_every_metric():
+    rng = np.random.default_rng(12)
+    a, b, t = _related(rng, 50)
+    c = 0.5 * a + 0.5 * _probs(rng, 50)
+    trials = _table({"A": a, "B": b, "C": c}, t, np.repeat(np.arange(10), 5))
+    for metric in ("capa", "capa-discrete", "choice", "ec"):
+        table = tw.pairwise_agreement(trials, metric=metric, clusters="cluster", n_resamples=100, rng=1)
+        array = tw.pairwise_agreement(np.stack([a, b, c]), truth=t, metric=metric, clusters=np.repeat(np.arange(10), 5),
+                                      n_resamples=100, rng=1)
+        np.testing.assert_allclose(array.statistic, table.statistic, atol=1e-12)
+        np.testing.assert_allclose(array.bootstrap_distribution, table.bootstrap_distribution, atol=1e-12)
+        assert array.observers == (0, 1, 2) and array.n_clusters == table.n_clusters == 10
+        if metric != "ec":
+            point = tw.pairwise_agreement(trials, metric=metric, clusters="cluster", n_resamples=0)
+            np.testing.assert_allclose(point.statistic, table.statistic, atol=1e-12)
+            assert point.n_clusters == 10 and point.n_resamples == 0
+    with pytest.raises(tw.InvalidValueError, match=r"no bootstrap replicates \(n_resamples = 0\)"):
+        point.difference("A", "B", "C")
+
+
+@pytest.mark.parametrize("choices", [False, True])
+def test_chunking_does_not_change_the_sums(choices):
+    rng = np.random.default_rng(13)
+    probs, k, t = _padded(rng, 6, 90, 5, ragged=True)
+    flat = (probs.argmax(2)[..., None] == np.arange(5)).astype(float) if choices else probs
+    brute_gram = np.einsum("aqo,bqo->ab", flat, flat)
+    brute_correct = flat[:, np.arange(90), t].sum(1)
+    for chunk_bytes in (1, 8 * 6 * 5 * 7, 8 * 6 * 5 * 89, 2**30):  # 1, 7, 89 and all 90 questions per chunk
+        correct, gram = gram_sums(probs, k, t, choices=choices, chunk_bytes=chunk_bytes)
+        np.testing.assert_allclose(gram, brute_gram, rtol=1e-13, atol=0)
+        np.testing.assert_allclose(correct, brute_correct, rtol=1e-13, atol=0)
+
+
+def test_chunk_size_bounds_the_memory_of_the_gram_path():
+    for m, k, limit in [(1000, 10, 64 * 2**20), (7, 3, 1000), (10**6, 10, 2**20), (3, 2, 48)]:
+        c = gram_chunk_questions(m, k, limit)
+        assert c >= 1 and (c == 1 or 8 * m * c * k <= limit) and 8 * m * (c + 1) * k > limit
+    # the working memory numpy allocates beyond the input is about two float64 chunks, not the whole array
+    rng = np.random.default_rng(14)
+    probs = rng.dirichlet(np.ones(5), size=(20, 3000)).astype(np.float32)  # a float64 copy would take 2.4 MB
+    t = rng.integers(0, 5, 3000)
+    limit = 64 * 1024
+    tracemalloc.start()
+    try:
+        gram_sums(probs, np.full(3000, 5), t, chunk_bytes=limit)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * limit + 8 * 20 * 20 + 50_000, peak
+    assert peak < 8 * probs.size / 10
 
 
 # ----------------------------------------------------------------------------- degenerate and bad input

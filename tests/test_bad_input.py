@@ -74,6 +74,11 @@ YI = pd.Series(Y).map({"car": 0, "cat": 1, "dog": 2}).to_numpy()  # option indic
 
 
 @cache
+
+def _i2n():
+    """A tiny 2AFC data set for the I2n cases: (model probabilities, human trials)."""
+    return bs.synthetic_2afc(n_objects=3, images_per_object=2, trials_per_image=6, rng=0)
+
 def trials() -> pd.DataFrame:
     """A small benchmark: one experiment, two conditions of 40 images, three humans, two models."""
     rng = np.random.default_rng(1)
@@ -243,6 +248,13 @@ pw = tw.pairwise_error_consistency
 ecd = tw.error_consistency_difference
 A6 = [1, 0, 1, 1, 0, 1]
 
+
+def _xr():
+    import xarray
+
+    return xarray
+
+
 API = [
     # ---- error_consistency: counts
     ("ec-counts-none-and-data", ec, (CA, CB), dict(counts=COUNTS), TypeError, r"either .* or `counts`, not both"),
@@ -327,6 +339,8 @@ API = [
     ("pw-pairs-self", pw, (WIDE,), dict(pairs=[("x", "x")]), ValueError, r"pairs observer 'x' with itself"),
     ("pw-pairs-str", pw, (WIDE,), dict(pairs=["xy"]), ValueError, r"`pairs`"),
     ("pw-pairs-empty", pw, (WIDE,), dict(pairs=[]), ValueError, r"`pairs` is empty"),
+    ("pw-keep-replicates-str", pw, (WIDE,), dict(keep_replicates="yes"), TypeError,
+     r"`keep_replicates` must be True, False or None; got 'yes'"),
     ("pw-pairs-int", pw, (WIDE,), dict(pairs=3), TypeError, r"`pairs`"),  # fixed by the lead
     ("pw-strata-length", pw, (WIDE,), dict(strata=[1, 2, 3]), ValueError, r"`strata` must have one label per item"),
     ("pw-strata-nan", pw, (WIDE,), dict(strata=[NAN] * N, ci_method="percentile", n_resamples=10), ValueError,
@@ -463,6 +477,37 @@ API = [
     ("pd-alpha", tw.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(alpha=0), ValueError, r"`alpha`"),
     ("pd-n-0", tw.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(n=0), ValueError, r"`n`"),
     ("pd-kappa", tw.power_difference, (1.5, 0.3, 0.75, 0.75, 0.75), {}, ValueError, r"`kappa_x`"),  # fixed by helper-1
+    # ---- planning questions (planning_questions.py)
+    ("pq-discordance", tw.power_accuracy_difference, (0.75, 0.7), dict(discordance=0.01), ValueError,
+     r"`discordance` must lie in \[0.05, 0.55\]"),
+    ("pq-paired-text", tw.power_accuracy_difference, (0.75, 0.7), dict(paired="yes"), TypeError,
+     r"`paired` must be True or False"),
+    ("pq-unpaired-discordance", tw.power_accuracy_difference, (0.75, 0.7), dict(paired=False, discordance=0.2),
+     ValueError, r"`discordance` is for paired designs"),
+    ("pq-equal", tw.power_accuracy_difference, (0.7, 0.7), {}, ValueError, r"`accuracy_a` and `accuracy_b` \(0.7\) are equal"),
+    ("pq-icc", tw.power_accuracy_difference, (0.75, 0.7), dict(icc=1.5, n=100), ValueError, r"`icc` must be in \[0, 1\]"),
+    ("pq-cluster-size", tw.power_accuracy_difference, (0.75, 0.7), dict(cluster_size=0.5, n=100), ValueError,
+     r"`cluster_size` must be a number >= 1"),
+    ("pq-cv", tw.power_accuracy_difference, (0.75, 0.7), dict(cluster_size_cv=-1, n=100), ValueError,
+     r"`cluster_size_cv` must be a single number >= 0"),
+    ("pq-n-0", tw.power_accuracy_difference, (0.75, 0.7), dict(n=0), ValueError, r"`n` must be a whole number of questions"),
+    ("hw-both", tw.accuracy_half_width, (0.7,), dict(n=100, half_width=0.05), ValueError,
+     r"give exactly one of `n` and `half_width`"),
+    ("hw-accuracy", tw.accuracy_half_width, (1.2,), dict(n=100), ValueError, r"`accuracy` must be in \(0, 1\)"),
+    ("ahw-truth", tw.agreement_half_width, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]]), dict(n=100), ValueError, r"`truth` is needed"),
+    ("ahw-rows", tw.agreement_half_width, ([[0.5, 0.6], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [0, 1]), dict(n=100), ValueError,
+     r"`a` must hold finite probabilities ≥ 0 whose rows sum to 1"),
+    ("ahw-shapes", tw.agreement_half_width, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8], [0.1, 0.9]], [0, 1]), dict(n=100),
+     ValueError, r"`a`, `b` must have the same questions and options"),
+    ("pad-truth", tw.power_agreement_difference, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [0, 2]), dict(n=10), ValueError,
+     r"`truth` must hold one option index in \[0, 2\)"),
+    ("pad-metric", tw.power_agreement_difference, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [0, 1]), dict(n=10, metric="ec"), ValueError,
+     r"`metric`"),
+    ("icc-one-cluster", tw.estimate_icc, ([0, 1, 0, 1], [1, 1, 1, 1]), {}, ValueError, r"`clusters`: need at least 2 clusters"),
+    ("icc-length", tw.estimate_icc, ([0, 1, 0, 1], [1, 2]), {}, ValueError, r"`clusters` must hold one label per value \(4\)"),
+    ("icc-column", tw.estimate_icc, (pd.DataFrame({"correct": [1, 0]}),), dict(clusters="passage"), ValueError,
+     r"`clusters` must name a column of the trial table"),
+    ("de-icc-text", tw.design_effect, (10, "0.1"), {}, TypeError, r"`icc` must be numeric"),
     ("pd-broadcast", tw.power_difference, ([0.5, 0.4], [0.3, 0.2, 0.1], 0.75, 0.75, 0.75), dict(n=100), ValueError,
      r"cannot be broadcast"),  # fixed by helper-1
     ("vcm-n-0", tw.validate_copy_model, (0, 0.75, 0.75, 0.5), {}, ValueError, r"`n`"),
@@ -761,6 +806,35 @@ API = [
     ("ost-short", bs.ost_correlation, ([1.0, 2.0], [1.0, 2.0]), {}, ValueError, r"`model_osts` must be 1-D with at least 3 images; got shape \(2,\)"),
     ("ost-all-nan", bs.ost_correlation, ([1.0, NAN, NAN, 4.0], [1.0, 2.0, 3.0, 4.0]), {}, ValueError, r"at least 3 images solved by both"),
     ("ost-method", bs.ost_correlation, (np.arange(5.0), np.arange(5.0)), dict(ceiling_method="sb"), ValueError, r"`ceiling_method` must be one of"),
+    ("vd-metric-score-no-error", lambda: bs.ValueDelta(n_resamples=10)(_xr().DataArray(0.7), 0.8), None, None, ValueError,
+     r"`source` is a 0-d Score without a finite attrs\['error'\] \(None\)"),
+    ("vd-metric-text", lambda: bs.ValueDelta(n_resamples=10)("high", 0.8), None, None, TypeError, r"`source` must be a number, a Score"),
+    ("vd-metric-ceiling-scalar", lambda: bs.ValueDelta(n_resamples=10).ceiling(0.8), None, None, ValueError,
+     r"`target` must hold trials \(a 1-D array\) for a split-half ceiling"),
+    ("vd-metric-scale", bs.ValueDelta, (), dict(scale=0), ValueError, r"`scale` must be positive; got 0"),
+    ("ost-metric-dims", lambda: bs.OSTCorrelation(n_resamples=10)(_xr().DataArray(np.arange(5.0), dims=["image"]), np.arange(5.0)),
+     None, None, ValueError, r"`source_osts` must have a 'presentation' dimension .*got dims \('image',\)"),
+    ("ost-metric-ceiling-1d", lambda: bs.OSTCorrelation(n_resamples=10).ceiling(np.arange(5.0)), None, None, ValueError,
+     r"`target_osts` needs a second dimension of subjects or trials .*got shape \(5,\)"),
+    ("i2n-probs-array", lambda: bs.i2n(np.ones((3, 2)), _i2n()[1]), None, None, TypeError,
+     r"`model_probabilities` must be a pandas DataFrame indexed by image.*got ndarray"),
+    ("i2n-trials-columns", lambda: bs.i2n(_i2n()[0], _i2n()[1].drop(columns="truth")), None, None, ValueError,
+     r"`human_trials` lacks the column\(s\) \['truth'\]"),
+    ("i2n-image-missing", lambda: bs.i2n(_i2n()[0].iloc[1:], _i2n()[1]), None, None, ValueError,
+     r"`model_probabilities` has no row for 1 image\(s\) of `human_trials`, e.g. 'img0000'"),
+    ("i2n-unknown-class", lambda: bs.i2n(_i2n()[0], _i2n()[1].replace({"response": {"o1": "zebra"}})), None, None,
+     ValueError, r"`human_trials.response` holds 'zebra', which is not a column of `model_probabilities`"),
+    ("i2n-2afc-response", lambda: bs.i2n(_i2n()[0], _i2n()[1].assign(response="o0", truth="o1")), None, None,
+     ValueError, r"each `response` must be the `truth` or the `distractor`"),
+    ("i2n-negative-prob", lambda: bs.i2n(-_i2n()[0], _i2n()[1]), None, None, ValueError,
+     r"`model_probabilities` must be finite and ≥ 0"),
+    ("i2n-compat-sb", lambda: bs.i2n(*_i2n(), brainscore_compatible=True, ceiling_method="spearman-brown"), None, None,
+     ValueError, r"`brainscore_compatible=True` reproduces Brain-Score: it needs ceiling_method='split-half'"),
+    ("i2n-compat-text", lambda: bs.i1n(*_i2n(), brainscore_compatible="yes"), None, None, ValueError,
+     r"`brainscore_compatible` must be True or False; got 'yes'"),
+    ("i2n-correction", lambda: bs.i2n(*_i2n(), rate_correction="hautus"), None, None, ValueError,
+     r"`rate_correction` must be one of 'none', 'loglinear'; got 'hautus'"),
+    ("i2n-splits", lambda: bs.i2n(*_i2n(), n_splits=0), None, None, ValueError, r"`n_splits` must be"),
     # ---- comparison: labels (2×2 correctness)
     ("ct-none", cmp.contingency_table, (), {}, TypeError, r"pass the labels y_true, pred_a and pred_b, or `counts`"),
     ("ct-both", cmp.contingency_table, (Y, PA, PB), dict(counts=COUNTS), TypeError, r"not both"),
@@ -874,10 +948,17 @@ API = [
     ("agree-truth-length", tw.agreement, (P3A, P3B, YI[:-1]), {}, ValueError, r"`truth` must hold one correct option index per question \(60\)"),
     ("agree-no-truth", tw.agreement, (P3A, P3B), {}, ValueError, r"`truth` is needed by metric='capa'"),
     ("agree-other-options", tw.agreement, (P3A, P3B.iloc[:, :2], YI), {}, ValueError, r"`b` rows must sum to 1"),
-    ("agree-ci-method", tw.agreement, (P3A, P3B, YI), dict(ci_method="jeffreys"), ValueError, r"`ci_method` must be one of 'percentile', 'bca', 'bc', 'basic'; got 'jeffreys'"),
+    ("agree-ci-method", tw.agreement, (P3A, P3B, YI), dict(ci_method="jeffreys"), ValueError, r"`ci_method` must be one of 'percentile', 'bca', 'bc', 'basic', 'jackknife-t'; got 'jeffreys'"),
     ("agree-clusters-nan", tw.agreement, (P3A, P3B, YI), dict(clusters=[None] + [1] * (N - 1)), ValueError, r"`clusters` has a missing label at question 0"),
     ("agree-ec-clusters-missing", tw.agreement, (P3A, P3B, YI), dict(metric="ec", clusters=[None] * N), ValueError, r"`clusters` has a missing label"),
-    ("pw-agree-array", tw.pairwise_agreement, (P3A.to_numpy(),), {}, TypeError, r"`trials` must be a trial table"),
+    ("pw-agree-list", tw.pairwise_agreement, (P3A.to_numpy().tolist(),), {}, TypeError, r"`trials` must be a trial table .* or a \(models × questions × options\) numpy array; got list"),
+    ("pw-agree-array-2d", tw.pairwise_agreement, (P3A.to_numpy(),), dict(truth=YI), ValueError, r"`trials` as an array must be 3-D \(models × questions × options\)"),
+    ("pw-agree-array-sum", tw.pairwise_agreement, (np.stack([P3A.to_numpy(), 1.1 * P3B.to_numpy()]),), dict(truth=YI), ValueError, r"`trials` rows must sum to 1 .* model 1, question 0 sums to 1\.1"),
+    ("pw-agree-array-no-truth", tw.pairwise_agreement, (np.stack([P3A.to_numpy(), P3B.to_numpy()]),), {}, ValueError, r"`truth` is needed with an array `trials`"),
+    ("pw-agree-n-options", tw.pairwise_agreement, (np.stack([P3A.to_numpy(), P3B.to_numpy()]),), dict(truth=YI, n_options=[3] * (N - 1) + [4]), ValueError, r"`n_options` must be in \[2, 3\] .* question 59 has 4"),
+    ("pw-agree-table-truth", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(truth=[0]), ValueError, r"`truth` and `n_options` go with an array `trials`"),
+    ("pw-agree-ec-point", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(metric="ec", n_resamples=0), ValueError, r"`n_resamples`=0 \(point values only\) is for metric 'capa'.*got metric='ec'"),
+    ("pw-agree-resamples-negative", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(n_resamples=-1), ValueError, r"`n_resamples` must be an integer >= 0; got -1"),
     ("pw-agree-no-probs", tw.pairwise_agreement, (pd.DataFrame({"subject": ["m"], "image": ["i"], "truth": ["0"], "n_options": [2]}),), {}, ValueError,
      r"`trials` lacks the column\(s\) \['probabilities'\]"),
     ("pw-agree-clusters", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(clusters="passage"), ValueError, r"`clusters` must name a column of `trials`"),

@@ -272,3 +272,129 @@ def test_cluster_bootstrap_covers_clustered_ec():
             res = tw.pairwise_error_consistency(x[:, :2], clusters=cl, n_resamples=500, rng=r)
             covered.append(res.confidence_interval.low[0] <= true <= res.confidence_interval.high[0])
     assert np.mean(covered) >= 0.95 - 3 * np.sqrt(0.05 * 0.95 / 150) - 0.02
+
+
+# ------------------------------------------------------------------ pair blocks (memory bounded in pairs)
+
+
+def _many_observers(n_items=90, n_obs=25, seed=21):
+    gen = np.random.default_rng(seed)
+    x = (gen.random((n_items, n_obs)) < gen.uniform(0.5, 0.9, n_obs)).astype(float)
+    x[:, 1::3] = np.where(gen.random((n_items, 1)) < 0.5, x[:, [0]], x[:, 1::3])  # some pairs copy
+    x[gen.random(x.shape) < 0.1] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("kw", [dict(ci_method="jeffreys"), dict(ci_method="percentile"), dict(ci_method="bca"),
+                                dict(ci_method="jeffreys", clusters="c", strata="s"),
+                                dict(ci_method="basic", unbiased=True, strata="s")])
+def test_pair_blocks_and_weight_replay_do_not_change_numbers(monkeypatch, kw):
+    """300 pairs in blocks of 128, 256 and all 300, replicate chunks of 37 rows, the weights kept
+    or drawn again per block: the same numbers to 1e-12 (in fact bit for bit)."""
+    import trialwise.ec as ec
+    import trialwise.resampling as rs
+
+    x = _many_observers()
+    if kw.get("clusters"):
+        kw = dict(kw, clusters=np.arange(90) // 3)
+    if kw.get("strata"):
+        kw = dict(kw, strata=np.arange(90) // 45)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        ref = tw.pairwise_error_consistency(x, n_resamples=150, rng=4, keep_replicates=True, **kw)
+        per_pair = 24 * 150 + 40 * 90
+        for budget, keep_weights, block in ((1, 0, 128), (256 * per_pair, 0, 256), (10**9, 10**9, 300)):
+            monkeypatch.setattr(ec, "PAIR_BLOCK_BYTES", budget)
+            monkeypatch.setattr(rs, "WEIGHTS_KEEP_BYTES", keep_weights)
+            assert ec.pair_block_size(300, 90, 150) == block
+            res = tw.pairwise_error_consistency(x, n_resamples=150, rng=4, batch=37, keep_replicates=True, **kw)
+            np.testing.assert_allclose(res.bootstrap_distribution, ref.bootstrap_distribution, rtol=0, atol=1e-12)
+            for name in ("low", "high"):
+                np.testing.assert_allclose(getattr(res.confidence_interval, name),
+                                           getattr(ref.confidence_interval, name), rtol=0, atol=1e-12)
+            np.testing.assert_allclose(res.pvalue, ref.pvalue, rtol=0, atol=1e-12)
+            np.testing.assert_array_equal(res.n_undefined, ref.n_undefined)
+            np.testing.assert_array_equal(res.counts, ref.counts)
+    assert len(ref) == 300 and ref.bootstrap_distribution.shape == (150, 300)
+
+
+def test_jeffreys_pseudo_counts_of_pair_block_k_come_from_stream_k():
+    """Oracle written from the documented construction: Exp(1) item weights from the generator
+    (after the 64-bit seed of the pseudo-counts), the weighted 2×2 table of each pair on the items
+    both saw, plus Gamma(½) pseudo-counts drawn as (B, pairs of the block, 2, 2) from
+    keyed_rng(seed) for pairs 0–127 and keyed_rng(seed, (k,)) for block k ≥ 1."""
+    from trialwise.kappa import kappa_from_counts
+    from trialwise.resampling import bootstrap_weights, child_seed, keyed_rng
+
+    x = _many_observers(n_items=60, n_obs=18, seed=3)  # 153 pairs: blocks 0 (128 pairs) and 1 (25)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        res = tw.pairwise_error_consistency(x, n_resamples=80, rng=11, keep_replicates=True)
+    gen = np.random.default_rng(11)
+    seed = child_seed(gen, bits=64)
+    w = np.concatenate(list(bootstrap_weights(60, 80, rng=gen, kind="bayesian")))
+    pseudo = [keyed_rng(seed).standard_gamma(0.5, size=(80, 128, 2, 2)),
+              keyed_rng(seed, (1,)).standard_gamma(0.5, size=(80, 25, 2, 2))]
+    pairs = [(i, j) for i in range(18) for j in range(i + 1, 18)]
+    for p in (0, 5, 127, 128, 140, 152):
+        a, b = x[:, pairs[p][0]], x[:, pairs[p][1]]
+        both = ~np.isnan(a) & ~np.isnan(b)
+        cells = [both & (a == 1) & (b == 1), both & (a == 1) & (b == 0), both & (a == 0) & (b == 1),
+                 both & (a == 0) & (b == 0)]
+        tables = np.stack([w @ c for c in cells], axis=1).reshape(80, 2, 2)
+        tables = tables + pseudo[p // 128][:, p % 128]
+        np.testing.assert_allclose(res.bootstrap_distribution[:, p], kappa_from_counts(tables), rtol=0, atol=1e-12)
+
+
+def test_pair_block_size_bounds_the_memory_of_a_block():
+    from trialwise.ec import PAIR_BLOCK_BYTES, PAIR_STREAM_BLOCK, pair_block_size
+
+    for n_pairs in (1, 100, 128, 129, 1770, 19_900, 499_500):
+        for n_items in (50, 1000, 2000, 100_000):
+            for b in (100, 1000, 10_000, 100_000):
+                m = pair_block_size(n_pairs, n_items, b)
+                per_pair = 24 * b + 40 * n_items
+                assert 1 <= m <= n_pairs
+                assert m == n_pairs or m % PAIR_STREAM_BLOCK == 0  # whole Jeffreys streams
+                # within the budget unless one stream block is already more
+                assert m * per_pair <= PAIR_BLOCK_BYTES or m <= PAIR_STREAM_BLOCK
+                # and as large as the budget allows
+                assert m == n_pairs or (m + PAIR_STREAM_BLOCK) * per_pair > PAIR_BLOCK_BYTES
+    # the issue's case: 1,000 observers × 2,000 items, B = 1,000 in blocks of 2,560 pairs (≈ 250 MiB)
+    assert pair_block_size(499_500, 2000, 1000) == 2560
+
+
+def test_replicates_are_kept_up_to_the_threshold_and_on_request(monkeypatch):
+    import trialwise.ec as ec
+
+    df = observers(n_items=100, n_obs=4, seed=8)
+    full = tw.pairwise_error_consistency(df, n_resamples=200, rng=1)
+    assert full.bootstrap_distribution.shape == (200, 6)  # 9.6 kB: kept by default
+    monkeypatch.setattr(ec, "KEEP_REPLICATES_BYTES", 8 * 200 * 6 - 1)
+    lean = tw.pairwise_error_consistency(df, n_resamples=200, rng=1)
+    assert lean.bootstrap_distribution.shape == (0, 6) and lean.n_resamples == 200
+    kept = tw.pairwise_error_consistency(df, n_resamples=200, rng=1, keep_replicates=True)
+    np.testing.assert_array_equal(kept.bootstrap_distribution, full.bootstrap_distribution)
+    none = tw.pairwise_error_consistency(df, n_resamples=200, rng=1, keep_replicates=False)
+    assert none.bootstrap_distribution.shape == (0, 6)
+    for r in (lean, none):
+        np.testing.assert_array_equal(r.confidence_interval.low, full.confidence_interval.low)
+        np.testing.assert_array_equal(r.confidence_interval.high, full.confidence_interval.high)
+        np.testing.assert_array_equal(r.n_undefined, full.n_undefined)
+    with pytest.raises(TypeError, match=r"`keep_replicates` must be True, False or None; got 'yes'"):
+        tw.pairwise_error_consistency(df, n_resamples=20, keep_replicates="yes")
+
+
+@pytest.mark.parametrize("keep_bytes", [0, None])
+def test_replicate_weights_replay_the_same_chunks_and_advance_the_stream_once(keep_bytes):
+    from trialwise.resampling import ReplicateWeights, bootstrap_weights
+
+    strata = np.arange(40) % 3
+    gen = np.random.default_rng(5)
+    rw = ReplicateWeights(40, 100, rng=gen, strata=strata, batch=17, keep_bytes=keep_bytes)
+    passes = [np.concatenate(list(rw)) for _ in range(3)]
+    direct = np.random.default_rng(5)
+    expected = np.concatenate(list(bootstrap_weights(40, 100, rng=direct, strata=strata, batch=100)))
+    for p in passes:
+        np.testing.assert_array_equal(p, expected)
+    assert gen.random() == direct.random()  # the caller's stream continues as after one pass

@@ -137,6 +137,12 @@ FACTORIES = {
     "CopyModelValidation": lambda: [tw.validate_copy_model([60], 0.8, 0.7, 0.4, n_resamples=50, n_simulations=20,
                                                            rng=0)],
     "PlanResult": lambda: [tw.plan_trials(0.15, 0.75, 0.75, 0.5, n_simulations=100, rng=0)],
+    "QuestionPowerResult": lambda: [
+        tw.power_accuracy_difference(0.75, 0.7, discordance=0.2, n=[100, 300], n_simulations=100, rng=0),
+        tw.power_accuracy_difference(0.75, 0.65, paired=False, cluster_size=5, icc=0.1, n_simulations=100, rng=0)],
+    "HalfWidthResult": lambda: [tw.accuracy_half_width(0.7, n=[100, 400]),
+                                tw.accuracy_half_width(0.7, half_width=0.05, cluster_size=4, icc=0.2)],
+    "ClusterDesign": lambda: [tw.estimate_icc(tw.datasets.llm_demo())],
     "CoverageStudy": lambda: [tw.validity.coverage_study(_grid((0.3,)), methods=("jeffreys", "percentile"),
                                                          n_datasets=10, n_resamples=50, rng=0)],
     "TypeOneErrorStudy": lambda: [

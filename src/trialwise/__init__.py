@@ -18,6 +18,9 @@ from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, 
 from trialwise.comparison import compare, ensemble_recommendation
 from trialwise.copymodel import CopyModel, copy_parameters
 from trialwise.planning import ci_width, plan_trials, power_difference, validate_copy_model
+from trialwise.planning_questions import (accuracy_half_width, agreement_half_width, agreement_influence, design_effect,
+                                            estimate_icc, power_accuracy_difference, power_agreement_difference)
+from trialwise.planning_result import ClusterDesign, HalfWidthResult, QuestionPowerResult
 from trialwise.benchmark import ACCURACY, FLAT, MODEL_VS_HUMAN, Protocol
 from trialwise.benchmark.brainscore import BehavioralBenchmark
 from trialwise.benchmark.leaderboard import Leaderboard, difference_test, leaderboard
@@ -82,6 +85,9 @@ __all__ = [
     "PairwiseErrorConsistencyResult",
     "PlanResult",
     "PowerResult",
+    "QuestionPowerResult",
+    "HalfWidthResult",
+    "ClusterDesign",
     "SparseTableWarning",
     "TrialwiseWarning",
     "UndefinedReplicatesWarning",
@@ -107,6 +113,13 @@ __all__ = [
     "pairwise_error_consistency",
     "plan_trials",
     "power_difference",
+    "power_accuracy_difference",
+    "power_agreement_difference",
+    "accuracy_half_width",
+    "agreement_half_width",
+    "agreement_influence",
+    "design_effect",
+    "estimate_icc",
     "read_table",
     "table_statistics",
     "ShapeBiasDifferenceResult",

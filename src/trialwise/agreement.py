@@ -8,9 +8,11 @@ column matrix, as in :func:`trialwise.pairwise_error_consistency`; all pairs are
 jointly. Error consistency (``metric="ec"``) is delegated to
 :func:`trialwise.error_consistency` / :func:`trialwise.pairwise_error_consistency`.
 
-Why this module is long (about 540 lines): its two entry points share the input checks of
-probability rows, truth and clusters, the column builder and the interval code, and each
-has a full numpydoc docstring; the result classes live in :mod:`trialwise.agreement_result`.
+Why this module is long (about 640 lines): its two entry points share the input checks of
+probability rows, arrays, truth and clusters, the column builder and the interval code, and
+each has a full numpydoc docstring; the result classes live in
+:mod:`trialwise.agreement_result`, the chunked Gram path of the point values in
+:mod:`trialwise.agreement_gram`.
 """
 
 from __future__ import annotations
@@ -25,10 +27,11 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, make_notes
 from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
+from trialwise.agreement_gram import gram_sums
 from trialwise.agreement_result import ModelAgreementResult, PairwiseAgreementResult
 from trialwise.data import PROBABILITY_SUM_TOLERANCE
 from trialwise.ec import error_consistency, pairwise_error_consistency
-from trialwise.intervals import interval
+from trialwise.intervals import interval, jackknife_t_pvalue
 from trialwise.resampling import bootstrap_weights, monte_carlo_pvalue
 from trialwise.tables import cluster_sums
 
@@ -37,7 +40,7 @@ __all__ = ["agreement", "pairwise_agreement", "capa_from_sums", "AGREEMENT_METRI
 
 AgreementMetric = Literal["capa", "capa-discrete", "choice", "ec"]
 AGREEMENT_METRICS: tuple[AgreementMetric, ...] = get_args(AgreementMetric)
-AgreementCIMethod = Literal["percentile", "bca", "bc", "basic"]
+AgreementCIMethod = Literal["percentile", "bca", "bc", "basic", "jackknife-t"]
 AGREEMENT_CI_METHODS: tuple[AgreementCIMethod, ...] = get_args(AgreementCIMethod)
 #: Default interval: see the coverage study in docs/language_models.md (benchmarks/agreement_coverage.py).
 DEFAULT_AGREEMENT_CI_METHOD: AgreementCIMethod = "percentile"
@@ -54,7 +57,7 @@ def _prob_rows(rows: Any, name: str) -> tuple[NDArray, NDArray]:
         raise InvalidTypeError(f"`{name}` must be per-question probability rows (2-D); got {v.show(rows)}")
     if hasattr(rows, "to_numpy"):  # a DataFrame: questions × options
         rows = rows.to_numpy()
-    arr = np.asarray(rows, dtype=object) if not isinstance(rows, np.ndarray) else rows
+    arr = rows if isinstance(rows, np.ndarray) else _numeric_or_object(rows)
     if arr.ndim == 2 and arr.dtype != object:
         padded, k = v.as_float_array(arr, name), np.full(arr.shape[0], arr.shape[1])
     else:
@@ -85,6 +88,18 @@ def _prob_rows(rows: Any, name: str) -> tuple[NDArray, NDArray]:
         raise InvalidValueError(f"`{name}` rows must sum to 1 (softmax probabilities or one-hot); "
                                 f"question {i} sums to {sums[i]:.6g}")
     return padded, k
+
+
+def _numeric_or_object(rows: Any) -> NDArray:
+    """Rows of one length of real numbers as one numeric array (a list column of a 12-million-row table
+    converts in one call, not row by row); anything else as an object array, for the row-by-row checks."""
+    try:
+        arr = np.asarray(rows)
+    except (ValueError, TypeError):  # ragged rows
+        arr = None
+    if arr is not None and arr.ndim == 2 and arr.dtype.kind in "biuf":
+        return arr
+    return np.asarray(rows, dtype=object)
 
 
 def _truth_indices(truth: Any, k: NDArray, name: str = "truth") -> NDArray:
@@ -129,6 +144,33 @@ def _one_hot(choice: NDArray, k_max: int) -> NDArray:
     return out
 
 
+def _array_models(trials: NDArray, truth: Any, n_options: Any, clusters: Any):
+    """A (models × questions × options) array → names 0..M−1, the array (not copied), option counts, truth, codes."""
+    if trials.ndim != 3 or min(trials.shape) == 0:
+        raise InvalidValueError(f"`trials` as an array must be 3-D (models × questions × options) and not empty; "
+                                f"got shape {trials.shape}")
+    if not (np.issubdtype(trials.dtype, np.floating) or np.issubdtype(trials.dtype, np.integer)):
+        raise InvalidTypeError(f"`trials` must hold probabilities (a float array); got dtype {trials.dtype}")
+    m, n, width = trials.shape
+    if width < 2:
+        raise InvalidValueError(f"`trials` needs at least 2 options per question; got shape {trials.shape}")
+    if n_options is None:
+        k = np.full(n, width, dtype=np.int64)
+    else:
+        k = np.asarray(n_options)
+        if k.shape != (n,) or not np.issubdtype(k.dtype, np.integer):
+            raise InvalidValueError(f"`n_options` must hold one whole number of options per question ({n}); "
+                                    f"got {v.show(n_options)}")
+        k = k.astype(np.int64)
+        if ((k < 2) | (k > width)).any():
+            i = int(np.flatnonzero((k < 2) | (k > width))[0])
+            raise InvalidValueError(f"`n_options` must be in [2, {width}] (the array's last axis); "
+                                    f"question {i} has {k[i]}")
+    if truth is None:
+        raise InvalidValueError("`truth` is needed with an array `trials` (the correct option of each question)")
+    return list(range(m)), trials, k, _truth_indices(truth, k), _cluster_codes(clusters, n)
+
+
 # ----------------------------------------------------------------------------- the kernel
 
 def capa_from_sums(sums: ArrayLike, n_models: int, pairs: ArrayLike) -> tuple[NDArray, NDArray, NDArray]:
@@ -168,20 +210,24 @@ def capa_from_sums(sums: ArrayLike, n_models: int, pairs: ArrayLike) -> tuple[ND
     return kappa, c_obs, c_exp
 
 
-def _columns(probs: list[NDArray], k: NDArray, truth: NDArray | None, idx: NDArray, metric: str) -> NDArray:
-    """(n, 2 + M + P) columns for CAPA; (n, 1 + P) for choice agreement."""
-    n = k.size
-    pair_cols = np.empty((n, len(idx)))
-    for j, (a, b) in enumerate(idx):
-        if metric == "choice":
-            pair_cols[:, j] = (probs[a].argmax(1) == probs[b].argmax(1)) & (probs[a].max(1) > 0) & (probs[b].max(1) > 0)
-        else:
-            pair_cols[:, j] = np.einsum("qo,qo->q", probs[a], probs[b])
+def _columns(probs: Any, k: NDArray, truth: NDArray | None, idx: NDArray, metric: str) -> NDArray:
+    """(n, 2 + M + P) columns for CAPA; (n, 1 + P) for choice agreement (Fortran order, filled in place)."""
+    n, n_models = k.size, len(probs)
+    lead = 1 if metric == "choice" else 2 + n_models
+    cols = np.empty((n, lead + len(idx)), order="F")  # one allocation: 0.5 GB for 100 models × 12,000 questions
+    cols[:, 0] = 1.0
     if metric == "choice":
-        return np.column_stack([np.ones(n), pair_cols])
+        choice = [np.where(p.max(1) > 0, p.argmax(1), -1) for p in probs]
+        for j, (a, b) in enumerate(idx):
+            cols[:, lead + j] = (choice[a] == choice[b]) & (choice[a] >= 0)
+        return cols
     rows = np.arange(n)
-    correct = np.column_stack([p[rows, truth] for p in probs])
-    return np.column_stack([np.ones(n), 1.0 / (k - 1), correct, pair_cols])
+    cols[:, 1] = 1.0 / (k - 1)
+    for m, p in enumerate(probs):
+        cols[:, 2 + m] = p[rows, truth]
+    for j, (a, b) in enumerate(idx):
+        cols[:, lead + j] = np.einsum("qo,qo->q", probs[a], probs[b])
+    return cols
 
 
 def _statistic(metric: str, n_models: int, idx: NDArray):
@@ -207,44 +253,66 @@ def _jackknife(units: NDArray, stat) -> NDArray:
     return np.concatenate([stat(total - units[i: i + chunk]) for i in range(0, units.shape[0], chunk)], axis=0)
 
 
-def _infer(cols, codes, metric, n_models, idx, opts, batch):
+def _infer(cols, codes, metric, n_models, idx, opts, batch, estimate=None):
     stat = _statistic(metric, n_models, idx)
-    estimate = stat(cols.sum(axis=0))
+    if estimate is None:
+        estimate = stat(cols.sum(axis=0))
+    if opts["n_resamples"] == 0:  # point values only
+        nan = np.full(np.size(estimate), np.nan)
+        n_units = len(cols) if codes is None else int(codes.max()) + 1
+        return (estimate, nan, nan.copy(), nan.copy(), np.empty((0, np.size(estimate))),
+                np.zeros(np.size(estimate), dtype=np.int64), n_units)
     dist, units = _resample(cols, codes, stat, opts["n_resamples"], opts["rng"], batch)
     bounds = (0.0, 1.0) if metric == "choice" else (-np.inf, 1.0)
-    jack: tuple[Any, Any] | None = (_jackknife(units, stat), None) if opts["ci_method"] == "bca" else None
+    jackknife_t = opts["ci_method"] == "jackknife-t"
+    jack: tuple[Any, Any] | None = (_jackknife(units, stat), None) if opts["ci_method"] in ("bca", "jackknife-t") else None
     low, high = interval(opts["ci_method"], dist, estimate, opts["confidence_level"], jackknife=jack, bounds=bounds)
     low, high = np.where(np.isnan(estimate), np.nan, low), np.where(np.isnan(estimate), np.nan, high)
     n_undefined = np.isnan(dist).sum(axis=0)
     if metric == "choice":
         pvalue = np.full(np.shape(estimate), np.nan)
+    elif jackknife_t and jack is not None:  # one-sided t test of κ_p ≤ 0 with G − 1 df, the one the interval inverts
+        pvalue = np.where(np.isnan(estimate), np.nan, jackknife_t_pvalue(estimate, jack[0]))
     else:  # one-sided, H0: κ_p ≤ 0 (no more agreement than chance), the test the percentile interval inverts
         pvalue = monte_carlo_pvalue(np.sum(dist <= 0, axis=0), np.sum(~np.isnan(dist), axis=0))
         pvalue = np.where(np.isnan(estimate), np.nan, pvalue)
     return estimate, np.atleast_1d(low), np.atleast_1d(high), np.atleast_1d(pvalue), dist, n_undefined, units.shape[0]
 
 
+def _default_ci_method(ci_method: Any, clusters: Any) -> Any:
+    """``None``: the percentile interval over questions, the jackknife t interval over clusters."""
+    if ci_method is not None:
+        return ci_method
+    return DEFAULT_AGREEMENT_CI_METHOD if clusters is None else "jackknife-t"
+
+
 def _check_options(metric, confidence_level, ci_method, n_resamples, rng) -> dict:
-    return dict(metric=v.check_choice(metric, "metric", AGREEMENT_METRICS),
+    opts = dict(metric=v.check_choice(metric, "metric", AGREEMENT_METRICS),
                 confidence_level=v.check_confidence_level(confidence_level),
                 ci_method=v.check_choice(ci_method, "ci_method", AGREEMENT_CI_METHODS),
-                n_resamples=v.check_positive_int(n_resamples, "n_resamples"),
+                n_resamples=v.check_positive_int(n_resamples, "n_resamples", minimum=0),
                 rng=v.check_rng(rng))
+    if opts["n_resamples"] == 0 and opts["metric"] == "ec":
+        raise InvalidValueError("`n_resamples`=0 (point values only) is for metric 'capa', 'capa-discrete' and "
+                                "'choice'; for error consistency without resampling use "
+                                "tw.pairwise_error_consistency(..., ci_method='analytic'); got metric='ec'")
+    return opts
 
 
 def _warn_and_notes(names_a, names_b, estimate, n_undefined, n_resamples) -> tuple:
-    notes = []
+    est, n_und = np.atleast_1d(estimate), np.atleast_1d(n_undefined)
+    nan, many = np.isnan(est), (n_und > UNDEFINED_WARN_SHARE * n_resamples) & ~np.isnan(est)
+    notes: list[tuple] = [()] * est.size  # a loop over the flagged pairs only (half a million pairs at 1,000 models)
     degenerate, many_undefined = [], []
-    for a, b, est, nu in zip(names_a, names_b, np.atleast_1d(estimate), np.atleast_1d(n_undefined)):
-        reason = None
-        if np.isnan(est):
+    for i in np.flatnonzero(nan | many):
+        a, b, reason, undefined = names_a[i], names_b[i], None, None
+        if nan[i]:
             reason = "chance agreement c_exp is 1 (both always right, or both never right on two options): κ_p undefined"
             degenerate.append(f"{a}–{b}")
-        undefined = None
-        if nu > UNDEFINED_WARN_SHARE * n_resamples and not np.isnan(est):
-            undefined = f"{nu} of {n_resamples} bootstrap replicates undefined (c_exp = 1) and left out"
+        if many[i]:
+            undefined = f"{n_und[i]} of {n_resamples} bootstrap replicates undefined (c_exp = 1) and left out"
             many_undefined.append(f"{a}–{b}")
-        notes.append(make_notes(("undefined", reason), ("replicates", undefined)))
+        notes[i] = make_notes(("undefined", reason), ("replicates", undefined))
     if degenerate:
         warn(f"agreement undefined (NaN) for {', '.join(degenerate[:5])}: chance agreement c_exp = 1",
              DegenerateDataWarning, stacklevel=4)
@@ -264,7 +332,7 @@ def agreement(
     metric: AgreementMetric = "capa",
     clusters: ArrayLike | None = None,
     confidence_level: float = 0.95,
-    ci_method: AgreementCIMethod = DEFAULT_AGREEMENT_CI_METHOD,
+    ci_method: AgreementCIMethod | None = None,
     n_resamples: int = 10_000,
     rng: Any = None,
 ) -> ModelAgreementResult:
@@ -284,16 +352,23 @@ def agreement(
         (argmax, first on ties, as lm-sim); ``choice``: share of questions where both
         choose the same option; ``ec``: error consistency of the correctness of the argmax
         choices, by :func:`trialwise.error_consistency` (its own Jeffreys interval and
-        Fisher test; ``ci_method`` and ``clusters`` do not apply).
+        Fisher test), or with ``clusters`` by :func:`trialwise.pairwise_error_consistency`
+        (its jackknife t interval and test over clusters); ``ci_method`` does not apply.
     clusters : array_like, shape (n,), optional
         A cluster label per question (passage, subject): clusters, not questions, are
         resampled (Miller 2024).
     confidence_level : float, default 0.95
-    ci_method : {"percentile", "bca", "bc", "basic"}, default "percentile"
-        Bootstrap interval. All four covered alike in the coverage study
-        (``docs/language_models.md``); the percentile interval is the default because it
-        is the one the test of ``pvalue`` inverts and needs no jackknife.
+    ci_method : {"percentile", "bca", "bc", "basic", "jackknife-t"}, optional
+        Default: ``"percentile"``; with ``clusters``, ``"jackknife-t"`` (κ_p ± t_{G−1}·SE,
+        the SE from leaving out one cluster at a time; ``pvalue`` is then its one-sided t
+        test). The four bootstrap intervals covered alike over independent questions
+        (``docs/language_models.md``); the percentile interval is the default there because
+        it is the one the test of ``pvalue`` inverts and needs no jackknife. Over a few
+        dozen clusters or fewer the cluster bootstrap under-covers and the jackknife t
+        interval does not (docs/validity.md, "Clustered items").
     n_resamples : int, default 10000
+        Bootstrap replicates B; ``0`` gives the point values only (interval and p-value
+        NaN/None, empty ``bootstrap_distribution``; not for ``"ec"``).
     rng : None, int or numpy.random.Generator
 
     Returns
@@ -342,7 +417,7 @@ def agreement(
     >>> round(res.statistic, 4), round(res.c_obs, 4), round(res.c_exp, 4)
     (0.0273, 0.42, 0.4037)
     """
-    opts = _check_options(metric, confidence_level, ci_method, n_resamples, rng)
+    opts = _check_options(metric, confidence_level, _default_ci_method(ci_method, clusters), n_resamples, rng)
     pa, ka = _prob_rows(a, "a")
     pb, kb = _prob_rows(b, "b")
     if ka.size != kb.size or (ka != kb).any():
@@ -394,12 +469,12 @@ def agreement(
 
 
 def _table_models(trials: Any, metric: str, clusters: Any):
-    """Trial table → model names, per-model (n, K) probabilities, option counts, truth, cluster codes."""
+    """Trial table → model names, (models × n × K) probabilities, option counts, truth, cluster codes."""
     import pandas as pd
 
     if not isinstance(trials, pd.DataFrame):
-        raise InvalidTypeError(f"`trials` must be a trial table (pandas.DataFrame, e.g. tw.read_lm_eval(...)); "
-                               f"got {type(trials).__name__}")
+        raise InvalidTypeError(f"`trials` must be a trial table (pandas.DataFrame, e.g. tw.read_lm_eval(...)) or a "
+                               f"(models × questions × options) numpy array; got {type(trials).__name__}")
     need = ["subject", "image", "truth", "n_options"] + (["probabilities"] if metric == "capa" else ["response"])
     missing = [c for c in need if c not in trials.columns]
     if missing:
@@ -410,7 +485,10 @@ def _table_models(trials: Any, metric: str, clusters: Any):
     keys = ["condition", "image"] if "condition" in trials.columns else ["image"]
     item = pd.MultiIndex.from_frame(trials[keys].astype(str))
     codes, uniques = pd.factorize(item)
-    models = list(pd.unique(trials["subject"]))
+    subject, models_index = pd.factorize(trials["subject"])
+    models = list(models_index)
+    by_model = np.argsort(subject, kind="stable")
+    starts = np.searchsorted(subject[by_model], np.arange(len(models) + 1))
     n = len(uniques)
     first = np.unique(codes, return_index=True)[1]
     k = trials["n_options"].to_numpy()[first].astype(np.int64)
@@ -420,32 +498,33 @@ def _table_models(trials: Any, metric: str, clusters: Any):
     if clusters is not None:
         labels = trials[clusters].to_numpy(dtype=object)[first]
         cl = _cluster_codes(labels, n)
-    probs = []
-    for m in models:
-        rows = np.flatnonzero((trials["subject"] == m).to_numpy())
+    probs = np.zeros((len(models), n, width))
+    for i, m in enumerate(models):
+        rows = by_model[starts[i]: starts[i + 1]]
         got = codes[rows]
         if len(np.unique(got)) != n or len(got) != n:
             raise InvalidValueError(f"`trials`: model {m!r} answers {len(np.unique(got))} of the {n} questions "
                                     f"(or one twice); agreement needs every model on every question "
                                     f"(read the logs with unaligned='drop')")
-        p = np.zeros((n, width))
+        p = probs[i]
         if metric == "capa":
             prow, _ = _prob_rows(list(trials["probabilities"].to_numpy()[rows]), "trials.probabilities")
             p[got, : prow.shape[1]] = prow
         else:
             resp = np.array([int(r) if str(r).lstrip("-").isdigit() else -1 for r in trials["response"].to_numpy()[rows]])
             p[got] = _one_hot(np.where(resp < k[got], resp, -1), width)
-        probs.append(p)
     return models, probs, k, truth, cl
 
 
 def pairwise_agreement(
     trials: Any,
     *,
+    truth: ArrayLike | None = None,
+    n_options: ArrayLike | None = None,
     metric: AgreementMetric = "capa",
-    clusters: str | None = None,
+    clusters: Any = None,
     confidence_level: float = 0.95,
-    ci_method: AgreementCIMethod = DEFAULT_AGREEMENT_CI_METHOD,
+    ci_method: AgreementCIMethod | None = None,
     n_resamples: int = 10_000,
     rng: Any = None,
     batch: int | None = None,
@@ -454,21 +533,34 @@ def pairwise_agreement(
 
     Parameters
     ----------
-    trials : pandas.DataFrame
+    trials : pandas.DataFrame or numpy.ndarray, shape (n_models, n_questions, n_options)
         A trial table of evaluation logs (:func:`trialwise.read_lm_eval`,
         :func:`trialwise.read_helm`, :func:`trialwise.datasets.llm_demo`): one row per model
         (``subject``) and question (``condition`` + ``image``), with ``truth``,
         ``n_options``, and ``probabilities`` (``"capa"``) or ``response`` (the others).
-        Every model must answer every question.
+        Every model must answer every question. Or, at leaderboard scale (a 1,000-model
+        table has 12 million rows), the option probabilities as one array, zero-padded
+        beyond a question's ``n_options``; the observers are then numbered 0 … M − 1 and
+        the array is read in chunks, not copied.
+    truth : array_like of int, shape (n_questions,)
+        With an array ``trials`` only: the correct option's index per question.
+    n_options : array_like of int, shape (n_questions,), optional
+        With an array ``trials`` only: options per question (default: all of the last axis).
     metric : {"capa", "capa-discrete", "choice", "ec"}, default "capa"
         As in :func:`agreement`; ``capa-discrete`` and ``choice`` use the logged
-        ``response``; ``ec`` is :func:`trialwise.pairwise_error_consistency` on the
-        correctness (its Jeffreys interval and Fisher test).
-    clusters : str, optional
-        A column of ``trials`` (e.g. ``"cluster"`` from ``read_lm_eval(..., clusters=...)``)
-        whose values group questions; clusters are resampled as wholes.
-    confidence_level, ci_method, n_resamples, rng
+        ``response`` of a table (the argmax of an array); ``ec`` is
+        :func:`trialwise.pairwise_error_consistency` on the correctness (its Jeffreys
+        interval and Fisher test).
+    clusters : str or array_like, optional
+        A column of ``trials`` (e.g. ``"cluster"`` from ``read_lm_eval(..., clusters=...)``),
+        or with an array one label per question, whose values group questions; clusters
+        are resampled as wholes.
+    confidence_level, ci_method, rng
         As in :func:`agreement`.
+    n_resamples : int, default 10000
+        Bootstrap replicates B; ``0`` gives the point values only (intervals and p-values
+        NaN, ``bootstrap_distribution`` of shape (0, n_pairs); not for ``"ec"``), computed
+        without the per-question pair columns (see Notes).
     batch : int, optional
         Replicates per chunk of the matrix product.
 
@@ -489,10 +581,17 @@ def pairwise_agreement(
 
     Notes
     -----
-    One weight vector over the questions (clusters) per replicate is shared by every
-    pair, so the whole matrix is one chunked product ``W @ X`` with ``2 + M + P``
-    columns for M models and P pairs. ``pvalue`` is as in :func:`agreement` (NaN for
-    ``"choice"``).
+    Point values: with ``X`` the (models × questions·options) matrix of probabilities,
+    ``Σ_q Σ_o p_A(o) p_B(o) = (X Xᵀ)[A, B]``, so every pair's ``c_obs`` is one Gram matrix,
+    accumulated in float64 over chunks of questions
+    (:func:`trialwise.agreement_gram.gram_sums`; memory beyond the
+    input: about two 8 MB chunks plus the M × M Gram matrix, whatever the number of
+    questions), and κ_p follows from the same sums as the bootstrap's
+    (:func:`capa_from_sums`). Bootstrap: one weight vector over the questions (clusters)
+    per replicate is shared by every pair, so the whole matrix is one chunked product
+    ``W @ X`` with ``2 + M + P`` columns for M models and P pairs (n × (2 + M + P) float64
+    values in memory: 0.5 GB for 100 models and 12,000 questions). ``pvalue`` is as in
+    :func:`agreement` (NaN for ``"choice"``). Timings: ``docs/language_models.md``, "Speed".
 
     References
     ----------
@@ -508,40 +607,60 @@ def pairwise_agreement(
     sim/demo-1b sim/demo-7b-chat      0.133   0.103    0.161
     sim/demo-7b sim/demo-7b-chat      0.244   0.217    0.267
     """
-    opts = _check_options(metric, confidence_level, ci_method, n_resamples, rng)
+    opts = _check_options(metric, confidence_level, _default_ci_method(ci_method, clusters), n_resamples, rng)
     metric = opts["metric"]
-    models, probs, k, truth, codes = _table_models(trials, "capa" if metric == "capa" else "response", clusters)
+    if isinstance(trials, np.ndarray):
+        models, probs, k, truth_idx, codes = _array_models(trials, truth, n_options, clusters)
+        from_array = True
+    else:
+        if truth is not None or n_options is not None:
+            raise InvalidValueError("`truth` and `n_options` go with an array `trials`; a trial table holds them as "
+                                    f"columns; got truth={v.show(truth)}, n_options={v.show(n_options)}")
+        models, probs, k, truth_idx, codes = _table_models(trials, "capa" if metric == "capa" else "response",
+                                                           clusters)
+        from_array = False
     if len(models) < 2:
         raise InvalidValueError(f"`trials` needs at least 2 models (subject); got {models}")
-    idx = np.array([(i, j) for i in range(len(models)) for j in range(i + 1, len(models))], dtype=np.intp)
+    n_models, n = len(models), k.size
+    idx = np.column_stack(np.triu_indices(n_models, 1)).astype(np.intp)
     names = np.array(models, dtype=object)
     if metric == "ec":
         import pandas as pd
 
-        correct = pd.DataFrame({m: p[np.arange(k.size), truth] for m, p in zip(models, probs)})
-        ec = pairwise_error_consistency(correct, clusters=codes, confidence_level=opts["confidence_level"],
+        rows = np.arange(n)
+        right = {m: (p.argmax(axis=1) == truth_idx) if from_array else p[rows, truth_idx] for m, p in zip(models, probs)}
+        ec = pairwise_error_consistency(pd.DataFrame(right), clusters=codes, confidence_level=opts["confidence_level"],
                                         n_resamples=opts["n_resamples"], rng=opts["rng"], batch=batch)
         return PairwiseAgreementResult(
             observers=tuple(models), observer_a=ec.observer_a, observer_b=ec.observer_b, statistic=ec.statistic,
             confidence_interval=ec.confidence_interval, pvalue=ec.pvalue, n=ec.n,
             confidence_level=ec.confidence_level, method="ec", ci_method=ec.ci_method,
-            n_clusters=int(k.size) if codes is None else int(codes.max()) + 1,
+            n_clusters=int(n) if codes is None else int(codes.max()) + 1,
             c_obs=ec.c_obs, c_exp=ec.c_exp, p_correct_a=ec.accuracy_a, p_correct_b=ec.accuracy_b,
             n_resamples=ec.n_resamples, n_undefined=ec.n_undefined,
             bootstrap_distribution=ec.bootstrap_distribution, pair_notes=ec.pair_notes)
-    cols = _columns(probs, k, truth, idx, metric)
-    est, low, high, pval, dist, n_undef, units = _infer(cols, codes, metric, len(models), idx, opts, batch)
-    rows = np.arange(k.size)
-    pbar = np.array([p[rows, truth].mean() for p in probs])
+    # point values: one Gram matrix (argmax choices of an array for the discrete metrics)
+    correct, gram = gram_sums(probs, k, truth_idx, choices=from_array and metric != "capa", check=from_array)
+    sums = np.concatenate([[n, np.sum(1.0 / (k - 1))], correct, gram[idx[:, 0], idx[:, 1]]])
     if metric == "choice":
-        c_obs, c_exp = est, np.full(len(idx), np.nan)
+        est, c_obs, c_exp = sums[2 + n_models:] / n, sums[2 + n_models:] / n, np.full(len(idx), np.nan)
     else:
-        _, c_obs, c_exp = capa_from_sums(cols.sum(axis=0), len(models), idx)
+        est, c_obs, c_exp = capa_from_sums(sums, n_models, idx)
+    if opts["n_resamples"]:
+        if from_array and metric == "capa-discrete":
+            probs = (probs.argmax(axis=2)[..., None] == np.arange(probs.shape[2])).astype(np.float64)
+        cols = _columns(probs, k, truth_idx, idx, metric)
+        _, low, high, pval, dist, n_undef, units = _infer(cols, codes, metric, n_models, idx, opts, batch, est)
+    else:
+        nan = np.full(len(idx), np.nan)
+        low, high, pval, dist = nan, nan.copy(), nan.copy(), np.empty((0, len(idx)))
+        n_undef, units = np.zeros(len(idx), dtype=np.int64), n if codes is None else int(codes.max()) + 1
+    pbar = correct / n
     notes = _warn_and_notes(names[idx[:, 0]], names[idx[:, 1]], est, n_undef, opts["n_resamples"])
     return PairwiseAgreementResult(
         observers=tuple(models), observer_a=names[idx[:, 0]], observer_b=names[idx[:, 1]], statistic=est,
         confidence_interval=ConfidenceInterval(low, high), pvalue=pval,
-        n=np.full(len(idx), k.size, dtype=np.int64), confidence_level=opts["confidence_level"], method=metric,
+        n=np.full(len(idx), n, dtype=np.int64), confidence_level=opts["confidence_level"], method=metric,
         ci_method=opts["ci_method"], n_clusters=int(units), c_obs=np.asarray(c_obs), c_exp=np.asarray(c_exp),
         p_correct_a=pbar[idx[:, 0]], p_correct_b=pbar[idx[:, 1]], n_resamples=opts["n_resamples"],
         n_undefined=np.asarray(n_undef, dtype=np.int64), bootstrap_distribution=dist, pair_notes=notes)

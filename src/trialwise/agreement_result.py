@@ -372,8 +372,9 @@ class PairwiseAgreementResult(Result):
         >>> print(res.summary().splitlines()[0])
         Pairwise agreement, CAPA (kappa_p on option probabilities): 4 observers, 6 pairs, 95% CI (percentile, B = 200, joint resampling of 400 questions)
         """
+        units = f"{self.n_clusters} {'questions' if self.n_clusters == int(np.max(self.n, initial=0)) else 'clusters'}"
         head = (f"Pairwise agreement, {METRIC_NAMES.get(self.method, self.method)}: {len(self.observers)} observers, "
-                f"{len(self)} pairs, {format_percent(self.confidence_level)} CI ({self.ci_method}, "
-                f"B = {self.n_resamples}, joint resampling of {self.n_clusters} "
-                f"{'questions' if self.n_clusters == int(np.max(self.n, initial=0)) else 'clusters'})")
+                f"{len(self)} pairs, " + (f"point values only (n_resamples = 0), {units}" if self.n_resamples == 0 else
+                                          f"{format_percent(self.confidence_level)} CI ({self.ci_method}, "
+                                          f"B = {self.n_resamples}, joint resampling of {units})"))
         return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")

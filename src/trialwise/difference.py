@@ -323,7 +323,7 @@ def error_consistency_difference(
     se = jk = None
     if method == "analytic":
         se = np.sqrt(max(float(kappa_difference_variance(c)[1]), 0.0))
-    elif method == "bca":
+    elif method in ("bca", "jackknife-t"):
         jk = jackknife_tables(c, _delta, cell_ndim=3)
     if method == "restricted-wald":
         lo, hi = restricted_wald_interval(c, level)

@@ -4,8 +4,9 @@ Both entry points turn their input into 2×2 correctness tables and then share o
 vectorised core (:func:`_infer`): bootstrap interval, analytic interval, independence
 test, degenerate-case accounting.
 
-Why this module is long: about 590 lines, because both entry points share one core and
-its argument checks; the result classes live in :mod:`trialwise.ec_result`.
+Why this module is long: about 740 lines, because both entry points share one core and
+its argument checks, and the pairwise bootstrap runs block by block over pairs (memory
+bounded in the number of pairs); the result classes live in :mod:`trialwise.ec_result`.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, make_notes
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, warn
-from trialwise.intervals import CI_METHODS, CIMethod, interval
+from trialwise.intervals import CI_METHODS, CIMethod, interval, jackknife_t_interval, jackknife_t_pvalue
 from trialwise.ec_result import ErrorConsistencyResult, PairwiseErrorConsistencyResult
 from trialwise.labels import code_labels
 from trialwise.kappa import (
@@ -35,6 +36,7 @@ from trialwise.kappa import (
 )
 from trialwise.resampling import (
     JEFFREYS_PRIOR,
+    ReplicateWeights,
     bootstrap_sums,
     bootstrap_tables,
     child_seed,
@@ -58,6 +60,17 @@ DEFAULT_TEST: IndependenceTest = "fisher"
 SPARSE_EXPECTED_COUNT = 1.5
 #: Share of undefined bootstrap replicates above which a warning is issued.
 UNDEFINED_WARN_SHARE = 0.01
+#: Pairs per stream of Jeffreys pseudo-counts in :func:`pairwise_error_consistency`: pairs
+#: ``[128k, 128(k + 1))`` draw theirs from ``keyed_rng(seed, (k,))`` (block 0 from the seed's own
+#: stream, which all pairs shared before pairs were blocked, so up to 128 pairs give the numbers
+#: of earlier releases). Fixed, so that the pair blocks chosen by memory do not change numbers.
+PAIR_STREAM_BLOCK = 128
+#: Working memory of one block of pairs in :func:`pairwise_error_consistency` (replicates,
+#: their sorted copy in the interval, item columns): see :func:`pair_block_size`.
+PAIR_BLOCK_BYTES = 256 * 2**20
+#: The replicates of all pairs (``bootstrap_distribution``, B × pairs × 8 bytes) are kept by
+#: default up to this size; ``keep_replicates=True`` keeps them whatever their size.
+KEEP_REPLICATES_BYTES = 256 * 2**20
 
 TestMethod = IndependenceTest  # the name these signatures used before the alias moved to significance
 
@@ -129,7 +142,7 @@ def kappa_intervals(counts: NDArray, statistic: NDArray, dist: NDArray | None, o
     se = jk = None
     if opts.ci_method == "analytic":
         se = np.sqrt(np.clip(kappa_variance(counts)[0], 0, None))
-    elif opts.ci_method == "bca":
+    elif opts.ci_method in ("bca", "jackknife-t"):
         jk = _jackknife(counts, opts.unbiased)
     estimate = table_statistics(counts).kappa if opts.ci_method == "analytic" else statistic
     lo, hi = interval(opts.ci_method, dist, estimate, opts.confidence_level, jackknife=jk, standard_error=se)
@@ -159,8 +172,13 @@ def _infer(
     opts: Options,
     *,
     stacklevel: int = 4,
+    intervals: tuple[NDArray, NDArray, NDArray] | None = None,
 ) -> dict[str, Any]:
-    """Point estimates, intervals and tests of P tables, shape (P, 2, 2); dist (B, P)."""
+    """Point estimates, intervals and tests of P tables, shape (P, 2, 2); dist (B, P).
+
+    ``intervals`` = (low, high, n_undefined) of the ``opts.n_resamples`` replicates, when the
+    caller took them block by block (``dist`` is then None).
+    """
     stats_ = table_statistics(counts)
     kappa = stats_.kappa
     statistic = unbiased_from_kappa(kappa, stats_.n) if opts.unbiased else kappa
@@ -170,7 +188,12 @@ def _infer(
     k_hi = np.where(stats_.n > 0, k_hi, np.nan)
     if opts.unbiased:
         k_lo, k_hi = unbiased_from_kappa(k_lo, stats_.n), unbiased_from_kappa(k_hi, stats_.n)
-    lo, hi, n_undefined = kappa_intervals(counts, statistic, dist, opts)
+    if intervals is None:
+        lo, hi, n_undefined = kappa_intervals(counts, statistic, dist, opts)
+        n_replicates = 0 if dist is None else dist.shape[0]
+    else:
+        lo, hi, n_undefined = intervals
+        n_replicates = opts.n_resamples
     n_pairs = counts.shape[0]
     pvalue, n_undef_null = independence_pvalues(
         counts, test=opts.test, n_resamples=opts.n_resamples, rng=opts.rng
@@ -196,8 +219,8 @@ def _infer(
                f"(smallest expected cell count < {SPARSE_EXPECTED_COUNT:g}); {what} there — the count is in "
                "the result's `notes`; see docs/validity.md")
         warn(msg, SparseTableWarning, stacklevel)
-    if dist is not None:
-        share = n_undefined / dist.shape[0]
+    if n_replicates:
+        share = n_undefined / n_replicates
         flagged = [i for i in range(n_pairs) if share[i] > UNDEFINED_WARN_SHARE and reasons[i] is None]
         if flagged:
             cause = "a resample in which both observers were always correct or always wrong"
@@ -276,7 +299,7 @@ def error_consistency(
         Instead of ``a``/``b``: the table ``[[n11, n10], [n01, n00]]`` with A in rows,
         B in columns, "correct" first.
     confidence_level : float, default 0.95
-    ci_method : {"jeffreys", "bca", "percentile", "basic", "hdi", "analytic"}, default "jeffreys"
+    ci_method : {"jeffreys", "bca", "percentile", "basic", "hdi", "analytic", "jackknife-t"}, default "jeffreys"
         ``jeffreys``: the equal-tailed interval of κ under the Jeffreys prior
         Dirichlet(½, ½, ½, ½) on the table's cell probabilities, from ``n_resamples``
         posterior draws; it keeps its coverage near floor and ceiling, where a cell of
@@ -284,8 +307,9 @@ def error_consistency(
         over items (B = ``n_resamples``): bias-corrected and accelerated, percentile
         (the method of Klein et al. 2025), basic, or highest-density. ``analytic``: the Wald
         interval with the large-sample standard error of Fleiss, Cohen & Everitt
-        (1969). Measured coverage of each, and why Jeffreys is the default:
-        ``docs/validity.md``.
+        (1969). ``jackknife-t``: κ̂ ± t_{n−1}·SE with the jackknife SE over items (made
+        for clusters: :func:`pairwise_error_consistency`). Measured coverage of each, and why
+        Jeffreys is the default: ``docs/validity.md``.
     test : {"fisher", "boschloo", "copy-null", "asymptotic"}, default "fisher"
         Two-sided test of H0: κ = 0 (independent observers); see
         :func:`trialwise.significance.independence_pvalues`. Why Fisher is the default:
@@ -492,6 +516,99 @@ def _pair_columns(right: NDArray, seen: NDArray, idx: NDArray, fixed_total: bool
     return cols, lambda sums: tables_from_sums(*to_sums(sums))
 
 
+def pair_block_size(n_pairs: int, n_items: int, n_resamples: int, budget: int | None = None) -> int:
+    """Pairs per block of the pairwise bootstrap: a multiple of :data:`PAIR_STREAM_BLOCK`.
+
+    A pair of a block holds its B replicates and their sorted copy (``16·B`` bytes, plus
+    ``8·B`` of slack for the interval's temporaries) and its item columns (four per pair, as
+    uint8 and as float64: ``40·n_items`` bytes), so a block of ``m`` pairs takes about
+    ``m·(24·B + 40·n_items)`` bytes; ``m`` is the largest multiple of
+    :data:`PAIR_STREAM_BLOCK` within ``budget`` (default :data:`PAIR_BLOCK_BYTES`; at least one
+    stream block, at most all pairs).
+    """
+    per_pair = 24 * n_resamples + 40 * n_items
+    m = max(1, (PAIR_BLOCK_BYTES if budget is None else budget) // per_pair) // PAIR_STREAM_BLOCK * PAIR_STREAM_BLOCK
+    return int(min(max(m, PAIR_STREAM_BLOCK), n_pairs))
+
+
+def _jeffreys_pseudo_counts(seed: int, start: int, stop: int) -> Any:
+    """Gamma(½) pseudo-counts of pairs ``start … stop − 1`` (whole stream blocks), chunk after chunk."""
+    blocks = range(start // PAIR_STREAM_BLOCK, -(-stop // PAIR_STREAM_BLOCK))
+    streams = [(keyed_rng(seed, (k,) if k else ()),
+                min(stop, (k + 1) * PAIR_STREAM_BLOCK) - max(start, k * PAIR_STREAM_BLOCK)) for k in blocks]
+
+    def draw(b: int) -> NDArray:
+        parts = [g.standard_gamma(JEFFREYS_PRIOR, size=(b, m, 2, 2)) for g, m in streams]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+    return draw
+
+
+def _pairwise_bootstrap(right: NDArray, seen: NDArray, idx: NDArray, codes: NDArray | None, strata: Any,
+                        opts: Options, batch: int | None, keep_replicates: bool | None) -> dict[str, Any]:
+    """Tables, intervals and replicate summaries of every pair, one block of pairs at a time.
+
+    Every block sees the same replicate weights (:class:`trialwise.resampling.ReplicateWeights`)
+    and its pairs' own Jeffreys streams, so the numbers do not depend on the block size; only a
+    block's B × pairs replicates are held, unless they are kept for the result.
+    """
+    n_pairs = len(idx)
+    jeffreys = opts.ci_method == "jeffreys"
+    fixed_total = not jeffreys and codes is None
+    n_units = right.shape[0] if codes is None else int(codes.max()) + 1
+    B = opts.n_resamples
+    m = pair_block_size(n_pairs, right.shape[0], B)
+    keep = 8 * B * n_pairs <= KEEP_REPLICATES_BYTES if keep_replicates is None else bool(keep_replicates)
+    seed = child_seed(opts.rng, bits=64) if jeffreys else 0  # drawn before the weights, as always
+    weights = ReplicateWeights(n_units, B, rng=opts.rng, strata=strata, batch=batch,
+                               kind="bayesian" if jeffreys else "multinomial", n_columns=4 * m)
+    counts = np.empty((n_pairs, 2, 2), dtype=np.int64)
+    lo, hi = np.empty(n_pairs), np.empty(n_pairs)
+    n_undefined = np.empty(n_pairs, dtype=np.int64)
+    below, above, n_ok = (np.empty(n_pairs, dtype=np.int64) for _ in range(3))
+    jk_p = np.full(n_pairs, np.nan)
+    dist = np.empty((B, n_pairs)) if keep else None
+    for start in range(0, n_pairs, m):
+        sl = slice(start, min(start + m, n_pairs))
+        used, local = np.unique(idx[sl], return_inverse=True)
+        local = local.reshape(-1, 2)
+        r, s_ = right[:, used], seen[:, used]
+        counts[sl] = pairwise_tables(r, s_, local)
+        cols, to_tables = _pair_columns(r, s_, local, fixed_total=fixed_total)
+        if codes is not None:  # resample clusters: their summed columns
+            cols = cluster_sums(cols, codes)
+        # Jeffreys: Bayesian bootstrap (Exp(1) weights, shared by all pairs) plus Gamma(½)
+        # pseudo-counts per cell: each pair's replicate table is a draw from its Jeffreys
+        # posterior Dirichlet(counts + ½), and the pairs stay jointly resampled.
+        pseudo = _jeffreys_pseudo_counts(seed, start, sl.stop) if jeffreys else None
+
+        def statistic(sums: NDArray, to_tables: Any = to_tables, pseudo: Any = pseudo) -> NDArray:
+            tables = to_tables(sums)
+            if pseudo is not None:
+                tables = tables + pseudo(tables.shape[0])
+            return kappa_kernel(tables, unbiased=opts.unbiased)
+
+        d = bootstrap_sums(cols, B, statistic=statistic, weights=weights)
+        st = table_statistics(counts[sl])
+        estimate = unbiased_from_kappa(st.kappa, st.n) if opts.unbiased else st.kappa
+        lo[sl], hi[sl], n_undefined[sl] = kappa_intervals(counts[sl], estimate, d, opts)
+        if codes is not None and opts.ci_method == "jackknife-t":  # leave one cluster out, not one item
+            with np.errstate(invalid="ignore", divide="ignore"):
+                jk = kappa_kernel(to_tables(cols.sum(axis=0)[None] - cols), unbiased=opts.unbiased)
+            jlo, jhi = jackknife_t_interval(estimate, jk, opts.confidence_level)
+            defined = ~np.isnan(estimate)
+            lo[sl], hi[sl] = np.clip(np.where(defined, jlo, np.nan), -1, 1), np.clip(np.where(defined, jhi, np.nan), -1, 1)
+            p_up = jackknife_t_pvalue(estimate, jk)
+            jk_p[sl] = np.minimum(1.0, 2.0 * np.minimum(p_up, 1.0 - p_up))  # two-sided, as the tests of the table
+        ok = ~np.isnan(d)
+        below[sl], above[sl], n_ok[sl] = np.sum(ok & (d <= 0), axis=0), np.sum(ok & (d >= 0), axis=0), ok.sum(axis=0)
+        if dist is not None:
+            dist[:, sl] = d
+        del d, ok, cols
+    return dict(counts=counts, intervals=(lo, hi, n_undefined), below=below, above=above, n_ok=n_ok,
+                dist=dist, kept=keep, jackknife_pvalue=jk_p)
+
+
 def pairwise_error_consistency(
     correct: ArrayLike,
     *,
@@ -500,12 +617,13 @@ def pairwise_error_consistency(
     strata: ArrayLike | None = None,
     clusters: ArrayLike | None = None,
     confidence_level: float = 0.95,
-    ci_method: CIMethod = DEFAULT_CI_METHOD,
+    ci_method: CIMethod | None = None,
     test: TestMethod = DEFAULT_TEST,
     n_resamples: int = 10_000,
     unbiased: bool = False,
     rng: Any = None,
     batch: int | None = None,
+    keep_replicates: bool | None = None,
 ) -> PairwiseErrorConsistencyResult:
     """Error consistency of every pair of observers, with jointly resampled intervals.
 
@@ -528,10 +646,23 @@ def pairwise_error_consistency(
         succeed and fail together and resampling them one by one gives intervals that are
         too narrow (docs/benchmark.md, "Clustered items"). ``ci_method="jeffreys"`` is then
         the Bayesian bootstrap over clusters plus the Jeffreys pseudo-counts.
-    confidence_level, ci_method, test, n_resamples, unbiased, rng
+    ci_method : {"jeffreys", "bca", "percentile", "basic", "hdi", "analytic", "jackknife-t"}, optional
+        As in :func:`error_consistency`. Default: ``"jeffreys"``; with ``clusters``,
+        ``"jackknife-t"``: κ̂ ± t_{G−1}·SE, the SE from leaving out one cluster at a time
+        (:func:`trialwise.intervals.jackknife_t_interval`), and the p-value its two-sided t
+        test (``test`` reads ``"cluster-jackknife-t"``). With a few dozen clusters or fewer the
+        cluster bootstrap under-covers (89 % at 15 clusters) and this interval does not
+        (docs/validity.md, "Clustered items").
+    confidence_level, test, n_resamples, unbiased, rng
         As in :func:`error_consistency`.
     batch : int, optional
         Replicates per chunk of the matrix product (default: sized to ~64 MB).
+    keep_replicates : bool, optional
+        Keep every pair's replicates in ``bootstrap_distribution``, an (n_resamples,
+        n_pairs) float64 array: 8·B·n_pairs bytes (1.6 GB for 200 observers at B =
+        10,000; 4 GB for 1,000 observers at B = 1,000). Default (None): kept when that is
+        at most :data:`KEEP_REPLICATES_BYTES` (256 MiB), else dropped, shape (0, n_pairs).
+        The intervals, p-values and ``n_undefined`` are the same either way.
 
     Returns
     -------
@@ -539,7 +670,8 @@ def pairwise_error_consistency(
         Arrays with one entry per pair; ``to_frame()`` has one row per pair with
         columns ``observer_a, observer_b, statistic, ci_low, ci_high, pvalue, n, ...``;
         ``pair(a, b)`` gives one pair as an :class:`ErrorConsistencyResult`;
-        ``bootstrap_distribution`` is (n_resamples, n_pairs).
+        ``bootstrap_distribution`` is (n_resamples, n_pairs), or (0, n_pairs) when the
+        replicates were not kept (see ``keep_replicates``).
 
     Warns
     -----
@@ -558,6 +690,17 @@ def pairwise_error_consistency(
     replicate is a weighted column sum, so the bootstrap is one chunked matrix product
     (:func:`trialwise.resampling.bootstrap_sums`).
 
+    Memory is bounded in the number of pairs as well as in B: the pairs are bootstrapped
+    in blocks (:func:`pair_block_size`: about ``m·(24·B + 40·n_items)`` bytes for a block
+    of ``m`` pairs, within :data:`PAIR_BLOCK_BYTES` = 256 MiB, at least 128 pairs), each
+    block reduced to its intervals and tail counts before the next; every block sees the
+    same replicate weights (:class:`trialwise.resampling.ReplicateWeights`, kept when B ×
+    n_items × 8 bytes ≤ 128 MiB, else drawn again from the saved stream). Beyond that the
+    call holds O(n_items × n_observers + n_pairs) (the tables and per-pair results) and,
+    if kept, the replicates. The Jeffreys pseudo-counts of pairs ``128k … 128k + 127``
+    come from their own stream (:data:`PAIR_STREAM_BLOCK`), so a seed gives the same
+    numbers whatever the block size.
+
     Examples
     --------
     >>> import numpy as np, pandas as pd, trialwise as tw
@@ -571,50 +714,37 @@ def pairwise_error_consistency(
     >>> bool(np.all(res.statistic > 0.1))
     True
     """
+    if ci_method is None:
+        ci_method = DEFAULT_CI_METHOD if clusters is None else "jackknife-t"
     opts = check_options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
+    if keep_replicates is not None and not isinstance(keep_replicates, (bool, np.bool_)):
+        raise InvalidTypeError(f"`keep_replicates` must be True, False or None; got {keep_replicates!r}")
     right, seen, names = _correctness_matrix(correct, truth)
     idx = np.array(_pair_indices(names, pairs), dtype=np.intp).reshape(-1, 2)
-    counts = pairwise_tables(right, seen, idx)
     codes = None if clusters is None else cluster_codes(clusters, right.shape[0])
     if codes is not None and opts.ci_method == "analytic":
         raise InvalidValueError("`ci_method`='analytic' treats items as independent; with `clusters` choose a "
-                                "resampling interval (jeffreys, bca, percentile, basic, hdi)")
-    cols, to_tables = _pair_columns(right, seen, idx, fixed_total=opts.ci_method != "jeffreys" and codes is None)
-    if codes is not None:  # resample clusters: their summed columns, strata per cluster
-        if strata is not None:
-            strata = strata_of_clusters(strata, codes)
-        cols = cluster_sums(cols, codes)
+                                "resampling interval (jackknife-t, jeffreys, bca, percentile, basic, hdi)")
+    if codes is not None and strata is not None:  # strata per cluster
+        strata = strata_of_clusters(strata, codes)
     if opts.ci_method == "analytic":
-        dist = None
-    elif opts.ci_method == "jeffreys":
-        # Bayesian bootstrap (Exp(1) item weights, shared by all pairs) plus Gamma(½)
-        # pseudo-counts per cell: each pair's replicate table is then a draw from its
-        # Jeffreys posterior Dirichlet(counts + ½), and the pairs stay jointly resampled.
-        pseudo = keyed_rng(child_seed(opts.rng, bits=64))  # its own stream: chunking cannot interleave them
-
-        def statistic(sums: NDArray) -> NDArray:
-            tables = to_tables(sums)
-            return kappa_kernel(tables + pseudo.standard_gamma(JEFFREYS_PRIOR, size=tables.shape), unbiased=opts.unbiased)
-
-        dist = bootstrap_sums(cols, opts.n_resamples, statistic=statistic, rng=opts.rng, strata=strata,
-                              batch=batch, kind="bayesian")
+        counts, dist, boot = pairwise_tables(right, seen, idx), None, None
+        out = _infer(counts, None, opts)
     else:
-        dist = bootstrap_sums(
-            cols,
-            opts.n_resamples,
-            statistic=lambda s: kappa_kernel(to_tables(s), unbiased=opts.unbiased),
-            rng=opts.rng,
-            strata=strata,
-            batch=batch,
-        )
-    out = _infer(counts, dist, opts)
+        boot = _pairwise_bootstrap(right, seen, idx, codes, strata, opts, batch, keep_replicates)
+        counts, dist = boot["counts"], boot["dist"]
+        out = _infer(counts, None, opts, intervals=boot["intervals"])
     test_name = opts.test
-    if codes is not None and dist is not None:
-        # the tests of EC = 0 on the table treat items as independent: with clusters, invert the
-        # clusters' bootstrap (two-sided: twice the smaller share of replicates on either side of 0)
-        ok = ~np.isnan(dist)
-        below, above = (np.sum(ok & (dist <= 0), axis=0), np.sum(ok & (dist >= 0), axis=0))
-        out["pvalue"] = np.minimum(1.0, 2.0 * monte_carlo_pvalue(np.minimum(below, above), ok.sum(axis=0)))
+    if codes is not None and boot is not None and opts.ci_method == "jackknife-t":
+        # the tests of EC = 0 on the table treat items as independent: with clusters, the
+        # jackknife t test over clusters that the interval inverts (two-sided, G − 1 df)
+        out["pvalue"] = np.where(np.isnan(out["statistic"]), np.nan, boot["jackknife_pvalue"])
+        test_name = "cluster-jackknife-t"
+    elif codes is not None and boot is not None:
+        # ... or invert the clusters' bootstrap (two-sided: twice the smaller share of
+        # replicates on either side of 0)
+        hits = np.minimum(boot["below"], boot["above"])
+        out["pvalue"] = np.minimum(1.0, 2.0 * monte_carlo_pvalue(hits, boot["n_ok"]))
         test_name = "cluster-bootstrap"
     s = out["stats"]
     names_arr = np.array(names, dtype=object)
@@ -637,7 +767,7 @@ def pairwise_error_consistency(
         c_exp=s.c_exp,
         kappa_min=out["kappa_min"],
         kappa_max=out["kappa_max"],
-        n_resamples=0 if dist is None else opts.n_resamples,
+        n_resamples=0 if boot is None else opts.n_resamples,
         n_undefined=np.asarray(out["n_undefined"], dtype=np.int64),
         n_undefined_null=np.asarray(out["n_undefined_null"], dtype=np.int64).reshape(-1),
         bootstrap_distribution=np.empty((0, len(idx))) if dist is None else dist,

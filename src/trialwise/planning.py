@@ -6,7 +6,7 @@ of observers with accuracies ``a_A``, ``a_B`` and error consistency κ are one m
 draw over the four cells of the 2×2 table, so a whole grid of designs (n × accuracies ×
 κ, broadcast like numpy) is simulated in one call of the resampling engine.
 
-Why this module is long: about 610 lines, the three planning questions (interval width,
+Why this module is long: about 650 lines, the three planning questions (interval width,
 trial count, power) share their simulation helpers; the results live in
 :mod:`trialwise.planning_result`.
 """
@@ -221,6 +221,26 @@ def _smallest_n(ok: Callable[[int], bool], start: int, n_max: int) -> int | None
     return hi
 
 
+#: Public names of the search helpers, for the other planning modules (:mod:`trialwise.planning_questions`).
+smallest_n = _smallest_n
+seeded_rng = _seeded
+
+
+def check_design(cluster_size: Any, icc: Any, cluster_size_cv: Any) -> float:
+    """The checked cluster design's effect ``1 + ((1 + cv²)·m̄ − 1)·ICC`` (:func:`trialwise.design_effect`)."""
+    m = v.as_float_array(cluster_size, "cluster_size")
+    if m.ndim != 0 or not float(m) >= 1:
+        raise InvalidValueError(f"`cluster_size` must be a number >= 1 (the mean number of items per cluster); "
+                                f"got {v.show(cluster_size)}")
+    rho = v.check_probability(icc, "icc")
+    cv = v.as_float_array(cluster_size_cv, "cluster_size_cv")
+    if rho.ndim != 0:
+        raise InvalidValueError(f"`icc` must be a single number in [0, 1]; got {v.show(icc)}")
+    if cv.ndim != 0 or not float(cv) >= 0:
+        raise InvalidValueError(f"`cluster_size_cv` must be a single number >= 0; got {v.show(cluster_size_cv)}")
+    return 1 + ((1 + float(cv) ** 2) * float(m) - 1) * float(rho)
+
+
 def _asymptotic_sd(cells: NDArray) -> NDArray:
     """√(n·Var κ̂) at the population table: the large-sample SD for one trial."""
     var, _ = kappa_variance(np.asarray(cells) * 1.0)
@@ -432,6 +452,9 @@ def power_difference(
     n_simulations: int = 10_000,
     rng: Any = None,
     n_max: int = 1_000_000,
+    cluster_size: float = 1.0,
+    icc: float = 0.0,
+    cluster_size_cv: float = 0.0,
 ) -> PowerResult:
     """Power to detect κ_X ≠ κ_Y for two observers compared with the same reference.
 
@@ -456,6 +479,13 @@ def power_difference(
     n_simulations : int, default 10000
     rng : None, int or numpy.random.Generator
     n_max : int, default 1000000
+    cluster_size, icc, cluster_size_cv : float, default 1, 0, 0
+        Trials in clusters (questions sharing a passage, images sharing a category):
+        the power at n is simulated at ``⌊n / DE⌋`` independent trials, DE =
+        :func:`trialwise.design_effect`; a searched n is the effective n times DE, rounded
+        up. The ICC is that of the per-trial influence values of the difference; the
+        simulation study of ``docs/planning.md`` checks it for clusters in which every
+        (reference, X, Y) cell indicator has that ICC.
 
     Returns
     -------
@@ -478,6 +508,7 @@ def power_difference(
                                                           (accuracy_y, "accuracy_y"))]
     grid = [kx, ky, *accs] + ([] if n is None else [check_n(n)])
     v.check_broadcast(*grid, names=("kappa_x", "kappa_y", "accuracy_reference", "accuracy_x", "accuracy_y", "n")[:len(grid)])
+    de = check_design(cluster_size, icc, cluster_size_cv)
     cells = joint_cells(kappa_x, kappa_y, accuracy_reference, accuracy_x, accuracy_y)
     z = float(ndtri(1 - a / 2))
     delta, var1 = kappa_difference_variance(cells)
@@ -499,17 +530,20 @@ def power_difference(
             return bool(_rejections(rej, z).mean() >= target)
 
         start = math.ceil(((z + float(ndtri(target))) * float(sd1) / abs(float(delta))) ** 2)
-        found = _smallest_n(ok, max(start, 2), n_max)
-        n_arr = np.asarray(n_max if found is None else found, dtype=np.int64)
-        gen = _seeded(base, int(n_arr))
+        eff_max = max(1, int(n_max / de))
+        found = _smallest_n(ok, max(start, 2), eff_max)
+        n_eff = np.asarray(eff_max if found is None else found, dtype=np.int64)
+        n_arr = np.asarray(math.ceil(int(n_eff) * de - 1e-9), dtype=np.int64)
+        gen = _seeded(base, int(n_eff))
         reached = found is not None
     else:
         n_arr = check_n(n)
+        n_eff = n_arr if de == 1 else np.maximum(1, np.floor(n_arr / de + 1e-9)).astype(np.int64)
         reached = True
-    sims = multinomial_cells(cells, n_arr, size=n_sim, rng=gen, cell_ndim=3,
+    sims = multinomial_cells(cells, n_eff, size=n_sim, rng=gen, cell_ndim=3,
                              statistic=lambda t: _rejections(t, z))
     pw = sims.mean(axis=0)
-    se = sd1 / np.sqrt(n_arr)
+    se = sd1 / np.sqrt(n_eff)
     with np.errstate(invalid="ignore", divide="ignore"):
         shift = np.abs(delta) / se
     pw_a = ndtr(shift - z) + ndtr(-shift - z)

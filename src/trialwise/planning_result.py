@@ -15,7 +15,8 @@ from trialwise._core.deprecation import Renamed
 from trialwise._core.format import format_percent
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
 
-__all__ = ["CIWidthResult", "CopyModelValidation", "PlanResult", "PowerResult"]
+__all__ = ["CIWidthResult", "ClusterDesign", "CopyModelValidation", "HalfWidthResult", "PlanResult", "PowerResult",
+           "QuestionPowerResult"]
 
 
 class _GridResult(Result):
@@ -188,6 +189,88 @@ class PowerResult(_GridResult):
     def statistic(self) -> NDArray:
         """The simulated power (same as ``power``)."""
         return self.power
+
+
+@dataclass(frozen=True, repr=False)
+class QuestionPowerResult(PowerResult):
+    """Power to tell two accuracies or two agreements apart on n questions (:mod:`trialwise.planning_questions`).
+
+    :class:`PowerResult` plus the cluster ``design_effect`` (``n_effective = n /
+    design_effect`` independent questions carry the same information as the n clustered
+    ones) and ``method``, the test whose power it is (``"mcnemar-exact"``,
+    ``"paired-wald"`` (clustered), ``"two-proportion-z"``, ``"capa-wald"``, ``"capa-discrete-wald"``). ``n`` counts questions.
+    """
+
+    design_effect: float = 1.0
+    method: str = "mcnemar-exact"
+
+    frame_columns = PowerResult.frame_columns + ("design_effect", "n_effective")  # type: ignore[assignment]
+    _frame_sources = {"design_effect": "design_effect_grid"}
+
+    @property
+    def design_effect_grid(self) -> NDArray:
+        """``design_effect`` broadcast to the grid (a column of :meth:`to_frame`)."""
+        return np.broadcast_to(self.design_effect, np.shape(self.power)).astype(float)
+
+    @property
+    def n_effective(self) -> NDArray:
+        """``n / design_effect``: the number of independent questions the simulation draws (before rounding)."""
+        return np.asarray(self.n) / self.design_effect
+
+
+@dataclass(frozen=True, repr=False)
+class HalfWidthResult(_GridResult):
+    """Large-sample half-width of the interval of one accuracy or one CAPA at n questions.
+
+    ``statistic`` is the planning value (the accuracy, or κ_p of the pilot); ``sd`` the
+    per-question standard deviation σ₁ (so ``SE = σ₁·√(design_effect / n)``); ``half_width``
+    = z·SE at ``confidence_level``. When n was solved for, ``half_width_target`` is set and
+    ``n`` is the smallest n reaching it.
+    """
+
+    n: NDArray
+    statistic: NDArray
+    sd: NDArray
+    design_effect: NDArray
+    half_width: NDArray
+    confidence_level: float
+    method: str
+    half_width_target: float | None = None
+
+    frame_columns = ("n", "n_effective", "statistic", "sd", "design_effect", "half_width")
+
+    @property
+    def n_effective(self) -> NDArray:
+        return np.asarray(self.n) / np.asarray(self.design_effect)
+
+
+@dataclass(frozen=True, repr=False)
+class ClusterDesign(_GridResult):
+    """Intra-cluster correlation of per-question values and the design effect it implies (:func:`trialwise.estimate_icc`).
+
+    ``statistic`` is the one-way ANOVA estimate of the ICC (it can be negative; plan with
+    ``max(icc, 0)``); ``cluster_size`` the mean cluster size m̄ and ``cluster_size_cv`` the
+    coefficient of variation of the sizes; ``design_effect`` = 1 + ((1 + cv²)·m̄ − 1)·ICC
+    (Eldridge et al. 2006), with the ICC floored at 0.
+    """
+
+    statistic: float
+    n: int
+    n_clusters: int
+    cluster_size: float
+    cluster_size_cv: float
+    method: str = "anova"
+
+    frame_columns = ("n", "n_clusters", "cluster_size", "cluster_size_cv", "icc", "design_effect")
+
+    @property
+    def icc(self) -> float:
+        """The estimated intra-cluster correlation (same as ``statistic``)."""
+        return self.statistic
+
+    @property
+    def design_effect(self) -> float:
+        return 1 + ((1 + self.cluster_size_cv ** 2) * self.cluster_size - 1) * max(self.statistic, 0.0)
 
 
 @dataclass(frozen=True, repr=False)

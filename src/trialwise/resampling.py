@@ -18,6 +18,7 @@ lines) for that reason: it is the single place where trialwise draws random numb
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -47,10 +48,14 @@ __all__ = [
     "child_seed",
     "keyed_rng",
     "pair_columns",
+    "ReplicateWeights",
 ]
 
 #: Working memory a chunk of replicates may take, in bytes (weights + products).
 BATCH_BYTES = 64 * 2**20
+#: Bootstrap weights up to this size (B × items × 8 bytes) are kept by :class:`ReplicateWeights`
+#: and reused for every block of columns; larger ones are drawn again from the saved stream.
+WEIGHTS_KEEP_BYTES = 128 * 2**20
 #: Draws per block of a large multinomial simulation (each block has its own child stream).
 SIMULATION_BLOCK = 2**18
 #: Pseudo-count per cell of the Jeffreys prior of a multinomial, Dirichlet(½, …, ½).
@@ -208,6 +213,7 @@ def bootstrap_sums(
     batch: int | None = None,
     kind: str = "multinomial",
     with_weights: bool = False,
+    weights: ReplicateWeights | None = None,
 ) -> NDArray:
     """Weighted column sums ``W @ X`` for B bootstrap replicates, chunk by chunk.
 
@@ -225,6 +231,10 @@ def bootstrap_sums(
     with_weights : bool
         Call ``statistic(sums, weights)`` with the chunk's weights, shape (b, n_items),
         too (e.g. for the infinitesimal-jackknife variance of every replicate).
+    weights : ReplicateWeights, optional
+        Take the replicates' weights from here instead (then ``n_resamples``, ``rng``,
+        ``strata``, ``batch`` and ``kind`` are theirs): several blocks of columns (e.g.
+        blocks of observer pairs) then see the same replicates.
 
     Returns
     -------
@@ -241,21 +251,88 @@ def bootstrap_sums(
     if x.ndim != 2:
         raise InvalidValueError(f"`columns` must be 2-D (items × columns); got shape {x.shape}")
     n_items, n_cols = x.shape
+    if weights is not None:
+        kind = weights.kind
     # float32 is exact only for integer columns whose sums stay below 2**24 (probabilities are not)
     exact32 = (kind == "multinomial" and float(np.abs(x).max(initial=0)) * n_items < _EXACT_FLOAT32
                and (np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.bool_)
                     or bool(np.all(x == np.round(x)))))
     dtype = np.float32 if exact32 else np.float64
     xf = np.ascontiguousarray(x, dtype=dtype)
-    rows = _batch_rows(n_items, n_cols, n_resamples, batch)
+    if weights is None:
+        rows = _batch_rows(n_items, n_cols, n_resamples, batch)
+        chunks: Any = bootstrap_weights(n_items, n_resamples, rng=rng, strata=strata, batch=rows, kind=kind)
+    elif weights.n_items != n_items:
+        raise InvalidValueError(f"`weights` are for {weights.n_items} items; `columns` has {n_items}")
+    else:
+        chunks = weights
     out: list[NDArray] = []
-    for w in bootstrap_weights(n_items, n_resamples, rng=rng, strata=strata, batch=rows, kind=kind):
-        sums = (w.astype(dtype) @ xf).astype(np.float64)
+    for w in chunks:
+        sums = (w.astype(dtype, copy=False) @ xf).astype(np.float64, copy=False)
         if statistic is None:
             out.append(sums)
         else:
             out.append(statistic(sums, w) if with_weights else statistic(sums))
     return np.concatenate(out, axis=0)
+
+
+class ReplicateWeights:
+    """The weight chunks of :func:`bootstrap_weights`, the same each time they are iterated.
+
+    For a bootstrap over blocks of columns that must all see the same replicates (the
+    pair blocks of :func:`trialwise.pairwise_error_consistency`): the first iteration
+    draws from ``rng`` (and advances it exactly as one pass of :func:`bootstrap_weights`
+    would); later iterations replay the same chunks, kept in memory when they take at most
+    ``keep_bytes`` (B × n_items × 8 bytes), else drawn again from a saved copy of the
+    stream. Either way the replicates do not depend on how many blocks there are.
+
+    Parameters
+    ----------
+    n_items, n_resamples, rng, strata, batch, kind
+        As in :func:`bootstrap_weights`; ``batch`` is the replicates per chunk.
+    n_columns : int, default 0
+        Columns of the product the chunks will meet; with ``batch=None`` the chunk size is
+        then chosen as in :func:`bootstrap_sums` (about :data:`BATCH_BYTES` per chunk).
+    keep_bytes : int, optional
+        Default :data:`WEIGHTS_KEEP_BYTES`.
+
+    Examples
+    --------
+    >>> w = ReplicateWeights(5, 4, rng=0, batch=3)
+    >>> first, again = np.concatenate(list(w)), np.concatenate(list(w))
+    >>> bool((first == again).all()), first.shape
+    (True, (4, 5))
+    """
+
+    def __init__(self, n_items: int, n_resamples: int, *, rng: Any = None, strata: ArrayLike | None = None,
+                 batch: int | None = None, kind: str = "multinomial", n_columns: int = 0,
+                 keep_bytes: int | None = None) -> None:
+        self.n_items = check_positive_int(n_items, "n_items")
+        self.n_resamples = check_positive_int(n_resamples, "n_resamples")
+        self.kind = kind
+        self._gen = check_rng(rng)
+        self._saved = copy.deepcopy(self._gen)
+        rows = _batch_rows(self.n_items, n_columns, self.n_resamples, batch)
+        self._args: dict[str, Any] = dict(strata=strata, batch=rows, kind=kind)
+        bytes_needed = 8 * self.n_items * self.n_resamples
+        self._keep = bytes_needed <= (WEIGHTS_KEEP_BYTES if keep_bytes is None else keep_bytes)
+        self._kept: list[NDArray] | None = None
+        self._passes = 0
+
+    def __iter__(self) -> Iterator[NDArray]:
+        if self._kept is not None:
+            yield from self._kept
+            return
+        first = self._passes == 0
+        self._passes += 1
+        gen = self._gen if first else copy.deepcopy(self._saved)
+        kept: list[NDArray] = []
+        for w in bootstrap_weights(self.n_items, self.n_resamples, rng=gen, **self._args):
+            if first and self._keep:
+                kept.append(w)
+            yield w
+        if first and self._keep:
+            self._kept = kept
 
 
 def multinomial_tables(

@@ -117,10 +117,12 @@ class CeilingResult(Result):
 @dataclass(frozen=True, repr=False)
 class BrainScoreResult(Result):
     """A candidate's score on a behavioural benchmark (:class:`trialwise.BehavioralBenchmark`), or of
-    :func:`trialwise.brainscore.value_delta` and :func:`trialwise.brainscore.ost_correlation` (their
-    docstrings say how their intervals are formed).
+    :func:`trialwise.brainscore.value_delta`, :func:`trialwise.brainscore.ost_correlation`,
+    :func:`trialwise.brainscore.i2n` and :func:`trialwise.brainscore.i1n` (their docstrings say how
+    their intervals are formed).
 
-    ``statistic`` = ``clip(raw / ceiling, 0, 1)``; ``raw`` the metric before ceiling;
+    ``statistic`` = ``clip(raw / ceiling, 0, 1)`` (for I1n/I2n the mean over splits of
+    ``raw / √ceiling``, Brain-Score's rule); ``raw`` the metric before ceiling;
     ``ceiling`` a :class:`CeilingResult`. All intervals are percentile intervals of one
     joint bootstrap (the same item replicates for the candidate and the humans), so the
     score's interval includes the ceiling's uncertainty. ``n_undefined``: replicates

@@ -229,7 +229,8 @@ def _print_similarity(res, order: list) -> None:
     units = "questions" if res.n_clusters == int(max(res.n, default=0)) else "clusters"
     print(f"Similarity: {symbol}, {len(res.observers)} models, {int(max(res.n, default=0))} questions; "
           f"{res.confidence_level * 100:g}% CI ({res.ci_method}"
-          + (" bootstrap, B" if res.ci_method in AGREEMENT_CI_METHODS else " interval; differences: bootstrap B") +
+          + (" interval over clusters; differences: bootstrap B" if res.ci_method == "jackknife-t" else
+             " bootstrap, B" if res.ci_method in AGREEMENT_CI_METHODS else " interval; differences: bootstrap B") +
           f" = {res.n_resamples}, {res.n_clusters} {units} resampled jointly for all pairs)")
     mat = res.matrix().loc[order, order]
     w = max(len(str(n)) for n in order)
@@ -339,8 +340,8 @@ def run_similarity(args) -> int:
         print(f"trialwise: warning: {few}", file=sys.stderr)
     if args.clusters and res.n_clusters < FEW_CLUSTERS:
         print(f"trialwise: warning: --clusters {args.clusters}: only {res.n_clusters} cluster(s), the independent "
-              f"units of the bootstrap; with fewer than {FEW_CLUSTERS} its intervals and tests are unreliable (too "
-              f"narrow; docs/language_models.md, 'Clusters')", file=sys.stderr)
+              f"units of the intervals; with fewer than {FEW_CLUSTERS} they and the tests are unreliable (too "
+              f"narrow; docs/validity.md, 'Clustered items')", file=sys.stderr)
     caught.report()
     raise_figure_failures(failures)
     return 0

@@ -51,7 +51,8 @@ def _similarity_section(res, order: list, failures: list[str], clusters: str | N
              else f"{res.n_clusters} questions")
     frame = res.to_frame().sort_values("statistic", ascending=False, na_position="last")
     test = res.method != "choice"
-    what = "H0 κ = 0" if res.method == "ec" else "one-sided bootstrap test of H0 κp ≤ 0 (no more agreement than chance)"
+    how = "jackknife t" if res.ci_method == "jackknife-t" else "bootstrap"
+    what = "H0 κ = 0" if res.method == "ec" else f"one-sided {how} test of H0 κp ≤ 0 (no more agreement than chance)"
     cols = {"model A": [str(a) for a in frame.observer_a], "model B": [str(b) for b in frame.observer_b],
             symbol: [_num(s) for s in frame.statistic],
             f"{level} CI": [_ci(a, b) for a, b in zip(frame.ci_low, frame.ci_high)]}
@@ -61,7 +62,8 @@ def _similarity_section(res, order: list, failures: list[str], clusters: str | N
     return [
         "<h2>Similarity</h2>",
         f"<p class='note'>{html.escape(symbol)} of every pair of models with {level} {html.escape(res.ci_method)} "
-        + ("bootstrap intervals" if res.ci_method in AGREEMENT_CI_METHODS else "intervals (of error consistency)")
+        + ("intervals (κ ± t·SE, the SE from leaving out one cluster at a time)" if res.ci_method == "jackknife-t"
+           else "bootstrap intervals" if res.ci_method in AGREEMENT_CI_METHODS else "intervals (of error consistency)")
         + f"; one bootstrap (B = {res.n_resamples}) for the whole matrix, resampling {units}, so that differences "
           f"between cells have joint uncertainty.</p>",
         _figure("Similarity matrix", lambda: plot_similarity_matrix(res, order=None), failures),
