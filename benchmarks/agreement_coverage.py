@@ -12,8 +12,9 @@ cluster resampling.
 
     python benchmarks/agreement_coverage.py [R] [B] [CELL]  # defaults R = 500, B = 1000, all cells, seed 20261123
 
-The table in docs/language_models.md: ``python benchmarks/agreement_coverage.py`` for the
-first ten rows, ``python benchmarks/agreement_coverage.py 300 1000 10`` for the last.
+The table in docs/language_models.md: ``python benchmarks/agreement_coverage.py 500 1000 CELL``
+for CELL = 0 … 10, one process per cell (each cell then starts from the seed, so its numbers do
+not depend on the cells run before it).
 
 Prints a Markdown table (coverage, its Monte-Carlo SE, mean width).
 """

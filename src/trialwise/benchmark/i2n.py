@@ -388,7 +388,9 @@ _RETURNS = """
         each with a bias-corrected percentile interval ("bc") from one bootstrap that
         resamples images within their object, each drawn image with its own trials; each
         replicate takes its own half splits. (The bias correction: the replicate ceilings
-        sit below the observed one; docs/brainscore.md gives the coverage.) ``protocol``
+        sit below the observed one.) The intervals under-cover the many-image value,
+        the raw and ceiling intervals badly at 24 objects × 10 images (docs/brainscore.md,
+        "Coverage"). ``protocol``
         is ``"2afc"`` or ``"K-way (share|pairwise)"``.
 """
 
