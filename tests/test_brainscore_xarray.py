@@ -74,3 +74,29 @@ def test_ost_correlation_names_what_is_missing():
     tgt = xr.DataArray([1.0, 2.0, 4.0], dims=["presentation"], coords={"stimulus_id": ("presentation", ["a", "b", "z"])})
     with pytest.raises(tw.InvalidValueError, match=r"`source_osts` lacks 1 stimulus_id\(s\) of `target_osts` \(e.g. 'z'\)"):
         metric(src, tgt)
+
+
+@pytest.mark.parametrize("cls, function", [("I2n", "i2n"), ("I1n", "i1n")])
+def test_i2n_objects_are_the_functions_on_brainscore_assemblies(cls, function):
+    probs, trials = tw.brainscore.synthetic_2afc(n_objects=4, images_per_object=6, rng=3)
+    metric = getattr(tw.brainscore, cls)(n_resamples=100, brainscore_compatible=True, n_splits=2, rng=2)
+    model = metric.assembly(trials, probs)
+    humans = metric.assembly(trials)
+    # the assemblies as Brain-Score builds them: the model's rows in another order
+    model = model.isel(presentation=np.random.default_rng(0).permutation(model.sizes["presentation"]))
+    raw, ceiling = metric(model, humans), metric.ceiling(humans)
+    ref = getattr(tw.brainscore, function)(probs, trials, n_resamples=100, brainscore_compatible=True, n_splits=2,
+                                           rng=metric._entropy)
+    assert float(raw) == pytest.approx(ref.raw, rel=1e-12)
+    assert (raw.attrs["ci_low"], raw.attrs["ci_high"]) == pytest.approx(tuple(ref.raw_interval), rel=1e-12)
+    assert float(ceiling) == pytest.approx(ref.ceiling.statistic, rel=1e-12)
+
+
+def test_i2n_object_names_what_an_assembly_lacks():
+    probs, trials = tw.brainscore.synthetic_2afc(n_objects=3, images_per_object=2, rng=0)
+    model = tw.brainscore.I2n.assembly(trials, probs)
+    humans = tw.brainscore.I2n.assembly(trials).drop_vars("sample_obj")
+    with pytest.raises(tw.InvalidValueError, match=r"`target` lacks a coordinate 'sample_obj' or 'truth'"):
+        tw.brainscore.I2n(n_resamples=10)(model, humans)
+    with pytest.raises(tw.InvalidValueError, match=r"`source_probabilities` must have the dimensions"):
+        tw.brainscore.I2n(n_resamples=10)(model.rename(choice="object"), tw.brainscore.I2n.assembly(trials))

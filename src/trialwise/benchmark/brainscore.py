@@ -19,7 +19,8 @@ what it offers; each concept lives in its own module:
   :mod:`~trialwise.benchmark.behavioral`);
 * Brain-Score-style xarray assemblies as trials (:func:`trials_from_assembly`;
   :mod:`~trialwise.benchmark.assembly`) and Brain-Score's metrics with its call signatures
-  (:class:`ErrorConsistency`, :class:`ValueDelta`, :class:`OSTCorrelation`;
+  (:class:`ErrorConsistency`, :class:`ValueDelta`, :class:`OSTCorrelation`, :class:`I2n`,
+  :class:`I1n`;
   :mod:`~trialwise.benchmark.brainscore_metrics`);
 * Brain-Score's value delta (:func:`value_delta`; :mod:`~trialwise.benchmark.value_delta`)
   and OST correlation (:func:`ost_correlation`; :mod:`~trialwise.benchmark.ost`), standalone
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 from trialwise.benchmark.assembly import trials_from_assembly
 from trialwise.benchmark.behavioral import BENCHMARK_METRICS, BehavioralBenchmark
-from trialwise.benchmark.brainscore_metrics import ErrorConsistency, OSTCorrelation, ValueDelta
+from trialwise.benchmark.brainscore_metrics import ErrorConsistency, I1n, I2n, OSTCorrelation, ValueDelta
 from trialwise.benchmark.ceilings import ceil_score, ceilings, unceil_score
 from trialwise.benchmark.i2n import i1n, i2n
 from trialwise.benchmark.ost import ost_correlation
@@ -48,6 +49,8 @@ __all__ = [
     "BRAINSCORE_SCALE",
     "BehavioralBenchmark",
     "ErrorConsistency",
+    "I1n",
+    "I2n",
     "OSTCorrelation",
     "ValueDelta",
     "ceil_score",

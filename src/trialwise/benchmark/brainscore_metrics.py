@@ -7,7 +7,7 @@ Brain-Score calls a metric as ``metric(source, target)`` and a benchmark asks fo
 ``confidence_level`` and ``n_resamples``. The statistics are the library's functions
 (:class:`~trialwise.benchmark.behavioral.BehavioralBenchmark`,
 :func:`~trialwise.benchmark.value_delta.value_delta`,
-:func:`~trialwise.benchmark.ost.ost_correlation`); this module only converts.
+:func:`~trialwise.benchmark.ost.ost_correlation`, :func:`~trialwise.benchmark.i2n.i2n`); this module only converts.
 
 xarray is optional (``pip install "trialwise[xarray]"``).
 """
@@ -28,7 +28,7 @@ from trialwise.benchmark.ost import ost_correlation
 from trialwise.benchmark.value_delta import BRAINSCORE_SCALE, value_delta
 from trialwise.resampling import child_seed
 
-__all__ = ["ErrorConsistency", "OSTCorrelation", "ValueDelta", "score_array"]
+__all__ = ["ErrorConsistency", "I1n", "I2n", "OSTCorrelation", "ValueDelta", "score_array"]
 
 
 def score_array(value: float, ci: ConfidenceInterval, dist: NDArray, level: float, **attrs: Any) -> Any:
@@ -331,3 +331,194 @@ class OSTCorrelation:
         per_image = np.where(n > 0, np.nansum(t, axis=1) / np.maximum(n, 1), np.nan)  # the target, as the source
         c = self._result(per_image, t).ceiling
         return score_array(c.statistic, c.confidence_interval, c.bootstrap_distribution, self.confidence_level)
+
+
+def _coordinate(x: Any, names: tuple[str, ...], what: str) -> Any:
+    for name in names:
+        if name in x.coords:
+            return np.asarray(x[name].values)
+    raise InvalidValueError(f"`{what}` lacks a coordinate {' or '.join(repr(n) for n in names)}; got coordinates "
+                            f"{sorted(map(str, x.coords))}")
+
+
+def _probabilities_frame(source: Any):
+    """A model's ``(presentation, choice)`` probabilities as a DataFrame indexed by image, one column per class."""
+    import pandas as pd
+
+    if not (hasattr(source, "dims") and hasattr(source, "coords")):
+        raise InvalidTypeError(f"`source_probabilities` must be an xarray.DataArray (presentation × choice); got "
+                               f"{type(source).__name__}")
+    if set(source.dims) != {"presentation", "choice"}:
+        raise InvalidValueError(f"`source_probabilities` must have the dimensions ('presentation', 'choice'); got "
+                                f"{tuple(source.dims)}")
+    source = source.transpose("presentation", "choice")
+    images = _coordinate(source, ("stimulus_id", "image_id"), "source_probabilities")
+    choices = _coordinate(source, ("choice",), "source_probabilities")
+    return pd.DataFrame(np.asarray(source.values, dtype=float), index=images, columns=choices)
+
+
+def _human_frame(target: Any):
+    """A Brain-Score human assembly (one chosen object per presentation) as the trials of :func:`i2n`."""
+    import pandas as pd
+
+    if not (hasattr(target, "dims") and hasattr(target, "coords")):
+        raise InvalidTypeError(f"`target` must be an xarray.DataArray of human trials; got {type(target).__name__}")
+    if tuple(target.dims) != ("presentation",):
+        raise InvalidValueError(f"`target` must have the one dimension 'presentation'; got {tuple(target.dims)}")
+    frame = pd.DataFrame({"image": _coordinate(target, ("stimulus_id", "image_id"), "target"),
+                          "truth": _coordinate(target, ("sample_obj", "truth"), "target"),
+                          "response": np.asarray(target.values)})
+    if "dist_obj" in target.coords or "distractor" in target.coords:
+        frame["distractor"] = _coordinate(target, ("dist_obj", "distractor"), "target")
+    if "subject" in target.coords or "worker_id" in target.coords:
+        frame.insert(0, "subject", _coordinate(target, ("subject", "worker_id"), "target"))
+    return frame
+
+
+class _ImageLevelMetric:
+    """I2n / I1n with Brain-Score's call signatures (``metric(source_probabilities, target)``, ``metric.ceiling(target)``)."""
+
+    _collapse: bool
+
+    def __init__(self, *, n_splits: int = 20, brainscore_compatible: bool = False, ceiling_method: str = "split-half",
+                 rate_correction: str = "none", kway_rate: str = "share", n_resamples: int = 1000,
+                 confidence_level: float = 0.95, rng: Any = None) -> None:
+        self.options: dict[str, Any] = dict(n_splits=v.check_positive_int(n_splits, "n_splits"),
+                            brainscore_compatible=brainscore_compatible, ceiling_method=ceiling_method,
+                            rate_correction=rate_correction, kway_rate=kway_rate)
+        self.n_resamples, self.confidence_level = _check_options(n_resamples, confidence_level)
+        self._entropy = child_seed(rng)
+
+    def _result(self, probabilities: Any, trials: Any) -> BrainScoreResult:
+        from trialwise.benchmark.i2n import i1n, i2n
+
+        function = i1n if self._collapse else i2n
+        return function(probabilities, trials, n_resamples=self.n_resamples,
+                        confidence_level=self.confidence_level, rng=self._entropy, **self.options)
+
+    def __call__(self, source_probabilities: Any, target: Any) -> Any:
+        res = self._result(_probabilities_frame(source_probabilities), _human_frame(target))
+        return score_array(res.raw, res.raw_interval, res.raw_distribution, self.confidence_level)
+
+    def ceiling(self, target: Any) -> Any:
+        """The split-half ceiling of the human trials (Brain-Score's ``metric.ceiling``), with its interval.
+
+        Parameters
+        ----------
+        target : xarray.DataArray
+            The human trials along ``presentation`` (coordinates ``stimulus_id``, ``sample_obj``
+            or ``truth``, optionally ``dist_obj``).
+
+        Returns
+        -------
+        xarray.DataArray
+            0-d; ``attrs`` ``ci_low``, ``ci_high``, ``error``, ``confidence_level``, ``n_resamples``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> probs, trials = tw.brainscore.synthetic_2afc(n_objects=4, images_per_object=6, rng=0)
+        >>> humans = tw.brainscore.I2n.assembly(trials)
+        >>> c = tw.brainscore.I2n(n_resamples=200, rng=0).ceiling(humans)
+        >>> bool(c.attrs["ci_low"] <= float(c) <= c.attrs["ci_high"])
+        True
+        """
+        import pandas as pd
+
+        trials = _human_frame(target)
+        classes = pd.unique(pd.concat([trials["truth"], trials["response"]]))
+        uniform = pd.DataFrame(1.0 / len(classes), index=pd.unique(trials["image"]), columns=classes)
+        c = self._result(uniform, trials).ceiling
+        return score_array(c.statistic, c.confidence_interval, c.bootstrap_distribution, self.confidence_level)
+
+    @staticmethod
+    def assembly(trials: Any, probabilities: Any = None) -> Any:
+        """Brain-Score-style assemblies from the tidy tables of :func:`trialwise.brainscore.i2n`.
+
+        ``trials`` (image, truth, response[, distractor, subject]) becomes the human
+        assembly (``presentation`` with ``stimulus_id``, ``sample_obj``, ``dist_obj``,
+        ``subject``); with ``probabilities`` (a DataFrame indexed by image, one column per
+        class) the model's ``(presentation, choice)`` assembly is returned instead.
+
+        Parameters
+        ----------
+        trials : pandas.DataFrame
+        probabilities : pandas.DataFrame, optional
+
+        Returns
+        -------
+        xarray.DataArray
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> probs, trials = tw.brainscore.synthetic_2afc(n_objects=3, images_per_object=2, rng=0)
+        >>> tw.brainscore.I2n.assembly(trials).dims, tw.brainscore.I2n.assembly(trials, probs).dims
+        (('presentation',), ('presentation', 'choice'))
+        """
+        import xarray as xr
+
+        if probabilities is not None:
+            return xr.DataArray(probabilities.to_numpy(dtype=float), dims=["presentation", "choice"],
+                                coords={"stimulus_id": ("presentation", np.asarray(probabilities.index)),
+                                        "choice": np.asarray(probabilities.columns)})
+        coords = {"stimulus_id": ("presentation", trials["image"].to_numpy()),
+                  "sample_obj": ("presentation", trials["truth"].to_numpy())}
+        if "distractor" in trials.columns:
+            coords["dist_obj"] = ("presentation", trials["distractor"].to_numpy())
+        if "subject" in trials.columns:
+            coords["subject"] = ("presentation", trials["subject"].to_numpy())
+        return xr.DataArray(trials["response"].to_numpy(), dims=["presentation"], coords=coords)
+
+
+class I2n(_ImageLevelMetric):
+    """Brain-Score's I2n (Rajalingham et al. 2018) with intervals: ``metric(source_probabilities, target)``.
+
+    ``source_probabilities``: a model's class probabilities, a ``DataArray`` with dimensions
+    ``(presentation, choice)`` and coordinates ``stimulus_id`` and ``choice``, as Brain-Score
+    passes them; ``target``: the human trials, one chosen object per ``presentation``, with
+    ``stimulus_id``, ``sample_obj`` (the true object; or ``truth``) and, for 2AFC,
+    ``dist_obj``. Returns the raw correlation as a 0-d ``DataArray`` whose ``attrs`` hold
+    ``ci_low``, ``ci_high``, ``error``, ``confidence_level`` and ``n_resamples``;
+    ``metric.ceiling(target)`` the split-half ceiling. All as :func:`trialwise.brainscore.i2n`,
+    whose docstring says how the values and intervals are formed (``brainscore_compatible=True``
+    gives Brain-Score's number).
+
+    Parameters
+    ----------
+    n_splits, brainscore_compatible, ceiling_method, rate_correction, kway_rate, n_resamples, confidence_level, rng
+        As in :func:`trialwise.brainscore.i2n`.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> probs, trials = tw.brainscore.synthetic_2afc(n_objects=4, images_per_object=6, rng=0)
+    >>> model, humans = tw.brainscore.I2n.assembly(trials, probs), tw.brainscore.I2n.assembly(trials)
+    >>> raw = tw.brainscore.I2n(n_resamples=200, rng=0)(model, humans)
+    >>> ref = tw.brainscore.i2n(probs, trials, n_resamples=200, rng=tw.brainscore.I2n(rng=0)._entropy)
+    >>> bool(abs(float(raw) - ref.raw) < 1e-12)
+    True
+    """
+
+    _collapse = False
+
+
+class I1n(_ImageLevelMetric):
+    """Brain-Score's I1n (Rajalingham et al. 2018) with intervals; as :class:`I2n`, the distractors collapsed.
+
+    Parameters
+    ----------
+    n_splits, brainscore_compatible, ceiling_method, rate_correction, kway_rate, n_resamples, confidence_level, rng
+        As in :func:`trialwise.brainscore.i1n`.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> probs, trials = tw.brainscore.synthetic_2afc(n_objects=4, images_per_object=6, rng=0)
+    >>> raw = tw.brainscore.I1n(n_resamples=200, rng=0)(tw.brainscore.I1n.assembly(trials, probs),
+    ...                                                 tw.brainscore.I1n.assembly(trials))
+    >>> -1 <= float(raw) <= 1
+    True
+    """
+
+    _collapse = True
