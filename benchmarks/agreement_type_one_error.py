@@ -44,19 +44,23 @@ def main(r: int = 1000, seed: int = 5) -> None:
     ce = pa * pb + (1 - pa) * (1 - pb) / 3
     print(f"kappa_p of the null on 1,000,000 questions: {(np.mean((a * b).sum(1)) - ce) / (1 - ce):.5f}; "
           f"R = {r}, B = 1000, seed {seed}, MC SE at 5 %: {np.sqrt(0.05 * 0.95 / r):.3f}\n")
-    print("| questions | clusters × size | ICC | resampling | percentile test (default) | basic test |")
-    print("|---|---|---|---|---|---|")
-    for nc, size, icc, clus in [(100, 1, 0, False), (400, 1, 0, False), (50, 20, 0.5, True), (50, 20, 0.5, False)]:
-        rej = {"pct": 0, "basic": 0}
+    print("| questions | clusters × size | ICC | resampling | percentile test | basic test | jackknife t test |")
+    print("|---|---|---|---|---|---|---|")
+    for nc, size, icc, clus in [(100, 1, 0, False), (400, 1, 0, False), (50, 20, 0.5, True), (50, 20, 0.5, False),
+                                (20, 20, 0.5, True), (10, 40, 0.5, True)]:
+        rej = {"pct": 0, "basic": 0, "jackknife-t": 0}
         for _ in range(r):
             a, b, t, cl = simulate(nc, size, icc, rng)
-            res = tw.agreement(a, b, t, clusters=cl if clus else None, n_resamples=1000, rng=rng, ci_method="percentile")
+            seed = int(rng.integers(2**63))
+            res = tw.agreement(a, b, t, clusters=cl if clus else None, n_resamples=1000, rng=seed, ci_method="percentile")
             d = res.bootstrap_distribution
             d = d[~np.isnan(d)]
             rej["pct"] += (1 + np.sum(d <= 0)) / (1 + d.size) <= 0.05
             rej["basic"] += (1 + np.sum(d >= 2 * res.statistic)) / (1 + d.size) <= 0.05
+            jt = tw.agreement(a, b, t, clusters=cl if clus else None, n_resamples=10, rng=seed, ci_method="jackknife-t")
+            rej["jackknife-t"] += jt.pvalue <= 0.05
         print(f"| {nc * size} | {nc} × {size} | {icc} | {'clusters' if clus else 'items'} | "
-              f"{rej['pct'] / r:.3f} | {rej['basic'] / r:.3f} |", flush=True)
+              f"{rej['pct'] / r:.3f} | {rej['basic'] / r:.3f} | {rej['jackknife-t'] / r:.3f} |", flush=True)
 
 
 if __name__ == "__main__":

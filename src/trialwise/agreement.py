@@ -604,8 +604,8 @@ def pairwise_agreement(
     >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), clusters="cluster", n_resamples=500, rng=0)
     >>> print(res.to_frame()[["observer_a", "observer_b", "statistic", "ci_low", "ci_high"]].round(3).tail(2).to_string(index=False))
      observer_a       observer_b  statistic  ci_low  ci_high
-    sim/demo-1b sim/demo-7b-chat      0.133   0.103    0.161
-    sim/demo-7b sim/demo-7b-chat      0.244   0.217    0.267
+    sim/demo-1b sim/demo-7b-chat      0.133   0.098    0.167
+    sim/demo-7b sim/demo-7b-chat      0.244   0.216    0.272
     """
     opts = _check_options(metric, confidence_level, _default_ci_method(ci_method, clusters), n_resamples, rng)
     metric = opts["metric"]
