@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+import pandas as pd
 
 import trialwise as tw
 
@@ -250,3 +251,13 @@ def test_read_trials_option_probabilities_bad_input():
     two.loc[0, "passage"] = "elsewhere"  # q0 is in s0 for m2 and m3
     with pytest.raises(ValueError, match=r"item 'q0' .* more than one label in column 'passage'"):
         tw.read_trials(two, clusters="passage", **kw)
+
+
+def test_the_2afc_sample_is_what_its_script_writes():
+    models, trials = tw.datasets.synthetic_2afc_sample()
+    for s in (0.2, 0.5, 0.8):
+        probs, t = tw.brainscore.synthetic_2afc(n_objects=8, images_per_object=10, trials_per_image=60,
+                                                n_subjects=20, similarity=s, rng=20261123)
+        got = models[f"model-{s:g}"]
+        np.testing.assert_allclose(got.loc[probs.index, probs.columns].to_numpy(), probs.to_numpy(), atol=5e-7)
+        pd.testing.assert_frame_equal(trials.astype(str), t.astype(str), check_dtype=False)

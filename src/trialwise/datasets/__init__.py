@@ -19,7 +19,7 @@ from importlib import resources
 
 from trialwise._core.errors import InvalidValueError
 
-__all__ = ["model_vs_human", "model_vs_human_sample", "texture_vs_shape", "llm_demo", "data_readme"]
+__all__ = ["model_vs_human", "model_vs_human_sample", "texture_vs_shape", "llm_demo", "synthetic_2afc_sample", "data_readme"]
 
 _TEXT_COLUMNS = {
     "source": str, "experiment": str, "condition": str, "subject": str, "observer_type": str,
@@ -161,6 +161,42 @@ def llm_demo():
 
     with resources.as_file(resources.files(__name__).joinpath("llm-demo")) as folder:
         return read_lm_eval(folder, clusters="subject")
+
+
+def synthetic_2afc_sample():
+    """Simulated 2AFC object-recognition data for I1n/I2n: human trials and three models' probabilities.
+
+    Not real data (no Rajalingham et al. 2018 data can be downloaded here): written by
+    ``benchmarks/make_2afc_sample.py`` with :func:`trialwise.brainscore.synthetic_2afc`, 8 objects
+    × 10 images, 60 trials per image from 20 simulated subjects (seed 20261123), and three
+    models whose per-image pattern has similarity 0.2, 0.5 and 0.8 to the humans'.
+
+    Returns
+    -------
+    models : dict of str to pandas.DataFrame
+        ``"model-0.2"``, ``"model-0.5"``, ``"model-0.8"``: class probabilities indexed by
+        image, one column per object (the ``model_probabilities`` of
+        :func:`trialwise.brainscore.i2n`).
+    trials : pandas.DataFrame
+        4,800 human trials: ``subject, image, truth, distractor, response``.
+
+    Examples
+    --------
+    >>> from trialwise import datasets
+    >>> models, trials = datasets.synthetic_2afc_sample()
+    >>> sorted(models), models["model-0.8"].shape, len(trials)
+    (['model-0.2', 'model-0.5', 'model-0.8'], (80, 8), 4800)
+    """
+    import pandas as pd
+
+    folder = resources.files(__name__).joinpath("2afc-sample")
+    with folder.joinpath("models.csv.gz").open("rb") as fh:
+        frame = pd.read_csv(fh, compression="gzip")
+    with folder.joinpath("trials.csv.gz").open("rb") as fh:
+        trials = pd.read_csv(fh, compression="gzip")
+    models = {str(name): g.drop(columns="model").set_index("image").rename_axis(None)
+              for name, g in frame.groupby("model", sort=True)}
+    return models, trials
 
 
 def data_readme() -> str:
