@@ -180,6 +180,13 @@ def synthetic_2afc_sample():
     trials : pandas.DataFrame
         4,800 human trials: ``subject, image, truth, distractor, response``.
 
+    References
+    ----------
+    Rajalingham, R., Issa, E. B., Bashivan, P., Kar, K., Schmidt, K. & DiCarlo, J. J. (2018).
+    Large-scale, high-resolution comparison of the core visual object recognition behavior of
+    humans, monkeys, and state-of-the-art deep artificial neural networks. *Journal of
+    Neuroscience* 38(33), 7255–7269.
+
     Examples
     --------
     >>> from trialwise import datasets
