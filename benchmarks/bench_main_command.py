@@ -7,13 +7,17 @@ swap tests, the HTML report with its figures) in a subprocess and prints, per ru
 time, the CPU time as a share of the wall time (200 % = both cores busy all the time) and the
 peak resident memory of the child process. The README's timing of the main command is the
 median printed here.
+
+``--compare``: each run is paired with a run of the same command on the kernels as they were
+before issue 17 (``bench_leaderboard.old_kernels``: same numbers, slower), alternating old and
+new, and the script prints the ratio of the medians with the machine's load (``uptime``): the
+machine is shared, the ratio is what counts.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -21,24 +25,50 @@ import tempfile
 import time
 
 
+#: The command on the old kernels, in a child process (bench_leaderboard.py sits next to this script).
+OLD = ("import runpy, sys; sys.path.insert(0, {here!r}); import bench_leaderboard as b; "
+       "sys.argv = ['trialwise'] + sys.argv[1:]; b.old_kernels().__enter__(); "
+       "runpy.run_module('trialwise.cli', run_name='__main__')")
+
+
+def run_once(out: str, old: bool) -> tuple[float, float, float]:
+    """Wall time, CPU share of the wall time and peak RSS (GB) of one run of the command."""
+    args = ["leaderboard", "--seed", "0", "--quiet", "--out", out]
+    cmd = ([sys.executable, "-c", OLD.format(here=os.path.dirname(os.path.abspath(__file__)))] if old
+           else [sys.executable, "-m", "trialwise.cli"]) + args
+    t0 = time.perf_counter()
+    child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)  # this child's own CPU time and peak memory
+    wall = time.perf_counter() - t0
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, cmd)
+    return wall, 100 * (usage.ru_utime + usage.ru_stime) / wall, usage.ru_maxrss / 2**20
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--compare", action="store_true", help="also run the command on the kernels before issue 17")
     args = ap.parse_args()
-    walls = []
+    walls: dict[str, list[float]] = {"new": [], "old": []}
+    cpus: dict[str, list[float]] = {"new": [], "old": []}  # CPU seconds: less sensitive to a shared machine's load
+    print(subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip(), flush=True)
     for k in range(args.repeat):
-        with tempfile.TemporaryDirectory() as tmp:
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "trialwise.cli", "leaderboard", "--seed", "0", "--quiet",
-                            "--out", os.path.join(tmp, "report.html")], check=True, stdout=subprocess.DEVNULL)
-            wall = time.perf_counter() - t0
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        walls.append(wall)
-        print(f"run {k + 1}: {wall:.1f} s wall, CPU {100 * cpu / wall:.0f} % of wall, "
-              f"peak RSS {after.ru_maxrss / 2**20:.2f} GB", flush=True)
-    print(f"median {statistics.median(walls):.1f} s on {os.cpu_count()} cores")
+        for kind in (("old", "new") if args.compare else ("new",)):
+            with tempfile.TemporaryDirectory() as tmp:
+                wall, cpu, peak = run_once(os.path.join(tmp, "report.html"), kind == "old")
+            walls[kind].append(wall)
+            cpus[kind].append(wall * cpu / 100)
+            print(f"run {k + 1}{' (' + kind + ' kernels)' if args.compare else ''}: {wall:.1f} s wall, "
+                  f"CPU {cpu:.0f} % of wall, peak RSS {peak:.2f} GB", flush=True)
+    print(f"median {statistics.median(walls['new']):.1f} s on {os.cpu_count()} cores")
+    if args.compare:
+        old, new = statistics.median(walls["old"]), statistics.median(walls["new"])
+        print(f"before/after: old kernels {old:.1f} s, new {new:.1f} s, ratio {old / new:.2f}x (wall); CPU time "
+              f"{statistics.median(cpus['old']):.1f} s vs {statistics.median(cpus['new']):.1f} s, ratio "
+              f"{statistics.median(cpus['old']) / statistics.median(cpus['new']):.2f}x")
+    print(subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip())
 
 
 if __name__ == "__main__":

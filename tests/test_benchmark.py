@@ -430,3 +430,19 @@ def test_kendall_tau_speaks_the_result_vocabulary(trials):
         assert "\n" not in repr(result) and isinstance(result.summary(), str)
         assert list(result.to_frame().columns) == list(result.frame_columns)
         json.dumps(result.to_dict(), allow_nan=False)
+
+
+def test_unique_rows_of_the_influence_equal_numpy_unique():
+    """The IJ's distinct item patterns (lexsort of the columns) are numpy's ``unique(axis=0)``:
+    the same rows, in the same order (which fixes the order of the influences' sums)."""
+    from trialwise.benchmark.influence import _unique_rows
+
+    gen = np.random.default_rng(3)
+    for dtype, low, high, shape in ((np.uint8, 0, 2, (300, 12)), (np.int64, -2, 3, (200, 5)),
+                                    (np.int32, 0, 4, (50, 1)), (np.uint8, 0, 2, (1, 4))):
+        a = gen.integers(low, high, size=shape).astype(dtype)
+        uniq, inverse = np.unique(a, axis=0, return_inverse=True)
+        mine, mine_inverse = _unique_rows(a)
+        assert mine.dtype == uniq.dtype
+        np.testing.assert_array_equal(mine, uniq)
+        np.testing.assert_array_equal(mine_inverse, inverse.reshape(-1))

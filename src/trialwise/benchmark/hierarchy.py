@@ -503,8 +503,11 @@ def _bootstrap(design: Design, n_resamples: int, *, rng: Any, workers: int | Non
         for u in range(len(design.units)):
             run(u)
     else:
+        # largest units first (items × entries), so that no core is left with one big unit at the end;
+        # every unit has its own stream and slot, so the order does not change a number
+        size = [u.right.shape[0] * max(len(u.entries), 1) for u in design.units]
         with ThreadPoolExecutor(n_workers) as ex:
-            list(ex.map(run, range(len(design.units))))
+            list(ex.map(run, sorted(range(len(design.units)), key=lambda u: -size[u])))
     return out, per_unit
 
 

@@ -20,6 +20,9 @@ from trialwise.resampling import monte_carlo_test
 
 __all__ = ["swap_differences", "swap_pvalue"]
 
+#: Sums (4 × swaps × entries) per block of swaps: 0.5 MB per float64 array, so a block's temporaries stay in cache.
+_BLOCK = 2**18
+
 
 def _swap_columns(unit: Unit, x: int, y: int, ex: NDArray, ey: NDArray):
     """Columns giving the change of X's entries' sums when X and Y are swapped on some items.
@@ -62,8 +65,9 @@ def swap_differences(
     metric = design.protocol.metric
     ent_x = np.flatnonzero(design.entry_row == x)
     ent_y = np.flatnonzero(design.entry_row == y)
-    vx = np.empty((m, len(ent_x)))
-    vy = np.empty((m, len(ent_y)))
+    # every unit's distinct swap columns side by side: products[:, k] (the last column: no change);
+    # take[j, e]: the column of sum j of x's e-th entry (y's is the same, with the opposite sign)
+    parts, take, where_x, where_y, width = [], [], [], [], 0
     for unit in design.units:
         rows = design.entry_row[unit.entries]
         ux, uy = unit.entries[rows == x], unit.entries[rows == y]
@@ -71,15 +75,30 @@ def swap_differences(
             continue
         loc_x, loc_y = ux - unit.entries[0], uy - unit.entries[0]
         items, delta, inverse = _swap_columns(unit, unit.pairs[loc_x[0], 0], unit.pairs[loc_y[0], 0], loc_x, loc_y)
-        base_x = design.entry_sums[:, ux][:, None, :]
-        base_y = design.entry_sums[:, uy][:, None, :]
-        if len(items):
+        if len(items):  # one draw per unit, in unit order, as the stream has always been used
             bits = gen.integers(0, 2, size=(m, len(items)), dtype=np.int8).astype(np.float32)
-            change = np.moveaxis((bits @ delta).astype(np.float64)[:, inverse], 1, 0)  # (4, m, refs)
+            # exact (small integers); einsum's own loop, not BLAS: at these shapes (items × a few
+            # columns per unit) BLAS threads cost more than the product, and the pairs are threaded already
+            parts.append(np.einsum("ij,jk->ik", bits, delta))
+            take.append(inverse + width)
+            width += delta.shape[1]
         else:
-            change = np.zeros((4, m, len(ux)))
-        vx[:, np.searchsorted(ent_x, ux)] = metric_from_sums(metric, *(base_x + change))
-        vy[:, np.searchsorted(ent_y, uy)] = metric_from_sums(metric, *(base_y - change))
+            take.append(np.full(inverse.shape, -1))
+        where_x.append(np.searchsorted(ent_x, ux))
+        where_y.append(np.searchsorted(ent_y, uy))
+    products = np.concatenate(parts + [np.zeros((m, 1), np.float32)], axis=1)
+    take_all = np.concatenate(take, axis=1) if take else np.empty((4, 0), np.intp)
+    take_all[take_all < 0] = width
+    wx, wy = (np.concatenate(w) if w else np.empty(0, np.intp) for w in (where_x, where_y))
+    base_x = design.entry_sums[:, ent_x[wx]][:, None, :]
+    base_y = design.entry_sums[:, ent_y[wy]][:, None, :]
+    vx = np.empty((m, len(ent_x)))
+    vy = np.empty((m, len(ent_y)))
+    step = max(1, _BLOCK // max(take_all.size, 1))
+    for lo in range(0, m, step):  # blocks of swaps: every entry of every unit at once, in cache
+        change = np.moveaxis(products[lo:lo + step].astype(np.float64)[:, take_all], 1, 0)  # (4, block, entries)
+        vx[lo:lo + step, wx] = metric_from_sums(metric, *(base_x + change))
+        vy[lo:lo + step, wy] = metric_from_sums(metric, *(base_y - change))
     sx, _ = aggregate(vx, design, entries=ent_x)
     sy, _ = aggregate(vy, design, entries=ent_y)
     values = design.values()
