@@ -22,6 +22,22 @@ Both are measured in the same run, on this machine.
     case runs in a fresh process and reports its peak RSS (``resource.getrusage``), the
     engine before pair blocks (``old_pairwise`` below: one bootstrap over the items × 4·pairs
     column matrix, B × pairs replicates held) next to it in the same run where it fits.
+
+    python benchmarks/bench_ec.py --overhead
+
+(d) the whole default call against its engine (issue 17, goal 3: ratio ≤ 1.5): the default
+    ``pairwise_error_consistency`` (Jeffreys interval, Fisher test) on 60 observers × 1,000
+    items with B = 10,000 and on 200 observers × 1,000 items with B = 1,000 (10 % missing).
+    The engine time is the time spent inside ``trialwise.resampling.bootstrap_sums`` during
+    that same call (replicate weights, matrix product, tables, Jeffreys pseudo-counts, κ),
+    timed by wrapping it; the rest is the overhead (intervals, tests, notes). Next to it, in
+    the same run, the per-pair ``scipy.stats.fisher_exact`` loop the call used before
+    against the vectorised test on the same tables.
+
+    python benchmarks/bench_ec.py --fisher-large
+
+(d') Fisher's test on the 499,500 tables of 1,000 observers × 2,000 items: vectorised, against
+    the per-pair scipy loop timed on every 250th table and extrapolated.
 """
 
 from __future__ import annotations
@@ -150,17 +166,93 @@ def memory_section(large_resamples: int) -> None:
     print(f"    uptime after: {os.popen('uptime').read().strip()}")
 
 
+def overhead_section() -> None:
+    """(d): whole default call / engine time inside it, and the Fisher tests before/after."""
+    import trialwise.ec as ec
+    from scipy import stats
+
+    from trialwise.significance import fisher_exact_pvalues
+
+    warnings.simplefilter("ignore", tw.TrialwiseWarning)
+    print(f"\n(d) whole default call vs its engine; uptime: {os.popen('uptime').read().strip()}")
+    engine = ec.bootstrap_sums
+    spent = [0.0]
+
+    def timed(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return engine(*args, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - t0
+
+    for n_obs, n_items, b in [(60, 1000, 10_000), (200, 1000, 1000)]:
+        x = observers_with_missing(n_obs, n_items)
+        tw.pairwise_error_consistency(x[:, :5], n_resamples=100, rng=0)  # warm-up
+        spent[0] = 0.0
+        ec.bootstrap_sums = timed
+        try:
+            t0 = time.perf_counter()
+            res = tw.pairwise_error_consistency(x, n_resamples=b, rng=7)
+            whole = time.perf_counter() - t0
+        finally:
+            ec.bootstrap_sums = engine
+        t0 = time.perf_counter()
+        p_vec = fisher_exact_pvalues(res.counts)
+        t_vec = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        p_loop = np.array([stats.fisher_exact(t).pvalue for t in res.counts])
+        t_loop = time.perf_counter() - t0
+        print(f"    {n_obs} observers × {n_items} items ({len(res.counts):,} pairs), B = {b:,}: whole call "
+              f"{whole:6.2f} s, engine {spent[0]:6.2f} s, ratio {whole / spent[0]:.2f} (target ≤ 1.5); "
+              f"overhead {whole - spent[0]:.2f} s")
+        print(f"        Fisher on the same tables: per-pair scipy loop {t_loop:6.2f} s, vectorised {t_vec:5.2f} s "
+              f"({t_loop / t_vec:.0f}×), max |Δp| {np.nanmax(np.abs(p_vec - p_loop)):.1e}")
+    print(f"    uptime after: {os.popen('uptime').read().strip()}")
+
+
+def fisher_large() -> None:
+    """(d'): Fisher's test on the 499,500 tables of 1,000 observers × 2,000 items (10 % missing):
+    vectorised on all of them; the per-pair scipy loop on every 250th table, extrapolated."""
+    from scipy import stats
+
+    from trialwise.significance import fisher_exact_pvalues
+    from trialwise.tables import pairwise_tables
+
+    print(f"\n(d') Fisher's test on all pairs of 1,000 observers; uptime: {os.popen('uptime').read().strip()}")
+    right, seen, _ = _correctness_matrix(observers_with_missing(1000, 2000), None)
+    idx = np.array([(i, j) for i in range(1000) for j in range(i + 1, 1000)])
+    tables = np.concatenate([pairwise_tables(right, seen, idx[s:s + 20_000]) for s in range(0, len(idx), 20_000)])
+    t0 = time.perf_counter()
+    p = fisher_exact_pvalues(tables)
+    t_vec = time.perf_counter() - t0
+    sub = tables[::250]
+    t0 = time.perf_counter()
+    ref = np.array([stats.fisher_exact(t).pvalue for t in sub])
+    t_loop = (time.perf_counter() - t0) * len(tables) / len(sub)
+    print(f"    {len(tables):,} tables: vectorised {t_vec:.1f} s; per-pair scipy loop {t_loop:.0f} s (extrapolated "
+          f"from {len(sub):,} tables), ratio {t_loop / t_vec:.0f}×; max |Δp| {np.max(np.abs(p[::250] - ref)):.1e}")
+    print(f"    uptime after: {os.popen('uptime').read().strip()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--resamples", type=int, default=10_000)
     ap.add_argument("--naive-replicates", type=int, default=50)
     ap.add_argument("--memory", action="store_true", help="run only (c), the memory cases")
+    ap.add_argument("--overhead", action="store_true", help="run only (d), whole call vs engine")
+    ap.add_argument("--fisher-large", action="store_true", help="run only (d'), Fisher on 499,500 tables")
     ap.add_argument("--large-resamples", type=int, default=1000)
     ap.add_argument("--case", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.case:
         which, n_obs, n_items, b = args.case
         memory_case(which, int(n_obs), int(n_items), int(b))
+        return
+    if args.fisher_large:
+        fisher_large()
+        return
+    if args.overhead:
+        overhead_section()
         return
     if args.memory:
         memory_section(args.large_resamples)

@@ -342,6 +342,8 @@ API = [
     ("pw-keep-replicates-str", pw, (WIDE,), dict(keep_replicates="yes"), TypeError,
      r"`keep_replicates` must be True, False or None; got 'yes'"),
     ("pw-pairs-int", pw, (WIDE,), dict(pairs=3), TypeError, r"`pairs`"),  # fixed by the lead
+    ("pw-client-address", pw, (WIDE,), dict(client="tcp://127.0.0.1:8786"), TypeError,
+     r"`client` must be a dask.distributed.Client \(or None\); got 'tcp://127.0.0.1:8786' of type str"),
     ("pw-strata-length", pw, (WIDE,), dict(strata=[1, 2, 3]), ValueError, r"`strata` must have one label per item"),
     ("pw-strata-nan", pw, (WIDE,), dict(strata=[NAN] * N, ci_method="percentile", n_resamples=10), ValueError,
      r"`strata` has a missing value"),

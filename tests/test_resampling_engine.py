@@ -276,3 +276,26 @@ def test_bootstrap_sums_of_non_integer_columns_are_float64_products():
     w = np.concatenate(list(bootstrap_weights(300, 50, rng=1))).astype(float)
     np.testing.assert_array_equal(got, w @ x)
     assert not np.array_equal(got, (w.astype(np.float32) @ x.astype(np.float32)).astype(float))
+
+
+def test_replicate_weights_pickle_as_their_stream_and_advance_like_a_pass():
+    """A pickled ReplicateWeights (a Dask task's copy) is its saved stream, not its arrays, and
+    replays the same chunks; ``advance()`` moves the caller's generator exactly as one pass."""
+    import pickle
+
+    from trialwise.resampling import ReplicateWeights, bootstrap_weights
+
+    for kind in ("multinomial", "bayesian"):
+        g = np.random.default_rng(3)
+        w = ReplicateWeights(500, 300, rng=g, batch=70, kind=kind)
+        first = np.concatenate(list(w))  # 300 × 500 × 8 bytes = 1.2 MB, kept in w
+        blob = pickle.dumps(w)
+        assert len(blob) < 5_000
+        np.testing.assert_array_equal(np.concatenate(list(pickle.loads(blob))), first)
+        np.testing.assert_array_equal(np.concatenate(list(bootstrap_weights(500, 300, rng=3, kind=kind))), first)
+        g2 = np.random.default_rng(3)
+        fresh = ReplicateWeights(500, 300, rng=g2, batch=70, kind=kind)
+        fresh.advance()
+        fresh.advance()  # only once
+        assert g2.random() == g.random()
+        np.testing.assert_array_equal(np.concatenate(list(pickle.loads(pickle.dumps(fresh)))), first)

@@ -4,7 +4,7 @@ Both entry points turn their input into 2×2 correctness tables and then share o
 vectorised core (:func:`_infer`): bootstrap interval, analytic interval, independence
 test, degenerate-case accounting.
 
-Why this module is long: about 740 lines, because both entry points share one core and
+Why this module is long: about 840 lines, because both entry points share one core and
 its argument checks, and the pairwise bootstrap runs block by block over pairs (memory
 bounded in the number of pairs); the result classes live in :mod:`trialwise.ec_result`.
 """
@@ -100,30 +100,38 @@ def check_options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
 
 def undefined_reasons(counts: NDArray, unbiased: bool = False) -> list[str | None]:
     """Why κ is undefined or exactly 0 by construction, per table (None if regular)."""
-    out: list[str | None] = []
-    for (n11, n10), (n01, n00) in np.asarray(counts).reshape(-1, 2, 2).tolist():
-        n = n11 + n10 + n01 + n00
-        states, kinds = [], []
-        for name, correct in (("A", n11 + n10), ("B", n11 + n01)):
-            if n and correct == n:
-                states.append(f"{name} is always correct")
-                kinds.append(1)
-            elif n and correct == 0:
-                states.append(f"{name} is always wrong")
-                kinds.append(0)
-        if n == 0:
-            out.append("no items seen by both observers")
-        elif len(states) == 2 and kinds[0] == kinds[1]:
-            out.append(f"{' and '.join(states)}: expected agreement is 1, so EC is undefined")
-        elif len(states) == 2:
-            out.append(f"{' and '.join(states)}: observed and expected agreement are 0, so EC is exactly 0")
-        elif len(states) == 1:
-            out.append(f"{states[0]}: EC is exactly 0 whatever the other observer does")
-        elif unbiased and n == 1:
-            out.append("one item only: the bias-corrected EC needs at least 2")
-        else:
-            out.append(None)
+    c = np.asarray(counts).reshape(-1, 2, 2)
+    n_, ca_, cb_ = c.sum(axis=(1, 2)), c[:, 0, :].sum(axis=1), c[:, :, 0].sum(axis=1)
+    special = (n_ == 0) | (ca_ == 0) | (ca_ == n_) | (cb_ == 0) | (cb_ == n_) | (unbiased & (n_ == 1))
+    out: list[str | None] = [None] * len(c)
+    for i in np.flatnonzero(special):  # the regular tables need no message: only the others are looked at
+        out[i] = _undefined_reason(c[i].tolist(), unbiased)
     return out
+
+
+def _undefined_reason(table: list, unbiased: bool) -> str | None:
+    """The reason of :func:`undefined_reasons` for one table ``[[n11, n10], [n01, n00]]``."""
+    (n11, n10), (n01, n00) = table
+    n = n11 + n10 + n01 + n00
+    states, kinds = [], []
+    for name, correct in (("A", n11 + n10), ("B", n11 + n01)):
+        if n and correct == n:
+            states.append(f"{name} is always correct")
+            kinds.append(1)
+        elif n and correct == 0:
+            states.append(f"{name} is always wrong")
+            kinds.append(0)
+    if n == 0:
+        return "no items seen by both observers"
+    if len(states) == 2 and kinds[0] == kinds[1]:
+        return f"{' and '.join(states)}: expected agreement is 1, so EC is undefined"
+    if len(states) == 2:
+        return f"{' and '.join(states)}: observed and expected agreement are 0, so EC is exactly 0"
+    if len(states) == 1:
+        return f"{states[0]}: EC is exactly 0 whatever the other observer does"
+    if unbiased and n == 1:
+        return "one item only: the bias-corrected EC needs at least 2"
+    return None
 
 
 def _jackknife(counts: NDArray, unbiased: bool) -> tuple[NDArray, NDArray]:
@@ -532,29 +540,86 @@ def pair_block_size(n_pairs: int, n_items: int, n_resamples: int, budget: int | 
 
 
 def _jeffreys_pseudo_counts(seed: int, start: int, stop: int) -> Any:
-    """Gamma(½) pseudo-counts of pairs ``start … stop − 1`` (whole stream blocks), chunk after chunk."""
+    """Adds the Gamma(½) pseudo-counts of pairs ``start … stop − 1`` (whole stream blocks), chunk after chunk.
+
+    The returned function adds them in place to a chunk of float64 tables (b, pairs, 2, 2),
+    one stream block at a time: no (b, pairs, 2, 2) array of pseudo-counts is built.
+    """
     blocks = range(start // PAIR_STREAM_BLOCK, -(-stop // PAIR_STREAM_BLOCK))
     streams = [(keyed_rng(seed, (k,) if k else ()),
                 min(stop, (k + 1) * PAIR_STREAM_BLOCK) - max(start, k * PAIR_STREAM_BLOCK)) for k in blocks]
 
-    def draw(b: int) -> NDArray:
-        parts = [g.standard_gamma(JEFFREYS_PRIOR, size=(b, m, 2, 2)) for g, m in streams]
-        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+    def add(tables: NDArray) -> NDArray:
+        tables = np.asarray(tables, dtype=np.float64)
+        b, at = tables.shape[0], 0
+        for g, m in streams:
+            tables[:, at:at + m] += g.standard_gamma(JEFFREYS_PRIOR, size=(b, m, 2, 2))
+            at += m
+        return tables
 
-    return draw
+    return add
+
+
+def bootstrap_pair_block(right: NDArray, seen: NDArray, idx: NDArray, start: int, codes: NDArray | None,
+                         opts: Options, weights: ReplicateWeights, seed: int, keep: bool) -> dict[str, Any]:
+    """Tables, intervals and replicate summaries of one block of pairs: the body of the pairwise bootstrap.
+
+    ``right``/``seen`` hold the items × observers of the block only, ``idx`` its pairs as
+    column indices into them, ``start`` the position of its first pair among all pairs (which
+    names the pairs' Jeffreys streams, :data:`PAIR_STREAM_BLOCK`). Everything returned is
+    O(pairs of the block) — plus the block's B × pairs replicates when ``keep``. Run in this
+    process by :func:`pairwise_error_consistency`, or as a task on a Dask worker
+    (:mod:`trialwise.distributed`), which gets ``weights`` pickled as their stream, not as arrays.
+    """
+    jeffreys = opts.ci_method == "jeffreys"
+    fixed_total = not jeffreys and codes is None
+    n = len(idx)
+    counts = pairwise_tables(right, seen, idx)
+    cols, to_tables = _pair_columns(right, seen, idx, fixed_total=fixed_total)
+    if codes is not None:  # resample clusters: their summed columns
+        cols = cluster_sums(cols, codes)
+    # Jeffreys: Bayesian bootstrap (Exp(1) weights, shared by all pairs) plus Gamma(½)
+    # pseudo-counts per cell: each pair's replicate table is a draw from its Jeffreys
+    # posterior Dirichlet(counts + ½), and the pairs stay jointly resampled.
+    pseudo = _jeffreys_pseudo_counts(seed, start, start + n) if jeffreys else None
+
+    def statistic(sums: NDArray) -> NDArray:
+        tables = to_tables(sums)
+        if pseudo is not None:
+            tables = pseudo(tables)  # in place
+        return kappa_kernel(tables, unbiased=opts.unbiased)
+
+    d = bootstrap_sums(cols, opts.n_resamples, statistic=statistic, weights=weights)
+    st = table_statistics(counts)
+    estimate = unbiased_from_kappa(st.kappa, st.n) if opts.unbiased else st.kappa
+    lo, hi, n_undefined = kappa_intervals(counts, estimate, d, opts)
+    jk_p = np.full(n, np.nan)
+    if codes is not None and opts.ci_method == "jackknife-t":  # leave one cluster out, not one item
+        with np.errstate(invalid="ignore", divide="ignore"):
+            jk = kappa_kernel(to_tables(cols.sum(axis=0)[None] - cols), unbiased=opts.unbiased)
+        jlo, jhi = jackknife_t_interval(estimate, jk, opts.confidence_level)
+        defined = ~np.isnan(estimate)
+        lo, hi = np.clip(np.where(defined, jlo, np.nan), -1, 1), np.clip(np.where(defined, jhi, np.nan), -1, 1)
+        p_up = jackknife_t_pvalue(estimate, jk)
+        jk_p = np.minimum(1.0, 2.0 * np.minimum(p_up, 1.0 - p_up))  # two-sided, as the tests of the table
+    ok = ~np.isnan(d)
+    return dict(counts=counts, lo=lo, hi=hi, n_undefined=n_undefined, below=np.sum(ok & (d <= 0), axis=0),
+                above=np.sum(ok & (d >= 0), axis=0), n_ok=ok.sum(axis=0), jackknife_pvalue=jk_p,
+                dist=d if keep else None)
 
 
 def _pairwise_bootstrap(right: NDArray, seen: NDArray, idx: NDArray, codes: NDArray | None, strata: Any,
-                        opts: Options, batch: int | None, keep_replicates: bool | None) -> dict[str, Any]:
+                        opts: Options, batch: int | None, keep_replicates: bool | None,
+                        client: Any = None) -> dict[str, Any]:
     """Tables, intervals and replicate summaries of every pair, one block of pairs at a time.
 
     Every block sees the same replicate weights (:class:`trialwise.resampling.ReplicateWeights`)
     and its pairs' own Jeffreys streams, so the numbers do not depend on the block size; only a
-    block's B × pairs replicates are held, unless they are kept for the result.
+    block's B × pairs replicates are held, unless they are kept for the result. With a Dask
+    ``client`` the blocks (:func:`bootstrap_pair_block`) run as tasks on its cluster.
     """
     n_pairs = len(idx)
     jeffreys = opts.ci_method == "jeffreys"
-    fixed_total = not jeffreys and codes is None
     n_units = right.shape[0] if codes is None else int(codes.max()) + 1
     B = opts.n_resamples
     m = pair_block_size(n_pairs, right.shape[0], B)
@@ -568,43 +633,29 @@ def _pairwise_bootstrap(right: NDArray, seen: NDArray, idx: NDArray, codes: NDAr
     below, above, n_ok = (np.empty(n_pairs, dtype=np.int64) for _ in range(3))
     jk_p = np.full(n_pairs, np.nan)
     dist = np.empty((B, n_pairs)) if keep else None
-    for start in range(0, n_pairs, m):
-        sl = slice(start, min(start + m, n_pairs))
-        used, local = np.unique(idx[sl], return_inverse=True)
-        local = local.reshape(-1, 2)
-        r, s_ = right[:, used], seen[:, used]
-        counts[sl] = pairwise_tables(r, s_, local)
-        cols, to_tables = _pair_columns(r, s_, local, fixed_total=fixed_total)
-        if codes is not None:  # resample clusters: their summed columns
-            cols = cluster_sums(cols, codes)
-        # Jeffreys: Bayesian bootstrap (Exp(1) weights, shared by all pairs) plus Gamma(½)
-        # pseudo-counts per cell: each pair's replicate table is a draw from its Jeffreys
-        # posterior Dirichlet(counts + ½), and the pairs stay jointly resampled.
-        pseudo = _jeffreys_pseudo_counts(seed, start, sl.stop) if jeffreys else None
 
-        def statistic(sums: NDArray, to_tables: Any = to_tables, pseudo: Any = pseudo) -> NDArray:
-            tables = to_tables(sums)
-            if pseudo is not None:
-                tables = tables + pseudo(tables.shape[0])
-            return kappa_kernel(tables, unbiased=opts.unbiased)
+    def block(start: int, stop: int) -> tuple:
+        used, local = np.unique(idx[start:stop], return_inverse=True)
+        return (right[:, used], seen[:, used], local.reshape(-1, 2), start, codes, opts, weights, seed, keep)
 
-        d = bootstrap_sums(cols, B, statistic=statistic, weights=weights)
-        st = table_statistics(counts[sl])
-        estimate = unbiased_from_kappa(st.kappa, st.n) if opts.unbiased else st.kappa
-        lo[sl], hi[sl], n_undefined[sl] = kappa_intervals(counts[sl], estimate, d, opts)
-        if codes is not None and opts.ci_method == "jackknife-t":  # leave one cluster out, not one item
-            with np.errstate(invalid="ignore", divide="ignore"):
-                jk = kappa_kernel(to_tables(cols.sum(axis=0)[None] - cols), unbiased=opts.unbiased)
-            jlo, jhi = jackknife_t_interval(estimate, jk, opts.confidence_level)
-            defined = ~np.isnan(estimate)
-            lo[sl], hi[sl] = np.clip(np.where(defined, jlo, np.nan), -1, 1), np.clip(np.where(defined, jhi, np.nan), -1, 1)
-            p_up = jackknife_t_pvalue(estimate, jk)
-            jk_p[sl] = np.minimum(1.0, 2.0 * np.minimum(p_up, 1.0 - p_up))  # two-sided, as the tests of the table
-        ok = ~np.isnan(d)
-        below[sl], above[sl], n_ok[sl] = np.sum(ok & (d <= 0), axis=0), np.sum(ok & (d >= 0), axis=0), ok.sum(axis=0)
+    if client is None:
+        starts = range(0, n_pairs, m)
+        results: Any = ((start, bootstrap_pair_block(*block(start, min(start + m, n_pairs)))) for start in starts)
+    else:
+        from trialwise.distributed import map_blocks, task_block_size
+
+        m = task_block_size(client, n_pairs, m, PAIR_STREAM_BLOCK)
+        starts = range(0, n_pairs, m)
+        results = map_blocks(client, bootstrap_pair_block, ((start, block(start, min(start + m, n_pairs)))
+                                                            for start in starts))
+        weights.advance()  # the caller's rng moves on exactly as after the local pass
+    for start, res in results:
+        sl = slice(start, start + len(res["lo"]))
+        counts[sl], lo[sl], hi[sl], n_undefined[sl] = res["counts"], res["lo"], res["hi"], res["n_undefined"]
+        below[sl], above[sl], n_ok[sl], jk_p[sl] = res["below"], res["above"], res["n_ok"], res["jackknife_pvalue"]
         if dist is not None:
-            dist[:, sl] = d
-        del d, ok, cols
+            dist[:, sl] = res["dist"]
+        del res
     return dict(counts=counts, intervals=(lo, hi, n_undefined), below=below, above=above, n_ok=n_ok,
                 dist=dist, kept=keep, jackknife_pvalue=jk_p)
 
@@ -624,6 +675,7 @@ def pairwise_error_consistency(
     rng: Any = None,
     batch: int | None = None,
     keep_replicates: bool | None = None,
+    client: Any = None,
 ) -> PairwiseErrorConsistencyResult:
     """Error consistency of every pair of observers, with jointly resampled intervals.
 
@@ -663,6 +715,12 @@ def pairwise_error_consistency(
         10,000; 4 GB for 1,000 observers at B = 1,000). Default (None): kept when that is
         at most :data:`KEEP_REPLICATES_BYTES` (256 MiB), else dropped, shape (0, n_pairs).
         The intervals, p-values and ``n_undefined`` are the same either way.
+    client : dask.distributed.Client, optional
+        Run the blocks of pairs of the bootstrap as tasks on this Dask cluster
+        (:mod:`trialwise.distributed`; ``pip install "trialwise[dask]"``). Each task
+        regenerates the replicate weights from the seed and returns only its pairs' summaries;
+        the result is identical to the one without ``client`` for the same ``rng``, whatever the
+        number of workers (docs/distributed.md). Ignored by ``ci_method="analytic"``.
 
     Returns
     -------
@@ -719,6 +777,10 @@ def pairwise_error_consistency(
     opts = check_options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
     if keep_replicates is not None and not isinstance(keep_replicates, (bool, np.bool_)):
         raise InvalidTypeError(f"`keep_replicates` must be True, False or None; got {keep_replicates!r}")
+    if client is not None:
+        from trialwise.distributed import check_client
+
+        check_client(client)
     right, seen, names = _correctness_matrix(correct, truth)
     idx = np.array(_pair_indices(names, pairs), dtype=np.intp).reshape(-1, 2)
     codes = None if clusters is None else cluster_codes(clusters, right.shape[0])
@@ -731,7 +793,7 @@ def pairwise_error_consistency(
         counts, dist, boot = pairwise_tables(right, seen, idx), None, None
         out = _infer(counts, None, opts)
     else:
-        boot = _pairwise_bootstrap(right, seen, idx, codes, strata, opts, batch, keep_replicates)
+        boot = _pairwise_bootstrap(right, seen, idx, codes, strata, opts, batch, keep_replicates, client)
         counts, dist = boot["counts"], boot["dist"]
         out = _infer(counts, None, opts, intervals=boot["intervals"])
     test_name = opts.test

@@ -320,7 +320,7 @@ def kappa_kernel(counts: ArrayLike, unbiased: bool = False) -> NDArray:
     else:
         n11, n10, n01, n00 = _cells(c)
         kappa = kappa_from_cells(n11, n10, n01, n00)
-        n = n11 + n10 + n01 + n00
+        n = n11 + n10 + n01 + n00 if unbiased else None
     if unbiased:
         kappa = unbiased_from_kappa(kappa, n)
     return kappa[()]

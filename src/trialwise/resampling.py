@@ -334,6 +334,24 @@ class ReplicateWeights:
         if first and self._keep:
             self._kept = kept
 
+    def advance(self) -> None:
+        """Draw the first pass (advancing ``rng`` as one pass of :func:`bootstrap_weights`) if not done yet.
+
+        For a caller whose blocks replay the weights elsewhere (pickled, see below) but whose
+        ``rng`` must move on exactly as if they had been drawn here. Nothing is kept.
+        """
+        if self._passes == 0:
+            self._passes = 1
+            for _ in bootstrap_weights(self.n_items, self.n_resamples, rng=self._gen, **self._args):
+                pass
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled (e.g. for a Dask task) as the saved stream, never as the drawn arrays:
+        # the copy replays the same chunks, drawing them again, and keeps none.
+        state = dict(self.__dict__, _kept=None, _keep=False, _passes=1)
+        state["_gen"] = state["_saved"]
+        return state
+
 
 def multinomial_tables(
     probabilities: ArrayLike,

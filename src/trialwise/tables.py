@@ -181,9 +181,12 @@ def tables_from_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLike)
     n, n11, ca, cb = np.broadcast_arrays(n, n11, ca, cb)
     out = np.empty(n11.shape + (2, 2), dtype=np.result_type(n, n11, ca, cb))
     out[..., 0, 0] = n11
-    out[..., 0, 1] = ca - n11
-    out[..., 1, 0] = cb - n11
-    out[..., 1, 1] = n - ca - cb + n11
+    np.subtract(ca, n11, out=out[..., 0, 1])  # written in place: no temporaries (same arithmetic)
+    np.subtract(cb, n11, out=out[..., 1, 0])
+    n00 = out[..., 1, 1]
+    np.subtract(n, ca, out=n00)
+    n00 -= cb
+    n00 += n11
     return out
 
 

@@ -1,0 +1,165 @@
+"""Cost model of the all-pairs bootstrap on Dask (issue 17, goal 5): ``pairwise_error_consistency(..., client=)``.
+
+    python benchmarks/bench_distributed.py [--observers 150] [--resamples 1000] [--large]
+
+The default call (Jeffreys interval, Fisher test), 10 % of cells missing (the data of
+``bench_ec.py``), seed 7, on a ``LocalCluster`` of worker processes with one thread each
+(Dask sets OMP/OPENBLAS_NUM_THREADS=1 in its workers, so a worker is one core):
+
+(a) one worker, ``--observers`` observers × 2,000 and × 12,000 items: the time of the bootstrap
+    (the tasks, from the first submission to the last result) per pair-replicate on one
+    core, fitted as ``a + b·n_items`` (Gamma pseudo-counts and κ per pair-replicate, plus the
+    matrix product per item);
+(b) two workers, × 2,000 items: strong scaling 1 → 2 workers;
+(c) the single-process path (no client; numpy's BLAS may use both cores) on the same data,
+    and whether (b) and (c) are identical (they must be);
+(d) the projection for 1,000 models × 12,000 items (499,500 pairs), B = 1,000, on N cores:
+    bootstrap = the time per pair-replicate at 12,000 items × pairs × B / N; plus the part of the call that
+    runs in the client (tables, Fisher tests, result), measured per pair in (b) and not
+    divided by N;
+(e) with ``--large``: 1,000 observers × 2,000 items, B = ``--resamples``, two workers.
+
+Peak memory per worker from ``resource.getrusage`` in each worker process (a fresh cluster
+per case). The machine has 2 cores shared with other jobs: the load average is printed
+before and after each case; times are loose, ratios are what count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import trialwise as tw  # noqa: E402
+import trialwise.distributed as td  # noqa: E402
+from bench_ec import observers_with_missing  # noqa: E402
+
+
+def _peak_rss_gib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+
+
+def run(x: np.ndarray, B: int, n_workers: int | None) -> dict:
+    """One default call; with ``n_workers`` on a fresh LocalCluster of that many processes."""
+    from distributed import Client, LocalCluster
+
+    timing: dict = {}
+    real = td.map_blocks
+
+    def timed(client, func, blocks):
+        t0 = time.perf_counter()
+        n = 0
+        for item in real(client, func, blocks):
+            n += 1
+            yield item
+        timing.update(bootstrap=time.perf_counter() - t0, tasks=n)
+
+    load = os.getloadavg()[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if n_workers is None:
+            t0 = time.perf_counter()
+            res = tw.pairwise_error_consistency(x, n_resamples=B, rng=7)
+            total = time.perf_counter() - t0
+            return dict(res=res, total=total, load=(load, os.getloadavg()[0]), peak=[_peak_rss_gib()])
+        td.map_blocks = timed
+        try:
+            with LocalCluster(n_workers=n_workers, processes=True, threads_per_worker=1,
+                              dashboard_address=None) as cluster, Client(cluster) as client:
+                t0 = time.perf_counter()
+                res = tw.pairwise_error_consistency(x, n_resamples=B, rng=7, client=client)
+                total = time.perf_counter() - t0
+                peak = list(client.run(_peak_rss_gib).values())
+                cpu = sum(client.run(time.process_time).values())  # CPU seconds the workers got
+        finally:
+            td.map_blocks = real
+    return dict(res=res, total=total, load=(load, os.getloadavg()[0]), peak=peak, cpu=cpu, **timing)
+
+
+def show(label: str, out: dict, pairs: int, B: int) -> None:
+    boot = out.get("bootstrap", float("nan"))
+    print(f"  {label:<34} call {out['total']:7.1f} s, bootstrap {boot:7.1f} s "
+          f"({1e9 * boot / (pairs * B):6.0f} ns per pair-replicate), {out.get('tasks', '-')} tasks, "
+          f"peak RSS {' / '.join(f'{p:.2f}' for p in out['peak'])} GiB, load {out['load'][0]:.1f} → {out['load'][1]:.1f}"
+          + (f", workers' CPU {out['cpu']:.0f} s, start-up included ({1e9 * out['cpu'] / (pairs * B):.0f} ns per pair-replicate)"
+             if "cpu" in out else ""))
+
+
+def max_diff(a, b) -> float:
+    return max(float(np.nanmax(np.abs(getattr(a.confidence_interval, f) - getattr(b.confidence_interval, f))))
+               for f in ("low", "high"))
+
+
+def same(a, b) -> bool:
+    return all(np.array_equal(np.asarray(getattr(a, f)), np.asarray(getattr(b, f)), equal_nan=True)
+               for f in ("statistic", "pvalue", "n_undefined")) and all(
+        np.array_equal(getattr(a.confidence_interval, f), getattr(b.confidence_interval, f), equal_nan=True)
+        for f in ("low", "high"))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--observers", type=int, default=150)
+    ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--large", action="store_true")
+    args = ap.parse_args()
+    B, n_obs = args.resamples, args.observers
+    pairs = n_obs * (n_obs - 1) // 2
+    print(f"{os.cpu_count()} cores; {n_obs} observers ({pairs} pairs), B = {B}, seed 7, default call")
+
+    per_pr = {}
+    print("(a) one worker (one core)")
+    runs = {}
+    for n_items in (2000, 12_000):
+        x = observers_with_missing(n_obs, n_items, seed=7)
+        runs[n_items] = out = run(x, B, 1)
+        show(f"{n_items} items, 1 worker", out, pairs, B)
+        per_pr[n_items] = out["bootstrap"] / (pairs * B)
+    one = runs[2000]
+    x = observers_with_missing(n_obs, 2000, seed=7)
+    b_ = (per_pr[12_000] - per_pr[2000]) / 10_000
+    a_ = per_pr[2000] - 2000 * b_
+    print(f"  fit: time per pair-replicate on one core ≈ {1e9 * a_:.0f} ns + {1e9 * b_:.3f} ns × n_items")
+
+    print("(b) two workers")
+    two = run(x, B, 2)
+    show("2000 items, 2 workers", two, pairs, B)
+    print(f"  strong scaling 1 → 2 workers: bootstrap ×{one['bootstrap'] / two['bootstrap']:.2f}, "
+          f"whole call ×{one['total'] / two['total']:.2f}")
+    print("(c) single process (no client)")
+    loc = run(x, B, None)
+    show("2000 items, local", loc, pairs, B)
+    print(f"  1 worker and 2 workers identical: {same(one['res'], two['res'])}; local (multi-threaded BLAS) "
+          f"identical to them: {same(loc['res'], two['res'])}, largest |Δ| of an interval end "
+          f"{max_diff(loc['res'], two['res']):.1e}")
+
+    client_side = (two["total"] - two["bootstrap"]) / pairs
+    big_pairs, big_items, big_B = 499_500, 12_000, 1000
+    t_pr = per_pr[big_items]  # measured at 12,000 items
+    core_s = t_pr * big_pairs * big_B
+    eff = one["bootstrap"] / two["bootstrap"] / 2
+    print(f"(d) projection, 1,000 models × 12,000 items, B = 1,000: {1e9 * t_pr:.0f} ns per pair-replicate, "
+          f"{core_s / 3600:.1f} core-hours of bootstrap; client side {1e6 * client_side:.0f} µs per pair "
+          f"= {client_side * big_pairs / 60:.1f} min (not parallel); 1 → 2 worker efficiency {eff:.2f}")
+    for n in (2, 16, 64, 256, 1024):
+        print(f"  N = {n:5d} cores: bootstrap {core_s / n / 60:8.1f} min (at efficiency 1), "
+              f"{core_s / n / eff / 60:8.1f} min (at {eff:.2f}); + client {client_side * big_pairs / 60:.1f} min")
+
+    if args.large:
+        print("(e) 1,000 observers × 2,000 items, two workers")
+        x = observers_with_missing(1000, 2000, seed=7)
+        big = run(x, B, 2)
+        show("1000 × 2000, 2 workers", big, 499_500, B)
+        print(f"  client-side part {big['total'] - big['bootstrap']:.0f} s; client peak RSS {_peak_rss_gib():.2f} GiB")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,128 @@
+"""Running blocks of independent work on a Dask cluster (``pip install "trialwise[dask]"``).
+
+The all-pairs bootstrap of :func:`trialwise.pairwise_error_consistency` splits into blocks of
+pairs that are independent given the replicate weights, and any worker can draw those weights
+again from the seed. With ``client=`` each block becomes one Dask task whose inputs are the
+block's item columns, the weights' stream (a pickled :class:`trialwise.resampling.ReplicateWeights`
+is its seed, not its arrays) and the options, and whose output is its pairs' summaries. This
+module holds only the glue: checking the client, choosing a block size that keeps every
+worker busy, and streaming the tasks through the cluster a few at a time, so that neither the
+client nor the scheduler ever holds more than a few blocks. Dask is imported lazily.
+
+A task is a pure function of its inputs, so a task lost with its worker (a crash, a pre-empted
+node) is simply run again by Dask (``distributed.scheduler.allowed-failures``, 3 by default)
+and the result does not change.
+
+References
+----------
+Rocklin, M. (2015). Dask: parallel computation with blocked algorithms and task scheduling.
+*Proceedings of the 14th Python in Science Conference*, 130–136.
+"""
+
+from __future__ import annotations
+
+import itertools
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from trialwise._core.errors import InvalidTypeError
+
+__all__ = ["check_client", "map_blocks", "task_block_size", "TASKS_PER_WORKER"]
+
+#: Blocks per worker that :func:`task_block_size` aims for (load balance), and tasks per
+#: worker that :func:`map_blocks` keeps submitted at once (so a worker never waits for work).
+TASKS_PER_WORKER = 4
+
+_INSTALL = 'pip install "trialwise[dask]"'
+
+
+def check_client(client: Any) -> Any:
+    """``client`` if it is a ``dask.distributed.Client``, else a clear error.
+
+    Raises
+    ------
+    ImportError
+        ``client`` was given but dask.distributed is not installed.
+    InvalidTypeError
+        ``client`` is not a ``dask.distributed.Client``.
+    """
+    try:
+        from distributed import Client
+    except ImportError as exc:
+        raise ImportError(f"`client` needs dask.distributed, which is not installed: {_INSTALL}") from exc
+    if not isinstance(client, Client):
+        hint = " (an address: connect first, `Client(address)`)" if isinstance(client, str) else ""
+        raise InvalidTypeError(f"`client` must be a dask.distributed.Client (or None); got {repr(client)[:80]} "
+                               f"of type {type(client).__name__}{hint}")
+    return client
+
+
+def _n_workers(client: Any) -> int:
+    try:
+        return max(1, len(client.scheduler_info(n_workers=-1)["workers"]))
+    except TypeError:  # older distributed: no n_workers argument
+        return max(1, len(client.scheduler_info()["workers"]))
+
+
+def task_block_size(client: Any, n_items: int, largest: int, multiple: int) -> int:
+    """Items per task: at most ``largest``, a multiple of ``multiple``, and small enough to give
+    every worker of ``client`` about :data:`TASKS_PER_WORKER` tasks (or all items, if fewer)."""
+    want = -(-n_items // (TASKS_PER_WORKER * _n_workers(client)))
+    m = max(multiple, -(-want // multiple) * multiple)
+    return int(min(largest, m, n_items))
+
+
+def map_blocks(client: Any, func: Callable[..., Any], blocks: Iterable[tuple[Any, tuple]]) -> Iterator[tuple[Any, Any]]:
+    """``(key, func(*args))`` for every ``(key, args)`` of ``blocks``, computed on ``client``'s cluster.
+
+    The blocks are submitted :data:`TASKS_PER_WORKER` per worker at a time and the next is
+    submitted when one finishes, so only that many blocks' inputs and outputs are in flight;
+    results come in the order they finish. A task whose worker dies is run again by Dask.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    func : callable
+        Pure (the same inputs give the same output), picklable.
+    blocks : iterable of (key, args)
+        ``args`` is the tuple of arguments of one call; ``key`` is handed back with its result.
+
+    Yields
+    ------
+    (key, result)
+    """
+    from distributed import as_completed
+
+    window = TASKS_PER_WORKER * _n_workers(client)
+    name = f"trialwise-block-{uuid.uuid4().hex[:8]}"
+    todo = iter(blocks)
+    numbers = itertools.count()
+    keys: dict[str, Any] = {}
+    live: dict[str, Any] = {}
+    pending = as_completed()
+
+    def submit_next() -> bool:
+        block = next(todo, None)
+        if block is None:
+            return False
+        key, args = block
+        future = client.submit(func, *args, key=f"{name}-{next(numbers)}", pure=False)
+        keys[future.key], live[future.key] = key, future
+        pending.add(future)
+        return True
+
+    try:
+        for _ in range(window):
+            if not submit_next():
+                break
+        for future in pending:
+            result = future.result()
+            key = keys.pop(future.key)
+            del live[future.key]
+            future.release()
+            submit_next()
+            yield key, result
+    finally:  # an error, or the caller stopped early: drop what is still queued
+        if live:
+            client.cancel(list(live.values()))

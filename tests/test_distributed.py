@@ -1,0 +1,236 @@
+"""The all-pairs bootstrap on a Dask cluster (issue 17, goal 5): ``pairwise_error_consistency(..., client=)``.
+
+One ``LocalCluster`` of two worker *processes* (one thread each) for the module. The oracle is
+the single-process path of the same function with the same seed: every number must be equal
+bit for bit, whatever the block size and the number of workers, with a worker killed mid-run,
+and each task's inputs and outputs must be O(block), never O(pairs × B) or O(B × items).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+import warnings
+
+import numpy as np
+import pytest
+
+import trialwise as tw
+
+distributed = pytest.importorskip("distributed")
+
+FIELDS = ("statistic", "pvalue", "n", "counts", "n_undefined", "n_undefined_null", "bootstrap_distribution")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the cluster's own start-up chatter is not ours to test
+        cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                           dashboard_address=None)
+        c = distributed.Client(cluster)
+    yield c
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c.close()
+        cluster.close()
+
+
+def _observers(n_items=120, n_obs=24, seed=0):
+    rng = np.random.default_rng(seed)
+    skill = rng.uniform(0.5, 0.9, n_obs)
+    base = rng.random(n_items)
+    x = ((base[:, None] + 0.3 * rng.random((n_items, n_obs))) < skill + 0.15).astype(float)
+    x[rng.random(x.shape) < 0.1] = np.nan
+    return x
+
+
+def _same(a, b):
+    for name in FIELDS:
+        np.testing.assert_array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name)), err_msg=name)
+    for name in ("low", "high"):
+        np.testing.assert_array_equal(getattr(a.confidence_interval, name), getattr(b.confidence_interval, name),
+                                      err_msg=name)
+    assert (a.test, a.ci_method, a.pair_notes) == (b.test, b.ci_method, b.pair_notes)
+
+
+def _run(x, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        return tw.pairwise_error_consistency(x, **kw)
+
+
+def _local(x, **kw):
+    """The single-process path with a one-thread BLAS, as in a Dask worker (which sets
+    OPENBLAS/OMP_NUM_THREADS=1): a multi-threaded float64 product may round the Bayesian
+    bootstrap's weighted sums differently in the last bits (the multinomial ones are exact)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn (test extra)
+        return _run(x, **kw)
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _run(x, **kw)
+
+
+@pytest.mark.parametrize("kw", [dict(ci_method="jeffreys"), dict(ci_method="percentile"), dict(ci_method="bca"),
+                                dict(ci_method="jeffreys", unbiased=True, strata="s"),
+                                dict(clusters=True),  # the cluster jackknife-t and its t test
+                                dict(clusters=True, ci_method="percentile")])  # the cluster bootstrap test
+def test_dask_path_is_identical_to_the_local_path(client, kw):
+    x = _observers()
+    if kw.pop("clusters", False):
+        kw["clusters"] = np.arange(x.shape[0]) // 4
+    if kw.get("strata"):
+        kw["strata"] = np.arange(x.shape[0]) % 3
+    g_local, g_dask = np.random.default_rng(5), np.random.default_rng(5)
+    local = _local(x, n_resamples=300, rng=g_local, keep_replicates=True, **kw)
+    on_dask = _run(x, n_resamples=300, rng=g_dask, keep_replicates=True, client=client, **kw)
+    assert len(local) == 276 and local.bootstrap_distribution.shape == (300, 276)
+    _same(local, on_dask)
+    # the caller's generator has moved on exactly as on the local path
+    assert g_local.random() == g_dask.random()
+    # with numpy's BLAS on all its threads, the same to the last bits of the float64 sums
+    threaded = _run(x, n_resamples=300, rng=5, keep_replicates=True, **kw)
+    np.testing.assert_allclose(threaded.bootstrap_distribution, on_dask.bootstrap_distribution, rtol=0, atol=1e-12)
+    for name in ("low", "high"):
+        np.testing.assert_allclose(getattr(threaded.confidence_interval, name),
+                                   getattr(on_dask.confidence_interval, name), rtol=0, atol=1e-12)
+
+
+def test_identical_across_block_sizes_and_chunks(client, monkeypatch):
+    """Blocks of 128 or 256 pairs on the cluster (the local path: all 276 in one), weight chunks
+    of 37 rows or the default: always the numbers of the local path."""
+    import trialwise.distributed as td
+    import trialwise.ec as ec
+
+    x = _observers()
+    ref = _local(x, n_resamples=200, rng=11, keep_replicates=True)
+    ref37 = _local(x, n_resamples=200, rng=11, keep_replicates=True, batch=37)
+    sizes = []
+    real = td.map_blocks
+
+    def spy(c, func, blocks):
+        for key, res in real(c, func, blocks):
+            sizes.append(len(res["lo"]))
+            yield key, res
+
+    monkeypatch.setattr(td, "map_blocks", spy)
+    for tasks_per_worker, budget, block in ((4, None, 128), (1, 1, 128), (1, 10**9, 256)):
+        monkeypatch.setattr(td, "TASKS_PER_WORKER", tasks_per_worker)
+        if budget is not None:
+            monkeypatch.setattr(ec, "PAIR_BLOCK_BYTES", budget)
+        for batch, want in ((None, ref), (37, ref37)):
+            sizes.clear()
+            _same(want, _run(x, n_resamples=200, rng=11, keep_replicates=True, batch=batch, client=client))
+            assert sum(sizes) == 276
+            assert max(sizes) == block and len(sizes) == -(-276 // block)
+    np.testing.assert_array_equal(ref.statistic, ref37.statistic)
+
+
+def test_a_worker_killed_mid_run_changes_nothing(client):
+    """SIGKILL the worker process that is running a block; Dask reruns its tasks elsewhere
+    (or on the restarted worker) and the result is the local one."""
+    x = _observers(n_items=200, n_obs=40, seed=3)  # 780 pairs: 7 blocks of ≤ 128
+    kw = dict(n_resamples=6000, rng=2)
+    ref = _local(x, **kw)
+    client.wait_for_workers(2)
+    pids = client.run(os.getpid)
+    out: dict = {}
+
+    def work():
+        try:
+            out["res"] = _run(x, client=client, **kw)
+        except BaseException as exc:  # pragma: no cover - reported below
+            out["error"] = exc
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    victim = None
+    deadline = time.monotonic() + 30
+    while victim is None and time.monotonic() < deadline and thread.is_alive():
+        busy = {w: keys for w, keys in client.processing().items()
+                if any(str(k).startswith("trialwise-block") for k in keys)}
+        victim = next(iter(busy), None)
+        if victim is None:
+            time.sleep(0.02)
+    assert victim is not None, "no block was seen running on a worker"
+    os.kill(pids[victim], signal.SIGKILL)
+    killed_while_running = thread.is_alive()
+    thread.join(120)
+    assert not thread.is_alive()
+    assert "error" not in out, out.get("error")
+    assert killed_while_running
+    _same(ref, out["res"])
+    client.wait_for_workers(2, timeout=60)  # the nanny restarts it; the other tests keep two workers
+    assert pids[victim] not in client.run(os.getpid).values()
+
+
+def test_each_task_holds_only_its_block(client, monkeypatch):
+    """What is shipped to a task is the block's item columns plus the weights' *stream*
+    (not the B × items weights), and what comes back is O(pairs of the block), not
+    O(pairs × B): measured as the pickled bytes of every task's arguments and result."""
+    import trialwise.distributed as td
+
+    n_items, B = 150, 4000
+    x = _observers(n_items=n_items, n_obs=30, seed=4)  # 435 pairs
+    shipped, returned, blocks = [], [], []
+    real = td.map_blocks
+
+    def spy(c, func, items):
+        def measured():
+            for key, args in items:
+                shipped.append(len(pickle.dumps(args)))
+                blocks.append((args[0].shape[1], len(args[2])))
+                yield key, args
+        for key, res in real(c, func, measured()):
+            returned.append((len(res["lo"]), len(pickle.dumps(res))))
+            yield key, res
+
+    monkeypatch.setattr(td, "map_blocks", spy)
+    res = _run(x, n_resamples=B, rng=1, client=client, keep_replicates=False)
+    assert res.bootstrap_distribution.shape == (0, 435)
+    weights_bytes, replicates_bytes = 8 * B * n_items, 8 * B * 435
+    assert len(shipped) == len(returned) >= 2
+    for size, (n_obs_block, m) in zip(shipped, blocks):
+        # two uint8 columns per observer of the block, the pairs, the options and the stream: no B
+        assert size <= 2 * n_items * n_obs_block + 16 * m + 20_000, size
+        assert size < weights_bytes / 50
+    for m, size in returned:
+        assert m <= 128
+        assert size <= 120 * m + 4_000, size  # a few numbers per pair
+        assert size < replicates_bytes / 100
+    # and the dask path still equals the local one here
+    _same(_local(x, n_resamples=B, rng=1, keep_replicates=False), res)
+
+
+def test_client_must_be_a_dask_client():
+    x = _observers(n_items=20, n_obs=3)
+    with pytest.raises(tw.InvalidTypeError, match=r"`client` must be a dask.distributed.Client.*got 4 of type int"):
+        tw.pairwise_error_consistency(x, client=4)
+
+
+def test_client_without_dask_installed_says_how_to_install(monkeypatch):
+    from trialwise.distributed import check_client
+
+    monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails
+    with pytest.raises(ImportError, match=r'pip install "trialwise\[dask\]"'):
+        check_client(object())
+
+
+def test_map_blocks_returns_every_block_once_and_raises_a_task_error(client, monkeypatch):
+    import trialwise.distributed as td
+
+    monkeypatch.setattr(td, "TASKS_PER_WORKER", 2)  # 4 in flight: the 30 blocks go through the window
+    blocks = [(k, (k * 7, 3)) for k in range(30)]
+    got = dict(td.map_blocks(client, divmod, iter(blocks)))
+    assert got == {k: divmod(k * 7, 3) for k in range(30)}
+    with pytest.raises(ZeroDivisionError):
+        dict(td.map_blocks(client, divmod, iter(blocks[:5] + [(99, (1, 0))] + blocks[5:])))
+    # 1,000 pairs for 2 workers × 2 tasks: 250 per task, rounded up to a multiple of 128
+    assert td.task_block_size(client, 1000, 2560, 128) == 256
+    assert td.task_block_size(client, 1000, 128, 128) == 128  # never above the memory-bounded size
+    assert td.task_block_size(client, 100, 2560, 128) == 100  # never above all of them
