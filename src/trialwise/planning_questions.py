@@ -40,6 +40,7 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise.planning import check_design, seeded_rng, smallest_n
 from trialwise.planning_result import ClusterDesign, HalfWidthResult, QuestionPowerResult
 from trialwise.resampling import child_seed, multinomial_cells
+from trialwise.tables import cluster_sums
 
 __all__ = ["design_effect", "estimate_icc", "accuracy_half_width", "agreement_half_width",
            "power_accuracy_difference", "power_agreement_difference", "agreement_influence"]
@@ -91,8 +92,7 @@ def design_effect(cluster_size: float, icc: float, *, cluster_size_cv: float = 0
 
 def _anova_icc(values: NDArray, codes: NDArray) -> tuple[float, float, float, NDArray]:
     """Between/within sums of squares, their degrees of freedom and the cluster sizes."""
-    sizes = np.bincount(codes).astype(float)
-    sums = np.bincount(codes, weights=values)
+    sizes, sums = cluster_sums(np.column_stack([np.ones(values.size), values]), codes).T
     means = sums / np.where(sizes > 0, sizes, 1)
     grand = values.mean()
     ssb = float(np.sum(sizes * (means - grand) ** 2))
