@@ -28,7 +28,7 @@ would only move shared helpers into a third module.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -351,19 +351,8 @@ def power_accuracy_difference(
                              axis=-1)
             return _ztest_reject(draws, m, z)
 
-    gen = v.check_rng(rng)
-    if n is None:
-        target = _check_power_target(power, a_lvl, delta, f"`accuracy_a` and `accuracy_b` ({a:g})")
-        n_max = v.check_positive_int(n_max, "n_max")
-        base = child_seed(gen, bits=62)
-        start = max(2, math.ceil(((z + float(ndtri(target))) * sd1 / abs(delta)) ** 2))
-        found = smallest_n(lambda m: bool(simulate(np.int64(m), n_sim, seeded_rng(base, m)).mean() >= target),
-                           start, max(1, int(n_max / de)))
-        n_eff = np.asarray(max(1, int(n_max / de)) if found is None else found, dtype=np.int64)
-        n_arr, gen, reached = _questions(n_eff, de), seeded_rng(base, int(n_eff)), found is not None
-    else:
-        n_arr = _check_questions(n)
-        n_eff, reached = _effective(n_arr, de), True
+    n_arr, n_eff, gen, reached = _sizes(simulate, n, power, a_lvl, delta, f"`accuracy_a` and `accuracy_b` ({a:g})",
+                                        z, sd1, de, n_sim, n_max, rng)
     pw = np.asarray(simulate(n_eff, n_sim, gen).mean(axis=0), dtype=float)
     return QuestionPowerResult(
         n=np.asarray(n_arr, dtype=np.int64), power=pw, power_se=np.sqrt(pw * (1 - pw) / n_sim),
@@ -371,6 +360,27 @@ def power_accuracy_difference(
         delta=np.broadcast_to(delta, pw.shape).astype(float), se=np.asarray(sd1 / np.sqrt(n_eff), dtype=float),
         alpha=a_lvl, n_simulations=n_sim, target_power=None if n is not None else float(power), reached=reached,
         design_effect=de, method="two-proportion-z" if cells is None else "mcnemar-exact" if de == 1 else "paired-wald")
+
+
+def _sizes(simulate: Callable, n: Any, power: Any, alpha: float, delta: float, what: str, z: float, sd1: float,
+           de: float, n_sim: int, n_max: Any, rng: Any) -> tuple[NDArray, NDArray, np.random.Generator, bool]:
+    """The question counts of a power calculation: the given ``n``, or the smallest n reaching ``power``.
+
+    The search runs in effective (independent) questions, each candidate size on its own seeded
+    stream, from the normal-approximation start; returns ``(n, n_effective, generator for the
+    final simulation, reached)``."""
+    gen = v.check_rng(rng)
+    if n is None:
+        target = _check_power_target(power, alpha, delta, what)
+        n_max = v.check_positive_int(n_max, "n_max")
+        base = child_seed(gen, bits=62)
+        start = max(2, math.ceil(((z + float(ndtri(target))) * sd1 / abs(delta)) ** 2))
+        found = smallest_n(lambda m: bool(simulate(np.int64(m), n_sim, seeded_rng(base, m)).mean() >= target),
+                           start, max(1, int(n_max / de)))
+        n_eff = np.asarray(max(1, int(n_max / de)) if found is None else found, dtype=np.int64)
+        return _questions(n_eff, de), n_eff, seeded_rng(base, int(n_eff)), found is not None
+    n_arr = _check_questions(n)
+    return n_arr, _effective(n_arr, de), gen, True
 
 
 def _check_power_target(power: Any, alpha: float, delta: float, what: str) -> float:
@@ -748,19 +758,9 @@ def power_agreement_difference(
     def simulate(m, size, gen):
         return multinomial_cells(uniform, m, size=size, rng=gen, statistic=lambda t: _diff_reject(t, cols, outer, z))
 
-    gen = v.check_rng(rng)
-    if n is None:
-        target = _check_power_target(power, a_lvl, delta, "κ_p(`reference`, `a`) and κ_p(`reference`, `b`) in the pilot")
-        n_max = v.check_positive_int(n_max, "n_max")
-        base = child_seed(gen, bits=62)
-        start = max(2, math.ceil(((z + float(ndtri(target))) * sd1 / abs(delta)) ** 2))
-        found = smallest_n(lambda m: bool(simulate(np.int64(m), n_sim, seeded_rng(base, m)).mean() >= target),
-                           start, max(1, int(n_max / de)))
-        n_eff = np.asarray(max(1, int(n_max / de)) if found is None else found, dtype=np.int64)
-        n_arr, gen, reached = _questions(n_eff, de), seeded_rng(base, int(n_eff)), found is not None
-    else:
-        n_arr = _check_questions(n)
-        n_eff, reached = _effective(n_arr, de), True
+    n_arr, n_eff, gen, reached = _sizes(simulate, n, power, a_lvl, delta,
+                                        "κ_p(`reference`, `a`) and κ_p(`reference`, `b`) in the pilot",
+                                        z, sd1, de, n_sim, n_max, rng)
     pw = np.asarray(simulate(n_eff, n_sim, gen).mean(axis=0), dtype=float)
     se = sd1 / np.sqrt(n_eff)
     shift = abs(delta) / se
