@@ -16,11 +16,14 @@ Simulated data with known truth, R experiments per cell, B replicates, 95 % inte
 * I2n / I1n: :func:`tw.brainscore.synthetic_2afc` (its docstring gives the model), K objects
   × m images × n trials per image, one object structure (``object_seed=7``) and a fresh draw
   of images, trials and model pattern per experiment. Truth: the same estimator (same
-  ``n_splits``, same trials per image) on 400 images per object, its population value at
-  that number of trials. 10 splits.
+  ``n_splits``, same trials per image) on 400 images per object, averaged over 4 draws: the
+  value over the population of images at that number of trials per image. 10 splits. The
+  intervals are the bias-corrected jackknife-t ones; a second row gives, for the same
+  experiments, the bootstrap's "bc" intervals (the method before).
 
     python benchmarks/brainscore_metrics_coverage.py [R] [B]   # defaults R = 1000, B = 1000, seed 20261123
     python benchmarks/brainscore_metrics_coverage.py R B i2n   # only the I2n / I1n rows
+    python benchmarks/brainscore_metrics_coverage.py R B i2n "I2n 24 objects"   # only that row
 
 Prints a Markdown table: coverage (Monte-Carlo SE) and mean width of raw, ceiling, score.
 """
@@ -33,6 +36,7 @@ import time
 import numpy as np
 
 import trialwise as tw
+from trialwise.intervals import interval
 
 SEED = 20261123
 
@@ -77,15 +81,23 @@ def ost_cell(n, m, sm, st, reps, b, g):
     return [_cov(a[:, 0:2], raw), _cov(a[:, 2:4], ceiling), _cov(a[:, 4:6], min(raw / ceiling, 1))], (raw, ceiling)
 
 
-def i2n_cell(fn, k, m, n, sim, reps, b):
+def i2n_cell(fn, k, m, n, sim, reps, b, before=None):
     kw = dict(n_objects=k, trials_per_image=n, similarity=sim, object_seed=7)
-    big = fn(*tw.brainscore.synthetic_2afc(images_per_object=400, rng=SEED, **kw), n_splits=10, n_resamples=1, rng=1)
-    raw, ceiling, score = big.raw, big.ceiling.statistic, big.score
-    out = []
+    bigs = [fn(*tw.brainscore.synthetic_2afc(images_per_object=400, rng=SEED + j, **kw), n_splits=10, n_resamples=1,
+               rng=1) for j in range(4)]
+    raw, ceiling, score = (float(np.mean(x)) for x in zip(*[(g.raw, g.ceiling.statistic, g.score) for g in bigs]))
+    out, old = [], []
     for r in range(reps):
         res = fn(*tw.brainscore.synthetic_2afc(images_per_object=m, rng=r, **kw), n_splits=10, n_resamples=b, rng=r)
         out.append([*res.raw_interval, *res.ceiling.confidence_interval, *res.confidence_interval])
+        obs = [res.raw, res.ceiling.statistic, res.score]
+        dists = [res.raw_distribution, res.ceiling.bootstrap_distribution, res.bootstrap_distribution]
+        old.append([e for j in range(3) for e in interval("bc", dists[j][np.isfinite(dists[j])], obs[j], 0.95,
+                                                          bounds=(-np.inf, np.inf))])
     a = np.array(out)
+    if before is not None:  # the bootstrap's bias-corrected percentile ("bc") intervals of the same experiments
+        o = np.array(old)
+        before.append([_cov(o[:, 0:2], raw), _cov(o[:, 2:4], ceiling), _cov(o[:, 4:6], score)])
     return [_cov(a[:, 0:2], raw), _cov(a[:, 2:4], ceiling), _cov(a[:, 4:6], score)], (raw, ceiling)
 
 
@@ -103,18 +115,24 @@ def main() -> None:
     cells += [("OST", f"{n} images × {m} replicates, σ_m = {sm}, σ_t = {st}",
                lambda n=n, m=m, sm=sm, st=st: ost_cell(n, m, sm, st, reps, b, g))
               for n, m, sm, st in [(150, 6, 0.8, 1.5), (300, 8, 0.5, 2.0), (100, 4, 1.0, 1.0)]]
+    before: list = []
     i2n_cells = [(name, f"{k} objects × {m} images × {n} trials, similarity {sim}",
-                  lambda fn=fn, k=k, m=m, n=n, sim=sim: i2n_cell(fn, k, m, n, sim, reps, b))
+                  lambda fn=fn, k=k, m=m, n=n, sim=sim: i2n_cell(fn, k, m, n, sim, reps, b, before))
                  for name, fn in [("I2n", tw.brainscore.i2n), ("I1n", tw.brainscore.i1n)]
                  for k, m, n, sim in [(8, 10, 60, 0.6), (8, 10, 200, 0.9)]]
     i2n_cells.append(("I2n", "24 objects × 10 images × 100 trials, similarity 0.6",
-                      lambda: i2n_cell(tw.brainscore.i2n, 24, 10, 100, 0.6, reps, b)))
-    cells = i2n_cells if sys.argv[3:] == ["i2n"] else cells + i2n_cells
+                      lambda: i2n_cell(tw.brainscore.i2n, 24, 10, 100, 0.6, reps, b, before)))
+    cells = i2n_cells if sys.argv[3:4] == ["i2n"] else cells + i2n_cells
+    if sys.argv[4:]:  # e.g. "I2n 24 objects": only the cells whose name and label start with that text
+        cells = [c for c in cells if f"{c[0]} {c[1]}".startswith(sys.argv[4])]
     for name, label, run in cells:
         t0 = time.time()
         covs, (raw, ceiling) = run()
         row = " | ".join(f"{c:.3f} ({se:.3f}), {w:.3f}" for c, se, w in covs)
         print(f"| {name} | {label} | {raw:.3f} / {ceiling:.3f} | {row} |   <!-- {time.time() - t0:.0f} s -->", flush=True)
+        if before:
+            row = " | ".join(f"{c:.3f} ({se:.3f}), {w:.3f}" for c, se, w in before.pop())
+            print(f"| {name} (bootstrap bc, before) | {label} | | {row} |", flush=True)
 
 
 if __name__ == "__main__":

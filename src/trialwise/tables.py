@@ -45,6 +45,7 @@ from trialwise._core.errors import InvalidTypeError
 
 __all__ = [
     "correctness_table",
+    "cross_table",
     "pairwise_tables",
     "pair_columns",
     "tables_from_sums",
@@ -89,6 +90,33 @@ def correctness_table(*correct: ArrayLike, seen: ArrayLike | None = None) -> NDA
     return np.bincount(code.ravel(), minlength=2**m).astype(np.int64).reshape((2,) * m)
 
 
+def cross_table(codes_a: ArrayLike, codes_b: ArrayLike, shape: tuple[int, int]) -> NDArray:
+    """The table ``N[j, l]`` of items with code ``j`` in ``codes_a`` and ``l`` in ``codes_b``.
+
+    Parameters
+    ----------
+    codes_a, codes_b : array_like of int, shape (n_items,)
+        Codes in ``0 … shape[0] − 1`` and ``0 … shape[1] − 1``; an item on which either code is
+        negative (missing, or not seen) is not counted.
+    shape : (int, int)
+
+    Returns
+    -------
+    ndarray of int64, shape ``shape``
+
+    Examples
+    --------
+    >>> cross_table([0, 2, 2, -1], [1, 0, 0, 1], (3, 2)).tolist()
+    [[0, 1], [0, 0], [2, 0]]
+    """
+    ia, ib = np.asarray(codes_a, dtype=np.intp), np.asarray(codes_b, dtype=np.intp)
+    keep = (ia >= 0) & (ib >= 0)
+    if not keep.all():
+        ia, ib = ia[keep], ib[keep]
+    rows, cols = int(shape[0]), int(shape[1])
+    return np.bincount(ia * cols + ib, minlength=rows * cols).astype(np.int64).reshape(rows, cols)
+
+
 def agreement_table(codes_a: ArrayLike, codes_b: ArrayLike, k: int) -> NDArray:
     """The K × K table ``N[j, l]`` of items observer A labels ``j`` and observer B labels ``l``.
 
@@ -109,11 +137,7 @@ def agreement_table(codes_a: ArrayLike, codes_b: ArrayLike, k: int) -> NDArray:
     >>> agreement_table([0, 0, 1, -1], [0, 1, 1, 1], 2).tolist()
     [[1, 1], [0, 1]]
     """
-    ia, ib = np.asarray(codes_a, dtype=np.intp), np.asarray(codes_b, dtype=np.intp)
-    keep = (ia >= 0) & (ib >= 0)
-    if not keep.all():
-        ia, ib = ia[keep], ib[keep]
-    return np.bincount(ia * k + ib, minlength=k * k).astype(np.int64).reshape(k, k)
+    return cross_table(codes_a, codes_b, (k, k))
 
 
 def triplet_margins(counts: ArrayLike) -> tuple[NDArray, NDArray]:
