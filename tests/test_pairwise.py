@@ -398,3 +398,19 @@ def test_replicate_weights_replay_the_same_chunks_and_advance_the_stream_once(ke
     for p in passes:
         np.testing.assert_array_equal(p, expected)
     assert gen.random() == direct.random()  # the caller's stream continues as after one pass
+
+
+def test_replicates_not_kept_are_said_in_the_notes(monkeypatch):
+    import trialwise.ec as ec_module
+
+    x = np.random.default_rng(0).random((60, 6)) < 0.7
+    kept = tw.pairwise_error_consistency(x, n_resamples=50, rng=0)
+    assert kept.result_notes == () and kept.bootstrap_distribution.shape == (50, 15)
+    monkeypatch.setattr(ec_module, "KEEP_REPLICATES_BYTES", 100)  # as if 50 × 15 replicates were too many
+    auto = tw.pairwise_error_consistency(x, n_resamples=50, rng=0)
+    assert auto.bootstrap_distribution.shape == (0, 15)
+    assert auto.notes[0].startswith("bootstrap_distribution not kept: the 50 × 15 replicates would take")
+    assert "keep_replicates=True" in auto.summary().splitlines()[1]
+    np.testing.assert_array_equal(auto.confidence_interval.low, kept.confidence_interval.low)
+    off = tw.pairwise_error_consistency(x, n_resamples=50, rng=0, keep_replicates=False)
+    assert off.result_notes == ("bootstrap_distribution not kept (keep_replicates=False)",)

@@ -713,7 +713,8 @@ def pairwise_error_consistency(
         Keep every pair's replicates in ``bootstrap_distribution``, an (n_resamples,
         n_pairs) float64 array: 8·B·n_pairs bytes (1.6 GB for 200 observers at B =
         10,000; 4 GB for 1,000 observers at B = 1,000). Default (None): kept when that is
-        at most :data:`KEEP_REPLICATES_BYTES` (256 MiB), else dropped, shape (0, n_pairs).
+        at most :data:`KEEP_REPLICATES_BYTES` (256 MiB), else dropped, shape (0, n_pairs),
+        and ``notes`` says so.
         The intervals, p-values and ``n_undefined`` are the same either way.
     client : dask.distributed.Client, optional
         Run the blocks of pairs of the bootstrap as tasks on this Dask cluster
@@ -834,4 +835,9 @@ def pairwise_error_consistency(
         n_undefined_null=np.asarray(out["n_undefined_null"], dtype=np.int64).reshape(-1),
         bootstrap_distribution=np.empty((0, len(idx))) if dist is None else dist,
         pair_notes=tuple(make_notes(("undefined", r), ("coverage", w)) for r, w in zip(out["reasons"], out["sparse"])),
+        result_notes=() if boot is None or boot["kept"] else (
+            "bootstrap_distribution not kept (keep_replicates=False)" if keep_replicates is not None else
+            f"bootstrap_distribution not kept: the {opts.n_resamples} × {len(idx)} replicates would take "
+            f"{8 * opts.n_resamples * len(idx) / 2**20:,.0f} MiB (more than {KEEP_REPLICATES_BYTES // 2**20} MiB); "
+            f"keep_replicates=True keeps them (the intervals and p-values do not depend on it)",),
     )

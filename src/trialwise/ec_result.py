@@ -299,6 +299,7 @@ class PairwiseErrorConsistencyResult(Result):
     n_undefined_null: NDArray
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
     pair_notes: tuple = ()
+    result_notes: tuple[str, ...] = ()
 
     frame_columns = (
         "observer_a", "observer_b", "statistic", "ci_low", "ci_high", "pvalue", "n",
@@ -309,9 +310,11 @@ class PairwiseErrorConsistencyResult(Result):
 
     @property
     def notes(self) -> tuple[str, ...]:
-        """Every pair's caveats, as ``"a–b: note"`` (the per-pair tuples are in ``pair_notes``)."""
-        return tuple(f"{a}–{b}: {note}" for a, b, notes in zip(self.observer_a, self.observer_b, self._notes_of_pairs())
-                     for note in notes)
+        """The result's own caveats (``result_notes``, e.g. replicates not kept), then every pair's,
+        as ``"a–b: note"`` (the per-pair tuples are in ``pair_notes``)."""
+        return tuple(self.result_notes) + tuple(
+            f"{a}–{b}: {note}" for a, b, notes in zip(self.observer_a, self.observer_b, self._notes_of_pairs())
+            for note in notes)
 
     def _notes_of_pairs(self) -> tuple:
         return self.pair_notes if self.pair_notes else ((),) * len(self.statistic)
@@ -506,7 +509,8 @@ class PairwiseErrorConsistencyResult(Result):
             f"{format_percent(self.confidence_level)} CI ({self.ci_method}, B = {self.n_resamples}, joint resampling), "
             f"test = {self.test}"
         )
-        return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
+        lines = [head] + [f"note: {n}" for n in self.result_notes]
+        return "\n".join(lines) + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
 
 
 def pair_matrix(frame: Any, observers: Any, value: str) -> Any:
