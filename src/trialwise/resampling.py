@@ -18,6 +18,8 @@ lines) for that reason: it is the single place where trialwise draws random numb
 
 from __future__ import annotations
 
+import collections
+
 import copy
 import os
 from collections.abc import Callable, Iterator, Sequence
@@ -342,8 +344,8 @@ class ReplicateWeights:
         """
         if self._passes == 0:
             self._passes = 1
-            for _ in bootstrap_weights(self.n_items, self.n_resamples, rng=self._gen, **self._args):
-                pass
+            collections.deque(bootstrap_weights(self.n_items, self.n_resamples, rng=self._gen, **self._args),
+                              maxlen=0)  # draw every chunk and keep none
 
     def __getstate__(self) -> dict[str, Any]:
         # Pickled (e.g. for a Dask task) as the saved stream, never as the drawn arrays:
