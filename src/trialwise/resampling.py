@@ -19,7 +19,6 @@ lines) for that reason: it is the single place where trialwise draws random numb
 from __future__ import annotations
 
 import collections
-
 import copy
 import os
 from collections.abc import Callable, Iterator, Sequence
