@@ -117,7 +117,8 @@ def run_brainscore(args) -> int:
 
     protocol = get_protocol(args.protocol)
     if args.experiments:
-        protocol = protocol.replace(experiments=args.experiments)
+        protocol = protocol.replace(experiments=args.experiments,
+                                    name=f"{protocol.name}, experiments {', '.join(args.experiments)}")
     if args.reference:
         unknown = sorted(set(args.reference) - set(trials["subject"]))
         if unknown:
