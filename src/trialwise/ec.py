@@ -22,7 +22,7 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, make_notes
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, warn
-from trialwise.intervals import CI_METHODS, CIMethod, interval, jackknife_t_interval, jackknife_t_pvalue
+from trialwise.intervals import CI_METHODS, CIMethod, interval, jackknife_t_pvalue
 from trialwise.ec_result import ErrorConsistencyResult, PairwiseErrorConsistencyResult
 from trialwise.labels import code_labels
 from trialwise.kappa import (
@@ -139,7 +139,8 @@ def _jackknife(counts: NDArray, unbiased: bool) -> tuple[NDArray, NDArray]:
     return jackknife_tables(canonical_orientation(counts), lambda t: kappa_from_counts(t, unbiased=unbiased))
 
 
-def kappa_intervals(counts: NDArray, statistic: NDArray, dist: NDArray | None, opts: Options):
+def kappa_intervals(counts: NDArray, statistic: NDArray, dist: NDArray | None, opts: Options,
+                    jackknife: tuple[NDArray, NDArray | None] | None = None):
     """Interval ``(low, high)`` and undefined-replicate count of P tables; dist (B, P).
 
     ``dist`` holds bootstrap replicates, or posterior draws for ``jeffreys``; it is
@@ -151,7 +152,7 @@ def kappa_intervals(counts: NDArray, statistic: NDArray, dist: NDArray | None, o
     if opts.ci_method == "analytic":
         se = np.sqrt(np.clip(kappa_variance(counts)[0], 0, None))
     elif opts.ci_method in ("bca", "jackknife-t"):
-        jk = _jackknife(counts, opts.unbiased)
+        jk = _jackknife(counts, opts.unbiased) if jackknife is None else jackknife
     estimate = table_statistics(counts).kappa if opts.ci_method == "analytic" else statistic
     lo, hi = interval(opts.ci_method, dist, estimate, opts.confidence_level, jackknife=jk, standard_error=se)
     if opts.ci_method == "analytic" and opts.unbiased:
@@ -592,16 +593,15 @@ def bootstrap_pair_block(right: NDArray, seen: NDArray, idx: NDArray, start: int
     d = bootstrap_sums(cols, opts.n_resamples, statistic=statistic, weights=weights)
     st = table_statistics(counts)
     estimate = unbiased_from_kappa(st.kappa, st.n) if opts.unbiased else st.kappa
-    lo, hi, n_undefined = kappa_intervals(counts, estimate, d, opts)
     jk_p = np.full(n, np.nan)
+    cluster_jk = None
     if codes is not None and opts.ci_method == "jackknife-t":  # leave one cluster out, not one item
         with np.errstate(invalid="ignore", divide="ignore"):
-            jk = kappa_kernel(to_tables(cols.sum(axis=0)[None] - cols), unbiased=opts.unbiased)
-        jlo, jhi = jackknife_t_interval(estimate, jk, opts.confidence_level)
-        defined = ~np.isnan(estimate)
-        lo, hi = np.clip(np.where(defined, jlo, np.nan), -1, 1), np.clip(np.where(defined, jhi, np.nan), -1, 1)
-        p_up = jackknife_t_pvalue(estimate, jk)
+            cluster_jk = kappa_kernel(to_tables(cols.sum(axis=0)[None] - cols), unbiased=opts.unbiased)
+        p_up = jackknife_t_pvalue(estimate, cluster_jk)
         jk_p = np.minimum(1.0, 2.0 * np.minimum(p_up, 1.0 - p_up))  # two-sided, as the tests of the table
+    lo, hi, n_undefined = kappa_intervals(counts, estimate, d, opts,
+                                          jackknife=None if cluster_jk is None else (cluster_jk, None))
     ok = ~np.isnan(d)
     return dict(counts=counts, lo=lo, hi=hi, n_undefined=n_undefined, below=np.sum(ok & (d <= 0), axis=0),
                 above=np.sum(ok & (d >= 0), axis=0), n_ok=ok.sum(axis=0), jackknife_pvalue=jk_p,

@@ -461,7 +461,7 @@ def interval(
     estimate: ArrayLike,
     confidence_level: float = 0.95,
     *,
-    jackknife: tuple[ArrayLike, ArrayLike] | None = None,
+    jackknife: tuple[ArrayLike, ArrayLike | None] | None = None,
     standard_error: ArrayLike | None = None,
     replicate_standard_error: ArrayLike | None = None,
     bounds=(-1.0, 1.0),

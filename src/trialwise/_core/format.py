@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["format_number", "format_percent", "format_pvalue"]
+__all__ = ["format_number", "format_percent", "format_pvalue", "format_rank_set"]
 
 
 def format_number(x: Any, digits: int = 3) -> str:
@@ -26,3 +26,12 @@ def format_pvalue(p: Any) -> str:
 
 def format_percent(level: float) -> str:
     return f"{100 * level:g}%"
+
+
+def format_rank_set(low: Any, high: Any) -> str:
+    """A rank set as text: ``"3"`` for [3, 3], ``"3–7"`` otherwise, ``""`` when undefined (NaN or NA)."""
+    try:
+        lo, hi = int(low), int(high)
+    except (TypeError, ValueError):
+        return ""
+    return f"{lo}" if lo == hi else f"{lo}–{hi}"

@@ -14,6 +14,7 @@ import sys
 
 import numpy as np
 
+from trialwise._core.format import format_rank_set
 from trialwise._core.errors import InputError
 from trialwise.cli.common import (
     CLIError,
@@ -74,10 +75,6 @@ def add_brainscore(sub) -> argparse.ArgumentParser:
     return p
 
 
-def _span(lo, hi) -> str:
-    return f"{int(lo)}" if lo == hi else f"{int(lo)}–{int(hi)}"
-
-
 def _print(table, ceiling, bench, not_scored: dict[str, tuple[str, ...]]) -> None:
     level = f"{bench.confidence_level * 100:g}% CI"
     cc = ceiling.confidence_interval
@@ -90,7 +87,7 @@ def _print(table, ceiling, bench, not_scored: dict[str, tuple[str, ...]]) -> Non
     for r in table.itertuples():
         best = "*" if bool(r.in_best_set) else ""
         print(f"{r.observer:<{w}}  {r.statistic:5.3f}  [{r.ci_low:5.3f}, {r.ci_high:5.3f}]    {r.raw:6.3f}  "
-              f"[{r.raw_low:6.3f}, {r.raw_high:6.3f}]    {r.rank:>4}  {_span(r.rank_low, r.rank_high):>5}  "
+              f"[{r.raw_low:6.3f}, {r.raw_high:6.3f}]    {r.rank:>4}  {format_rank_set(r.rank_low, r.rank_high):>5}  "
               f"{best:^4}  {r.group}")
     print("\nscore = clip(raw / ceiling, 0, 1); percentile intervals of one joint bootstrap of the images (the same "
           "replicates for every candidate, the humans and the ceiling). set: the rank set of Mogstad et al. (2024), "

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from trialwise._core.format import format_rank_set
 from trialwise._core import html_page
 from trialwise._core.html_page import Report
 
@@ -25,10 +26,6 @@ def _num(x: Any) -> str:
 
 def _ci(lo: Any, hi: Any) -> str:
     return f"[{_num(lo)}, {_num(hi)}]" if np.isfinite(float(lo)) and np.isfinite(float(hi)) else ""
-
-
-def _span(lo: Any, hi: Any) -> str:
-    return f"{int(lo)}" if lo == hi else f"{int(lo)}–{int(hi)}"
 
 
 def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source: str, seed: int | None) -> Report:
@@ -55,8 +52,8 @@ def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source:
                  "raw": [_num(x) for x in table["raw"]],
                  f"raw {level}": [_ci(a, b) for a, b in zip(table["raw_low"], table["raw_high"])],
                  "rank": [str(r) for r in table["rank"]],
-                 "rank set": [_span(a, b) for a, b in zip(table["rank_low"], table["rank_high"])],
-                 "all at once": [_span(a, b) for a, b in zip(table["rank_set_low"], table["rank_set_high"])],
+                 "rank set": [format_rank_set(a, b) for a, b in zip(table["rank_low"], table["rank_high"])],
+                 "all at once": [format_rank_set(a, b) for a, b in zip(table["rank_set_low"], table["rank_set_high"])],
                  "best set": ["*" if bool(b) else "" for b in table["in_best_set"]],
                  "group": list(table["group"]),
              }, text=("candidate", "group")),
