@@ -1,6 +1,6 @@
 """Cost model of the all-pairs bootstrap on Dask (issue 17, goal 5): ``pairwise_error_consistency(..., client=)``.
 
-    python benchmarks/bench_distributed.py [--observers 150] [--resamples 1000] [--large]
+    python benchmarks/bench_distributed.py [--observers 150] [--resamples 1000] [--large | --agreement]
 
 The default call (Jeffreys interval, Fisher test), 10 % of cells missing (the data of
 ``bench_ec.py``), seed 7, on a ``LocalCluster`` of worker processes with one thread each
@@ -18,6 +18,14 @@ The default call (Jeffreys interval, Fisher test), 10 % of cells missing (the da
     runs in the client (tables, Fisher tests, result), measured per pair in (b) and not
     divided by N;
 (e) with ``--large``: 1,000 observers × 2,000 items, B = ``--resamples``, two workers.
+
+With ``--agreement``, instead: ``pairwise_agreement(probs, truth=..., client=)`` (CAPA, its
+default percentile interval and one-sided test, ``keep_replicates=False``) on ``--observers``
+simulated models × 2,000 four-option questions (:func:`simulated_models`, seed 7): one
+worker, two workers, and the single-process path, with the time per pair-replicate and
+whether the three are identical; and two workers reading the array from storage (an npy stack of
+16 models per chunk in a temporary directory, ``da.from_npy_stack``). ``--agreement --large``:
+only 1,000 models × 2,000 questions, B = ``--resamples``, two workers.
 
 Peak memory per worker from ``resource.getrusage`` in each worker process (a fresh cluster
 per case). The machine has 2 cores shared with other jobs: the load average is printed
@@ -47,9 +55,16 @@ def _peak_rss_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
-def run(x: np.ndarray, B: int, n_workers: int | None) -> dict:
-    """One default call; with ``n_workers`` on a fresh LocalCluster of that many processes."""
+def run(x: np.ndarray, B: int, n_workers: int | None, call=None) -> dict:
+    """One default call; with ``n_workers`` on a fresh LocalCluster of that many processes.
+
+    ``call(client)`` (``client`` None for the single-process path) replaces the default
+    ``pairwise_error_consistency(x, n_resamples=B, rng=7, client=client)``."""
     from distributed import Client, LocalCluster
+
+    if call is None:
+        def call(client):
+            return tw.pairwise_error_consistency(x, n_resamples=B, rng=7, client=client)
 
     timing: dict = {}
     real = td.map_blocks
@@ -67,7 +82,7 @@ def run(x: np.ndarray, B: int, n_workers: int | None) -> dict:
         warnings.simplefilter("ignore")
         if n_workers is None:
             t0 = time.perf_counter()
-            res = tw.pairwise_error_consistency(x, n_resamples=B, rng=7)
+            res = call(None)
             total = time.perf_counter() - t0
             return dict(res=res, total=total, load=(load, os.getloadavg()[0]), peak=[_peak_rss_gib()])
         td.map_blocks = timed
@@ -75,7 +90,7 @@ def run(x: np.ndarray, B: int, n_workers: int | None) -> dict:
             with LocalCluster(n_workers=n_workers, processes=True, threads_per_worker=1,
                               dashboard_address=None) as cluster, Client(cluster) as client:
                 t0 = time.perf_counter()
-                res = tw.pairwise_error_consistency(x, n_resamples=B, rng=7, client=client)
+                res = call(client)
                 total = time.perf_counter() - t0
                 peak = list(client.run(_peak_rss_gib).values())
                 cpu = sum(client.run(time.process_time).values())  # CPU seconds the workers got
@@ -105,13 +120,82 @@ def same(a, b) -> bool:
         for f in ("low", "high"))
 
 
+def simulated_models(n_models: int, n_questions: int, n_options: int = 4, seed: int = 7):
+    """Option probabilities (models × questions × options) of related models, and the truth:
+    each model mixes a shared Dirichlet row per question with its own, in a share drawn
+    uniformly from [0.2, 0.8]."""
+    rng = np.random.default_rng(seed)
+    base = rng.dirichlet(np.ones(n_options), n_questions)
+    mix = rng.uniform(0.2, 0.8, n_models)[:, None, None]
+    probs = mix * base + (1 - mix) * rng.dirichlet(np.ones(n_options), (n_models, n_questions))
+    return probs, rng.integers(0, n_options, n_questions)
+
+
+def agreement_large(B: int) -> None:
+    """1,000 models × 2,000 questions (499,500 pairs), two workers."""
+    probs, truth = simulated_models(1000, 2000)
+
+    def call(client):
+        return tw.pairwise_agreement(probs, truth=truth, n_resamples=B, rng=7, keep_replicates=False, client=client)
+
+    big = run(probs, B, 2, call)
+    show("1000 × 2000, 2 workers", big, 499_500, B)
+    print(f"  client-side part {big['total'] - big['bootstrap']:.1f} s; client peak RSS {_peak_rss_gib():.2f} GiB")
+
+
+def agreement_main(n_models: int, B: int, n_questions: int = 2000) -> None:
+    probs, truth = simulated_models(n_models, n_questions)
+    pairs = n_models * (n_models - 1) // 2
+
+    def call(client):
+        return tw.pairwise_agreement(probs, truth=truth, n_resamples=B, rng=7, keep_replicates=False, client=client)
+
+    print(f"{os.cpu_count()} cores; pairwise_agreement (CAPA, percentile interval), {n_models} models "
+          f"({pairs} pairs) × {n_questions} questions, 4 options, B = {B}, seed 7")
+    one = run(probs, B, 1, call)
+    show(f"{n_questions} questions, 1 worker", one, pairs, B)
+    two = run(probs, B, 2, call)
+    show(f"{n_questions} questions, 2 workers", two, pairs, B)
+    loc = run(probs, B, None, call)
+    show(f"{n_questions} questions, local", loc, pairs, B)
+    import tempfile
+
+    import dask.array as da
+
+    with tempfile.TemporaryDirectory() as tmp:  # the same array in storage, 16 models per chunk
+        da.to_npy_stack(tmp, da.from_array(probs, chunks=(16, *probs.shape[1:])), axis=0)
+        stored = da.from_npy_stack(tmp)
+
+        def call_stored(client):
+            return tw.pairwise_agreement(stored, truth=truth, n_resamples=B, rng=7, keep_replicates=False,
+                                         client=client)
+
+        st = run(probs, B, 2, call_stored)
+    show(f"{n_questions} questions, stored, 2 workers", st, pairs, B)
+    print(f"  stored / in-memory (2 workers, whole call) {st['total'] / two['total']:.2f}; identical: "
+          f"{same(st['res'], two['res'])}")
+    print(f"  strong scaling 1 → 2 workers: bootstrap ×{one['bootstrap'] / two['bootstrap']:.2f}, "
+          f"whole call ×{one['total'] / two['total']:.2f}; 2 workers / local (whole call) "
+          f"{two['total'] / loc['total']:.2f}")
+    print(f"  1 worker and 2 workers identical: {same(one['res'], two['res'])}; local (multi-threaded BLAS) "
+          f"identical to them: {same(loc['res'], two['res'])}, largest |Δ| of an interval end "
+          f"{max_diff(loc['res'], two['res']):.1e}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--observers", type=int, default=150)
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--large", action="store_true")
+    ap.add_argument("--agreement", action="store_true")
     args = ap.parse_args()
     B, n_obs = args.resamples, args.observers
+    if args.agreement:
+        if args.large:
+            agreement_large(B)
+        else:
+            agreement_main(n_obs, B)
+        return
     pairs = n_obs * (n_obs - 1) // 2
     print(f"{os.cpu_count()} cores; {n_obs} observers ({pairs} pairs), B = {B}, seed 7, default call")
 

@@ -38,6 +38,21 @@ Both are measured in the same run, on this machine.
 
 (d') Fisher's test on the 499,500 tables of 1,000 observers × 2,000 items: vectorised, against
     the per-pair scipy loop timed on every 250th table and extrapolated.
+
+    python benchmarks/bench_ec.py --engine [--repeats 3]
+
+(e) the engine against the GEMM bound (issue 17, goal 1): this machine's float32 and float64
+    GEMM rate at the engine's own chunk shapes (replicates per chunk × items) @ (items × 4·pairs
+    of a block), then the engine time — the time inside ``trialwise.resampling.bootstrap_sums``
+    during ``pairwise_error_consistency`` (replicate weights, product, casts, tables, Jeffreys
+    pseudo-counts, κ) — on the multinomial (``ci_method="percentile"``) and the Jeffreys path,
+    for 60 observers × 1,000 items (10 % missing, B = 10,000) and 200 × 1,000 (B = 1,000),
+    seed 7. The GEMM-bound time is 2·B·items·columns flops at the float32 rate measured at
+    those shapes (the product the problem needs, over the real items; measured again right
+    before every run, since the machine is shared); the fraction is bound / engine, run by run.
+    Medians of ``--repeats`` runs; ``uptime`` before and after.
+    The profile splits the engine into weights, pseudo-counts, tables and κ (timed by wrapping
+    those functions) and the product with its casts (the rest).
 """
 
 from __future__ import annotations
@@ -210,6 +225,146 @@ def overhead_section() -> None:
     print(f"    uptime after: {os.popen('uptime').read().strip()}")
 
 
+class _Timers:
+    """Wraps named functions of the engine's modules and adds up the seconds spent in each category."""
+
+    def __init__(self) -> None:
+        import trialwise.ec as ec
+        import trialwise.resampling as rs
+
+        self.seconds: dict[str, float] = {}
+        self.undo: list = []
+        # (category, module, name, how): "call" times each call, "gen" each next() of a generator,
+        # "factory" each call of the function the factory returns
+        for cat, mod, name, how in [("weights", rs, "bootstrap_weights", "gen"),
+                                    ("weights", rs, "_prior_weights", "call"),
+                                    ("casts", rs, "_on_exact_grid", "call"),
+                                    ("pseudo-counts", ec, "_jeffreys_pseudo_counts", "factory"),
+                                    ("tables", ec, "tables_from_sums", "call"),
+                                    ("kappa", ec, "kappa_kernel", "call"),
+                                    ("kappa", ec, "_kappa_of_sums", "call")]:
+            if hasattr(mod, name):
+                orig = getattr(mod, name)
+                self.undo.append((mod, name, orig))
+                setattr(mod, name, getattr(self, "_" + how)(cat, orig))
+
+    def _add(self, cat: str, t0: float) -> None:
+        self.seconds[cat] = self.seconds.get(cat, 0.0) + time.perf_counter() - t0
+
+    def _call(self, cat, fn):
+        def timed(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                self._add(cat, t0)
+        return timed
+
+    def _gen(self, cat, fn):
+        def timed(*a, **k):
+            it = fn(*a, **k)
+            while True:
+                t0 = time.perf_counter()
+                try:
+                    item = next(it)
+                except StopIteration:
+                    return
+                finally:
+                    self._add(cat, t0)
+                yield item
+        return timed
+
+    def _factory(self, cat, fn):
+        def make(*a, **k):
+            return self._call(cat, fn(*a, **k))
+        return make
+
+    def restore(self) -> None:
+        for mod, name, orig in self.undo:
+            setattr(mod, name, orig)
+
+
+def gemm_rate(rows: int, inner: int, cols: int, dtype, repeats: int = 3) -> float:
+    """Flops per second of ``(rows × inner) @ (inner × cols)`` in ``dtype`` on this machine (median)."""
+    g = np.random.default_rng(0)
+    a = g.random((rows, inner)).astype(dtype)
+    x = (g.random((inner, cols)) < 0.5).astype(dtype)
+    a @ x  # warm-up
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        a @ x
+        times.append(time.perf_counter() - t0)
+    return 2.0 * rows * inner * cols / float(np.median(times))
+
+
+def engine_run(x: np.ndarray, b: int, method: str) -> dict:
+    """One default-style call; returns the engine seconds, its profile and the product shapes."""
+    import trialwise.ec as ec
+
+    engine = ec.bootstrap_sums
+    calls: list = []
+    spent = [0.0]
+
+    def timed(columns, n_resamples, **kwargs):
+        w = kwargs.get("weights")
+        calls.append((np.shape(columns)[1], n_resamples, w._args["batch"] if w is not None else None))
+        t0 = time.perf_counter()
+        try:
+            return engine(columns, n_resamples, **kwargs)
+        finally:
+            spent[0] += time.perf_counter() - t0
+
+    timers = _Timers()
+    ec.bootstrap_sums = timed
+    try:
+        res = tw.pairwise_error_consistency(x, n_resamples=b, rng=7, ci_method=method)
+    finally:
+        ec.bootstrap_sums = engine
+        timers.restore()
+    return dict(engine=spent[0], profile=timers.seconds, calls=calls, low=res.confidence_interval.low)
+
+
+def engine_section(repeats: int) -> None:
+    """(e): the engine's fraction of the GEMM-bound time, multinomial and Jeffreys paths.
+
+    The machine is shared, so the GEMM rate is measured again right before every engine run, at
+    every chunk shape of that run, and each run's fraction is its own bound / its own time; the
+    medians of the runs are printed."""
+    warnings.simplefilter("ignore", tw.TrialwiseWarning)
+    print(f"\n(e) engine vs the GEMM bound (seed 7, median of {repeats}); uptime: {os.popen('uptime').read().strip()}")
+    for n_obs, n_items, b in [(60, 1000, 10_000), (200, 1000, 1000)]:
+        x = observers_with_missing(n_obs, n_items)
+        tw.pairwise_error_consistency(x[:, :5], n_resamples=100, rng=0)  # warm-up
+        calls = engine_run(x, b, "percentile")["calls"]  # the chunk shapes (the same on both paths)
+        print(f"    {n_obs} observers × {n_items} items ({n_obs * (n_obs - 1) // 2:,} pairs), 10 % missing, B = {b:,}; "
+              f"chunks " + ", ".join(f"({min(r or n, n)} × {n_items}) @ ({n_items} × {c})" for c, n, r in calls))
+        for path, method in [("multinomial", "percentile"), ("jeffreys", "jeffreys")]:
+            runs = []
+            for _ in range(repeats):
+                bound = {32: 0.0, 64: 0.0}
+                for cols, n_res, rows in calls:
+                    rows = min(rows or n_res, n_res)
+                    flops = 2.0 * n_res * n_items * cols
+                    for dtype, bits in ((np.float32, 32), (np.float64, 64)):
+                        bound[bits] += flops / gemm_rate(rows, n_items, cols, dtype)
+                run = engine_run(x, b, method)
+                run.update(bound32=bound[32], bound64=bound[64])
+                runs.append(run)
+            med = {k: float(np.median([r[k] for r in runs])) for k in ("engine", "bound32", "bound64")}
+            frac32 = float(np.median([r["bound32"] / r["engine"] for r in runs]))
+            frac64 = float(np.median([r["bound64"] / r["engine"] for r in runs]))
+            prof = {k: float(np.median([r["profile"].get(k, 0.0) / r["engine"] for r in runs]))
+                    for k in sorted({k for r in runs for k in r["profile"]})}
+            prof["product (+ casts)"] = max(0.0, 1.0 - sum(prof.values()))
+            print(f"      {path:11}: engine {med['engine']:6.2f} s, float32-GEMM bound {med['bound32']:5.2f} s: "
+                  f"fraction {frac32:.2f} (runs {', '.join(format(r['bound32'] / r['engine'], '.2f') for r in runs)}); "
+                  f"float64 bound {med['bound64']:5.2f} s, fraction {frac64:.2f}")
+            print(f"        profile: {', '.join(f'{k} {v:.0%}' for k, v in prof.items())}; "
+                  f"mean CI low {float(np.nanmean(runs[0]['low'])):.6f}")
+    print(f"    uptime after: {os.popen('uptime').read().strip()}")
+
+
 def fisher_large() -> None:
     """(d'): Fisher's test on the 499,500 tables of 1,000 observers × 2,000 items (10 % missing):
     vectorised on all of them; the per-pair scipy loop on every 250th table, extrapolated."""
@@ -242,6 +397,8 @@ def main() -> None:
     ap.add_argument("--overhead", action="store_true", help="run only (d), whole call vs engine")
     ap.add_argument("--fisher-large", action="store_true", help="run only (d'), Fisher on 499,500 tables")
     ap.add_argument("--large-resamples", type=int, default=1000)
+    ap.add_argument("--engine", action="store_true", help="run only (e), the engine vs the GEMM bound")
+    ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--case", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.case:
@@ -253,6 +410,9 @@ def main() -> None:
         return
     if args.overhead:
         overhead_section()
+        return
+    if args.engine:
+        engine_section(args.repeats)
         return
     if args.memory:
         memory_section(args.large_resamples)

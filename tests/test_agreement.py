@@ -10,6 +10,7 @@ clustered questions.
 from __future__ import annotations
 
 import functools
+import sys
 import tracemalloc
 import warnings
 
@@ -452,3 +453,35 @@ def test_undefined_replicates_are_left_out_with_one_warning():
     assert np.isnan(res.bootstrap_distribution).sum() == res.n_undefined
     assert any("bootstrap replicates undefined" in n for n in res.notes)
     assert "p = " in res.summary()
+
+
+def test_tiles_cover_every_pair_once_at_its_triu_position():
+    ag = sys.modules["trialwise.agreement"]  # `trialwise.agreement` is also the function's name
+    for n_models, tile in ((2, 16), (17, 16), (40, 16), (23, 5)):
+        where = np.full(n_models * (n_models - 1) // 2, -1)
+        for pairs, pos in ag.model_tiles(n_models, tile):
+            assert len({a // tile for a in pairs[:, 0]}) == 1 and len({b // tile for b in pairs[:, 1]}) == 1
+            assert (where[pos] == -1).all()
+            where[pos] = 1
+            a, b = np.triu_indices(n_models, 1)
+            np.testing.assert_array_equal(np.column_stack([a, b])[pos], pairs)
+        assert (where == 1).all()
+
+
+@pytest.mark.parametrize("metric", ["capa", "choice"])
+def test_pairwise_bootstrap_does_not_depend_on_the_block_size(monkeypatch, metric):
+    """One block of all 780 pairs, or blocks of at most 256 (whole tiles): the same numbers."""
+    ag = sys.modules["trialwise.agreement"]
+    rng = np.random.default_rng(2)
+    probs = np.stack([_probs(rng, 80) for _ in range(40)])
+    t = rng.integers(0, 4, 80)
+    one = tw.pairwise_agreement(probs, truth=t, metric=metric, ci_method="bca", n_resamples=150, rng=4)
+    monkeypatch.setattr(ag, "PAIR_BLOCK_BYTES", 1)
+    blocks = tw.pairwise_agreement(probs, truth=t, metric=metric, ci_method="bca", n_resamples=150, rng=4)
+    for name in ("statistic", "pvalue", "n_undefined", "bootstrap_distribution"):
+        np.testing.assert_array_equal(getattr(one, name), getattr(blocks, name), err_msg=name)
+    np.testing.assert_array_equal(one.confidence_interval.low, blocks.confidence_interval.low)
+    # and each pair's replicates are the joint bootstrap's: the single-pair path, same seed
+    single = tw.agreement(probs[3], probs[21], t, metric=metric, n_resamples=150, rng=4)
+    i = int(np.flatnonzero((one.observer_a == 3) & (one.observer_b == 21))[0])
+    np.testing.assert_allclose(one.bootstrap_distribution[:, i], single.bootstrap_distribution, rtol=0, atol=1e-12)

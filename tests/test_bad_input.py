@@ -156,6 +156,15 @@ def files(tmp_path_factory) -> dict[str, str]:
     write("dup.csv", "subject,image,truth,response\ns1,i1,cat,cat\ns1,i1,cat,dog\n")
     write("two_truths.csv", "subject,image,truth,response\ns1,i1,cat,cat\ns2,i1,dog,dog\n")
     write("empty_key.csv", "subject,image,truth,response\ns1,,cat,cat\n")
+    probs, afc = _i2n()  # per-image metrics of `trialwise brainscore` (HB4)
+    write("afc.csv", afc.to_csv(index=False))
+    two = pd.concat([probs.rename_axis("image").reset_index().assign(candidate=c) for c in ("m1", "m2")])
+    write("probs.csv", two.to_csv(index=False))
+    write("probs_ragged.csv", two.assign(o2=np.where(two.candidate == "m2", np.nan, two.o2)).to_csv(index=False))
+    write("probs_no_image.csv", two.drop(columns="image").to_csv(index=False))
+    write("probs_text.csv", two.assign(o1="high").to_csv(index=False))
+    write("osts.csv", "image,ost\ni1,100\ni1,110\ni2,120\ni2,125\ni3,90\ni3,99\n")
+    write("osts_short.csv", "candidate,image,ost\nm1,i1,100\nm1,i2,90\n")
     write("cmp.csv", pd.DataFrame({"y": Y, "a": PA, "b": PB, "pa": PRA, "pb": PRB, "yb": YB}).to_csv(index=False))
     write("cmp_gap.csv", "y,a,b\ncat,cat,dog\ndog,,dog\n")
     write("cmp_text_proba.csv", "y,a,b,pa\n0,0,1,high\n1,1,1,0.2\n")
@@ -203,6 +212,7 @@ def _evaluation_logs(d: Path, out: dict[str, str]) -> None:
     run("lme-unaligned", "b", good[:2])
     run("lme-filters", "a", good + [_lm_eval_row(0, [-0.5, -1.5, -2.0], question="q0", filter_key="strict")])
     run("lme-no-options", "a", [_lm_eval_row(0, [-0.5], question="q0").replace('"target": "0"', '"target": "[0, 1]"')])
+    run("lme-metric-range", "a", [row.replace('"acc": 1.0', '"acc": 2.0') for row in good])
     run("lme-truncated", "a", good)
     lines = (d / "lme-truncated" / "a" / f"samples_t_{date}.jsonl")
     blob = gzip.compress(lines.read_bytes())
@@ -578,6 +588,19 @@ API = [
     ("image-id-nested", tw.image_id, ([["a.png"], ["b.png"]],), {}, TypeError, r"`names` must hold file names \(text\); got \['a\.png'\] at position 0"),
     ("image-id-numbers", tw.image_id, ([1, 2],), {}, TypeError, r"`names` must hold file names"),
     ("rt-bytes", tw.read_trials, (b"trials.csv",), {}, TypeError, r"`source` must be .*; got bytes"),
+    ("rt-score-range", tw.read_trials, (trials().assign(f1=1.5),), dict(score="f1"), ValueError,
+     r"trials: column 'f1' must hold scores in \[0, 1\]; row 1 has 1\.5"),
+    ("rt-score-nan", tw.read_trials, (trials().assign(f1=[0.5] * 399 + [np.nan]),), dict(score="f1"), ValueError,
+     r"trials: column 'f1' must hold a score in \[0, 1\] on every row; row 400 has nan"),
+    ("rt-score-text", tw.read_trials, (trials().assign(f1="high"),), dict(score="f1"), ValueError,
+     r"trials: column 'f1' must hold a score in \[0, 1\] on every row; row 1 has 'high'"),
+    ("rt-score-missing", tw.read_trials, (trials(),), dict(score="f1"), ValueError, r"trials: no column 'f1'"),
+    ("rt-score-int", tw.read_trials, (trials(),), dict(score=1), TypeError, r"`score` must be the name of a column"),
+    ("lb-score-ec", lambda: tw.leaderboard(trials().assign(score=0.5), tw.Protocol(name="ec"), n_resamples=5), None, None,
+     ValueError, r"metric 'error-consistency' needs 0/1 correctness, but column 'score' holds per-item scores that "
+                 r"are not 0 or 1 \(e\.g\. 0\.5\)"),
+    ("lb-score-range", lambda: tw.leaderboard(trials().assign(score=-0.1), "accuracy", n_resamples=5), None, None,
+     ValueError, r"trials: column 'score' must hold scores in \[0, 1\]; row 1 has -0\.1"),
     # ---- evaluation logs (logs/): lm-evaluation-harness, HELM
     ("lme-none", tw.read_lm_eval, (None,), {}, TypeError, r"`paths` must be a file or folder path or a non-empty list"),
     ("lme-empty-list", tw.read_lm_eval, ([],), {}, TypeError, r"`paths` must be a file or folder path"),
@@ -609,6 +632,13 @@ API = [
      r"samples_t_.*\.jsonl: task 't' logs several filters \['none', 'strict'\]; choose one with `filter_name`"),
     ("lme-cluster-field", lambda: tw.read_lm_eval(str(F("lme_unaligned")), clusters="passage"), None, None, ValueError,
      r"samples_t_.*\.jsonl:1: `clusters`='passage' is not a field of the logged `doc`"),
+    ("lme-metric-int", lambda: tw.read_lm_eval(str(F("lme_ragged")), metric=1), None, None, TypeError,
+     r"`metric` must be a str or None; got int 1"),
+    ("lme-metric-missing", lambda: tw.read_lm_eval(str(F("lme_unaligned")), metric="f1"), None, None, ValueError,
+     r"samples_t_.*\.jsonl:1: `metric`='f1' is not a field of the logged record \(numeric fields: \['acc'\]\)"),
+    ("lme-metric-range", lambda: tw.read_lm_eval(str(F("lme_metric_range")), metric="acc"), None, None, ValueError,
+     r"samples_t_.*\.jsonl:1: field 'acc' \(`metric`\) must be a per-document score in \[0, 1\]; got 2\.0 "
+     r"\(a percentage"),
     ("lme-nothing-usable", lambda: tw.read_lm_eval(str(F("lme_no_options"))), None, None, ValueError,
      r"no usable multiple-choice record in the 1 file\(s\) read \(1 records with fewer than 2 options\)"),
     ("helm-none", tw.read_helm, (None,), {}, TypeError, r"`path` must be a file or folder path"),
@@ -837,6 +867,29 @@ API = [
     ("i2n-correction", lambda: bs.i2n(*_i2n(), rate_correction="hautus"), None, None, ValueError,
      r"`rate_correction` must be one of 'none', 'loglinear'; got 'hautus'"),
     ("i2n-splits", lambda: bs.i2n(*_i2n(), n_splits=0), None, None, ValueError, r"`n_splits` must be"),
+    # ---- BehavioralBenchmark on the per-image metrics
+    ("bench-i2n-trials", lambda: tw.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=5, rng=0)(_i2n()[1]),
+     None, None, ValueError, r"metric 'i2n' scores a candidate's class probabilities .* got a trials table"),
+    ("bench-i2n-ragged", lambda: tw.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=5, rng=0)(
+        _i2n()[0].assign(o2=np.nan)), None, None, ValueError, r"candidates 'model': the class column\(s\) \['o2'\] .*ragged"),
+    ("bench-i2n-humans", lambda: tw.BehavioralBenchmark(_i2n()[1].drop(columns="truth"), metric="i2n"), None, None,
+     ValueError, r"`humans` of metric 'i2n' lack the column\(s\) \['truth'\]"),
+    ("bench-i2n-options", lambda: tw.BehavioralBenchmark(_i2n()[1], metric="i2n", metric_options={"scale": 1}), None,
+     None, ValueError, r"`metric_options` of metric 'i2n' may hold"),
+    ("bench-ec-scalar", lambda: tw.BehavioralBenchmark(humans(), PROTO, scalar=len), None, None, ValueError,
+     r"`scalar` and `metric_options` apply to the metrics"),
+    ("bench-vd-scalar", lambda: tw.BehavioralBenchmark(humans(), metric="value-delta", scalar=3), None, None, TypeError,
+     r"`scalar` must be a callable"),
+    ("bench-vd-images", lambda: tw.BehavioralBenchmark(humans(), metric="value-delta", n_resamples=5)(
+        trials()[trials().subject == "m1"].iloc[5:]), None, None, ValueError,
+     r"candidate trials: 'm1' must answer exactly the humans' 80 images .* it lacks 5 and has 0"),
+    ("bench-vd-compatible", lambda: tw.BehavioralBenchmark(humans(), metric="value-delta", brainscore_compatible=True),
+     None, None, ValueError, r"`brainscore_compatible=True` applies to error-consistency, i2n and i1n"),
+    ("bench-ost-humans", lambda: tw.BehavioralBenchmark(pd.DataFrame({"image": ["a"], "t": [1.0]}), metric="ost"), None,
+     None, ValueError, r"`humans` of metric 'ost' lack the column\(s\) \['ost'\]"),
+    ("bench-ost-image", lambda: tw.BehavioralBenchmark(pd.DataFrame({"image": list("abcd"), "ost": [1.0, 2, 3, 4]}),
+                                                       metric="ost", n_resamples=5)(pd.Series([1.0, 2, 3], index=list("abc"))),
+     None, None, ValueError, r"candidates 'model': no OST for 1 of the humans' images, e.g. 'd'"),
     # ---- comparison: labels (2×2 correctness)
     ("ct-none", cmp.contingency_table, (), {}, TypeError, r"pass the labels y_true, pred_a and pred_b, or `counts`"),
     ("ct-both", cmp.contingency_table, (Y, PA, PB), dict(counts=COUNTS), TypeError, r"not both"),
@@ -964,6 +1017,8 @@ API = [
     ("pw-agree-no-probs", tw.pairwise_agreement, (pd.DataFrame({"subject": ["m"], "image": ["i"], "truth": ["0"], "n_options": [2]}),), {}, ValueError,
      r"`trials` lacks the column\(s\) \['probabilities'\]"),
     ("pw-agree-clusters", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(clusters="passage"), ValueError, r"`clusters` must name a column of `trials`"),
+    ("pw-agree-keep", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(keep_replicates="no"), TypeError, r"`keep_replicates` must be True, False or None; got 'no'"),
+    ("pw-agree-client", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(client=2), TypeError, r"`client` must be a dask.distributed.Client \(or None\); got 2 of type int"),
 ]
 
 DEGENERATE = [
@@ -1197,6 +1252,24 @@ CLI = [
     ("cli-bs-out-pdf", ["brainscore", "--out", "report.pdf"], r"the report is an HTML page, not a \.pdf file"),
     ("cli-bs-same-file", ["brainscore", "--csv", "t.csv", "--out", "t.csv"], r"the report is an HTML page|name the same file"),
     ("cli-bs-column", ["brainscore", F("good_csv"), "--subject-column", "who"], r"no column 'who'"),
+    ("cli-bs-i2n-no-probs", ["brainscore", F("afc_csv"), "--metric", "i2n"], r"--metric i2n needs PATH .* and --probabilities FILE"),
+    ("cli-bs-probs-missing", ["brainscore", F("afc_csv"), "--metric", "i2n", "--probabilities", F("missing")],
+     r"--probabilities .*missing\.csv: no such file"),
+    ("cli-bs-probs-metric", ["brainscore", "--probabilities", F("probs_csv")], r"--probabilities applies to --metric i2n or i1n"),
+    ("cli-bs-probs-candidate", ["brainscore", F("afc_csv"), "--metric", "i1n", "--probabilities", F("probs_csv"),
+                                "--candidate", "m3"], r"--candidate: m3 is not a candidate of --probabilities .*probs\.csv"),
+    ("cli-bs-probs-no-image", ["brainscore", F("afc_csv"), "--metric", "i2n", "--probabilities", F("probs_no_image_csv")],
+     r"--probabilities .*probs_no_image\.csv: no column 'image'"),
+    ("cli-bs-probs-ragged", ["brainscore", F("afc_csv"), "--metric", "i2n", "--probabilities", F("probs_ragged_csv"),
+                             "--resamples", "5", "-q"], r"probs_ragged\.csv: candidates 'm2': the class column\(s\) \['o2'\]"),
+    ("cli-bs-probs-text", ["brainscore", F("afc_csv"), "--metric", "i2n", "--probabilities", F("probs_text_csv")],
+     r"--probabilities .*probs_text\.csv: column 'o1' holds 'high', not a number \(line 2\)"),
+    ("cli-bs-i2n-humans", ["brainscore", F("good_csv"), "--metric", "i2n", "--probabilities", F("probs_csv"), "-q"],
+     r"probs\.csv: `model_probabilities` has no row for 80 image\(s\) of `human_trials`"),
+    ("cli-bs-ost-short", ["brainscore", F("osts_csv"), "--metric", "ost", "--osts", F("osts_short_csv"), "-q"],
+     r"osts_short\.csv: candidates 'm1': no OST for 1 of the humans' images, e.g. 'i3'"),
+    ("cli-bs-osts-metric", ["brainscore", "--metric", "i2n", "--osts", F("osts_csv")], r"--osts applies to --metric ost"),
+    ("cli-bs-scale", ["brainscore", "--metric", "value-delta", "--scale", "-1"], r"--scale must be a positive number; got -1"),
     # ---- top level
     ("cli-no-command", [], r"the following arguments are required: command"),
     ("cli-unknown-command", ["frobnicate"], r"invalid choice: 'frobnicate'"),

@@ -294,7 +294,7 @@ def test_benchmark_bad_input(trials, humans):
     with pytest.raises(ValueError, match="score one at a time"):
         bench(trials[trials.subject.isin(["resnet50", "cornet-s"])])
     with pytest.raises(ValueError, match="`metric`"):
-        tw.BehavioralBenchmark(trials, CUE, metric="i2n")
+        tw.BehavioralBenchmark(trials, CUE, metric="i3n")
     one = humans[humans.subject == "subject-01"]
     with pytest.raises(ValueError, match="at least two humans"):
         tw.BehavioralBenchmark(one, CUE, metric="accuracy-distance")
@@ -427,7 +427,8 @@ def test_metrics_are_one_table_and_results_speak_the_vocabulary(trials):
 
     from trialwise.benchmark.behavioral import BEHAVIORAL_METRICS
 
-    assert tuple(BEHAVIORAL_METRICS) == bs.BENCHMARK_METRICS == ("error-consistency", "accuracy-distance", "accuracy")
+    assert tuple(BEHAVIORAL_METRICS) == ("error-consistency", "accuracy-distance", "accuracy")
+    assert bs.BENCHMARK_METRICS == tuple(BEHAVIORAL_METRICS) + ("i2n", "i1n", "value-delta", "ost")
     t = trials[trials.experiment == "edge"]
     bench = tw.BehavioralBenchmark(t, tw.Protocol(name="edge"), metric="accuracy-distance", n_splits=4,
                                    n_resamples=50, rng=2)

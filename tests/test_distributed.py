@@ -234,3 +234,231 @@ def test_map_blocks_returns_every_block_once_and_raises_a_task_error(client, mon
     assert td.task_block_size(client, 1000, 2560, 128) == 256
     assert td.task_block_size(client, 1000, 128, 128) == 128  # never above the memory-bounded size
     assert td.task_block_size(client, 100, 2560, 128) == 100  # never above all of them
+
+
+# ----------------------------------------------------------------- the all-pairs agreement functions
+
+AGREEMENT_FIELDS = ("statistic", "pvalue", "n", "n_undefined", "c_obs", "c_exp", "bootstrap_distribution")
+
+
+def _models(n_models=24, n_questions=120, k=4, seed=0):
+    """(models × questions × options) probabilities of related models, and the truth."""
+    rng = np.random.default_rng(seed)
+    base = rng.dirichlet(np.ones(k), n_questions)
+    mix = rng.uniform(0.2, 0.8, n_models)[:, None, None]
+    probs = mix * base + (1 - mix) * rng.dirichlet(np.ones(k), (n_models, n_questions))
+    return probs, rng.integers(0, k, n_questions)
+
+
+def _agree(probs, truth, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        return tw.pairwise_agreement(probs, truth=truth, **kw)
+
+
+def _agree_local(probs, truth, **kw):
+    """With a one-thread BLAS in this process, as in a Dask worker: the point values (one Gram
+    matrix, on the client) and the local bootstrap's float64 products then round alike."""
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        return _agree(probs, truth, **kw)
+
+
+def _same_agreement(a, b):
+    for name in AGREEMENT_FIELDS:
+        np.testing.assert_array_equal(np.asarray(getattr(a, name)), np.asarray(getattr(b, name)), err_msg=name)
+    for name in ("low", "high"):
+        np.testing.assert_array_equal(getattr(a.confidence_interval, name), getattr(b.confidence_interval, name),
+                                      err_msg=name)
+    assert (a.method, a.ci_method, a.n_clusters, a.pair_notes) == (b.method, b.ci_method, b.n_clusters, b.pair_notes)
+
+
+@pytest.mark.parametrize("kw", [dict(metric="capa"), dict(metric="capa", ci_method="bca"),
+                                dict(metric="capa", clusters=True),  # the jackknife t interval and its t test
+                                dict(metric="capa-discrete", ci_method="basic"), dict(metric="choice")])
+def test_agreement_dask_path_is_identical_to_the_local_path(client, kw):
+    probs, truth = _models()
+    if kw.pop("clusters", False):
+        kw["clusters"] = np.arange(probs.shape[1]) // 4
+    g_local, g_dask = np.random.default_rng(5), np.random.default_rng(5)
+    local = _agree_local(probs, truth, n_resamples=300, rng=g_local, **kw)
+    on_dask = _agree_local(probs, truth, n_resamples=300, rng=g_dask, client=client, **kw)
+    assert len(local) == 276 and local.bootstrap_distribution.shape == (300, 276)
+    _same_agreement(local, on_dask)
+    assert g_local.random() == g_dask.random()  # the caller's generator moved on alike
+    threaded = _agree(probs, truth, n_resamples=300, rng=5, **kw)  # numpy's BLAS on all its threads
+    np.testing.assert_allclose(threaded.bootstrap_distribution, on_dask.bootstrap_distribution, rtol=0, atol=1e-12)
+
+
+def test_agreement_identical_across_block_sizes_and_chunks(client, monkeypatch):
+    """Tasks of one tile or of several (locally: one block of all 780 pairs, or blocks of at
+    most 256), weight chunks of 37 rows or the default: always the numbers of the local path."""
+    import trialwise.distributed as td
+
+    ag = sys.modules["trialwise.agreement"]  # `trialwise.agreement` is also the function's name
+    probs, truth = _models(n_models=40, seed=1)  # tiles of 120, 256, 128, 120, 128, 28 pairs
+    ref = _agree_local(probs, truth, n_resamples=200, rng=11)
+    ref37 = _agree_local(probs, truth, n_resamples=200, rng=11, batch=37)
+    sizes = []
+    real = td.map_blocks
+
+    def spy(c, func, blocks):
+        for key, res in real(c, func, blocks):
+            sizes.append(len(res["lo"]))
+            yield key, res
+
+    monkeypatch.setattr(td, "map_blocks", spy)
+    for tasks_per_worker, budget, n_blocks, largest in ((4, None, 6, 256), (1, 10**9, 3, 376), (4, 1, 6, 256)):
+        monkeypatch.setattr(td, "TASKS_PER_WORKER", tasks_per_worker)
+        if budget is not None:
+            monkeypatch.setattr(ag, "PAIR_BLOCK_BYTES", budget)
+        for batch, want in ((None, ref), (37, ref37)):
+            sizes.clear()
+            _same_agreement(want, _agree_local(probs, truth, n_resamples=200, rng=11, batch=batch, client=client))
+            assert sum(sizes) == 780 and len(sizes) == n_blocks and max(sizes) == largest
+    # the local path in blocks of at most 256 pairs (PAIR_BLOCK_BYTES = 1 above) is the same too
+    _same_agreement(ref, _agree_local(probs, truth, n_resamples=200, rng=11))
+    # the chunking of the weights does not change the replicates (up to the float64 product's last bits)
+    np.testing.assert_allclose(ref.bootstrap_distribution, ref37.bootstrap_distribution, rtol=0, atol=1e-12)
+
+
+def test_agreement_task_holds_only_its_block(client, monkeypatch):
+    """A task gets the probabilities of its tile's models (not all models) and the weights'
+    stream (not the B × questions weights), and returns O(pairs of the block) without the replicates."""
+    import trialwise.distributed as td
+
+    n_models, n_questions, k, B = 60, 100, 4, 2000
+    probs, truth = _models(n_models, n_questions, k, seed=4)  # 1,770 pairs
+    shipped, returned, blocks = [], [], []
+    real = td.map_blocks
+
+    def spy(c, func, items):
+        def measured():
+            for key, args in items:
+                shipped.append(len(pickle.dumps(args)))
+                blocks.append(args[0].shape[0])
+                yield key, args
+        for key, res in real(c, func, measured()):
+            returned.append((len(res["lo"]), len(pickle.dumps(res))))
+            yield key, res
+
+    monkeypatch.setattr(td, "map_blocks", spy)
+    res = _agree_local(probs, truth, n_resamples=B, rng=1, client=client, keep_replicates=False)
+    assert res.bootstrap_distribution.shape == (0, 1770)
+    assert len(shipped) == len(returned) >= 8
+    for size, models_of_block, (m, _) in zip(shipped, blocks, returned):
+        assert models_of_block <= 32  # one tile: its two blocks of 16 models
+        assert size <= 8 * k * n_questions * models_of_block + 40 * n_questions + 40 * m + 20_000, size
+        assert size < 8 * B * n_questions / 4  # not the weights
+    for m, size in returned:
+        assert m <= 256 and size <= 60 * m + 4_000, size  # a few numbers per pair
+    _same_agreement(_agree_local(probs, truth, n_resamples=B, rng=1, keep_replicates=False), res)
+    with pytest.raises(tw.InvalidValueError, match="keep_replicates=False"):
+        res.difference(0, 1, 2)
+
+
+def test_agreement_ec_metric_and_bad_client(client):
+    probs, truth = _models(n_models=6, n_questions=80, seed=2)
+    local = _agree_local(probs, truth, metric="ec", n_resamples=200, rng=3)
+    _same_agreement(local, _agree_local(probs, truth, metric="ec", n_resamples=200, rng=3, client=client))
+    with pytest.raises(tw.InvalidTypeError, match=r"`client` must be a dask.distributed.Client.*got 'tcp://x:1'"):
+        tw.pairwise_agreement(probs, truth=truth, client="tcp://x:1")
+    with pytest.raises(tw.InvalidTypeError, match=r"`keep_replicates` must be True, False or None; got 'yes'"):
+        tw.pairwise_agreement(probs, truth=truth, keep_replicates="yes")
+
+
+def _source_chunks(lazy, axis=0) -> set:
+    """The chunks (along ``axis``) of the stored array that computing ``lazy`` reads."""
+    import dask
+
+    graph = dict(dask.optimize(lazy)[0].__dask_graph__())
+    return {key[1 + axis] for key in graph if isinstance(key, tuple) and str(key[0]).startswith("from-npy-stack")}
+
+
+def test_agreement_of_a_stored_array_is_read_by_the_workers_tile_by_tile(client, monkeypatch, tmp_path):
+    """A (models × questions × options) Dask array in storage (an npy stack, 16 models per
+    chunk): the numbers of the in-memory array, and each task reads only the chunks of its
+    tile's two blocks of models — never the whole array, which is not shipped either."""
+    import dask.array as da
+
+    import trialwise.distributed as td
+
+    probs, truth = _models(n_models=60, n_questions=100, seed=6)  # 4 chunks of models; 1,770 pairs
+    da.to_npy_stack(str(tmp_path), da.from_array(probs, chunks=(16, 100, 4)), axis=0)
+    stored = da.from_npy_stack(str(tmp_path))
+    assert stored.numblocks[0] == 4
+    reads, shipped = [], []
+    real = td.map_blocks
+
+    def spy(c, func, items):
+        def measured():
+            for key, args in items:
+                assert hasattr(args[0], "__dask_graph__")  # still in storage when it is shipped
+                reads.append(_source_chunks(args[0]))
+                shipped.append(len(pickle.dumps(args)))
+                yield key, args
+        yield from real(c, func, measured())
+
+    monkeypatch.setattr(td, "map_blocks", spy)
+    for metric in ("capa", "choice"):
+        reads.clear()
+        ref = _agree_local(probs, truth, metric=metric, n_resamples=300, rng=8, ci_method="bca")
+        got = _agree_local(stored, truth, metric=metric, n_resamples=300, rng=8, ci_method="bca", client=client)
+        _same_agreement(ref, got)
+        assert len(reads) >= 8 and all(1 <= len(r) <= 2 for r in reads)  # a tile's two blocks of models
+        assert set().union(*reads) == {0, 1, 2, 3}
+        assert max(shipped) < probs.nbytes / 10
+    # without a client the same blocks are read in this process
+    monkeypatch.setattr(td, "map_blocks", real)
+    _same_agreement(ref, _agree_local(stored, truth, metric="choice", n_resamples=300, rng=8, ci_method="bca"))
+    with pytest.raises(tw.InvalidValueError, match="metric='ec' needs the array in memory"):
+        tw.pairwise_agreement(stored, truth=truth, metric="ec")
+
+
+def test_error_consistency_of_a_stored_array_is_read_by_the_workers(client, monkeypatch, tmp_path):
+    """``correct`` as a Dask array in storage (an npy stack of 8 observers per chunk): the
+    numbers of the in-memory array, and each task reads only the chunks of its block's
+    observers — never the whole array, which is not shipped either."""
+    import dask.array as da
+
+    import trialwise.distributed as td
+
+    x = _observers(n_items=60, n_obs=200, seed=8)  # 19,900 pairs; 25 chunks of observers
+    da.to_npy_stack(str(tmp_path), da.from_array(x, chunks=(60, 8)), axis=1)
+    stored = da.from_npy_stack(str(tmp_path))
+    assert stored.numblocks == (1, 25)
+    pairs = np.column_stack(np.triu_indices(200, 1))
+    reads, expected, shipped = [], [], []
+    real = td.map_blocks
+
+    def spy(c, func, items):
+        def measured():
+            for key, args in items:
+                right, seen, local, start = args[:4]
+                assert hasattr(right, "__dask_graph__") and hasattr(seen, "__dask_graph__")  # not read yet
+                reads.append(_source_chunks(right, axis=1) | _source_chunks(seen, axis=1))
+                expected.append(set(np.unique(pairs[start: start + len(local)]) // 8))
+                shipped.append(len(pickle.dumps(args)))
+                yield key, args
+        yield from real(c, func, measured())
+
+    monkeypatch.setattr(td, "map_blocks", spy)
+    monkeypatch.setattr(td, "TASKS_PER_WORKER", 200)  # blocks of 128 pairs
+    for ci_method in ("percentile", "jeffreys"):
+        reads.clear(), expected.clear(), shipped.clear()
+        kw = dict(n_resamples=50, rng=9, ci_method=ci_method, keep_replicates=True)
+        _same(_local(x, **kw), _run(stored, client=client, **kw))
+        assert len(reads) == -(-19_900 // 128)
+        if ci_method == "percentile":  # (the Jeffreys blocks append the virtual items to the graph)
+            assert reads == expected  # exactly the chunks of the block's observers
+            assert max(len(r) for r in reads) <= 18 < 25
+            assert max(shipped) < 30_000 < x.nbytes / 3  # the options, the stream and a graph: no data
+    monkeypatch.setattr(td, "map_blocks", real)
+    _same(_local(x, n_resamples=50, rng=9), _local(stored, n_resamples=50, rng=9))  # and without a client
+    bad = stored.copy()
+    bad[3, 5] = 2.0
+    with pytest.raises(tw.InvalidValueError, match=r"`correct` must be 0/1 \(NaN = not seen\); found values \[2.0\]"):
+        _run(bad, n_resamples=20, rng=0, client=client)
+    with pytest.raises(tw.InvalidValueError, match="`ci_method`='analytic' needs every table on the client"):
+        _run(stored, ci_method="analytic")

@@ -318,32 +318,64 @@ def test_pair_blocks_and_weight_replay_do_not_change_numbers(monkeypatch, kw):
     assert len(ref) == 300 and ref.bootstrap_distribution.shape == (150, 300)
 
 
-def test_jeffreys_pseudo_counts_of_pair_block_k_come_from_stream_k():
+def test_jeffreys_pseudo_counts_are_the_weights_of_orthogonal_virtual_items():
     """Oracle written from the documented construction: Exp(1) item weights from the generator
-    (after the 64-bit seed of the pseudo-counts), the weighted 2×2 table of each pair on the items
-    both saw, plus Gamma(½) pseudo-counts drawn as (B, pairs of the block, 2, 2) from
-    keyed_rng(seed) for pairs 0–127 and keyed_rng(seed, (k,)) for block k ≥ 1."""
+    (after the 64-bit seed of the pseudo-counts), then N = 32 virtual items (18 observers): columns
+    1–18 of the Hadamard matrix of order 32 as right/wrong, seen by all, with Gamma(½ / 8) weights
+    drawn as (B, 32) from keyed_rng(seed); every replicate's weights rounded to the grid 2**-k with
+    2**k · Σ w < 2**22; the pair's table is the weighted 2×2 table on the items both saw."""
+    from scipy.linalg import hadamard
+
     from trialwise.kappa import kappa_from_counts
     from trialwise.resampling import bootstrap_weights, child_seed, keyed_rng
 
-    x = _many_observers(n_items=60, n_obs=18, seed=3)  # 153 pairs: blocks 0 (128 pairs) and 1 (25)
+    x = _many_observers(n_items=60, n_obs=18, seed=3)  # 153 pairs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)
         res = tw.pairwise_error_consistency(x, n_resamples=80, rng=11, keep_replicates=True)
     gen = np.random.default_rng(11)
     seed = child_seed(gen, bits=64)
     w = np.concatenate(list(bootstrap_weights(60, 80, rng=gen, kind="bayesian")))
-    pseudo = [keyed_rng(seed).standard_gamma(0.5, size=(80, 128, 2, 2)),
-              keyed_rng(seed, (1,)).standard_gamma(0.5, size=(80, 25, 2, 2))]
+    w = np.hstack([w, keyed_rng(seed).standard_gamma(0.5 / 8, size=(80, 32))])
+    k = np.array([22 - int(np.floor(np.log2(t))) - 1 for t in w.sum(axis=1)])[:, None]
+    w = np.round(w * 2.0 ** k) / 2.0 ** k
+    xv = np.vstack([x, (hadamard(32)[:, 1:19] > 0).astype(float)])
     pairs = [(i, j) for i in range(18) for j in range(i + 1, 18)]
     for p in (0, 5, 127, 128, 140, 152):
-        a, b = x[:, pairs[p][0]], x[:, pairs[p][1]]
+        a, b = xv[:, pairs[p][0]], xv[:, pairs[p][1]]
         both = ~np.isnan(a) & ~np.isnan(b)
         cells = [both & (a == 1) & (b == 1), both & (a == 1) & (b == 0), both & (a == 0) & (b == 1),
                  both & (a == 0) & (b == 0)]
         tables = np.stack([w @ c for c in cells], axis=1).reshape(80, 2, 2)
-        tables = tables + pseudo[p // 128][:, p % 128]
         np.testing.assert_allclose(res.bootstrap_distribution[:, p], kappa_from_counts(tables), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n_observers", [2, 3, 4, 18, 200])
+def test_virtual_items_give_every_pair_cell_an_exact_gamma_half_pseudo_count(n_observers):
+    """Every two observers' virtual answers show each of the four patterns on N/4 items (brute
+    force), so the N/4 Gamma(2/N) weights of a cell sum to Gamma(½) (KS test, N = 256 for 200
+    observers); the weights the engine multiplies are those, rounded to the replicate's grid
+    2**-k (2**k · Σ w < 2**22): no weight moves by more than half a step."""
+    from scipy import stats
+
+    from trialwise.ec import prior_items
+    from trialwise.resampling import ReplicateWeights
+
+    v = prior_items(n_observers)
+    n = v.shape[0]
+    assert v.shape == (n, n_observers) and n >= n_observers + 1 and n & (n - 1) == 0
+    for i in range(n_observers):
+        for j in range(i + 1, n_observers):
+            patterns = np.bincount(2 * v[:, i] + v[:, j], minlength=4)
+            assert (patterns == n // 4).all(), (i, j, patterns)
+    if n_observers == 200:
+        raw, grid = (np.concatenate(list(ReplicateWeights(1000, 20_000, rng=0, kind="bayesian", column_max=c,
+                                                          prior=(n, 0.5 / (n // 4), 9)))) for c in (None, 1))
+        cell = raw[:, 1000:][:, (v[:, 0] == 1) & (v[:, 1] == 0)].sum(axis=1)
+        assert stats.kstest(cell, stats.gamma(0.5).cdf).pvalue > 0.01
+        assert abs(cell.mean() - 0.5) < 4 * np.sqrt(0.5 / 20_000)
+        half_step = 2.0 ** (np.ceil(np.log2(raw.sum(axis=1))) - 23)
+        assert grid.dtype == np.float32 and (np.abs(grid - raw) <= half_step[:, None]).all()
 
 
 def test_pair_block_size_bounds_the_memory_of_a_block():
@@ -414,3 +446,66 @@ def test_replicates_not_kept_are_said_in_the_notes(monkeypatch):
     np.testing.assert_array_equal(auto.confidence_interval.low, kept.confidence_interval.low)
     off = tw.pairwise_error_consistency(x, n_resamples=50, rng=0, keep_replicates=False)
     assert off.result_notes == ("bootstrap_distribution not kept (keep_replicates=False)",)
+
+
+_THREADS_CASE = """
+import sys, warnings
+import numpy as np
+import trialwise as tw
+warnings.simplefilter("ignore")
+g = np.random.default_rng(0)
+x = (g.random((600, 40)) < np.linspace(0.5, 0.9, 40)).astype(float)
+x[g.random(x.shape) < 0.1] = np.nan
+big = np.r_[np.zeros(300, int), np.arange(1, 301)]  # one cluster of 300 items: the float64 grid
+out = [tw.pairwise_error_consistency(x, n_resamples=1000, rng=3, ci_method=m, keep_replicates=True,
+                                     **kw).bootstrap_distribution
+       for m, kw in (("jeffreys", {}), ("percentile", {}), ("jeffreys", dict(clusters=big)))]
+np.save(sys.argv[1], np.concatenate(out, axis=1))
+"""
+
+
+def test_seeded_replicates_are_the_same_bits_for_any_number_of_blas_threads(tmp_path):
+    """The products are exact (integer weights, or weights on a 2**-k grid), so OpenBLAS with 1 or
+    2 threads — which add in different orders — gives identical replicates (before the grid, the
+    Jeffreys replicates differed in the last bits, up to 6e-15)."""
+    import os
+    import subprocess
+    import sys
+
+    files = []
+    for threads in ("1", "2"):
+        files.append(tmp_path / f"threads{threads}.npy")
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, OMP_NUM_THREADS=threads, MKL_NUM_THREADS=threads)
+        subprocess.run([sys.executable, "-c", _THREADS_CASE, str(files[-1])], env=env, check=True, timeout=300)
+    one, two = (np.load(f) for f in files)
+    assert one.shape == (1000, 3 * 780) and np.isfinite(one).mean() > 0.99
+    assert one.tobytes() == two.tobytes()
+
+
+def test_exact_weights_give_exact_sums_and_refuse_columns_they_were_not_made_for():
+    """Grid weights: W @ X in float32 equals the float64 product of the same weights exactly (an
+    oracle in exact arithmetic: integer-valued after scaling by 2**k); columns outside
+    [0, column_max], or not integers, or of another number of items (than the items, with or
+    without the prior's rows) are refused."""
+    from fractions import Fraction
+
+    from trialwise.resampling import ReplicateWeights
+
+    g = np.random.default_rng(2)
+    x = g.integers(0, 4, size=(50, 7))
+    rw = ReplicateWeights(47, 30, rng=1, kind="bayesian", prior=(3, 0.25, 4), column_max=3, batch=11)
+    w = np.concatenate(list(rw))
+    assert w.dtype == np.float32 and w.shape == (30, 50)
+    sums = bootstrap_sums(x, 30, weights=rw)
+    exact = [[float(sum(Fraction(float(a)) * int(b) for a, b in zip(row, col))) for col in x.T] for row in w]
+    np.testing.assert_array_equal(sums, np.array(exact))
+    with pytest.raises(ValueError, match=r"`weights` were made for integer columns in \[0, 3\]; `columns` has "
+                                         r"values in \[0, 4\]"):
+        bootstrap_sums(x + (x == 3), 30, weights=rw)
+    with pytest.raises(ValueError, match=r"`weights` were made for integer columns in \[0, 3\]; `columns` has "
+                                         r"values in \[0\.0, 3\.5\]"):
+        bootstrap_sums(np.where(x == 3, 3.5, x), 30, weights=rw)
+    items_only = bootstrap_sums(x[:47], 30, weights=rw)  # the prior's rows left out of the product
+    np.testing.assert_array_equal(items_only, w[:, :47].astype(np.float64) @ x[:47])
+    with pytest.raises(ValueError, match=r"`weights` are for 50 items; `columns` has 45"):
+        bootstrap_sums(x[:45], 30, weights=rw)

@@ -8,8 +8,9 @@ column matrix, as in :func:`trialwise.pairwise_error_consistency`; all pairs are
 jointly. Error consistency (``metric="ec"``) is delegated to
 :func:`trialwise.error_consistency` / :func:`trialwise.pairwise_error_consistency`.
 
-Why this module is long (about 640 lines): its two entry points share the input checks of
-probability rows, arrays, truth and clusters, the column builder and the interval code, and
+Why this module is long (about 840 lines): its two entry points share the input checks of
+probability rows, arrays, truth and clusters, the column builder and the interval code, the
+pairwise bootstrap runs in blocks of tiles of pairs (in this process or as Dask tasks), and
 each has a full numpydoc docstring; the result classes live in
 :mod:`trialwise.agreement_result`, the chunked Gram path of the point values in
 :mod:`trialwise.agreement_gram`.
@@ -17,7 +18,9 @@ each has a full numpydoc docstring; the result classes live in
 
 from __future__ import annotations
 
+import itertools
 import numbers
+from collections.abc import Iterator
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -30,9 +33,9 @@ from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesW
 from trialwise.agreement_gram import gram_sums
 from trialwise.agreement_result import ModelAgreementResult, PairwiseAgreementResult
 from trialwise.data import PROBABILITY_SUM_TOLERANCE
-from trialwise.ec import error_consistency, pairwise_error_consistency
+from trialwise.ec import PAIR_BLOCK_BYTES, error_consistency, pairwise_error_consistency
 from trialwise.intervals import interval, jackknife_t_pvalue
-from trialwise.resampling import bootstrap_weights, monte_carlo_pvalue
+from trialwise.resampling import ReplicateWeights, bootstrap_weights, monte_carlo_pvalue
 from trialwise.tables import cluster_sums
 
 __all__ = ["agreement", "pairwise_agreement", "capa_from_sums", "AGREEMENT_METRICS", "AGREEMENT_CI_METHODS",
@@ -47,6 +50,10 @@ DEFAULT_AGREEMENT_CI_METHOD: AgreementCIMethod = "percentile"
 #: ``1 − c_exp`` at or below this: chance agreement is 1 and κ_p is undefined (NaN).
 DEGENERATE_GAP = 1e-12
 UNDEFINED_WARN_SHARE = 0.01
+#: Models per side of a tile of pairs in :func:`pairwise_agreement`'s bootstrap (:func:`model_tiles`):
+#: each tile of up to 16² pairs is one matrix product with the columns of its own ≤ 32 models.
+#: Fixed, so that the blocks chosen by memory or by a Dask cluster do not change the numbers.
+AGREEMENT_TILE = 16
 
 
 # ----------------------------------------------------------------------------- input checks
@@ -135,6 +142,10 @@ def _cluster_codes(clusters: Any, n: int) -> NDArray | None:
     if (codes < 0).any():
         raise InvalidValueError(f"`clusters` has a missing label at question {int(np.flatnonzero(codes < 0)[0])}")
     return np.asarray(codes, dtype=np.int64)
+
+
+def _is_dask_array(x: Any) -> bool:
+    return hasattr(x, "__dask_graph__") and hasattr(x, "chunks") and hasattr(x, "ndim")
 
 
 def _one_hot(choice: NDArray, k_max: int) -> NDArray:
@@ -263,20 +274,153 @@ def _infer(cols, codes, metric, n_models, idx, opts, batch, estimate=None):
         return (estimate, nan, nan.copy(), nan.copy(), np.empty((0, np.size(estimate))),
                 np.zeros(np.size(estimate), dtype=np.int64), n_units)
     dist, units = _resample(cols, codes, stat, opts["n_resamples"], opts["rng"], batch)
+    jack = _jackknife(units, stat) if opts["ci_method"] in ("bca", "jackknife-t") else None
+    low, high, pvalue, n_undefined = _summaries(dist, estimate, jack, metric, opts["confidence_level"],
+                                                opts["ci_method"])
+    return estimate, low, high, pvalue, dist, n_undefined, units.shape[0]
+
+
+def _summaries(dist: NDArray, estimate: NDArray, jack: NDArray | None, metric: str, confidence_level: float,
+               ci_method: str) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    """Interval, p-value and undefined count of every column (pair) of ``dist`` (B, P)."""
     bounds = (0.0, 1.0) if metric == "choice" else (-np.inf, 1.0)
-    jackknife_t = opts["ci_method"] == "jackknife-t"
-    jack: tuple[Any, Any] | None = (_jackknife(units, stat), None) if opts["ci_method"] in ("bca", "jackknife-t") else None
-    low, high = interval(opts["ci_method"], dist, estimate, opts["confidence_level"], jackknife=jack, bounds=bounds)
+    jk = None if jack is None else (jack, None)
+    low, high = interval(ci_method, dist, estimate, confidence_level, jackknife=jk, bounds=bounds)
     low, high = np.where(np.isnan(estimate), np.nan, low), np.where(np.isnan(estimate), np.nan, high)
     n_undefined = np.isnan(dist).sum(axis=0)
     if metric == "choice":
         pvalue = np.full(np.shape(estimate), np.nan)
-    elif jackknife_t and jack is not None:  # one-sided t test of κ_p ≤ 0 with G − 1 df, the one the interval inverts
-        pvalue = np.where(np.isnan(estimate), np.nan, jackknife_t_pvalue(estimate, jack[0]))
-    else:  # one-sided, H0: κ_p ≤ 0 (no more agreement than chance), the test the percentile interval inverts
+    elif ci_method == "jackknife-t" and jack is not None:  # one-sided t test of κ_p ≤ 0, G − 1 df
+        pvalue = np.where(np.isnan(estimate), np.nan, jackknife_t_pvalue(estimate, jack))
+    else:  # one-sided, H0: κ_p ≤ 0, the test the percentile interval inverts
         pvalue = monte_carlo_pvalue(np.sum(dist <= 0, axis=0), np.sum(~np.isnan(dist), axis=0))
         pvalue = np.where(np.isnan(estimate), np.nan, pvalue)
-    return estimate, np.atleast_1d(low), np.atleast_1d(high), np.atleast_1d(pvalue), dist, n_undefined, units.shape[0]
+    return np.atleast_1d(low), np.atleast_1d(high), np.atleast_1d(pvalue), n_undefined
+
+
+def model_tiles(n_models: int, tile: int | None = None) -> Iterator[tuple[NDArray, NDArray]]:
+    """The pairs of ``n_models`` models in tiles: models ``[tI, t(I + 1))`` × ``[tJ, t(J + 1))``, I ≤ J.
+
+    Yields every tile's pairs ``(a, b)``, a < b, shape (p, 2), ordered by a then b, and their
+    positions among all pairs in ``triu`` order (the order of :func:`pairwise_agreement`); the
+    tiles cover every pair once (empty tiles are skipped). ``tile`` defaults to :data:`AGREEMENT_TILE`.
+    """
+    t = AGREEMENT_TILE if tile is None else int(tile)
+    n_blocks = -(-n_models // t)
+    for i in range(n_blocks):
+        for j in range(i, n_blocks):
+            a, b = np.meshgrid(np.arange(i * t, min((i + 1) * t, n_models)),
+                               np.arange(j * t, min((j + 1) * t, n_models)), indexing="ij")
+            keep = a < b
+            a, b = a[keep], b[keep]
+            if a.size:  # a last block of one model pairs with nothing on the diagonal
+                yield np.column_stack([a, b]).astype(np.intp), a * n_models - a * (a + 1) // 2 + b - a - 1
+
+
+def bootstrap_agreement_block(probs: Any, k: NDArray, truth: NDArray | None, codes: NDArray | None,
+                              tiles: list[NDArray], estimate: NDArray, metric: str, argmax: bool,
+                              confidence_level: float, ci_method: str, weights: ReplicateWeights,
+                              keep: bool) -> dict[str, Any]:
+    """Intervals, p-values and undefined counts of one block of pairs of :func:`pairwise_agreement`.
+
+    ``probs`` holds the models (models × questions × options: all of them, or those of the
+    block — as a Dask array in storage, read here; with ``argmax`` their one-hot argmax choices
+    are used), ``tiles`` the block's tiles of pairs (:func:`model_tiles`) as indices into
+    them, ``estimate`` the point values of its pairs (tile after tile). Each tile is
+    multiplied by the replicate weights as one float64 product of the columns of its own
+    models and pairs: a product's last bits depend on its shape, so fixed tiles give every
+    pair the same replicates whatever the block (and the number of workers). Run in this
+    process, or as a task on a Dask worker (:mod:`trialwise.distributed`), which gets
+    ``weights`` pickled as their stream. Everything returned is O(pairs of the block), plus
+    its B × pairs replicates when ``keep``.
+    """
+    if hasattr(probs, "__dask_graph__"):  # in storage: read the block's models here (on the worker)
+        probs = np.asarray(probs.compute(scheduler="sync"))
+    groups = []
+    for pairs in tiles:
+        used, local = np.unique(pairs, return_inverse=True)
+        gidx = local.reshape(-1, 2)
+        tile = np.asarray(probs[used])  # ≤ 2·AGREEMENT_TILE models
+        if argmax:  # the discrete metrics of an array: one-hot argmax choices (first on ties)
+            tile = (tile.argmax(axis=2)[..., None] == np.arange(tile.shape[2])).astype(np.float64)
+        cols = _columns(list(tile), k, truth, gidx, metric)
+        units = cols if codes is None else cluster_sums(np.asarray(cols, dtype=float), codes)
+        groups.append((units, _statistic(metric, len(used), gidx)))
+    parts: list[list[NDArray]] = [[] for _ in groups]
+    for w in weights:
+        wf = w.astype(float)
+        for part, (units, stat) in zip(parts, groups):
+            part.append(stat(wf @ units))
+    dist = np.concatenate([np.concatenate(part, axis=0) for part in parts], axis=1)
+    jack = (np.concatenate([_jackknife(units, stat) for units, stat in groups], axis=1)
+            if ci_method in ("bca", "jackknife-t") else None)
+    low, high, pvalue, n_undefined = _summaries(dist, np.asarray(estimate, dtype=float), jack, metric,
+                                                confidence_level, ci_method)
+    return dict(lo=low, hi=high, pvalue=pvalue, n_undefined=n_undefined, dist=dist if keep else None)
+
+
+def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes: NDArray | None,
+                        estimate: NDArray, opts: dict, batch: int | None, argmax: bool, keep: bool,
+                        client: Any) -> tuple[NDArray, NDArray, NDArray, NDArray, NDArray | None]:
+    """Every pair's interval, p-value, undefined count (and replicates if ``keep``), block of pairs by block.
+
+    A block is a run of tiles (:func:`model_tiles`) of about ``m`` pairs, which need about
+    ``m·(24·B + (10 + 2·n_options)·n_questions)`` bytes, ``m`` within
+    :data:`trialwise.ec.PAIR_BLOCK_BYTES`. All blocks see the same replicate weights
+    (:class:`trialwise.resampling.ReplicateWeights`, drawn from ``opts["rng"]`` exactly as one
+    pass of the unblocked bootstrap). With a Dask ``client`` the blocks run as tasks on its cluster.
+    """
+    n_models, n_items, width = probs.shape
+    n_pairs = n_models * (n_models - 1) // 2
+    stored = hasattr(probs, "__dask_graph__")  # a Dask array: each block reads its own models
+    n_units = n_items if codes is None else int(codes.max()) + 1
+    B = opts["n_resamples"]
+    # per pair: its replicates and their sorted copy (24·B), its tile's columns (≈ 9·n), and on a
+    # Dask worker its share of the block's probabilities (≈ 8·n·width / AGREEMENT_TILE)
+    per_pair = 24 * B + n_items * (10 + 2 * width)
+    m = int(min(max(PAIR_BLOCK_BYTES // per_pair, AGREEMENT_TILE**2), n_pairs))
+    weights = ReplicateWeights(n_units, B, rng=opts["rng"], batch=batch)  # the chunks bootstrap_weights gave
+    low, high, pvalue = np.empty(n_pairs), np.empty(n_pairs), np.empty(n_pairs)
+    n_undefined = np.empty(n_pairs, dtype=np.int64)
+    dist = np.empty((B, n_pairs)) if keep else None
+    if client is not None:
+        from trialwise.distributed import task_block_size
+
+        m = task_block_size(client, n_pairs, m, AGREEMENT_TILE)  # runs of whole tiles: at least one per task
+
+    def blocks() -> Iterator[tuple[NDArray, tuple]]:
+        run: list[tuple[NDArray, NDArray]] = []
+        size = 0  # pairs in the run
+        for tile in itertools.chain(model_tiles(n_models), [None]):
+            if run and (tile is None or size + len(tile[0]) > m):
+                where = np.concatenate([q for _, q in run])
+                tiles, models = [p for p, _ in run], probs
+                if client is not None or stored:  # the block's models only
+                    used, local = np.unique(np.concatenate(tiles), return_inverse=True)
+                    at = np.cumsum([0] + [len(p) for p in tiles])
+                    tiles = [local.ravel()[2 * at[i]: 2 * at[i + 1]].reshape(-1, 2) for i in range(len(run))]
+                    models = probs[used] if stored else np.asarray(probs[used])
+                yield where, (models, k, truth, codes, tiles, estimate[where], opts["metric"], argmax,
+                              opts["confidence_level"], opts["ci_method"], weights, keep)
+                run, size = [], 0
+            if tile is not None:
+                run.append(tile)
+                size += len(tile[0])
+
+    if client is None:
+        results: Any = ((where, bootstrap_agreement_block(*args)) for where, args in blocks())
+    else:
+        from trialwise.distributed import map_blocks
+
+        results = map_blocks(client, bootstrap_agreement_block, blocks())
+        weights.advance()  # the caller's rng moves on exactly as after the local pass
+    for where, res in results:
+        low[where], high[where] = res["lo"], res["hi"]
+        pvalue[where], n_undefined[where] = res["pvalue"], res["n_undefined"]
+        if dist is not None:
+            dist[:, where] = res["dist"]
+        del res
+    return low, high, pvalue, n_undefined, dist
 
 
 def _default_ci_method(ci_method: Any, clusters: Any) -> Any:
@@ -528,6 +672,8 @@ def pairwise_agreement(
     n_resamples: int = 10_000,
     rng: Any = None,
     batch: int | None = None,
+    keep_replicates: bool | None = None,
+    client: Any = None,
 ) -> PairwiseAgreementResult:
     """Agreement of every pair of models in a trial table, with jointly resampled intervals.
 
@@ -541,7 +687,11 @@ def pairwise_agreement(
         Every model must answer every question. Or, at leaderboard scale (a 1,000-model
         table has 12 million rows), the option probabilities as one array, zero-padded
         beyond a question's ``n_options``; the observers are then numbered 0 … M − 1 and
-        the array is read in chunks, not copied.
+        the array is read in chunks, not copied. The array may be a ``dask.array.Array`` in
+        storage (``da.from_npy_stack``, ``da.from_zarr``; chunked along the models): the
+        point values read it a chunk of questions at a time, and each block of the
+        bootstrap reads the models of its tiles only — on the workers with ``client``
+        (not ``metric="ec"``; docs/distributed.md).
     truth : array_like of int, shape (n_questions,)
         With an array ``trials`` only: the correct option's index per question.
     n_options : array_like of int, shape (n_questions,), optional
@@ -563,6 +713,18 @@ def pairwise_agreement(
         without the per-question pair columns (see Notes).
     batch : int, optional
         Replicates per chunk of the matrix product.
+    keep_replicates : bool, optional
+        Keep every pair's replicates in ``bootstrap_distribution`` (n_resamples × n_pairs
+        float64: 4 GB for 1,000 models at B = 1,000), which :meth:`~PairwiseAgreementResult.difference`
+        needs. Default (None): kept (``"ec"``: as :func:`trialwise.pairwise_error_consistency`
+        keeps them); ``False``: shape (0, n_pairs). Intervals and p-values are the same either way.
+    client : dask.distributed.Client, optional
+        Run the blocks of pairs of the bootstrap as tasks on this Dask cluster
+        (:mod:`trialwise.distributed`; ``pip install "trialwise[dask]"``). Each task gets the
+        probabilities of its block's models, draws the replicate weights again from the seed
+        and returns its pairs' intervals and p-values; the result is identical to the one
+        without ``client`` for the same ``rng``, whatever the number of workers
+        (docs/distributed.md).
 
     Returns
     -------
@@ -588,9 +750,14 @@ def pairwise_agreement(
     input: about two 8 MB chunks plus the M × M Gram matrix, whatever the number of
     questions), and κ_p follows from the same sums as the bootstrap's
     (:func:`capa_from_sums`). Bootstrap: one weight vector over the questions (clusters)
-    per replicate is shared by every pair, so the whole matrix is one chunked product
-    ``W @ X`` with ``2 + M + P`` columns for M models and P pairs (n × (2 + M + P) float64
-    values in memory: 0.5 GB for 100 models and 12,000 questions). ``pvalue`` is as in
+    per replicate is shared by every pair, so every replicate is a chunked product ``W @ X``
+    of the per-question columns. The pairs are taken in tiles of 16 × 16 models
+    (:func:`model_tiles`, :data:`AGREEMENT_TILE`), each one product with the columns of its
+    ≤ 32 models and ≤ 256 pairs, and in blocks of tiles within
+    :data:`trialwise.ec.PAIR_BLOCK_BYTES` (256 MiB), each reduced to its intervals and
+    p-values before the next: memory beyond the input and the result is bounded whatever the
+    number of pairs, and, the tiles being fixed, the numbers do not depend on the blocks.
+    ``pvalue`` is as in
     :func:`agreement` (NaN for ``"choice"``). Timings: ``docs/language_models.md``, "Speed".
 
     References
@@ -609,7 +776,16 @@ def pairwise_agreement(
     """
     opts = _check_options(metric, confidence_level, _default_ci_method(ci_method, clusters), n_resamples, rng)
     metric = opts["metric"]
-    if isinstance(trials, np.ndarray):
+    if keep_replicates is not None and not isinstance(keep_replicates, (bool, np.bool_)):
+        raise InvalidTypeError(f"`keep_replicates` must be True, False or None; got {v.show(keep_replicates)}")
+    if client is not None:
+        from trialwise.distributed import check_client
+
+        check_client(client)
+    if isinstance(trials, np.ndarray) or _is_dask_array(trials):
+        if metric == "ec" and not isinstance(trials, np.ndarray):
+            raise InvalidValueError("metric='ec' needs the array in memory; for error consistency of stored "
+                                    "correctness use tw.pairwise_error_consistency; got a Dask array")
         models, probs, k, truth_idx, codes = _array_models(trials, truth, n_options, clusters)
         from_array = True
     else:
@@ -630,7 +806,8 @@ def pairwise_agreement(
         rows = np.arange(n)
         right = {m: (p.argmax(axis=1) == truth_idx) if from_array else p[rows, truth_idx] for m, p in zip(models, probs)}
         ec = pairwise_error_consistency(pd.DataFrame(right), clusters=codes, confidence_level=opts["confidence_level"],
-                                        n_resamples=opts["n_resamples"], rng=opts["rng"], batch=batch)
+                                        n_resamples=opts["n_resamples"], rng=opts["rng"], batch=batch,
+                                        keep_replicates=keep_replicates, client=client)
         return PairwiseAgreementResult(
             observers=tuple(models), observer_a=ec.observer_a, observer_b=ec.observer_b, statistic=ec.statistic,
             confidence_interval=ec.confidence_interval, pvalue=ec.pvalue, n=ec.n,
@@ -646,15 +823,17 @@ def pairwise_agreement(
         est, c_obs, c_exp = sums[2 + n_models:] / n, sums[2 + n_models:] / n, np.full(len(idx), np.nan)
     else:
         est, c_obs, c_exp = capa_from_sums(sums, n_models, idx)
+    units = n if codes is None else int(codes.max()) + 1
     if opts["n_resamples"]:
-        if from_array and metric == "capa-discrete":
-            probs = (probs.argmax(axis=2)[..., None] == np.arange(probs.shape[2])).astype(np.float64)
-        cols = _columns(probs, k, truth_idx, idx, metric)
-        _, low, high, pval, dist, n_undef, units = _infer(cols, codes, metric, n_models, idx, opts, batch, est)
+        low, high, pval, n_undef, dist = _pairwise_bootstrap(
+            probs, k, truth_idx, codes, np.asarray(est, dtype=float), opts, batch,
+            from_array and metric == "capa-discrete", keep_replicates is not False, client)
+        if dist is None:
+            dist = np.empty((0, len(idx)))
     else:
         nan = np.full(len(idx), np.nan)
         low, high, pval, dist = nan, nan.copy(), nan.copy(), np.empty((0, len(idx)))
-        n_undef, units = np.zeros(len(idx), dtype=np.int64), n if codes is None else int(codes.max()) + 1
+        n_undef = np.zeros(len(idx), dtype=np.int64)
     pbar = correct / n
     notes = _warn_and_notes(names[idx[:, 0]], names[idx[:, 1]], est, n_undef, opts["n_resamples"])
     return PairwiseAgreementResult(

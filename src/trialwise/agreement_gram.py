@@ -10,6 +10,8 @@ the memory beyond the input bounded (:func:`gram_chunk_questions`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
@@ -38,8 +40,9 @@ def gram_sums(probs: ArrayLike, k: ArrayLike, truth: ArrayLike, *, choices: bool
 
     Parameters
     ----------
-    probs : array_like, shape (n_models, n_questions, n_options)
-        Option probabilities (zero beyond a question's option count).
+    probs : array_like or dask.array.Array, shape (n_models, n_questions, n_options)
+        Option probabilities (zero beyond a question's option count). A Dask array is read
+        one chunk of questions at a time.
     k, truth : array_like of int, shape (n_questions,)
         Option count and correct option of every question.
     choices : bool, default False
@@ -81,14 +84,16 @@ def gram_sums(probs: ArrayLike, k: ArrayLike, truth: ArrayLike, *, choices: bool
     >>> correct.tolist(), gram.round(2).tolist()
     ([1.5, 0.8], [[1.5, 1.1], [1.1, 1.2]])
     """
-    p = np.asarray(probs)
+    p: Any = probs if hasattr(probs, "__dask_graph__") else np.asarray(probs)  # a Dask array: read chunk by chunk
     kk, tt = np.asarray(k), np.asarray(truth)
     m, n, width = p.shape
     step = gram_chunk_questions(m, width, chunk_bytes)
     gram, correct = np.zeros((m, m)), np.zeros(m)
     options = np.arange(width)
     for q0 in range(0, n, step):
-        x = np.ascontiguousarray(p[:, q0: q0 + step], dtype=np.float64)  # a strided view would miss BLAS
+        # contiguous (a strided view would miss BLAS) and aligned (a chunk of a Dask array may come
+        # unaligned from a worker, and BLAS rounds an unaligned product differently in the last bits)
+        x = np.require(p[:, q0: q0 + step], dtype=np.float64, requirements=["C", "A"])
         kq, tq = kk[q0: q0 + step], tt[q0: q0 + step]
         if check:
             _check_chunk(x, kq, q0, options)

@@ -287,7 +287,8 @@ class PairwiseAgreementResult(Result):
         if x == y:
             raise InvalidValueError(f"`x` and `y` must be two different observers; got {x!r} twice")
         if not self.bootstrap_distribution.size:
-            raise InvalidValueError("this result holds no bootstrap replicates (n_resamples = 0)")
+            raise InvalidValueError("this result holds no bootstrap replicates (n_resamples = 0) or kept none "
+                                    "(keep_replicates=False)")
         first, second = self.pair(reference, x), self.pair(reference, y)
         d = first.bootstrap_distribution - second.bootstrap_distribution
         d = d[~np.isnan(d)]

@@ -1,6 +1,6 @@
 """Reading trial tables (tidy CSV/Parquet, model-vs-human raw-data folders) and pairing trials by item.
 
-Why this module is long: about 610 lines, the reader of each input format and the checks of
+Why this module is long: about 750 lines, the reader of each input format and the checks of
 a trial table, which share one column vocabulary (:data:`TRIAL_COLUMNS`).
 """
 
@@ -26,7 +26,7 @@ from trialwise._core.validation import show
 from trialwise.labels import read_number
 
 __all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_human", "image_id", "TRIAL_COLUMNS",
-           "OPTION_COLUMNS", "PROBABILITY_SUM_TOLERANCE", "check_probabilities"]
+           "OPTION_COLUMNS", "PROBABILITY_SUM_TOLERANCE", "check_probabilities", "SCORE_COLUMN", "check_scores"]
 
 #: Columns of a trials table as :func:`read_trials` returns it.
 TRIAL_COLUMNS = ("experiment", "condition", "subject", "observer_type", "image", "truth", "response", "correct")
@@ -35,6 +35,9 @@ TRIAL_COLUMNS = ("experiment", "condition", "subject", "observer_type", "image",
 OPTION_COLUMNS = ("n_options", "probabilities")
 #: Tolerance of the check that an item's option probabilities sum to 1.
 PROBABILITY_SUM_TOLERANCE = 1e-6
+#: The column of a per-item score in [0, 1] (partial credit, F1, ...) when one is read (``read_trials(score=...)``,
+#: ``read_lm_eval(metric=...)``); an accuracy leaderboard averages it instead of ``correct``.
+SCORE_COLUMN = "score"
 
 
 def check_probabilities(probabilities: Any, where: str, field: str) -> tuple[float, ...]:
@@ -58,6 +61,34 @@ def check_probabilities(probabilities: Any, where: str, field: str) -> tuple[flo
         raise InvalidValueError(f"{where}: `{field}` must sum to 1 over the options; they sum to {total:.6g} "
                                 f"({show(p.tolist())})")
     return tuple(p.tolist())
+
+
+def check_scores(values: Any, where: str, column: str) -> np.ndarray:
+    """Per-item scores as float64, or an ``InvalidValueError`` naming ``where``, ``column`` and a bad value.
+
+    Every score must be a number in [0, 1]; an empty cell (NaN) is an error, never dropped.
+    """
+    import pandas as pd
+
+    raw = pd.Series(values).reset_index(drop=True)
+    num = pd.to_numeric(raw, errors="coerce") if raw.dtype == object else raw
+    if num.dtype == bool:
+        num = num.astype(float)
+    try:
+        x = np.asarray(num, dtype=float)
+    except (TypeError, ValueError):
+        x = np.asarray(pd.to_numeric(raw, errors="coerce"), dtype=float)
+    missing = np.isnan(x)
+    if missing.any():
+        row = int(np.flatnonzero(missing)[0])
+        raise InvalidValueError(f"{where}: column {column!r} must hold a score in [0, 1] on every row; row {row + 1} "
+                                f"has {show(raw.tolist()[row])}")
+    bad = (x < 0) | (x > 1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise InvalidValueError(f"{where}: column {column!r} must hold scores in [0, 1]; row {row + 1} has "
+                                f"{show(raw.tolist()[row])}")
+    return x
 
 
 def check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
@@ -337,6 +368,7 @@ def read_trials(
     observer_type: str | None = None,
     probabilities: str | Sequence[str] | None = None,
     clusters: str | None = None,
+    score: str | None = None,
 ):
     """A long table of trials, checked and put into trialwise's column names.
 
@@ -375,13 +407,20 @@ def read_trials(
         column (for ``clusters="cluster"`` in :func:`trialwise.leaderboard` and
         :func:`trialwise.pairwise_agreement`); every trial on an item must carry the same
         label.
+    score : str, optional
+        A column of per-item scores in [0, 1] (partial credit, F1, exact match averaged over
+        samples), copied into a float ``score`` column (:data:`SCORE_COLUMN`) that an accuracy
+        leaderboard averages instead of ``correct`` (``docs/language_models.md``, "Scores that
+        are not 0/1"). A value outside [0, 1] or an empty cell is an error naming the column
+        and the row. Without a truth column and ``correct``, a trial is ``correct`` when its
+        score is 1.
 
     Returns
     -------
     pandas.DataFrame
         Columns :data:`TRIAL_COLUMNS` (``correct`` bool, the others text), one row per
-        trial, in the input order; then :data:`OPTION_COLUMNS` with ``probabilities`` and
-        ``cluster`` with ``clusters``.
+        trial, in the input order; then :data:`OPTION_COLUMNS` with ``probabilities``,
+        ``score`` with ``score`` and ``cluster`` with ``clusters``.
 
     Raises
     ------
@@ -431,7 +470,18 @@ def read_trials(
             row = int(np.flatnonzero(frame[src].isna().to_numpy())[0])
             raise InvalidValueError(f"{what}: column {src!r} has an empty value (row {row + 1})")
         out[col] = out[col].astype(str)
-    if correct is None:
+    scores = None
+    if score is not None:
+        if not isinstance(score, str):
+            raise InvalidTypeError(f"`score` must be the name of a column; got {type(score).__name__} {show(score)}")
+        _need(frame, score, what)
+        scores = check_scores(frame[score], what, score)
+    if correct is None and scores is not None and _pick(frame, truth, ["truth", "category"], what,
+                                                        required=False) is None:
+        out["correct"] = scores == 1.0  # no truth: full credit is correct
+        out["truth"] = ""
+        out["response"] = frame[response] if response in frame.columns else ""
+    elif correct is None:
         t_col = _pick(frame, truth, ["truth", "category"], what)
         _need(frame, response, what)
         out["truth"] = frame[t_col]
@@ -447,6 +497,8 @@ def read_trials(
     check_items(out, what)
     if probabilities is not None:
         out["n_options"], out["probabilities"] = _option_probabilities(frame, probabilities, what)
+    if scores is not None:
+        out[SCORE_COLUMN] = scores
     if clusters is not None:
         _need(frame, clusters, what)
         if frame[clusters].isna().any():

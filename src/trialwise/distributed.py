@@ -4,7 +4,9 @@ The all-pairs bootstrap of :func:`trialwise.pairwise_error_consistency` splits i
 pairs that are independent given the replicate weights, and any worker can draw those weights
 again from the seed. With ``client=`` each block becomes one Dask task whose inputs are the
 block's item columns, the weights' stream (a pickled :class:`trialwise.resampling.ReplicateWeights`
-is its seed, not its arrays) and the options, and whose output is its pairs' summaries. This
+is its seed, not its arrays) and the options, and whose output is its pairs' summaries; the
+same holds for the tiles of models of :func:`trialwise.pairwise_agreement`, whose tasks may
+read their models from a Dask array in storage themselves. This
 module holds only the glue: checking the client, choosing a block size that keeps every
 worker busy, and streaming the tasks through the cluster a few at a time, so that neither the
 client nor the scheduler ever holds more than a few blocks. Dask is imported lazily.
@@ -28,7 +30,7 @@ from typing import Any
 
 from trialwise._core.errors import InvalidTypeError
 
-__all__ = ["check_client", "map_blocks", "task_block_size", "TASKS_PER_WORKER"]
+__all__ = ["check_client", "computed_first", "map_blocks", "task_block_size", "TASKS_PER_WORKER"]
 
 #: Blocks per worker that :func:`task_block_size` aims for (load balance), and tasks per
 #: worker that :func:`map_blocks` keeps submitted at once (so a worker never waits for work).
@@ -71,6 +73,26 @@ def task_block_size(client: Any, n_items: int, largest: int, multiple: int) -> i
     want = -(-n_items // (TASKS_PER_WORKER * _n_workers(client)))
     m = max(multiple, -(-want // multiple) * multiple)
     return int(min(largest, m, n_items))
+
+
+def computed_first(func: Callable[..., Any], *args: Any) -> Any:
+    """``func(*args)`` with every Dask collection among ``args`` computed here first.
+
+    The body of a task whose inputs are still in storage (slices of a Dask array): they are
+    read where the task runs, in one pass of the synchronous scheduler (so their common
+    chunks are read once), and handed to ``func`` as aligned, C-contiguous numpy arrays.
+    """
+    lazy = [i for i, a in enumerate(args) if hasattr(a, "__dask_graph__")]
+    if not lazy:
+        return func(*args)
+    import dask
+    import numpy as np
+
+    values = dask.compute(*(args[i] for i in lazy), scheduler="sync")
+    out = list(args)
+    for i, value in zip(lazy, values):
+        out[i] = np.require(value, requirements=["C", "A"])
+    return func(*out)
 
 
 def map_blocks(client: Any, func: Callable[..., Any], blocks: Iterable[tuple[Any, tuple]]) -> Iterator[tuple[Any, Any]]:

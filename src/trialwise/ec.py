@@ -4,14 +4,17 @@ Both entry points turn their input into 2×2 correctness tables and then share o
 vectorised core (:func:`_infer`): bootstrap interval, analytic interval, independence
 test, degenerate-case accounting.
 
-Why this module is long: about 840 lines, because both entry points share one core and
-its argument checks, and the pairwise bootstrap runs block by block over pairs (memory
-bounded in the number of pairs); the result classes live in :mod:`trialwise.ec_result`.
+Why this module is long: about 960 lines, because both entry points share one core and
+its argument checks (including a Dask array of correctness read block by block), and the
+pairwise bootstrap runs block by block over pairs (memory bounded in the number of pairs);
+the result classes live in :mod:`trialwise.ec_result`.
 """
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from itertools import combinations
 from typing import Any
 
@@ -21,6 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, make_notes
+from trialwise._core.threads import thread_budget
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, warn
 from trialwise.intervals import CI_METHODS, CIMethod, interval, jackknife_t_pvalue
 from trialwise.ec_result import ErrorConsistencyResult, PairwiseErrorConsistencyResult
@@ -41,7 +45,6 @@ from trialwise.resampling import (
     bootstrap_tables,
     child_seed,
     jackknife_tables,
-    keyed_rng,
     monte_carlo_pvalue,
     posterior_tables,
 )
@@ -60,10 +63,9 @@ DEFAULT_TEST: IndependenceTest = "fisher"
 SPARSE_EXPECTED_COUNT = 1.5
 #: Share of undefined bootstrap replicates above which a warning is issued.
 UNDEFINED_WARN_SHARE = 0.01
-#: Pairs per stream of Jeffreys pseudo-counts in :func:`pairwise_error_consistency`: pairs
-#: ``[128k, 128(k + 1))`` draw theirs from ``keyed_rng(seed, (k,))`` (block 0 from the seed's own
-#: stream, which all pairs shared before pairs were blocked, so up to 128 pairs give the numbers
-#: of earlier releases). Fixed, so that the pair blocks chosen by memory do not change numbers.
+#: Pairs per block of the pairwise bootstrap are a multiple of this (:func:`pair_block_size`).
+#: (It named the streams of the Jeffreys pseudo-counts, one per 128 pairs, until they became the
+#: weights of shared virtual items, :func:`prior_items`, which no block size can change.)
 PAIR_STREAM_BLOCK = 128
 #: Working memory of one block of pairs in :func:`pairwise_error_consistency` (replicates,
 #: their sorted copy in the interval, item columns): see :func:`pair_block_size`.
@@ -71,6 +73,7 @@ PAIR_BLOCK_BYTES = 256 * 2**20
 #: The replicates of all pairs (``bootstrap_distribution``, B × pairs × 8 bytes) are kept by
 #: default up to this size; ``keep_replicates=True`` keeps them whatever their size.
 KEEP_REPLICATES_BYTES = 256 * 2**20
+_KAPPA_ROWS_BYTES = 2**20  # κ of the replicates in slices of this many bytes per array (cache-sized)
 
 TestMethod = IndependenceTest  # the name these signatures used before the alias moved to significance
 
@@ -425,6 +428,57 @@ def error_consistency(
 # --------------------------------------------------------------------------- pairwise
 
 
+def _is_dask_array(x: Any) -> bool:
+    return hasattr(x, "__dask_graph__") and hasattr(x, "chunks") and hasattr(x, "ndim")
+
+
+def _stored_correctness(correct: Any, truth: Any, opts: Options) -> tuple[Any, Any, tuple]:
+    """A Dask array of correctness (items × observers) → lazy uint8 (correct & seen, seen), observer numbers.
+
+    Nothing is read here: each block of pairs reads (and checks) its observers' columns where
+    it runs (:func:`trialwise.distributed.computed_first`).
+    """
+    if truth is not None:
+        raise InvalidValueError("`truth` goes with responses in memory; a Dask array `correct` must hold the "
+                                "correctness itself (0/1, bool, NaN = not seen)")
+    if opts.ci_method == "analytic":
+        raise InvalidValueError("`ci_method`='analytic' needs every table on the client; with a Dask array "
+                                "`correct` choose a resampling interval (jeffreys, bca, percentile, ...)")
+    if correct.ndim != 2 or any(np.isnan(s) for s in correct.shape):
+        raise InvalidValueError(f"`correct` as a Dask array must be 2-D (items × observers) with known chunk "
+                                f"sizes (e.g. to_dask_array(lengths=True)); got shape {correct.shape}")
+    if correct.shape[0] == 0 or correct.shape[1] < 2:
+        raise InvalidValueError(f"`correct` needs items and at least 2 observers; got shape {correct.shape}")
+    right = correct.map_blocks(_stored_right, dtype=np.uint8)
+    seen = correct.map_blocks(_stored_seen, dtype=np.uint8)
+    return right, seen, tuple(range(correct.shape[1]))
+
+
+def _stored_right(block: NDArray) -> NDArray:
+    return _correctness_values(np.asarray(block))[0]
+
+
+def _stored_seen(block: NDArray) -> NDArray:
+    return _correctness_values(np.asarray(block))[1]
+
+
+def _correctness_values(values: NDArray) -> tuple[NDArray, NDArray]:
+    """Numeric or bool correctness (NaN = not seen) → (correct & seen, seen) as uint8, or a clear error."""
+    if values.dtype == bool:
+        return values.astype(np.uint8), np.ones(values.shape, np.uint8)
+    try:
+        f = values.astype(float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidTypeError(
+            "`correct` must hold correctness (0/1, bool, NaN = not seen); for response labels pass `truth=`"
+        ) from exc
+    seen = ~np.isnan(f)
+    bad = seen & (f != 0) & (f != 1)
+    if bad.any():
+        raise InvalidValueError(f"`correct` must be 0/1 (NaN = not seen); found values {np.unique(f[bad])[:5].tolist()}")
+    return (seen & (f == 1)).astype(np.uint8), seen.astype(np.uint8)
+
+
 def _correctness_matrix(correct, truth) -> tuple[NDArray, NDArray, tuple]:
     """(items × observers) correctness → (correct & seen, seen) as uint8, observer names."""
     try:
@@ -456,19 +510,7 @@ def _correctness_matrix(correct, truth) -> tuple[NDArray, NDArray, tuple]:
         seen = codes >= 0
         right = codes == coding.codes["truth"][:, None]
         return right.astype(np.uint8), seen.astype(np.uint8), names
-    if values.dtype == bool:
-        return values.astype(np.uint8), np.ones(values.shape, np.uint8), names
-    try:
-        f = values.astype(float)
-    except (TypeError, ValueError) as exc:
-        raise InvalidTypeError(
-            "`correct` must hold correctness (0/1, bool, NaN = not seen); for response labels pass `truth=`"
-        ) from exc
-    seen = ~np.isnan(f)
-    bad = seen & (f != 0) & (f != 1)
-    if bad.any():
-        raise InvalidValueError(f"`correct` must be 0/1 (NaN = not seen); found values {np.unique(f[bad])[:5].tolist()}")
-    return (seen & (f == 1)).astype(np.uint8), seen.astype(np.uint8), names
+    return (*_correctness_values(values), names)
 
 
 def _pair_indices(names: tuple, pairs) -> list[tuple[int, int]]:
@@ -540,25 +582,84 @@ def pair_block_size(n_pairs: int, n_items: int, n_resamples: int, budget: int | 
     return int(min(max(m, PAIR_STREAM_BLOCK), n_pairs))
 
 
-def _jeffreys_pseudo_counts(seed: int, start: int, stop: int) -> Any:
-    """Adds the Gamma(½) pseudo-counts of pairs ``start … stop − 1`` (whole stream blocks), chunk after chunk.
+def prior_items(n_observers: int) -> NDArray:
+    """The virtual items that carry the Jeffreys pseudo-counts of every pair: (N, n_observers) of 0/1.
 
-    The returned function adds them in place to a chunk of float64 tables (b, pairs, 2, 2),
-    one stream block at a time: no (b, pairs, 2, 2) array of pseudo-counts is built.
+    Columns 1 … n_observers of the Sylvester–Hadamard matrix of order N (the smallest power
+    of 2 above ``n_observers``), read as correct (+1) / wrong (−1): every two columns show each
+    of the four patterns (both right, A only, B only, both wrong) on exactly N/4 rows — an
+    orthogonal array of strength 2 (Hedayat, Sloane & Stufken 1999, ch. 7). Seen by every
+    observer and given independent ``Gamma(½ / (N/4))`` weights in every replicate, the N/4
+    virtual items in each cell of a pair's table add an exact ``Gamma(½)`` pseudo-count to it,
+    independent across its four cells: one (B × N) draw gives every pair its Jeffreys
+    pseudo-counts, which ride along in the matrix product.
     """
-    blocks = range(start // PAIR_STREAM_BLOCK, -(-stop // PAIR_STREAM_BLOCK))
-    streams = [(keyed_rng(seed, (k,) if k else ()),
-                min(stop, (k + 1) * PAIR_STREAM_BLOCK) - max(start, k * PAIR_STREAM_BLOCK)) for k in blocks]
+    n = 4
+    while n <= n_observers:
+        n *= 2
+    # Sylvester: H[r, c] = (−1)^popcount(r & c); built a slice of rows at a time, as uint8
+    cols = np.arange(1, n_observers + 1)
+    out = np.empty((n, n_observers), dtype=np.uint8)
+    for r in range(0, n, 1024):
+        rows = np.arange(r, min(n, r + 1024))[:, None]
+        bits, parity = rows & cols, np.zeros((len(rows), n_observers), dtype=np.int64)
+        while bits.any():  # parity of the set bits (numpy < 2 has no bitwise_count)
+            parity ^= bits & 1
+            bits >>= 1
+        out[r:r + len(rows)] = parity == 0
+    return out
 
-    def add(tables: NDArray) -> NDArray:
-        tables = np.asarray(tables, dtype=np.float64)
-        b, at = tables.shape[0], 0
-        for g, m in streams:
-            tables[:, at:at + m] += g.standard_gamma(JEFFREYS_PRIOR, size=(b, m, 2, 2))
-            at += m
-        return tables
 
-    return add
+def _kappa_of_sums(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased: bool,
+                   extra: tuple | None = None) -> NDArray:
+    """κ from a pair's weighted sums: ``2(n·n11 − ca·cb) / (n(ca + cb) − 2·ca·cb)``, NaN where 0/0.
+
+    :func:`trialwise.kappa.kappa_from_cells` written in the sums (``n10 = ca − n11`` ...), with
+    no tables built, a few replicates at a time so that the temporaries stay in the CPU cache.
+    The sums of the engine are exact (integers, or multiples of ``2**-k`` with at most 24
+    significant bits), so numerator and denominator are exact in float64 and κ is the same
+    bits as from the tables. ``extra = (n, n11, per_observer, ia, ib)`` is added first (the
+    virtual items' part: ``n`` (b, 1), ``n11`` like the sums, ``per_observer`` (b, observers)
+    indexed by the pairs' observers ``ia`` and ``ib`` for ``ca`` and ``cb``) — exact too.
+    """
+    shape = np.broadcast_shapes(np.shape(n), np.shape(n11), np.shape(ca), np.shape(cb))
+    out = np.empty(shape)
+    rows = max(1, _KAPPA_ROWS_BYTES // (8 * max(1, int(np.prod(shape[1:], dtype=np.int64)))))
+    starts = range(0, shape[0], rows)
+    workers = min(len(starts), thread_budget())
+    if workers > 1:  # each slice is written by one thread: the same bits for any number of them
+        with ThreadPoolExecutor(workers) as ex:
+            list(ex.map(lambda r: _kappa_of_sums_rows(n, n11, ca, cb, unbiased, out, r, rows, extra), starts))
+    else:
+        for r in starts:
+            _kappa_of_sums_rows(n, n11, ca, cb, unbiased, out, r, rows, extra)
+    return out
+
+
+def _kappa_of_sums_rows(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased: bool, out: NDArray,
+                        r: int, rows: int, extra: tuple | None = None) -> None:
+    """Rows ``r … r + rows − 1`` of :func:`_kappa_of_sums`, written into ``out``."""
+    sl = slice(r, r + rows)
+    nn, a11, a, b = n[sl], n11[sl], ca[sl], cb[sl]
+    if extra is not None:  # new arrays in the sums' dtype (exact there too): the sums are never written to
+        e_n, e11, per, ia, ib = extra
+        per = per[sl]
+        nn, a11 = nn + e_n[sl], a11 + e11[sl]
+        a, b = a + np.take(per, ia, axis=1), b + np.take(per, ib, axis=1)
+    f8 = np.float64  # products of the (exact, ≤ 24-bit) sums are exact in float64
+    p = np.multiply(a, b, dtype=f8)
+    num = np.multiply(nn, a11, dtype=f8)
+    num -= p
+    num *= 2.0
+    den = np.add(a, b, dtype=f8)
+    den *= nn
+    den -= p
+    den -= p
+    o = out[r:r + rows]
+    o.fill(np.nan)
+    np.divide(num, den, out=o, where=den > 0)
+    if unbiased:
+        o[...] = unbiased_from_kappa(o, nn)
 
 
 def bootstrap_pair_block(right: NDArray, seen: NDArray, idx: NDArray, start: int, codes: NDArray | None,
@@ -566,38 +667,47 @@ def bootstrap_pair_block(right: NDArray, seen: NDArray, idx: NDArray, start: int
     """Tables, intervals and replicate summaries of one block of pairs: the body of the pairwise bootstrap.
 
     ``right``/``seen`` hold the items × observers of the block only, ``idx`` its pairs as
-    column indices into them, ``start`` the position of its first pair among all pairs (which
-    names the pairs' Jeffreys streams, :data:`PAIR_STREAM_BLOCK`). Everything returned is
-    O(pairs of the block) — plus the block's B × pairs replicates when ``keep``. Run in this
-    process by :func:`pairwise_error_consistency`, or as a task on a Dask worker
-    (:mod:`trialwise.distributed`), which gets ``weights`` pickled as their stream, not as arrays.
+    column indices into them, ``start`` the position of its first pair among all pairs. With
+    Jeffreys weights (``weights.prior``) their last rows are the virtual items of
+    :func:`prior_items` (``seed`` is then the seed of their weights, already in ``weights``).
+    Everything returned is O(pairs of the block) — plus the block's B × pairs replicates
+    when ``keep``. Run in this process by :func:`pairwise_error_consistency`, or as a task on
+    a Dask worker (:mod:`trialwise.distributed`), which gets ``weights`` pickled as their
+    stream, not as arrays.
     """
-    jeffreys = opts.ci_method == "jeffreys"
-    fixed_total = not jeffreys and codes is None
+    fixed_total = opts.ci_method != "jeffreys" and codes is None
     n = len(idx)
-    counts = pairwise_tables(right, seen, idx)
-    cols, to_tables = _pair_columns(right, seen, idx, fixed_total=fixed_total)
+    n_virtual = weights.n_rows - weights.n_items
+    n_real = right.shape[0] - n_virtual
+    counts = pairwise_tables(right[:n_real], seen[:n_real], idx)
+    cols, to_sums = pair_columns(right[:n_real], seen[:n_real], idx, fixed_total=fixed_total)
     if codes is not None:  # resample clusters: their summed columns
         cols = cluster_sums(cols, codes)
-    # Jeffreys: Bayesian bootstrap (Exp(1) weights, shared by all pairs) plus Gamma(½)
-    # pseudo-counts per cell: each pair's replicate table is a draw from its Jeffreys
-    # posterior Dirichlet(counts + ½), and the pairs stay jointly resampled.
-    pseudo = _jeffreys_pseudo_counts(seed, start, start + n) if jeffreys else None
+    # Jeffreys: Bayesian bootstrap (Exp(1) weights, shared by all pairs) plus, through the
+    # virtual items, Gamma(½) pseudo-counts per cell: each pair's replicate table is a draw from
+    # its Jeffreys posterior Dirichlet(counts + ½), and the pairs stay jointly resampled. The
+    # virtual items are seen by all, so of a pair's four sums only n11 needs a product per pair:
+    # n gets their total weight, ca and cb the weight of the items each observer gets right.
+    virtual = np.asarray(right[n_real:])
+    dtype = weights.dtype or np.float64
+    both = (virtual[:, idx[:, 0]] & virtual[:, idx[:, 1]]).astype(dtype)
+    each = virtual.astype(dtype)
 
-    def statistic(sums: NDArray) -> NDArray:
-        tables = to_tables(sums)
-        if pseudo is not None:
-            tables = pseudo(tables)  # in place
-        return kappa_kernel(tables, unbiased=opts.unbiased)
+    def statistic(sums: NDArray, w: NDArray) -> NDArray:
+        extra = None
+        if n_virtual:  # exact too: multiples of the grid step, below 2**24 (2**53) of them
+            wv = w[:, weights.n_items:]
+            extra = (wv.sum(axis=1, keepdims=True), wv @ both, wv @ each, idx[:, 0], idx[:, 1])
+        return _kappa_of_sums(*to_sums(sums), unbiased=opts.unbiased, extra=extra)
 
-    d = bootstrap_sums(cols, opts.n_resamples, statistic=statistic, weights=weights)
+    d = bootstrap_sums(cols, opts.n_resamples, statistic=statistic, weights=weights, with_weights=True)
     st = table_statistics(counts)
     estimate = unbiased_from_kappa(st.kappa, st.n) if opts.unbiased else st.kappa
     jk_p = np.full(n, np.nan)
     cluster_jk = None
     if codes is not None and opts.ci_method == "jackknife-t":  # leave one cluster out, not one item
         with np.errstate(invalid="ignore", divide="ignore"):
-            cluster_jk = kappa_kernel(to_tables(cols.sum(axis=0)[None] - cols), unbiased=opts.unbiased)
+            cluster_jk = kappa_kernel(tables_from_sums(*to_sums(cols.sum(axis=0)[None] - cols)), unbiased=opts.unbiased)
         p_up = jackknife_t_pvalue(estimate, cluster_jk)
         jk_p = np.minimum(1.0, 2.0 * np.minimum(p_up, 1.0 - p_up))  # two-sided, as the tests of the table
     lo, hi, n_undefined = kappa_intervals(counts, estimate, d, opts,
@@ -613,8 +723,9 @@ def _pairwise_bootstrap(right: NDArray, seen: NDArray, idx: NDArray, codes: NDAr
                         client: Any = None) -> dict[str, Any]:
     """Tables, intervals and replicate summaries of every pair, one block of pairs at a time.
 
-    Every block sees the same replicate weights (:class:`trialwise.resampling.ReplicateWeights`)
-    and its pairs' own Jeffreys streams, so the numbers do not depend on the block size; only a
+    Every block sees the same replicate weights (:class:`trialwise.resampling.ReplicateWeights`,
+    with the virtual items' weights of the Jeffreys pseudo-counts), so the numbers do not depend
+    on the block size; only a
     block's B × pairs replicates are held, unless they are kept for the result. With a Dask
     ``client`` the blocks (:func:`bootstrap_pair_block`) run as tasks on its cluster.
     """
@@ -625,8 +736,16 @@ def _pairwise_bootstrap(right: NDArray, seen: NDArray, idx: NDArray, codes: NDAr
     m = pair_block_size(n_pairs, right.shape[0], B)
     keep = 8 * B * n_pairs <= KEEP_REPLICATES_BYTES if keep_replicates is None else bool(keep_replicates)
     seed = child_seed(opts.rng, bits=64) if jeffreys else 0  # drawn before the weights, as always
+    prior = None
+    if jeffreys:  # the virtual items of the pseudo-counts, after the real ones
+        virtual = prior_items(right.shape[1])
+        right = np.concatenate([right, virtual])
+        seen = np.concatenate([seen, np.ones_like(virtual)])
+        prior = (len(virtual), JEFFREYS_PRIOR / (len(virtual) // 4), seed)
+    column_max = 1 if codes is None else int(cluster_sums(np.ones((len(codes), 1), np.int64), codes).max())  # largest cluster
     weights = ReplicateWeights(n_units, B, rng=opts.rng, strata=strata, batch=batch,
-                               kind="bayesian" if jeffreys else "multinomial", n_columns=4 * m)
+                               kind="bayesian" if jeffreys else "multinomial", n_columns=4 * m,
+                               prior=prior, column_max=column_max)
     counts = np.empty((n_pairs, 2, 2), dtype=np.int64)
     lo, hi = np.empty(n_pairs), np.empty(n_pairs)
     n_undefined = np.empty(n_pairs, dtype=np.int64)
@@ -638,15 +757,20 @@ def _pairwise_bootstrap(right: NDArray, seen: NDArray, idx: NDArray, codes: NDAr
         used, local = np.unique(idx[start:stop], return_inverse=True)
         return (right[:, used], seen[:, used], local.reshape(-1, 2), start, codes, opts, weights, seed, keep)
 
+    body: Any = bootstrap_pair_block
+    if hasattr(right, "__dask_graph__"):  # a Dask array in storage: each block reads its observers' columns
+        from trialwise.distributed import computed_first
+
+        body = partial(computed_first, bootstrap_pair_block)
     if client is None:
         starts = range(0, n_pairs, m)
-        results: Any = ((start, bootstrap_pair_block(*block(start, min(start + m, n_pairs)))) for start in starts)
+        results: Any = ((start, body(*block(start, min(start + m, n_pairs)))) for start in starts)
     else:
         from trialwise.distributed import map_blocks, task_block_size
 
         m = task_block_size(client, n_pairs, m, PAIR_STREAM_BLOCK)
         starts = range(0, n_pairs, m)
-        results = map_blocks(client, bootstrap_pair_block, ((start, block(start, min(start + m, n_pairs)))
+        results = map_blocks(client, body, ((start, block(start, min(start + m, n_pairs)))
                                                             for start in starts))
         weights.advance()  # the caller's rng moves on exactly as after the local pass
     for start, res in results:
@@ -685,7 +809,11 @@ def pairwise_error_consistency(
         Correctness (0/1 or bool) of each observer (column) on each item (row); NaN
         means the observer did not see the item. DataFrame columns name the observers
         (otherwise they are numbered 0, 1, ...). With ``truth``: the responses (labels),
-        missing (NaN/None) = not seen.
+        missing (NaN/None) = not seen. Or a ``dask.array.Array`` of correctness in storage
+        (``da.from_npy_stack``, ``da.from_zarr``), chunked along the observers: each block of
+        pairs reads and checks the chunks of its observers where it runs (on the workers with
+        ``client``), and the client reads none (not with ``truth`` or
+        ``ci_method="analytic"``; docs/distributed.md).
     truth : array_like, shape (n_items,), optional
         The correct label of each item; turns ``correct`` into a table of responses.
     pairs : list of (observer_a, observer_b), optional
@@ -756,9 +884,16 @@ def pairwise_error_consistency(
     same replicate weights (:class:`trialwise.resampling.ReplicateWeights`, kept when B ×
     n_items × 8 bytes ≤ 128 MiB, else drawn again from the saved stream). Beyond that the
     call holds O(n_items × n_observers + n_pairs) (the tables and per-pair results) and,
-    if kept, the replicates. The Jeffreys pseudo-counts of pairs ``128k … 128k + 127``
-    come from their own stream (:data:`PAIR_STREAM_BLOCK`), so a seed gives the same
-    numbers whatever the block size.
+    if kept, the replicates. The Jeffreys pseudo-counts are the weights of N virtual items
+    seen by every observer (:func:`prior_items`: an orthogonal array, N the smallest power of
+    2 above the number of observers, each item ``Gamma(2/N)``), on which each pair's four cells
+    get exactly independent ``Gamma(½)`` pseudo-counts; their weights are part of the
+    replicate weights, so a seed gives the same numbers whatever the block size.
+
+    Every weighted sum is exact — integer weights, or Bayesian weights rounded per replicate
+    to a grid ``2**-k`` fine enough (a step of at most about ``2**-7``) that it changes no interval beyond
+    its Monte-Carlo error — so the product runs in float32 and a seed gives the same bits for
+    any number of BLAS threads (docs/architecture.md, "Speed of the bootstrap engine").
 
     Examples
     --------
@@ -782,7 +917,10 @@ def pairwise_error_consistency(
         from trialwise.distributed import check_client
 
         check_client(client)
-    right, seen, names = _correctness_matrix(correct, truth)
+    if _is_dask_array(correct):  # in storage: read block by block (docs/distributed.md)
+        right, seen, names = _stored_correctness(correct, truth, opts)
+    else:
+        right, seen, names = _correctness_matrix(correct, truth)
     idx = np.array(_pair_indices(names, pairs), dtype=np.intp).reshape(-1, 2)
     codes = None if clusters is None else cluster_codes(clusters, right.shape[0])
     if codes is not None and opts.ci_method == "analytic":

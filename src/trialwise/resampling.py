@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import collections
 import copy
-import os
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.threads import thread_budget
 from trialwise._core.validation import check_positive_int, check_rng, missing_mask
 from trialwise.tables import pair_columns  # re-exported: items → tables live in trialwise.tables
 
@@ -175,11 +175,14 @@ def bootstrap_weights(
             done += b
             continue
         offsets = (np.arange(b) * n_items)[:, None]
-        if len(members) == 1:
+        if strata is None:  # one stratum in item order: the draws are the items
+            draws = gen.integers(0, n_items, size=(b, n_items))
+        elif len(members) == 1:
             draws = order[gen.integers(0, n_items, size=(b, n_items))]
         else:
             draws = order[start + gen.integers(0, size, size=(b, n_items))]
-        counts = np.bincount((draws + offsets).ravel(), minlength=b * n_items)
+        draws += offsets
+        counts = np.bincount(draws.ravel(), minlength=b * n_items)
         yield counts.reshape(b, n_items)
         done += b
 
@@ -235,7 +238,11 @@ def bootstrap_sums(
     weights : ReplicateWeights, optional
         Take the replicates' weights from here instead (then ``n_resamples``, ``rng``,
         ``strata``, ``batch`` and ``kind`` are theirs): several blocks of columns (e.g.
-        blocks of observer pairs) then see the same replicates.
+        blocks of observer pairs) then see the same replicates. Weights made with
+        ``column_max`` give exact sums (the same for any number of BLAS threads), which
+        reach ``statistic`` in the weights' dtype (float32 or float64). With a ``prior``,
+        ``columns`` may have a row per item only: the product then leaves the prior's rows
+        out, and a statistic ``with_weights`` gets the whole chunk to add their part.
 
     Returns
     -------
@@ -254,22 +261,31 @@ def bootstrap_sums(
     n_items, n_cols = x.shape
     if weights is not None:
         kind = weights.kind
+    integer = (np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.bool_)
+               or bool(np.all(x == np.round(x))))
     # float32 is exact only for integer columns whose sums stay below 2**24 (probabilities are not)
-    exact32 = (kind == "multinomial" and float(np.abs(x).max(initial=0)) * n_items < _EXACT_FLOAT32
-               and (np.issubdtype(x.dtype, np.integer) or np.issubdtype(x.dtype, np.bool_)
-                    or bool(np.all(x == np.round(x)))))
+    exact32 = (kind == "multinomial" and float(np.abs(x).max(initial=0)) * n_items < _EXACT_FLOAT32 and integer)
     dtype = np.float32 if exact32 else np.float64
+    exact = weights is not None and weights.dtype is not None  # weights made for exact sums in their dtype
+    if exact and weights is not None:
+        if not (integer and float(x.min(initial=0)) >= 0 and float(x.max(initial=0)) <= (weights.column_max or 0)):
+            raise InvalidValueError(f"`weights` were made for integer columns in [0, {weights.column_max}]; `columns` "
+                                    f"has values in [{x.min(initial=0)}, {x.max(initial=0)}]")
+        dtype = weights.dtype
     xf = np.ascontiguousarray(x, dtype=dtype)
     if weights is None:
         rows = _batch_rows(n_items, n_cols, n_resamples, batch)
         chunks: Any = bootstrap_weights(n_items, n_resamples, rng=rng, strata=strata, batch=rows, kind=kind)
-    elif weights.n_items != n_items:
-        raise InvalidValueError(f"`weights` are for {weights.n_items} items; `columns` has {n_items}")
+    elif n_items not in (weights.n_rows, weights.n_items):
+        raise InvalidValueError(f"`weights` are for {weights.n_rows} items; `columns` has {n_items}")
     else:
         chunks = weights
     out: list[NDArray] = []
     for w in chunks:
-        sums = (w.astype(dtype, copy=False) @ xf).astype(np.float64, copy=False)
+        # columns of the items only (not the prior's rows): the product takes the items' weights
+        sums = (w if w.shape[1] == n_items else w[:, :n_items]).astype(dtype, copy=False) @ xf
+        if statistic is None or not exact:  # exact sums reach the statistic in the product's dtype
+            sums = sums.astype(np.float64, copy=False)
         if statistic is None:
             out.append(sums)
         else:
@@ -296,6 +312,24 @@ class ReplicateWeights:
         then chosen as in :func:`bootstrap_sums` (about :data:`BATCH_BYTES` per chunk).
     keep_bytes : int, optional
         Default :data:`WEIGHTS_KEEP_BYTES`.
+    prior : (rows, shape, seed), optional
+        Append ``rows`` extra weights to every replicate, independent ``Gamma(shape)`` draws
+        from ``keyed_rng(seed)`` (one call of shape (b, rows) per chunk, so they do not depend
+        on the chunking either): the weights of the virtual items that carry the Jeffreys
+        pseudo-counts of :func:`trialwise.pairwise_error_consistency`. The chunks then have
+        ``n_items + rows`` columns (:attr:`n_rows`).
+    column_max : int, optional
+        Make every product exact: the columns the chunks will meet are integers in
+        ``[0, column_max]``, and each chunk is returned in the dtype (:attr:`dtype`) in which
+        every sum ``w @ x`` is exact whatever the order of summation — so a product gives the
+        same bits for any number of BLAS threads. Integer (multinomial) weights are exact
+        as they are (float32 while ``n_rows · column_max < 2**24``). Real (Bayesian, prior)
+        weights are rounded, replicate by replicate, to the finest grid ``2**-k`` on which
+        the replicate's largest possible sum stays below ``2**22`` (float32, when
+        ``n_rows · column_max < 2**14``: a step of about ``n_rows · column_max / 2**21``, at
+        most about ``2**-7``) or ``2**51`` (float64): each weight moves by at most half a
+        step, which adds about ``step**2 / 12`` (≤ ``2**-14/12``) to its variance of 1
+        (docs/architecture.md, "Speed").
 
     Examples
     --------
@@ -307,7 +341,8 @@ class ReplicateWeights:
 
     def __init__(self, n_items: int, n_resamples: int, *, rng: Any = None, strata: ArrayLike | None = None,
                  batch: int | None = None, kind: str = "multinomial", n_columns: int = 0,
-                 keep_bytes: int | None = None) -> None:
+                 keep_bytes: int | None = None, prior: tuple[int, float, int] | None = None,
+                 column_max: int | None = None) -> None:
         self.n_items = check_positive_int(n_items, "n_items")
         self.n_resamples = check_positive_int(n_resamples, "n_resamples")
         self.kind = kind
@@ -315,7 +350,16 @@ class ReplicateWeights:
         self._saved = copy.deepcopy(self._gen)
         rows = _batch_rows(self.n_items, n_columns, self.n_resamples, batch)
         self._args: dict[str, Any] = dict(strata=strata, batch=rows, kind=kind)
-        bytes_needed = 8 * self.n_items * self.n_resamples
+        self.prior = prior
+        #: Columns of every chunk: the items, then the prior's rows.
+        self.n_rows = self.n_items + (0 if prior is None else int(prior[0]))
+        self.column_max = None if column_max is None else check_positive_int(column_max, "column_max")
+        span = self.n_rows * (self.column_max or 0)
+        integer = kind == "multinomial" and prior is None
+        #: dtype of the chunks: float32 where that keeps every product exact (see ``column_max``).
+        self.dtype: Any = (None if column_max is None else np.float32 if span < (_EXACT_FLOAT32 if integer else 2**14)
+                           else np.float64)
+        bytes_needed = (8 if self.dtype is None else np.dtype(self.dtype).itemsize) * self.n_rows * self.n_resamples
         self._keep = bytes_needed <= (WEIGHTS_KEEP_BYTES if keep_bytes is None else keep_bytes)
         self._kept: list[NDArray] | None = None
         self._passes = 0
@@ -327,8 +371,13 @@ class ReplicateWeights:
         first = self._passes == 0
         self._passes += 1
         gen = self._gen if first else copy.deepcopy(self._saved)
+        prior_gen = None if self.prior is None else keyed_rng(self.prior[2])
         kept: list[NDArray] = []
         for w in bootstrap_weights(self.n_items, self.n_resamples, rng=gen, **self._args):
+            if prior_gen is not None and self.prior is not None:
+                w = np.concatenate([w, _prior_weights(prior_gen, w.shape[0], int(self.prior[0]), self.prior[1])], axis=1)
+            if self.dtype is not None and self.column_max is not None:
+                w = _on_exact_grid(w, self.column_max, self.dtype)
             if first and self._keep:
                 kept.append(w)
             yield w
@@ -352,6 +401,32 @@ class ReplicateWeights:
         state = dict(self.__dict__, _kept=None, _keep=False, _passes=1)
         state["_gen"] = state["_saved"]
         return state
+
+
+def _prior_weights(gen: np.random.Generator, b: int, rows: int, shape: float) -> NDArray:
+    """``b`` replicates × ``rows`` independent ``Gamma(shape)`` weights (one call: chunk-free stream)."""
+    return gen.standard_gamma(shape, size=(b, rows))
+
+
+def _on_exact_grid(w: NDArray, column_max: int, dtype: Any) -> NDArray:
+    """Weights (b, rows) on which every sum ``w @ x`` with integer ``0 <= x <= column_max`` is exact in ``dtype``.
+
+    Integer weights are only cast. Real weights are rounded, row by row, to multiples of
+    ``2**-k`` with ``k`` the largest integer for which ``2**k · column_max · Σ w < 2**22``
+    (float32) or ``2**51`` (float64): then every partial sum of ``q_i · x_i · 2**-k`` is an
+    integer multiple of ``2**-k`` below ``2**24`` (``2**53``) of them, so it is exact, and the
+    product does not depend on the order in which BLAS adds (i.e. on its number of threads).
+    """
+    if w.dtype.kind in "iu":
+        return w.astype(dtype)
+    bits = 22 if dtype == np.float32 else 51
+    _, e = np.frexp(w.sum(axis=1) * column_max)  # total < 2**e
+    k = (bits - e)[:, None]
+    q = w * np.ldexp(1.0, k)  # q_i = w_i · 2**k, rounded to integers below 2**24 (2**53)
+    np.rint(q, out=q)
+    out = q.astype(dtype)
+    out *= np.ldexp(1.0, -k).astype(dtype)  # a power of 2: exact
+    return out
 
 
 def multinomial_tables(
@@ -488,7 +563,7 @@ def _in_blocks(
     per = max(1, SIMULATION_BLOCK // max(n_draws, 1))
     slices = [slice(i, i + per) for i in range(0, n_points, per)]
     children = child_rngs(gen, len(slices))
-    n_workers = min(len(slices), (os.cpu_count() or 1) if workers is None else workers)
+    n_workers = min(len(slices), thread_budget() if workers is None else workers)
     if n_workers == 1:
         parts = [draw(c, sl) for c, sl in zip(children, slices)]
     else:

@@ -8,30 +8,33 @@ recognition is most brain-like?*, bioRxiv 407007; its documentation of behaviora
 ``score = clip(raw / ceiling, 0, 1)`` with CIs for the score, the raw value and the
 ceiling, all from one joint resampling of the items. The three metrics are rows of one
 table, :data:`BEHAVIORAL_METRICS`: each says how it computes the raw values and the
-ceiling from the benchmark's design and how its ceiling is described. The results are
-:class:`BrainScoreResult` and :class:`CeilingResult`.
+ceiling from the benchmark's design and how its ceiling is described. The per-image metrics
+(I1n, I2n, value delta, OST) are computed by their functions through
+:mod:`trialwise.benchmark.behavioral_images`. The results are :class:`BrainScoreResult` and
+:class:`CeilingResult` (:mod:`trialwise.benchmark.brainscore_results`).
 
-Why this module is long: about 670 lines, one concept (the behavioural benchmark, its three
-metrics and its two result classes), a quarter of them docstrings with runnable examples.
+Why this module is long: about 600 lines, one concept (the behavioural benchmark and its three
+trial-level metrics), a third of them docstrings with runnable examples.
 """
 
 from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.format import format_number, format_percent
-from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.results import ConfidenceInterval
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.benchmark._trials import as_trials
 from trialwise.benchmark.assembly import trials_from_assembly
+from trialwise.benchmark.behavioral_images import IMAGE_METRICS, ImageMetricScorer
+from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResult
 from trialwise.benchmark.ceilings import check_two_references
 from trialwise.benchmark.hierarchy import (
     Design,
@@ -45,189 +48,8 @@ from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import Protocol, get_protocol
 from trialwise.intervals import interval
 from trialwise.resampling import bootstrap_sums, child_rngs, child_seed
-from trialwise.benchmark.protocol import Metric
 
 __all__ = ["BENCHMARK_METRICS", "BehavioralBenchmark", "BrainScoreResult", "CeilingResult"]
-
-
-# --------------------------------------------------------------------------- results
-
-
-@dataclass(frozen=True, repr=False)
-class CeilingResult(Result):
-    """A benchmark's ceiling, how well the humans agree with each other, with its CI.
-
-    ``statistic`` is the ceiling; ``confidence_interval`` the percentile interval of
-    ``bootstrap_distribution`` (items resampled within conditions); ``method`` says how
-    it was computed (split-half over subjects, all pairs, or fixed).
-    """
-
-    statistic: float
-    confidence_interval: ConfidenceInterval
-    method: str
-    metric: str
-    confidence_level: float
-    n_resamples: int
-    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
-    notes: tuple[str, ...] = ()
-
-    frame_columns: ClassVar[tuple[str, ...]] = ("statistic", "ci_low", "ci_high", "confidence_level", "method",
-                                                "metric", "n_resamples")
-
-    def __float__(self) -> float:
-        return float(self.statistic)
-
-    def __repr__(self) -> str:
-        ci = self.confidence_interval
-        return (f"CeilingResult({self.metric}: ceiling={format_number(self.statistic)}, {format_percent(self.confidence_level)} CI "
-                f"[{format_number(ci.low)}, {format_number(ci.high)}], {self.method})")
-
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """A readable text block with every number of the result.
-
-        Returns
-        -------
-        str
-            The ceiling, its interval (percentile, with B), the method and the notes.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> trials = tw.datasets.model_vs_human("cue-conflict")
-        >>> cue = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
-        >>> bench = tw.BehavioralBenchmark(trials, cue, n_resamples=200, rng=0)
-        >>> print(bench.ceiling.summary())
-        Ceiling of a behavioural benchmark (error-consistency)
-          ceiling              0.331
-          95% CI               [0.304, 0.356]   (percentile, B = 200)
-          method               all pairs of distinct humans (= split-half over all splits)
-        """
-        ci = self.confidence_interval
-        return "\n".join([
-            f"Ceiling of a behavioural benchmark ({self.metric})",
-            f"  ceiling              {format_number(self.statistic)}",
-            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   "
-            f"(percentile, B = {self.n_resamples})",
-            f"  method               {self.method}",
-        ] + [f"  note: {n}" for n in self.notes])
-
-
-@dataclass(frozen=True, repr=False)
-class BrainScoreResult(Result):
-    """A candidate's score on a behavioural benchmark (:class:`trialwise.BehavioralBenchmark`), or of
-    :func:`trialwise.brainscore.value_delta`, :func:`trialwise.brainscore.ost_correlation`,
-    :func:`trialwise.brainscore.i2n` and :func:`trialwise.brainscore.i1n` (their docstrings say how
-    their intervals are formed).
-
-    ``statistic`` = ``clip(raw / ceiling, 0, 1)`` (for I1n/I2n the mean over splits of
-    ``raw / √ceiling``, Brain-Score's rule); ``raw`` the metric before ceiling;
-    ``ceiling`` a :class:`CeilingResult`. All intervals are percentile intervals of one
-    joint bootstrap (the same item replicates for the candidate and the humans), so the
-    score's interval includes the ceiling's uncertainty. ``n_undefined``: replicates
-    whose ceiling was ≤ 0 (score undefined, left out of the interval).
-    """
-
-    observer: str
-    statistic: float
-    confidence_interval: ConfidenceInterval
-    raw: float
-    raw_interval: ConfidenceInterval
-    ceiling: CeilingResult
-    metric: str
-    protocol: str
-    confidence_level: float
-    n_resamples: int
-    n_undefined: int
-    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
-    raw_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
-    notes: tuple[str, ...] = ()
-
-    frame_columns: ClassVar[tuple[str, ...]] = (
-        "observer", "statistic", "ci_low", "ci_high", "raw", "raw_low", "raw_high", "ceiling", "ceiling_low",
-        "ceiling_high", "confidence_level", "metric", "protocol", "n_resamples", "n_undefined")
-
-    @property
-    def score(self) -> float:
-        """The ceiled score (same as ``statistic``)."""
-        return self.statistic
-
-    @property
-    def method(self) -> str:
-        """How the score was computed (the metric and how its ceiling was)."""
-        return f"{self.metric}; ceiling: {self.ceiling.method}"
-
-    def __repr__(self) -> str:
-        ci, rc = self.confidence_interval, self.raw_interval
-        return (f"BrainScoreResult({self.observer}: score={format_number(self.statistic)} "
-                f"[{format_number(ci.low)}, {format_number(ci.high)}], raw={format_number(self.raw)} [{format_number(rc.low)}, {format_number(rc.high)}], "
-                f"ceiling={format_number(self.ceiling.statistic)}, {self.metric})")
-
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """A readable text block with every number of the result.
-
-        Returns
-        -------
-        str
-            The score, the raw value and the ceiling, each with its interval, then B, the
-            replicates left out and the notes.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> trials = tw.datasets.model_vs_human("cue-conflict")
-        >>> cue = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
-        >>> bench = tw.BehavioralBenchmark(trials, cue, n_resamples=200, rng=0)
-        >>> res = bench(trials[trials.subject == "resnet50"])
-        >>> print(res.summary().splitlines()[1])
-          score = clip(raw / ceiling, 0, 1)   0.205   95% CI [0.163, 0.253]
-        """
-        ci, rc, cc = self.confidence_interval, self.raw_interval, self.ceiling.confidence_interval
-        lvl = format_percent(self.confidence_level) + " CI"
-        lines = [
-            f"Behavioural benchmark score of {self.observer} ({self.metric}, protocol {self.protocol})",
-            f"  score = clip(raw / ceiling, 0, 1)   {format_number(self.statistic)}   {lvl} [{format_number(ci.low)}, {format_number(ci.high)}]",
-            f"  raw                                 {format_number(self.raw)}   {lvl} [{format_number(rc.low)}, {format_number(rc.high)}]",
-            f"  ceiling                             {format_number(self.ceiling.statistic)}   {lvl} [{format_number(cc.low)}, "
-            f"{format_number(cc.high)}]   ({self.ceiling.method})",
-            f"  percentile intervals of one joint bootstrap, B = {self.n_resamples}"
-            + (f"; {self.n_undefined} replicate(s) with ceiling ≤ 0 left out" if self.n_undefined else ""),
-        ]
-        return "\n".join(lines + [f"  note: {n}" for n in self.notes])
-
-    def to_frame(self):
-        """One-row :class:`pandas.DataFrame` with the columns ``frame_columns``.
-
-        Returns
-        -------
-        pandas.DataFrame
-            observer, statistic, ci_low, ci_high, raw, raw_low, raw_high, ceiling,
-            ceiling_low, ceiling_high, confidence_level, metric, protocol, n_resamples,
-            n_undefined.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> trials = tw.datasets.model_vs_human("cue-conflict")
-        >>> cue = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
-        >>> bench = tw.BehavioralBenchmark(trials, cue, n_resamples=200, rng=0)
-        >>> frame = bench(trials[trials.subject == "resnet50"]).to_frame()
-        >>> frame[["statistic", "raw", "ceiling"]].round(3).values.tolist()
-        [[0.205, 0.068, 0.331]]
-        """
-        import pandas as pd
-
-        (raw_low, raw_high), (ceiling_low, ceiling_high) = self.raw_interval, self.ceiling.confidence_interval
-        ci = self.confidence_interval
-        row = {"observer": self.observer, "statistic": self.statistic, "ci_low": ci.low, "ci_high": ci.high,
-               "raw": self.raw, "raw_low": raw_low, "raw_high": raw_high, "ceiling": self.ceiling.statistic,
-               "ceiling_low": ceiling_low, "ceiling_high": ceiling_high, "confidence_level": self.confidence_level,
-               "metric": self.metric, "protocol": self.protocol, "n_resamples": self.n_resamples,
-               "n_undefined": self.n_undefined}
-        return pd.DataFrame([row], columns=list(self.frame_columns))
 
 
 # --------------------------------------------------------------------------- metrics
@@ -356,8 +178,9 @@ BEHAVIORAL_METRICS: dict[str, BehavioralMetric] = {m.name: m for m in (
                      "split-half over subjects ({n_splits} random splits)", _two_humans),
     BehavioralMetric("accuracy", _run_accuracy, "fixed at 1"),
 )}
-#: Names of the metrics of a :class:`BehavioralBenchmark`.
-BENCHMARK_METRICS = tuple(BEHAVIORAL_METRICS)
+#: Names of the metrics of a :class:`BehavioralBenchmark`: those above, then the per-image ones of
+#: :mod:`trialwise.benchmark.behavioral_images`.
+BENCHMARK_METRICS = tuple(BEHAVIORAL_METRICS) + IMAGE_METRICS
 
 
 def _percentile(dist: NDArray, estimate: NDArray, level: float) -> tuple[NDArray, NDArray]:
@@ -395,13 +218,29 @@ class BehavioralBenchmark:
           divides them the same way in every condition), averaged over ``n_splits`` splits.
         * ``accuracy``: the model's accuracy (ceiling fixed at 1, as Brain-Score's
           Geirhos2021 accuracy benchmarks).
+        * ``i2n``, ``i1n``, ``value-delta``, ``ost``: the per-image metrics, computed by
+          :func:`trialwise.brainscore.i2n`, :func:`~trialwise.brainscore.i1n`,
+          :func:`~trialwise.brainscore.value_delta` and
+          :func:`~trialwise.brainscore.ost_correlation` (their intervals, ceilings and
+          options), once per candidate with one seed. ``humans``: the 2AFC or K-way trials
+          ``image, truth, response[, distractor]`` (I1n/I2n), a trials table (value delta)
+          or the humans' OSTs ``image, ost``, one row per measurement (OST). A candidate:
+          class probabilities indexed by image (I1n/I2n; a dict of them, or one table with
+          a ``candidate`` column, for many), a trials table (value delta; candidates by
+          ``subject``, each answering exactly the humans' images), OSTs ``image, ost`` (OST). ``protocol`` is not used; humans are
+          ``reference`` if given, else the rows with ``observer_type == "human"`` if there is
+          that column, else every row (:mod:`trialwise.benchmark.behavioral_images`).
     n_resamples : int
         Bootstrap replicates B.
-    n_splits : int
-        Random half splits of the subjects for the split-half ceiling.
+    n_splits : int, optional
+        Random half splits of the subjects for the split-half ceiling (default 100); for
+        the per-image metrics, of the human trials or measurements (default: the metric
+        function's, 20 for I1n/I2n and OST, 500 for value delta).
     confidence_level : float
     rng : seed or Generator
         Fixes the splits and the bootstrap: every model is scored on the same replicates.
+        For the per-image metrics an integer is passed on as it is, so a candidate's
+        numbers equal the metric function's with the same ``rng``.
     brainscore_compatible : bool, default False
         By default error-consistency keeps its sign: a model whose errors fall on the
         images the humans get right (κ < 0) gets a negative raw value and a ceiled score
@@ -411,7 +250,17 @@ class BehavioralBenchmark:
         commit c642dbe), so an anti-consistent model scores as high as a consistent one.
         Brain-Score's benchmarks are per experiment; with a protocol that averages several
         experiments the ``abs`` is taken after that average. The other metrics are
-        Brain-Score's arithmetic already and are unchanged.
+        Brain-Score's arithmetic already and are unchanged, except I1n/I2n, whose
+        ``brainscore_compatible`` is :func:`trialwise.brainscore.i2n`'s (2 fixed splits,
+        unclipped score).
+    scalar : callable, optional
+        ``value-delta`` only: trials table → one value per trial, whose mean is the scalar
+        compared (default: correctness, so the scalar is the accuracy); applied alike to
+        the humans' and each candidate's trials.
+    metric_options : dict, optional
+        For the per-image metrics, further keyword arguments of the metric's function:
+        ``ceiling_method``, ``rate_correction``, ``kway_rate`` (I1n/I2n), ``scale`` (value
+        delta), ``ceiling_method``, ``ceiling`` (OST).
 
     Attributes
     ----------
@@ -436,23 +285,33 @@ class BehavioralBenchmark:
         humans: Any,
         protocol: str | Protocol = "model-vs-human",
         *,
-        metric: Metric = "error-consistency",
+        metric: str = "error-consistency",
         reference: Any = None,
         n_resamples: int = 2000,
-        n_splits: int = 100,
+        n_splits: int | None = None,
         confidence_level: float = 0.95,
         rng: Any = None,
         brainscore_compatible: bool = False,
+        scalar: Callable[[Any], Any] | None = None,
+        metric_options: Any = None,
     ) -> None:
         self.metric = v.check_choice(metric, "metric", BENCHMARK_METRICS)
         if not isinstance(brainscore_compatible, (bool, np.bool_)):
             raise InvalidValueError(f"`brainscore_compatible` must be True or False; got {v.show(brainscore_compatible)}")
         self.brainscore_compatible = bool(brainscore_compatible)
+        self._images: ImageMetricScorer | None = None
+        if self.metric in IMAGE_METRICS:
+            self._init_images(humans, reference, n_resamples, n_splits, confidence_level, rng, scalar, metric_options)
+            return
+        if scalar is not None or metric_options is not None:
+            raise InvalidValueError(f"`scalar` and `metric_options` apply to the metrics {list(IMAGE_METRICS)}; got "
+                                    f"metric {self.metric!r}")
+        n_splits = 100 if n_splits is None else n_splits
         self._metric = BEHAVIORAL_METRICS[self.metric]
         proto = get_protocol(protocol)
         self.protocol = proto.replace(metric="error-consistency")
         self.n_resamples = v.check_positive_int(n_resamples, "n_resamples")
-        self.n_splits = v.check_positive_int(n_splits, "n_splits")
+        self.n_splits: int | None = v.check_positive_int(n_splits, "n_splits")
         self.confidence_level = v.check_confidence_level(confidence_level)
         t = as_trials(humans)
         self._humans = t[reference_mask(t, self.protocol, reference)].assign(observer_type="human")
@@ -471,14 +330,51 @@ class BehavioralBenchmark:
                                       self._order)
         self._human_design = design
 
+    def _init_images(self, humans: Any, reference: Any, n_resamples: Any, n_splits: Any, confidence_level: Any,
+                     rng: Any, scalar: Any, metric_options: Any) -> None:
+        """The state of a benchmark on one of the per-image metrics (:mod:`~trialwise.benchmark.behavioral_images`)."""
+        import pandas as pd
+
+        self.n_resamples = v.check_positive_int(n_resamples, "n_resamples")
+        self.n_splits = None if n_splits is None else v.check_positive_int(n_splits, "n_splits")
+        self.confidence_level = v.check_confidence_level(confidence_level)
+        self.protocol = Protocol(name=self.metric)
+        if self.metric == "value-delta":
+            humans = as_trials(humans)
+        if isinstance(humans, pd.DataFrame):
+            if reference is not None:
+                if "subject" in humans.columns:
+                    humans = humans[humans["subject"].isin(list(np.atleast_1d(reference)))]
+            elif "observer_type" in humans.columns:
+                humans = humans[humans["observer_type"] == "human"]
+        # An integer rng is the seed of every call of the metric's function (the same numbers as calling it with
+        # that rng); otherwise one seed is drawn from it.
+        integer = isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)
+        seed = int(rng) if integer else child_seed(v.check_rng(rng))
+        self._entropy = seed
+        self._images = ImageMetricScorer(self.metric, humans, n_resamples=self.n_resamples, n_splits=self.n_splits,
+                                         confidence_level=self.confidence_level, seed=seed,
+                                         brainscore_compatible=self.brainscore_compatible, scalar=scalar,
+                                         options=metric_options)
+        self._humans = humans
+        subjects = humans["subject"] if "subject" in humans.columns else pd.Series([], dtype=object)
+        self.humans = tuple(sorted(map(str, pd.unique(subjects))))
+        self._units = []
+        if self.metric == "value-delta":  # a candidate answers the humans' images (incomplete() names who does not)
+            images = humans.groupby(["experiment", "condition"], observed=True)["image"].agg(frozenset)
+            self._units = [(e, cond, imgs) for (e, cond), imgs in images.items()]
+
     @property
     def human_trials(self):
-        """The benchmark's human trials (:data:`trialwise.data.TRIAL_COLUMNS`; do not modify)."""
+        """The benchmark's human trials (:data:`trialwise.data.TRIAL_COLUMNS`; for the per-image metrics the
+        table given, restricted to the humans; do not modify)."""
         return self._humans
 
     @functools.cached_property
     def ceiling(self) -> CeilingResult:
         """The ceiling with its CI (computed on first use; scoring a model recomputes it jointly)."""
+        if self._images is not None:
+            return self._images.ceiling
         run = self._run(self._human_design, ())
         return self._ceiling_result(run.ceiling, run.ceiling_replicates)
 
@@ -492,6 +388,9 @@ class BehavioralBenchmark:
         return run
 
     def __repr__(self) -> str:
+        if self._images is not None:
+            return (f"BehavioralBenchmark(metric={self.metric!r}, {len(self._humans)} human rows, "
+                    f"ceiling={self.ceiling.statistic:.3f})")
         return (f"BehavioralBenchmark(metric={self.metric!r}, protocol={self.protocol.name!r}, "
                 f"{len(self.humans)} humans, {len(self._units)} conditions, ceiling={self.ceiling.statistic:.3f})")
 
@@ -533,6 +432,8 @@ class BehavioralBenchmark:
         >>> len(lacking), lacking["clip_kb"]
         (5, ('edge',))
         """
+        if self._images is not None and self.metric != "value-delta":
+            return {}
         c = as_trials(candidate_trials)
         have = c.groupby(["subject", "experiment", "condition"])["image"].agg(frozenset)
         out: dict[str, tuple[str, ...]] = {}
@@ -590,7 +491,11 @@ class BehavioralBenchmark:
             p_best``; :func:`trialwise.benchmark.ranks.rank_columns`, glossary "Ranks"). The
             candidates are ranked by their raw values on the joint replicates: the ceiling is
             common to all of them, so this is the order of the ceiled scores, without the ties
-            that clipping at 0 and 1 makes.
+            that clipping at 0 and 1 makes. For the per-image metrics the replicates are each
+            candidate's ``raw_distribution`` from its function called with the benchmark's one
+            seed, so they are drawn jointly: the same images (I1n/I2n within objects, OST)
+            or the same human trials (value delta) in every replicate; for I1n/I2n these
+            bootstrap replicates rank while the intervals are jackknife-t ones.
 
         Examples
         --------
@@ -617,6 +522,8 @@ class BehavioralBenchmark:
         return table
 
     def _score(self, candidate_trials: Any) -> list[BrainScoreResult]:
+        if self._images is not None:
+            return [self._images.score(name, data) for name, data in self._images.candidates(candidate_trials).items()]
         design, cands, notes = self._design(candidate_trials)
         run = self._run(design, cands)
         raw_o, c_o, raw_r, c_r = run.raw, run.ceiling, run.raw_replicates, run.ceiling_replicates

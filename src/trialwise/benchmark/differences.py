@@ -25,7 +25,6 @@ or a table of them.
 from __future__ import annotations
 
 import copy
-import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -38,6 +37,7 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.threads import thread_budget
 from trialwise.benchmark.hierarchy import Design, bootstrap_entries_ij
 from trialwise.benchmark.swap import swap_differences, swap_pvalue
 from trialwise.intervals import symmetric_studentized_pvalue
@@ -54,7 +54,7 @@ SWAP_TESTS = ("combined", "swap", "paper")
 TEST_DESCRIPTIONS = {
     "combined": "the larger p-value of the swap test and the studentized (bootstrap-t) test of equal scores",
     "studentized": "symmetric bootstrap-t test of equal scores",
-    "swap": "permutation test of exchangeable candidates (responses swapped item by item)",
+    "swap": "permutation test of exchangeable candidates (responses swapped item by item, or cluster by cluster)",
     "bootstrap": "percentile-bootstrap test of equal scores",
     "paper": "t-test between the bootstrap and swap distributions (Klein et al. 2025)",
 }
@@ -312,7 +312,7 @@ def pair_pvalues(scores: NDArray, replicates: NDArray, pairs: Sequence[tuple[int
             progress(f"{test} tests", done[0], len(pairs))
         return p
 
-    n_workers = min(max(len(pairs), 1), (os.cpu_count() or 1) if workers is None else workers)
+    n_workers = min(max(len(pairs), 1), thread_budget() if workers is None else workers)
     if n_workers <= 1 or test in ("bootstrap", "studentized"):
         pvals = [run(p) for p in pairs]
     else:

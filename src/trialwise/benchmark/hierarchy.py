@@ -1,10 +1,12 @@
 """The benchmark hierarchy: trials → per-condition pair metrics → scores, bootstrapped jointly.
 
 A *design* holds, for every condition (a *unit*) of a protocol, the items × observers
-correctness matrix and the list of *entries*: one per (row, reference pair) in the unit,
-where a row is a candidate (paired with each reference observer) or the reference
-group itself (pairs of distinct reference observers). A row's score is the hierarchical
-mean of its entries' metric values, averaged level by level in the protocol's order.
+correctness matrix (uint8; for the accuracy metric, per-item scores in [0, 1] as float64
+when the trials have a ``score`` column that is not all 0/1) and the list of *entries*:
+one per (row, reference pair) in the unit, where a row is a candidate (paired with each
+reference observer) or the reference group itself (pairs of distinct reference
+observers). A row's score is the hierarchical mean of its entries' metric values,
+averaged level by level in the protocol's order.
 
 Resampling is the library's one engine (:mod:`trialwise.resampling`): within each unit a
 bootstrap replicate is a multinomial weight vector over its items shared by every
@@ -15,7 +17,7 @@ chunked matrix product. Units are independent given the seed: unit ``u`` (in sor
 yields the infinitesimal-jackknife variance of every row score on the data and on every
 replicate (:mod:`trialwise.benchmark.influence`), for the studentized interval.
 
-Why this module is long: about 535 lines, because the design, its aggregation and its
+Why this module is long: about 585 lines, because the design, its aggregation and its
 bootstrap share one layout (entries grouped by unit, rows and levels as index arrays)
 that no other module should need to know; the influence and the swap test, which only
 read it, live in :mod:`~trialwise.benchmark.influence` and :mod:`~trialwise.benchmark.swap`.
@@ -23,7 +25,6 @@ read it, live in :mod:`~trialwise.benchmark.influence` and :mod:`~trialwise.benc
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -34,11 +35,13 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from trialwise._core.errors import InvalidValueError
+from trialwise._core.threads import thread_budget
 from trialwise._core.validation import check_positive_int, check_rng
 from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.benchmark.influence import UnitInfluence
 from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import GROUND_TRUTH, Protocol, metric_from_sums
+from trialwise.data import SCORE_COLUMN
 from trialwise.resampling import BATCH_BYTES, bootstrap_sums, child_rngs
 from trialwise.tables import cluster_sums, pair_columns
 
@@ -58,7 +61,7 @@ class Unit:
     experiment: str
     condition: str
     observers: tuple[str, ...]
-    right: NDArray  # (n_items, n_observers) uint8
+    right: NDArray  # (n_items, n_observers) uint8 correctness, or float64 scores in [0, 1] (accuracy only)
     seen: NDArray  # (n_items, n_observers) uint8
     pairs: NDArray  # (n_entries, 2) observer columns of each entry
     entries: NDArray  # global entry indices of this unit's entries
@@ -224,6 +227,12 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     ref_of = {r: i for i, r in enumerate(references)}
     n_refs = len(references)
 
+    value_col, dtype = _item_values(t, protocol)
+    if dtype != np.uint8:
+        partial = t[value_col].to_numpy(float)
+        notes.append(StructuredNote("per-item-scores", column=value_col,
+                                    n_partial=int(((partial != 0.0) & (partial != 1.0)).sum())))
+
     units: list[Unit] = []
     lab_row: list[list[Any]] = []
     lab_unit, lab_exp, lab_ref, sums = [], [], [], []
@@ -234,10 +243,10 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     for u, ((e, c), g) in enumerate(t.groupby(["experiment", "condition"], sort=True)):
         img_codes, images = pd.factorize(g["image"], sort=True)
         obs_codes, observers = pd.factorize(g["subject"], sort=True)
-        right = np.zeros((len(images), len(observers)), np.uint8)
-        seen = np.zeros_like(right)
+        right = np.zeros((len(images), len(observers)), dtype)
+        seen = np.zeros((len(images), len(observers)), np.uint8)
         seen[img_codes, obs_codes] = 1
-        right[img_codes, obs_codes] = g["correct"].to_numpy(np.uint8)
+        right[img_codes, obs_codes] = g[value_col].to_numpy(dtype)
         observers = tuple(observers)
         n_partial += int((seen.sum(axis=0) < len(images)).sum())
         cluster_codes = None
@@ -250,7 +259,7 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
             first = labels.groupby(level=0).first().sort_index()
             cluster_codes = pd.factorize(first.to_numpy(), sort=True)[0].astype(np.intp)
         if truth:  # the oracle: saw every item of the unit, always right
-            right = np.concatenate([right, np.ones((len(images), 1), np.uint8)], axis=1)
+            right = np.concatenate([right, np.ones((len(images), 1), dtype)], axis=1)
             seen = np.concatenate([seen, np.ones((len(images), 1), np.uint8)], axis=1)
             observers += (GROUND_TRUTH,)
         col = {o: k for k, o in enumerate(observers)}
@@ -287,7 +296,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         total_count[e] = total_count.get(e, np.zeros(2, np.int64)) + [int((rws_arr < len(candidates)).sum()),
                                                                       int((rws_arr == len(candidates)).sum())]
         cols, to_sums = pair_columns(right, seen, pairs_arr)
-        s = np.stack(to_sums(cols.sum(axis=0, dtype=np.int64)[None].astype(float)))[:, 0]
+        total = cols.sum(axis=0, dtype=np.int64 if dtype == np.uint8 else np.float64)  # exact for 0/1
+        s = np.stack(to_sums(total[None].astype(float)))[:, 0]
         start = sum(len(x) for x in lab_row)
         units.append(Unit(e, c, observers, right, seen, pairs_arr, np.arange(start, start + len(pairs_arr)),
                           cluster_codes))
@@ -321,6 +331,24 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         entry_reference=np.concatenate(lab_ref).astype(np.intp), entry_sums=np.concatenate(sums, axis=1),
         excluded=excl, notes=notes,
     )
+
+
+def _item_values(trials, protocol: Protocol) -> tuple[str, Any]:
+    """Which column fills a unit's ``right`` and in which dtype: ``correct`` as uint8, or the
+    per-item ``score`` column (:data:`trialwise.data.SCORE_COLUMN`) when the trials have one —
+    as uint8 when every score is 0 or 1 (the same numbers as ``correct``), else as float64,
+    which only a ground-truth metric (accuracy: the mean score) can average."""
+    if SCORE_COLUMN not in trials.columns:
+        return "correct", np.uint8
+    scores = trials[SCORE_COLUMN].to_numpy(float)
+    partial = (scores != 0.0) & (scores != 1.0)
+    if not partial.any():
+        return SCORE_COLUMN, np.uint8
+    if not protocol.against_ground_truth:
+        raise InvalidValueError(f"metric {protocol.metric!r} needs 0/1 correctness, but column {SCORE_COLUMN!r} "
+                                f"holds per-item scores that are not 0 or 1 (e.g. {float(scores[partial][0])!r}); "
+                                f"only metric 'accuracy' averages scores (drop the column to use `correct`)")
+    return SCORE_COLUMN, np.float64
 
 
 # --------------------------------------------------------------------------- aggregation
@@ -393,7 +421,7 @@ def group_mean(values: NDArray, membership: Any, *, workers: int | None = None) 
         with np.errstate(invalid="ignore", divide="ignore"):
             out[sl] = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
 
-    n_workers = min(len(blocks), (os.cpu_count() or 1) if workers is None else workers)
+    n_workers = min(len(blocks), thread_budget() if workers is None else workers)
     if n_workers <= 1:
         for sl in blocks:
             run(sl)
@@ -498,7 +526,7 @@ def _bootstrap(design: Design, n_resamples: int, *, rng: Any, workers: int | Non
 
     if progress is not None:
         progress("bootstrap", 0, len(design.units))
-    n_workers = min(len(design.units), (os.cpu_count() or 1) if workers is None else workers)
+    n_workers = min(len(design.units), thread_budget() if workers is None else workers)
     if n_workers <= 1:
         for u in range(len(design.units)):
             run(u)

@@ -44,7 +44,7 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval
 from trialwise._core.warnings import DegenerateDataWarning, warn
-from trialwise.benchmark.behavioral import BrainScoreResult, CeilingResult
+from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResult
 from trialwise.intervals import jackknife_t_interval
 from trialwise.resampling import bootstrap_weights, child_rngs
 from trialwise.tables import cross_table

@@ -934,7 +934,7 @@ def leaderboard(
         each condition, for the scores, their intervals, ranks and differences (items of one
         cluster are not independent, and resampling them one by one makes the intervals too
         narrow; docs/benchmark.md, "Clustered items"). A cluster label belongs to an item:
-        every trial on it must carry the same one. The swap test still swaps items.
+        every trial on it must carry the same one. The swap test then swaps whole clusters.
     rng : seed or Generator
         Seeds the bootstrap and the later swap tests (:meth:`Leaderboard.difference`,
         :meth:`Leaderboard.pairwise`); the same seed gives the same leaderboard.

@@ -13,7 +13,11 @@ that saw every item and is always right (:data:`GROUND_TRUTH`, added by
 infinitesimal jackknife (:func:`metric_gradient`), the swap test (which, on one condition,
 is McNemar's exact test of two candidates, by Monte Carlo) and the rank sets work
 unchanged. The oracle's own row (pairs of distinct references) has no entries and is
-left out of the leaderboard's table.
+left out of the leaderboard's table. With per-item scores in [0, 1] in place of 0/1
+correctness (a ``score`` column: partial credit, F1), ``n11 = ca = Σ score`` and the
+accuracy is the mean score, by the same sums; the swap test is then the paired sign-flip
+test of the two candidates' scores (:mod:`trialwise.benchmark.swap`). The other metrics
+need 0/1 correctness.
 """
 
 from __future__ import annotations

@@ -4,6 +4,15 @@ Under H0 candidates x and y are exchangeable: on each item of each condition the
 responses are swapped with probability ½, independently, and every level of the
 hierarchy is recomputed. Swapping changes a pair's table by ``s @ Δ`` (``s`` the 0/1 swap
 indicators, ``Δ`` fixed columns), so M null draws are one matrix product per condition.
+
+When the leaderboard resamples clusters of items (``clusters=``), whole clusters are
+swapped: ``s`` is one indicator per cluster and ``Δ`` the sums of its items' columns, so
+the test holds under the weaker null that x and y are exchangeable cluster by cluster. On
+0/1 correctness of one condition the swap test is McNemar's exact test of the two
+candidates, by Monte Carlo; on per-item scores in [0, 1] (accuracy of partial credit, F1,
+...) it is the paired sign-flip (permutation) test of the mean score difference (Fisher
+1935, *The Design of Experiments*, §21; Good 2005, *Permutation, Parametric and Bootstrap
+Tests of Hypotheses*, §3.3), of cluster sums when clusters are swapped.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from trialwise._core.validation import check_positive_int, check_rng
 from trialwise.benchmark.hierarchy import Design, Unit, aggregate
 from trialwise.benchmark.protocol import metric_from_sums
 from trialwise.resampling import monte_carlo_test
+from trialwise.tables import cluster_sums
 
 __all__ = ["swap_differences", "swap_pvalue"]
 
@@ -34,16 +44,21 @@ def _swap_columns(unit: Unit, x: int, y: int, ex: NDArray, ey: NDArray):
     refs = unit.pairs[ex, 1]
     if not np.array_equal(refs, unit.pairs[ey, 1]):
         raise AssertionError("x and y must be paired with the same references")  # pragma: no cover
-    r, s = unit.right.astype(np.int8), unit.seen.astype(np.int8)
+    # 0/1 correctness: exact small integers; per-item scores (accuracy of scores in [0, 1]): float64
+    r: NDArray = unit.right.astype(np.int8 if unit.right.dtype == np.uint8 else np.float64)
+    s: NDArray = unit.seen.astype(np.int8)
     dr = r[:, y] - r[:, x]
     ds = s[:, y] - s[:, x]
     rh, sh = r[:, refs], s[:, refs]
     # n, n11, ca (candidate right & both seen), cb (reference right & both seen)
     delta = np.concatenate([ds[:, None] * sh, dr[:, None] * rh, dr[:, None] * sh, ds[:, None] * rh], axis=1)
+    if unit.clusters is not None:  # whole clusters are swapped: a cluster's change is the sum of its items'
+        delta = cluster_sums(delta, unit.clusters)
     items = np.flatnonzero(np.any(delta != 0, axis=1))
     delta = delta[items]
     uniq, inverse = np.unique(delta, axis=1, return_inverse=True)
-    return items, np.ascontiguousarray(uniq, dtype=np.float32), inverse.reshape(4, len(refs))
+    exact = np.issubdtype(delta.dtype, np.integer)  # float32 holds these sums exactly
+    return items, np.ascontiguousarray(uniq, dtype=np.float32 if exact else np.float64), inverse.reshape(4, len(refs))
 
 
 def swap_differences(
@@ -76,7 +91,7 @@ def swap_differences(
         loc_x, loc_y = ux - unit.entries[0], uy - unit.entries[0]
         items, delta, inverse = _swap_columns(unit, unit.pairs[loc_x[0], 0], unit.pairs[loc_y[0], 0], loc_x, loc_y)
         if len(items):  # one draw per unit, in unit order, as the stream has always been used
-            bits = gen.integers(0, 2, size=(m, len(items)), dtype=np.int8).astype(np.float32)
+            bits = gen.integers(0, 2, size=(m, len(items)), dtype=np.int8).astype(delta.dtype)
             # exact (small integers); einsum's own loop, not BLAS: at these shapes (items × a few
             # columns per unit) BLAS threads cost more than the product, and the pairs are threaded already
             parts.append(np.einsum("ij,jk->ik", bits, delta))

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import ConfidenceInterval
-from trialwise.benchmark.behavioral import BrainScoreResult, CeilingResult
+from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResult
 from trialwise.intervals import interval
 from trialwise.resampling import bootstrap_index_rows, bootstrap_sums, child_rngs
 

@@ -5,12 +5,21 @@ Scores every candidate of a trials table against its human observers with
 ceiling), prints the ceiling and one row per candidate ranked with the leaderboard's rank
 columns (:meth:`~trialwise.BehavioralBenchmark.score_table`), and with ``--out`` writes the
 HTML report (:mod:`trialwise.cli.brainscore_report`). It computes no statistic.
+
+The per-image metrics (``--metric i2n|i1n|value-delta|ost``) go through the same benchmark
+(:mod:`trialwise.benchmark.behavioral_images`): I1n/I2n read the human trials from PATH and the
+candidates' class probabilities from ``--probabilities``, OST the target's solution times from
+PATH and the candidates' from ``--osts`` (without either: the bundled synthetic samples), value
+delta the trials as the trial-level metrics do (docs/brainscore.md, "Every metric through
+BehavioralBenchmark").
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from typing import Any
 
 import numpy as np
 
@@ -22,11 +31,13 @@ from trialwise.cli.common import (
     add_column_options,
     check_outputs,
     raise_figure_failures,
+    read_table,
     read_trials_argument,
     too_few_resamples,
     write_csv,
     write_report,
 )
+from trialwise.cli.brainscore_report import describe_humans, describe_intervals
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
 
 __all__ = ["add_brainscore", "run_brainscore"]
@@ -61,12 +72,27 @@ def add_brainscore(sub) -> argparse.ArgumentParser:
     p.add_argument("--reference", nargs="+", metavar="NAME",
                    help="the human observers by name (default: observer_type 'human')")
     p.add_argument("--resamples", type=int, default=2000, help="bootstrap replicates (default 2000)")
-    p.add_argument("--splits", type=int, default=100,
-                   help="random half splits of the humans for split-half ceilings (default 100)")
+    p.add_argument("--splits", type=int, default=None,
+                   help="random half splits of the humans for split-half ceilings (default 100; for i2n, i1n and "
+                        "ost 20 splits of the trials or measurements, for value-delta 500)")
     p.add_argument("--confidence-level", type=float, default=0.95)
     p.add_argument("--brainscore-compatible", action="store_true",
                    help="error consistency as Brain-Score computes it: abs() of the mean kappa, so an "
                         "anti-consistent model scores as high as a consistent one")
+    p.add_argument("--probabilities", metavar="FILE",
+                   help="i2n/i1n: the candidates' class probabilities, a CSV/Parquet table with columns image, one per "
+                        "class and candidate (or model) naming the candidate; PATH then holds the human trials "
+                        "(image, truth, response[, distractor]). Without PATH and FILE: the bundled synthetic 2AFC "
+                        "sample")
+    p.add_argument("--osts", metavar="FILE",
+                   help="ost: the candidates' object solution times, a CSV/Parquet table with columns candidate (or "
+                        "model), image, ost; PATH then holds the humans' OSTs (image, ost; one row per measurement). "
+                        "Without PATH and FILE: the bundled synthetic OST sample")
+    p.add_argument("--scalar", choices=("accuracy",), default=None,
+                   help="value-delta: the scalar of a set of trials (default and only choice: accuracy)")
+    p.add_argument("--scale", type=float, default=None,
+                   help="value-delta: the steepness of exp(-scale |s - t|) (default 1.0, Brain-Score's; its "
+                        "Ferguson2024 benchmarks use 0.75)")
     p.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
     p.add_argument("--out", metavar="HTML", help="write a self-contained HTML report (table and figure) here")
     p.add_argument("--csv", metavar="CSV", help="write the score table here (one row per scored candidate)")
@@ -79,7 +105,7 @@ def _print(table, ceiling, bench, not_scored: dict[str, tuple[str, ...]]) -> Non
     level = f"{bench.confidence_level * 100:g}% CI"
     cc = ceiling.confidence_interval
     print(f"Brain-Score behavioural benchmark: {bench.metric}, protocol {bench.protocol.name}, "
-          f"{len(bench.humans)} humans, B = {bench.n_resamples}"
+          f"{describe_humans(bench)}, B = {bench.n_resamples}"
           + (", brainscore_compatible (abs of the mean kappa)" if bench.brainscore_compatible else ""))
     print(f"ceiling {ceiling.statistic:.3f}  {level} [{cc.low:.3f}, {cc.high:.3f}]  ({ceiling.method})")
     w = max([len("candidate")] + [len(str(o)) for o in table["observer"]])
@@ -89,8 +115,8 @@ def _print(table, ceiling, bench, not_scored: dict[str, tuple[str, ...]]) -> Non
         print(f"{r.observer:<{w}}  {r.statistic:5.3f}  [{r.ci_low:5.3f}, {r.ci_high:5.3f}]    {r.raw:6.3f}  "
               f"[{r.raw_low:6.3f}, {r.raw_high:6.3f}]    {r.rank:>4}  {format_rank_set(r.rank_low, r.rank_high):>5}  "
               f"{best:^4}  {r.group}")
-    print("\nscore = clip(raw / ceiling, 0, 1); percentile intervals of one joint bootstrap of the images (the same "
-          "replicates for every candidate, the humans and the ceiling). set: the rank set of Mogstad et al. (2024), "
+    formula, intervals = describe_intervals(bench.metric)
+    print(f"\n{formula}; {intervals}. set: the rank set of Mogstad et al. (2024), "
           "holding that candidate's true rank; best (*): the set holding the best candidate; candidates that share a "
           "group letter are not separated by Holm-corrected tests.")
     for name, lacks in not_scored.items():
@@ -98,15 +124,125 @@ def _print(table, ceiling, bench, not_scored: dict[str, tuple[str, ...]]) -> Non
               f"{', …' if len(lacks) > 4 else ''}); restrict with --experiments to score it")
 
 
+_IMAGE_OPTIONS = {"i2n": "--probabilities", "i1n": "--probabilities", "ost": "--osts"}
+
+
+def _check_metric_options(args) -> None:
+    """Each metric's own options only with it (one line, exit 2 otherwise)."""
+    for flag, value, metrics in (("--probabilities", args.probabilities, ("i2n", "i1n")),
+                                 ("--osts", args.osts, ("ost",)), ("--scalar", args.scalar, ("value-delta",)),
+                                 ("--scale", args.scale, ("value-delta",))):
+        if value is not None and args.metric not in metrics:
+            raise CLIError(f"{flag} applies to --metric {' or '.join(metrics)}; got --metric {args.metric}")
+    if args.brainscore_compatible and args.metric in ("value-delta", "ost"):
+        raise CLIError(f"--brainscore-compatible applies to error-consistency, i2n and i1n; got --metric {args.metric}")
+    if args.scale is not None and not (np.isfinite(args.scale) and args.scale > 0):
+        raise CLIError(f"--scale must be a positive number; got {args.scale}")
+
+
+def _numeric_table(path: str, flag: str, numeric: tuple[str, ...] | None):
+    """A table of ``path`` (``flag``'s file) with ``numeric`` columns (None: every column but candidate/model/image/
+    subject) as numbers; a missing file, a missing column or text in a number column is one line naming them."""
+    import pandas as pd
+
+    if not os.path.exists(path):
+        raise CLIError(f"{flag} {path}: no such file")
+    frame = read_table(path)
+    cols = [c for c in frame.columns if c not in ("candidate", "model", "image", "subject")] if numeric is None \
+        else list(numeric)
+    for col in ("image", *cols):
+        if col not in frame.columns:
+            raise CLIError(f"{flag} {path}: no column {col!r} (columns: {', '.join(map(str, frame.columns))})")
+    for col in cols:
+        values = pd.to_numeric(frame[col], errors="coerce")
+        bad = values.isna() & frame[col].notna()
+        if bad.any():
+            raise CLIError(f"{flag} {path}: column {col!r} holds {frame[col][bad].iloc[0]!r}, not a number (line "
+                           f"{int(np.flatnonzero(bad.to_numpy())[0]) + 2})")
+        frame[col] = values
+    return frame
+
+
+def _image_inputs(args):
+    """(humans, candidates, what) of a per-image metric from PATH and --probabilities / --osts, --candidate applied."""
+    import pandas as pd
+
+    flag = _IMAGE_OPTIONS[args.metric]
+    given = args.probabilities if args.metric in ("i2n", "i1n") else args.osts
+    if args.metric in ("i2n", "i1n") and args.path is None and given is None:
+        from trialwise.datasets import synthetic_2afc_sample
+
+        models, humans = synthetic_2afc_sample()
+        cands = pd.concat([m.rename_axis("image").reset_index().assign(candidate=k) for k, m in models.items()],
+                          ignore_index=True)
+        what, file = "the bundled synthetic 2AFC sample", "the bundled sample"
+    elif args.metric == "ost" and args.path is None and given is None:
+        from trialwise.datasets import synthetic_ost_sample
+
+        cands, humans = synthetic_ost_sample()
+        what, file = "the bundled synthetic OST sample", "the bundled sample"
+    else:
+        if args.path is None or given is None:
+            raise CLIError(f"--metric {args.metric} needs PATH (the humans' "
+                           f"{'trials' if flag == '--probabilities' else 'OSTs'}) and {flag} FILE")
+        if not os.path.exists(args.path):
+            raise CLIError(f"{args.path}: no such file or folder")
+        humans = read_table(args.path)
+        numeric = ("ost",) if args.metric == "ost" else ()
+        humans = _numeric_table(args.path, "PATH", numeric) if numeric else humans
+        if args.metric in ("i2n", "i1n"):
+            missing = [c for c in ("image", "truth", "response") if c not in humans.columns]
+            if missing:
+                raise CLIError(f"{args.path}: no column(s) {', '.join(missing)} (the human trials need image, truth, "
+                               f"response and, for 2AFC, distractor)")
+        cands = _numeric_table(given, flag, None if args.metric != "ost" else ("ost",))
+        what, file = args.path, f"{flag} {given}"
+    name = next((c for c in ("candidate", "model") if c in cands.columns), None)
+    if name is None:
+        cands = cands.assign(candidate="model")
+        name = "candidate"
+    if args.candidate:
+        unknown = sorted(set(args.candidate) - set(cands[name].astype(str)))
+        if unknown:
+            raise CLIError(f"--candidate: {', '.join(unknown)} is not a candidate of {file} (column {name!r})")
+        cands = cands[cands[name].astype(str).isin(args.candidate).to_numpy()]
+    return humans, cands, what, file
+
+
 def run_brainscore(args) -> int:
     from trialwise.benchmark.behavioral import BehavioralBenchmark
+    from trialwise.benchmark.behavioral_images import IMAGE_METRICS
     from trialwise.benchmark.hierarchy import reference_mask
 
     check_outputs([(args.out, "--out"), (args.csv, "--csv")])
-    if args.splits < 1:
+    if args.splits is not None and args.splits < 1:
         raise CLIError(f"--splits must be at least 1; got {args.splits}")
+    _check_metric_options(args)
     bar = Progress(args.progress)
     caught = Warnings()
+    if args.metric in IMAGE_METRICS and args.metric != "value-delta":
+        humans_t, cands, what, file = _image_inputs(args)
+        few = too_few_resamples(args.resamples, args.confidence_level)
+        try:
+            with caught.collect():
+                bar.say(f"building the benchmark ({args.metric}) …")
+                try:
+                    bench = BehavioralBenchmark(humans_t, metric=args.metric, reference=args.reference,
+                                                n_resamples=args.resamples, n_splits=args.splits,
+                                                confidence_level=args.confidence_level, rng=args.seed,
+                                                brainscore_compatible=args.brainscore_compatible)
+                    ceiling = bench.ceiling
+                except InputError as exc:
+                    raise CLIError(f"{what}: {exc}") from None
+                bar.say("scoring the candidate(s) …")
+                try:
+                    table = bench.score_table(cands)
+                except InputError as exc:
+                    raise CLIError(f"{file}: {exc}") from None
+                table = table.sort_values(["rank", "observer"], kind="stable").reset_index(drop=True)
+        finally:
+            bar.close()
+        return _finish(args, table, ceiling, bench, {}, what, few, caught, bar)
     with caught.collect():
         trials = read_trials_argument(args.path, args)
     what = args.path or "the bundled model-vs-human data"
@@ -120,6 +256,12 @@ def run_brainscore(args) -> int:
         unknown = sorted(set(args.reference) - set(trials["subject"]))
         if unknown:
             raise CLIError(f"--reference: no observer named {', '.join(unknown)} in {what}")
+    if args.metric == "value-delta" and args.experiments:
+        # the protocol does not select the trials of a per-image metric: the experiments are selected here
+        unknown = sorted(set(args.experiments) - set(trials["experiment"]))
+        if unknown:
+            raise CLIError(f"--experiments: {', '.join(unknown)} is not an experiment of {what}")
+        trials = trials[trials["experiment"].isin(args.experiments).to_numpy()]
     humans = np.asarray(reference_mask(trials, protocol, args.reference), dtype=bool)
     candidates = trials[~humans]
     if args.candidate:
@@ -134,10 +276,13 @@ def run_brainscore(args) -> int:
     try:
         with caught.collect():
             bar.say("building the benchmark (human trials, ceiling splits) …")
+            extra: dict[str, Any] = {}
+            if args.metric == "value-delta":
+                extra = {"metric_options": {} if args.scale is None else {"scale": args.scale}}
             bench = BehavioralBenchmark(trials[humans], protocol, metric=args.metric,
                                         n_resamples=args.resamples, n_splits=args.splits,
                                         confidence_level=args.confidence_level, rng=args.seed,
-                                        brainscore_compatible=args.brainscore_compatible)
+                                        brainscore_compatible=args.brainscore_compatible, **extra)
             not_scored = bench.incomplete(candidates)
             if args.candidate and not_scored:
                 name, lacks = next(iter(not_scored.items()))
@@ -156,6 +301,11 @@ def run_brainscore(args) -> int:
         raise CLIError(f"{what}: {exc}") from None
     finally:
         bar.close()
+    return _finish(args, table, ceiling, bench, not_scored, what, few, caught, bar)
+
+
+def _finish(args, table, ceiling, bench, not_scored, what, few, caught, bar) -> int:
+    """Print the table, write the CSV and the report, report the warnings."""
     _print(table, ceiling, bench, not_scored)
     sys.stdout.flush()
     if args.csv:

@@ -16,7 +16,38 @@ from trialwise._core.format import format_rank_set
 from trialwise._core import html_page
 from trialwise._core.html_page import Report
 
-__all__ = ["render_brainscore_report"]
+__all__ = ["describe_humans", "describe_intervals", "render_brainscore_report"]
+
+#: How the score and its intervals are formed, per-image metric by metric (the functions' docstrings).
+_IMAGE_TEXT = {
+    "i2n": ("score = mean over splits of raw / √ceiling, clipped to [0, 1]",
+            "bias-corrected jackknife-t intervals over images within objects (the same half splits for every "
+            "candidate); ranks from the bootstrap replicates of the images within objects, the same for every "
+            "candidate"),
+    "value-delta": ("score = clip(raw / ceiling, 0, 1)",
+                    "raw interval from the percentile interval of source − target (bootstrap of each side's trials), "
+                    "ceiling interval from a bootstrap of the humans' trials (the same for every candidate), score "
+                    "interval [raw low / ceiling high, raw high / ceiling low]; ranks from the raw replicates"),
+    "ost": ("score = clip(raw / ceiling, 0, 1)",
+            "percentile intervals of one bootstrap of the images (the same draws for every candidate and the "
+            "ceiling)"),
+}
+_IMAGE_TEXT["i1n"] = _IMAGE_TEXT["i2n"]
+
+
+def describe_humans(bench: Any) -> str:
+    """The humans of a benchmark in words: "N human observers", or for OST "N images, M measurements"."""
+    if bench.humans:
+        return f"{len(bench.humans)} human observers"
+    t = bench.human_trials
+    return f"{t['image'].nunique()} images, {len(t)} measurements of the target"
+
+
+def describe_intervals(metric: str) -> tuple[str, str]:
+    """(the score's formula, how the intervals and the rank replicates are formed) of a benchmark's metric."""
+    return _IMAGE_TEXT.get(metric, ("score = clip(raw / ceiling, 0, 1)",
+                                    "percentile intervals of one joint bootstrap of the images within conditions "
+                                    "(the same replicates for every candidate, the humans and the ceiling)"))
 
 
 def _num(x: Any) -> str:
@@ -36,10 +67,11 @@ def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source:
     level = f"{bench.confidence_level * 100:g}% CI"
     title = f"trialwise brainscore — {bench.metric}"
     cc = ceiling.confidence_interval
+    formula, intervals = describe_intervals(bench.metric)
     parts = [f"<p class='note'>Trials: {html.escape(source)}; protocol {html.escape(bench.protocol.name)}; "
-             f"{len(bench.humans)} human observers; {len(table)} candidate(s) scored. Percentile intervals of one "
-             f"joint bootstrap of the images within conditions (B = {bench.n_resamples}), the same replicates for "
-             f"every candidate, the humans and the ceiling. Seed {seed if seed is not None else 'none (not reproducible)'}"
+             f"{describe_humans(bench)}; {len(table)} candidate(s) scored. "
+             f"{html.escape(intervals[0].upper() + intervals[1:])} "
+             f"(B = {bench.n_resamples}). Seed {seed if seed is not None else 'none (not reproducible)'}"
              + (". Error consistency as Brain-Score computes it: abs() of the mean κ (--brainscore-compatible)"
                 if bench.brainscore_compatible else "") + ".</p>",
              f"<p>Ceiling {_num(ceiling.statistic)} ({level} {_ci(cc.low, cc.high)}): {html.escape(ceiling.method)}.</p>",
@@ -57,7 +89,7 @@ def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source:
                  "best set": ["*" if bool(b) else "" for b in table["in_best_set"]],
                  "group": list(table["group"]),
              }, text=("candidate", "group")),
-             f"<p class='note'>score = clip(raw / ceiling, 0, 1). Rank sets (Mogstad, Romano, Shaikh &amp; Wilhelm "
+             f"<p class='note'>{html.escape(formula)}. Rank sets (Mogstad, Romano, Shaikh &amp; Wilhelm "
              f"2024) of the raw values on the joint replicates (the ceiling is common, so this is the order of the "
              f"scores without the ties of clipping): <b>rank set</b> holds that candidate's true rank, <b>all at "
              f"once</b> every candidate's jointly, <b>best set</b> the best candidate, each with "

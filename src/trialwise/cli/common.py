@@ -200,7 +200,12 @@ def read_trials_argument(path: str | None, args: Any):
     model-vs-human raw-data CSVs, or a tidy CSV/Parquet table read with the ``--<column>-column`` options."""
     from trialwise.data import read_model_vs_human, read_trials
 
+    score = getattr(args, "score", None)
+    named = (("score", score), ("clusters", getattr(args, "clusters", None)))
+    column_flags = [f"--{flag} {value}" for flag, value in named if value is not None]
     if path is None:
+        if column_flags:
+            raise CLIError(f"{column_flags[0]}: names a column of a tidy trials table; give its PATH")
         from trialwise.datasets import model_vs_human
 
         return read_trials(model_vs_human())
@@ -208,11 +213,15 @@ def read_trials_argument(path: str | None, args: Any):
         raise CLIError(f"{path}: no such file or folder")
     with reading(path):
         if os.path.isdir(path):
+            if column_flags:
+                raise CLIError(f"{column_flags[0]}: names a column of a tidy trials table; {path} is a folder of "
+                               f"model-vs-human raw data, which has none")
             return read_model_vs_human(path)
         return read_trials(
             path, subject=args.subject_column or "subject", image=args.image_column or "image",
             truth=args.truth_column, response=args.response_column or "response", condition=args.condition_column,
             experiment=args.experiment_column, observer_type=args.observer_type_column,
+            score=getattr(args, "score", None), clusters=getattr(args, "clusters", None),
         )
 
 

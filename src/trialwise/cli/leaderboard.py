@@ -44,6 +44,12 @@ def add_leaderboard(sub) -> argparse.ArgumentParser:
     scope.add_argument("--common-experiments", action="store_true",
                        help="only the experiments that every candidate has, so that every candidate is scored")
     lb.add_argument("--metric", default=None, choices=_metrics(), help="pair metric (default: error-consistency)")
+    lb.add_argument("--score", metavar="COLUMN", default=None,
+                    help="column of per-item scores in [0, 1] (partial credit, F1) of a tidy table: with "
+                         "--protocol accuracy the score of a model is its mean score")
+    lb.add_argument("--clusters", metavar="COLUMN", default=None,
+                    help="column of a tidy table that groups items (passage, subject): the bootstrap resamples "
+                         "these clusters and the swap test swaps them whole")
     lb.add_argument("--reference", nargs="+", metavar="NAME",
                     help="reference observers by name (default: observer_type 'human')")
     lb.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
@@ -182,7 +188,7 @@ def run_leaderboard(args) -> int:
         with caught.collect():
             lb = leaderboard(trials, protocol, reference=args.reference, n_resamples=args.resamples,
                              confidence_level=args.confidence_level, ci_method=args.ci_method, rng=args.seed,
-                             progress=bar)
+                             progress=bar, clusters=None if args.clusters is None else "cluster")
             pairs = None
             if args.tests != "none" and len(lb.candidates) >= 2:
                 pairs = lb.pairwise(which=args.tests, test=args.test, adjust=args.adjust, progress=bar)

@@ -19,7 +19,8 @@ from importlib import resources
 
 from trialwise._core.errors import InvalidValueError
 
-__all__ = ["model_vs_human", "model_vs_human_sample", "texture_vs_shape", "llm_demo", "synthetic_2afc_sample", "data_readme"]
+__all__ = ["model_vs_human", "model_vs_human_sample", "texture_vs_shape", "llm_demo", "synthetic_2afc_sample", "synthetic_ost_sample",
+           "data_readme"]
 
 _TEXT_COLUMNS = {
     "source": str, "experiment": str, "condition": str, "subject": str, "observer_type": str,
@@ -204,6 +205,45 @@ def synthetic_2afc_sample():
     models = {str(name): g.drop(columns="model").set_index("image").rename_axis(None)
               for name, g in frame.groupby("model", sort=True)}
     return models, trials
+
+
+def synthetic_ost_sample():
+    """Simulated object solution times (OSTs) for the OST benchmark: the target's and three models'.
+
+    Not real data (no Kar et al. 2019 data can be downloaded here): written by
+    ``benchmarks/make_ost_sample.py``, 200 images of difficulty ``d``; the target's OST of an
+    image in each of 8 repeated measurements is ``150 + 20 d + N(0, 25²)`` ms; three models of
+    similarity 0.3, 0.6 and 0.9 to ``d``, each never solving (NaN) 3 % of the images (seed
+    20261124).
+
+    Returns
+    -------
+    models : pandas.DataFrame
+        600 rows ``candidate, image, ost`` (``model-0.3``, ``model-0.6``, ``model-0.9``).
+    humans : pandas.DataFrame
+        1,600 rows ``image, ost``: one per image and measurement.
+
+    References
+    ----------
+    Kar, K., Kubilius, J., Schmidt, K., Issa, E. B. & DiCarlo, J. J. (2019). Evidence that
+    recurrent circuits are critical to the ventral stream's execution of core object
+    recognition behavior. *Nature Neuroscience* 22, 974–983.
+
+    Examples
+    --------
+    >>> from trialwise import datasets
+    >>> models, humans = datasets.synthetic_ost_sample()
+    >>> sorted(models.candidate.unique()), len(humans), humans.image.nunique()
+    (['model-0.3', 'model-0.6', 'model-0.9'], 1600, 200)
+    """
+    import pandas as pd
+
+    folder = resources.files(__name__).joinpath("ost-sample")
+    with folder.joinpath("models.csv.gz").open("rb") as fh:
+        models = pd.read_csv(fh, compression="gzip")
+    with folder.joinpath("humans.csv.gz").open("rb") as fh:
+        humans = pd.read_csv(fh, compression="gzip")
+    return models, humans
 
 
 def data_readme() -> str:

@@ -42,6 +42,7 @@ def read_lm_eval(
     filter_name: str | None = None,
     clusters: str | None = None,
     unaligned: Literal["error", "drop"] = "error",
+    metric: str | None = None,
 ):
     """Read lm-evaluation-harness ``--log_samples`` files of one or more models into a trial table.
 
@@ -67,6 +68,16 @@ def read_lm_eval(
     unaligned : {"error", "drop"}
         An item logged for some but not all models of its task is an error, or is dropped
         (and counted).
+    metric : str, optional
+        A per-document metric the harness logged (``"f1"``, ``"em"``, ``"exact_match"``,
+        ``"acc"``, ...) whose value becomes the trial's ``score`` column (a number in
+        [0, 1]), which an accuracy leaderboard averages (``docs/language_models.md``, "Scores
+        that are not 0/1"). Generation tasks (DROP, SQuAD, TriviaQA, GSM8K) are then read
+        too: their trials have no options (``n_options`` 0, ``probabilities`` None), the
+        first filtered response as ``response``, the target as text as ``truth``, and are
+        ``correct`` when the score is 1. A document without the field, or with a value that
+        is not a number in [0, 1] (e.g. a corpus metric's ``[reference, prediction]`` pair,
+        as ``bleu`` logs), is an error naming the file and line.
 
     Returns
     -------
@@ -132,7 +143,7 @@ def read_lm_eval(
     """
     normalization = check_choice(normalization, "normalization", ("none", "length"))
     unaligned = check_choice(unaligned, "unaligned", ("error", "drop"))
-    for value, name in ((filter_name, "filter_name"), (clusters, "clusters")):
+    for value, name in ((filter_name, "filter_name"), (clusters, "clusters"), (metric, "metric")):
         if value is not None and not isinstance(value, str):
             raise InvalidTypeError(f"`{name}` must be a str or None; got {type(value).__name__} {show(value)}")
     files = log_paths(paths, ("samples_*.jsonl", "samples_*.jsonl.gz"))
@@ -150,16 +161,26 @@ def read_lm_eval(
         group = _group(task, results)
         delimiter = _delimiter(task, results)
         tally.files += 1
-        found, wrong = _read_samples(path, task, group, model, delimiter, normalization, filter_name, clusters, tally)
+        found, wrong = _read_samples(path, task, group, model, delimiter, normalization, filter_name, clusters, tally,
+                                     metric)
         records.extend(found)
         mismatches += wrong
+    generation = tally.skipped.get(_GENERATION, 0)
+    if not records and generation:
+        raise InvalidValueError(f"no multiple-choice record in the {tally.files} file(s) read: {generation} record(s) "
+                                f"of generation tasks, which need a per-document score: pass `metric=` (e.g. "
+                                f"metric='f1' or 'exact_match', a field the harness logged)")
     if mismatches:
-        metric = "acc_norm" if normalization == "length" else "acc"
-        tally.note(f"trials whose correctness differs from the logged `{metric}` (kept; the task may score its "
+        acc = "acc_norm" if normalization == "length" else "acc"
+        tally.note(f"trials whose correctness differs from the logged `{acc}` (kept; the task may score its "
                    f"options differently)", mismatches)
     return assemble(records, tally, source="lm-evaluation-harness", unaligned=unaligned, clusters=clusters,
                     options_field="filtered_resps", truth_field="target",
-                    extra={"normalization": normalization, "metric_mismatches": mismatches})
+                    extra={"normalization": normalization, "metric_mismatches": mismatches, "metric": metric})
+
+
+#: The reason counted for generation records read without ``metric=``.
+_GENERATION = "records that are not multiple choice (generation or perplexity tasks)"
 
 
 def _open_lines(path: Path) -> list[str]:
@@ -254,8 +275,35 @@ def _gold(target: str, options: Sequence[str]) -> int | None:
     return matches[0] if matches else None
 
 
+def _metric_value(row: dict[str, Any], metric: str, where: str) -> float:
+    """The per-document value of ``metric`` in a logged record: a number in [0, 1], else an error."""
+    if metric not in row:
+        fields = sorted(k for k, v in row.items() if isinstance(v, (int, float)) and k not in ("doc_id",))
+        raise InvalidValueError(f"{where}: `metric`={metric!r} is not a field of the logged record (numeric "
+                                f"fields: {fields})")
+    value = row[metric]
+    number = float(value) if isinstance(value, (int, float)) else math.nan
+    if not 0.0 <= number <= 1.0:  # NaN, out of range, or not a number (a corpus metric's pair)
+        hint = (" (a percentage, as SQuAD's `f1` and `exact`? rescale it to [0, 1] in a table and read that with "
+                "tw.read_trials(..., score=...))" if isinstance(value, (int, float)) and 1.0 < value <= 100.0 else "")
+        raise InvalidValueError(f"{where}: field {metric!r} (`metric`) must be a per-document score in [0, 1]; "
+                                f"got {show(value)}{hint}")
+    return number
+
+
+def _cluster(row: dict[str, Any], clusters: str | None, where: str) -> str | None:
+    if clusters is None:
+        return None
+    doc = row.get("doc")
+    if not isinstance(doc, dict) or clusters not in doc:
+        raise InvalidValueError(f"{where}: `clusters`={clusters!r} is not a field of the logged `doc` "
+                                f"(fields: {sorted(doc) if isinstance(doc, dict) else show(doc)})")
+    return str(doc[clusters])
+
+
 def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str, normalization: str,
-                  filter_name: str | None, clusters: str | None, tally: Tally) -> tuple[list[Record], int]:
+                  filter_name: str | None, clusters: str | None, tally: Tally,
+                  metric: str | None = None) -> tuple[list[Record], int]:
     lines = _open_lines(path)
     rows: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(lines, start=1):
@@ -287,9 +335,19 @@ def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str,
     use_hash = all(isinstance(row.get("doc_hash"), str) for _, row in rows)
     for number, row in sorted(rows, key=lambda nr: _doc_order(nr[1]["doc_id"])):
         where = f"{path}:{number}"
+        score = None if metric is None else _metric_value(row, metric, where)
         lls = _loglikelihoods(row["filtered_resps"])
-        if lls is None:
-            tally.skip("records that are not multiple choice (generation or perplexity tasks)")
+        if lls is None and metric is None:
+            tally.skip(_GENERATION)
+            continue
+        if lls is None:  # a generation task, scored by the logged metric
+            image = _image(row, use_hash, occurrences, doc_lines, number, where, task, model)
+            resps = row["filtered_resps"]
+            response = resps[0] if isinstance(resps, list) and resps else resps
+            target = row.get("target", "")
+            records.append(Record(group, task, model, image, target if isinstance(target, str) else
+                                  json.dumps(target), str(response), 0, None, _cluster(row, clusters, where), where,
+                                  score))
             continue
         options = _continuations(row.get("arguments"))
         if options is None or len(options) != len(lls):
@@ -320,25 +378,26 @@ def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str,
         logged = row.get("acc_norm" if normalization == "length" else "acc")
         if isinstance(logged, (int, float)) and not isinstance(logged, bool) and math.isfinite(logged):
             mismatches += bool(logged) != (response == gold)
-        cluster = None
-        if clusters is not None:
-            doc = row.get("doc")
-            if not isinstance(doc, dict) or clusters not in doc:
-                raise InvalidValueError(f"{where}: `clusters`={clusters!r} is not a field of the logged `doc` "
-                                        f"(fields: {sorted(doc) if isinstance(doc, dict) else show(doc)})")
-            cluster = str(doc[clusters])
-        doc_id = str(row["doc_id"])
-        if doc_id in doc_lines:
-            raise InvalidValueError(f"{where}: duplicate document: doc_id {row['doc_id']!r} of task {task!r} was "
-                                    f"already logged for model {model!r} at line {doc_lines[doc_id]}")
-        doc_lines[doc_id] = number
-        image = str(row["doc_hash"]) if use_hash else doc_id
-        occurrences[image] = occurrences.get(image, 0) + 1
-        if occurrences[image] > 1:
-            image = f"{image}-{occurrences[image]}"  # the same document text twice in one task
+        cluster = _cluster(row, clusters, where)
+        image = _image(row, use_hash, occurrences, doc_lines, number, where, task, model)
         records.append(Record(group, task, model, image, str(gold), str(response), len(choices),
-                              softmax(scores), cluster, where))
+                              softmax(scores), cluster, where, score))
     return records, mismatches
+
+
+def _image(row: dict[str, Any], use_hash: bool, occurrences: dict[str, int], doc_lines: dict[str, int], number: int,
+           where: str, task: str, model: str) -> str:
+    """The item id of a record (``doc_hash``, else ``doc_id``), and an error for a document logged twice."""
+    doc_id = str(row["doc_id"])
+    if doc_id in doc_lines:
+        raise InvalidValueError(f"{where}: duplicate document: doc_id {row['doc_id']!r} of task {task!r} was "
+                                f"already logged for model {model!r} at line {doc_lines[doc_id]}")
+    doc_lines[doc_id] = number
+    image = str(row["doc_hash"]) if use_hash else doc_id
+    occurrences[image] = occurrences.get(image, 0) + 1
+    if occurrences[image] > 1:
+        image = f"{image}-{occurrences[image]}"  # the same document text twice in one task
+    return image
 
 
 def _doc_order(doc_id: Any) -> tuple[int, Any]:

@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import show
 from trialwise._core.warnings import TrialwiseWarning, warn
-from trialwise.data import OPTION_COLUMNS, TRIAL_COLUMNS, check_probabilities
+from trialwise.data import OPTION_COLUMNS, SCORE_COLUMN, TRIAL_COLUMNS, check_probabilities
 
 __all__ = ["LOG_COLUMNS", "Record", "softmax", "assemble", "log_paths", "Tally", "finite_float"]
 
@@ -45,6 +45,7 @@ class Record:
     probabilities: tuple[float, ...] | None
     cluster: str | None
     where: str
+    score: float | None = None  # the logged per-item value of the chosen metric (``read_lm_eval(metric=...)``)
 
 
 class Tally:
@@ -100,7 +101,8 @@ def log_paths(paths: Any, patterns: Iterable[str], name: str = "paths") -> list[
 
 def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str, clusters: str | None,
              options_field: str, truth_field: str, extra: dict[str, Any] | None = None):
-    """The checked trial table of ``records`` (columns :data:`LOG_COLUMNS`, plus ``cluster``).
+    """The checked trial table of ``records`` (columns :data:`LOG_COLUMNS`, plus ``score`` when the
+    records carry one and ``cluster``).
 
     Raises an ``InvalidValueError`` naming the file and line for a document logged twice for
     one model, an item whose option count or correct option differs between models, and
@@ -160,10 +162,13 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
         "image": [r.image for r in records],
         "truth": [r.truth for r in records],
         "response": [r.response for r in records],
-        "correct": [r.response == r.truth for r in records],
+        # a generation record (no options) is correct when its score is full credit
+        "correct": [r.response == r.truth if r.n_options or r.score is None else r.score == 1.0 for r in records],
         "n_options": np.array([r.n_options for r in records], dtype=np.int64),
         "probabilities": [r.probabilities for r in records],
     })
+    if any(r.score is not None for r in records):
+        frame[SCORE_COLUMN] = np.array([r.score for r in records], dtype=float)
     if clusters is not None:
         frame["cluster"] = [r.cluster for r in records]
     frame = frame.sort_values(["experiment", "condition", "subject", "image"], kind="stable").reset_index(drop=True)

@@ -53,10 +53,14 @@ def plot_brainscore(table: Any, ceiling: Any, *, axes: Any = None):
     fig, _ = figure_axes(left)
     y = np.arange(len(t))[::-1]
     level = f"{ceiling.confidence_level * 100:g}% CI"
+    # I1n/I2n divide raw by √ceiling (Brain-Score's rule): a raw value is at its ceiling at √ceiling
+    root = getattr(ceiling, "metric", "") in ("i2n", "i1n")
     cc = ceiling.confidence_interval
+    f = (lambda x: np.sqrt(np.maximum(x, 0.0))) if root else (lambda x: x)
     if np.isfinite(cc.low) and np.isfinite(cc.high):
-        left.axvspan(cc.low, cc.high, color="C1", alpha=0.25, lw=0)
-    left.axvline(ceiling.statistic, color="C1", lw=1.5, label=f"ceiling {ceiling.statistic:.3f}")
+        left.axvspan(f(cc.low), f(cc.high), color="C1", alpha=0.25, lw=0)
+    left.axvline(f(ceiling.statistic), color="C1", lw=1.5,
+                 label=f"√ceiling {f(ceiling.statistic):.3f}" if root else f"ceiling {ceiling.statistic:.3f}")
     draw_intervals(left, t["raw"], t["raw_low"], t["raw_high"], y, color="C0", label="raw")
     left.set_yticks(y, t["observer"], fontsize=8)
     left.set_ylim(-0.7, len(t) - 0.3)
@@ -64,6 +68,6 @@ def plot_brainscore(table: Any, ceiling: Any, *, axes: Any = None):
     left.legend(fontsize=8, loc="best")
     draw_intervals(right, t["statistic"], t["ci_low"], t["ci_high"], y, color="C2", label="score")
     right.set_xlim(-0.02, 1.02)
-    right.set_xlabel(f"score = clip(raw / ceiling, 0, 1), {level}")
+    right.set_xlabel(f"score = {'raw / √ceiling' if root else 'clip(raw / ceiling, 0, 1)'}, {level}")
     right.tick_params(labelleft=False)
     return fig
