@@ -712,9 +712,10 @@ def bootstrap_pair_block(right: NDArray, seen: NDArray, idx: NDArray, start: int
         jk_p = np.minimum(1.0, 2.0 * np.minimum(p_up, 1.0 - p_up))  # two-sided, as the tests of the table
     lo, hi, n_undefined = kappa_intervals(counts, estimate, d, opts,
                                           jackknife=None if cluster_jk is None else (cluster_jk, None))
-    ok = ~np.isnan(d)
-    return dict(counts=counts, lo=lo, hi=hi, n_undefined=n_undefined, below=np.sum(ok & (d <= 0), axis=0),
-                above=np.sum(ok & (d >= 0), axis=0), n_ok=ok.sum(axis=0), jackknife_pvalue=jk_p,
+    with np.errstate(invalid="ignore"):  # NaN (undefined) compares False: counted in neither tail
+        below, above = np.sum(d <= 0, axis=0), np.sum(d >= 0, axis=0)
+    return dict(counts=counts, lo=lo, hi=hi, n_undefined=n_undefined, below=below, above=above,
+                n_ok=d.shape[0] - np.sum(np.isnan(d), axis=0), jackknife_pvalue=jk_p,
                 dist=d if keep else None)
 
 

