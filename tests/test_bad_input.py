@@ -596,11 +596,17 @@ API = [
      r"trials: column 'f1' must hold a score in \[0, 1\] on every row; row 1 has 'high'"),
     ("rt-score-missing", tw.read_trials, (trials(),), dict(score="f1"), ValueError, r"trials: no column 'f1'"),
     ("rt-score-int", tw.read_trials, (trials(),), dict(score=1), TypeError, r"`score` must be the name of a column"),
-    ("lb-score-ec", lambda: tw.leaderboard(trials().assign(score=0.5), tw.Protocol(name="ec"), n_resamples=5), None, None,
+    ("lb-score-ec", lambda: tw.leaderboard(tw.read_trials(trials().assign(f1=0.5), score="f1"), tw.Protocol(name="ec"),
+                                           n_resamples=5), None, None,
      ValueError, r"metric 'error-consistency' needs 0/1 correctness, but column 'score' holds per-item scores that "
                  r"are not 0 or 1 \(e\.g\. 0\.5\)"),
-    ("lb-score-range", lambda: tw.leaderboard(trials().assign(score=-0.1), "accuracy", n_resamples=5), None, None,
+    ("lb-score-range", lambda: tw.leaderboard(tw.read_trials(trials().assign(f1=0.5), score="f1").assign(score=-0.1),
+                                              "accuracy", n_resamples=5), None, None,
      ValueError, r"trials: column 'score' must hold scores in \[0, 1\]; row 1 has -0\.1"),
+    ("lb-score-disagrees", lambda: tw.leaderboard(tw.read_trials(trials().assign(f1=1.0), score="f1"),
+                                                  tw.Protocol(name="ec"), n_resamples=5), None, None,
+     ValueError, r"metric 'error-consistency' uses `correct`, but column 'score' \(0/1 scores\) disagrees with it on "
+                 r"\d+ trial\(s\)"),
     # ---- evaluation logs (logs/): lm-evaluation-harness, HELM
     ("lme-none", tw.read_lm_eval, (None,), {}, TypeError, r"`paths` must be a file or folder path or a non-empty list"),
     ("lme-empty-list", tw.read_lm_eval, ([],), {}, TypeError, r"`paths` must be a file or folder path"),
@@ -848,6 +854,12 @@ API = [
      None, None, ValueError, r"`source_osts` must have a 'presentation' dimension .*got dims \('image',\)"),
     ("ost-metric-ceiling-1d", lambda: bs.OSTCorrelation(n_resamples=10).ceiling(np.arange(5.0)), None, None, ValueError,
      r"`target_osts` needs a second dimension of subjects or trials .*got shape \(5,\)"),
+    ("bench-i2n-extra-class", lambda: tw.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=10, rng=0).score_table(
+        _i2n()[0].assign(**{"Unnamed: 0": 1.0})), None, None, ValueError,
+     r"candidates 'model': column\(s\) \['Unnamed: 0'\] are not classes of the human trials"),
+    ("bench-i2n-human-name", lambda: tw.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=10, rng=0).score_table(
+        {str(_i2n()[1].subject.iloc[0]): _i2n()[0]}), None, None, ValueError,
+     r"candidates: \['s\d+'\] are humans of the benchmark"),
     ("i2n-probs-array", lambda: bs.i2n(np.ones((3, 2)), _i2n()[1]), None, None, TypeError,
      r"`model_probabilities` must be a pandas DataFrame indexed by image.*got ndarray"),
     ("i2n-trials-columns", lambda: bs.i2n(_i2n()[0], _i2n()[1].drop(columns="truth")), None, None, ValueError,
@@ -1265,7 +1277,7 @@ CLI = [
     ("cli-bs-probs-text", ["brainscore", F("afc_csv"), "--metric", "i2n", "--probabilities", F("probs_text_csv")],
      r"--probabilities .*probs_text\.csv: column 'o1' holds 'high', not a number \(line 2\)"),
     ("cli-bs-i2n-humans", ["brainscore", F("good_csv"), "--metric", "i2n", "--probabilities", F("probs_csv"), "-q"],
-     r"probs\.csv: `model_probabilities` has no row for 80 image\(s\) of `human_trials`"),
+     r"probs\.csv: candidates 'm1': column\(s\) \['o0', 'o1', 'o2'\] are not classes of the human trials"),
     ("cli-bs-ost-short", ["brainscore", F("osts_csv"), "--metric", "ost", "--osts", F("osts_short_csv"), "-q"],
      r"osts_short\.csv: candidates 'm1': no OST for 1 of the humans' images, e.g. 'i3'"),
     ("cli-bs-osts-metric", ["brainscore", "--metric", "i2n", "--osts", F("osts_csv")], r"--osts applies to --metric ost"),

@@ -174,17 +174,29 @@ def test_error_consistency_refuses_scores_that_are_not_binary():
     with pytest.raises(tw.InvalidValueError, match=r"'error-consistency' needs 0/1 .*column 'score'.*e\.g\. 0\.\d+"):
         tw.leaderboard(trials, protocol=ec, n_resamples=10)
     binary = trials.assign(score=(trials.score > 0.5).astype(float))
+    # 0/1 scores that disagree with `correct`: error consistency would silently use other data
+    with pytest.raises(tw.InvalidValueError, match=r"uses `correct`, but column 'score' .*disagrees with it on \d+ trial"):
+        tw.leaderboard(binary, protocol=ec, n_resamples=10)
+    agree = binary.assign(correct=binary.score == 1.0)
     with pytest.warns(tw.TrialwiseWarning, match="only one reference observer"):
-        lb = tw.leaderboard(binary, protocol=ec, n_resamples=10, rng=0)
+        lb = tw.leaderboard(agree, protocol=ec, n_resamples=10, rng=0)
+    with pytest.warns(tw.TrialwiseWarning, match="only one reference observer"):
+        plain = tw.leaderboard(agree.drop(columns="score"), protocol=ec, n_resamples=10, rng=0)
     assert lb.candidates == ("m1",)
+    pd.testing.assert_frame_equal(lb.table, plain.table)
 
 
 def test_scores_read_from_a_table_are_checked():
     good = pd.DataFrame({"subject": ["a", "a", "b", "b"], "image": ["1", "2", "1", "2"], "f1": [0.5, 1, 0.25, 0]})
     t = tw.read_trials(good, score="f1")
     assert t.score.tolist() == [0.5, 1.0, 0.25, 0.0] and t.correct.tolist() == [False, True, False, False]
-    raw = quiet_board(good.rename(columns={"f1": "score"}), n_resamples=20, rng=0)  # a raw table's `score` column
-    assert raw.table.set_index("observer").score.to_dict() == {"a": 0.75, "b": 0.125}
+    read = quiet_board(t, n_resamples=20, rng=0)
+    assert read.table.set_index("observer").score.to_dict() == {"a": 0.75, "b": 0.125}
+    # a column that merely is called `score` (a confidence, a rating) is not taken for partial credit
+    raw = good.rename(columns={"f1": "score"}).assign(truth="x", response=["y", "x", "y", "y"])
+    with pytest.warns(tw.TrialwiseWarning, match="column 'score' is not used as per-item scores"):
+        board = tw.leaderboard(raw, protocol="accuracy", n_resamples=20, rng=0)
+    assert board.table.set_index("observer").score.to_dict() == {"a": 0.5, "b": 0.0}
     with pytest.raises(tw.InvalidValueError, match=r"column 'f1' must hold scores in \[0, 1\]; row 2 has 1\.2"):
         tw.read_trials(good.assign(f1=[0.5, 1.2, 0, 0]), score="f1")
     with pytest.raises(tw.InvalidValueError, match=r"column 'f1' must hold a score .* row 3 has nan"):

@@ -26,7 +26,8 @@ from trialwise._core.validation import show
 from trialwise.labels import read_number
 
 __all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_human", "image_id", "TRIAL_COLUMNS",
-           "OPTION_COLUMNS", "PROBABILITY_SUM_TOLERANCE", "check_probabilities", "SCORE_COLUMN", "check_scores"]
+           "OPTION_COLUMNS", "PROBABILITY_SUM_TOLERANCE", "check_probabilities", "SCORE_COLUMN", "SCORE_SOURCE",
+           "check_scores"]
 
 #: Columns of a trials table as :func:`read_trials` returns it.
 TRIAL_COLUMNS = ("experiment", "condition", "subject", "observer_type", "image", "truth", "response", "correct")
@@ -38,6 +39,9 @@ PROBABILITY_SUM_TOLERANCE = 1e-6
 #: The column of a per-item score in [0, 1] (partial credit, F1, ...) when one is read (``read_trials(score=...)``,
 #: ``read_lm_eval(metric=...)``); an accuracy leaderboard averages it instead of ``correct``.
 SCORE_COLUMN = "score"
+#: Key of ``DataFrame.attrs`` naming the column the scores were read from (``read_trials(score=...)``,
+#: ``read_lm_eval(metric=...)``): only a table that carries it has its ``score`` column used.
+SCORE_SOURCE = "score_source"
 
 
 def check_probabilities(probabilities: Any, where: str, field: str) -> tuple[float, ...]:
@@ -499,6 +503,7 @@ def read_trials(
         out["n_options"], out["probabilities"] = _option_probabilities(frame, probabilities, what)
     if scores is not None:
         out[SCORE_COLUMN] = scores
+        out.attrs[SCORE_SOURCE] = score
     if clusters is not None:
         _need(frame, clusters, what)
         if frame[clusters].isna().any():

@@ -159,6 +159,11 @@ class ImageMetricScorer:
             raise InvalidTypeError(f"`scalar` must be a callable (trials table -> per-trial values); got "
                                    f"{v.show(scalar)}")
         self.scalar = scalar or accuracy_values
+        #: The humans' names: a candidate may not be one of them (as for the trial-level metrics).
+        self._human_names = frozenset(map(str, humans["subject"])) if "subject" in humans.columns else frozenset()
+        #: The classes the humans' trials name: a candidate's probability columns must be among them.
+        self._classes = frozenset(str(x) for c in ("truth", "response", "distractor") if c in humans.columns
+                                  for x in humans[c].dropna().unique())
         self.humans = humans
         kw: dict[str, Any] = dict(n_resamples=n_resamples, confidence_level=confidence_level, rng=seed, **opts)
         if n_splits is not None:
@@ -203,6 +208,7 @@ class ImageMetricScorer:
                                             f"{len(self._human_images)} images (the scalars are compared on the same "
                                             f"stimuli); it lacks {len(self._human_images - have)} and has "
                                             f"{len(have - self._human_images)} other(s)")
+            self.check_not_humans(groups)
             return {str(k): self._values(g, f"candidate {k!r}") for k, g in groups.items()}
         if self.metric in ("i2n", "i1n") and not isinstance(x, Mapping) and "response" in getattr(x, "columns", ()):
             raise InvalidValueError(f"metric {self.metric!r} scores a candidate's class probabilities per image (a "
@@ -225,12 +231,25 @@ class ImageMetricScorer:
                                             f"{t.index[t.index.duplicated()][0]!r}")
                 out[name] = t["ost"].reindex(self._images).to_numpy(dtype=float)
             else:
+                other = [c for c in t.columns if str(c) not in self._classes]
+                if self._classes and other:
+                    raise InvalidValueError(f"{what} {name!r}: column(s) {other[:5]} are not classes of the human trials "
+                                            f"(their truth/response/distractor labels); drop them (an index written "
+                                            f"by DataFrame.to_csv shows up as 'Unnamed: 0')")
                 ragged = [c for c in t.columns if t[c].isna().any()]
                 if ragged:
                     raise InvalidValueError(f"{what} {name!r}: the class column(s) {ragged[:5]} have no probability "
                                             f"for some images (ragged classes); every image needs every class")
                 out[name] = t
+        self.check_not_humans(out)
         return out
+
+    def check_not_humans(self, names: Any) -> None:
+        """An ``InvalidValueError`` if a candidate has the name of a human of the benchmark."""
+        clash = sorted(set(map(str, names)) & self._human_names)
+        if clash:
+            raise InvalidValueError(f"candidates: {clash[:5]} are humans of the benchmark (a human cannot be scored "
+                                    f"against the humans it is part of); rename the candidate(s)")
 
     def score(self, name: str, data: Any) -> BrainScoreResult:
         """One candidate's result from the metric's function (observer = ``name``)."""

@@ -30,13 +30,18 @@ def score_interval(method: str, dist: NDArray, estimate: NDArray, level: float, 
 
 
 def studentized_score_interval(dist: NDArray, estimate: NDArray, level: float, standard_error: NDArray,
-                               replicate_standard_error: NDArray) -> tuple[NDArray, NDArray, NDArray]:
-    """The studentized interval of every score, and ``bc`` where it is unbounded.
+                               replicate_standard_error: NDArray,
+                               bounds: tuple[float, float] = (-np.inf, np.inf)) -> tuple[NDArray, NDArray, NDArray]:
+    """The studentized interval of every score, and ``bc`` where it is unbounded, clipped to ``bounds``.
 
     Returns ``(low, high, fallback)``: ``fallback`` marks the scores whose studentized
     interval is unbounded (their standard error is 0 on more than α/2 of the replicates:
     e.g. a row of one or two pairs whose small tables often turn degenerate) and that got
-    the bias-corrected percentile interval instead.
+    the bias-corrected percentile interval instead. ``bounds``: the metric's range
+    (:data:`trialwise.benchmark.protocol.METRIC_RANGE`); the studentized interval, a
+    symmetric-looking t-interval on an unbounded scale, can leave it when the standard
+    errors are small on many replicates (few clusters, continuous scores), and no score
+    can lie outside it.
     """
     lo, hi = score_interval("studentized", dist, estimate, level, standard_error=standard_error,
                             replicate_standard_error=replicate_standard_error)
@@ -44,7 +49,7 @@ def studentized_score_interval(dist: NDArray, estimate: NDArray, level: float, s
     if fallback.any():
         blo, bhi = score_interval("bc", dist[:, fallback], estimate[fallback], level)
         lo[fallback], hi[fallback] = blo, bhi
-    return lo, hi, fallback
+    return np.clip(lo, *bounds), np.clip(hi, *bounds), fallback
 
 
 @dataclass(frozen=True, repr=False, eq=False)

@@ -41,7 +41,7 @@ from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.benchmark.influence import UnitInfluence
 from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import GROUND_TRUTH, Protocol, metric_from_sums
-from trialwise.data import SCORE_COLUMN
+from trialwise.data import SCORE_COLUMN, SCORE_SOURCE
 from trialwise.resampling import BATCH_BYTES, bootstrap_sums, child_rngs
 from trialwise.tables import cluster_sums, pair_columns
 
@@ -227,11 +227,12 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     ref_of = {r: i for i, r in enumerate(references)}
     n_refs = len(references)
 
-    value_col, dtype = _item_values(t, protocol)
-    if dtype != np.uint8:
+    value_col, dtype, n_differ = _item_values(t, protocol)
+    if n_differ:  # the scores are what is averaged: say so, with the user's column and how swaps work
         partial = t[value_col].to_numpy(float)
-        notes.append(StructuredNote("per-item-scores", column=value_col,
-                                    n_partial=int(((partial != 0.0) & (partial != 1.0)).sum())))
+        notes.append(StructuredNote("per-item-scores", column=str(trials.attrs.get(SCORE_SOURCE, SCORE_COLUMN)),
+                                    n_partial=int(((partial != 0.0) & (partial != 1.0)).sum()), n_differ=n_differ,
+                                    clustered=clusters is not None))
 
     units: list[Unit] = []
     lab_row: list[list[Any]] = []
@@ -333,22 +334,30 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     )
 
 
-def _item_values(trials, protocol: Protocol) -> tuple[str, Any]:
-    """Which column fills a unit's ``right`` and in which dtype: ``correct`` as uint8, or the
-    per-item ``score`` column (:data:`trialwise.data.SCORE_COLUMN`) when the trials have one —
-    as uint8 when every score is 0 or 1 (the same numbers as ``correct``), else as float64,
-    which only a ground-truth metric (accuracy: the mean score) can average."""
+def _item_values(trials, protocol: Protocol) -> tuple[str, Any, int]:
+    """Which column fills a unit's ``right``, in which dtype, and on how many trials the per-item
+    scores differ from ``correct``.
+
+    Without a ``score`` column (:data:`trialwise.data.SCORE_COLUMN`): ``correct`` as uint8.
+    Only a ground-truth metric (accuracy: the mean score) averages scores: it takes the
+    ``score`` column, as uint8 when every score is 0 or 1, else as float64. Every other metric
+    needs 0/1 correctness and takes ``correct``; a ``score`` column that is not 0/1 or that
+    disagrees with ``correct`` is then an error, not silently set aside."""
     if SCORE_COLUMN not in trials.columns:
-        return "correct", np.uint8
+        return "correct", np.uint8, 0
     scores = trials[SCORE_COLUMN].to_numpy(float)
     partial = (scores != 0.0) & (scores != 1.0)
-    if not partial.any():
-        return SCORE_COLUMN, np.uint8
-    if not protocol.against_ground_truth:
+    differ = int((partial | ((scores == 1.0) != trials["correct"].to_numpy(bool))).sum())
+    if protocol.against_ground_truth:
+        return SCORE_COLUMN, (np.float64 if partial.any() else np.uint8), differ
+    if partial.any():
         raise InvalidValueError(f"metric {protocol.metric!r} needs 0/1 correctness, but column {SCORE_COLUMN!r} "
                                 f"holds per-item scores that are not 0 or 1 (e.g. {float(scores[partial][0])!r}); "
                                 f"only metric 'accuracy' averages scores (drop the column to use `correct`)")
-    return SCORE_COLUMN, np.float64
+    if differ:
+        raise InvalidValueError(f"metric {protocol.metric!r} uses `correct`, but column {SCORE_COLUMN!r} (0/1 scores) "
+                                f"disagrees with it on {differ} trial(s); drop one of the two or make them agree")
+    return "correct", np.uint8, 0
 
 
 # --------------------------------------------------------------------------- aggregation

@@ -49,7 +49,7 @@ from trialwise.benchmark.hierarchy import (
     build_design,
     row_scores,
 )
-from trialwise.benchmark.protocol import HIGHER_IS_BETTER, Protocol, get_protocol
+from trialwise.benchmark.protocol import HIGHER_IS_BETTER, METRIC_RANGE, Protocol, get_protocol
 from trialwise.benchmark.ranks import (
     BestSet,
     KendallTau,
@@ -248,7 +248,8 @@ class Leaderboard(Result):
                                     "bootstrap_scores(..., standard_errors=True)")
         notes = list(design.notes if notes is None else notes)
         if ci_method == "studentized" and se is not None and se_rep is not None:
-            lo, hi, fallback = studentized_score_interval(replicates, scores, confidence_level, se, se_rep)
+            lo, hi, fallback = studentized_score_interval(replicates, scores, confidence_level, se, se_rep,
+                                                          bounds=METRIC_RANGE[design.protocol.metric])
             if fallback.any():
                 notes.append(f"{', '.join(design.rows[i] for i in np.flatnonzero(fallback))}: the studentized "
                              "interval is unbounded (the score's standard error is 0 in more than "

@@ -59,9 +59,11 @@ TEXT: dict[str, Callable[..., str]] = {
         f"both observers saw"),
     "sparse-pairs": _sparse,
     "reference-row-empty": _reference_row_empty,
-    "per-item-scores": lambda column, n_partial: (
+    "per-item-scores": lambda column, n_partial, n_differ, clustered: (
         f"accuracy is the mean per-item score of column {column!r} ({n_partial} trial(s) between 0 and 1, partial "
-        f"credit); the swap test is the paired sign-flip test of the two candidates' per-item scores"),
+        f"credit" + (f"; {n_differ - n_partial} score(s) of 0 or 1 that differ from `correct`" if n_differ > n_partial
+                     else "") + "); the swap test is the paired sign-flip test of the two candidates' "
+        + ("cluster sums of scores (whole clusters are swapped)" if clustered else "per-item scores")),
     "candidate-trials-unused": lambda n: (
         f"{n} candidate trial(s) outside the benchmark's conditions were not used"),
     "synthetic-trials": lambda model_accuracy: (

@@ -33,12 +33,15 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise.kappa import kappa_from_cells, kappa_gradient_sums
 
-__all__ = ["Protocol", "METRICS", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "ACCURACY", "GROUND_TRUTH", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums",
+__all__ = ["Protocol", "METRICS", "METRIC_RANGE", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "ACCURACY", "GROUND_TRUTH", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums",
            "metric_gradient"]
 
 #: Pair metrics a protocol can average (each a function of a pair's 2×2 table).
 Metric = Literal["error-consistency", "observed-consistency", "accuracy-difference", "accuracy"]
 METRICS: tuple[Metric, ...] = get_args(Metric)
+#: The range every value of the metric lies in (a score's interval is clipped to it).
+METRIC_RANGE = {"error-consistency": (-1.0, 1.0), "observed-consistency": (0.0, 1.0),
+                "accuracy-difference": (0.0, 1.0), "accuracy": (0.0, 1.0)}
 #: Whether a larger value of the metric means "more alike" (ranks: 1 = most alike).
 HIGHER_IS_BETTER = {"error-consistency": True, "observed-consistency": True, "accuracy-difference": False,
                     "accuracy": True}

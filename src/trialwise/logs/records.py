@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import show
 from trialwise._core.warnings import TrialwiseWarning, warn
-from trialwise.data import OPTION_COLUMNS, SCORE_COLUMN, TRIAL_COLUMNS, check_probabilities
+from trialwise.data import OPTION_COLUMNS, SCORE_COLUMN, SCORE_SOURCE, TRIAL_COLUMNS, check_probabilities
 
 __all__ = ["LOG_COLUMNS", "Record", "softmax", "assemble", "log_paths", "Tally", "finite_float"]
 
@@ -176,6 +176,8 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
                             "skipped": dict(tally.skipped), "noted": dict(tally.noted)}
     info.update(extra or {})
     frame.attrs["log"] = info
+    if SCORE_COLUMN in frame.columns:  # an accuracy leaderboard averages it (trialwise.data.SCORE_SOURCE)
+        frame.attrs[SCORE_SOURCE] = str(info.get("metric") or SCORE_COLUMN)
     if tally.skipped or tally.noted:
         unused = "; ".join(f"{n} {reason}" for reason, n in tally.skipped.items())
         parts = [f"not used: {unused}"] if unused else []
