@@ -73,7 +73,8 @@ PAIR_BLOCK_BYTES = 256 * 2**20
 #: The replicates of all pairs (``bootstrap_distribution``, B × pairs × 8 bytes) are kept by
 #: default up to this size; ``keep_replicates=True`` keeps them whatever their size.
 KEEP_REPLICATES_BYTES = 256 * 2**20
-_KAPPA_ROWS_BYTES = 2**20  # κ of the replicates in slices of this many bytes per array (cache-sized)
+_KAPPA_ROWS_BYTES = 2**20  # κ of the replicates in tasks of this many bytes per array, one thread each,
+_KAPPA_SLICE_BYTES = 2**18  # each done in slices of this many (their ~6 arrays stay in a core's L2 cache)
 
 TestMethod = IndependenceTest  # the name these signatures used before the alias moved to significance
 
@@ -638,26 +639,37 @@ def _kappa_of_sums(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased:
 
 def _kappa_of_sums_rows(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased: bool, out: NDArray,
                         r: int, rows: int, extra: tuple | None = None) -> None:
-    """Rows ``r … r + rows − 1`` of :func:`_kappa_of_sums`, written into ``out``."""
-    sl = slice(r, r + rows)
+    """Rows ``r … r + rows − 1`` of :func:`_kappa_of_sums`, written into ``out``, a cache-sized slice at a time."""
+    step = max(1, _KAPPA_SLICE_BYTES // (8 * max(1, int(np.prod(out.shape[1:], dtype=np.int64)))))
+    for s in range(r, min(r + rows, len(out)), step):
+        _kappa_of_sums_slice(n, n11, ca, cb, unbiased, out, slice(s, min(s + step, r + rows)), extra)
+
+
+def _kappa_of_sums_slice(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased: bool, out: NDArray,
+                         sl: slice, extra: tuple | None = None) -> None:
+    """Rows ``sl`` of :func:`_kappa_of_sums`, written into ``out``."""
     nn, a11, a, b = n[sl], n11[sl], ca[sl], cb[sl]
     if extra is not None:  # new arrays in the sums' dtype (exact there too): the sums are never written to
         e_n, e11, per, ia, ib = extra
         per = per[sl]
         nn, a11 = nn + e_n[sl], a11 + e11[sl]
         a, b = a + np.take(per, ia, axis=1), b + np.take(per, ib, axis=1)
-    f8 = np.float64  # products of the (exact, ≤ 24-bit) sums are exact in float64
+    # Numerator and denominator halved, (n·n11 − ca·cb) / (n(ca + cb)/2 − ca·cb): exact like the
+    # whole ones (products of the exact, ≤ 24-bit sums are exact in float64, halving is exact), so
+    # the quotient is the same bits in two passes fewer. The denominator is ca(n − cb) + cb(n − ca)
+    # ≥ 0, and 0 only where n11 ≤ min(ca, cb) forces the numerator to 0 too: 0/0 gives the NaN of
+    # an undefined κ without a mask.
+    f8 = np.float64
     p = np.multiply(a, b, dtype=f8)
     num = np.multiply(nn, a11, dtype=f8)
     num -= p
-    num *= 2.0
     den = np.add(a, b, dtype=f8)
     den *= nn
+    den *= 0.5
     den -= p
-    den -= p
-    o = out[r:r + rows]
-    o.fill(np.nan)
-    np.divide(num, den, out=o, where=den > 0)
+    o = out[sl]
+    with np.errstate(invalid="ignore", divide="ignore"):  # here: the threads do not share the caller's state
+        np.divide(num, den, out=o)
     if unbiased:
         o[...] = unbiased_from_kappa(o, nn)
 

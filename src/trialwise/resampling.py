@@ -102,7 +102,9 @@ def _batch_rows(n_items: int, n_columns: int, n_resamples: int, batch: int | Non
     if batch is not None:
         return check_positive_int(batch, "batch")
     per_row = 12 * n_items + 8 * max(n_columns, 1)
-    return int(max(1, min(n_resamples, BATCH_BYTES // per_row)))
+    rows = int(max(1, min(n_resamples, BATCH_BYTES // per_row)))
+    chunks = -(-n_resamples // rows)
+    return -(-n_resamples // chunks)  # chunks of equal size (not a last one of a few rows: a slow product)
 
 
 def bootstrap_weights(
@@ -242,7 +244,9 @@ def bootstrap_sums(
         ``column_max`` give exact sums (the same for any number of BLAS threads), which
         reach ``statistic`` in the weights' dtype (float32 or float64). With a ``prior``,
         ``columns`` may have a row per item only: the product then leaves the prior's rows
-        out, and a statistic ``with_weights`` gets the whole chunk to add their part.
+        out, and a statistic ``with_weights`` gets the whole chunk to add their part. Exact
+        sums reach ``statistic`` in one buffer reused for every chunk: it must not keep them
+        (an output that is a view of them is copied).
 
     Returns
     -------
@@ -272,7 +276,11 @@ def bootstrap_sums(
             raise InvalidValueError(f"`weights` were made for integer columns in [0, {weights.column_max}]; `columns` "
                                     f"has values in [{x.min(initial=0)}, {x.max(initial=0)}]")
         dtype = weights.dtype
-    xf = np.ascontiguousarray(x, dtype=dtype)
+    # Exact sums do not depend on the order BLAS adds in, so the columns keep their memory order
+    # (a plain cast; BLAS reads either order): a C-order copy of the column-major item columns of
+    # the pair blocks was a transposing pass slower than a fifth of their product. Inexact sums
+    # keep the C order that fixes their rounding.
+    xf = x.astype(dtype, order="K", copy=False) if exact or exact32 else np.ascontiguousarray(x, dtype=dtype)
     if weights is None:
         rows = _batch_rows(n_items, n_cols, n_resamples, batch)
         chunks: Any = bootstrap_weights(n_items, n_resamples, rng=rng, strata=strata, batch=rows, kind=kind)
@@ -281,11 +289,18 @@ def bootstrap_sums(
     else:
         chunks = weights
     out: list[NDArray] = []
+    buffer: NDArray | None = None  # exact sums for a statistic: one product buffer for every chunk
     for w in chunks:
         # columns of the items only (not the prior's rows): the product takes the items' weights
-        sums = (w if w.shape[1] == n_items else w[:, :n_items]).astype(dtype, copy=False) @ xf
-        if statistic is None or not exact:  # exact sums reach the statistic in the product's dtype
-            sums = sums.astype(np.float64, copy=False)
+        wi = (w if w.shape[1] == n_items else w[:, :n_items]).astype(dtype, copy=False)
+        if statistic is not None and exact:  # exact sums reach the statistic in the product's dtype
+            if buffer is None or len(buffer) < len(wi):
+                buffer = np.empty((len(wi), n_cols), dtype=dtype)
+            sums = np.matmul(wi, xf, out=buffer[:len(wi)])
+            stat = statistic(sums, w) if with_weights else statistic(sums)
+            out.append(stat.copy() if np.may_share_memory(stat, buffer) else stat)  # the buffer is overwritten
+            continue
+        sums = (wi @ xf).astype(np.float64, copy=False)
         if statistic is None:
             out.append(sums)
         else:
