@@ -103,3 +103,20 @@ def test_cluster_bootstrap_covers_where_the_item_bootstrap_does_not():
     se = np.sqrt(0.05 * 0.95 / len(cover["items"]))
     assert np.mean(cover["items"]) < 0.95 - 5 * se  # resampling items under-covers badly
     assert abs(np.mean(cover["clusters"]) - 0.95) < 4 * se + 0.01
+
+
+def test_the_report_says_what_was_resampled_and_shows_agreement_only_between_observers():
+    from trialwise.benchmark.report import render_report
+
+    t, _ = _clustered_board(np.random.default_rng(5), n_clusters=8, size=5)
+    clustered = tw.leaderboard(t, protocol="accuracy", n_resamples=50, rng=0, clusters="cluster")
+    plain = tw.leaderboard(t, protocol="accuracy", n_resamples=50, rng=0)
+    assert (clustered.resampled, plain.resampled) == ("clusters", "items")
+    html_c, html_p = render_report(clustered).html, render_report(plain).html
+    assert "clusters of items resampled within each condition" in html_c
+    assert "): items resampled within each condition" in html_p
+    # against the always-right oracle the observed agreement is the accuracy: no agreement figure
+    assert "Observed vs expected agreement" not in html_c + html_p
+    humans = t.assign(observer_type=np.where(t.subject.isin(["m0", "m1"]), "human", "model"))
+    ec = tw.leaderboard(humans, protocol=tw.Protocol(name="ec", min_items=5), n_resamples=50, rng=0)
+    assert "Observed vs expected agreement" in render_report(ec).html

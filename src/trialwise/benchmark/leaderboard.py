@@ -779,6 +779,11 @@ class Leaderboard(Result):
         lines += [f"Note: {n}" for n in self.notes] if notes else []
         return "\n".join(lines)
 
+    @property
+    def resampled(self) -> str:
+        """What the bootstrap resamples within each condition: ``"items"`` or ``"clusters"`` (``clusters=``)."""
+        return "clusters" if any(u.clusters is not None for u in self._design.units) else "items"
+
     def describe(self) -> str:
         """The protocol in one line, counting only the exclusions that apply to the scored experiments.
 

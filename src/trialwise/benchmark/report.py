@@ -195,7 +195,8 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
     level = f"{lb.confidence_level * 100:g}%"
     title = title or f"trialwise leaderboard — {lb.protocol.name}"
     parts = [f"<p class='note'>{html.escape(lb.describe())}. {level} intervals from a joint hierarchical "
-             f"bootstrap ({html.escape(str(lb.ci_method))}, B = {lb.n_resamples}): items resampled within each "
+             f"bootstrap ({html.escape(str(lb.ci_method))}, B = {lb.n_resamples}): "
+             f"{'clusters of items' if lb.resampled == 'clusters' else 'items'} resampled within each "
              f"condition, the same replicate for every observer, every level recomputed.</p>"]
     k = len(lb.candidates)
     tau = lb.kendall_tau
@@ -297,9 +298,10 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
                               [["observer", "kind", "shape_bias", "ci", "n_shape", "n_texture"]]
                               .rename(columns={"ci": f"{level} CI"}), text_columns=("observer", "kind")),
                   "</details>"]
-    parts += ["<h2>Observed vs expected agreement</h2>",
-              _figure("Observed vs expected agreement",
-                      lambda: plot.plot_agreement(lb.entries(), confidence_level=lb.confidence_level), failures)]
+    if not lb.protocol.against_ground_truth:  # against an always-right oracle the agreement is the accuracy itself
+        parts += ["<h2>Observed vs expected agreement</h2>",
+                  _figure("Observed vs expected agreement",
+                          lambda: plot.plot_agreement(lb.entries(), confidence_level=lb.confidence_level), failures)]
     left = _left_out(lb)
     if left:
         parts += ["<h2 id='left-out'>Left out</h2>", *left]
