@@ -73,8 +73,8 @@ PAIR_BLOCK_BYTES = 256 * 2**20
 #: The replicates of all pairs (``bootstrap_distribution``, B × pairs × 8 bytes) are kept by
 #: default up to this size; ``keep_replicates=True`` keeps them whatever their size.
 KEEP_REPLICATES_BYTES = 256 * 2**20
-_KAPPA_ROWS_BYTES = 2**20  # κ of the replicates in tasks of this many bytes per array, one thread each,
-_KAPPA_SLICE_BYTES = 2**18  # each done in slices of this many (their ~6 arrays stay in a core's L2 cache)
+_KAPPA_SLICE_BYTES = 2**18  # κ of the replicates in slices of this many bytes per array, one thread each
+                            # (their ~6 temporaries stay in a core's L2 cache)
 
 TestMethod = IndependenceTest  # the name these signatures used before the alias moved to significance
 
@@ -625,24 +625,16 @@ def _kappa_of_sums(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased:
     """
     shape = np.broadcast_shapes(np.shape(n), np.shape(n11), np.shape(ca), np.shape(cb))
     out = np.empty(shape)
-    rows = max(1, _KAPPA_ROWS_BYTES // (8 * max(1, int(np.prod(shape[1:], dtype=np.int64)))))
-    starts = range(0, shape[0], rows)
-    workers = min(len(starts), thread_budget())
+    step = max(1, _KAPPA_SLICE_BYTES // (8 * max(1, int(np.prod(shape[1:], dtype=np.int64)))))
+    slices = [slice(r, min(r + step, shape[0])) for r in range(0, shape[0], step)]
+    workers = min(len(slices), thread_budget())
     if workers > 1:  # each slice is written by one thread: the same bits for any number of them
         with ThreadPoolExecutor(workers) as ex:
-            list(ex.map(lambda r: _kappa_of_sums_rows(n, n11, ca, cb, unbiased, out, r, rows, extra), starts))
+            list(ex.map(lambda sl: _kappa_of_sums_slice(n, n11, ca, cb, unbiased, out, sl, extra), slices))
     else:
-        for r in starts:
-            _kappa_of_sums_rows(n, n11, ca, cb, unbiased, out, r, rows, extra)
+        for sl in slices:
+            _kappa_of_sums_slice(n, n11, ca, cb, unbiased, out, sl, extra)
     return out
-
-
-def _kappa_of_sums_rows(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased: bool, out: NDArray,
-                        r: int, rows: int, extra: tuple | None = None) -> None:
-    """Rows ``r … r + rows − 1`` of :func:`_kappa_of_sums`, written into ``out``, a cache-sized slice at a time."""
-    step = max(1, _KAPPA_SLICE_BYTES // (8 * max(1, int(np.prod(out.shape[1:], dtype=np.int64)))))
-    for s in range(r, min(r + rows, len(out)), step):
-        _kappa_of_sums_slice(n, n11, ca, cb, unbiased, out, slice(s, min(s + step, r + rows)), extra)
 
 
 def _kappa_of_sums_slice(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased: bool, out: NDArray,
