@@ -267,7 +267,7 @@ class _Timers:
                                     ("pseudo-counts", ec, "_jeffreys_pseudo_counts", "factory"),
                                     ("tables", ec, "tables_from_sums", "call"),
                                     ("kappa", ec, "kappa_kernel", "call"),
-                                    ("kappa", ec, "_kappa_of_sums", "call")]:
+                                    ("kappa", ec, "kappa_from_sums", "call")]:
             if hasattr(mod, name):
                 orig = getattr(mod, name)
                 self.undo.append((mod, name, orig))

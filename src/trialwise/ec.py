@@ -30,6 +30,7 @@ from trialwise.intervals import CI_METHODS, CIMethod, interval, jackknife_t_pval
 from trialwise.ec_result import ErrorConsistencyResult, PairwiseErrorConsistencyResult
 from trialwise.labels import code_labels
 from trialwise.kappa import (
+    kappa_from_sums,
     kappa_kernel,
     unbiased_from_kappa,
     canonical_orientation,
@@ -73,7 +74,6 @@ PAIR_BLOCK_BYTES = 256 * 2**20
 #: The replicates of all pairs (``bootstrap_distribution``, B × pairs × 8 bytes) are kept by
 #: default up to this size; ``keep_replicates=True`` keeps them whatever their size.
 KEEP_REPLICATES_BYTES = 256 * 2**20
-_KAPPA_SLICE_BYTES = 2**18  # κ of the replicates in slices of this many bytes per array, one thread each
                             # (their ~6 temporaries stay in a core's L2 cache)
 
 TestMethod = IndependenceTest  # the name these signatures used before the alias moved to significance
@@ -611,61 +611,6 @@ def prior_items(n_observers: int) -> NDArray:
     return out
 
 
-def _kappa_of_sums(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased: bool,
-                   extra: tuple | None = None) -> NDArray:
-    """κ from a pair's weighted sums: ``2(n·n11 − ca·cb) / (n(ca + cb) − 2·ca·cb)``, NaN where 0/0.
-
-    :func:`trialwise.kappa.kappa_from_cells` written in the sums (``n10 = ca − n11`` ...), with
-    no tables built, a few replicates at a time so that the temporaries stay in the CPU cache.
-    The sums of the engine are exact (integers, or multiples of ``2**-k`` with at most 24
-    significant bits), so numerator and denominator are exact in float64 and κ is the same
-    bits as from the tables. ``extra = (n, n11, per_observer, ia, ib)`` is added first (the
-    virtual items' part: ``n`` (b, 1), ``n11`` like the sums, ``per_observer`` (b, observers)
-    indexed by the pairs' observers ``ia`` and ``ib`` for ``ca`` and ``cb``) — exact too.
-    """
-    shape = np.broadcast_shapes(np.shape(n), np.shape(n11), np.shape(ca), np.shape(cb))
-    out = np.empty(shape)
-    step = max(1, _KAPPA_SLICE_BYTES // (8 * max(1, int(np.prod(shape[1:], dtype=np.int64)))))
-    slices = [slice(r, min(r + step, shape[0])) for r in range(0, shape[0], step)]
-    workers = min(len(slices), thread_budget())
-    if workers > 1:  # each slice is written by one thread: the same bits for any number of them
-        with ThreadPoolExecutor(workers) as ex:
-            list(ex.map(lambda sl: _kappa_of_sums_slice(n, n11, ca, cb, unbiased, out, sl, extra), slices))
-    else:
-        for sl in slices:
-            _kappa_of_sums_slice(n, n11, ca, cb, unbiased, out, sl, extra)
-    return out
-
-
-def _kappa_of_sums_slice(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased: bool, out: NDArray,
-                         sl: slice, extra: tuple | None = None) -> None:
-    """Rows ``sl`` of :func:`_kappa_of_sums`, written into ``out``."""
-    nn, a11, a, b = n[sl], n11[sl], ca[sl], cb[sl]
-    if extra is not None:  # new arrays in the sums' dtype (exact there too): the sums are never written to
-        e_n, e11, per, ia, ib = extra
-        per = per[sl]
-        nn, a11 = nn + e_n[sl], a11 + e11[sl]
-        a, b = a + np.take(per, ia, axis=1), b + np.take(per, ib, axis=1)
-    # Numerator and denominator halved, (n·n11 − ca·cb) / (n(ca + cb)/2 − ca·cb): exact like the
-    # whole ones (products of the exact, ≤ 24-bit sums are exact in float64, halving is exact), so
-    # the quotient is the same bits in two passes fewer. The denominator is ca(n − cb) + cb(n − ca)
-    # ≥ 0, and 0 only where n11 ≤ min(ca, cb) forces the numerator to 0 too: 0/0 gives the NaN of
-    # an undefined κ without a mask.
-    f8 = np.float64
-    p = np.multiply(a, b, dtype=f8)
-    num = np.multiply(nn, a11, dtype=f8)
-    num -= p
-    den = np.add(a, b, dtype=f8)
-    den *= nn
-    den *= 0.5
-    den -= p
-    o = out[sl]
-    with np.errstate(invalid="ignore", divide="ignore"):  # here: the threads do not share the caller's state
-        np.divide(num, den, out=o)
-    if unbiased:
-        o[...] = unbiased_from_kappa(o, nn)
-
-
 def bootstrap_pair_block(right: NDArray, seen: NDArray, idx: NDArray, start: int, codes: NDArray | None,
                          opts: Options, weights: ReplicateWeights, seed: int, keep: bool) -> dict[str, Any]:
     """Tables, intervals and replicate summaries of one block of pairs: the body of the pairwise bootstrap.
@@ -702,7 +647,7 @@ def bootstrap_pair_block(right: NDArray, seen: NDArray, idx: NDArray, start: int
         if n_virtual:  # exact too: multiples of the grid step, below 2**24 (2**53) of them
             wv = w[:, weights.n_items:]
             extra = (wv.sum(axis=1, keepdims=True), wv @ both, wv @ each, idx[:, 0], idx[:, 1])
-        return _kappa_of_sums(*to_sums(sums), unbiased=opts.unbiased, extra=extra)
+        return kappa_from_sums(*to_sums(sums), unbiased=opts.unbiased, extra=extra)
 
     d = bootstrap_sums(cols, opts.n_resamples, statistic=statistic, weights=weights, with_weights=True)
     st = table_statistics(counts)

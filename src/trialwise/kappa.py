@@ -22,6 +22,7 @@ variance, bounds and bias correction) in one place, most of them docstrings with
 from __future__ import annotations
 
 import numbers
+from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -29,12 +30,14 @@ from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.threads import thread_budget
 from trialwise._core.validation import check_kappa, check_probability
 
 __all__ = [
     "TableStatistics",
     "table_statistics",
     "kappa_from_counts",
+    "kappa_from_sums",
     "unbiased_kappa",
     "kappa_variance",
     "kappa_bounds",
@@ -59,6 +62,7 @@ _INT_KAPPA_MAX_TOTAL = 2**31
 # this share of its table's total is floating-point noise (e.g. n − a − b + n11 of weighted
 # sums), not an error.
 _NEGATIVE_TOLERANCE = 1e-9
+_KAPPA_SLICE_BYTES = 2**18  # kappa_from_sums: slices of this many bytes per array, one thread each
 
 
 def _check_tables(counts: ArrayLike, name: str = "counts", *, square: bool = False) -> NDArray:
@@ -138,6 +142,71 @@ def kappa_from_cells(n11, n10, n01, n00) -> NDArray:
     out = np.full(np.shape(num), np.nan)
     np.divide(num, den, out=out, where=den > 0)
     return out
+
+
+def kappa_from_sums(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, *, unbiased: bool = False,
+                    extra: tuple | None = None, workers: int | None = None) -> NDArray:
+    """κ from a pair's weighted sums: ``2(n·n11 − ca·cb) / (n(ca + cb) − 2·ca·cb)``, NaN where 0/0.
+
+    :func:`kappa_from_cells` written in the sums (``n10 = ca − n11`` ...), with
+    no tables built, a few replicates at a time so that the temporaries stay in the CPU cache.
+    The sums of the engine are exact (integers, or multiples of ``2**-k`` with at most 24
+    significant bits), so numerator and denominator are exact in float64 and κ is the same
+    bits as from the tables. ``extra = (n, n11, per_observer, ia, ib)`` is added first (the
+    virtual items' part: ``n`` (b, 1), ``n11`` like the sums, ``per_observer`` (b, observers)
+    indexed by the pairs' observers ``ia`` and ``ib`` for ``ca`` and ``cb``) — exact too.
+    ``unbiased``: :func:`unbiased_from_kappa` of each value. The slices run on ``workers``
+    threads (default: :func:`trialwise._core.threads.thread_budget`; 1 inside a caller's own
+    threads); each slice is written by one thread, so the bits do not depend on it.
+
+    Examples
+    --------
+    >>> kappa_from_sums(np.array([[10.0]]), np.array([[6.0]]), np.array([[7.0]]), np.array([[8.0]])).round(4).tolist()
+    [[0.2105]]
+    >>> float(kappa_from_cells(6.0, 1.0, 2.0, 1.0))  # the same table's cells
+    0.21052631578947367
+    """
+    shape = np.broadcast_shapes(np.shape(n), np.shape(n11), np.shape(ca), np.shape(cb))
+    out = np.empty(shape)
+    step = max(1, _KAPPA_SLICE_BYTES // (8 * max(1, int(np.prod(shape[1:], dtype=np.int64)))))
+    slices = [slice(r, min(r + step, shape[0])) for r in range(0, shape[0], step)]
+    n_workers = min(len(slices), thread_budget() if workers is None else workers)
+    if n_workers > 1:  # each slice is written by one thread: the same bits for any number of them
+        with ThreadPoolExecutor(n_workers) as ex:
+            list(ex.map(lambda sl: _kappa_from_sums_slice(n, n11, ca, cb, unbiased, out, sl, extra), slices))
+    else:
+        for sl in slices:
+            _kappa_from_sums_slice(n, n11, ca, cb, unbiased, out, sl, extra)
+    return out
+
+
+def _kappa_from_sums_slice(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased: bool, out: NDArray,
+                         sl: slice, extra: tuple | None = None) -> None:
+    """Rows ``sl`` of :func:`kappa_from_sums`, written into ``out``."""
+    nn, a11, a, b = n[sl], n11[sl], ca[sl], cb[sl]
+    if extra is not None:  # new arrays in the sums' dtype (exact there too): the sums are never written to
+        e_n, e11, per, ia, ib = extra
+        per = per[sl]
+        nn, a11 = nn + e_n[sl], a11 + e11[sl]
+        a, b = a + np.take(per, ia, axis=1), b + np.take(per, ib, axis=1)
+    # Numerator and denominator halved, (n·n11 − ca·cb) / (n(ca + cb)/2 − ca·cb): exact like the
+    # whole ones (products of the exact, ≤ 24-bit sums are exact in float64, halving is exact), so
+    # the quotient is the same bits in two passes fewer. The denominator is ca(n − cb) + cb(n − ca)
+    # ≥ 0, and 0 only where n11 ≤ min(ca, cb) forces the numerator to 0 too: 0/0 gives the NaN of
+    # an undefined κ without a mask.
+    f8 = np.float64
+    p = np.multiply(a, b, dtype=f8)
+    num = np.multiply(nn, a11, dtype=f8)
+    num -= p
+    den = np.add(a, b, dtype=f8)
+    den *= nn
+    den *= 0.5
+    den -= p
+    o = out[sl]
+    with np.errstate(invalid="ignore", divide="ignore"):  # here: the threads do not share the caller's state
+        np.divide(num, den, out=o)
+    if unbiased:
+        o[...] = unbiased_from_kappa(o, nn)
 
 
 def _kappa_int(counts: NDArray) -> NDArray:
