@@ -247,6 +247,35 @@ def test_leaderboard_tidy_file_with_column_mapping(tmp_path, capsys):
     assert code == 2 and "no column 'subject'; columns found: source, experiment, condition, participant" in err
 
 
+def test_two_files_each_name_their_own_truth_column(two_files, tmp_path, capsys):
+    pa, pb, truth, a, b = two_files
+    pd.read_csv(pa).rename(columns={"truth": "category"}).to_csv(tmp_path / "a_category.csv", index=False)
+    for first, second in ((tmp_path / "a_category.csv", pb), (pb, tmp_path / "a_category.csv")):
+        code, out, err = run(["ec", str(first), str(second), "--seed", "3", "--json"], capsys)
+        assert code == 0, err
+        got = json.loads(out)
+        acc = {pa.name: np.mean(a == truth), "a_category.csv": np.mean(a == truth), pb.name: np.mean(b == truth)}
+        assert got["accuracy_a"] == pytest.approx(acc[first.name]) and got["accuracy_b"] == pytest.approx(acc[second.name])
+
+
+def test_leaderboard_reads_a_table_of_correctness_only(tmp_path, capsys):
+    raw = tw.read_trials(tw.datasets.model_vs_human("silhouette"))
+    raw = raw[(raw["observer_type"] == "human") | raw["subject"].isin(["resnet50", "clip-16"])]
+    raw.to_csv(tmp_path / "full.csv", index=False)
+    only = raw.drop(columns=["truth", "response"])
+    only.to_csv(tmp_path / "correct.csv", index=False)
+    only.rename(columns={"correct": "right"}).assign(right=lambda f: f["right"].astype(int)).to_csv(
+        tmp_path / "right.csv", index=False)
+    tables = {}
+    for name, extra in (("full", []), ("correct", []), ("right", ["--correct-column", "right"])):
+        code, out, err = run(["leaderboard", str(tmp_path / f"{name}.csv"), *extra, "--resamples", "100", "--seed", "0",
+                              "--tests", "none", "-q", "--csv", str(tmp_path / f"{name}_out.csv")], capsys)
+        assert code == 0, err
+        tables[name] = pd.read_csv(tmp_path / f"{name}_out.csv")
+    pd.testing.assert_frame_equal(tables["correct"], tables["full"])
+    pd.testing.assert_frame_equal(tables["right"], tables["full"])
+
+
 @pytest.fixture()
 def predictions(tmp_path):
     gen = np.random.default_rng(0)

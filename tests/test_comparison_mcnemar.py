@@ -255,7 +255,7 @@ def test_incomparable_label_kinds_are_a_type_error_not_a_singular_matrix():
                                         r"\('a' in `pred_b`\)"):
         tw.compare(["1", "1"], ["1", True], ["a", 2])
     with pytest.raises(TypeError, match=r"`y_true` holds bool; `pred_a` holds str"):
-        contingency_table([True, False], ["True", "False"], ["True", "True"])
+        contingency_table([True, False], ["yes", "no"], ["yes", "yes"])
 
 
 @pytest.mark.parametrize("missing", [pd.NaT, np.float32("nan"), pd.NA, None, np.nan])

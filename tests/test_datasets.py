@@ -261,3 +261,63 @@ def test_the_2afc_sample_is_what_its_script_writes():
         got = models[f"model-{s:g}"]
         np.testing.assert_allclose(got.loc[probs.index, probs.columns].to_numpy(), probs.to_numpy(), atol=5e-7)
         pd.testing.assert_frame_equal(trials.astype(str), t.astype(str), check_dtype=False)
+
+
+# --------------------------------------------------------------------------- files from other labs (issue 17, HR3)
+
+_MVH_HEADER = "subj,session,trial,rt,object_response,category,condition,imagename\n"
+
+
+def _session(path, subj, rows):
+    """One model-vs-human session file: ``rows`` of (response, category, condition, stimulus)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    code = "dnn" if not subj.startswith("subject-") else "s01"
+    lines = [f"{subj},1,{k + 1},0.5,{r},{c},{cond},{k + 1:04d}_x_{code}_{cond}_{c}_0_{stim}.png"
+             for k, (r, c, cond, stim) in enumerate(rows)]
+    path.write_text(_MVH_HEADER + "\n".join(lines) + "\n")
+
+
+@pytest.mark.parametrize("layout", ["raw-data folder", "experiment folder"])
+def test_model_results_in_a_folder_of_their_own_belong_to_the_experiment_above(tmp_path, layout):
+    rows = [("cat", "cat", "0", "a1"), ("dog", "cat", "0", "a2"), ("dog", "dog", "0", "a3")]
+    for exp in ("edge", "sketch"):
+        _session(tmp_path / exp / f"{exp}_subject-01_session_1.csv", "subject-01", rows)
+        _session(tmp_path / exp / f"{exp}_resnet50_session-1.csv", "resnet50", rows[::-1])
+        _session(tmp_path / exp / f"{exp}_cornet-s_dnn" / "session-1.csv", "cornet-s", rows)  # a fork's layout
+    root = tmp_path if layout == "raw-data folder" else tmp_path / "edge"
+    t = tw.read_model_vs_human(root)
+    expected = {"edge", "sketch"} if layout == "raw-data folder" else {"edge"}
+    assert set(t["experiment"]) == expected
+    for exp in expected:
+        assert sorted(t.loc[t.experiment == exp, "subject"].unique()) == ["cornet-s", "resnet50", "subject-01"]
+    assert len(t) == 9 * len(expected)
+
+
+def test_one_observer_in_two_files_names_the_files(tmp_path):
+    rows = [("cat", "cat", "0", "a1"), ("dog", "cat", "0", "a2")]
+    _session(tmp_path / "edge" / "edge_cornet-s_session-1.csv", "cornet-s", rows)
+    _session(tmp_path / "edge" / "edge_cornet-s_dnn" / "session-1.csv", "cornet-s", rows)
+    with pytest.raises(ValueError, match=r"observer 'cornet-s' answered image 'a1' of experiment 'edge' in 2 files "
+                                         r"\(.*edge_cornet-s_dnn/session-1\.csv, .*edge_cornet-s_session-1\.csv\)"):
+        tw.read_model_vs_human(tmp_path)
+
+
+@pytest.mark.parametrize("sep", [";", "\t"])
+def test_semicolon_and_tab_separated_files_read_as_the_comma_file(tmp_path, sep):
+    frame = tw.datasets.model_vs_human("edge").head(300)
+    frame.to_csv(tmp_path / "comma.csv", index=False)
+    frame.to_csv(tmp_path / "other.csv", index=False, sep=sep)
+    pd.testing.assert_frame_equal(tw.read_table(tmp_path / "other.csv"), tw.read_table(tmp_path / "comma.csv"))
+    pd.testing.assert_frame_equal(tw.read_trials(tmp_path / "other.csv"), tw.read_trials(tmp_path / "comma.csv"))
+    # a ragged line is still named, counted by the file's own separator
+    (tmp_path / "ragged.csv").write_text(f"subject{sep}image{sep}truth{sep}response\ns{sep}i1{sep}cat{sep}cat\ns{sep}i2\n")
+    with pytest.raises(ValueError, match=r"ragged\.csv: not a readable table \(line 3 has 2 field"):
+        tw.read_table(tmp_path / "ragged.csv")
+
+
+def test_a_table_of_correctness_only_is_read_from_its_correct_column(tmp_path):
+    (tmp_path / "c.csv").write_text("subject,image,correct\ns1,i1,1\ns1,i2,0\ns2,i1,TRUE\ns2,i2,true\n")
+    t = tw.read_trials(tmp_path / "c.csv")
+    assert t["correct"].tolist() == [True, False, True, True]
+    (tmp_path / "t.csv").write_text("subject,image,truth,response,correct\ns1,i1,cat,dog,1\n")
+    assert tw.read_trials(tmp_path / "t.csv")["correct"].tolist() == [False]   # truth and response win

@@ -16,9 +16,12 @@ from trialwise.labels import code_labels, read_number
 
 
 def _same_class_by_hand(x, y) -> bool:
-    """The documented rule, written out independently: numbers by value, numeric text as its number."""
+    """The documented rule, written out independently: numbers by value, numeric text as its number,
+    true/false text (any case) as 1/0."""
     def canon(v):
         if isinstance(v, str):
+            if v.strip().lower() in ("true", "false"):
+                return ("number", float(v.strip().lower() == "true"))
             try:
                 f = float(v)
             except ValueError:
@@ -87,7 +90,8 @@ def test_missing_allowed_where_asked():
     ({"y": ["1", "1"], "a": ["1", True], "b": ["a", 2]},
      r"mix numbers \(in `a`, `b`\) with text that is not a number \('a' in `b`\).*`y` holds str; `a` holds bool, str; "
      r"`b` holds int, str"),
-    ({"truth": [True, False], "resp": ["True", "False"]}, r"numbers \(in `truth`\).*'True' in `resp`"),
+    ({"truth": [True, False], "resp": ["yes", "no"]}, r"numbers \(in `truth`\).*'yes' in `resp`"),
+    ({"truth": [1, 0, 1], "resp": ["TRUE", "FALSE", "maybe"]}, r"numbers \(in `truth`\).*'maybe' in `resp`"),
     ({"truth": [1, 2], "resp": ["1", "na"]}, r"'na' in `resp`"),
     ({"truth": [1, 2], "resp": [(1,), 2]}, r"neither numbers nor text.*`resp` holds int, tuple"),
     ({"truth": [[1, 2], [3]], "resp": [1, 2]}, r"`truth` holds labels that cannot be compared .*hashable"),
@@ -126,7 +130,7 @@ def test_pandas_inputs():
 
 
 label = st.one_of(st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5, True, False]),
-                  st.integers(-3, 3).map(str), st.sampled_from(["1.0", "2.5", " 2"]))
+                  st.integers(-3, 3).map(str), st.sampled_from(["1.0", "2.5", " 2", "True", "FALSE", " false "]))
 
 
 @settings(max_examples=150, deadline=None)
@@ -178,3 +182,99 @@ def test_pairwise_error_consistency_truth_path_uses_the_rule():
     np.testing.assert_array_equal(res.counts[0], expected)
     with pytest.raises(ValueError, match=r"`truth` has a missing value at position 2"):
         tw.pairwise_error_consistency(resp, truth=np.r_[truth[:2], np.nan, truth[3:]])
+
+
+# --------------------------------------------------------------------------- true/false answers against 0/1 truth, every path
+
+
+def _two_afc(n: int = 40, seed: int = 0):
+    """A 2-AFC design: 0/1 truth, two observers' 0/1 answers (accuracies about 0.8 and 0.6)."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 2, n)
+    return truth, np.where(rng.random(n) < 0.8, truth, 1 - truth), np.where(rng.random(n) < 0.6, truth, 1 - truth)
+
+
+SPELLINGS = {"bool": lambda r: r.astype(bool), "excel": lambda r: np.where(r == 1, "TRUE", "FALSE"),
+             "python": lambda r: np.where(r == 1, "True", "False"), "mixed-case": lambda r: np.where(r == 1, " true", "False ")}
+TRUTHS = {"int": lambda t: t, "text": lambda t: t.astype(str), "float": lambda t: t.astype(float)}
+
+
+def test_true_false_text_is_1_0_under_the_rule():
+    c = code_labels({"truth": [1, 0, 1], "resp": ["TRUE", "false", " False "]})
+    assert c.rule == "numbers" and c.classes == [0, 1] and c.matches("resp", "truth").tolist() == [True, True, False]
+    # Excel's TRUE meets Python's True; the truth's spelling names the class
+    c = code_labels({"truth": ["True", "False"], "resp": ["TRUE", "TRUE"]})
+    assert c.matches("resp", "truth").tolist() == [True, False] and c.classes == ["False", "True"]
+    # a word among them stays text, and against real numbers it is still the rule-4 TypeError
+    assert code_labels({"truth": ["1", "0"], "resp": ["TRUE", "na"]}).matches("resp", "truth").tolist() == [True, False]
+    with pytest.raises(TypeError, match=r"'na' in `resp`"):
+        code_labels({"truth": [1, 0], "resp": ["TRUE", "na"]})
+
+
+@pytest.mark.parametrize("truth_as", TRUTHS.values(), ids=TRUTHS.keys())
+@pytest.mark.parametrize("spell", SPELLINGS.values(), ids=SPELLINGS.keys())
+def test_read_trials_scores_true_false_answers_against_0_1_truth(spell, truth_as, tmp_path):
+    truth, ra, rb = _two_afc()
+    n = truth.size
+    df = pd.DataFrame({"subject": ["a"] * n + ["b"] * n, "image": list(range(n)) * 2,
+                       "truth": np.r_[truth_as(truth), truth_as(truth)], "response": np.r_[spell(ra), spell(rb)]})
+    for source in (df, tmp_path / "t.csv"):
+        if not isinstance(source, pd.DataFrame):
+            df.to_csv(source, index=False)
+        acc = tw.read_trials(source).groupby("subject")["correct"].mean()
+        assert acc.to_dict() == {"a": pytest.approx(np.mean(ra == truth)), "b": pytest.approx(np.mean(rb == truth))}
+        assert 0 < acc["b"] < acc["a"] < 1                                    # the oracle itself is not degenerate
+
+
+@pytest.fixture
+def afc_files(tmp_path):
+    truth, ra, rb = _two_afc()
+    paths = {}
+    for name, r, spell in (("a", ra, "excel"), ("b", rb, "python")):
+        paths[name] = tmp_path / f"{name}.csv"
+        pd.DataFrame({"image": np.arange(truth.size), "truth": truth, "response": SPELLINGS[spell](r)}).to_csv(
+            paths[name], index=False)
+    pd.DataFrame({"y": truth, "m1": SPELLINGS["python"](ra), "m2": SPELLINGS["excel"](rb)}).to_csv(
+        tmp_path / "cmp.csv", index=False)
+    n = truth.size
+    pd.DataFrame({"subject": ["h1"] * n + ["m1"] * n, "observer_type": ["human"] * n + ["model"] * n,
+                  "image": list(range(n)) * 2, "truth": np.r_[truth, truth],
+                  "response": np.r_[SPELLINGS["excel"](ra), SPELLINGS["bool"](rb)]}).to_csv(
+        tmp_path / "tidy.csv", index=False)
+    return truth, ra, rb, tmp_path
+
+
+def test_cli_ec_and_compare_score_true_false_answers(afc_files, capsys):
+    import json
+
+    from trialwise.cli import main
+
+    truth, ra, rb, d = afc_files
+    assert main(["ec", str(d / "a.csv"), str(d / "b.csv"), "--json", "--resamples", "200", "--seed", "0"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    ref = tw.error_consistency(ra == truth, rb == truth, n_resamples=200, rng=0)
+    assert got["accuracy_a"] == pytest.approx(np.mean(ra == truth)) and got["accuracy_b"] == pytest.approx(np.mean(rb == truth))
+    assert got["statistic"] == pytest.approx(ref.statistic, abs=1e-12)
+    assert main(["compare", str(d / "cmp.csv"), "--truth", "y", "--a", "m1", "--b", "m2", "--json",
+                 "--resamples", "99", "--seed", "0"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["accuracy"] == {"m1": pytest.approx(np.mean(ra == truth)), "m2": pytest.approx(np.mean(rb == truth))}
+    assert got["classes"] == ["0", "1"]
+
+
+def test_leaderboard_value_delta_and_similarity_score_true_false_answers(afc_files):
+    from trialwise.benchmark.behavioral_images import accuracy_values
+
+    truth, ra, rb, d = afc_files
+    trials = tw.read_trials(d / "tidy.csv")
+    board = tw.leaderboard(trials, "accuracy", n_resamples=50, rng=0).to_frame().set_index("observer")
+    assert board.loc["h1", "score"] == pytest.approx(np.mean(ra == truth))
+    assert board.loc["m1", "score"] == pytest.approx(np.mean(rb == truth))
+    np.testing.assert_array_equal(accuracy_values(trials.drop(columns="correct")), np.r_[ra == truth, rb == truth])
+    # similarity of option-indexed trials: a "1.0" or "TRUE" answer is option 1
+    probs = trials.assign(p0=0.5, p1=0.5, response=np.r_[ra.astype(float).astype(str), SPELLINGS["excel"](rb)])
+    table = tw.read_trials(probs, probabilities=["p0", "p1"])
+    res = tw.pairwise_agreement(table, metric="choice", n_resamples=50, rng=0).to_frame()
+    assert res["p_correct_a"].iloc[0] == pytest.approx(np.mean(ra == truth))
+    assert res["p_correct_b"].iloc[0] == pytest.approx(np.mean(rb == truth))
+    assert res["statistic"].iloc[0] == pytest.approx(np.mean(ra == rb))

@@ -193,11 +193,13 @@ def test_joint_method_three_models(tmp_path):
     assert set(trials.condition) == {"mmlu:subject=anatomy,method=multiple_choice_joint"}
     assert set(trials.cluster) == {"anatomy"} and trials.probabilities.isna().all()
     by_id = {inst.id: inst for inst in insts}
+    assert trials.image.str.startswith("subject=anatomy,method=multiple_choice_joint/").all()
     for row in trials.itertuples():
-        i = [inst.id for inst in insts].index(row.image)
+        inst_id = row.image.rsplit("/", 1)[1]
+        i = [inst.id for inst in insts].index(inst_id)
         brute = LETTERS.index(answers[row.subject][i])
-        assert row.response == str(brute) and row.truth == str(truth_of(by_id[row.image]))
-        assert row.correct == (brute == truth_of(by_id[row.image])) and row.n_options == 4
+        assert row.response == str(brute) and row.truth == str(truth_of(by_id[inst_id]))
+        assert row.correct == (brute == truth_of(by_id[inst_id])) and row.n_options == 4
     assert trials.attrs["log"]["methods"] == {"mmlu:subject=anatomy,method=multiple_choice_joint":
                                               "multiple_choice_joint"}
 
@@ -415,3 +417,22 @@ def test_display_predictions_need_instances_and_run_spec(tmp_path):
     with pytest.raises(tw.InvalidValueError, match=r"needs the run's run_spec\.json and instances\.json next to it; "
                                                     r"run_spec\.json is missing"):
         tw.read_helm(folder)
+
+
+def test_runs_of_one_scenario_number_their_instances_alike_and_stay_apart(tmp_path):
+    """HELM numbers every run's instances from id0: MMLU's subjects are runs of one scenario (issue 17)."""
+    insts = instances()
+    rng = np.random.default_rng(4)
+    answers = {}
+    for subject in ("anatomy", "astronomy"):
+        for m in ("org/a", "org/b"):
+            answers[subject, m] = [LETTERS[int(rng.integers(4))] for _ in insts]
+            write_run(tmp_path, f"mmlu:subject={subject},method=multiple_choice_joint,model={m}", m,
+                      "multiple_choice_joint", joint_states(insts, answers[subject, m], m))
+    trials = read_quiet(tmp_path)
+    assert len(trials) == 2 * 2 * len(insts) and set(trials.experiment) == {"mmlu"}
+    board = tw.leaderboard(trials, "accuracy", n_resamples=20, rng=0)     # no "answered more than once"
+    for m in ("org/a", "org/b"):
+        right = [LETTERS.index(a) == truth_of(inst) for s in ("anatomy", "astronomy")
+                 for inst, a in zip(insts, answers[s, m])]
+        assert board.table.set_index("observer").loc[m, "score"] == pytest.approx(np.mean(right))

@@ -408,3 +408,54 @@ def test_files_written_by_the_harness_itself(tmp_path):
     for row in trials.itertuples():
         assert row.probabilities == pytest.approx(expected[(row.subject, row.image)].tolist(), abs=1e-12)
     assert trials.attrs["log"]["metric_mismatches"] == 0
+
+
+# --------------------------------------------------------------------------- logs from other setups (issue 17, HR3)
+
+
+def _group_logs(root: Path, *, hashes: bool, models=("org/a", "org/b", "org/c"), tasks=("g_one", "g_two"),
+                lacking: dict | None = None):
+    """Models logging the tasks of group ``g`` (doc ids 0.. in every task), with or without ``doc_hash``."""
+    rng = np.random.default_rng(3)
+    for m in models:
+        logs = {}
+        for task in tasks:
+            if task in (lacking or {}).get(m, ()):
+                continue
+            rows = []
+            for i in range(12):
+                doc = {"question": f"{task} q{i}?", "choices": ["w", "x", "y"]}
+                row = record(i, doc, int(i % 3), doc["choices"], np.log(rng.dirichlet(np.ones(3))).tolist())
+                if not hashes:
+                    del row["doc_hash"]
+                rows.append(row)
+            logs[task] = rows
+        write_run(root, m, logs, group="g")
+    return root
+
+
+def test_without_doc_hash_the_item_is_task_and_doc_id_so_a_group_has_no_false_duplicates(tmp_path):
+    trials = read_quiet(_group_logs(tmp_path, hashes=False))
+    assert set(trials.experiment) == {"g"} and len(trials) == 3 * 2 * 12
+    assert set(trials.image) == {f"{t}/{i}" for t in ("g_one", "g_two") for i in range(12)}
+    board = tw.leaderboard(trials, "accuracy", n_resamples=50, rng=0)          # no "answered more than once"
+    expected = trials.groupby("subject")["correct"].mean()
+    assert board.table.set_index("observer")["score"].to_dict() == pytest.approx(expected.to_dict())
+    with_hash = read_quiet(_group_logs(tmp_path / "h", hashes=True))
+    assert with_hash.image.str.fullmatch(r"[0-9a-f]{64}").all()                # ids with a hash are unchanged
+
+
+def test_drop_also_drops_a_task_that_a_model_did_not_log_and_counts_it(tmp_path):
+    root = _group_logs(tmp_path, hashes=True, models=("org/a", "org/b", "org/new"), lacking={"org/new": ("g_two",)})
+    kept = read_quiet(root)                                                   # the reader keeps the model
+    assert len(kept) == 12 * 5 and kept.groupby("subject").size().to_dict() == {"org/a": 24, "org/b": 24, "org/new": 12}
+    with pytest.warns(tw.TrialwiseWarning, match=r"24 records of tasks that not every model logged"):
+        dropped = tw.read_lm_eval(root, unaligned="drop")
+    assert set(dropped.condition) == {"g_one"} and len(dropped) == 36
+    assert dropped.attrs["log"]["skipped"] == {"records of tasks that not every model logged": 24}
+    same = kept[kept.condition == "g_one"].reset_index(drop=True)
+    assert dropped["correct"].tolist() == same["correct"].tolist()
+    res = tw.pairwise_agreement(dropped, metric="choice", n_resamples=20, rng=0)
+    assert set(res.observers) == {"org/a", "org/b", "org/new"}
+    with pytest.raises(ValueError, match=r"model 'org/new' answers 12 of the 24 questions .*unaligned='drop'"):
+        tw.pairwise_agreement(kept, metric="choice", n_resamples=20, rng=0)

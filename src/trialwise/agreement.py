@@ -19,6 +19,7 @@ each has a full numpydoc docstring; the result classes live in
 from __future__ import annotations
 
 import itertools
+import math
 import numbers
 from collections.abc import Iterator
 from typing import Any, Literal, get_args
@@ -35,6 +36,7 @@ from trialwise.agreement_result import ModelAgreementResult, PairwiseAgreementRe
 from trialwise.data import PROBABILITY_SUM_TOLERANCE
 from trialwise.ec import PAIR_BLOCK_BYTES, error_consistency, pairwise_error_consistency
 from trialwise.intervals import interval, jackknife_t_pvalue
+from trialwise.labels import label_number
 from trialwise.resampling import ReplicateWeights, bootstrap_weights, monte_carlo_pvalue
 from trialwise.tables import cluster_sums
 
@@ -128,6 +130,15 @@ def _truth_indices(truth: Any, k: NDArray, name: str = "truth") -> NDArray:
         raise InvalidValueError(f"`{name}` must be an option index below the question's number of options; "
                                 f"question {i} has truth {out[i]} and {k[i]} options")
     return out
+
+
+def _option_index(response: Any) -> int:
+    """A logged response as an option index by the rule of :mod:`trialwise.labels` (``"1"``, ``"1.0"``, ``1.0``,
+    ``True`` are option 1); -1 (no option: counted wrong) for anything else, e.g. ``"na"``."""
+    x = label_number(response) if isinstance(response, str) else response
+    if isinstance(x, (numbers.Real, np.bool_)) and math.isfinite(float(x)) and float(x).is_integer():
+        return int(float(x))
+    return -1
 
 
 def _cluster_codes(clusters: Any, n: int) -> NDArray | None:
@@ -649,13 +660,14 @@ def _table_models(trials: Any, metric: str, clusters: Any):
         if len(np.unique(got)) != n or len(got) != n:
             raise InvalidValueError(f"`trials`: model {m!r} answers {len(np.unique(got))} of the {n} questions "
                                     f"(or one twice); agreement needs every model on every question "
-                                    f"(read the logs with unaligned='drop')")
+                                    f"(read the logs with unaligned='drop', e.g. tw.read_lm_eval(paths, "
+                                    f"unaligned='drop'), to keep only the questions every model answered)")
         p = probs[i]
         if metric == "capa":
             prow, _ = _prob_rows(list(trials["probabilities"].to_numpy()[rows]), "trials.probabilities")
             p[got, : prow.shape[1]] = prow
         else:
-            resp = np.array([int(r) if str(r).lstrip("-").isdigit() else -1 for r in trials["response"].to_numpy()[rows]])
+            resp = np.array([_option_index(r) for r in trials["response"].to_numpy()[rows]], dtype=np.int64)
             p[got] = _one_hot(np.where(resp < k[got], resp, -1), width)
     return models, probs, k, truth, cl
 

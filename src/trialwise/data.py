@@ -1,6 +1,6 @@
 """Reading trial tables (tidy CSV/Parquet, model-vs-human raw-data folders) and pairing trials by item.
 
-Why this module is long: about 750 lines, the reader of each input format and the checks of
+Why this module is long: about 850 lines, the reader of each input format and the checks of
 a trial table, which share one column vocabulary (:data:`TRIAL_COLUMNS`).
 """
 
@@ -23,7 +23,7 @@ import numpy as np
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import show
-from trialwise.labels import read_number
+from trialwise.labels import code_labels, read_number
 
 __all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_human", "image_id", "TRIAL_COLUMNS",
            "OPTION_COLUMNS", "PROBABILITY_SUM_TOLERANCE", "check_probabilities", "SCORE_COLUMN", "SCORE_SOURCE",
@@ -86,7 +86,7 @@ def check_scores(values: Any, where: str, column: str) -> np.ndarray:
     if missing.any():
         row = int(np.flatnonzero(missing)[0])
         raise InvalidValueError(f"{where}: column {column!r} must hold a score in [0, 1] on every row; row {row + 1} "
-                                f"has {show(raw.tolist()[row])}")
+                                f"has {show(raw.tolist()[row])}{decimal_comma_hint(raw.tolist()[row])}")
     bad = (x < 0) | (x > 1)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
@@ -110,19 +110,39 @@ def check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
 _OPENERS: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
 
-def _check_fields(p: Path, raw: bytes) -> None:
+def _separator(raw: bytes) -> str:
+    """The field separator of a CSV file: ``,``, or ``;`` / tab when the header has no comma but one of those
+    (files saved by Excel in locales with a decimal comma, and tab-separated files)."""
+    header = raw.lstrip(b"\xef\xbb\xbf\r\n").split(b"\n", 1)[0]
+    if b"," in header:
+        return ","
+    counts = {";": header.count(b";"), "\t": header.count(b"\t")}
+    best = max(counts, key=counts.__getitem__)
+    return best if counts[best] else ","
+
+
+def decimal_comma_hint(value: Any) -> str:
+    """A note for a message about ``value`` that is not a number, when it is one written with a decimal comma."""
+    if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+,\d+\s*", value):
+        return (f" ({value.strip()!r} looks like a number written with a decimal comma: save the file with decimal "
+                f"points, e.g. in the spreadsheet's CSV export settings)")
+    return ""
+
+
+def _check_fields(p: Path, raw: bytes, sep: str = ",") -> None:
     """A ``ValueError`` naming the line when a row has more or fewer fields than the header.
 
     pandas fills a short row with empty values and, when every row has one field too many
     (a separator at the end of each line), silently makes the first column the index and
-    shifts the others; both change the data without a word. ``raw``: the file's bytes.
+    shifts the others; both change the data without a word. ``raw``: the file's bytes;
+    ``sep``: the field separator.
     """
     if b'"' in raw:  # quoted fields may hold separators and line breaks: let the csv module parse them
-        reader = csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline=""))
+        reader = csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline=""), delimiter=sep)
         rows = [(reader.line_num, len(row)) for row in reader if row]
     else:
         lines = raw.split(b"\n")
-        fields = np.fromiter(map(bytes.count, lines, itertools.repeat(b",")), np.int64, len(lines)) + 1
+        fields = np.fromiter(map(bytes.count, lines, itertools.repeat(sep.encode())), np.int64, len(lines)) + 1
         filled = np.fromiter(map(len, map(bytes.strip, lines)), np.int64, len(lines)) > 0
         numbers = np.flatnonzero(filled)
         rows = list(zip((numbers + 1).tolist(), fields[numbers].tolist())) if numbers.size else []
@@ -149,7 +169,10 @@ def read_table(path: str | Path):
     """Read a CSV (optionally gzip-compressed) or Parquet file into a DataFrame of text columns.
 
     Every CSV column is read as text (``"40"`` stays ``"40"``, ``"0.10"`` stays
-    ``"0.10"``); an empty field is missing.
+    ``"0.10"``); an empty field is missing. Fields are separated by commas, or by
+    semicolons or tabs when the header line has no comma but those (as Excel saves a CSV
+    file where the decimal separator is a comma, and tab-separated files); numbers written
+    with a decimal comma are not read as numbers, and an error about one says so.
 
     Parameters
     ----------
@@ -198,8 +221,9 @@ def read_table(path: str | Path):
         if p.suffix.lower() in (".zip", ".zst", ".tar"):
             return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
         raw = _read_bytes(p)
-        _check_fields(p, raw)
-        return pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, na_values=[""])
+        sep = _separator(raw)
+        _check_fields(p, raw, sep)
+        return pd.read_csv(io.BytesIO(raw), dtype=str, keep_default_na=False, na_values=[""], sep=sep)
     except pd.errors.EmptyDataError:
         raise InvalidValueError(f"{p}: the file is empty") from None
     except EOFError:
@@ -209,7 +233,24 @@ def read_table(path: str | Path):
             lzma.LZMAError) as exc:
         if isinstance(exc, ValueError) and str(exc).startswith(f"{p}: "):
             raise
+        if isinstance(exc, UnicodeDecodeError):  # e.g. a Latin-1 file saved by a spreadsheet
+            raise InvalidValueError(f"{p}: not a readable table: not UTF-8 text ({_undecodable(p)}); save it as "
+                                    f"UTF-8 (CSV UTF-8 in a spreadsheet's Save As)") from None
         raise InvalidValueError(f"{p}: not a readable table ({_first_line(exc)})") from None
+
+
+def _undecodable(p: Path) -> str:
+    """Where a file stops being UTF-8: the byte and its line."""
+    try:
+        raw = _read_bytes(p)
+    except (OSError, EOFError, zlib.error, lzma.LZMAError):
+        return "an undecodable byte"
+    try:
+        raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        return f"byte 0x{raw[exc.start]:02x} on line {line}"
+    return "an undecodable byte"
 
 
 def _first_line(exc: BaseException) -> str:
@@ -243,17 +284,15 @@ def _correctness(frame, *, truth: str, response: str, correct: str | None, what:
 
 
 def _same_label(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Item by item, whether two text labels are the same: equal text, or text that reads as the
-    same number (``'1'`` and ``'1.0'``: rule 3 of :mod:`trialwise.labels`, so a column written
-    by another program as floats still matches). Other text never matches a number."""
-
-    same = a == b
+    """Item by item, whether two text labels are the same class, by the one rule of :mod:`trialwise.labels`
+    (:func:`~trialwise.labels.code_labels`): equal text, or text that reads as the same number (``'1'`` and
+    ``'1.0'``, as another program may write a column; ``'True'``/``'TRUE'`` and ``'1'``, as a 2-AFC table
+    with 0/1 truth and true/false answers). Other text never matches a number."""
+    same = np.asarray(a == b, dtype=bool)          # equal text is always the same class: code only the rest
     rest = np.flatnonzero(~same)
     if rest.size:
-        pairs, inverse = np.unique(np.stack([a[rest], b[rest]], axis=1).astype(str), axis=0, return_inverse=True)
-        equal = np.array([(x := read_number(p)) is not None and x == read_number(q) for p, q in pairs], dtype=bool)
-        same[rest] = equal[inverse.reshape(-1)]
-    return same.astype(bool)
+        same[rest] = code_labels({"response": a[rest], "truth": b[rest]}).matches("response", "truth")
+    return same
 
 
 def paired_correctness(
@@ -261,7 +300,7 @@ def paired_correctness(
     b: Any,
     *,
     image: str = "image",
-    truth: str = "truth",
+    truth: str | None = None,
     response: str = "response",
     correct: str | None = None,
     keys: Sequence[str] | None = None,
@@ -275,9 +314,12 @@ def paired_correctness(
         One observer's trials each (one row per item).
     image : str
         The item-id column.
-    truth, response : str
-        Columns of the correct label and of the observer's answer (a trial is correct
-        when they are equal as text, or read as the same number: ``"1"`` and ``"1.0"``).
+    truth : str, optional
+        Column of the correct label (default: ``truth``, else ``category``, in each table).
+    response : str
+        Column of the observer's answer. A trial is correct when response and truth are the
+        same label by the rule of :mod:`trialwise.labels`: equal text, or the same number
+        (``"1"`` and ``"1.0"``; ``"TRUE"``/``"True"`` and ``"1"``).
     correct : str, optional
         A 0/1 (or true/false) correctness column to use instead of truth/response.
     keys : sequence of str, optional
@@ -335,13 +377,35 @@ def paired_correctness(
             row = frame.loc[dup, keys].iloc[0].tolist()
             raise InvalidValueError(f"{name}: item {row} occurs more than once for this observer")
         sub = frame[keys].astype(str).copy()
-        sub["__correct"] = _correctness(frame, truth=truth, response=response, correct=correct, what=name)
+        t_col = truth if truth is not None else "category" if "category" in frame and "truth" not in frame else "truth"
+        sub["__correct"] = _correctness(frame, truth=t_col, response=response, correct=correct, what=name)
         out.append(sub)
     merged = out[0].merge(out[1], on=keys, how="inner", suffixes=("_a", "_b"))
+    if "condition" in keys:
+        _check_paired_conditions(out, keys, len(merged), names)
     if merged.empty:
         raise InvalidValueError(f"{names[0]} and {names[1]} share no item (matched on {', '.join(keys)})")
     info = {"n": len(merged), "only_a": len(out[0]) - len(merged), "only_b": len(out[1]) - len(merged)}
     return merged["__correct_a"].to_numpy(bool), merged["__correct_b"].to_numpy(bool), info
+
+
+def _check_paired_conditions(tables: list, keys: list[str], n_paired: int, names: tuple[str, str]) -> None:
+    """The number-formatting error of :func:`check_items` when items go unpaired only because one table writes
+    a condition as another number text (``"0.10"`` / ``"0.1"``)."""
+    import pandas as pd
+
+    norm = [t[keys].assign(condition=_numeric_form(t["condition"]), __raw=t["condition"]) for t in tables]
+    both = norm[0].merge(norm[1], on=keys, how="inner", suffixes=("_a", "_b"))
+    differ = both[both["__raw_a"] != both["__raw_b"]]
+    if len(both) <= n_paired or differ.empty:
+        return
+    item = [k for k in keys if k not in ("experiment", "condition")]
+    first = differ.iloc[0]
+    rows = pd.DataFrame({"experiment": str(first["experiment"]) if "experiment" in keys else "all",
+                         "image": " ".join(str(first[k]) for k in item),
+                         "condition": [first["__raw_a"], first["__raw_b"]], "subject": list(names)})
+    _check_number_formatting(rows, rows["experiment"].iloc[0], rows["image"].iloc[0], len(differ),
+                             f"{names[0]} and {names[1]}")
 
 
 # --------------------------------------------------------------------------- tidy trials
@@ -385,10 +449,14 @@ def read_trials(
         Column names of the observer id, the item id and the observer's answer.
     truth : str, optional
         Column of the correct answer (default: ``truth``, else ``category``). A trial is
-        correct when its response equals the truth as text, or when both read as the same
-        number (``"1"`` and ``"1.0"``, as another program may have written them).
+        correct when its response is the same label as the truth by the rule of
+        :mod:`trialwise.labels`: equal text, or the same number (``"1"`` and ``"1.0"``, as
+        another program may have written them; ``"TRUE"``/``"True"`` and ``"1"``, as in a
+        2-AFC table with 0/1 truth and true/false answers).
     correct : str, optional
-        A 0/1 (true/false) correctness column, used instead of truth and response.
+        A 0/1 (true/false) correctness column, used instead of truth and response (default:
+        ``correct`` when the table has neither a truth nor a ``category`` column, nor
+        ``score``).
     condition, experiment : str, optional
         Grouping columns (default: ``condition`` / ``experiment`` when present; a table
         without one is a single condition ``"0"`` / experiment ``"all"``).
@@ -474,6 +542,9 @@ def read_trials(
             row = int(np.flatnonzero(frame[src].isna().to_numpy())[0])
             raise InvalidValueError(f"{what}: column {src!r} has an empty value (row {row + 1})")
         out[col] = out[col].astype(str)
+    if correct is None and score is None and truth is None and "correct" in frame.columns and not {
+            "truth", "category"} & set(frame.columns):
+        correct = "correct"  # a table of correctness only (e.g. a leaderboard's input with no labels)
     scores = None
     if score is not None:
         if not isinstance(score, str):
@@ -522,6 +593,8 @@ def _option_probabilities(frame, probabilities: Any, what: str) -> tuple[list[in
     """``n_options`` and ``probabilities`` of every row from option columns or one list column."""
     import ast
 
+    import pandas as pd
+
     if isinstance(probabilities, str):
         _need(frame, probabilities, what)
         cells = []
@@ -540,7 +613,13 @@ def _option_probabilities(frame, probabilities: Any, what: str) -> tuple[list[in
                                    f"option); got {probabilities!r}")
         for c in cols:
             _need(frame, c, what)
-        values = frame[cols].apply(lambda col: col.map(read_number) if col.dtype == object else col)
+        values = frame[cols].apply(lambda col: col if pd.api.types.is_numeric_dtype(col) else col.map(read_number))
+        for c in cols:
+            unread = frame[c].notna().to_numpy() & values[c].isna().to_numpy()
+            if unread.any():
+                k = int(np.flatnonzero(unread)[0])
+                raise InvalidValueError(f"{what}: row {k + 1}: column {c!r} (`probabilities`) must hold a number; got "
+                                        f"{show(frame[c].iloc[k])}{decimal_comma_hint(frame[c].iloc[k])}")
         cells = [check_probabilities(row, f"{what}: row {k + 1}", "probabilities")
                  for k, row in enumerate(values.to_numpy(dtype=float))]
     return [len(p) for p in cells], cells
@@ -677,9 +756,12 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
     ----------
     path : str or Path
         The benchmark's ``raw-data`` folder (one sub-folder per experiment, named after
-        it) or one experiment's folder. Every ``*.csv`` below it is one observer's
-        session, with the columns ``subj, session, trial, rt, object_response, category,
-        condition, imagename``.
+        it: ``raw-data/colour/colour_subject-01_session_1.csv``) or one experiment's folder
+        (``raw-data/colour``, which holds CSV files itself). Every ``*.csv`` below it is one
+        observer's session, with the columns ``subj, session, trial, rt, object_response,
+        category, condition, imagename``; deeper folders (a model's results saved in a folder
+        of their own, ``colour/colour_cornet-s_dnn/session-1.csv``) belong to the experiment
+        above them.
     humans : str
         Regular expression that a ``subj`` of a human observer matches in full
         (default ``subject-\\d+``); all others are models.
@@ -688,7 +770,9 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
     -------
     pandas.DataFrame
         As :func:`read_trials` returns it, plus ``rt`` and ``trial``. The experiment is
-        the name of the file's folder; an empty ``condition`` (models of single-condition
+        the name of the folder under ``path`` that holds the file (at any depth), or the
+        name of ``path`` itself when ``path`` holds CSV files directly (one experiment's
+        folder); an empty ``condition`` (models of single-condition
         experiments) is ``"0"``; image ids are normalised with :func:`image_id`; a
         response ``na`` (no answer in time) is incorrect.
 
@@ -723,6 +807,8 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
     if not files:
         raise InvalidValueError(f"{root}: no .csv files found")
     human = re.compile(humans)
+    # one experiment's folder holds session files itself; the raw-data folder holds one folder per experiment
+    single = root.resolve().name if any(f.parent == root for f in files) else None
     parts = []
     for f in files:
         frame = read_table(f)
@@ -736,7 +822,7 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
                 row = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
                 raise InvalidValueError(f"{f}: column {col!r} is empty on line {row + 2}")
         part = pd.DataFrame({
-            "experiment": f.parent.name,
+            "experiment": single or f.relative_to(root).parts[0],
             "condition": frame["condition"].fillna("0").replace({"nan": "0", "NaN": "0"}).astype(str),
             "subject": frame["subj"],
             "observer_type": ["human" if human.fullmatch(str(s)) else "model" for s in frame["subj"]],
@@ -748,6 +834,17 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
         })
         parts.append(part)
     raw = pd.concat(parts, ignore_index=True)
+    source = np.repeat(np.arange(len(files)), [len(p) for p in parts])
+    dup = raw.duplicated(subset=["experiment", "subject", "image"], keep=False).to_numpy()
+    if dup.any() and len(set(source[dup])) > 1:  # one observer in two files (two sessions, or a copy in a sub-folder)
+        e, subj, i = raw.loc[np.flatnonzero(dup)[0], ["experiment", "subject", "image"]]
+        same = np.flatnonzero(dup & (raw["experiment"] == e).to_numpy() & (raw["subject"] == subj).to_numpy()
+                              & (raw["image"] == i).to_numpy())
+        where = sorted({str(files[k]) for k in source[same]})
+        if len(where) > 1:
+            raise InvalidValueError(f"{root}: observer {subj!r} answered image {i!r} of experiment {e!r} in "
+                                    f"{len(where)} files ({', '.join(where[:3])}); keep one file per observer "
+                                    f"and session (a copy of a model's results in another folder counts twice)")
     trials = read_trials(raw, truth="category")
     trials["trial"] = raw["trial"].to_numpy()
     trials["rt"] = raw["rt"].to_numpy()

@@ -17,12 +17,15 @@ The rule, applied to the labels of all the arguments *together*:
 3. **Text that reads as a number is that number.** ``'1'``, ``'1.0'``, ``' 1'`` and
    ``'1e0'`` are the number 1 (decimal notation; ``'nan'``, ``'inf'`` and text with
    ``_`` stay text). So a column read from a CSV file as text matches the same column
-   read as numbers, and ``'1'`` matches ``'1.0'``. Other text compares as text,
-   exactly (case and spaces count).
+   read as numbers, and ``'1'`` matches ``'1.0'``. Likewise ``'true'`` and ``'false'``
+   in any case (``'True'`` as Python writes it, ``'TRUE'`` as Excel does) are
+   ``True``/``False``, i.e. 1 and 0: a 2-AFC table with 0/1 truth and true/false
+   responses is scored as it reads. Other text compares as text, exactly (case and
+   spaces count).
 4. **Numbers never meet other text.** If the labels hold numbers (``int``, ``float``,
    ``bool``, …) *and* text that does not read as a number, no label of one kind can
    ever equal one of the other: a ``TypeError`` names the arguments and the types found
-   (e.g. ``bool`` truth against ``'True'``/``'False'`` text). Convert them to one kind.
+   (e.g. ``bool`` truth against ``'yes'``/``'no'`` text). Convert them to one kind.
 5. **Anything else** (tuples, dates, …) compares with ``==``, and must not be mixed with
    numbers or text (``TypeError``).
 
@@ -46,7 +49,7 @@ from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 
-__all__ = ["LabelCoding", "code_labels", "read_number"]
+__all__ = ["LabelCoding", "code_labels", "label_number", "read_number"]
 
 _NUMBER, _TEXT, _OTHER = "number", "text", "other"
 #: Names of the coding rules (:attr:`LabelCoding.rule`).
@@ -112,6 +115,24 @@ def read_number(text: str) -> int | float | None:
         except ValueError:
             return None
     return x if math.isfinite(x) else None
+
+
+_TRUTH_WORDS = {"true": 1, "false": 0}
+
+
+def label_number(text: str) -> int | float | None:
+    """The number a text label is under rule 3 of :mod:`trialwise.labels`, or None.
+
+    :func:`read_number`, and 1 / 0 for ``true`` / ``false`` in any case (as Python's
+    ``True`` / ``False`` are).
+
+    Examples
+    --------
+    >>> label_number("1.0"), label_number(" TRUE "), label_number("False"), label_number("yes")
+    (1.0, 1, 0, None)
+    """
+    x = read_number(text)
+    return _TRUTH_WORDS.get(text.strip().lower()) if x is None else x
 
 
 def _kind(value: Any) -> str:
@@ -180,7 +201,7 @@ def _check_kinds(found: dict[str, list]) -> str:
                         f"never equal: {shown}. Convert them to one kind (e.g. all text)")
     if every == {_OTHER}:
         return "objects"
-    words = [(n, x) for n, vals in found.items() for x in vals if isinstance(x, str) and read_number(x) is None]
+    words = [(n, x) for n, vals in found.items() for x in vals if isinstance(x, str) and label_number(x) is None]
     if not words:
         return "numbers"
     if _NUMBER not in every:
@@ -199,7 +220,7 @@ def _key(value: Any, rule: str) -> Any:
     if rule == "objects":
         return value
     if isinstance(value, str):
-        x = read_number(value)
+        x = label_number(value)
         return ("", value) if x is None else x          # a tuple never equals a number
     return value
 
@@ -263,10 +284,12 @@ def code_labels(arrays: Mapping[str, Any], *, classes: Any = None, classes_name:
     [True, True]
     >>> code_labels({"truth": ["cat", "dog"], "response": ["dog", "na"]}).classes
     ['cat', 'dog', 'na']
-    >>> code_labels({"truth": [True, False], "response": ["True", "False"]})
+    >>> code_labels({"truth": [1, 0], "response": ["TRUE", "false"]}).matches("truth", "response").tolist()
+    [True, True]
+    >>> code_labels({"truth": [True, False], "response": ["yes", "no"]})
     Traceback (most recent call last):
     ...
-    trialwise.InvalidTypeError: the labels mix numbers (in `truth`) with text that is not a number ('True' in `response`), and the two can never be equal: `truth` holds bool; `response` holds str. Convert them to one kind: all text (e.g. np.asarray(x).astype(str)) or all numbers
+    trialwise.InvalidTypeError: the labels mix numbers (in `truth`) with text that is not a number ('yes' in `response`), and the two can never be equal: `truth` holds bool; `response` holds str. Convert them to one kind: all text (e.g. np.asarray(x).astype(str)) or all numbers
     """
     if not arrays:
         raise InvalidTypeError("no labels to code")

@@ -44,6 +44,7 @@ from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResu
 from trialwise.benchmark.i2n import i1n, i2n
 from trialwise.benchmark.ost import ost_correlation
 from trialwise.benchmark.value_delta import value_delta
+from trialwise.labels import code_labels
 
 __all__ = ["IMAGE_METRICS", "ImageMetricScorer", "accuracy_values"]
 
@@ -60,7 +61,8 @@ _NAME_COLUMNS = ("candidate", "model")
 
 
 def accuracy_values(trials: Any) -> Any:
-    """Per-trial correctness (1/0) of a trials table: its ``correct`` column, else ``response == truth``.
+    """Per-trial correctness (1/0) of a trials table: its ``correct`` column, else ``response == truth``
+    (by the rule of :mod:`trialwise.labels`).
 
     The default ``scalar`` of the value-delta benchmark: its mean is the accuracy.
 
@@ -85,7 +87,8 @@ def accuracy_values(trials: Any) -> Any:
     if missing:
         raise InvalidValueError(f"value-delta's default scalar (accuracy) needs a `correct` column or `response` and "
                                 f"`truth`; the trials lack {missing}")
-    return (trials["response"].to_numpy() == trials["truth"].to_numpy()).astype(float)
+    return code_labels({"response": trials["response"], "truth": trials["truth"]}).matches(
+        "response", "truth").astype(float)
 
 
 def _frame(x: Any, what: str):

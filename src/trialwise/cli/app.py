@@ -114,8 +114,14 @@ def _bug(exc: BaseException) -> int:
     return 1
 
 
+#: The library's words for an argument that a message tells the user to pass, and the command line's option.
+_OPTION_WORDS = (("pass `reference=` with their names", "give their names with --reference NAME [NAME ...]"),)
+
+
 def _input_error(exc: BaseException) -> int:
     first = (str(exc).strip().splitlines() or [""])[0]
+    for api, cli in _OPTION_WORDS:
+        first = first.replace(api, cli)
     print(f"trialwise: error: {first}", file=sys.stderr)
     return 2
 

@@ -186,13 +186,16 @@ def reading(path: Any) -> Iterator[None]:
 
 
 #: The columns of a tidy trials table a command can be told the names of (``--subject-column`` …).
-TRIAL_COLUMNS = ("subject", "image", "truth", "response", "condition", "experiment", "observer-type")
+TRIAL_COLUMNS = ("subject", "image", "truth", "response", "condition", "experiment", "observer-type", "correct")
+_COLUMN_HELP = {"correct": "0/1 (or true/false) correctness column of a tidy table, instead of truth and response "
+                           "(default: 'correct' when the table has no truth or category column)"}
 
 
 def add_column_options(parser: Any, columns: tuple[str, ...] = TRIAL_COLUMNS) -> None:
     """``--<column>-column NAME`` for each of ``columns`` (the names in a tidy table)."""
     for col in columns:
-        parser.add_argument(f"--{col}-column", default=None, help=f"{col} column of a tidy table")
+        parser.add_argument(f"--{col}-column", default=None,
+                            help=_COLUMN_HELP.get(col, f"{col} column of a tidy table"))
 
 
 def read_trials_argument(path: str | None, args: Any):
@@ -201,7 +204,8 @@ def read_trials_argument(path: str | None, args: Any):
     from trialwise.data import read_model_vs_human, read_trials
 
     score = getattr(args, "score", None)
-    named = (("score", score), ("clusters", getattr(args, "clusters", None)))
+    named = (("score", score), ("clusters", getattr(args, "clusters", None)),
+             ("correct-column", getattr(args, "correct_column", None)))
     column_flags = [f"--{flag} {value}" for flag, value in named if value is not None]
     if path is None:
         if column_flags:
@@ -222,6 +226,7 @@ def read_trials_argument(path: str | None, args: Any):
             truth=args.truth_column, response=args.response_column or "response", condition=args.condition_column,
             experiment=args.experiment_column, observer_type=args.observer_type_column,
             score=getattr(args, "score", None), clusters=getattr(args, "clusters", None),
+            correct=getattr(args, "correct_column", None),
         )
 
 

@@ -52,6 +52,8 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
     import numpy as np
     import pandas as pd
 
+    from trialwise.data import decimal_comma_hint
+
     if columns is None:
         return None
     out = {}
@@ -61,7 +63,7 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
             raise CLIError(f"{what}: column {col!r} ({flag}) has a missing or non-numeric value "
-                           f"{frame[col].iloc[row]!r} in data row {row + 1}")
+                           f"{frame[col].iloc[row]!r} in data row {row + 1}{decimal_comma_hint(frame[col].iloc[row])}")
         out[col] = values.to_numpy(dtype=float)
     if len(columns) == 1:
         return out[columns[0]]

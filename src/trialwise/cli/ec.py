@@ -85,9 +85,8 @@ def _load_pair(args) -> tuple[Any, Any, dict, tuple[str, str]]:
         if args.subjects:
             raise CLIError("--subjects is for one tidy file; with two files each file is one observer")
         frames = [_filter(read_table(f), args, f) for f in args.files]
-        truth = _truth_column(frames[0], args.truth)
-        ca, cb, info = paired_correctness(
-            frames[0], frames[1], image=args.image, truth=truth, response=args.response,
+        ca, cb, info = paired_correctness(  # without --truth: 'truth', else 'category', in each file
+            frames[0], frames[1], image=args.image, truth=args.truth, response=args.response,
             correct=args.correct, names=tuple(args.files),
         )
         return ca, cb, info, tuple(args.files)

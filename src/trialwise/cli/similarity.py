@@ -174,6 +174,14 @@ def _check_metric(args, trials) -> None:
     if models < 2:
         raise CLIError(f"the logs hold {models} model ({', '.join(map(str, trials['subject'].unique()))}); "
                        f"similarity needs at least 2")
+    tasks = trials.groupby("condition", sort=True)["subject"].unique()
+    everyone = set(trials["subject"])
+    for task, present in tasks.items():
+        if set(present) != everyone:  # a model without a whole task (items missing within a task stop the reader)
+            lacking = sorted(everyone - set(present))
+            raise CLIError(f"{len(lacking)} model(s) have no trials of task {task!r} (e.g. {lacking[0]!r}), and "
+                           f"similarity needs every model on every question: give --unaligned drop to keep only "
+                           f"the tasks every model answered (counted in the output), or leave those models out")
 
 
 def differences(res, *, adjust: Adjustment, alpha: float, progress=None):

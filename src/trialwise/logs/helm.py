@@ -16,6 +16,7 @@ per kept prediction with ``instance_id``, ``train_trial_index``, ``predicted_tex
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -57,7 +58,9 @@ def read_helm(
         ``cluster`` column.
     unaligned : {"error", "drop"}
         An instance run for some but not all models of its scenario is an error, or is
-        dropped (and counted).
+        dropped (and counted). ``"drop"`` also drops (and counts) the runs that some model
+        does not have at all, so that every model answers every instance left; with
+        ``"error"`` such a model is kept (a leaderboard names what it lacks).
 
     Returns
     -------
@@ -65,7 +68,10 @@ def read_helm(
         One row per model and instance, columns :data:`~trialwise.logs.LOG_COLUMNS` (then
         ``cluster``): ``experiment`` the scenario (the run name before ``:``), ``condition``
         the run name without its model arguments, ``subject`` the model
-        (``adapter_spec.model``), ``image`` the instance id, ``truth``/``response`` option
+        (``adapter_spec.model``), ``image`` the instance id after the run's arguments
+        (``subject=anatomy,method=multiple_choice_joint/id7``: HELM numbers the instances of
+        every run from ``id0``, and the runs of a scenario are one experiment; the id alone
+        for a run without arguments), ``truth``/``response`` option
         indices as text (``response`` ``"na"`` when the completion maps to no option; then
         incorrect, as HELM scores it), ``n_options``, ``probabilities``: for the separate
         methods the softmax of the options' log-probabilities (calibrated: less the
@@ -116,8 +122,9 @@ def read_helm(
     >>> _ = (run / "scenario_state.json").write_text(json.dumps({"adapter_spec": spec, "request_states": [state]}))
     >>> trials = tw.read_helm(run, clusters="subject")
     >>> trials[["condition", "subject", "image", "truth", "response", "correct", "cluster"]].to_dict("records")
-    [{'condition': 'mmlu:subject=anatomy,method=multiple_choice_joint', 'subject': 'org/m', 'image': 'id7',
-      'truth': '1', 'response': '1', 'correct': True, 'cluster': 'anatomy'}]
+    [{'condition': 'mmlu:subject=anatomy,method=multiple_choice_joint', 'subject': 'org/m',
+      'image': 'subject=anatomy,method=multiple_choice_joint/id7', 'truth': '1', 'response': '1', 'correct': True,
+      'cluster': 'anatomy'}]
     """
     unaligned = check_choice(unaligned, "unaligned", ("error", "drop"))
     if clusters is not None and not isinstance(clusters, str):
@@ -158,10 +165,14 @@ def read_helm(
             cluster = arguments[clusters]
         methods[condition] = method
         if file.name == _FILES[1]:
-            records.extend(_display(file, content, method, experiment, condition, model, cluster, tally))
+            found = _display(file, content, method, experiment, condition, model, cluster, tally)
         else:
             read = _joint if method in _JOINT else _separate
-            records.extend(read(file, content["request_states"], spec, experiment, condition, model, cluster, tally))
+            found = read(file, content["request_states"], spec, experiment, condition, model, cluster, tally)
+        prefix = condition.partition(":")[2]  # instance ids restart in every run (id0, id1, ...) of a scenario
+        if prefix:
+            found = [dataclasses.replace(r, image=f"{prefix}/{r.image}") for r in found]
+        records.extend(found)
     return assemble(records, tally, source="HELM", unaligned=unaligned, clusters=clusters,
                     options_field="instance.references", truth_field="instance.references[].tags",
                     extra={"methods": methods})

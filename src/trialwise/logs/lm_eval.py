@@ -67,7 +67,9 @@ def read_lm_eval(
         for resampling questions that share it together.
     unaligned : {"error", "drop"}
         An item logged for some but not all models of its task is an error, or is dropped
-        (and counted).
+        (and counted). ``"drop"`` also drops (and counts) the tasks that some model did not
+        log at all, so that every model answers every item left, as the agreement functions
+        need; with ``"error"`` such a model is kept (a leaderboard names what it lacks).
     metric : str, optional
         A per-document metric the harness logged (``"f1"``, ``"em"``, ``"exact_match"``,
         ``"acc"``, ...) whose value becomes the trial's ``score`` column (a number in
@@ -86,7 +88,7 @@ def read_lm_eval(
         (then ``cluster``): ``experiment`` the task's group in ``results_*.json``
         (``group_subtasks``; the task itself when it has none), ``condition`` the task,
         ``subject`` the model, ``observer_type`` ``"model"``, ``image`` the ``doc_hash``
-        (``doc_id`` when the log has none), ``truth``/``response`` the option indices as text
+        (``<task>/<doc_id>`` when the log has none), ``truth``/``response`` the option indices as text
         (``"0"``, ``"1"``, ...), ``correct``, ``n_options`` and ``probabilities`` (a tuple, one
         probability per option in the task's option order). ``trials.attrs["log"]``: files
         and records read, the counts of records not used by reason (``"skipped"``),
@@ -387,13 +389,14 @@ def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str,
 
 def _image(row: dict[str, Any], use_hash: bool, occurrences: dict[str, int], doc_lines: dict[str, int], number: int,
            where: str, task: str, model: str) -> str:
-    """The item id of a record (``doc_hash``, else ``doc_id``), and an error for a document logged twice."""
+    """The item id of a record (``doc_hash``, else ``<task>/<doc_id>``: doc ids restart at 0 in every task, and the
+    tasks of a group are one experiment), and an error for a document logged twice."""
     doc_id = str(row["doc_id"])
     if doc_id in doc_lines:
         raise InvalidValueError(f"{where}: duplicate document: doc_id {row['doc_id']!r} of task {task!r} was "
                                 f"already logged for model {model!r} at line {doc_lines[doc_id]}")
     doc_lines[doc_id] = number
-    image = str(row["doc_hash"]) if use_hash else doc_id
+    image = str(row["doc_hash"]) if use_hash else f"{task}/{doc_id}"
     occurrences[image] = occurrences.get(image, 0) + 1
     if occurrences[image] > 1:
         image = f"{image}-{occurrences[image]}"  # the same document text twice in one task

@@ -107,7 +107,7 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
     Raises an ``InvalidValueError`` naming the file and line for a document logged twice for
     one model, an item whose option count or correct option differs between models, and
     (``unaligned="error"``) an item some models of its condition lack; ``unaligned="drop"``
-    drops those items and counts them. ``options_field``, ``truth_field``: the log's fields
+    drops those items, and the conditions that some model did not log at all, and counts them. ``options_field``, ``truth_field``: the log's fields
     that hold the options and the correct option, named in the messages.
     """
     import pandas as pd
@@ -153,6 +153,12 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
         drop = set(lacking)
         kept = [r for r in records if (r.condition, r.image) not in drop]
         tally.skip("unaligned records (items not logged for every model of their task)", len(records) - len(kept))
+        records = kept
+    everyone = set().union(*models.values()) if models else set()
+    partial = {c for c, m in models.items() if m != everyone}
+    if partial and unaligned == "drop":  # a task some model did not log at all: its items lack that model too
+        kept = [r for r in records if r.condition not in partial]
+        tally.skip("records of tasks that not every model logged", len(records) - len(kept))
         records = kept
     frame = pd.DataFrame({
         "experiment": [r.experiment for r in records],
