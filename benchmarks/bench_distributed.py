@@ -1,6 +1,6 @@
 """Cost model of the all-pairs bootstrap on Dask (issue 17, goal 5): ``pairwise_error_consistency(..., client=)``.
 
-    python benchmarks/bench_distributed.py [--observers 150] [--resamples 1000] [--large | --agreement]
+    python benchmarks/bench_distributed.py [--observers 150] [--resamples 1000] [--large | --agreement | --stored [--chunk 16]]
 
 The default call (Jeffreys interval, Fisher test), 10 % of cells missing (the data of
 ``bench_ec.py``), seed 7, on a ``LocalCluster`` of worker processes with one thread each
@@ -26,6 +26,16 @@ worker, two workers, and the single-process path, with the time per pair-replica
 whether the three are identical; and two workers reading the array from storage (an npy stack of
 16 models per chunk in a temporary directory, ``da.from_npy_stack``). ``--agreement --large``:
 only 1,000 models × 2,000 questions, B = ``--resamples``, two workers.
+
+With ``--stored``, instead: the default call on ``--observers`` observers × 2,000 items
+(:func:`observers_with_missing`, seed 7) read from storage — an .npy file in a temporary
+directory behind :class:`CountingStore` (``da.from_array(store, chunks=(n_items, --chunk))``,
+read a chunk at a time like a zarr array), which counts how often each chunk is read on the
+workers — against the same array in memory, two workers each; first the reads per chunk of
+both layouts of the blocks for several chunk widths, computed from the blocks' observers
+(runs of consecutive pairs, before; observer tiles, now), then the measured run. The
+"before" figures of docs/distributed.md come from this script run on the tree before the
+tiles (``PYTHONPATH`` pointing at its ``src``), which reads by runs of consecutive pairs.
 
 Peak memory per worker from ``resource.getrusage`` in each worker process (a fresh cluster
 per case). The machine has 2 cores shared with other jobs: the load average is printed
@@ -182,14 +192,94 @@ def agreement_main(n_models: int, B: int, n_questions: int = 2000) -> None:
           f"{max_diff(loc['res'], two['res']):.1e}")
 
 
+class CountingStore:
+    """An (items × observers) array in an .npy file, read like a zarr array (``da.from_array``
+    calls ``__getitem__`` once per chunk it reads, wherever the task runs), that appends the
+    first column of every non-empty read to a log file: the reads of all processes, counted."""
+
+    def __init__(self, path: str, log: str):
+        self.path, self.log = path, log
+        head = np.load(path, mmap_mode="r")
+        self.shape, self.dtype, self.ndim = head.shape, head.dtype, head.ndim
+
+    def __getitem__(self, key):
+        out = np.array(np.load(self.path, mmap_mode="r")[key])
+        if out.size:  # (not the empty slice dask takes for the array's type)
+            cols = key[1] if isinstance(key, tuple) and len(key) > 1 else slice(None)
+            with open(self.log, "a") as f:
+                f.write(f"{cols.start or 0 if isinstance(cols, slice) else int(np.min(cols))}\n")
+        return out
+
+    def reads(self, chunk: int) -> np.ndarray:
+        """How often each chunk was read so far."""
+        with open(self.log) as f:
+            firsts = np.array([int(line) for line in f if line.strip()], dtype=np.intp)
+        return np.bincount(firsts // chunk, minlength=-(-self.shape[1] // chunk))
+
+
+def layout_reads(n_obs: int, chunk: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Reads per chunk of ``chunk`` observers when blocks of at most ``m`` pairs are runs of
+    consecutive pairs (before) and when they are observer tiles (``td.tile_blocks``), each
+    block reading the chunks of its observers once."""
+    pairs = np.column_stack(np.triu_indices(n_obs, 1))
+    n_chunks = -(-n_obs // chunk)
+    runs = [pairs[s: s + m] for s in range(0, len(pairs), m)]
+    tiles = [pairs[w] for w in td.tile_blocks(pairs, td.tile_edges(n_obs, int(np.sqrt(m)), [chunk] * (n_obs // chunk)
+                                                                  + ([n_obs % chunk] if n_obs % chunk else [])), m)]
+    return tuple(np.bincount(np.concatenate([np.unique(p // chunk) for p in blocks]), minlength=n_chunks)
+                 for blocks in (runs, tiles))  # type: ignore[return-value]
+
+
+def stored_main(n_obs: int, B: int, chunk: int, n_items: int = 2000) -> None:
+    import tempfile
+
+    import dask.array as da
+
+    from trialwise.ec import pair_block_size
+
+    pairs = n_obs * (n_obs - 1) // 2
+    want = -(-pairs // (td.TASKS_PER_WORKER * 2))  # td.task_block_size for 2 workers
+    m = min(pair_block_size(pairs, n_items, B), max(128, -(-want // 128) * 128), pairs)
+    print(f"{os.cpu_count()} cores; default call, {n_obs} observers ({pairs} pairs) × {n_items} items, B = {B}, "
+          f"seed 7; blocks of ≤ {m} pairs (2 workers), tiles of ≤ {int(np.sqrt(m))} observers")
+    print("  reads per chunk (min / mean / max), computed from the blocks' observers: runs of consecutive pairs "
+          "→ observer tiles")
+    for c in sorted({8, 16, 32, 64, 128, chunk}) if hasattr(td, "tile_blocks") else ():  # (not before the tiles)
+        before, now = layout_reads(n_obs, c, m)
+        print(f"    {c:4d} observers per chunk: {before.min()} / {before.mean():.1f} / {before.max()} → "
+              f"{now.min()} / {now.mean():.1f} / {now.max()}  (×{before.sum() / now.sum():.1f} fewer reads)")
+    x = observers_with_missing(n_obs, n_items, seed=7)
+    mem = run(x, B, 2)
+    show("in memory, 2 workers", mem, pairs, B)
+    with tempfile.TemporaryDirectory() as tmp:
+        np.save(f"{tmp}/x.npy", x)
+        store = CountingStore(f"{tmp}/x.npy", f"{tmp}/reads.log")
+        stored = da.from_array(store, chunks=(n_items, chunk), fancy=False, name="counting-store")
+
+        def call(client):
+            return tw.pairwise_error_consistency(stored, n_resamples=B, rng=7, client=client)
+
+        st = run(x, B, 2, call)
+        reads = store.reads(chunk)
+    show(f"stored, {chunk} per chunk, 2 workers", st, pairs, B)
+    print(f"  measured reads per chunk: min {reads.min()}, mean {reads.mean():.1f}, max {reads.max()} "
+          f"({reads.sum()} reads of {len(reads)} chunks); stored / in memory (whole call) "
+          f"{st['total'] / mem['total']:.2f}; identical: {same(st['res'], mem['res'])}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--observers", type=int, default=150)
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--large", action="store_true")
     ap.add_argument("--agreement", action="store_true")
+    ap.add_argument("--stored", action="store_true")
+    ap.add_argument("--chunk", type=int, default=16)
     args = ap.parse_args()
     B, n_obs = args.resamples, args.observers
+    if args.stored:
+        stored_main(n_obs, B, args.chunk)
+        return
     if args.agreement:
         if args.large:
             agreement_large(B)

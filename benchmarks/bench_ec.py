@@ -24,7 +24,7 @@ Both are measured in the same run, on this machine.
     engine before pair blocks (``old_pairwise`` below: one bootstrap over the items × 4·pairs
     column matrix, B × pairs replicates held) next to it in the same run where it fits.
 
-    python benchmarks/bench_ec.py --overhead
+    python benchmarks/bench_ec.py --overhead [--repeats 3]
 
 (d) the whole default call against its engine (issue 17, goal 3: ratio ≤ 1.5): the default
     ``pairwise_error_consistency`` (Jeffreys interval, Fisher test) on 60 observers × 1,000
@@ -50,10 +50,18 @@ Both are measured in the same run, on this machine.
     for 60 observers × 1,000 items (10 % missing, B = 10,000) and 200 × 1,000 (B = 1,000),
     seed 7. The GEMM-bound time is 2·B·items·columns flops at the float32 rate measured at
     those shapes (the product the problem needs, over the real items; measured again right
-    before every run, since the machine is shared); the fraction is bound / engine, run by run.
-    Medians of ``--repeats`` runs; ``uptime`` before and after.
+    before every run, since the machine is shared); the fraction is bound / engine, run by run,
+    and the same in CPU seconds of the process (the GEMM's over the engine's, all threads: steadier
+    when other jobs share the cores). Medians of ``--repeats`` runs; ``uptime`` before and after.
     The profile splits the engine into weights, pseudo-counts, tables and κ (timed by wrapping
     those functions) and the product with its casts (the rest).
+
+    python benchmarks/bench_ec.py --kappa [--repeats 3]
+
+(f) κ of the sums (``trialwise.kappa.kappa_from_sums``) on one thread, CPU ns per pair-replicate,
+    on float32 sums of the engine's grid: without the Jeffreys virtual items, with their part as
+    products per pair (the engine before) and as their Walsh–Hadamard transform gathered in κ's
+    slices (now); the two give the same bits (checked).
 """
 
 from __future__ import annotations
@@ -206,8 +214,9 @@ def call_with_engine_time(x, **kwargs):
     return res, whole, spent[0]
 
 
-def overhead_section() -> None:
-    """(d): whole default call / engine time inside it, and the Fisher tests before/after."""
+def overhead_section(repeats: int = 1) -> None:
+    """(d): whole default call / engine time inside it (median ratio of ``repeats`` calls), and the Fisher
+    tests before/after."""
     import trialwise.ec as ec
     from scipy import stats
 
@@ -228,14 +237,18 @@ def overhead_section() -> None:
     for n_obs, n_items, b in [(60, 1000, 10_000), (200, 1000, 1000)]:
         x = observers_with_missing(n_obs, n_items)
         tw.pairwise_error_consistency(x[:, :5], n_resamples=100, rng=0)  # warm-up
-        spent[0] = 0.0
-        ec.bootstrap_sums = timed
-        try:
-            t0 = time.perf_counter()
-            res = tw.pairwise_error_consistency(x, n_resamples=b, rng=7)
-            whole = time.perf_counter() - t0
-        finally:
-            ec.bootstrap_sums = engine
+        runs = []
+        for _ in range(repeats):
+            spent[0] = 0.0
+            ec.bootstrap_sums = timed
+            try:
+                t0 = time.perf_counter()
+                res = tw.pairwise_error_consistency(x, n_resamples=b, rng=7)
+                runs.append((time.perf_counter() - t0, spent[0]))
+            finally:
+                ec.bootstrap_sums = engine
+        ratios = [w / e for w, e in runs]
+        whole, spent[0] = (float(np.median([r[k] for r in runs])) for k in (0, 1))
         t0 = time.perf_counter()
         p_vec = fisher_exact_pvalues(res.counts)
         t_vec = time.perf_counter() - t0
@@ -243,8 +256,8 @@ def overhead_section() -> None:
         p_loop = np.array([stats.fisher_exact(t).pvalue for t in res.counts])
         t_loop = time.perf_counter() - t0
         print(f"    {n_obs} observers × {n_items} items ({len(res.counts):,} pairs), B = {b:,}: whole call "
-              f"{whole:6.2f} s, engine {spent[0]:6.2f} s, ratio {whole / spent[0]:.2f} (target ≤ 1.5); "
-              f"overhead {whole - spent[0]:.2f} s")
+              f"{whole:6.2f} s, engine {spent[0]:6.2f} s (medians), ratio {float(np.median(ratios)):.2f} (target ≤ 1.5; "
+              f"runs {', '.join(format(r, '.2f') for r in ratios)}); overhead {whole - spent[0]:.2f} s")
         print(f"        Fisher on the same tables: per-pair scipy loop {t_loop:6.2f} s, vectorised {t_vec:5.2f} s "
               f"({t_loop / t_vec:.0f}×), max |Δp| {np.nanmax(np.abs(p_vec - p_loop)):.1e}")
     print(f"    uptime after: {os.popen('uptime').read().strip()}")
@@ -264,6 +277,7 @@ class _Timers:
         for cat, mod, name, how in [("weights", rs, "bootstrap_weights", "gen"),
                                     ("weights", rs, "_prior_weights", "call"),
                                     ("casts", rs, "_on_exact_grid", "call"),
+                                    ("virtual items", ec, "_walsh_hadamard", "call"),
                                     ("pseudo-counts", ec, "_jeffreys_pseudo_counts", "factory"),
                                     ("tables", ec, "tables_from_sums", "call"),
                                     ("kappa", ec, "kappa_kernel", "call"),
@@ -309,18 +323,22 @@ class _Timers:
             setattr(mod, name, orig)
 
 
-def gemm_rate(rows: int, inner: int, cols: int, dtype, repeats: int = 3) -> float:
-    """Flops per second of ``(rows × inner) @ (inner × cols)`` in ``dtype`` on this machine (median)."""
+def gemm_rate(rows: int, inner: int, cols: int, dtype, repeats: int = 3, cpu: bool = False):
+    """Flops per second of ``(rows × inner) @ (inner × cols)`` in ``dtype`` on this machine (median);
+    with ``cpu``, also flops per CPU second of the process (all BLAS threads): ``(wall rate, cpu rate)``."""
     g = np.random.default_rng(0)
     a = g.random((rows, inner)).astype(dtype)
     x = (g.random((inner, cols)) < 0.5).astype(dtype)
     a @ x  # warm-up
-    times = []
+    times, cpus = [], []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         a @ x
         times.append(time.perf_counter() - t0)
-    return 2.0 * rows * inner * cols / float(np.median(times))
+        cpus.append(time.process_time() - c0)
+    flops = 2.0 * rows * inner * cols
+    rate = flops / float(np.median(times))
+    return (rate, flops / max(float(np.median(cpus)), 1e-9)) if cpu else rate
 
 
 def engine_run(x: np.ndarray, b: int, method: str) -> dict:
@@ -329,16 +347,17 @@ def engine_run(x: np.ndarray, b: int, method: str) -> dict:
 
     engine = ec.bootstrap_sums
     calls: list = []
-    spent = [0.0]
+    spent = [0.0, 0.0]
 
     def timed(columns, n_resamples, **kwargs):
         w = kwargs.get("weights")
         calls.append((np.shape(columns)[1], n_resamples, w._args["batch"] if w is not None else None))
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         try:
             return engine(columns, n_resamples, **kwargs)
         finally:
             spent[0] += time.perf_counter() - t0
+            spent[1] += time.process_time() - c0
 
     timers = _Timers()
     ec.bootstrap_sums = timed
@@ -347,7 +366,8 @@ def engine_run(x: np.ndarray, b: int, method: str) -> dict:
     finally:
         ec.bootstrap_sums = engine
         timers.restore()
-    return dict(engine=spent[0], profile=timers.seconds, calls=calls, low=res.confidence_interval.low)
+    return dict(engine=spent[0], engine_cpu=spent[1], profile=timers.seconds, calls=calls,
+                low=res.confidence_interval.low)
 
 
 def engine_section(repeats: int) -> None:
@@ -367,26 +387,80 @@ def engine_section(repeats: int) -> None:
         for path, method in [("multinomial", "percentile"), ("jeffreys", "jeffreys")]:
             runs = []
             for _ in range(repeats):
-                bound = {32: 0.0, 64: 0.0}
+                bound = {32: 0.0, 64: 0.0, "cpu": 0.0}
                 for cols, n_res, rows in calls:
                     rows = min(rows or n_res, n_res)
                     flops = 2.0 * n_res * n_items * cols
                     for dtype, bits in ((np.float32, 32), (np.float64, 64)):
-                        bound[bits] += flops / gemm_rate(rows, n_items, cols, dtype)
+                        rate, cpu_rate = gemm_rate(rows, n_items, cols, dtype, cpu=True)
+                        bound[bits] += flops / rate
+                        if bits == 32:
+                            bound["cpu"] += flops / cpu_rate
                 run = engine_run(x, b, method)
-                run.update(bound32=bound[32], bound64=bound[64])
+                run.update(bound32=bound[32], bound64=bound[64], bound_cpu=bound["cpu"])
                 runs.append(run)
             med = {k: float(np.median([r[k] for r in runs])) for k in ("engine", "bound32", "bound64")}
             frac32 = float(np.median([r["bound32"] / r["engine"] for r in runs]))
             frac64 = float(np.median([r["bound64"] / r["engine"] for r in runs]))
+            frac_cpu = float(np.median([r["bound_cpu"] / r["engine_cpu"] for r in runs]))
             prof = {k: float(np.median([r["profile"].get(k, 0.0) / r["engine"] for r in runs]))
                     for k in sorted({k for r in runs for k in r["profile"]})}
             prof["product (+ casts)"] = max(0.0, 1.0 - sum(prof.values()))
             print(f"      {path:11}: engine {med['engine']:6.2f} s, float32-GEMM bound {med['bound32']:5.2f} s: "
                   f"fraction {frac32:.2f} (runs {', '.join(format(r['bound32'] / r['engine'], '.2f') for r in runs)}); "
-                  f"float64 bound {med['bound64']:5.2f} s, fraction {frac64:.2f}")
+                  f"float64 bound {med['bound64']:5.2f} s, fraction {frac64:.2f}; in CPU seconds (float32 GEMM's / "
+                  f"engine's, all threads) {frac_cpu:.2f}")
             print(f"        profile: {', '.join(f'{k} {v:.0%}' for k, v in prof.items())}; "
                   f"mean CI low {float(np.nanmean(runs[0]['low'])):.6f}")
+    print(f"    uptime after: {os.popen('uptime').read().strip()}")
+
+
+def kappa_section(repeats: int) -> None:
+    """(f): κ of the sums per pair-replicate on one thread (CPU ns), with the Jeffreys virtual items' part
+    as the engine had it (products (b × N) @ (N × pairs) and (b × N) @ (N × observers) for n11 and the
+    observers' sums, added in the slices) and as it has it now (their Walsh–Hadamard transform, gathered
+    in the slices); same numbers, checked."""
+    from trialwise.ec import _sylvester_columns, _walsh_hadamard, prior_items
+    from trialwise.kappa import kappa_from_sums
+
+    print(f"\n(f) κ of the sums, one thread, CPU ns per pair-replicate (min of {repeats}); "
+          f"uptime: {os.popen('uptime').read().strip()}")
+    g = np.random.default_rng(0)
+    for n_obs, b, m in [(60, 1429, 896), (200, 334, 4096)]:
+        step = 2.0**-7  # sums and weights on a float32 grid, as in the engine
+        sums = [(g.integers(0, 800 * 128, size=(b, m)) * step).astype(np.float32) for _ in range(4)]
+        virtual = prior_items(n_obs)
+        wv = (g.integers(0, 128, size=(b, len(virtual))) * step).astype(np.float32)
+        idx = np.array([(i, j) for i in range(n_obs) for j in range(i + 1, n_obs)])[:m]
+        sums = [s[:, :len(idx)] for s in sums]
+        both = (virtual[:, idx[:, 0]] & virtual[:, idx[:, 1]]).astype(np.float32)
+        each = virtual.astype(np.float32)
+        cols = _sylvester_columns(virtual)
+        codes = cols[idx[:, 0]] ^ cols[idx[:, 1]]
+
+        def products():
+            extra = (wv.sum(axis=1, keepdims=True), wv @ both, wv @ each, idx[:, 0], idx[:, 1])
+            return kappa_from_sums(*sums, extra=extra, workers=1)
+
+        def hadamard():
+            f = _walsh_hadamard(wv)
+            extra = (f[:, :1].astype(np.float32), (0.5 * (f - f[:, :1]), codes), 0.5 * (f[:, :1] + f[:, cols]),
+                     idx[:, 0], idx[:, 1])
+            return kappa_from_sums(*sums, extra=extra, workers=1)
+
+        assert np.array_equal(products(), hadamard(), equal_nan=True)
+        el = b * len(idx)
+        out = {}
+        for name, fn in [("no virtual items", lambda: kappa_from_sums(*sums, workers=1)),
+                         ("virtual items by products", products), ("virtual items by Walsh–Hadamard", hadamard)]:
+            times = []
+            for _ in range(repeats):
+                c0 = time.process_time()
+                fn()
+                times.append(time.process_time() - c0)
+            out[name] = min(times) * 1e9 / el
+        print(f"    {n_obs} observers, a chunk of {b} replicates × {len(idx):,} pairs: "
+              + ", ".join(f"{k} {v:.2f} ns" for k, v in out.items()) + " (same numbers)")
     print(f"    uptime after: {os.popen('uptime').read().strip()}")
 
 
@@ -423,6 +497,7 @@ def main() -> None:
     ap.add_argument("--fisher-large", action="store_true", help="run only (d'), Fisher on 499,500 tables")
     ap.add_argument("--large-resamples", type=int, default=1000)
     ap.add_argument("--engine", action="store_true", help="run only (e), the engine vs the GEMM bound")
+    ap.add_argument("--kappa", action="store_true", help="run only (f), κ of the sums per pair-replicate")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--case", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -434,10 +509,13 @@ def main() -> None:
         fisher_large()
         return
     if args.overhead:
-        overhead_section()
+        overhead_section(args.repeats)
         return
     if args.engine:
         engine_section(args.repeats)
+        return
+    if args.kappa:
+        kappa_section(args.repeats)
         return
     if args.memory:
         memory_section(args.large_resamples)

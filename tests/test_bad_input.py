@@ -118,6 +118,38 @@ def numeric_conditions() -> pd.DataFrame:
     return pd.concat([lp[lp.observer_type == "human"], model], ignore_index=True)
 
 
+def few_items(n: int = 5) -> pd.DataFrame:
+    """Issue 17 (HR3): ``n`` images per condition, so every pair shares fewer than min_items (20)."""
+    t = trials()
+    return t[(t.image.str.split("-").str[1].astype(int) < n).to_numpy()]
+
+
+def answered_some(subject: str = "m1", n: int = 10) -> pd.DataFrame:
+    """Issue 17 (HR3): a model that answered only ``n`` images of each condition (fewer than min_items)."""
+    t = trials()
+    few = (t.subject == subject) & (t.image.str.split("-").str[1].astype(int) >= n)
+    return t[(~few).to_numpy()]
+
+
+def at_ceiling(who: tuple[str, ...], condition: str = "c2") -> pd.DataFrame:
+    """Issue 17 (HR3): the observers ``who`` answer every image of ``condition`` right."""
+    t = trials().drop(columns="correct")
+    hit = (t.condition == condition) & t.subject.isin(who)
+    t.loc[hit, "response"] = t.loc[hit, "truth"]
+    return tw.read_trials(t)
+
+
+def lone_human(condition: str = "c2") -> pd.DataFrame:
+    """Issue 17 (HR3): one human (h1) in ``condition``; three in the other."""
+    t = trials()
+    return t[~((t.condition == condition) & t.subject.isin(["h2", "h3"])).to_numpy()]
+
+
+def _undefined(lb, every, some) -> bool:
+    (note,) = [n for n in lb.notes if getattr(n, "kind", "") == "undefined-conditions"]
+    return note.values["every"] == every and dict(note.values["some"]) == some
+
+
 PROTO = tw.Protocol(name="small")
 
 
@@ -143,6 +175,8 @@ def files(tmp_path_factory) -> dict[str, str]:
 
     good = trials().drop(columns="correct")
     write("good.csv", good.to_csv(index=False))
+    write("five.csv", few_items().drop(columns="correct").to_csv(index=False))  # issue 17 (HR3)
+    write("one_cluster.csv", good.assign(passage=good.condition).to_csv(index=False))
     write("ragged_short.csv", "subject,image,truth,response\ns1,i1,cat,cat\ns1,i2,dog\n")
     write("ragged_long.csv", "subject,image,truth,response\ns1,i1,cat,cat\ns1,i2,dog,cat,extra\n")
     write("trailing_sep.csv", "subject,image,truth,response\ns1,i1,cat,cat,\ns1,i2,dog,cat,\n")
@@ -169,6 +203,14 @@ def files(tmp_path_factory) -> dict[str, str]:
     write("cmp_gap.csv", "y,a,b\ncat,cat,dog\ndog,,dog\n")
     write("cmp_text_proba.csv", "y,a,b,pa\n0,0,1,high\n1,1,1,0.2\n")
     write("cmp_bad_proba.csv", "y,pa,pb\n0,1.5,0.2\n1,0.3,0.9\n")
+    # files from other programs (issue 17, HR3): conditions written as floats, decimal commas, no observer types
+    write("cond_a.csv", "experiment,condition,image,truth,response\ne,0.10,i1,cat,cat\ne,0.10,i2,dog,cat\ne,0.5,i3,cat,cat\n")
+    write("cond_b.csv", "experiment,condition,image,truth,response\ne,0.1,i1,cat,dog\ne,0.1,i2,dog,dog\ne,0.5,i3,cat,cat\n")
+    write("cmp_decimal_comma.csv", "y;a;b;pa\n0;0;1;0,2\n1;1;1;0,7\n")
+    write("probs_comma.csv", "subject;image;truth;response;p0;p1\ns1;i1;0;0;0,8;0,2\n")
+    write("score_comma.csv", "subject;image;truth;response;s\ns1;i1;0;0;0,5\n")
+    write("no_types.csv", good.drop(columns="observer_type").to_csv(index=False))
+    write("latin1.csv", "subject,image,truth,response\ns1,i1,Bär,Bär\n".encode("latin-1"))
     raw = d / "raw-data" / "cue-conflict"
     raw.mkdir(parents=True)
     (raw / "cue-conflict_subject-01_session_1.csv").write_text("subj,session,trial,rt\nsubject-01,1,1,0.5\n")
@@ -642,6 +684,16 @@ API = [
      r"`metric` must be a str or None; got int 1"),
     ("lme-metric-missing", lambda: tw.read_lm_eval(str(F("lme_unaligned")), metric="f1"), None, None, ValueError,
      r"samples_t_.*\.jsonl:1: `metric`='f1' is not a field of the logged record \(numeric fields: \['acc'\]\)"),
+    # ---- files from other programs (issue 17, HR3)
+    ("trials-decimal-comma-probabilities", lambda: tw.read_trials(str(F("probs_comma_csv")), probabilities=["p0", "p1"]),
+     None, None, ValueError, r"probs_comma\.csv: row 1: column 'p0' \(`probabilities`\) must hold a number; got '0,8' "
+     r"\('0,8' looks like a number written with a decimal comma"),
+    ("trials-decimal-comma-score", lambda: tw.read_trials(str(F("score_comma_csv")), score="s"), None, None, ValueError,
+     r"score_comma\.csv: column 's' must hold a score in \[0, 1\] on every row; row 1 has '0,5' .*decimal comma"),
+    ("paired-condition-formatting", lambda: tw.paired_correctness(tw.read_table(str(F("cond_a_csv"))),
+                                                                  tw.read_table(str(F("cond_b_csv")))),
+     None, None, ValueError, r"a and b: 2 image\(s\) have more than one condition across observers, and the labels "
+     r"differ only in number formatting — e\.g\. image 'i1' of experiment 'e': '0\.1' by 'b'; '0\.10' by 'a'"),
     ("lme-metric-range", lambda: tw.read_lm_eval(str(F("lme_metric_range")), metric="acc"), None, None, ValueError,
      r"samples_t_.*\.jsonl:1: field 'acc' \(`metric`\) must be a per-document score in \[0, 1\]; got 2\.0 "
      r"\(a percentage"),
@@ -688,6 +740,19 @@ API = [
     ("lb-correct-not-bool", lambda: tw.leaderboard(trials().assign(correct=1.0), PROTO), None, None, TypeError,
      r"column 'correct' must be bool"),
     ("lb-missing-file", lambda: tw.leaderboard(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
+    # issue 17 (HR3): no usable pair, a cluster per condition
+    ("lb-five-items", lambda: tw.leaderboard(few_items(), PROTO, n_resamples=5), None, None, ValueError,
+     r"no pair of observers shares the protocol's min_items \(20\) images in any condition"),
+    ("lbdt-five-items", lambda: tw.difference_test(few_items(), "m1", "m2", protocol=PROTO,
+     n_resamples=5), None, None, ValueError, r"min_items \(20\)"),
+    ("bs-five-items", lambda: tw.BehavioralBenchmark(few_items(), PROTO, n_resamples=5), None, None, ValueError,
+     r"no pair of observers shares the protocol's min_items \(20\) images"),
+    ("lb-one-cluster-per-condition", lambda: tw.leaderboard(trials().assign(passage=lambda f: f.condition), PROTO,
+     clusters="passage", n_resamples=5), None, None, ValueError,
+     r"`clusters` \(--clusters\): condition 'c1' of experiment 'exp' holds a single cluster \('c1'\)"),
+    ("lb-one-cluster-in-one-condition", lambda: tw.leaderboard(trials().assign(
+     passage=lambda f: np.where(f.condition == "c2", "p", f.image.str[-1])), PROTO, clusters="passage", n_resamples=5),
+     None, None, ValueError, r"condition 'c2' of experiment 'exp' holds a single cluster \('p'\).*at least 2"),
     ("lbp-which", lambda: board().pairwise(which="some"), None, None, ValueError, r"`which` must be one of"),
     ("lbp-test", lambda: board().pairwise(test="t"), None, None, ValueError, r"`test` must be one of"),
     ("lbp-adjust", lambda: board().pairwise(adjust="x"), None, None, ValueError, r"`adjust` must be one of"),
@@ -1056,6 +1121,20 @@ DEGENERATE = [
      lambda r: np.isnan(r.statistic)),
     ("error-correlation-constant", cmp.error_correlation, ([0, 1, 0, 1], [0.5] * 4, [0.2, 0.8, 0.1, 0.9]), {},
      tw.DegenerateDataWarning, r"a score column is constant", lambda r: np.isnan(r.statistic)),
+    # issue 17 (HR3): conditions that some or all rows' scores leave out, named once
+    ("lb-all-at-ceiling", lambda: tw.leaderboard(at_ceiling(("h1", "h2", "h3", "m1", "m2")), PROTO, n_resamples=20,
+     rng=0), None, None, tw.DegenerateDataWarning, r"left out of every score: exp/c2",
+     lambda lb: _undefined(lb, ["exp/c2"], {}) and np.isfinite(lb.scores).all()),
+    ("lb-humans-at-ceiling", lambda: tw.leaderboard(at_ceiling(("h1", "h2", "h3")), PROTO, n_resamples=20, rng=0),
+     None, None, tw.DegenerateDataWarning, r"left out of some rows' scores only.*exp/c2 \(human–human\)",
+     lambda lb: _undefined(lb, [], {"exp/c2": ["human–human"]})),
+    ("lb-one-human-in-a-condition", lambda: tw.leaderboard(lone_human(), PROTO, n_resamples=20, rng=0), None, None,
+     tw.DegenerateDataWarning, r"exp/c2 \(human–human\)", lambda lb: _undefined(lb, [], {"exp/c2": ["human–human"]})),
+    ("lb-model-answered-few", lambda: tw.leaderboard(answered_some(), PROTO, n_resamples=20, rng=0), None, None,
+     tw.TrialwiseWarning, r"1 candidate\(s\) not scored, for they share fewer than 20 images.*: m1 \(in exp\)",
+     lambda lb: lb.candidates == ("m2",) and "m1" not in lb.observers
+     and [n.values["unpaired"] for n in lb.notes if getattr(n, "kind", "") == "candidates-unpaired"] == [{"m1": ["exp"]}]
+     and np.isnan(lb.kendall_tau.statistic) and lb.excluded.subject.tolist() == ["m1"]),
     ("cm-from-counts-ref-always-right", tw.CopyModel.from_counts, ([[30, 10], [0, 0]],), {}, tw.DegenerateDataWarning,
      r"always correct or always wrong", lambda m: np.isnan(m.p_copy) and m.kappa == 0.0),
 ]
@@ -1191,8 +1270,24 @@ CLI = [
     ("cli-lb-reference", ["leaderboard", F("good_csv"), "--experiments", "exp", "--reference", "nobody", "--resamples", "5"],
      r"`reference` names observer\(s\) \['nobody'\]"),
     ("cli-lb-resamples-0", ["leaderboard", F("good_csv"), "--resamples", "0"], r"resamples.* 0"),
+    ("cli-lb-five-items", ["leaderboard", F("five_csv"), "--experiments", "exp", "--resamples", "5"],
+     r"no pair of observers shares the protocol's min_items \(20\) images"),  # issue 17 (HR3)
+    ("cli-bs-five-items", ["brainscore", F("five_csv"), "--experiments", "exp", "--resamples", "5", "-q"],
+     r"min_items \(20\)"),
+    ("cli-lb-one-cluster", ["leaderboard", F("one_cluster_csv"), "--experiments", "exp", "--clusters", "passage",
+                            "--resamples", "5"], r"--clusters\): condition 'c1' of experiment 'exp' holds a single cluster"),
     ("cli-lb-resamples-huge", ["leaderboard", F("good_csv"), "--resamples", str(10**12)], r"resamples`? must be .*10000000"),
     ("cli-lb-level", ["leaderboard", F("good_csv"), "--confidence-level", "1.5"], r"confidence.level"),
+    ("cli-lb-no-reference", ["leaderboard", F("no_types_csv"), "--experiments", "exp", "--resamples", "5"],
+     r"no reference observers: .*; give their names with --reference NAME \[NAME \.\.\.\]$"),  # issue 17 (HR3)
+    ("cli-lb-correct-column", ["leaderboard", F("good_csv"), "--correct-column", "nope", "--resamples", "5"],
+     r"good\.csv: no column 'nope'"),
+    ("cli-ec-condition-formatting", ["ec", F("cond_a_csv"), F("cond_b_csv")],
+     r"cond_a\.csv and .*cond_b\.csv: 2 image\(s\) .* differ only in number formatting"),  # issue 17 (HR3)
+    ("cli-lb-latin1", ["leaderboard", F("latin1_csv")], r"latin1\.csv: not a readable table: not UTF-8 text "
+                                                         r"\(byte 0xe4 on line 2\); save it as UTF-8"),
+    ("cli-compare-decimal-comma", ["compare", F("cmp_decimal_comma_csv"), "--truth", "y", "--a", "a", "--b", "b",
+                                   "--proba-a", "pa"], r"column 'pa' \(--proba-a\) .*'0,2'.*decimal comma"),
     ("cli-lb-out-folder", ["leaderboard", F("good_csv"), "--out", F("no_folder")], r"does not exist"),
     ("cli-lb-csv-folder", ["leaderboard", F("good_csv"), "--csv", F("no_folder")], r"does not exist"),
     ("cli-lb-column", ["leaderboard", F("good_csv"), "--subject-column", "who"], r"no column 'who'"),

@@ -138,6 +138,30 @@ def test_bootstrap_does_not_depend_on_workers(trials):
     np.testing.assert_array_equal(a.replicates, b.replicates)
 
 
+def test_group_means_of_float32_replicates_are_exact_and_cast_block_by_block():
+    """The bootstrap's float32 (B, entries) replicates are averaged without a whole float64 copy
+    (a copy of the main command's replicates was 380 MB of its peak), to the same bits."""
+    import tracemalloc
+
+    from scipy import sparse
+
+    from trialwise.benchmark.hierarchy import group_mean
+
+    gen = np.random.default_rng(5)
+    values = gen.random((4000, 3000), dtype=np.float32)  # 48 MB; a float64 copy would take 96 MB
+    values[gen.random(values.shape) < 0.05] = np.nan
+    member = sparse.csr_matrix((np.ones(3000), (np.arange(3000), gen.integers(0, 40, 3000))), shape=(3000, 40))
+    tracemalloc.start()
+    try:
+        got = group_mean(values, member, workers=1)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * values.size, peak
+    np.testing.assert_array_equal(got, group_mean(values.astype(np.float64), member, workers=1))
+    assert got.dtype == np.float64
+
+
 def test_ranks_intervals_and_kendall_against_direct_computation(trials):
     lb = tw.leaderboard(_small(trials), n_resamples=300, rng=1)
     k = len(lb.candidates)
@@ -446,3 +470,119 @@ def test_unique_rows_of_the_influence_equal_numpy_unique():
         assert mine.dtype == uniq.dtype
         np.testing.assert_array_equal(mine, uniq)
         np.testing.assert_array_equal(mine_inverse, inverse.reshape(-1))
+
+
+def _mixed_design(trials, clusters=False):
+    """Edge and rotation, three models and the humans; some humans' trials dropped (missing data),
+    and optionally clusters of four images."""
+    small = _small(trials)
+    gen = np.random.default_rng(8)
+    human = (small["observer_type"] == "human").to_numpy()
+    small = small[~(human & (gen.random(len(small)) < 0.1))]
+    kw = {}
+    if clusters:
+        codes = pd.factorize(small["image"])[0]
+        kw["clusters"] = (codes // 4).astype(str)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        return build_design(small, MVH.replace(experiments=["edge", "rotation"]), **kw)
+
+
+@pytest.mark.parametrize("clusters", [False, True])
+def test_bootstrap_bits_do_not_depend_on_its_slices(trials, monkeypatch, clusters):
+    """The bootstrap's metric, gradient and influences run on cache-sized slices of replicates and
+    its weights come in cache-sized chunks: one replicate per slice and per chunk gives the
+    same bits as the default, for the replicates and the IJ standard errors alike."""
+    from trialwise.benchmark import hierarchy
+
+    design = _mixed_design(trials, clusters)
+    assert not all(u.seen.all() for u in design.units)  # missing data: every pair has its n column
+    ij = hierarchy.bootstrap_entries_ij(design, 60, rng=4, workers=1)
+    plain = hierarchy.bootstrap_entries(design, 60, rng=4, workers=2)
+    monkeypatch.setattr(hierarchy, "_SLICE_BYTES", 1)
+    ij1 = hierarchy.bootstrap_entries_ij(design, 60, rng=4, workers=1)
+    np.testing.assert_array_equal(ij.entries, plain)
+    np.testing.assert_array_equal(ij.entries, ij1.entries)
+    np.testing.assert_array_equal(ij.standard_errors, ij1.standard_errors)
+    np.testing.assert_array_equal(ij.replicate_standard_errors, ij1.replicate_standard_errors)
+
+
+def test_influence_prefix_gives_the_same_bits_as_every_pattern_summing_it(trials):
+    """The terms every pattern of a row begins with (the n of each entry) are summed once per row:
+    the influences' variance is the same bits as with the whole patterns, on data and replicates."""
+    from scipy import sparse
+
+    from trialwise.benchmark.hierarchy import entry_weights
+    from trialwise.benchmark.influence import UnitInfluence
+    from trialwise.benchmark.protocol import metric_from_sums
+    from trialwise.tables import pair_columns
+
+    for design in (_mixed_design(trials), build_design(_small(trials), MVH.replace(experiments=["edge", "rotation"]))):
+        weight = entry_weights(design.values(), design)
+        gen = np.random.default_rng(2)
+        for unit in design.units:
+            inf = UnitInfluence.of(unit.right, unit.seen, unit.pairs, design.entry_row[unit.entries],
+                                   weight[unit.entries])
+            heads = inf.prefix.shape[0]
+            assert inf.patterns.shape[1] == heads + 4 * len(unit.entries)
+            assert inf.prefix.nnz > 0 or not unit.seen.all()  # no missing item: every pattern begins with the n's
+            # the whole patterns: each row's head column replaced by the terms it stands for, in order
+            whole = sparse.csr_matrix(inf.patterns[:, :heads] @ inf.prefix + inf.patterns[:, heads:])
+            whole.sort_indices()
+            plain = UnitInfluence(inf.rows, inf.offsets, whole, inf.members, inf.weight)
+            cols, to_sums = pair_columns(unit.right, unit.seen, unit.pairs)
+            w = np.stack([np.bincount(gen.integers(0, len(cols), len(cols)), minlength=len(cols)) for _ in range(7)])
+            sums = to_sums((w @ cols).astype(float))
+            values = metric_from_sums(design.protocol.metric, *sums)
+            for weights in (None, w):
+                np.testing.assert_array_equal(inf.variance(design.protocol.metric, sums, values, weights),
+                                              plain.variance(design.protocol.metric, sums, values, weights))
+
+
+def test_kappa_and_its_gradient_from_the_same_products():
+    """kappa_gradient_sums(with_kappa=True): κ is kappa_from_cells' bits on integer sums, the
+    gradient the closed forms' bits (computed here as written in the docstring)."""
+    from trialwise.kappa import kappa_from_cells, kappa_from_sums, kappa_gradient_sums
+
+    gen = np.random.default_rng(0)
+    n = gen.integers(0, 300, size=(40, 50)).astype(float)
+    n[0, :3] = 0.0
+    ca, cb = np.floor(gen.random(n.shape) * (n + 1)), np.floor(gen.random(n.shape) * (n + 1))
+    n11 = np.maximum(ca + cb - n, 0) + np.floor(gen.random(n.shape) * (np.minimum(ca, cb) - np.maximum(ca + cb - n, 0) + 1))
+    ca[1, :4] = n[1, :4]  # an observer always right: κ = 0 or undefined
+    cb[1, :2] = n[1, :2]
+    n11[1, :4] = cb[1, :4]  # the table of an observer always right
+    kappa, g = kappa_gradient_sums(n, n11, ca, cb, with_kappa=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cells = kappa_from_cells(n11, ca - n11, cb - n11, n - ca - cb + n11)
+        num = 2.0 * (n * n11 - ca * cb)
+        den = n * (ca + cb) - 2.0 * ca * cb
+        inv2 = 1.0 / (den * den)
+        closed = [(2.0 * n11 * den - num * (ca + cb)) * inv2, 2.0 * n / den,
+                  (-2.0 * cb * den - num * (n - 2.0 * cb)) * inv2, (-2.0 * ca * den - num * (n - 2.0 * ca)) * inv2]
+    assert np.isnan(cells).any()
+    np.testing.assert_array_equal(kappa, cells)
+    np.testing.assert_array_equal(kappa, kappa_from_sums(n, n11, ca, cb))
+    np.testing.assert_array_equal(g, np.stack(closed))
+    np.testing.assert_array_equal(g, kappa_gradient_sums(n, n11, ca, cb))
+
+
+def test_aggregate_each_is_each_aggregate(trials):
+    """aggregate_each shares the levels the averages have in common; the numbers are those of
+    separate aggregate calls (NaN entries included), against a pandas oracle too."""
+    from trialwise.benchmark.hierarchy import aggregate, aggregate_each, bootstrap_entries
+
+    design = _mixed_design(trials)
+    entries = bootstrap_entries(design, 40, rng=1)
+    entries[:, ::7] = np.nan
+    keeps = ((), ("experiment",), ("condition", "experiment"))
+    for (v, key), keep in zip(aggregate_each(entries, design, keeps), keeps):
+        w, key2 = aggregate(entries, design, keep=keep)
+        np.testing.assert_array_equal(v, w)
+        assert all(np.array_equal(key[k], key2[k]) for k in key2)
+    frame = pd.DataFrame({"row": design.entry_row, "ref": design.entry_reference, "cond": design.entry_unit,
+                          "exp": design.entry_experiment, "v": entries[5].astype(float)})
+    oracle = (frame.groupby(["row", "cond", "exp"])["v"].mean().groupby(["row", "exp"]).mean()
+              .groupby("row").mean())
+    v, key = aggregate_each(entries, design, ((),))[0]
+    np.testing.assert_allclose(v[5], oracle.loc[key["row"]].to_numpy(), rtol=1e-6)

@@ -362,6 +362,31 @@ def test_helm_clusters_are_run_name_arguments(tmp_path, capsys):
     root = write_helm_joint(tmp_path / "helm")
     code, out, err = run(["similarity", root, "--metric", "choice", "--clusters", "subject", "--seed", "0",
                           "--resamples", "100", "-q"], capsys)
+    # every instance is of subject=anatomy, read from the run name: one cluster in the leaderboard's one
+    # condition, which cannot be resampled within it (issue 17, HR3: it gave intervals of no width)
+    assert code == 2 and err.count("\n") == 1, err
+    assert re.search(r"--clusters\): condition 'mmlu:subject=anatomy.*' of experiment 'mmlu' holds a single "
+                     r"cluster \('anatomy'\)", err)
+
+
+def test_a_model_without_a_whole_task_is_named_and_unaligned_drop_scores_the_shared_tasks(tmp_path, capsys):
+    root = write_lm_eval(tmp_path / "logs", n_models=3, n=40)
+    rng = np.random.default_rng(1)
+    truth = rng.integers(3, size=20)
+    for m in range(2):  # a second task that model 2 did not run
+        (root / f"org__model-{m}" / f"samples_extra_{DATE}.jsonl").write_text(
+            "".join(lm_eval_row(i, rng.dirichlet(np.ones(3)), int(truth[i]), "e") for i in range(20)))
+    code, out, err = run(["similarity", root, "--resamples", "50", "--seed", "0", "-q"], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert re.search(r"1 model\(s\) have no trials of task 'extra' \(e\.g\. 'org__model-2'\).*give --unaligned drop", err)
+    csv = tmp_path / "pairs.csv"
+    code, out, err = run(["similarity", root, "--unaligned", "drop", "--resamples", "50", "--seed", "0", "-q",
+                          "--csv", csv], capsys)
     assert code == 0, err
-    assert "1 clusters resampled jointly" in out  # every instance is of subject=anatomy
-    assert re.search(r"warning: --clusters subject: only 1 cluster\(s\).*unreliable", err)
+    assert "records of tasks that not every model logged 40" in out
+    # the same as the logs of the shared task alone
+    alone = write_lm_eval(tmp_path / "alone", n_models=3, n=40)
+    code, _, err = run(["similarity", alone, "--resamples", "50", "--seed", "0", "-q", "--csv", tmp_path / "a.csv"],
+                       capsys)
+    assert code == 0, err
+    pd.testing.assert_frame_equal(pd.read_csv(csv), pd.read_csv(tmp_path / "a.csv"))

@@ -102,8 +102,11 @@ def test_dask_path_is_identical_to_the_local_path(client, kw):
 
 
 def test_identical_across_block_sizes_and_chunks(client, monkeypatch):
-    """Blocks of 128 or 256 pairs on the cluster (the local path: all 276 in one), weight chunks
-    of 37 rows or the default: always the numbers of the local path."""
+    """Blocks of at most 128 or 256 pairs on the cluster, in tiles of observers (the local path:
+    all 276 pairs in one run), weight chunks of 37 rows or the default: always the numbers of
+    the local path. Tiles of ⌊√128⌋ = 11 observers (0–10, 11–21, 22–23) give the tile pairs
+    (0,0) 55 pairs, (0,1) 121, (0,2) 22, (1,1) 55, (1,2) 22, (2,2) 1, the last four joined:
+    blocks of 55, 121, 100; tiles of ⌊√256⌋ = 16 (0–15, 16–23): 120 + 128 joined, then 28."""
     import trialwise.distributed as td
     import trialwise.ec as ec
 
@@ -119,15 +122,15 @@ def test_identical_across_block_sizes_and_chunks(client, monkeypatch):
             yield key, res
 
     monkeypatch.setattr(td, "map_blocks", spy)
-    for tasks_per_worker, budget, block in ((4, None, 128), (1, 1, 128), (1, 10**9, 256)):
+    for tasks_per_worker, budget, blocks in ((4, None, [55, 100, 121]), (1, 1, [55, 100, 121]),
+                                             (1, 10**9, [28, 248])):
         monkeypatch.setattr(td, "TASKS_PER_WORKER", tasks_per_worker)
         if budget is not None:
             monkeypatch.setattr(ec, "PAIR_BLOCK_BYTES", budget)
         for batch, want in ((None, ref), (37, ref37)):
             sizes.clear()
             _same(want, _run(x, n_resamples=200, rng=11, keep_replicates=True, batch=batch, client=client))
-            assert sum(sizes) == 276
-            assert max(sizes) == block and len(sizes) == -(-276 // block)
+            assert sorted(sizes) == blocks
     np.testing.assert_array_equal(ref.statistic, ref37.statistic)
 
 
@@ -435,25 +438,30 @@ def test_error_consistency_of_a_stored_array_is_read_by_the_workers(client, monk
     def spy(c, func, items):
         def measured():
             for key, args in items:
-                right, seen, local, start = args[:4]
+                right, seen, virtual, local = args[:4]
                 assert hasattr(right, "__dask_graph__") and hasattr(seen, "__dask_graph__")  # not read yet
                 reads.append(_source_chunks(right, axis=1) | _source_chunks(seen, axis=1))
-                expected.append(set(np.unique(pairs[start: start + len(local)]) // 8))
+                expected.append(set(np.unique(pairs[key]) // 8))
+                assert len(local) == len(key) <= 128
+                # the Jeffreys virtual items of the block's observers only (N = 256 rows)
+                assert virtual is None or virtual.shape == (256, len(np.unique(pairs[key])))
                 shipped.append(len(pickle.dumps(args)))
                 yield key, args
         yield from real(c, func, measured())
 
     monkeypatch.setattr(td, "map_blocks", spy)
-    monkeypatch.setattr(td, "TASKS_PER_WORKER", 200)  # blocks of 128 pairs
+    monkeypatch.setattr(td, "TASKS_PER_WORKER", 200)  # blocks of at most 128 pairs: tiles of one chunk
     for ci_method in ("percentile", "jeffreys"):
         reads.clear(), expected.clear(), shipped.clear()
         kw = dict(n_resamples=50, rng=9, ci_method=ci_method, keep_replicates=True)
         _same(_local(x, **kw), _run(stored, client=client, **kw))
-        assert len(reads) == -(-19_900 // 128)
-        if ci_method == "percentile":  # (the Jeffreys blocks append the virtual items to the graph)
-            assert reads == expected  # exactly the chunks of the block's observers
-            assert max(len(r) for r in reads) <= 18 < 25
-            assert max(shipped) < 30_000 < x.nbytes / 3  # the options, the stream and a graph: no data
+        assert reads == expected  # exactly the chunks of the block's observers
+        # 25 tiles (one chunk each, ⌊√128⌋ = 11 > 8): a block holds one or two tile pairs
+        assert max(len(r) for r in reads) <= 4 and 25 * 26 // 4 <= len(reads) <= 25 * 26 // 2
+        per_chunk = np.bincount([c for r in reads for c in r], minlength=25)
+        assert per_chunk.max() <= 25  # a chunk is read at most once per tile pair it is in
+        # the options, the stream and a graph (and the block's virtual items): no data
+        assert max(shipped) < 30_000 + (0 if ci_method == "percentile" else 256 * 16) < x.nbytes / 2
     monkeypatch.setattr(td, "map_blocks", real)
     _same(_local(x, n_resamples=50, rng=9), _local(stored, n_resamples=50, rng=9))  # and without a client
     bad = stored.copy()
@@ -462,3 +470,116 @@ def test_error_consistency_of_a_stored_array_is_read_by_the_workers(client, monk
         _run(bad, n_resamples=20, rng=0, client=client)
     with pytest.raises(tw.InvalidValueError, match="`ci_method`='analytic' needs every table on the client"):
         _run(stored, ci_method="analytic")
+
+
+class CountingStore:
+    """A (items × observers) array in an .npy file, read like a zarr array (``da.from_array``
+    calls ``__getitem__`` once per chunk it reads, wherever the task runs), that appends the
+    first column of every read to a log file: the reads of all processes, counted."""
+
+    def __init__(self, path, log):
+        self.path, self.log = str(path), str(log)
+        head = np.load(self.path, mmap_mode="r")
+        self.shape, self.dtype, self.ndim = head.shape, head.dtype, head.ndim
+
+    def __getitem__(self, key):
+        out = np.array(np.load(self.path, mmap_mode="r")[key])
+        if out.size:  # (not the empty slice dask takes for the array's type)
+            cols = key[1] if isinstance(key, tuple) and len(key) > 1 else slice(None)
+            with open(self.log, "a") as f:
+                f.write(f"{cols.start or 0 if isinstance(cols, slice) else int(np.min(cols))}\n")
+        return out
+
+    def reads(self, chunk: int, n_chunks: int) -> np.ndarray:
+        """How often each chunk was read so far."""
+        with open(self.log) as f:
+            firsts = [int(line) for line in f if line.strip()]
+        return np.bincount(np.asarray(firsts, dtype=np.intp) // chunk, minlength=n_chunks)
+
+
+def test_a_stored_array_is_read_once_per_tile_pair_not_once_per_block(client, monkeypatch, tmp_path):
+    """Observer tiles: a task reads its two tiles' chunks, so each chunk of a stored ``correct``
+    is read about as often as there are tiles (15 here), not as often as there are blocks: the
+    runs of 128 consecutive pairs of before would read a chunk up to 56 times (computed below
+    from their observers). Counted in the store itself, on the workers and in this process, and
+    the numbers are those of the array in memory."""
+    import cloudpickle
+    import dask.array as da
+
+    import trialwise.distributed as td
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the store's class, to the workers
+    n_obs, chunk = 120, 8
+    x = _observers(n_items=60, n_obs=n_obs, seed=10)  # 7,140 pairs; 15 chunks of 8 observers
+    np.save(tmp_path / "x.npy", x)
+    n_chunks, pairs = n_obs // chunk, np.column_stack(np.triu_indices(n_obs, 1))
+    runs = [np.unique(pairs[s: s + 128]) // chunk for s in range(0, len(pairs), 128)]
+    before = np.bincount(np.concatenate([np.unique(r) for r in runs]), minlength=n_chunks)
+    assert before.max() == len(runs) == 56  # the last chunk: in every run of consecutive pairs
+    kw = dict(n_resamples=40, rng=4, ci_method="percentile", keep_replicates=True)
+    ref = _local(x, **kw)
+    monkeypatch.setattr(td, "TASKS_PER_WORKER", 200)  # blocks of at most 128 pairs, as the runs above
+    try:
+        for i, use_client in enumerate((True, False)):
+            store = CountingStore(tmp_path / "x.npy", tmp_path / f"reads{i}.log")
+            stored = da.from_array(store, chunks=(60, chunk), fancy=False, name=f"counting-store-{i}")
+            if use_client:
+                _same(ref, _run(stored, client=client, **kw))
+            else:
+                monkeypatch.setattr(td, "TASKS_PER_WORKER", 4)  # unused without a client
+                _same(ref, _local(stored, **kw))
+            reads = store.reads(chunk, n_chunks)
+            assert reads.min() >= 1
+            if use_client:  # blocks of ≤ 128 pairs in tiles of one chunk: one or two tile pairs per block
+                assert reads.max() <= n_chunks < before.max() / 3
+                assert reads.sum() <= before.sum() / 3
+            else:  # one block of all 7,140 pairs (m = all pairs: tiles of ⌊√7140⌋ = 84 → 80 observers)
+                assert reads.max() == 1
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+
+
+def test_tiles_cover_every_pair_once_within_their_bounds():
+    """``tile_edges``/``tile_blocks`` against brute force: every pair in exactly one block of at
+    most ``size`` pairs, tiles of at most ``side`` observers that are whole chunks or part of one,
+    and a block's pairs within as few tiles as its groups need (one group: two tiles)."""
+    from trialwise.distributed import tile_blocks, tile_edges
+
+    rng = np.random.default_rng(0)
+    for n_obs, side, chunks, size in ((24, 11, None, 128), (200, 11, [8] * 25, 128), (130, 50, [64, 64, 2], 2500),
+                                      (97, 7, [5, 30, 1, 1, 60], 40), (10, 3, [1] * 10, 9)):
+        edges = tile_edges(n_obs, side, chunks)
+        assert edges[0] == 0 and edges[-1] == n_obs and np.all(np.diff(edges) >= 1)
+        assert np.diff(edges).max() <= side
+        if chunks is not None:
+            chunk_edges = np.cumsum([0] + chunks)
+            for lo, hi in zip(edges[:-1], edges[1:]):  # whole chunks, or a part of one chunk
+                inside = np.any((chunk_edges > lo) & (chunk_edges < hi))
+                assert not inside or (lo in chunk_edges and hi in chunk_edges)
+        pairs = np.column_stack(np.triu_indices(n_obs, 1))
+        chosen = pairs[rng.permutation(len(pairs))[: len(pairs) // 2]]  # any order, either way round
+        chosen[::3] = chosen[::3, ::-1]
+        for p in (pairs, np.concatenate([chosen, chosen[:5]])):  # (a pair may be asked for twice)
+            blocks = tile_blocks(p, edges, size)
+            assert sorted(np.concatenate(blocks).tolist()) == list(range(len(p)))
+            assert max(len(b) for b in blocks) <= size
+            tile_of = np.searchsorted(edges, np.arange(n_obs), side="right") - 1
+            for b in blocks:
+                groups = {tuple(sorted(t)) for t in tile_of[p[b]]}
+                assert len(set(tile_of[p[b]].ravel())) <= 2 * len(groups)
+                if len(groups) == 1:
+                    assert len(set(tile_of[p[b]].ravel())) <= 2
+
+
+def test_chosen_pairs_in_any_order_on_the_cluster(client):
+    """``pairs=`` in a shuffled order, some reversed: the tiles regroup them, the result keeps
+    the caller's order and the numbers of the local path."""
+    x = _observers(n_items=80, n_obs=30, seed=12)
+    rng = np.random.default_rng(3)
+    all_pairs = [(a, b) for a in range(30) for b in range(a + 1, 30)]
+    chosen = [all_pairs[i] for i in rng.permutation(len(all_pairs))[:300]]
+    chosen = [(b, a) if i % 4 == 0 else (a, b) for i, (a, b) in enumerate(chosen)]
+    kw = dict(pairs=chosen, n_resamples=100, rng=6, keep_replicates=True)
+    local = _local(x, **kw)
+    _same(local, _run(x, client=client, **kw))
+    assert list(zip(local.observer_a, local.observer_b)) == chosen

@@ -351,3 +351,69 @@ def test_kappa_gradient_over_sums_is_the_cell_gradient_by_the_chain_rule():
         up = [x + eps if i == k else x for i, x in enumerate((n, n11, ca, cb))]
         down = [x - eps if i == k else x for i, x in enumerate((n, n11, ca, cb))]
         np.testing.assert_allclose(g[k], (kappa_of(*up) - kappa_of(*down)) / (2 * eps), rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("unbiased", [False, True])
+def test_kappa_from_sums_with_virtual_items_equals_the_weighted_tables(unbiased):
+    """kappa_from_sums with the virtual items' part, in both forms of ``extra`` (products per pair;
+    the Walsh–Hadamard form gathered in the slices), against κ of the weighted 2×2 tables built by
+    brute force over real and virtual items (scipy's Hadamard matrix), on sums of the engine's
+    float32 grid: the two forms give the same bits, for any number of threads, and ``out``."""
+    from scipy.linalg import hadamard
+
+    from trialwise.ec import _sylvester_columns, _walsh_hadamard
+    from trialwise.kappa import kappa_from_sums, kappa_from_counts, unbiased_from_kappa
+
+    gen = np.random.default_rng(8)
+    n_obs, n_items, b, n_virtual = 7, 40, 600, 8
+    right = gen.random((n_items, n_obs)) < 0.7
+    seen = gen.random((n_items, n_obs)) < 0.9
+    virtual = hadamard(n_virtual)[:, 1:n_obs + 1] > 0
+    w = (gen.integers(0, 2**9, size=(b, n_items + n_virtual)) * 2.0**-7).astype(np.float32)  # exact sums
+    wi, wv = w[:, :n_items].astype(float), w[:, n_items:].astype(float)
+    pairs = np.array([(i, j) for i in range(n_obs) for j in range(i + 1, n_obs)])
+    ia, ib = pairs[:, 0], pairs[:, 1]
+    s_ab = seen[:, ia] & seen[:, ib]
+    sums = [(wi @ c).astype(np.float32) for c in (s_ab, s_ab & right[:, ia] & right[:, ib], s_ab & right[:, ia],
+                                                   s_ab & right[:, ib])]
+    cells = [s_ab & right[:, ia] & right[:, ib], s_ab & right[:, ia] & ~right[:, ib],
+             s_ab & ~right[:, ia] & right[:, ib], s_ab & ~right[:, ia] & ~right[:, ib]]
+    v_cells = [virtual[:, ia] & virtual[:, ib], virtual[:, ia] & ~virtual[:, ib],
+               ~virtual[:, ia] & virtual[:, ib], ~virtual[:, ia] & ~virtual[:, ib]]
+    tables = np.stack([wi @ c + wv @ v for c, v in zip(cells, v_cells)], axis=-1).reshape(b, len(pairs), 2, 2)
+    oracle = kappa_from_counts(tables)
+    if unbiased:
+        oracle = unbiased_from_kappa(oracle, tables.sum(axis=(-2, -1)))
+    wv32 = w[:, n_items:]
+    products = (wv32.sum(axis=1, keepdims=True), wv32 @ (virtual[:, ia] & virtual[:, ib]).astype(np.float32),
+                wv32 @ virtual.astype(np.float32), ia, ib)
+    cols = _sylvester_columns(virtual.astype(np.uint8))
+    assert cols is not None and (cols == np.arange(1, n_obs + 1)).all()
+    f = _walsh_hadamard(wv32)
+    np.testing.assert_array_equal(f, wv @ hadamard(n_virtual))
+    walsh = (f[:, :1].astype(np.float32), (0.5 * (f - f[:, :1]), cols[ia] ^ cols[ib]), 0.5 * (f[:, :1] + f[:, cols]),
+             ia, ib)
+    first = kappa_from_sums(*sums, extra=products, unbiased=unbiased, workers=1)
+    np.testing.assert_allclose(first, oracle, rtol=1e-13, atol=1e-15)
+    for workers in (1, 2, 3):
+        out = np.full(first.shape, 7.0)
+        got = kappa_from_sums(*sums, extra=walsh, unbiased=unbiased, workers=workers, out=out)
+        assert got is out
+        np.testing.assert_array_equal(got.view(np.int64), first.view(np.int64))
+    with pytest.raises(ValueError, match="codes"):
+        kappa_from_sums(*sums, extra=(walsh[0], (walsh[1][0], walsh[1][1] + n_virtual)) + walsh[2:])
+
+
+def test_sylvester_columns_are_read_back_or_refused():
+    """The virtual items' Hadamard columns are read from their rows (any subset, any order of
+    observers); columns that are not Sylvester–Hadamard columns give None (the engine then takes
+    the product per pair)."""
+    from trialwise.ec import _sylvester_columns, prior_items
+
+    v = prior_items(20)
+    np.testing.assert_array_equal(_sylvester_columns(v[:, [7, 2, 19]]), [8, 3, 20])
+    assert _sylvester_columns(1 - v) is None
+    assert _sylvester_columns(v[:24]) is None
+    w = v.copy()
+    w[5, 3] ^= 1
+    assert _sylvester_columns(w) is None

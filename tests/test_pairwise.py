@@ -509,3 +509,21 @@ def test_exact_weights_give_exact_sums_and_refuse_columns_they_were_not_made_for
     np.testing.assert_array_equal(items_only, w[:, :47].astype(np.float64) @ x[:47])
     with pytest.raises(ValueError, match=r"`weights` are for 50 items; `columns` has 45"):
         bootstrap_sums(x[:45], 30, weights=rw)
+
+
+def test_tail_counts_and_valid_counts_from_the_sorted_replicates():
+    """The block's tail counts (replicates ≤ 0, ≥ 0) and non-NaN counts, read from the sorted
+    columns by binary search, equal the counts over the unsorted replicates (brute force), NaN
+    (undefined replicates) counted in neither tail; ties at 0 included."""
+    from trialwise.ec import _count_sorted
+    from trialwise.intervals import sorted_valid
+
+    gen = np.random.default_rng(4)
+    d = np.round(gen.normal(0.05, 0.2, size=(999, 300)), 2)
+    d[gen.random(d.shape) < 0.02] = np.nan
+    d[:, 3], d[:, 4], d[:, 5] = np.nan, 0.0, -0.5
+    s, k = sorted_valid(d)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(k, (~np.isnan(d)).sum(axis=0))
+        np.testing.assert_array_equal(_count_sorted(s, k, strict=False), (d <= 0).sum(axis=0))
+        np.testing.assert_array_equal(k - _count_sorted(s, k, strict=True), (d >= 0).sum(axis=0))

@@ -175,6 +175,7 @@ def test_no_other_module_counts_items():
         "tables.py",
         "resampling.py",                  # bootstrap weights: how often each item is drawn, not a table
         "benchmark/hierarchy.py",         # trials per (experiment, condition), bookkeeping
+        "benchmark/swap.py",              # how many items share each row of the swap's Δ, bookkeeping
         "comparison/ensemble.py",         # class frequencies of the truth (one-way)
         "comparison/probabilities.py",    # calibration bins
     }

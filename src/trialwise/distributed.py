@@ -8,8 +8,11 @@ is its seed, not its arrays) and the options, and whose output is its pairs' sum
 same holds for the tiles of models of :func:`trialwise.pairwise_agreement`, whose tasks may
 read their models from a Dask array in storage themselves. This
 module holds only the glue: checking the client, choosing a block size that keeps every
-worker busy, and streaming the tasks through the cluster a few at a time, so that neither the
-client nor the scheduler ever holds more than a few blocks. Dask is imported lazily.
+worker busy, grouping the pairs into tiles of observers (:func:`tile_edges`, :func:`tile_blocks`:
+a block needs the columns of two ranges of observers, so a stored array's chunks are read
+about once per tile, not once per block), and streaming the tasks through the cluster a few
+at a time, so that neither the client nor the scheduler ever holds more than a few blocks.
+Dask is imported lazily.
 
 A task is a pure function of its inputs, so a task lost with its worker (a crash, a pre-empted
 node) is simply run again by Dask (``distributed.scheduler.allowed-failures``, 3 by default)
@@ -28,9 +31,10 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from trialwise._core.errors import InvalidTypeError
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
 
-__all__ = ["check_client", "computed_first", "map_blocks", "task_block_size", "TASKS_PER_WORKER"]
+__all__ = ["check_client", "computed_first", "map_blocks", "task_block_size", "tile_edges", "tile_blocks",
+           "TASKS_PER_WORKER"]
 
 #: Blocks per worker that :func:`task_block_size` aims for (load balance), and tasks per
 #: worker that :func:`map_blocks` keeps submitted at once (so a worker never waits for work).
@@ -73,6 +77,102 @@ def task_block_size(client: Any, n_items: int, largest: int, multiple: int) -> i
     want = -(-n_items // (TASKS_PER_WORKER * _n_workers(client)))
     m = max(multiple, -(-want // multiple) * multiple)
     return int(min(largest, m, n_items))
+
+
+def tile_edges(n_observers: int, side: int, chunks: Iterable[int] | None = None) -> Any:
+    """Edges of the tiles of observers: consecutive ranges of at most ``side`` observers.
+
+    Without ``chunks``, ``0, side, 2·side, …, n_observers``. With ``chunks`` (the widths of an
+    array's chunks along the observers, ``dask_array.chunks[1]``) no tile straddles a chunk
+    edge, so a tile reads only whole chunks or one part of one: a chunk wider than ``side``
+    is cut into equal tiles, and consecutive narrower chunks are joined while the tile stays
+    within ``side``.
+
+    Parameters
+    ----------
+    n_observers : int
+    side : int
+        Largest tile, in observers (the pairwise bootstrap uses ⌊√m⌋ for blocks of m pairs).
+    chunks : iterable of int, optional
+        Chunk widths along the observers, summing to ``n_observers``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Increasing edges from 0 to ``n_observers``; tile i is ``[edges[i], edges[i + 1])``.
+    """
+    import numpy as np
+
+    side = max(1, int(side))
+    if chunks is None:
+        return np.unique(np.r_[np.arange(0, n_observers, side), n_observers])
+    edges, start, width = [0], 0, 0
+    for c in (int(c) for c in chunks):
+        if width and width + c > side:  # close the tile of joined chunks
+            edges.append(start)
+            width = 0
+        if c > side:  # cut the chunk into equal tiles of at most `side`
+            k = -(-c // side)
+            edges.extend(start + (c * np.arange(1, k)) // k)
+            edges.append(start + c)
+            width = 0
+        else:
+            width += c
+        start += c
+    edges.append(start)
+    if start != n_observers:
+        raise InvalidValueError(f"`chunks` must sum to the {n_observers} observers; got {start}")
+    return np.unique(np.asarray(edges, dtype=np.intp))
+
+
+def tile_blocks(pairs: Any, edges: Any, size: int) -> list[Any]:
+    """The positions of ``pairs`` (p × 2 observer numbers) in blocks of at most ``size`` pairs,
+    grouped by tiles (:func:`tile_edges`), as :func:`trialwise.agreement.model_tiles` does.
+
+    A pair belongs to the (unordered) pair of tiles of its two observers; the groups come in
+    tile order (I ≤ J: (0, 0), (0, 1), …, (1, 1), …), each group keeps the pairs' order, and
+    consecutive groups are joined into a block while it stays within ``size`` pairs (a group
+    larger than ``size`` is cut). A block of one group needs the columns of two tiles only, so
+    over all blocks each tile's columns are read about as often as there are tiles, not as
+    often as there are blocks (consecutive pairs ``(a, b)`` need up to ``size + 1`` observers).
+
+    Parameters
+    ----------
+    pairs : array_like of int, shape (p, 2)
+        Observer numbers of each pair, in any order (either way round).
+    edges : array_like of int
+        Tile edges (:func:`tile_edges`).
+    size : int
+        Most pairs per block.
+
+    Returns
+    -------
+    list of numpy.ndarray
+        Each block's positions among ``pairs``; together every position once.
+    """
+    import numpy as np
+
+    pairs = np.asarray(pairs, dtype=np.intp).reshape(-1, 2)
+    size = max(1, int(size))
+    t = np.searchsorted(np.asarray(edges), pairs, side="right") - 1
+    n_tiles = max(1, len(edges) - 1)
+    key = np.minimum(t[:, 0], t[:, 1]) * n_tiles + np.maximum(t[:, 0], t[:, 1])
+    order = np.argsort(key, kind="stable")
+    cuts = np.flatnonzero(np.diff(key[order])) + 1
+    blocks: list[Any] = []
+    run: list[Any] = []
+    n_run = 0
+    for group in np.split(order, cuts):
+        for at in range(0, len(group), size):
+            part = group[at: at + size]
+            if n_run and n_run + len(part) > size:
+                blocks.append(np.concatenate(run))
+                run, n_run = [], 0
+            run.append(part)
+            n_run += len(part)
+    if run:
+        blocks.append(np.concatenate(run))
+    return blocks
 
 
 def computed_first(func: Callable[..., Any], *args: Any) -> Any:

@@ -63,19 +63,30 @@ def sorted_valid(dist: ArrayLike) -> tuple[NDArray, NDArray]:
     ([[1.0, 2.0], [3.0, nan]], [2, 1])
     """
     d = np.asarray(dist, dtype=float)
-    count = np.sum(~np.isnan(d), axis=0)
     if d.ndim != 2 or d.nbytes <= 2 * SORT_BLOCK_BYTES or thread_budget() == 1:
-        return np.sort(d, axis=0), count  # NaN sorts last
-    width = max(1, SORT_BLOCK_BYTES // max(1, 8 * d.shape[0]))
-    starts = range(0, d.shape[1], width)
-    out = np.empty_like(d)
+        out = np.sort(d, axis=0)  # NaN sorts last
+    else:
+        width = max(1, SORT_BLOCK_BYTES // max(1, 8 * d.shape[0]))
+        starts = range(0, d.shape[1], width)
+        out = np.empty(d.shape)
 
-    def block(lo: int) -> None:
-        out[:, lo:lo + width] = np.sort(d[:, lo:lo + width], axis=0)
+        def block(lo: int) -> None:
+            out[:, lo:lo + width] = np.sort(d[:, lo:lo + width], axis=0)
 
-    with ThreadPoolExecutor(min(len(starts), thread_budget())) as ex:
-        list(ex.map(block, starts))
-    return out, count
+        with ThreadPoolExecutor(min(len(starts), thread_budget())) as ex:
+            list(ex.map(block, starts))
+    return out, _valid_count(out)
+
+
+def _valid_count(s: NDArray) -> NDArray:
+    """Non-NaN values of each column of ``s`` sorted along axis 0 (NaN last): counted only where the last is NaN."""
+    if s.ndim == 0 or s.shape[0] == 0:
+        return np.sum(~np.isnan(s), axis=0)
+    count = np.full(s.shape[1:], s.shape[0], dtype=np.int64)
+    some = np.isnan(s[-1])
+    if some.any():
+        count[some] = np.sum(~np.isnan(s[:, some]), axis=0)
+    return count
 
 
 def quantile_sorted(s: NDArray, k: NDArray, q: ArrayLike) -> NDArray:
@@ -101,7 +112,20 @@ def percentile_interval(dist: ArrayLike, confidence_level: float = 0.95) -> tupl
     >>> float(lo), float(hi)
     (5.0, 95.0)
     """
-    s, k = sorted_valid(dist)
+    return percentile_from_sorted(*sorted_valid(dist), confidence_level)
+
+
+def percentile_from_sorted(s: NDArray, k: NDArray, confidence_level: float = 0.95) -> tuple[NDArray, NDArray]:
+    """:func:`percentile_interval` of columns already sorted by :func:`sorted_valid` (its ``(s, k)``).
+
+    For a caller that needs the sorted replicates for more (tail counts): one sort.
+
+    Examples
+    --------
+    >>> lo, hi = percentile_from_sorted(*sorted_valid(np.arange(101.0)), 0.9)
+    >>> float(lo), float(hi)
+    (5.0, 95.0)
+    """
     alpha = 1 - confidence_level
     return quantile_sorted(s, k, alpha / 2)[()], quantile_sorted(s, k, 1 - alpha / 2)[()]
 

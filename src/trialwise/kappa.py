@@ -15,15 +15,16 @@ package, for error consistency (κ on correctness), Cohen's κ on labels
 :mod:`trialwise.tables`; the bootstrap calls these kernels on a whole batch of replicate
 tables.
 
-Why this module is long: about 720 lines, every count kernel of κ (the statistic, its
+Why this module is long: about 950 lines, every count kernel of κ (the statistic, its
 variance, bounds and bias correction) in one place, most of them docstrings with the formulas.
 """
 
 from __future__ import annotations
 
 import numbers
+import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import NamedTuple
+from typing import Literal, NamedTuple, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -62,7 +63,7 @@ _INT_KAPPA_MAX_TOTAL = 2**31
 # this share of its table's total is floating-point noise (e.g. n − a − b + n11 of weighted
 # sums), not an error.
 _NEGATIVE_TOLERANCE = 1e-9
-_KAPPA_SLICE_BYTES = 2**18  # kappa_from_sums: slices of this many bytes per array, one thread each
+_KAPPA_SLICE_BYTES = 2**17  # kappa_from_sums: slices of this many bytes per array (5 scratch arrays + the sums in L2), one thread each
 
 
 def _check_tables(counts: ArrayLike, name: str = "counts", *, square: bool = False) -> NDArray:
@@ -145,7 +146,7 @@ def kappa_from_cells(n11, n10, n01, n00) -> NDArray:
 
 
 def kappa_from_sums(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, *, unbiased: bool = False,
-                    extra: tuple | None = None, workers: int | None = None) -> NDArray:
+                    extra: tuple | None = None, workers: int | None = None, out: NDArray | None = None) -> NDArray:
     """κ from a pair's weighted sums: ``2(n·n11 − ca·cb) / (n(ca + cb) − 2·ca·cb)``, NaN where 0/0.
 
     :func:`kappa_from_cells` written in the sums (``n10 = ca − n11`` ...), with
@@ -155,9 +156,13 @@ def kappa_from_sums(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, *, unbia
     bits as from the tables. ``extra = (n, n11, per_observer, ia, ib)`` is added first (the
     virtual items' part: ``n`` (b, 1), ``n11`` like the sums, ``per_observer`` (b, observers)
     indexed by the pairs' observers ``ia`` and ``ib`` for ``ca`` and ``cb``) — exact too.
+    ``n11`` may also be a pair ``(table, codes)``, ``table`` (b, K) and ``codes`` (pairs,): then
+    the pairs' ``n11`` part is ``(per_observer[:, ia] + per_observer[:, ib] + table[:, codes]) / 2``
+    (the form of the engine's Hadamard virtual items, gathered in the slice, no product per pair).
     ``unbiased``: :func:`unbiased_from_kappa` of each value. The slices run on ``workers``
     threads (default: :func:`trialwise._core.threads.thread_budget`; 1 inside a caller's own
-    threads); each slice is written by one thread, so the bits do not depend on it.
+    threads); each slice is written by one thread, so the bits do not depend on it. ``out``:
+    a float64 array of the result's shape to write into (returned).
 
     Examples
     --------
@@ -167,45 +172,111 @@ def kappa_from_sums(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, *, unbia
     0.21052631578947367
     """
     shape = np.broadcast_shapes(np.shape(n), np.shape(n11), np.shape(ca), np.shape(cb))
-    out = np.empty(shape)
-    step = max(1, _KAPPA_SLICE_BYTES // (8 * max(1, int(np.prod(shape[1:], dtype=np.int64)))))
-    slices = [slice(r, min(r + step, shape[0])) for r in range(0, shape[0], step)]
+    if out is None:
+        out = np.empty(shape)
+    elif out.shape != shape or out.dtype != np.float64:
+        raise InvalidValueError(f"`out` must be a float64 array of shape {shape}; got {out.dtype} {out.shape}")
+    if len(shape) < 2:  # the slices cut the first axis and gather along the second
+        lead = (1,) * (2 - len(shape))
+        kappa_from_sums(*(np.reshape(x, lead + np.shape(x)) for x in (n, n11, ca, cb)), unbiased=unbiased,
+                        extra=extra, workers=1, out=out.reshape(lead + shape))
+        return out
+    sums = [np.broadcast_to(x, shape) for x in (n, n11, ca, cb)]
+    if extra is not None:
+        extra = _kappa_extra(extra, shape)
+    rows = shape[0]
+    width = int(np.prod(shape[1:], dtype=np.int64))
+    step = max(1, _KAPPA_SLICE_BYTES // (8 * max(1, width)))
+    slices = [slice(r, min(r + step, rows)) for r in range(0, rows, step)]
     n_workers = min(len(slices), thread_budget() if workers is None else workers)
+    todo = iter(slices)
+    lock = threading.Lock()
+
+    def work() -> None:  # one thread: its own scratch, the next slice until none is left
+        scratch = np.empty((5, min(step, rows)) + shape[1:])
+        while True:
+            with lock:
+                sl = next(todo, None)
+            if sl is None:
+                return
+            _kappa_from_sums_slice(sums, unbiased, out, sl, extra, scratch)
+
     if n_workers > 1:  # each slice is written by one thread: the same bits for any number of them
-        with ThreadPoolExecutor(n_workers) as ex:
-            list(ex.map(lambda sl: _kappa_from_sums_slice(n, n11, ca, cb, unbiased, out, sl, extra), slices))
+        with ThreadPoolExecutor(n_workers - 1) as ex:  # this thread is one of them
+            helpers = [ex.submit(work) for _ in range(n_workers - 1)]
+            work()
+            for f in helpers:
+                f.result()
     else:
-        for sl in slices:
-            _kappa_from_sums_slice(n, n11, ca, cb, unbiased, out, sl, extra)
+        work()
     return out
 
 
-def _kappa_from_sums_slice(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, unbiased: bool, out: NDArray,
-                         sl: slice, extra: tuple | None = None) -> None:
-    """Rows ``sl`` of :func:`kappa_from_sums`, written into ``out``."""
-    nn, a11, a, b = n[sl], n11[sl], ca[sl], cb[sl]
-    if extra is not None:  # new arrays in the sums' dtype (exact there too): the sums are never written to
-        e_n, e11, per, ia, ib = extra
-        per = per[sl]
-        nn, a11 = nn + e_n[sl], a11 + e11[sl]
-        a, b = a + np.take(per, ia, axis=1), b + np.take(per, ib, axis=1)
-    # Numerator and denominator halved, (n·n11 − ca·cb) / (n(ca + cb)/2 − ca·cb): exact like the
-    # whole ones (products of the exact, ≤ 24-bit sums are exact in float64, halving is exact), so
-    # the quotient is the same bits in two passes fewer. The denominator is ca(n − cb) + cb(n − ca)
-    # ≥ 0, and 0 only where n11 ≤ min(ca, cb) forces the numerator to 0 too: 0/0 gives the NaN of
-    # an undefined κ without a mask.
-    f8 = np.float64
-    p = np.multiply(a, b, dtype=f8)
-    num = np.multiply(nn, a11, dtype=f8)
-    num -= p
-    den = np.add(a, b, dtype=f8)
-    den *= nn
-    den *= 0.5
-    den -= p
+def _kappa_extra(extra: tuple, shape: tuple) -> tuple:
+    """``extra`` of :func:`kappa_from_sums` ready for the slices: float64 halves and tables, checked indices."""
+    e_n, e11, per, ia, ib = extra
+    per = np.asarray(per, dtype=np.float64)
+    ia, ib = np.asarray(ia, dtype=np.intp), np.asarray(ib, dtype=np.intp)
+    table = codes = None
+    if isinstance(e11, tuple):
+        table, codes = np.asarray(e11[0], dtype=np.float64), np.asarray(e11[1], dtype=np.intp)
+        e11 = None
+    for name, idx, k in (("ia", ia, per.shape[-1]), ("ib", ib, per.shape[-1]),
+                         ("codes", codes, None if table is None else table.shape[-1])):
+        if idx is not None and k is not None and idx.size and (idx.min() < 0 or idx.max() >= k):
+            raise InvalidValueError(f"`extra`: {name} must index columns 0 … {k - 1}; got {idx.min()} … {idx.max()}")
+    dtype = np.result_type(e_n)  # the dtype n + e_n had when the extras were added in the sums' dtype
+    half_n = np.broadcast_to(np.asarray(e_n, dtype=np.float64) * 0.5, shape[:1] + (1,) * (len(shape) - 1))
+    return half_n, e11, per, ia, ib, table, codes, dtype
+
+
+def _kappa_from_sums_slice(sums: list, unbiased: bool, out: NDArray, sl: slice, extra: tuple | None,
+                           scratch: NDArray) -> None:
+    """Rows ``sl`` of :func:`kappa_from_sums`, written into ``out``, in five float64 scratch arrays.
+
+    Every sum enters float64 once, scaled by a power of 2 on the way in (``n/2``, ``2·n11``: exact);
+    then numerator ``(n/2)·(2·n11) − ca·cb = n·n11 − ca·cb`` and denominator
+    ``(ca + cb)·(n/2) − ca·cb`` are made in place: each rounding (none, for the exact sums of the
+    engine) is the one of ``n·n11``, ``ca·cb`` and ``(ca + cb)·n`` halved, so the quotient has the
+    same bits as from the tables. The denominator is ca(n − cb) + cb(n − ca) ≥ 0, and 0 only where
+    n11 ≤ min(ca, cb) forces the numerator to 0 too: 0/0 gives the NaN of an undefined κ without a mask.
+    """
+    n, n11, ca, cb = (x[sl] for x in sums)
+    r = n.shape[0]
+    h, x, a, b, p = (s[:r] for s in scratch)
+    np.multiply(n, 0.5, out=h)  # n/2
+    if extra is None:
+        np.multiply(n11, 2.0, out=x)  # 2·n11
+        a[...] = ca
+        b[...] = cb
+    else:  # the virtual items' part, added exactly in float64 (the sums' own dtype held them exactly too)
+        half_n, e11, per, ia, ib, table, codes, _ = extra
+        h += half_n[sl]
+        pr = per[sl]
+        np.take(pr, ia, axis=1, out=a, mode="clip")  # indices checked in _kappa_extra
+        np.take(pr, ib, axis=1, out=b, mode="clip")
+        if table is None:
+            np.add(n11, e11[sl], out=x)
+            x *= 2.0
+        else:  # 2·n11 + per[ia] + per[ib] + table[codes]
+            np.add(a, b, out=x)
+            np.take(table[sl], codes, axis=1, out=p, mode="clip")
+            x += p
+            np.multiply(n11, 2.0, out=p)
+            x += p
+        a += ca
+        b += cb
+    np.multiply(a, b, out=p)  # ca·cb
+    a += b
+    x *= h  # n·n11
+    x -= p
+    a *= h  # (ca + cb)·n/2
+    a -= p
     o = out[sl]
     with np.errstate(invalid="ignore", divide="ignore"):  # here: the threads do not share the caller's state
-        np.divide(num, den, out=o)
-    if unbiased:
+        np.divide(x, a, out=o)
+    if unbiased:  # n in the dtype it had (n + e_n was added in the sums' dtype): the same rounding of n − 1
+        nn = n if extra is None else (h * 2.0).astype(np.result_type(n, extra[-1]))
         o[...] = unbiased_from_kappa(o, nn)
 
 
@@ -747,7 +818,18 @@ def kappa_gradient(cells: ArrayLike) -> NDArray:
     return g.reshape(g.shape[:-1] + (2, 2))
 
 
-def kappa_gradient_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLike) -> NDArray:
+@overload
+def kappa_gradient_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLike, *,
+                        with_kappa: Literal[False] = ...) -> NDArray: ...
+
+
+@overload
+def kappa_gradient_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLike, *,
+                        with_kappa: Literal[True]) -> tuple[NDArray, NDArray]: ...
+
+
+def kappa_gradient_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLike, *,
+                        with_kappa: bool = False) -> NDArray | tuple[NDArray, NDArray]:
     """Gradient of κ with respect to a 2×2 table's sums, shape ``(4, …)``: items ``n``, both
     correct ``n11``, each observer correct ``ca``, ``cb``.
 
@@ -756,7 +838,10 @@ def kappa_gradient_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLi
     gradient by the chain rule, written out so the bootstrap's influence computation needs
     no intermediate (…, 2, 2) arrays): ``∂κ/∂n = (2·n11·D − N(ca + cb)) / D²``,
     ``∂κ/∂n11 = 2n / D``, ``∂κ/∂ca = (−2·cb·D − N(n − 2cb)) / D²`` and symmetrically for
-    ``cb``. Not finite where κ is undefined (``D = 0``).
+    ``cb``. Not finite where κ is undefined (``D = 0``). ``with_kappa=True`` returns
+    ``(κ, gradient)``, κ as ``N / D`` from the same products: the bits of
+    :func:`kappa_from_sums` on exact sums (integers, as in a bootstrap), where ``N`` and ``D``
+    are exact.
 
     Examples
     --------
@@ -765,13 +850,41 @@ def kappa_gradient_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLi
     True
     """
     n, n11, ca, cb = (np.asarray(x, dtype=float) for x in (n, n11, ca, cb))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        num = 2.0 * (n * n11 - ca * cb)
-        den = n * (ca + cb) - 2.0 * ca * cb
-        inv2 = 1.0 / (den * den)
-        g = [(2.0 * n11 * den - num * (ca + cb)) * inv2, 2.0 * n / den,
-             (-2.0 * cb * den - num * (n - 2.0 * cb)) * inv2, (-2.0 * ca * den - num * (n - 2.0 * ca)) * inv2]
-    return np.stack(np.broadcast_arrays(*g))
+    shape = np.broadcast_shapes(n.shape, n11.shape, ca.shape, cb.shape)
+    # in place, a few arrays of the table's shape; each value is the same operations as the
+    # closed forms above (a factor ±2 moved is exact), so the same bits
+    g = np.empty((4,) + shape)
+    s, num, den, tmp = (np.empty(shape) for _ in range(4))
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        np.add(ca, cb, out=s)
+        np.multiply(ca, cb, out=tmp)
+        np.multiply(n, n11, out=num)
+        num -= tmp
+        num *= 2.0  # N
+        np.multiply(n, s, out=den)
+        tmp *= 2.0
+        den -= tmp  # D
+        inv2 = np.multiply(den, den, out=tmp)
+        np.divide(1.0, inv2, out=inv2)
+        g0, g1, g2, g3 = (g[k, ...] for k in range(4))  # views, also of 0-d tables
+        np.multiply(n11, den, out=g0)  # (2·n11·D − N(ca + cb)) / D²
+        g0 *= 2.0
+        g0 -= np.multiply(num, s)
+        g0 *= inv2
+        np.divide(n, den, out=g1)  # 2n / D
+        g1 *= 2.0
+        for gk, first in ((g2, cb), (g3, ca)):  # (−2·cb·D − N(n − 2cb)) / D², and with ca for ∂κ/∂cb
+            np.multiply(first, den, out=gk)
+            gk *= -2.0
+            part = np.multiply(first, 2.0, out=np.empty(shape))
+            np.subtract(n, part, out=part)
+            part *= num
+            gk -= part
+            gk *= inv2
+        kappa = np.divide(num, den, out=s) if with_kappa else None
+    if kappa is not None:
+        return kappa, g
+    return g
 
 
 # Second derivatives of κ's numerator 2(p11·p00 − p10·p01) and denominator

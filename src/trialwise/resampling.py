@@ -431,16 +431,18 @@ def _on_exact_grid(w: NDArray, column_max: int, dtype: Any) -> NDArray:
     (float32) or ``2**51`` (float64): then every partial sum of ``q_i · x_i · 2**-k`` is an
     integer multiple of ``2**-k`` below ``2**24`` (``2**53``) of them, so it is exact, and the
     product does not depend on the order in which BLAS adds (i.e. on its number of threads).
+    Real float64 weights are rounded in place (``w`` is a fresh draw of the caller, overwritten).
     """
     if w.dtype.kind in "iu":
         return w.astype(dtype)
     bits = 22 if dtype == np.float32 else 51
     _, e = np.frexp(w.sum(axis=1) * column_max)  # total < 2**e
     k = (bits - e)[:, None]
-    q = w * np.ldexp(1.0, k)  # q_i = w_i · 2**k, rounded to integers below 2**24 (2**53)
-    np.rint(q, out=q)
-    out = q.astype(dtype)
-    out *= np.ldexp(1.0, -k).astype(dtype)  # a power of 2: exact
+    q = np.multiply(w, np.ldexp(1.0, k), out=w if w.flags.writeable and w.dtype == np.float64 else None)
+    np.rint(q, out=q)  # q_i = w_i · 2**k, rounded to integers below 2**24 (2**53), in place (w is the caller's draft)
+    out = np.empty(q.shape, dtype=dtype)
+    # back to the grid, in the output's dtype in one pass: q · 2**-k is exact in float64 and representable in dtype
+    np.multiply(q, np.ldexp(1.0, -k), out=out, casting="same_kind")
     return out
 
 

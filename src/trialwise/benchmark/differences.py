@@ -38,7 +38,7 @@ from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result
 from trialwise._core.threads import thread_budget
-from trialwise.benchmark.hierarchy import Design, bootstrap_entries_ij
+from trialwise.benchmark.hierarchy import Design, bootstrap_entries_ij, entry_weights
 from trialwise.benchmark.swap import swap_differences, swap_pvalue
 from trialwise.intervals import symmetric_studentized_pvalue
 from trialwise.resampling import keyed_rng, monte_carlo_pvalue
@@ -159,13 +159,16 @@ class SwapNulls:
         self.seed = seed
         self._cache: dict[tuple[int, int, int], tuple[float, NDArray]] = {}
         self._lock = threading.Lock()
+        self._weights: NDArray | None = None  # the entries' weights in their rows' scores, once for all pairs
 
     def null(self, i: int, j: int, m: int) -> NDArray:
         """The swap null of ``score_i − score_j`` from ``m`` swaps (any order of ``i``, ``j``)."""
         a, b = min(i, j), max(i, j)
         key = (a, b, m)
         if key not in self._cache:
-            value = swap_differences(self.design, a, b, m, rng=keyed_rng(self.seed, (a, b)))
+            if self._weights is None:
+                self._weights = entry_weights(np.zeros(self.design.n_entries), self.design)
+            value = swap_differences(self.design, a, b, m, rng=keyed_rng(self.seed, (a, b)), weights=self._weights)
             with self._lock:
                 self._cache.setdefault(key, value)
         null = self._cache[key][1]

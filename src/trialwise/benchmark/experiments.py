@@ -42,6 +42,11 @@ def studentized_score_interval(dist: NDArray, estimate: NDArray, level: float, s
     symmetric-looking t-interval on an unbounded scale, can leave it when the standard
     errors are small on many replicates (few clusters, continuous scores), and no score
     can lie outside it.
+
+    The interval may reach beyond every replicate (a score of one small table, e.g. of a
+    single reference observer, whose SE* is small on a share of the replicates): that is the
+    studentization widening a percentile range that under-covers, not a failure of it
+    (docs/benchmark.md, "Sparse overlaps": ``benchmarks/studentized_fallback_coverage.py``).
     """
     lo, hi = score_interval("studentized", dist, estimate, level, standard_error=standard_error,
                             replicate_standard_error=replicate_standard_error)

@@ -17,7 +17,7 @@ chunked matrix product. Units are independent given the seed: unit ``u`` (in sor
 yields the infinitesimal-jackknife variance of every row score on the data and on every
 replicate (:mod:`trialwise.benchmark.influence`), for the studentized interval.
 
-Why this module is long: about 585 lines, because the design, its aggregation and its
+Why this module is long: about 730 lines, because the design, its aggregation and its
 bootstrap share one layout (entries grouped by unit, rows and levels as index arrays)
 that no other module should need to know; the influence and the swap test, which only
 read it, live in :mod:`~trialwise.benchmark.influence` and :mod:`~trialwise.benchmark.swap`.
@@ -40,18 +40,23 @@ from trialwise._core.validation import check_positive_int, check_rng
 from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.benchmark.influence import UnitInfluence
 from trialwise.benchmark.notes import StructuredNote
-from trialwise.benchmark.protocol import GROUND_TRUTH, Protocol, metric_from_sums
+from trialwise.benchmark.protocol import (GROUND_TRUTH, Protocol, metric_and_gradient, metric_from_sums,
+                                          metric_gradient)
 from trialwise.data import SCORE_COLUMN, SCORE_SOURCE
+from trialwise.kappa import kappa_from_sums
 from trialwise.resampling import BATCH_BYTES, bootstrap_sums, child_rngs
 from trialwise.tables import cluster_sums, pair_columns
 
 __all__ = ["Design", "build_design", "reference_mask", "bootstrap_entries", "bootstrap_entries_ij", "EntryBootstrap",
-           "aggregate", "group_mean", "row_scores", "entry_weights"]
+           "aggregate", "aggregate_each", "group_mean", "row_scores", "entry_weights"]
 
 #: Name of the reference group's own row (pairs of distinct reference observers).
 REFERENCE_ROW = "{reference}–{reference}"
 #: Values per block of :func:`group_mean` (about 8 MB of float64).
 _GROUP_BLOCK = 2**20
+#: Bytes of the bootstrap's per-replicate work (metric, gradient, influences) per slice of
+#: replicates: within the CPU's L2 cache.
+_SLICE_BYTES = 2**21
 
 
 @dataclass
@@ -121,7 +126,7 @@ def reference_mask(trials, protocol: Protocol, reference: Any = None) -> NDArray
 
 
 def build_design(trials, protocol: Protocol, reference: Any = None, *, require_candidates: bool = True,
-                 partial_by_design: bool = False, clusters: Any = None) -> Design:
+                 partial_by_design: bool = False, clusters: Any = None, unpaired: Any = None) -> Design:
     """Apply a protocol to a trials table (:func:`trialwise.read_trials` columns).
 
     ``partial_by_design=True``: observers that lack some of a condition's images do so by
@@ -132,7 +137,14 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
 
     ``clusters``: one cluster label per trial (aligned with ``trials``), the same for every
     trial on an item of a condition; the bootstrap then resamples clusters, not items,
-    within each condition (:meth:`Unit.resampled`).
+    within each condition (:meth:`Unit.resampled`); every condition needs at least two
+    clusters (one cluster cannot be resampled: its interval would have no width).
+
+    A candidate that shares fewer than ``protocol.min_items`` items with every reference
+    observer in all conditions of an experiment has no pair value there: it is not scored,
+    like a candidate lacking the experiment (``excluded``, note ``candidates-unpaired``; the
+    design is built again without it, with ``unpaired`` = {candidate: experiments}). No
+    usable pair at all is an error naming ``min_items``.
 
     Under a ground-truth metric (``protocol.against_ground_truth``: accuracy) every observer
     is a candidate and the one reference is :data:`~trialwise.benchmark.protocol.GROUND_TRUTH`,
@@ -143,6 +155,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
 
     excluded: list[dict] = []
     notes: list[StructuredNote] = []
+    given = trials  # (a second pass without the unpaired candidates starts from it)
+    unpaired = dict(unpaired or {})
     if clusters is not None:
         trials = trials.assign(_cluster=np.asarray(clusters))
     exps_all = sorted(trials["experiment"].unique())
@@ -165,7 +179,14 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     conds_found = t.groupby("experiment")["condition"].unique().to_dict()
     drop = np.zeros(len(t), bool)
     # (experiment, condition) codes once; the masks below compare small integer arrays
-    ec_codes, ec_pairs = pd.factorize(pd.MultiIndex.from_arrays([t["experiment"], t["condition"]]))
+    # (from the two columns' codes: factorizing a MultiIndex builds a tuple per trial, 0.5 s on model-vs-human)
+    e_codes, e_uniq = pd.factorize(t["experiment"])
+    c_codes, c_uniq = pd.factorize(t["condition"])
+    if (e_codes < 0).any() or (c_codes < 0).any():  # missing labels: as the MultiIndex has them
+        ec_codes, ec_pairs = pd.factorize(pd.MultiIndex.from_arrays([t["experiment"], t["condition"]]))
+    else:
+        ec_codes, ec_first = pd.factorize(e_codes.astype(np.int64) * max(len(c_uniq), 1) + c_codes)
+        ec_pairs = [(e_uniq[k // max(len(c_uniq), 1)], c_uniq[k % max(len(c_uniq), 1)]) for k in ec_first]
     ec_count = np.bincount(ec_codes, minlength=len(ec_pairs))
     pair_code = {pair: k for k, pair in enumerate(ec_pairs)}
     for name, mapping, keep in (("conditions", protocol.conditions or {}, True), ("exclude", protocol.exclude, False)):
@@ -211,14 +232,27 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
             excluded.append({"experiment": ",".join(lacking), "condition": "*", "subject": c,
                              "n_trials": int((t["subject"] == c).sum()),
                              "reason": f"candidate lacks {len(lacking)} of the protocol's {len(exps)} experiments"})
+        elif c in unpaired:
+            excluded.append({"experiment": ",".join(unpaired[c]), "condition": "*", "subject": c,
+                             "n_trials": int((t["subject"] == c).sum()),
+                             "reason": f"candidate shares fewer than {protocol.min_items} images (min_items) with "
+                                       f"every reference observer in every condition of {len(unpaired[c])} "
+                                       f"experiment(s)"})
         else:
             candidates.append(c)
     if cand_all and not candidates:
+        if unpaired:
+            raise InvalidValueError(f"no candidate shares the protocol's min_items ({protocol.min_items}) images "
+                                    f"with a reference observer in a condition of every experiment; lower "
+                                    f"`min_items` (protocol.replace(min_items=...)) or collect more trials")
         raise InvalidValueError(f"no candidate covers all {len(exps)} experiments of protocol {protocol.name!r}; "
                          f"restrict the protocol's `experiments`")
-    if len(candidates) < len(cand_all):
-        lacking_of = {c: sorted(set(exps) - set(cover[c])) for c in cand_all if c not in candidates}
+    lacking_of = {c: sorted(set(exps) - set(cover[c])) for c in cand_all if c not in candidates and c not in unpaired}
+    if lacking_of:
         notes.append(StructuredNote("candidates-not-scored", lacking=lacking_of, n_experiments=len(exps)))
+    if unpaired:  # a candidate that vanishes from the table: said at once, not only in the notes
+        notes.append(StructuredNote("candidates-unpaired", unpaired=unpaired, min_items=protocol.min_items))
+        warn(notes[-1], TrialwiseWarning)
     if len(references) == 1 and not truth:
         notes.append(StructuredNote("one-reference-observer", reference=references[0]))
     t = t[t["subject"].isin(set(candidates) | set(references))]
@@ -259,6 +293,12 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
                                         "more than one cluster label (a cluster label belongs to the item)")
             first = labels.groupby(level=0).first().sort_index()
             cluster_codes = pd.factorize(first.to_numpy(), sort=True)[0].astype(np.intp)
+            if cluster_codes.max(initial=0) < 1:  # one cluster: every replicate the same, an interval of no width
+                raise InvalidValueError(
+                    f"`clusters` (--clusters): condition {c!r} of experiment {e!r} holds a single cluster "
+                    f"({str(first.iloc[0])!r}), and clusters are resampled within each condition, so every condition "
+                    f"needs at least 2 (conditions are fixed, not resampled); cluster by a finer column, or leave "
+                    f"`clusters` out when each condition is one cluster")
         if truth:  # the oracle: saw every item of the unit, always right
             right = np.concatenate([right, np.ones((len(images), 1), dtype)], axis=1)
             seen = np.concatenate([seen, np.ones((len(images), 1), np.uint8)], axis=1)
@@ -307,6 +347,18 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         lab_exp.append([exps.index(e)] * len(pairs_arr))
         lab_ref.append(rfs)
         sums.append(s)
+    entry_rows = np.concatenate(lab_row).astype(np.intp) if lab_row else np.empty(0, np.intp)
+    if not len(entry_rows) and sparse_count:
+        raise InvalidValueError(f"no pair of observers shares the protocol's min_items ({protocol.min_items}) images "
+                                f"in any condition, so there is nothing to score; lower `min_items` "
+                                f"(protocol.replace(min_items=...)) or collect more trials")
+    entry_exps = np.concatenate(lab_exp).astype(np.intp) if lab_exp else np.empty(0, np.intp)
+    lone = {c: [e for x, e in enumerate(exps) if not np.any((entry_rows == i) & (entry_exps == x))]
+            for i, c in enumerate(candidates)}  # every pair under min_items in every condition of these experiments
+    lone = {c: x for c, x in lone.items() if x}
+    if lone:  # not scored, like a candidate lacking the experiments: the design again, without them
+        return build_design(given, protocol, reference, require_candidates=require_candidates,
+                            partial_by_design=partial_by_design, clusters=clusters, unpaired={**unpaired, **lone})
     if n_partial:
         msg = StructuredNote("partial-images", n=n_partial)
         notes.append(msg)
@@ -396,10 +448,32 @@ def aggregate(values: NDArray, design: Design, *, keep: tuple[str, ...] = (), en
     labels = {"row": design.entry_row[idx], "reference": design.entry_reference[idx],
               "condition": design.entry_unit[idx], "experiment": design.entry_experiment[idx]}
     steps, key = _steps(labels, design.protocol.aggregation, keep)
-    v = np.asarray(values, dtype=float)
+    v = np.asarray(values)  # not cast whole: group_mean casts block by block (a float32 bootstrap stays float32)
     for m in steps:
         v = group_mean(v, m)
-    return v, key
+    return np.asarray(v, dtype=float), key
+
+
+def aggregate_each(values: NDArray, design: Design, keeps: tuple[tuple[str, ...], ...]) -> list[tuple[NDArray, dict]]:
+    """:func:`aggregate` of ``values`` for every ``keep`` in ``keeps``, in that order; the levels
+    their averages have in common (e.g. over references and conditions, for the scores and the
+    per-experiment scores) are computed once. The same numbers as separate calls."""
+    labels = {"row": design.entry_row, "reference": design.entry_reference,
+              "condition": design.entry_unit, "experiment": design.entry_experiment}
+    done: list[tuple[list, list[NDArray]]] = []  # steps of each keep and the values after each step
+    results = []
+    for keep in keeps:
+        steps, key = _steps(labels, design.protocol.aggregation, keep)
+        v = np.asarray(values)
+        trail: list[NDArray] = []
+        for j, m in enumerate(steps):
+            shared = next((vals[j] for prev, vals in done if len(prev) > j and all(
+                a.shape == c.shape and (a != c).nnz == 0 for a, c in zip(prev[:j + 1], steps[:j + 1]))), None)
+            v = group_mean(v, m) if shared is None else shared
+            trail.append(v)
+        done.append((steps, trail))
+        results.append((np.asarray(v, dtype=float), key))
+    return results
 
 
 def group_mean(values: NDArray, membership: Any, *, workers: int | None = None) -> NDArray:
@@ -411,9 +485,9 @@ def group_mean(values: NDArray, membership: Any, *, workers: int | None = None) 
     bootstrap are never copied whole), on ``workers`` threads (default: all cores); the
     result does not depend on either.
     """
-    v = np.asarray(values, dtype=float)
+    v = np.asarray(values)  # cast to float64 block by block below: the same numbers, no whole copy
     lead = v.shape[:-1]
-    v = v.reshape(-1, v.shape[-1])
+    v = v.reshape(int(np.prod(lead)), v.shape[-1])  # not -1: a design without entries has a last axis of 0
     if sparse.issparse(membership):
         mt = sparse.csr_matrix(membership.T, dtype=float)  # groups × n
     else:
@@ -422,8 +496,22 @@ def group_mean(values: NDArray, membership: Any, *, workers: int | None = None) 
     step = max(1, _GROUP_BLOCK // max(v.shape[1], 1))
     blocks = [slice(i, i + step) for i in range(0, v.shape[0], step)]
 
+    full = mt @ np.ones((mt.shape[1], 1)) if sparse.issparse(mt) else None  # members of each group
+
     def run(sl: slice) -> None:
-        block = v[sl]
+        if full is not None:  # values × replicates (a cast and transposed copy in one), the sparse product's layout
+            xt = np.empty((v.shape[1], len(v[sl])))
+            np.copyto(xt, v[sl].T)
+            undefined = np.isnan(xt)
+            if not undefined.any():  # every value defined: each group's count is its number of members
+                total, count = mt @ xt, full
+            else:
+                np.copyto(xt, 0.0, where=undefined)
+                total, count = mt @ xt, mt @ (~undefined).astype(float)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                out[sl] = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan).T
+            return
+        block = np.asarray(v[sl], dtype=float)
         ok = ~np.isnan(block)
         total = np.asarray(mt @ np.where(ok, block, 0.0).T).T
         count = np.asarray(mt @ ok.T.astype(float)).T
@@ -466,7 +554,8 @@ def entry_weights(values: NDArray, design: Design) -> NDArray:
     group = np.arange(design.n_entries)
     for m in steps:
         m = sparse.csr_matrix(m)
-        count = np.asarray(m.T @ defined.reshape(-1, defined.shape[-1]).T).T.reshape(defined.shape[:-1] + (-1,))
+        flat = defined.reshape(int(np.prod(defined.shape[:-1])), defined.shape[-1])  # not -1: 0 entries
+        count = np.asarray(m.T @ flat.T).T.reshape(defined.shape[:-1] + (m.shape[1],))
         group = m.indices[group]  # one member per row of m: its group at this level
         with np.errstate(invalid="ignore", divide="ignore"):
             weight = weight * np.where(count > 0, 1.0 / np.where(count > 0, count, 1.0), 0.0)[..., group]
@@ -505,30 +594,11 @@ def _bootstrap(design: Design, n_resamples: int, *, rng: Any, workers: int | Non
 
     def run(u: int) -> None:
         unit = design.units[u]
-        # resampled clusters do not keep the number of items fixed: every pair needs its n column
-        cols, to_sums = pair_columns(unit.right, unit.seen, unit.pairs, fixed_total=unit.clusters is None)
-        cols = unit.resampled(cols)
-        if influence and not len(unit.entries):  # every pair of the unit left out (min_items)
+        p = len(unit.entries)
+        if not p:  # every pair of the unit left out (min_items): nothing to resample
             per_unit[u] = (np.empty(0, np.intp), np.empty(0), np.empty((b, 0)))
-        if not influence or not len(unit.entries):
-            out[:, unit.entries] = bootstrap_sums(cols, b, rng=gens[u],
-                                                  statistic=lambda s: metric_from_sums(metric, *to_sums(s)))
         else:
-            inf = UnitInfluence.of(unit.right, unit.seen, unit.pairs, design.entry_row[unit.entries],
-                                   weight[unit.entries], clusters=unit.clusters)
-            p = len(unit.entries)
-
-            def statistic(s: NDArray, w: NDArray) -> NDArray:
-                sums = to_sums(s)
-                values = metric_from_sums(metric, *sums)
-                return np.concatenate([values, inf.variance(metric, sums, values, w)], axis=1)
-
-            # replicates per chunk: the IJ's arrays (gradients, pattern weights) within BATCH_BYTES
-            batch = max(1, min(b, BATCH_BYTES // (8 * (12 * p + 2 * int(inf.offsets[-1]) + cols.shape[0]))))
-            res = bootstrap_sums(cols, b, rng=gens[u], statistic=statistic, with_weights=True, batch=batch)
-            out[:, unit.entries] = res[:, :p]
-            obs = tuple(x[None] for x in design.entry_sums[:, unit.entries])
-            per_unit[u] = (inf.rows, inf.variance(metric, obs, metric_from_sums(metric, *obs), None)[0], res[:, p:])
+            per_unit[u] = _bootstrap_unit(design, u, b, gens[u], out, metric, weight if influence else None)
         done[0] += 1
         if progress is not None:
             progress("bootstrap", done[0], len(design.units))
@@ -546,6 +616,65 @@ def _bootstrap(design: Design, n_resamples: int, *, rng: Any, workers: int | Non
         with ThreadPoolExecutor(n_workers) as ex:
             list(ex.map(run, sorted(range(len(design.units)), key=lambda u: -size[u])))
     return out, per_unit
+
+
+def _bootstrap_unit(design: Design, u: int, b: int, gen: Any, out: NDArray, metric: str,
+                    weight: NDArray | None) -> tuple[NDArray, NDArray, NDArray]:
+    """Unit ``u``'s replicates, written into its columns of ``out``; with the entry weights
+    ``weight`` (IJ) also its rows, their IJ variance on the data and on every replicate.
+
+    The product is chunked over replicates by the engine (:func:`bootstrap_sums`, stream
+    ``gen``); the metric, its gradient and the influences run on slices of a chunk of
+    about :data:`_SLICE_BYTES`, so that their temporaries stay in the CPU cache. Every
+    value is computed by the same operations whatever the slicing (elementwise, or sums
+    in a fixed order), and the sums of integer columns are exact whatever the chunking, so
+    neither changes a bit; columns of real scores keep the chunks they always had.
+    """
+    unit = design.units[u]
+    # resampled clusters do not keep the number of items fixed: every pair needs its n column
+    cols, to_sums = pair_columns(unit.right, unit.seen, unit.pairs, fixed_total=unit.clusters is None)
+    cols = unit.resampled(cols)
+    entries = unit.entries
+    p = len(entries)
+    at: Any = slice(int(entries[0]), int(entries[-1]) + 1) if np.array_equal(entries, np.arange(
+        entries[0], entries[0] + p)) else entries  # a unit's entries are consecutive (build_design)
+    exact = bool(np.issubdtype(cols.dtype, np.integer))  # integer columns: exact sums, any chunking
+    inf = None if weight is None else UnitInfluence.of(unit.right, unit.seen, unit.pairs, design.entry_row[entries],
+                                                      weight[entries], clusters=unit.clusters)
+    var_rep = np.empty((b, 0 if inf is None else len(inf.rows)))
+    # the engine's chunks (a few large products: small ones would wake BLAS's threads for every
+    # slice); the IJ's chunks of real sums as before: its arrays within BATCH_BYTES
+    batch = (None if exact or inf is None else
+             max(1, min(b, BATCH_BYTES // (8 * (12 * p + 2 * int(inf.offsets[-1]) + cols.shape[0])))))
+    per_rep = 8 * (cols.shape[1] + 16 * p) + (0 if inf is None else 12 * int(inf.offsets[-1]) + 4 * cols.shape[0])
+    step = max(1, _SLICE_BYTES // per_rep)
+    first = [0]
+    # κ of exact sums from the sums, with no tables (the same bits as from the cells); real sums as before
+    kappa = metric == "error-consistency" and exact
+
+    def statistic(sums: NDArray, w: NDArray | None = None) -> NDArray:
+        r0 = first[0]
+        first[0] += len(sums)
+        for lo in range(0, len(sums), step):
+            hi = min(lo + step, len(sums))
+            if inf is None:
+                s = to_sums(sums[lo:hi])
+                out[r0 + lo:r0 + hi, at] = kappa_from_sums(*s, workers=1) if kappa else metric_from_sums(metric, *s)
+            else:  # replicates last (entries × replicates), the layout of the influences' product
+                st = np.ascontiguousarray(sums[lo:hi].T)
+                sums_t = tuple(np.ascontiguousarray(np.asarray(x).T) for x in to_sums(st.T))
+                values, gradient = (metric_and_gradient(metric, *sums_t) if exact else
+                                    (metric_from_sums(metric, *sums_t), metric_gradient(metric, *sums_t)))
+                assert w is not None  # with_weights below
+                var_rep[r0 + lo:r0 + hi] = inf.replicate_variance(gradient, np.isfinite(values), w[lo:hi])
+                out[r0 + lo:r0 + hi, at] = values.T
+        return np.empty((len(sums), 0))
+
+    bootstrap_sums(cols, b, rng=gen, statistic=statistic, with_weights=inf is not None, batch=batch)
+    if inf is None:
+        return np.empty(0, np.intp), np.empty(0), var_rep
+    obs = tuple(x[None] for x in design.entry_sums[:, entries])
+    return inf.rows, inf.variance(metric, obs, metric_from_sums(metric, *obs), None)[0], var_rep
 
 
 def bootstrap_entries(

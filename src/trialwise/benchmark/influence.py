@@ -36,9 +36,12 @@ class UnitInfluence:
 
     rows: NDArray  # the row of each block of patterns
     offsets: NDArray  # pattern bounds of each row (rows of `patterns` and `members`)
-    patterns: Any  # (all rows' patterns, 4 · entries) sparse: each pattern's item columns x_ie
+    patterns: Any  # (all rows' patterns, [rows +] 4 · entries) sparse: each pattern's item columns x_ie
     members: Any  # (all rows' patterns, n_items) sparse 0/1: which items have each pattern
     weight: NDArray  # (n_entries,) each entry's weight in its row's score (entry_weights)
+    # (rows, 4 · entries) sparse: the terms every pattern of a row begins with, added once per row;
+    # `patterns` then has a leading column per row (1 where the pattern begins with that sum)
+    prefix: Any = None
 
     @classmethod
     def of(cls, right: NDArray, seen: NDArray, pairs: NDArray, rows_u: NDArray, weight: NDArray,
@@ -52,11 +55,26 @@ class UnitInfluence:
         if clusters is not None:
             cols = cluster_sums(cols, clusters)
         rows = np.unique(rows_u)
-        blocks, inverse = [], []
-        for r in rows:
+        blocks, inverse, heads = [], [], []
+        for i, r in enumerate(rows):
             mine = (np.flatnonzero(rows_u == r)[None, :] + p * np.arange(4)[:, None]).ravel()
             uniq, inv = _unique_rows(cols[:, mine])
-            blocks.append(_scatter(uniq, mine, 4 * p))
+            # the columns (in order) every pattern of the row begins with, with the same value in all
+            # (e.g. the n of every entry when no item is missing): their sum is the same first part of
+            # every pattern's influence, added once for the row and taken as the pattern's first term
+            const = (uniq == uniq[:1]).all(axis=0)
+            zero = const & (uniq[0] == 0)
+            lead = int(np.argmin(const)) if not const.all() else len(mine)  # columns before the first that varies
+            head = np.flatnonzero(const[:lead] & ~zero[:lead])
+            heads.append(_scatter(uniq[:1, head], mine[head], 4 * p) if len(head) else
+                         sparse.csr_matrix((1, 4 * p)))
+            if len(head):
+                uniq = uniq.copy()
+                uniq[:, head] = 0
+                uniq = np.concatenate([np.ones((len(uniq), 1), uniq.dtype), uniq], axis=1)
+                blocks.append(_scatter(uniq, np.concatenate([[i], len(rows) + mine]), len(rows) + 4 * p))
+            else:
+                blocks.append(_scatter(uniq, len(rows) + mine, len(rows) + 4 * p))
             inverse.append(inv.reshape(-1))
         offsets = np.cumsum([0] + [b.shape[0] for b in blocks])
         n_items = cols.shape[0]
@@ -69,22 +87,38 @@ class UnitInfluence:
         # product, and the influences are the same (an item's influence adds the nonzero terms in
         # the same order; the ±0 left out do not change a sum, and the influences are squared)
         patterns.eliminate_zeros()
-        return cls(rows, offsets, patterns, members, np.asarray(weight, dtype=float))
+        prefix = sparse.vstack(heads, format="csr")
+        prefix.eliminate_zeros()
+        return cls(rows, offsets, patterns, members, np.asarray(weight, dtype=float), prefix)
 
     def variance(self, metric: str, sums: tuple[NDArray, ...], values: NDArray, w: NDArray | None) -> NDArray:
         """IJ variance ``Σ_i w_i d_i²`` of every row's score from this unit's items, shape (b, rows):
         ``d_i = Σ_e c_e ∇metric_e · x_ie`` (``x_ie``: item i's contribution to entry e's sums)."""
-        b = values.shape[0]
         g = metric_gradient(metric, *(np.asarray(x).T for x in sums))  # (4, entries, b)
-        bad = ~(np.isfinite(values.T) & np.isfinite(g).all(axis=0))
-        np.copyto(g, 0.0, where=bad[None])
-        g *= self.weight[:, None]
-        d = self.patterns @ g.reshape(-1, b)  # (patterns, b): the influence of each pattern's items
+        return self.replicate_variance(g, np.isfinite(values.T), w)
+
+    def replicate_variance(self, gradient: NDArray, defined: NDArray, w: NDArray | None) -> NDArray:
+        """:meth:`variance` from the metric's ``gradient`` at the sums of b replicates, shape
+        (4, entries, b), where the metric is ``defined`` (entries, b), and
+        their item weights ``w`` (b, items; None: 1); shape (b, rows). The bootstrap calls
+        it on cache-sized slices of replicates: every value is summed in the same order
+        whatever b, so the slicing does not change a bit."""
+        b = gradient.shape[2]
+        n_head = 0 if self.prefix is None else self.prefix.shape[0]
+        g = np.empty((n_head + gradient.shape[0] * gradient.shape[1], b))
+        grad = g[n_head:].reshape(gradient.shape)
+        np.copyto(grad, gradient)
+        bad = ~(defined & np.isfinite(grad).all(axis=0))
+        np.copyto(grad, 0.0, where=bad[None])
+        grad *= self.weight[:, None]
+        if n_head:  # each row's common first terms, summed once, in order (the same bits as in every pattern)
+            g[:n_head] = self.prefix @ g[n_head:]
+        d = self.patterns @ g  # (patterns, b): the influence of each pattern's items
         d *= d
         if w is None:
             d *= np.asarray(self.members.sum(axis=1))
         else:
-            d *= self.members @ w.T.astype(np.float32)  # item weight of each pattern (exact)
+            d *= self.members @ np.asarray(w.T, dtype=np.float32)  # item weight of each pattern (exact)
         return np.add.reduceat(d, self.offsets[:-1], axis=0).T
 
 

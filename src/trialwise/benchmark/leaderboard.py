@@ -23,7 +23,7 @@ from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
-from trialwise._core.warnings import TrialwiseWarning, warn
+from trialwise._core.warnings import DegenerateDataWarning, TrialwiseWarning, warn
 from trialwise.benchmark._trials import as_trials
 from trialwise.benchmark.differences import (
     BENCHMARK_TESTS,
@@ -44,11 +44,13 @@ from trialwise.benchmark.experiments import (
 from trialwise.benchmark.hierarchy import (
     Design,
     aggregate,
+    aggregate_each,
     bootstrap_entries,
     bootstrap_entries_ij,
     build_design,
     row_scores,
 )
+from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import HIGHER_IS_BETTER, METRIC_RANGE, Protocol, get_protocol
 from trialwise.benchmark.ranks import (
     BestSet,
@@ -134,10 +136,12 @@ def bootstrap_scores(design: Design, n_resamples: int, *, rng: Any = None, worke
     else:
         entries = bootstrap_entries(design, n_resamples, rng=boot_gen, workers=workers, progress=progress)
     scores = row_scores(values, design)  # a row without entries (no pair shares an item) is NaN
-    replicates = row_scores(entries, design)
-    exp_obs, key = aggregate(values, design, keep=("experiment",))
-    exp_rep, _ = aggregate(entries, design, keep=("experiment",))
+    # the scores' and the per-experiment scores' replicates: their levels in common averaged once
+    (rep, rep_key), (exp_rep, _) = aggregate_each(entries, design, ((), ("experiment",)))
     del entries
+    replicates = np.full((n_resamples, len(design.rows)), np.nan)
+    replicates[:, rep_key["row"]] = rep
+    exp_obs, key = aggregate(values, design, keep=("experiment",))
     shape = (len(design.rows), len(design.experiments))
     exp_scores = np.full(shape, np.nan)
     exp_scores[key["row"], key["experiment"]] = exp_obs
@@ -392,7 +396,7 @@ class Leaderboard(Result):
         >>> lb.difference("clip-16", "resnet50")
         BenchmarkDifferenceResult(clip-16 − resnet50: delta=-0.016, 95% CI [-0.081, 0.048], p=0.587 (combined), protocol='model-vs-human')
         >>> {t: round(lb.difference("clip-16", "resnet50", test=t).pvalue, 3) for t in ("studentized", "swap")}
-        {'studentized': 0.587, 'swap': 0.547}
+        {'studentized': 0.587, 'swap': 0.567}
         """
         test = v.check_choice(test, "test", BENCHMARK_TESTS)
         m = self.n_resamples if n_resamples is None else v.check_positive_int(n_resamples, "n_resamples")
@@ -877,6 +881,39 @@ class Leaderboard(Result):
         })
 
 
+def undefined_conditions(design: Design) -> StructuredNote | None:
+    """The note ``undefined-conditions``: conditions where a row that has a score elsewhere has no
+    defined pair value, so its score leaves them out (``None`` when there are none).
+
+    A pair value is undefined where the metric is (κ: both observers always right, or
+    always wrong, on the items they share); the reference row also has none where fewer
+    than two reference observers saw the condition. Rows without a pair in a condition for
+    lack of shared items are the note ``sparse-pairs``'s, and rows with no value anywhere
+    (one reference observer) the note ``one-reference-observer``'s.
+    """
+    values = design.values()
+    shape = (len(design.units), len(design.rows))
+    defined, has_pair = np.zeros(shape, bool), np.zeros(shape, bool)
+    np.logical_or.at(defined, (design.entry_unit, design.entry_row), np.isfinite(values))
+    has_pair[design.entry_unit, design.entry_row] = True
+    scored: NDArray = np.asarray(defined.any(axis=0))  # rows with a value somewhere
+    refs = set(design.references)
+    lone_ref = np.array([sum(o in refs for o in u.observers) < 2 for u in design.units])
+    missing = scored & ~defined & has_pair
+    if not design.protocol.against_ground_truth:
+        missing[:, design.reference_row] |= scored[design.reference_row] & lone_ref & ~has_pair[:, design.reference_row]
+    if not missing.any():
+        return None
+    every, some = [], {}
+    for u in np.flatnonzero(missing.any(axis=1)):
+        label = f"{design.units[u].experiment}/{design.units[u].condition}"
+        if missing[u, scored].all():
+            every.append(label)
+        else:
+            some[label] = [design.rows[r] for r in np.flatnonzero(missing[u])]
+    return StructuredNote("undefined-conditions", every=every, some=some)
+
+
 def leaderboard_from_design(design: Design, *, n_resamples: int, confidence_level: float, ci_method: str,
                             rng: Any = None, workers: int | None = None, progress: Progress | None = None,
                             notes: Any = None) -> Leaderboard:
@@ -884,6 +921,10 @@ def leaderboard_from_design(design: Design, *, n_resamples: int, confidence_leve
     if len(design.references) == 1 and not design.protocol.against_ground_truth:
         warn(f"only one reference observer ({design.references[0]}): the reference row has no value",
              TrialwiseWarning)
+    lacking = undefined_conditions(design)
+    if lacking is not None:  # a condition that some or all rows' scores leave out: said once, by name
+        warn(lacking, DegenerateDataWarning)
+        notes = [*(design.notes if notes is None else notes), lacking]
     boot = bootstrap_scores(design, n_resamples, rng=rng, workers=workers, progress=progress,
                             standard_errors=ci_method == "studentized")
     return Leaderboard.from_bootstrap(design, boot, confidence_level=confidence_level, ci_method=ci_method,
@@ -940,7 +981,9 @@ def leaderboard(
         each condition, for the scores, their intervals, ranks and differences (items of one
         cluster are not independent, and resampling them one by one makes the intervals too
         narrow; docs/benchmark.md, "Clustered items"). A cluster label belongs to an item:
-        every trial on it must carry the same one. The swap test then swaps whole clusters.
+        every trial on it must carry the same one, and every condition needs at least two
+        clusters (conditions are not resampled: one cluster would give it no uncertainty,
+        an error). The swap test then swaps whole clusters.
     rng : seed or Generator
         Seeds the bootstrap and the later swap tests (:meth:`Leaderboard.difference`,
         :meth:`Leaderboard.pairwise`); the same seed gives the same leaderboard.
@@ -959,8 +1002,11 @@ def leaderboard(
     Items are resampled within each condition, the same replicate for every observer,
     and every level is recomputed, so scores, their differences and the ranks carry the
     item-sampling uncertainty jointly. An undefined pair value in a replicate
-    (both observers always right in a condition) is left out of its mean. Candidates
-    that lack an experiment of the protocol are not scored (listed in ``excluded``).
+    (both observers always right in a condition) is left out of its mean; a condition
+    where a row has no defined value at all is named in the note ``undefined-conditions``
+    (with a ``DegenerateDataWarning``). Candidates that lack an experiment of the protocol,
+    or share fewer than ``protocol.min_items`` items with every reference observer in all
+    its conditions, are not scored (listed in ``excluded``); no usable pair at all is an error.
 
     Ranks (Mogstad, Romano, Shaikh & Wilhelm 2024, from studentized simultaneous intervals
     of pairwise differences of the same replicates, refined step-down;

@@ -31,6 +31,29 @@ def _not_scored(lacking: Mapping[str, list[str]], n_experiments: int) -> str:
             f"restrict the protocol's `experiments` to score them")
 
 
+def _unpaired(unpaired: Mapping[str, list[str]], min_items: int) -> str:
+    named = "; ".join(f"{c} (in {', '.join(x) if len(x) <= 3 else f'{len(x)} experiments'})"
+                      for c, x in unpaired.items())
+    return (f"{len(unpaired)} candidate(s) not scored, for they share fewer than {min_items} images (the protocol's "
+            f"min_items) with every reference observer in every condition of an experiment, so they have no pair "
+            f"value there: {named}; they are left out of the ranks, tests and Kendall's tau")
+
+
+def _undefined(every: list[str], some: Mapping[str, list[str]]) -> str:
+    def rows(names: list[str]) -> str:
+        return ", ".join(names) if len(names) <= 3 else f"{', '.join(names[:3])}, … ({len(names)} rows)"
+
+    parts = []
+    if every:
+        parts.append(f"left out of every score: {', '.join(every)}")
+    if some:
+        parts.append("left out of some rows' scores only, which then average other conditions than the rest: "
+                     + "; ".join(f"{c} ({rows(r)})" for c, r in some.items()))
+    return (f"{len(every) + len(some)} condition(s) without a defined pair value for some rows (κ is undefined "
+            f"where both observers are always right, or always wrong, on the images they share; the reference row "
+            f"needs two reference observers in the condition): " + "; ".join(parts))
+
+
 def _sparse(experiment: str, n_candidate: int, total_candidate: int, n_reference: int, total_reference: int,
             min_items: int, n_disjoint: int) -> str:
     parts = [f"{n} of {tot} {what} pair(s)" for n, tot, what in
@@ -51,6 +74,7 @@ def _reference_row_empty(experiments: list[str], min_items: int) -> str:
 TEXT: dict[str, Callable[..., str]] = {
     "experiments-not-in-trials": _not_in_trials,
     "candidates-not-scored": _not_scored,
+    "candidates-unpaired": _unpaired,
     "one-reference-observer": lambda reference: (
         f"only one reference observer ({reference}): the reference row (pairs of distinct reference observers) "
         f"has no value"),
@@ -58,6 +82,7 @@ TEXT: dict[str, Callable[..., str]] = {
         f"{n} observer×condition combination(s) lack some of the condition's images; each pair uses the images "
         f"both observers saw"),
     "sparse-pairs": _sparse,
+    "undefined-conditions": _undefined,
     "reference-row-empty": _reference_row_empty,
     "per-item-scores": lambda column, n_partial, n_differ, clustered: (
         f"accuracy is the mean per-item score of column {column!r} ({n_partial} trial(s) between 0 and 1, partial "

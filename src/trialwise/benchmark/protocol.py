@@ -34,7 +34,7 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise.kappa import kappa_from_cells, kappa_gradient_sums
 
 __all__ = ["Protocol", "METRICS", "METRIC_RANGE", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "ACCURACY", "GROUND_TRUTH", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums",
-           "metric_gradient"]
+           "metric_gradient", "metric_and_gradient"]
 
 #: Pair metrics a protocol can average (each a function of a pair's 2×2 table).
 Metric = Literal["error-consistency", "observed-consistency", "accuracy-difference", "accuracy"]
@@ -102,6 +102,18 @@ def metric_gradient(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDAr
         else:
             raise InvalidValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
     return np.stack(np.broadcast_arrays(*g))
+
+
+def metric_and_gradient(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray) -> tuple[NDArray, NDArray]:
+    """:func:`metric_from_sums` and :func:`metric_gradient` at once, shapes ``(…)`` and ``(4, …)``.
+
+    For κ both come from the same products (:func:`trialwise.kappa.kappa_gradient_sums` with
+    ``with_kappa=True``): on exact sums (integers, as in a bootstrap) the same bits as the two
+    calls. The bootstrap's influence computation calls it on every replicate.
+    """
+    if metric == "error-consistency":
+        return kappa_gradient_sums(n, n11, ca, cb, with_kappa=True)
+    return metric_from_sums(metric, n, n11, ca, cb), metric_gradient(metric, n, n11, ca, cb)
 
 
 @dataclass(frozen=True)

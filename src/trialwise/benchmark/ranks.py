@@ -108,12 +108,16 @@ def ranking_stability(scores: ArrayLike, replicates: ArrayLike, *, higher_is_bet
                       confidence_level: float = 0.95) -> KendallTau:
     """Kendall's τ_b between the ranking of ``scores`` and that of every row of ``replicates``.
 
-    With fewer than two scores τ is not defined (NaN). Replicates with an undefined score
-    are left out of the mean and the interval.
+    Over the finite scores only (an undefined score has no rank; as the rank sets); with
+    fewer than two τ is not defined (NaN). Replicates with an undefined score are left out
+    of the mean and the interval.
     """
     s = np.asarray(scores, dtype=float)
+    finite = np.isfinite(s)
+    s = s[finite]
     sign = 1.0 if higher_is_better else -1.0
-    tau = kendall_tau(sign * s, sign * np.asarray(replicates, dtype=float)) if s.size >= 2 else np.full(1, np.nan)
+    reps = np.atleast_2d(np.asarray(replicates, dtype=float))[:, finite]
+    tau = kendall_tau(sign * s, sign * reps) if s.size >= 2 else np.full(1, np.nan)
     alpha = (1 - confidence_level) / 2
     ok = tau[~np.isnan(tau)]
     return KendallTau(

@@ -122,7 +122,8 @@ def unscored_candidates(lb):
 
     Returns a DataFrame with columns ``observer, n_missing, n_experiments, missing, has``
     (``missing``/``has``: lists of experiment names), one row per candidate that lacks
-    some of the protocol's experiments (from ``lb.excluded``).
+    some of the protocol's experiments (from ``lb.excluded``; the candidates not scored for
+    sharing too few images with the reference observers are the note ``candidates-unpaired``'s).
 
     Examples
     --------
@@ -136,7 +137,8 @@ def unscored_candidates(lb):
     import pandas as pd
 
     ex = lb.excluded
-    rows = ex[(ex["subject"] != "*") & (ex["condition"] == "*")] if len(ex) else ex
+    unpaired = {c for n in lb.notes if getattr(n, "kind", "") == "candidates-unpaired" for c in n.values["unpaired"]}
+    rows = ex[(ex["subject"] != "*") & (ex["condition"] == "*") & ~ex["subject"].isin(unpaired)] if len(ex) else ex
     design = getattr(lb, "_design", None)
     experiments = list(design.experiments) if design is not None else []
     out = []

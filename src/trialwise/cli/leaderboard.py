@@ -121,11 +121,15 @@ def _csv_table(lb):
     t["status"] = ["reference" if k == "reference" else "scored" for k in t["kind"]]
     t["reason"] = ""
     un = unscored_candidates(lb)
-    if len(un):
+    unpaired = {c: (x, n.values["min_items"]) for n in lb.notes if getattr(n, "kind", "") == "candidates-unpaired"
+                for c, x in n.values["unpaired"].items()}
+    if len(un) or unpaired:
         extra = pd.DataFrame({
-            "observer": un["observer"], "kind": "candidate", "status": "not scored",
+            "observer": list(un["observer"]) + list(unpaired), "kind": "candidate", "status": "not scored",
             "reason": [f"lacks {r.n_missing} of {r.n_experiments} experiments: {', '.join(r.missing)}"
-                       for r in un.itertuples()],
+                       for r in un.itertuples()]
+            + [f"shares fewer than {m} images (min_items) with every reference observer in every condition of: "
+               f"{', '.join(x)}" for x, m in unpaired.values()],
         })
         t = pd.concat([t, extra.reindex(columns=t.columns)], ignore_index=True)
         for col in ("rank", "rank_low", "rank_high", "rank_set_low", "rank_set_high"):
@@ -195,7 +199,8 @@ def run_leaderboard(args) -> int:
     finally:
         bar.close()
 
-    notes = [n for n in lb.notes if "not scored" not in n]
+    # the unscored candidates lacking experiments are set out in full below, instead of their note
+    notes = [n for n in lb.notes if getattr(n, "kind", "") != "candidates-not-scored"]
     print(lb.summary(notes=False))  # the notes follow, with the unscored candidates set out in full
     for line in _unscored_lines(lb):
         print(line)
