@@ -123,6 +123,11 @@ def test_a_candidate_without_a_usable_pair_is_not_scored_nor_ranked_nor_tested(t
     assert table.loc["m1", "status"] == "not scored" and "min_items" in table.loc["m1", "reason"]
     assert (table.loc[table.status == "scored", "score"].notna()).all()
     assert "1 candidate(s) not scored, for they share fewer than 20 images" in out.out
+    # the report's banner names it with its reason, as it names candidates that lack experiments
+    from trialwise.benchmark.report import render_report
+
+    page = render_report(lb).html
+    assert "Not scored (1): m1 — they share fewer than 20 images" in page
 
 
 def test_the_note_of_experiments_missing_from_the_trials_is_shown(tmp_path, capsys):

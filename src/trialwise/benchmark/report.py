@@ -214,6 +214,11 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
         names = ", ".join(unscored["observer"].astype(str))
         parts.append(f"<p class='warn'>Not scored ({len(unscored)}): {html.escape(names)} — they lack experiments "
                      f"of the protocol; see <a href='#left-out'>Left out</a>.</p>")
+    unpaired = [c for n in lb.notes if getattr(n, "kind", "") == "candidates-unpaired" for c in n.values["unpaired"]]
+    if unpaired:
+        parts.append(f"<p class='warn'>Not scored ({len(unpaired)}): {html.escape(', '.join(map(str, unpaired)))} — "
+                     f"they share fewer than {lb.protocol.min_items} images with every reference observer in every "
+                     f"condition of an experiment (see the notes).</p>")
 
     pct = f"{lb.confidence_level * 100:g}%"
     parts += ["<h2>Leaderboard</h2>", _figure("Leaderboard", lambda: plot.plot_leaderboard(lb), failures),
