@@ -15,12 +15,12 @@ from trialwise import comparison as cmp
 from trialwise.labels import code_labels, read_number
 
 
-def _same_class_by_hand(x, y) -> bool:
+def _same_class_by_hand(x, y, truth_words: bool = True) -> bool:
     """The documented rule, written out independently: numbers by value, numeric text as its number,
-    true/false text (any case) as 1/0."""
+    true/false text (any case) as 1/0 when ``truth_words`` (every number among the labels is 0 or 1)."""
     def canon(v):
         if isinstance(v, str):
-            if v.strip().lower() in ("true", "false"):
+            if truth_words and v.strip().lower() in ("true", "false"):
                 return ("number", float(v.strip().lower() == "true"))
             try:
                 f = float(v)
@@ -137,8 +137,26 @@ label = st.one_of(st.integers(-3, 3), st.sampled_from([0.0, 1.0, 2.5, True, Fals
 @given(st.lists(st.tuples(label, label), min_size=1, max_size=30))
 def test_numbers_and_numeric_text_match_exactly_when_equal_as_numbers(pairs):
     truth, pred = zip(*pairs)
+    values = [v for pair in pairs for v in pair]
+
+    def number(v):
+        if not isinstance(v, str):
+            return float(v)
+        try:
+            f = float(v)
+        except ValueError:
+            return None
+        return f if np.isfinite(f) and "_" not in v else None
+
+    numbers = [f for f in map(number, values) if f is not None]
+    truth_words = all(f in (0.0, 1.0) for f in numbers)
+    words = [v for v in values if isinstance(v, str) and number(v) is None]
+    if words and not truth_words and any(not isinstance(v, str) for v in values):
+        with pytest.raises(TypeError, match="never be equal"):  # rule 4: numbers against text
+            code_labels({"truth": list(truth), "pred": list(pred)})
+        return
     coding = code_labels({"truth": list(truth), "pred": list(pred)})
-    assert coding.matches("pred", "truth").tolist() == [_same_class_by_hand(t, p) for t, p in pairs]
+    assert coding.matches("pred", "truth").tolist() == [_same_class_by_hand(t, p, truth_words) for t, p in pairs]
     # the partition does not depend on which other arguments are coded with it
     alone = code_labels({"pred": list(pred)})
     joint = np.asarray(coding.classes, dtype=object)[coding.codes["pred"]]
@@ -278,3 +296,25 @@ def test_leaderboard_value_delta_and_similarity_score_true_false_answers(afc_fil
     assert res["p_correct_a"].iloc[0] == pytest.approx(np.mean(ra == truth))
     assert res["p_correct_b"].iloc[0] == pytest.approx(np.mean(rb == truth))
     assert res["statistic"].iloc[0] == pytest.approx(np.mean(ra == rb))
+
+
+def test_true_false_text_is_one_and_zero_only_among_zero_one_labels():
+    """The review's case: with K = 3 classes coded 0, 1, 2, a stray 'true' answer is not class 1
+    (numbers against it are rule 4's TypeError; as text against text it simply does not match);
+    with 0/1 labels it is 1 — decided on the whole columns, not the mismatched rows only."""
+    import trialwise as tw
+    from trialwise.data import _same_label  # noqa: PLC2701 - the reading path's matcher, tested directly
+
+    y = np.array([0, 1, 2, 1, 0, 2, 1, 0])
+    a = np.array([0, "true", 2, 1, 0, 2, 1, 0], dtype=object)
+    with pytest.raises(TypeError, match="'true'"):
+        code_labels({"y_true": y, "pred_a": a})
+    with pytest.raises(TypeError, match="'true'"):
+        tw.compare(y, a, y, n_resamples=10, rng=0)
+    # text columns: only rows 0-1 mismatch, and their labels are 0/1 — but the columns hold a 2
+    got = _same_label(np.array(["true", "false", "2", "1"]), np.array(["1", "0", "2", "1"]))
+    assert got.tolist() == [False, False, True, True]
+    got = _same_label(np.array(["true", "FALSE", "0", "1"]), np.array(["1", "0", "0", "1"]))
+    assert got.tolist() == [True, True, True, True]
+    assert code_labels({"t": ["true", "false", "unknown"], "r": ["True", "false", "unknown"]}).matches(
+        "t", "r").tolist() == [True, True, True]

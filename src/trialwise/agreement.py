@@ -132,10 +132,12 @@ def _truth_indices(truth: Any, k: NDArray, name: str = "truth") -> NDArray:
     return out
 
 
-def _option_index(response: Any) -> int:
+def _option_index(response: Any, two_options: bool) -> int:
     """A logged response as an option index by the rule of :mod:`trialwise.labels` (``"1"``, ``"1.0"``, ``1.0``,
-    ``True`` are option 1); -1 (no option: counted wrong) for anything else, e.g. ``"na"``."""
-    x = label_number(response) if isinstance(response, str) else response
+    ``True`` are option 1); -1 (no option: counted wrong) for anything else, e.g. ``"na"``. ``"true"``/``"false"``
+    text is 1/0 only on a question with ``two_options`` (as the rule reads it among 0/1 labels); among more
+    options it is counted wrong, not option 1."""
+    x = label_number(response, truth_words=two_options) if isinstance(response, str) else response
     if isinstance(x, (numbers.Real, np.bool_)) and math.isfinite(float(x)) and float(x).is_integer():
         return int(float(x))
     return -1
@@ -667,7 +669,8 @@ def _table_models(trials: Any, metric: str, clusters: Any):
             prow, _ = _prob_rows(list(trials["probabilities"].to_numpy()[rows]), "trials.probabilities")
             p[got, : prow.shape[1]] = prow
         else:
-            resp = np.array([_option_index(r) for r in trials["response"].to_numpy()[rows]], dtype=np.int64)
+            resp = np.array([_option_index(r, kk == 2) for r, kk in zip(trials["response"].to_numpy()[rows], k[got])],
+                            dtype=np.int64)
             p[got] = _one_hot(np.where(resp < k[got], resp, -1), width)
     return models, probs, k, truth, cl
 

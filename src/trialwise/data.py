@@ -287,12 +287,9 @@ def _same_label(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Item by item, whether two text labels are the same class, by the one rule of :mod:`trialwise.labels`
     (:func:`~trialwise.labels.code_labels`): equal text, or text that reads as the same number (``'1'`` and
     ``'1.0'``, as another program may write a column; ``'True'``/``'TRUE'`` and ``'1'``, as a 2-AFC table
-    with 0/1 truth and true/false answers). Other text never matches a number."""
-    same = np.asarray(a == b, dtype=bool)          # equal text is always the same class: code only the rest
-    rest = np.flatnonzero(~same)
-    if rest.size:
-        same[rest] = code_labels({"response": a[rest], "truth": b[rest]}).matches("response", "truth")
-    return same
+    with 0/1 truth and true/false answers, not where the labels hold other numbers). Other text never matches
+    a number. The whole columns are coded together, so whether true/false is 1/0 is decided on all their labels."""
+    return np.asarray(code_labels({"response": a, "truth": b}).matches("response", "truth"), dtype=bool)
 
 
 def paired_correctness(

@@ -17,11 +17,12 @@ The rule, applied to the labels of all the arguments *together*:
 3. **Text that reads as a number is that number.** ``'1'``, ``'1.0'``, ``' 1'`` and
    ``'1e0'`` are the number 1 (decimal notation; ``'nan'``, ``'inf'`` and text with
    ``_`` stay text). So a column read from a CSV file as text matches the same column
-   read as numbers, and ``'1'`` matches ``'1.0'``. Likewise ``'true'`` and ``'false'``
-   in any case (``'True'`` as Python writes it, ``'TRUE'`` as Excel does) are
-   ``True``/``False``, i.e. 1 and 0: a 2-AFC table with 0/1 truth and true/false
-   responses is scored as it reads. Other text compares as text, exactly (case and
-   spaces count).
+   read as numbers, and ``'1'`` matches ``'1.0'``. ``'true'`` and ``'false'`` in any
+   case (``'True'`` as Python writes it, ``'TRUE'`` as Excel does) are ``True``/``False``,
+   i.e. 1 and 0, where every number among the labels is 0 or 1 (two classes coded 0/1:
+   a 2-AFC table with 0/1 truth and true/false responses is scored as it reads); among
+   other numbers (K classes coded 0 … K − 1) they stay text, so a stray ``'true'`` never
+   becomes class 1. Other text compares as text, exactly (case and spaces count).
 4. **Numbers never meet other text.** If the labels hold numbers (``int``, ``float``,
    ``bool``, …) *and* text that does not read as a number, no label of one kind can
    ever equal one of the other: a ``TypeError`` names the arguments and the types found
@@ -120,11 +121,12 @@ def read_number(text: str) -> int | float | None:
 _TRUTH_WORDS = {"true": 1, "false": 0}
 
 
-def label_number(text: str) -> int | float | None:
+def label_number(text: str, *, truth_words: bool = True) -> int | float | None:
     """The number a text label is under rule 3 of :mod:`trialwise.labels`, or None.
 
-    :func:`read_number`, and 1 / 0 for ``true`` / ``false`` in any case (as Python's
-    ``True`` / ``False`` are).
+    :func:`read_number`, and (``truth_words``) 1 / 0 for ``true`` / ``false`` in any case
+    (as Python's ``True`` / ``False`` are). :func:`code_labels` reads the words so only
+    where every number among the labels is 0 or 1.
 
     Examples
     --------
@@ -132,7 +134,21 @@ def label_number(text: str) -> int | float | None:
     (1.0, 1, 0, None)
     """
     x = read_number(text)
-    return _TRUTH_WORDS.get(text.strip().lower()) if x is None else x
+    return _TRUTH_WORDS.get(text.strip().lower()) if x is None and truth_words else x
+
+
+def _truth_words_are_numbers(found: dict[str, list]) -> bool:
+    """Whether ``'true'``/``'false'`` text reads as 1/0 among these labels: only where every
+    number among them (numbers, and text that reads as one) is 0 or 1 — two classes coded
+    0/1, as a 2-AFC table's truth against true/false answers. Among other numbers (K
+    classes coded 0 … K − 1) the words stay text, so a stray ``'true'`` never silently
+    becomes class 1: numbers against it are rule 4's ``TypeError``."""
+    for values in found.values():
+        for x in values:
+            v = read_number(x) if isinstance(x, str) else x if _kind(x) == _NUMBER else None
+            if v is not None and not (v == 0 or v == 1):
+                return False
+    return True
 
 
 def _kind(value: Any) -> str:
@@ -191,8 +207,9 @@ def _types(values: list) -> str:
     return ", ".join(sorted({type(x).__name__ for x in values}))
 
 
-def _check_kinds(found: dict[str, list]) -> str:
-    """The coding rule for the distinct labels of every argument, or a TypeError."""
+def _check_kinds(found: dict[str, list], truth_words: bool = True) -> str:
+    """The coding rule for the distinct labels of every argument, or a TypeError
+    (``truth_words``: :func:`_truth_words_are_numbers`)."""
     kinds = {name: {_kind(x) for x in values} for name, values in found.items()}
     every = set().union(*kinds.values())
     if _OTHER in every and len(every) > 1:
@@ -201,7 +218,8 @@ def _check_kinds(found: dict[str, list]) -> str:
                         f"never equal: {shown}. Convert them to one kind (e.g. all text)")
     if every == {_OTHER}:
         return "objects"
-    words = [(n, x) for n, vals in found.items() for x in vals if isinstance(x, str) and label_number(x) is None]
+    words = [(n, x) for n, vals in found.items() for x in vals
+             if isinstance(x, str) and label_number(x, truth_words=truth_words) is None]
     if not words:
         return "numbers"
     if _NUMBER not in every:
@@ -215,12 +233,12 @@ def _check_kinds(found: dict[str, list]) -> str:
     )
 
 
-def _key(value: Any, rule: str) -> Any:
+def _key(value: Any, rule: str, truth_words: bool = True) -> Any:
     """The value that decides equality under ``rule`` (equal keys: same class)."""
     if rule == "objects":
         return value
     if isinstance(value, str):
-        x = label_number(value)
+        x = label_number(value, truth_words=truth_words)
         return ("", value) if x is None else x          # a tuple never equals a number
     return value
 
@@ -305,13 +323,14 @@ def code_labels(arrays: Mapping[str, Any], *, classes: Any = None, classes_name:
         given_arr, _ = _vector(list(classes) if not isinstance(classes, np.ndarray) else classes, classes_name, False)
         given = [u.item() if isinstance(u, np.generic) else u for u in given_arr]
         found = {classes_name: given} | found
-    rule = _check_kinds(found)
+    truth_words = _truth_words_are_numbers(found)
+    rule = _check_kinds(found, truth_words)
 
     index: dict[Any, int] = {}
     shown_as: list = []
     if given is not None:
         for x in given:
-            key = _key(x, rule)
+            key = _key(x, rule, truth_words)
             if key in index:
                 raise InvalidValueError(f"{_shown(classes_name)} contains the class {x!r} twice "
                                  f"(as {shown_as[index[key]]!r} and {x!r})")
@@ -322,7 +341,7 @@ def code_labels(arrays: Mapping[str, Any], *, classes: Any = None, classes_name:
         m = np.empty(len(uniques) + 1, dtype=np.int64)
         m[-1] = -1                                                    # code -1 (missing) stays -1
         for j, x in enumerate(uniques):
-            key = _key(x, rule)
+            key = _key(x, rule, truth_words)
             if key not in index:
                 if given is not None:
                     if strict:
