@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -665,8 +665,8 @@ def _bootstrap_unit(design: Design, u: int, b: int, gen: Any, out: NDArray, metr
                 sums_t = tuple(np.ascontiguousarray(np.asarray(x).T) for x in to_sums(st.T))
                 values, gradient = (metric_and_gradient(metric, *sums_t) if exact else
                                     (metric_from_sums(metric, *sums_t), metric_gradient(metric, *sums_t)))
-                assert w is not None  # with_weights below
-                var_rep[r0 + lo:r0 + hi] = inf.replicate_variance(gradient, np.isfinite(values), w[lo:hi])
+                weights = cast(NDArray, w)  # given: with_weights below whenever there are influences
+                var_rep[r0 + lo:r0 + hi] = inf.replicate_variance(gradient, np.isfinite(values), weights[lo:hi])
                 out[r0 + lo:r0 + hi, at] = values.T
         return np.empty((len(sums), 0))
 
