@@ -586,3 +586,18 @@ def test_aggregate_each_is_each_aggregate(trials):
               .groupby("row").mean())
     v, key = aggregate_each(entries, design, ((),))[0]
     np.testing.assert_allclose(v[5], oracle.loc[key["row"]].to_numpy(), rtol=1e-6)
+
+
+def test_metric_from_exact_sums_is_metric_from_sums_bit_for_bit():
+    """The one kernel for exact sums (bootstrap and swap): the same bits as from the tables' cells,
+    for every metric, including the undefined (0/0) tables."""
+    from trialwise.benchmark.protocol import METRICS, metric_from_exact_sums, metric_from_sums
+
+    gen = np.random.default_rng(3)
+    n = gen.integers(0, 60, (200, 7)).astype(float)
+    ca, cb = np.floor(gen.random(n.shape) * (n + 1)), np.floor(gen.random(n.shape) * (n + 1))
+    n11 = np.maximum(0, ca + cb - n) + np.floor(gen.random(n.shape) * (np.minimum(ca, cb) - np.maximum(0, ca + cb - n) + 1))
+    ca[0], cb[0], n11[0] = n[0], n[0], n[0]  # both always right: κ undefined
+    for metric in METRICS:
+        np.testing.assert_array_equal(metric_from_exact_sums(metric, n, n11, ca, cb),
+                                      metric_from_sums(metric, n, n11, ca, cb))

@@ -40,10 +40,9 @@ from trialwise._core.validation import check_positive_int, check_rng
 from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.benchmark.influence import UnitInfluence
 from trialwise.benchmark.notes import StructuredNote
-from trialwise.benchmark.protocol import (GROUND_TRUTH, Protocol, metric_and_gradient, metric_from_sums,
-                                          metric_gradient)
+from trialwise.benchmark.protocol import (GROUND_TRUTH, Protocol, metric_and_gradient, metric_from_exact_sums,
+                                          metric_from_sums, metric_gradient)
 from trialwise.data import SCORE_COLUMN, SCORE_SOURCE
-from trialwise.kappa import kappa_from_sums
 from trialwise.resampling import BATCH_BYTES, bootstrap_sums, child_rngs
 from trialwise.tables import cluster_sums, pair_columns
 
@@ -649,8 +648,6 @@ def _bootstrap_unit(design: Design, u: int, b: int, gen: Any, out: NDArray, metr
     per_rep = 8 * (cols.shape[1] + 16 * p) + (0 if inf is None else 12 * int(inf.offsets[-1]) + 4 * cols.shape[0])
     step = max(1, _SLICE_BYTES // per_rep)
     first = [0]
-    # κ of exact sums from the sums, with no tables (the same bits as from the cells); real sums as before
-    kappa = metric == "error-consistency" and exact
 
     def statistic(sums: NDArray, w: NDArray | None = None) -> NDArray:
         r0 = first[0]
@@ -659,7 +656,8 @@ def _bootstrap_unit(design: Design, u: int, b: int, gen: Any, out: NDArray, metr
             hi = min(lo + step, len(sums))
             if inf is None:
                 s = to_sums(sums[lo:hi])
-                out[r0 + lo:r0 + hi, at] = kappa_from_sums(*s, workers=1) if kappa else metric_from_sums(metric, *s)
+                out[r0 + lo:r0 + hi, at] = (metric_from_exact_sums(metric, *s) if exact  # the same bits, fewer passes
+                                             else metric_from_sums(metric, *s))
             else:  # replicates last (entries × replicates), the layout of the influences' product
                 st = np.ascontiguousarray(sums[lo:hi].T)
                 sums_t = tuple(np.ascontiguousarray(np.asarray(x).T) for x in to_sums(st.T))

@@ -31,10 +31,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise.kappa import kappa_from_cells, kappa_gradient_sums
+from trialwise.kappa import kappa_from_cells, kappa_from_sums, kappa_gradient_sums
 
 __all__ = ["Protocol", "METRICS", "METRIC_RANGE", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "ACCURACY", "GROUND_TRUTH", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums",
-           "metric_gradient", "metric_and_gradient"]
+           "metric_gradient", "metric_and_gradient",
+           "metric_from_exact_sums"]
 
 #: Pair metrics a protocol can average (each a function of a pair's 2×2 table).
 Metric = Literal["error-consistency", "observed-consistency", "accuracy-difference", "accuracy"]
@@ -77,6 +78,16 @@ def metric_from_sums(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDA
         if metric == "accuracy":
             return np.where(n > 0, ca / np.where(n > 0, n, 1.0), np.nan)
     raise InvalidValueError(f"`metric` must be one of {', '.join(map(repr, METRICS))}; got {metric!r}")
+
+
+def metric_from_exact_sums(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray) -> NDArray:
+    """:func:`metric_from_sums` of exact sums (integers, as a multinomial bootstrap's or a swap's), 2-D
+    (… × tables): κ by :func:`trialwise.kappa.kappa_from_sums` on one thread (callers are threaded
+    over units or pairs already) — the same bits as from the cells, in fewer passes, no tables built.
+    """
+    if metric == "error-consistency":
+        return kappa_from_sums(n, n11, ca, cb, workers=1)
+    return metric_from_sums(metric, n, n11, ca, cb)
 
 
 def metric_gradient(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray) -> NDArray:

@@ -28,8 +28,7 @@ from numpy.typing import NDArray
 
 from trialwise._core.validation import check_positive_int, check_rng
 from trialwise.benchmark.hierarchy import Design, Unit, aggregate, entry_weights
-from trialwise.benchmark.protocol import metric_from_sums
-from trialwise.kappa import kappa_from_sums
+from trialwise.benchmark.protocol import metric_from_exact_sums
 from trialwise.resampling import monte_carlo_test
 from trialwise.tables import cluster_sums
 
@@ -116,15 +115,6 @@ def _popcount(words: NDArray) -> NDArray:
         return np.bitwise_count(words)
     table = np.array([bin(i).count("1") for i in range(256)], dtype=np.uint8)  # pragma: no cover - numpy < 2
     return table[words.view(np.uint8)].reshape(words.shape + (8,)).sum(axis=-1, dtype=np.uint8)  # pragma: no cover
-
-
-def _metric(metric: str, sums: list[NDArray]) -> NDArray:
-    """The metric of tables given by their sums (4, …); κ by the sums' kernel, one thread
-    (the pairs are threaded already): the same bits as :func:`metric_from_sums` on these
-    exact (integer) sums, in fewer passes."""
-    if metric == "error-consistency":
-        return kappa_from_sums(*sums, workers=1)
-    return metric_from_sums(metric, *sums)
 
 
 def swap_differences(
@@ -244,7 +234,7 @@ def swap_differences(
                 else:
                     sums_x.append(np.broadcast_to(base_x[j], (z - a, len(wx))))
                     sums_y.append(np.broadcast_to(base_y[j], (z - a, len(wy))))
-            vx, vy = _metric(metric, sums_x), _metric(metric, sums_y)
+            vx, vy = metric_from_exact_sums(metric, *sums_x), metric_from_exact_sums(metric, *sums_y)
             ok = np.isfinite(vx).all(axis=1) & np.isfinite(vy).all(axis=1) if fast else np.zeros(z - a, bool)
             out[a:z] = vx @ w_x - vy @ w_y
             if not ok.all():
