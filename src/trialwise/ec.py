@@ -607,11 +607,16 @@ def _sylvester_columns(virtual: NDArray) -> NDArray | None:
     while bit < n:
         cols |= (virtual[bit] == 0).astype(np.int64) * bit
         bit <<= 1
-    bits, parity = np.arange(n)[:, None] & cols, np.zeros((n, k), dtype=np.int64)
-    while bits.any():
+    return cols if np.array_equal(_sylvester_signs(np.arange(n), cols), virtual != 0) else None
+
+
+def _sylvester_signs(rows: NDArray, cols: NDArray) -> NDArray:
+    """Where the Sylvester–Hadamard matrix is +1 at ``rows`` × ``cols``: ``H[r, c] = (−1)^popcount(r & c)``."""
+    bits, parity = rows[:, None] & cols, np.zeros((len(rows), len(cols)), dtype=np.int64)
+    while bits.any():  # parity of the set bits (numpy < 2 has no bitwise_count)
         parity ^= bits & 1
         bits >>= 1
-    return cols if np.array_equal(parity == 0, virtual != 0) else None
+    return parity == 0
 
 
 def _walsh_hadamard(w: NDArray) -> NDArray:
@@ -655,12 +660,7 @@ def prior_items(n_observers: int) -> NDArray:
     cols = np.arange(1, n_observers + 1)
     out = np.empty((n, n_observers), dtype=np.uint8)
     for r in range(0, n, 1024):
-        rows = np.arange(r, min(n, r + 1024))[:, None]
-        bits, parity = rows & cols, np.zeros((len(rows), n_observers), dtype=np.int64)
-        while bits.any():  # parity of the set bits (numpy < 2 has no bitwise_count)
-            parity ^= bits & 1
-            bits >>= 1
-        out[r:r + len(rows)] = parity == 0
+        out[r:r + 1024] = _sylvester_signs(np.arange(r, min(n, r + 1024)), cols)
     return out
 
 

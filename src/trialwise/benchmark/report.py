@@ -117,6 +117,12 @@ def _pairwise_table(pairwise, level: float) -> str:
     return _html_table(out, text_columns=("higher ranked", "lower ranked"))
 
 
+def unpaired_candidates(lb) -> list:
+    """The candidates not scored for sharing too few items with every reference observer (the note
+    ``candidates-unpaired``), in the note's order."""
+    return [c for n in lb.notes if getattr(n, "kind", "") == "candidates-unpaired" for c in n.values["unpaired"]]
+
+
 def unscored_candidates(lb):
     """The candidates a leaderboard could not score, with what each lacks and has.
 
@@ -137,8 +143,8 @@ def unscored_candidates(lb):
     import pandas as pd
 
     ex = lb.excluded
-    unpaired = {c for n in lb.notes if getattr(n, "kind", "") == "candidates-unpaired" for c in n.values["unpaired"]}
-    rows = ex[(ex["subject"] != "*") & (ex["condition"] == "*") & ~ex["subject"].isin(unpaired)] if len(ex) else ex
+    rows = (ex[(ex["subject"] != "*") & (ex["condition"] == "*") & ~ex["subject"].isin(unpaired_candidates(lb))]
+            if len(ex) else ex)
     design = getattr(lb, "_design", None)
     experiments = list(design.experiments) if design is not None else []
     out = []
@@ -214,7 +220,7 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
         names = ", ".join(unscored["observer"].astype(str))
         parts.append(f"<p class='warn'>Not scored ({len(unscored)}): {html.escape(names)} — they lack experiments "
                      f"of the protocol; see <a href='#left-out'>Left out</a>.</p>")
-    unpaired = [c for n in lb.notes if getattr(n, "kind", "") == "candidates-unpaired" for c in n.values["unpaired"]]
+    unpaired = unpaired_candidates(lb)
     if unpaired:
         parts.append(f"<p class='warn'>Not scored ({len(unpaired)}): {html.escape(', '.join(map(str, unpaired)))} — "
                      f"they share fewer than {lb.protocol.min_items} images with every reference observer in every "
