@@ -1207,6 +1207,14 @@ API = [
     ("pw-agree-clusters", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(clusters="passage"), ValueError, r"`clusters` must name a column of `trials`"),
     ("pw-agree-keep", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(keep_replicates="no"), TypeError, r"`keep_replicates` must be True, False or None; got 'no'"),
     ("pw-agree-client", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(client=2), TypeError, r"`client` must be a dask.distributed.Client \(or None\); got 2 of type int"),
+    # ==== leaderboard (issue 29, API list, helper A): add rows below this line
+    # ==== end of leaderboard (issue 29, API list, helper A)
+    # ==== compare (issue 29, API list, helper B): add rows below this line
+    # ==== end of compare (issue 29, API list, helper B)
+    # ==== cli-files-seeds (issue 29, API list, helper C): add rows below this line
+    # ==== end of cli-files-seeds (issue 29, API list, helper C)
+    # ==== misc API (issue 29, API list, helper H): add rows below this line
+    # ==== end of misc API (issue 29, API list, helper H)
 ]
 
 DEGENERATE = [
@@ -1258,6 +1266,14 @@ DEGENERATE = [
      lambda lb: lb.table.ci_low.tolist() == [1.0] and "interval-at-bound" in [n.kind for n in lb.notes]),
     ("cm-from-counts-ref-always-right", tw.CopyModel.from_counts, ([[30, 10], [0, 0]],), {}, tw.DegenerateDataWarning,
      r"always correct or always wrong", lambda m: np.isnan(m.p_copy) and m.kappa == 0.0),
+    # ==== leaderboard (issue 29, DEGENERATE list, helper A): add rows below this line
+    # ==== end of leaderboard (issue 29, DEGENERATE list, helper A)
+    # ==== compare (issue 29, DEGENERATE list, helper B): add rows below this line
+    # ==== end of compare (issue 29, DEGENERATE list, helper B)
+    # ==== cli-files-seeds (issue 29, DEGENERATE list, helper C): add rows below this line
+    # ==== end of cli-files-seeds (issue 29, DEGENERATE list, helper C)
+    # ==== misc API (issue 29, DEGENERATE list, helper H): add rows below this line
+    # ==== end of misc API (issue 29, DEGENERATE list, helper H)
 ]
 
 
@@ -1513,6 +1529,14 @@ CLI = [
     # ---- top level
     ("cli-no-command", [], r"the following arguments are required: command"),
     ("cli-unknown-command", ["frobnicate"], r"invalid choice: 'frobnicate'"),
+    # ==== leaderboard (issue 29, CLI list, helper A): add rows below this line
+    # ==== end of leaderboard (issue 29, CLI list, helper A)
+    # ==== compare (issue 29, CLI list, helper B): add rows below this line
+    # ==== end of compare (issue 29, CLI list, helper B)
+    # ==== cli-files-seeds (issue 29, CLI list, helper C): add rows below this line
+    # ==== end of cli-files-seeds (issue 29, CLI list, helper C)
+    # ==== misc API (issue 29, CLI list, helper H): add rows below this line
+    # ==== end of misc API (issue 29, CLI list, helper H)
 ]
 
 
