@@ -174,3 +174,52 @@ def test_a_long_module_says_why_in_its_docstring(module):
     assert _LENGTH_REASON.search(doc), (
         f"{module} has {n_lines} lines: split it by concept, or add to its docstring a paragraph "
         "'Why this module is long: about N lines, ...'")
+
+
+# ------------------------------------------------------------------ start-up (issue 29, item 9)
+
+def _fresh_python(code: str) -> str:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+HEAVY = ("scipy", "scipy.stats", "pandas", "matplotlib")
+
+
+def test_import_trialwise_does_not_load_scipy_pandas_or_matplotlib():
+    """``import trialwise`` (and its packages) costs about ``import numpy``: the heavy libraries
+    are imported by the functions that need them (not timed here: benchmarks/bench_import.py)."""
+    out = _fresh_python(
+        "import sys, trialwise, trialwise.comparison, trialwise.benchmark, trialwise.plot, trialwise.logs, "
+        f"trialwise.datasets\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))")
+    assert out.strip() == "[]", f"`import trialwise` loads {out.strip()}"
+
+
+def test_lazy_names_resolve_and_keep_their_meaning():
+    """Every public name loads on first use, as the old eager imports had it; a function named like
+    its module (``tw.agreement``, ``tw.comparison.mcnemar``) stays the function when the module is
+    imported; ``import trialwise.brainscore`` works; ``dir()`` lists the public names."""
+    out = _fresh_python("""
+import types
+import trialwise.agreement, trialwise.comparison.mcnemar, trialwise.comparison.auc, trialwise.brainscore
+import trialwise as tw
+from trialwise import *
+assert isinstance(tw.agreement, types.FunctionType), tw.agreement
+assert isinstance(tw.comparison.mcnemar, types.FunctionType) and isinstance(tw.comparison.auc, types.FunctionType)
+assert tw.brainscore.i2n is tw.benchmark.brainscore.i2n and isinstance(tw.brainscore, types.ModuleType)
+for ns in (tw, tw.comparison, tw.benchmark, tw.plot, tw.logs, tw.datasets, tw.brainscore):
+    missing = [n for n in ns.__all__ if getattr(ns, n, None) is None]
+    assert not missing, (ns.__name__, missing)
+    assert set(ns.__all__) <= set(dir(ns)), ns.__name__
+assert tw.resampling.__name__ == "trialwise.resampling"    # a submodule, as before
+try:
+    tw.no_such_name
+except AttributeError as exc:
+    assert "no_such_name" in str(exc)
+print("ok")
+""")
+    assert out.strip() == "ok"

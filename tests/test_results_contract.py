@@ -38,10 +38,23 @@ def _subclasses(cls: type) -> set[type]:
     return out
 
 
+@functools.cache
+def _import_every_module() -> None:
+    """The namespaces load their names lazily: import every module so every subclass exists."""
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.walk_packages(tw.__path__, "trialwise."):
+        if not info.name.startswith("trialwise.cli"):  # the command line defines no results
+            importlib.import_module(info.name)
+
+
 def public_result_classes() -> dict[str, type]:
+    _import_every_module()
     found = {}
     for ns in NAMESPACES:
-        for name, obj in vars(ns).items():
+        for name in ns.__all__:
+            obj = getattr(ns, name)
             if isinstance(obj, type) and issubclass(obj, Result) and obj is not Result and not name.startswith("_"):
                 found[obj.__name__] = obj
     for cls in _subclasses(Result):

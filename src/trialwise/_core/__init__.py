@@ -19,6 +19,9 @@ import cycle.
     ``VOCABULARY``, ``jsonable``, ``one_row_frame``, ``make_notes``, ``note_of``.
 :mod:`trialwise._core.format`
     ``format_number``, ``format_pvalue``, ``format_percent``.
+:mod:`trialwise._core.lazy`
+    ``lazy_package`` (the PEP 562 ``__getattr__``/``__dir__`` with which ``trialwise`` and its
+    packages load each public name on first use), ``LazyPackage``.
 :mod:`trialwise._core.deprecation`
     ``renamed_parameters`` (renamed arguments), ``Renamed`` (renamed attributes), ``REMOVED_IN``.
 """

@@ -10,6 +10,18 @@ groups, Kendall's τ),
 (:class:`~trialwise.BehavioralBenchmark`), ``assembly`` (xarray assemblies as trials).
 """
 
-from trialwise.benchmark.protocol import ACCURACY, FLAT, METRICS, MODEL_VS_HUMAN, PROTOCOLS, TEXTURE_VS_SHAPE, Protocol, get_protocol
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trialwise._core.lazy import lazy_package
+
+if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
+    from trialwise.benchmark.protocol import ACCURACY, FLAT, METRICS, MODEL_VS_HUMAN, PROTOCOLS, TEXTURE_VS_SHAPE, Protocol, get_protocol
 
 __all__ = ["ACCURACY", "FLAT", "METRICS", "MODEL_VS_HUMAN", "PROTOCOLS", "TEXTURE_VS_SHAPE", "Protocol", "get_protocol"]
+
+__getattr__, __dir__ = lazy_package(__name__, __all__, {
+    "trialwise.benchmark.protocol": ("ACCURACY", "FLAT", "METRICS", "MODEL_VS_HUMAN", "PROTOCOLS",
+                                     "TEXTURE_VS_SHAPE", "Protocol", "get_protocol"),
+})

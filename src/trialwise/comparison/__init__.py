@@ -17,44 +17,51 @@ Every function here compares labels through :func:`trialwise.labels.code_labels`
 rule for when a prediction is the truth's class, or two classifiers' labels agree.
 """
 
-from trialwise.comparison.agreement import (
-    PERMUTATION_STATISTICS,
-    agreement_matrix,
-    bowker_test,
-    cohen_kappa,
-    disagreement,
-    stuart_maxwell_test,
-    symmetry_permutation_test,
-)
-from trialwise.comparison.auc import MULTI_CLASS, auc, delong_test
-from trialwise.comparison.ensemble import DECISIONS, ensemble_recommendation
-from trialwise.comparison.mcnemar import MCNEMAR_METHODS, contingency_table, mcnemar, yules_q
-from trialwise.comparison.probabilities import (
-    BIN_STRATEGIES,
-    CALIBRATION_KINDS,
-    PROBA_SUM_TOLERANCE,
-    SCORES,
-    brier_score,
-    brier_skill_score,
-    calibration_curve,
-    error_correlation,
-    expected_calibration_error,
-    paired_ttest,
-    sample_scores,
-    score_difference,
-    wilcoxon_test,
-)
-from trialwise.comparison.ensemble import EnsembleRecommendation
-from trialwise.comparison.report import ComparisonReport, compare
-from trialwise.comparison.result import (
-    AgreementResult,
-    AUCResult,
-    CalibrationCurve,
-    ComparisonResult,
-    McNemarResult,
-    ScoreResult,
-    SymmetryTestResult,
-)
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trialwise._core.lazy import lazy_package
+
+if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
+    from trialwise.comparison.agreement import (
+        PERMUTATION_STATISTICS,
+        agreement_matrix,
+        bowker_test,
+        cohen_kappa,
+        disagreement,
+        stuart_maxwell_test,
+        symmetry_permutation_test,
+    )
+    from trialwise.comparison.auc import MULTI_CLASS, auc, delong_test
+    from trialwise.comparison.ensemble import DECISIONS, ensemble_recommendation
+    from trialwise.comparison.mcnemar import MCNEMAR_METHODS, contingency_table, mcnemar, yules_q
+    from trialwise.comparison.probabilities import (
+        BIN_STRATEGIES,
+        CALIBRATION_KINDS,
+        PROBA_SUM_TOLERANCE,
+        SCORES,
+        brier_score,
+        brier_skill_score,
+        calibration_curve,
+        error_correlation,
+        expected_calibration_error,
+        paired_ttest,
+        sample_scores,
+        score_difference,
+        wilcoxon_test,
+    )
+    from trialwise.comparison.ensemble import EnsembleRecommendation
+    from trialwise.comparison.report import ComparisonReport, compare
+    from trialwise.comparison.result import (
+        AgreementResult,
+        AUCResult,
+        CalibrationCurve,
+        ComparisonResult,
+        McNemarResult,
+        ScoreResult,
+        SymmetryTestResult,
+    )
 
 __all__ = [
     "BIN_STRATEGIES", "CALIBRATION_KINDS", "DECISIONS", "MCNEMAR_METHODS", "MULTI_CLASS", "PERMUTATION_STATISTICS",
@@ -66,3 +73,19 @@ __all__ = [
     "expected_calibration_error", "mcnemar", "paired_ttest", "sample_scores", "score_difference",
     "stuart_maxwell_test", "symmetry_permutation_test", "wilcoxon_test", "yules_q",
 ]
+
+__getattr__, __dir__ = lazy_package(__name__, __all__, {
+    "trialwise.comparison.agreement": ("PERMUTATION_STATISTICS", "agreement_matrix", "bowker_test",
+                                       "cohen_kappa", "disagreement", "stuart_maxwell_test",
+                                       "symmetry_permutation_test"),
+    "trialwise.comparison.auc": ("MULTI_CLASS", "auc", "delong_test"),
+    "trialwise.comparison.ensemble": ("DECISIONS", "ensemble_recommendation", "EnsembleRecommendation"),
+    "trialwise.comparison.mcnemar": ("MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"),
+    "trialwise.comparison.probabilities": ("BIN_STRATEGIES", "CALIBRATION_KINDS", "PROBA_SUM_TOLERANCE",
+                                           "SCORES", "brier_score", "brier_skill_score", "calibration_curve",
+                                           "error_correlation", "expected_calibration_error", "paired_ttest",
+                                           "sample_scores", "score_difference", "wilcoxon_test"),
+    "trialwise.comparison.report": ("ComparisonReport", "compare"),
+    "trialwise.comparison.result": ("AgreementResult", "AUCResult", "CalibrationCurve", "ComparisonResult",
+                                    "McNemarResult", "ScoreResult", "SymmetryTestResult"),
+})

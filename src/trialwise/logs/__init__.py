@@ -8,8 +8,19 @@ One module per format — :mod:`~trialwise.logs.lm_eval` (lm-evaluation-harness
 
 from __future__ import annotations
 
-from trialwise.logs.helm import read_helm
-from trialwise.logs.lm_eval import read_lm_eval
-from trialwise.logs.records import LOG_COLUMNS
+from typing import TYPE_CHECKING
+
+from trialwise._core.lazy import lazy_package
+
+if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
+    from trialwise.logs.helm import read_helm
+    from trialwise.logs.lm_eval import read_lm_eval
+    from trialwise.logs.records import LOG_COLUMNS
 
 __all__ = ["read_lm_eval", "read_helm", "LOG_COLUMNS"]
+
+__getattr__, __dir__ = lazy_package(__name__, __all__, {
+    "trialwise.logs.helm": ("read_helm",),
+    "trialwise.logs.lm_eval": ("read_lm_eval",),
+    "trialwise.logs.records": ("LOG_COLUMNS",),
+})

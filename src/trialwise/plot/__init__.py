@@ -9,21 +9,28 @@ One module per domain: :mod:`~trialwise.plot.ec`, :mod:`~trialwise.plot.planning
 :mod:`~trialwise.plot.brainscore`.
 """
 
-from trialwise.plot.ec import plot_kappa_bounds
-from trialwise.plot.planning import plot_ci_width, plot_copy_model_validation, plot_kappa_bias
-from trialwise.plot.validity import plot_coverage
-from trialwise.plot.benchmark import (
-    plot_leaderboard,
-    plot_rank_intervals,
-    plot_pairwise_matrix,
-    plot_experiments,
-    plot_rank_correlation,
-    plot_agreement,
-)
-from trialwise.plot.comparison import plot_reliability, plot_agreement_matrix
-from trialwise.plot.shape_bias import plot_shape_bias
-from trialwise.plot.similarity import plot_similarity_matrix
-from trialwise.plot.brainscore import plot_brainscore
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trialwise._core.lazy import lazy_package
+
+if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
+    from trialwise.plot.ec import plot_kappa_bounds
+    from trialwise.plot.planning import plot_ci_width, plot_copy_model_validation, plot_kappa_bias
+    from trialwise.plot.validity import plot_coverage
+    from trialwise.plot.benchmark import (
+        plot_leaderboard,
+        plot_rank_intervals,
+        plot_pairwise_matrix,
+        plot_experiments,
+        plot_rank_correlation,
+        plot_agreement,
+    )
+    from trialwise.plot.comparison import plot_reliability, plot_agreement_matrix
+    from trialwise.plot.shape_bias import plot_shape_bias
+    from trialwise.plot.similarity import plot_similarity_matrix
+    from trialwise.plot.brainscore import plot_brainscore
 
 __all__ = [
     "plot_kappa_bounds",
@@ -43,3 +50,15 @@ __all__ = [
     "plot_brainscore",
     "plot_similarity_matrix",
 ]
+
+__getattr__, __dir__ = lazy_package(__name__, __all__, {
+    "trialwise.plot.ec": ("plot_kappa_bounds",),
+    "trialwise.plot.planning": ("plot_ci_width", "plot_copy_model_validation", "plot_kappa_bias"),
+    "trialwise.plot.validity": ("plot_coverage",),
+    "trialwise.plot.benchmark": ("plot_leaderboard", "plot_rank_intervals", "plot_pairwise_matrix",
+                                 "plot_experiments", "plot_rank_correlation", "plot_agreement"),
+    "trialwise.plot.comparison": ("plot_reliability", "plot_agreement_matrix"),
+    "trialwise.plot.shape_bias": ("plot_shape_bias",),
+    "trialwise.plot.similarity": ("plot_similarity_matrix",),
+    "trialwise.plot.brainscore": ("plot_brainscore",),
+})
