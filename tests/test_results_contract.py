@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import types
 import warnings
 
@@ -21,6 +22,7 @@ import pytest
 
 import trialwise as tw
 from trialwise import comparison as cmp
+from trialwise._core.format import format_number, format_pvalue
 from trialwise._core.results import VOCABULARY, ConfidenceInterval, Result
 
 NAMESPACES = (tw, tw.comparison, tw.validity, tw.brainscore, tw.benchmark)
@@ -247,6 +249,44 @@ def test_result_contract(name):
         d = res.to_dict()
         assert isinstance(d, dict)
         json.dumps(d, allow_nan=False)
+
+
+_HTML_TAGS = re.compile(r"</?(div|table|caption|strong|thead|tbody|tr|th|td|ul|li|code)( [^<>]*)?>")
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_repr_html(name):
+    """What Jupyter shows (issue 29, item 8): an HTML table derived from the fields — a caption
+    with the class and the headline, the to_frame() table (at most ~20 rows), the notes; escaped."""
+    for res in _instances(name):
+        html = res._repr_html_()
+        assert isinstance(html, str) and html.startswith("<div")
+        assert f"<strong>{name}</strong>" in html
+        if res.statistic is not None and np.ndim(res.statistic) == 0:
+            assert format_number(res.statistic) in html
+        if res.pvalue is not None and np.ndim(res.pvalue) == 0:
+            assert format_pvalue(res.pvalue) in html
+        # compact: a header row, at most html_max_rows rows and one line counting the rest
+        n_rows = len(res.to_frame())
+        assert html.count("<tr>") == 1 + min(n_rows, 20) + (n_rows > 20) <= 22
+        if n_rows > 20:
+            assert f"… {n_rows - 20} more rows" in html
+        assert html.count("<li>") == len(res.notes)
+        # every text escaped: only our own tags are left as markup
+        leftover = _HTML_TAGS.sub("", html)
+        assert "<" not in leftover and ">" not in leftover, leftover
+        assert re.search(r"&(?!(lt|gt|amp|quot|#x27);)", leftover) is None
+
+
+def test_repr_html_escapes_names_and_counts_the_rows_it_leaves_out():
+    rng = np.random.default_rng(7)
+    names = ["<b>bold</b>", "a & b", 'say "hi"'] + [f"o{i}" for i in range(5)]
+    data = pd.DataFrame(rng.random((60, len(names))) < 0.7, columns=names)
+    res = tw.pairwise_error_consistency(data, n_resamples=50, rng=0)  # 28 pairs
+    html = res._repr_html_()
+    assert "&lt;b&gt;bold&lt;/b&gt;" in html and "<b>" not in html
+    assert "a &amp; b" in html and "say &quot;hi&quot;" in html
+    assert "… 8 more rows" in html and html.count("<tr>") == 22
 
 
 def test_to_dict_represents_nan_as_none():

@@ -15,12 +15,13 @@ import math
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass
+from html import escape
 from types import MappingProxyType
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from trialwise._core.format import format_number, format_pvalue
+from trialwise._core.format import format_number, format_percent, format_pvalue
 
 __all__ = ["ConfidenceInterval", "Result"]
 
@@ -131,7 +132,8 @@ class Result:
         a note may be a :class:`Note`, a str with a ``kind`` saying where it comes from.
 
     Contract (checked for every public result by ``tests/test_results_contract.py``):
-    ``repr()`` is one line; ``summary()`` returns text; ``to_frame()`` returns a
+    ``repr()`` is one line; ``summary()`` returns text; ``_repr_html_()`` (what Jupyter shows)
+    is a compact HTML table of the same; ``to_frame()`` returns a
     :class:`pandas.DataFrame` whose columns are the class attribute ``frame_columns``
     (the same for any input); ``to_dict()`` returns a JSON-safe dict:
     ``json.dumps(result.to_dict(), allow_nan=False)`` works because NaN (and ±inf) are
@@ -164,7 +166,11 @@ class Result:
             return () if name == "notes" else None
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
-    def __repr__(self) -> str:
+    #: Rows of :meth:`to_frame` shown by :meth:`_repr_html_` (the rest are counted).
+    html_max_rows: ClassVar[int] = 20
+
+    def _headline(self) -> list[str]:
+        """The scalar vocabulary as text: statistic, interval, p-value, n (what is defined)."""
         parts = []
         if self.statistic is not None and np.ndim(self.statistic) == 0:
             parts.append(f"statistic={format_number(self.statistic)}")
@@ -175,7 +181,50 @@ class Result:
             parts.append(f"p={format_pvalue(self.pvalue)}")
         if self.n is not None and np.ndim(self.n) == 0:
             parts.append(f"n={self.n}")
-        return f"{type(self).__name__}({', '.join(parts)})"
+        return parts
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(self._headline())})"
+
+    def _repr_html_(self) -> str:
+        """The result as a compact HTML table, for Jupyter (derived, like the repr and
+        :meth:`summary`, from the fields).
+
+        A caption with the class name and the headline (statistic, interval, p-value and n
+        where the result has them, otherwise the repr's own line), the :meth:`to_frame`
+        table (its first ``html_max_rows`` rows and a line counting the rest), then the
+        notes. Every text is HTML-escaped.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0)
+        >>> html = res._repr_html_()
+        >>> html.startswith("<div"), "statistic=0.526" in html
+        (True, True)
+        """
+        parts = self._headline()
+        if parts:
+            level = self.confidence_level
+            if level is not None and np.ndim(level) == 0 and self.confidence_interval is not None:
+                parts = [f"{format_percent(level)} {p}" if p.startswith("CI ") else p for p in parts]
+            headline = ", ".join(parts)
+        else:  # no scalar vocabulary (a table of pairs, a leaderboard): the repr's own line
+            text = repr(self)
+            headline = text[text.find("(") + 1: -1] if text.endswith(")") and "(" in text else text
+        frame = self.to_frame()
+        shown = frame.head(self.html_max_rows)
+        header = "".join(f"<th>{_html_cell(c)}</th>" for c in frame.columns)
+        rows = ["<tr>" + "".join(f"<td>{_html_cell(v)}</td>" for v in row) + "</tr>"
+                for row in shown.itertuples(index=False, name=None)]
+        if len(frame) > len(shown):
+            rows.append(f'<tr><td colspan="{len(frame.columns)}">… {len(frame) - len(shown)} more rows '
+                        "(<code>.to_frame()</code> has them all)</td></tr>")
+        notes = "".join(f"<li>{escape(str(n))}</li>" for n in self.notes)
+        return (f'<div class="trialwise-result"><table><caption style="text-align: left"><strong>'
+                f"{escape(type(self).__name__)}</strong> {escape(headline)}</caption>"
+                f"<thead><tr>{header}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+                + (f"<ul>{notes}</ul>" if notes else "") + "</div>")
 
     def summary(self) -> str:
         """A readable text block: the repr, the table, then the notes.
@@ -237,6 +286,17 @@ class Result:
             names = [k for k in vars(self)]
         out = {k: getattr(self, k) for k in names if not k.startswith("_") and k not in self._dict_exclude}
         return jsonable(out)
+
+
+def _html_cell(value: Any) -> str:
+    """One table cell: numbers as :meth:`Result.summary` prints them (4 significant digits),
+    everything escaped, long texts shortened."""
+    if isinstance(value, (float, np.floating)):
+        text = f"{value:.4g}"
+    else:
+        text = str(value)
+        text = text if len(text) <= 80 else text[:77] + "..."
+    return escape(text)
 
 
 @dataclass(frozen=True)
