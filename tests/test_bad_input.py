@@ -1350,7 +1350,7 @@ CLI = [
     ("cli-ec-truncated-gz", ["ec", F("truncated_csv_gz"), F("good_csv")], r"truncated\.csv\.gz: the compressed file is truncated"),
     ("cli-ec-binary", ["ec", F("binary_csv"), F("good_csv")], r"binary\.csv"),
     ("cli-ec-parquet", ["ec", F("table_parquet"), F("good_csv")], r"table\.parquet: " + ("" if PARQUET else ".*pip install pyarrow")),  # fixed by helper-3
-    ("cli-ec-folder", ["ec", F("empty_folder"), F("good_csv")], r"empty-folder: no such file"),
+    ("cli-ec-folder", ["ec", F("empty_folder"), F("good_csv")], r"empty-folder: is a folder, not a file"),  # issue 29, helper C (was "no such file")
     ("cli-ec-tidy-no-subjects", ["ec", F("good_csv")], r"one tidy file needs --subjects A B"),
     ("cli-ec-unknown-subject", ["ec", F("good_csv"), "--subjects", "h1", "zz"], r"no subject 'zz'; found h1, h2"),
     ("cli-ec-subject-column", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--subject", "who"], r"no column 'who'"),
@@ -1534,6 +1534,42 @@ CLI = [
     # ==== compare (issue 29, CLI list, helper B): add rows below this line
     # ==== end of compare (issue 29, CLI list, helper B)
     # ==== cli-files-seeds (issue 29, CLI list, helper C): add rows below this line
+    # an option of several values naming one twice (`ec --subjects A A` was exit 0)
+    ("cli-ec-subjects-twice", ["ec", F("good_csv"), "--subjects", "s1", "s1"], r"--subjects names 's1' twice"),
+    ("cli-sb-compare-twice", ["shape-bias", "--compare", "subject-01", "subject-01"],
+     r"--compare names 'subject-01' twice \(got subject-01 subject-01\); give each once"),
+    ("cli-sb-observers-twice", ["shape-bias", "--observers", "a", "b", "a"], r"--observers names 'a' twice"),
+    ("cli-lb-experiments-twice", ["leaderboard", "--experiments", "edge", "edge"], r"--experiments names 'edge' twice"),
+    ("cli-lb-reference-twice", ["leaderboard", "--reference", "s1", "s1"], r"--reference names 's1' twice"),
+    ("cli-bs-candidate-twice", ["brainscore", "--candidate", "resnet50", "resnet50"], r"--candidate names 'resnet50' twice"),
+    ("cli-cmp-proba-twice", ["compare", F("cmp_csv"), "--truth", "yb", "--proba-a", "pa", "pa", "--b", "b"],
+     r"--proba-a names 'pa' twice"),
+    # a folder or a device given as a file (was "no such file")
+    ("cli-ec-folder-twice", ["ec", F("empty_folder"), F("empty_folder")], r"empty-folder: is a folder, not a file$"),
+    ("cli-ec-dev-null", ["ec", "/dev/null", "--subjects", "a", "b"], r"^trialwise: error: /dev/null: is a character device, not a file to read$"),
+    ("cli-lb-dev-null", ["leaderboard", "/dev/null"], r"/dev/null: is a character device, not a file or folder to read"),
+    ("cli-cmp-folder", ["compare", F("empty_folder"), "--truth", "y", "--a", "a", "--b", "b"], r"empty-folder: is a folder, not a file"),
+    ("cli-bs-probs-folder", ["brainscore", F("afc_csv"), "--metric", "i2n", "--probabilities", F("empty_folder")],
+     r"--probabilities .*empty-folder: is a folder, not a file"),
+    ("cli-sim-dev-null", ["similarity", "/dev/null"], r"/dev/null: is a character device"),
+    # an output over an input, over another output, or at a folder (`leaderboard T.csv --csv T.csv` was exit 0)
+    ("cli-lb-csv-over-input", ["leaderboard", F("good_csv"), "--csv", F("good_csv")],
+     r"--csv .*good\.csv is the input file .*good\.csv; trialwise does not write over a file it reads: give --csv another"),
+    ("cli-lb-out-over-folder", ["leaderboard", F("raw_data"), "--out", F("raw_data")], r"--out .*raw-data is the input folder .*raw-data"),
+    ("cli-sb-csv-over-input", ["shape-bias", F("good_csv"), "--csv", F("good_csv")], r"--csv .*good\.csv is the input file"),
+    ("cli-cmp-heatmap-over-input", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a", "--b", "b", "--heatmap", F("cmp_csv")],
+     r"--heatmap .*cmp\.csv is the input file .*cmp\.csv"),
+    ("cli-bs-csv-over-probs", ["brainscore", F("afc_csv"), "--metric", "i2n", "--probabilities", F("probs_csv"), "--csv",
+                               F("probs_csv")], r"--csv .*probs\.csv is the input file .*probs\.csv \(--probabilities\)"),
+    ("cli-sb-csv-figure-same", ["shape-bias", "--csv", "S.png", "--figure", "S.png"],
+     r"--csv and --figure name the same file S\.png; give each output its own file name"),
+    ("cli-sim-csv-differences-same", ["similarity", "--csv", "d.csv", "--differences-csv", "./d.csv"],
+     r"--csv and --differences-csv name the same file \(d\.csv and \./d\.csv\)"),
+    ("cli-lb-out-folder", ["leaderboard", "--out", F("empty_folder")], r"--out .*empty-folder: is a folder"),
+    ("cli-plan-figure-folder", ["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1",
+                                "--figure", F("empty_folder")], r"--figure .*empty-folder: is a folder"),
+    ("cli-cmp-reliability-missing-folder", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a", "--b", "b", "--reliability",
+                                            F("no_folder")], r"--reliability .*out\.html: folder .*folder does not exist"),
     # ==== end of cli-files-seeds (issue 29, CLI list, helper C)
     # ==== misc API (issue 29, CLI list, helper H): add rows below this line
     # ==== end of misc API (issue 29, CLI list, helper H)

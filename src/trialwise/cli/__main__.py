@@ -2,6 +2,6 @@
 
 import sys
 
-from trialwise.cli.app import main
+from trialwise.cli import main
 
 sys.exit(main())

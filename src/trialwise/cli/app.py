@@ -1,6 +1,7 @@
-"""The ``trialwise`` program: the parser of every command, the exit codes, Ctrl-C.
+"""The ``trialwise`` program: the parser of every command, the files they read and write, the exit codes.
 
-See :mod:`trialwise.cli` for the exit codes and how to add a command.
+See :mod:`trialwise.cli` for the exit codes and how to add a command; :func:`trialwise.cli.main`
+catches Ctrl-C before this module (which imports every command and the library) is imported.
 """
 
 from __future__ import annotations
@@ -8,20 +9,23 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import secrets
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 from trialwise._core.errors import InputError
+from trialwise._core.version import VERSION
+from trialwise.cli import _interrupted
 from trialwise.cli.brainscore import add_brainscore, run_brainscore
-from trialwise.cli.common import CLIError, EPILOG, FigureFailure
+from trialwise.cli.common import CLIError, EPILOG, FigureFailure, check_files
 from trialwise.cli.compare import add_compare, run_compare
 from trialwise.cli.ec import add_ec, run_ec
 from trialwise.cli.leaderboard import add_leaderboard, run_leaderboard
 from trialwise.cli.plan import add_plan, run_plan
-from trialwise.cli.progress import BAR_OPEN, Warnings
+from trialwise.cli.progress import Warnings
 from trialwise.cli.shape_bias import add_shape_bias, run_shape_bias
 from trialwise.cli.similarity import add_similarity, run_similarity
 
@@ -40,6 +44,7 @@ def _parser() -> argparse.ArgumentParser:
         description="Trial-by-trial comparison of classifiers with honest uncertainty.",
         epilog=EPILOG,
     )
+    parser.add_argument("--version", action="version", version=f"trialwise {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (add, _) in COMMANDS.items():
         add(sub)
@@ -56,6 +61,70 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[An
     "similarity": (add_similarity, run_similarity),
     "brainscore": (add_brainscore, run_brainscore),
 }
+
+
+class Files(NamedTuple):
+    """The file arguments of a command: ``(attribute, flag)`` of each input, with whether it may be a folder,
+    and ``(attribute, flag, kind)`` of each output (kind: ``"html"``, ``"csv"`` or ``"figure"``)."""
+
+    inputs: tuple[tuple[str, str, bool], ...]
+    outputs: tuple[tuple[str, str, str], ...]
+
+
+#: name -> the files it reads and writes, checked by :func:`trialwise.cli.common.check_files` before it runs.
+FILES: dict[str, Files] = {
+    "ec": Files((("files", "CSV", False),), ()),
+    "plan": Files((), (("figure", "--figure", "figure"),)),
+    "leaderboard": Files((("path", "PATH", True),),
+                         (("out", "--out", "html"), ("csv", "--csv", "csv"), ("pairwise_csv", "--pairwise-csv", "csv"))),
+    "compare": Files((("file", "CSV", False),),
+                     (("reliability", "--reliability", "figure"), ("heatmap", "--heatmap", "figure"))),
+    "shape-bias": Files((("path", "PATH", True),), (("csv", "--csv", "csv"), ("figure", "--figure", "figure"))),
+    "similarity": Files((("logs", "LOGS", True),), (("out", "--out", "html"), ("csv", "--csv", "csv"),
+                                                   ("differences_csv", "--differences-csv", "csv"))),
+    "brainscore": Files((("path", "PATH", True), ("probabilities", "--probabilities", False), ("osts", "--osts", False)),
+                        (("out", "--out", "html"), ("csv", "--csv", "csv"))),
+}
+
+
+def _check_files(args) -> None:
+    """Every input and output of the command, before it computes anything (:func:`check_files`)."""
+    files = FILES[args.command]
+    check_files([(getattr(args, attr), flag, folder) for attr, flag, folder in files.inputs],
+                [(getattr(args, attr), flag, kind) for attr, flag, kind in files.outputs])
+
+
+def _draw_seed(args) -> int | None:
+    """A seed for a command that draws random numbers and was given no ``--seed``: drawn, set, and returned."""
+    if not hasattr(args, "seed") or args.seed is not None:
+        return None
+    args.seed = secrets.randbits(32)
+    return args.seed
+
+
+def _say_seed(args, drawn: int | None) -> None:
+    """The drawn seed on stderr (not with --quiet: it is also in the CSV, JSON and report), after the results."""
+    if drawn is not None and getattr(args, "progress", None) != "quiet":
+        print(f"trialwise: seed {drawn} (repeat with --seed {drawn})", file=sys.stderr)
+
+
+def _duplicates(parser: argparse.ArgumentParser, args) -> None:
+    """An option of several values that names one twice (``--subjects A A``): one line naming it."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[args.command]
+    for action in sub._actions:
+        if not action.option_strings or action.nargs not in ("+", "*", 2) or action.dest in _REPEATS_ALLOWED:
+            continue
+        values = getattr(args, action.dest, None) or []
+        seen = set()
+        for v in values:
+            if v in seen:
+                raise CLIError(f"{action.option_strings[0]} names {v!r} twice (got {' '.join(map(str, values))}); "
+                               f"give each once")
+            seen.add(v)
+
+
+#: Options whose values may repeat: compare's --names A A (the report tells them apart as 'A (a)', 'A (b)').
+_REPEATS_ALLOWED = ("names",)
 
 
 def _check_options(args) -> None:
@@ -82,14 +151,6 @@ def _is_input_error(exc: BaseException) -> bool:
     return isinstance(exc, InputError)
 
 
-def _interrupted(signum, frame) -> None:  # pragma: no cover - exercised in a subprocess by the tests
-    try:
-        sys.stderr.write(("\n" if BAR_OPEN.is_set() else "") + "trialwise: interrupted\n")
-        sys.stderr.flush()
-    finally:
-        os._exit(130)  # at once: worker threads would otherwise finish their tasks first
-
-
 @contextlib.contextmanager
 def _interrupt_handler() -> Iterator[None]:
     """Ctrl-C ends the command at once with one line and exit status 130 (in the main thread only)."""
@@ -103,14 +164,15 @@ def _interrupt_handler() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _bug(exc: BaseException) -> int:
+def _bug(exc: BaseException, seed: int | None = None) -> int:
     first = (str(exc).strip().splitlines() or [""])[0]
     if os.environ.get("TRIALWISE_TRACEBACK"):
         import traceback
 
         traceback.print_exception(exc)
     print(f"trialwise: internal error ({type(exc).__name__}: {first}) — this is a bug in trialwise; please report "
-          f"it with the command line (TRIALWISE_TRACEBACK=1 shows the traceback)", file=sys.stderr)
+          f"it with the command line{f' and --seed {seed}' if seed is not None else ''} (TRIALWISE_TRACEBACK=1 shows the "
+          f"traceback)", file=sys.stderr)
     return 1
 
 
@@ -168,17 +230,23 @@ def main(argv: list[str] | None = None) -> int:
     _, run = COMMANDS[args.command]
     real_stdout, sys.stdout = sys.stdout, _PipeSafe(sys.stdout)
     try:
-        return _run(run, args)
+        return _run(run, args, parser)
     finally:
         sys.stdout = real_stdout
 
 
-def _run(run: Callable[[Any], int], args: Any) -> int:
+def _run(run: Callable[[Any], int], args: Any, parser: argparse.ArgumentParser) -> int:
     Warnings.running.clear()
+    drawn = None
     with _interrupt_handler():
         try:
             _check_options(args)
-            return run(args)
+            _duplicates(parser, args)
+            _check_files(args)
+            drawn = _draw_seed(args)
+            code = run(args)
+            _say_seed(args, drawn)
+            return code
         except CLIError as exc:
             Warnings.report_unreported()  # a warning collected before the error may explain it
             print(f"trialwise: error: {exc}", file=sys.stderr)
@@ -187,6 +255,7 @@ def _run(run: Callable[[Any], int], args: Any) -> int:
             return _input_error(exc)
         except FigureFailure as exc:
             Warnings.report_unreported()
+            _say_seed(args, drawn)  # the tables were saved: they can be repeated
             print(f"trialwise: error: {exc}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:  # when the handler could not be installed (not the main thread)
@@ -207,4 +276,4 @@ def _run(run: Callable[[Any], int], args: Any) -> int:
         except Exception as exc:  # noqa: BLE001 - one line instead of a traceback: a bug
             if _is_input_error(exc):
                 return _input_error(exc)
-            return _bug(exc)
+            return _bug(exc, drawn)

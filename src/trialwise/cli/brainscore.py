@@ -30,7 +30,6 @@ from trialwise.cli.common import (
     EPILOG,
     TABLES,
     add_column_options,
-    check_outputs,
     raise_figure_failures,
     read_table,
     read_trials_argument,
@@ -237,7 +236,6 @@ def run_brainscore(args) -> int:
     from trialwise.benchmark.behavioral_images import IMAGE_METRICS
     from trialwise.benchmark.hierarchy import reference_mask
 
-    check_outputs([(args.out, "--out"), (args.csv, "--csv")])
     if args.splits is not None and args.splits < 1:
         raise CLIError(f"--splits must be at least 1; got {args.splits}")
     _check_metric_options(args)
@@ -332,14 +330,14 @@ def _finish(args, table, ceiling, bench, not_scored, what, few, caught, bar, mis
     _print(table, ceiling, bench, not_scored, missing)
     sys.stdout.flush()
     if args.csv:
-        write_csv(args.csv, table, "--csv", "table")
+        write_csv(args.csv, table, "--csv", "table", seed=args.seed)
     failures: tuple[str, ...] = ()
     if args.out:
         from trialwise.cli.brainscore_report import render_brainscore_report
 
         failures = write_report(args.out, lambda: render_brainscore_report(table, ceiling, bench, not_scored,
                                                                            source=what, seed=args.seed),
-                                bar.say, caught.collect)
+                                bar.say, caught.collect, seed=args.seed)
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)
     caught.report()

@@ -1,7 +1,8 @@
 """What every command shares: the command line's own error, its datasets, and safe file output.
 
-Outputs are checked before anything is computed (:func:`check_output`) and written
-whole or not at all (:func:`write_text`, :func:`save_figure`); files are read inside
+Every input and output is checked before anything is computed (:func:`check_files`, which
+the program calls with each command's files, ``FILES`` of :mod:`trialwise.cli.app`); outputs
+are written whole or not at all (:func:`write_text`, :func:`save_figure`); files are read inside
 :func:`reading`, which turns unreadable or truncated files into one-line errors.
 """
 
@@ -12,6 +13,7 @@ import io
 import json
 import math
 import os
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,6 +48,93 @@ class CLIError(InputError):
 
 class FigureFailure(Exception):
     """The results were saved but a figure of the report failed: one line, exit code 1."""
+
+
+def _kind_of_file(mode: int) -> str:
+    for test, name in ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def check_input(path: str, flag: str, folder: bool) -> None:
+    """``path`` (``flag``'s) can be read: it exists, and is a file (a pipe too: ``<(zcat x.gz)``) or, when
+    ``folder``, a folder — not ``/dev/null`` or another device."""
+    where = f"{path}" if flag.isupper() else f"{flag} {path}"  # PATH, CSV, LOGS: the file's name says it
+    if path.strip() == "":
+        raise CLIError(f"{flag}: the file name is empty")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise CLIError(f"{where}: no such file{' or folder' if folder else ''}") from None
+    except OSError as exc:  # a path through a file, a symlink loop, permissions of a folder on the way
+        raise CLIError(f"{where}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if stat.S_ISDIR(mode):
+        if not folder:
+            raise CLIError(f"{where}: is a folder, not a file")
+        if not os.access(path, os.R_OK | os.X_OK):
+            raise CLIError(f"{where}: permission denied (the folder cannot be read)")
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        raise CLIError(f"{where}: is {_kind_of_file(mode)}, not a file{' or folder' if folder else ''} to read")
+    if not os.access(path, os.R_OK):
+        raise CLIError(f"{where}: permission denied")
+
+
+def _same_file(a: str, b: str) -> bool:
+    """``a`` and ``b`` name one file: by the file itself when both exist (symlinks, hard links), else by the
+    resolved path (``./x`` and ``x``, a symlinked folder)."""
+    with contextlib.suppress(OSError):
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _inside(path: str, folder: str) -> bool:
+    real, top = os.path.realpath(path), os.path.realpath(folder)
+    return real != top and os.path.commonpath([real, top]) == top
+
+
+def _is_device(path: str) -> bool:
+    """A device such as /dev/null or /dev/full, which two outputs may share (nothing of either is kept)."""
+    try:
+        return stat.S_ISCHR(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def check_files(inputs: list[tuple[Any, str, bool]], outputs: list[tuple[str | None, str, str]]) -> None:
+    """Every file of a command, before it computes anything: each input (``(path or list of paths or None,
+    flag, may be a folder)``) can be read (:func:`check_input`), each output (``(path or None, flag, kind)``,
+    kind ``"html"``, ``"csv"`` or ``"figure"``) can be written (:func:`check_output`), and no output names a file
+    the command reads, lies in a folder it reads, or names another output. Each is one :class:`CLIError`
+    naming both files."""
+    read: list[tuple[str, str, bool]] = []
+    for given, flag, folder in inputs:
+        for path in [given] if isinstance(given, str) else list(given or ()):
+            check_input(path, flag, folder)
+            read.append((path, flag, os.path.isdir(path)))
+    written = [(path, flag) for path, flag, kind in outputs if path is not None]
+    for i, (path, flag) in enumerate(written):  # first: the user's data are at stake
+        for source, what, is_folder in read:
+            name = "" if what.isupper() else f" ({what})"
+            if is_folder and _inside(path, source):
+                raise CLIError(f"{flag} {path} is inside the folder {source}{name} that this command reads; "
+                               f"write it elsewhere, or the next run reads it as data")
+            if _same_file(path, source) and is_folder:
+                raise CLIError(f"{flag} {path} is the input folder {source}{name}; give {flag} a file name outside it")
+            if _same_file(path, source):
+                alias = "" if os.path.abspath(path) == os.path.abspath(source) else " under another name (a link)"
+                raise CLIError(f"{flag} {path} is the input file {source}{name}{alias}; trialwise does not write over "
+                               f"a file it reads: give {flag} another file name")
+        for other, other_flag in written[i + 1:]:
+            if _same_file(path, other) and not (_is_device(path) and _is_device(other)):
+                both = path if path == other else f"({path} and {other})"
+                raise CLIError(f"{flag} and {other_flag} name the same file {both}; give each output its own file "
+                               f"name")
+    for path, flag, kind in outputs:
+        check_output(path, flag, figure=kind == "figure")
 
 
 def check_output(path: str | None, flag: str, *, figure: bool = False) -> None:
@@ -103,31 +192,35 @@ def write_text(path: str, text: str, flag: str) -> None:
 
 
 def check_outputs(outputs: list[tuple[str | None, str]]) -> None:
-    """:func:`check_output` of every ``(path, flag)`` given, and no two naming the same file."""
-    for path, flag in outputs:
-        check_output(path, flag)
-    given = [(os.path.abspath(p), f) for p, f in outputs if p is not None]
-    for i, (p, f) in enumerate(given):
-        for q, g in given[i + 1:]:
-            if p == q:
-                raise CLIError(f"{f} and {g} name the same file {p}")
+    """:func:`check_files` of outputs alone (the program checks every command's files before it runs it)."""
+    check_files([], [(path, flag, "html" if flag == "--out" else "csv") for path, flag in outputs])
 
 
-def write_csv(path: str, frame: Any, flag: str, what: str) -> None:
-    """Write a table as CSV to ``path`` and say so on stderr (``"<what> written to <path>"``)."""
+def write_csv(path: str, frame: Any, flag: str, what: str, *, seed: int | None = None) -> None:
+    """Write a table as CSV to ``path`` and say so on stderr (``"<what> written to <path>"``); with ``seed`` (the
+    run's, given or drawn), a last column ``seed`` holds it, so the file says how to repeat it."""
+    if seed is not None:
+        frame = frame.assign(seed=seed)
     write_text(path, frame.to_csv(index=False), flag)
     print(f"{what} written to {path}", file=sys.stderr)
 
 
-def write_report(path: str, render: Any, say: Any, collect: Any) -> tuple[str, ...]:
+def write_report(path: str, render: Any, say: Any, collect: Any, *, seed: int | None = None) -> tuple[str, ...]:
     """Draw an HTML report (``render()`` → an object with ``html`` and ``failures``), write it to
     ``path`` and say so; returns the figures that failed (:func:`raise_figure_failures`).
-    ``say`` prints a progress line, ``collect`` gathers the warnings raised while drawing."""
+    ``say`` prints a progress line, ``collect`` gathers the warnings raised while drawing; with
+    ``seed`` (the run's, given or drawn) the page ends with the option that repeats it."""
     use_agg()
     say("drawing the report …")
     with collect():
         rep = render()
-    write_text(path, rep.html, "--out")
+    page = rep.html
+    if seed is not None:
+        end = page.rfind("</body>")
+        end = len(page) if end < 0 else end
+        page = (page[:end] + f"<p class='note'>Seed {seed}: the command run again with <code>--seed {seed}</code> "
+                f"repeats this report exactly.</p>" + page[end:])
+    write_text(path, page, "--out")
     print(f"report written to {path}", file=sys.stderr)
     return tuple(rep.failures)
 

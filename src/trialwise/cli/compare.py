@@ -150,6 +150,7 @@ def run_compare(args) -> int:
     if args.json:
         out = rep.to_dict()
         out["warnings"] = caught.messages()
+        out["seed"] = args.seed
         print(json.dumps(clean(out), indent=2, default=str))
     else:
         print(rep.summary())

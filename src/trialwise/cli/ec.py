@@ -129,7 +129,7 @@ def run_ec(args) -> int:
     if args.json:
         out = res.to_dict()
         out.update(observer_a=names[0], observer_b=names[1], only_a=info["only_a"], only_b=info["only_b"],
-                   warnings=caught.messages())
+                   warnings=caught.messages(), seed=args.seed)
         print(json.dumps(clean(out), indent=2))
     else:
         print(f"A = {names[0]}, B = {names[1]}")

@@ -218,19 +218,19 @@ def run_leaderboard(args) -> int:
                   f"adjusted p {'= ' if format_p(r.pvalue_adjusted)[0] != '<' else ''}{format_p(r.pvalue_adjusted)}")
     sys.stdout.flush()
     if args.csv:
-        write_csv(args.csv, _csv_table(lb), "--csv", "table")
+        write_csv(args.csv, _csv_table(lb), "--csv", "table", seed=args.seed)
     if args.pairwise_csv:
         if pairs is None:
             raise CLIError(f"--pairwise-csv {args.pairwise_csv}: no tests to write (--tests none, or fewer than two "
                            f"scored candidates)")
-        write_csv(args.pairwise_csv, pairs, "--pairwise-csv", "tests")
+        write_csv(args.pairwise_csv, pairs, "--pairwise-csv", "tests", seed=args.seed)
     failures: tuple[str, ...] = ()
     if args.out:
         from trialwise.benchmark.report import render_report
 
         failures = write_report(args.out, lambda: render_report(lb, pairwise=pairs,
                                                                 shape_bias=_report_shape_bias(trials, lb, args)),
-                                bar.say, caught.collect)
+                                bar.say, caught.collect, seed=args.seed)
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)
     ref = lb.table[lb.table["kind"] == "reference"]

@@ -7,7 +7,7 @@ import json
 import sys
 import warnings
 
-from trialwise.cli.common import CLIError, EPILOG, check_output, clean, save_figure, use_agg
+from trialwise.cli.common import CLIError, EPILOG, clean, save_figure, use_agg
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
 
 
@@ -59,7 +59,6 @@ def run_plan(args) -> int:
     from trialwise._core.errors import InputError
     from trialwise.planning import plan_trials
 
-    check_output(args.figure, "--figure", figure=True)
     if args.max_trials < 2:
         raise CLIError(f"--max-trials must be at least 2: one trial cannot estimate EC (κ of a single item is "
                        f"undefined or exactly 0); got {args.max_trials}")
@@ -84,6 +83,7 @@ def run_plan(args) -> int:
     if args.json:
         out = clean(res.to_dict())
         out["warnings"] = caught.messages()
+        out["seed"] = args.seed
         print(json.dumps(out, indent=2))
     else:
         print(_options(res.summary()))

@@ -15,7 +15,6 @@ from trialwise.cli.common import (
     EPILOG,
     TABLES,
     add_column_options,
-    check_output,
     clean,
     read_table,
     read_trials_argument,
@@ -71,8 +70,6 @@ def run_shape_bias(args) -> int:
     from trialwise import datasets
     from trialwise.shapebias import shape_bias
 
-    check_output(args.csv, "--csv")
-    check_output(args.figure, "--figure", figure=True)
     if args.resamples < 1:
         raise CLIError(f"--resamples must be a positive number of bootstrap replicates; got {args.resamples}")
     caught = Warnings()
@@ -109,6 +106,7 @@ def run_shape_bias(args) -> int:
         out = res.to_dict()
         out["difference"] = None if diff is None else diff.to_dict()
         out["warnings"] = caught.messages()
+        out["seed"] = args.seed
         print(json.dumps(clean(out), indent=2))
     else:
         print(res.summary())
@@ -117,7 +115,7 @@ def run_shape_bias(args) -> int:
             print(diff.summary())
     sys.stdout.flush()
     if args.csv:
-        write_csv(args.csv, res.to_frame(), "--csv", "table")
+        write_csv(args.csv, res.to_frame(), "--csv", "table", seed=args.seed)
     if args.figure:
         use_agg()
         from trialwise.plot import plot_shape_bias

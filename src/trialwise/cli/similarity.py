@@ -24,7 +24,6 @@ from trialwise.agreement import AGREEMENT_CI_METHODS, AGREEMENT_METRICS
 from trialwise.cli.common import (
     CLIError,
     EPILOG,
-    check_outputs,
     raise_figure_failures,
     reading,
     too_few_resamples,
@@ -301,7 +300,6 @@ def run_similarity(args) -> int:
     from trialwise.benchmark.leaderboard import leaderboard
     from trialwise.plot.similarity import similarity_order
 
-    check_outputs([(args.out, "--out"), (args.csv, "--csv"), (args.differences_csv, "--differences-csv")])
     bar = Progress(args.progress)
     caught = Warnings()
     with _logs(args) as paths:
@@ -353,19 +351,19 @@ def run_similarity(args) -> int:
         print(f"Note: the similarity and the leaderboard resample clusters of questions (--clusters {args.clusters})")
     sys.stdout.flush()
     if args.csv:
-        write_csv(args.csv, res.to_frame(), "--csv", "similarity table")
+        write_csv(args.csv, res.to_frame(), "--csv", "similarity table", seed=args.seed)
     if args.differences_csv:
         if diffs is None:
             raise CLIError(f"--differences-csv {args.differences_csv}: no tests to write (--differences none, "
                            f"fewer than 3 models, or more than {DIFFERENCE_LIMIT} tests without --differences all)")
-        write_csv(args.differences_csv, diffs, "--differences-csv", "difference tests")
+        write_csv(args.differences_csv, diffs, "--differences-csv", "difference tests", seed=args.seed)
     failures: tuple[str, ...] = ()
     if args.out:
         from trialwise.cli.similarity_report import render_similarity_report
 
         failures = write_report(args.out, lambda: render_similarity_report(
             res, diffs, lb, order=order, trials=trials, source=", ".join(paths), fmt=fmt, clusters=args.clusters,
-            seed=args.seed), bar.say, caught.collect)
+            seed=args.seed), bar.say, caught.collect, seed=args.seed)
     few = too_few_resamples(args.resamples, args.confidence_level)
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)
