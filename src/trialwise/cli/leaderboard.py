@@ -203,9 +203,6 @@ def run_leaderboard(args) -> int:
     # the unscored candidates lacking experiments are set out in full below, instead of their note
     notes = [n for n in lb.notes if getattr(n, "kind", "") != "candidates-not-scored"]
     print(lb.summary(notes=False))  # the notes follow, with the unscored candidates set out in full
-    from trialwise.benchmark.report import headline
-
-    print(headline(lb))  # the answer in one sentence, as the report opens
     for line in _unscored_lines(lb):
         print(line)
     for n in notes:
