@@ -208,3 +208,33 @@ def test_plot_is_split_by_domain_and_keeps_its_names():
     from trialwise.plot import plot_agreement, plot_shape_bias  # the old import path
 
     assert plot_agreement is tw.plot.plot_agreement and plot_shape_bias is tw.plot.plot_shape_bias
+
+
+def _legend_outside(fig, ax) -> bool:
+    """Whether the legend of ``ax`` lies outside every axes' data area of ``fig`` (no overlap of the drawn boxes)."""
+    fig.canvas.draw()
+    leg = ax.get_legend().get_window_extent()
+    return all(leg.x0 >= b.x1 or leg.x1 <= b.x0 or leg.y0 >= b.y1 or leg.y1 <= b.y0
+               for b in (a.get_window_extent() for a in fig.axes if a.get_visible()))
+
+
+def test_legends_sit_beside_the_data_in_every_figure_with_a_legend():
+    """Issue 29 item 6: legends outside the data area (the leaderboard's in tests/test_report.py)."""
+    from trialwise.comparison import calibration_curve
+
+    gen = np.random.default_rng(0)
+    y = gen.integers(0, 2, 300)
+    figs = [tw.plot.plot_ci_width(tw.ci_width(np.array([100, 1000])[:, None], 0.75, 0.75, 0.5, n_simulations=200,
+                                              rng=0)),
+            tw.plot.plot_copy_model_validation(tw.validate_copy_model(np.array([200]), 0.75, 0.75, 0.5,
+                                                                      n_resamples=200, n_simulations=200, rng=0)),
+            tw.plot.plot_kappa_bias(tw.ci_width(100, 0.9, 0.9, [0.0, 0.5], n_simulations=200, rng=0)),
+            tw.plot.plot_reliability({"model": calibration_curve(y, np.clip(y * 0.6 + gen.random(300) * 0.4, 0, 1))})]
+    trials = tw.datasets.model_vs_human("cue-conflict")
+    bench = tw.BehavioralBenchmark(trials, tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]), n_resamples=50,
+                                   rng=0)
+    figs.append(tw.plot.plot_brainscore(bench.score_table(trials[trials.subject.isin(["resnet50", "clip-16"])]),
+                                        bench.ceiling))
+    for fig in figs:
+        ax = next(a for a in fig.axes if a.get_legend() is not None)
+        assert _legend_outside(fig, ax), fig.axes[0].get_title()

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from trialwise.plot._common import draw_intervals, figure_axes, label_inches
+from trialwise.plot._common import draw_intervals, figure_axes, label_inches, legend_outside
 
 __all__ = ["plot_brainscore"]
 
@@ -47,7 +47,7 @@ def plot_brainscore(table: Any, ceiling: Any, *, axes: Any = None):
     if axes is None:
         import matplotlib.pyplot as plt
 
-        width = min(16.0, 7.2 + label_inches(t["observer"]))
+        width = min(17.5, 8.7 + label_inches(t["observer"]))
         fig, axes = plt.subplots(1, 2, figsize=(width, height), layout="constrained", sharey=True)
     left, right = axes
     fig, _ = figure_axes(left)
@@ -65,9 +65,11 @@ def plot_brainscore(table: Any, ceiling: Any, *, axes: Any = None):
     left.set_yticks(y, t["observer"], fontsize=8)
     left.set_ylim(-0.7, len(t) - 0.3)
     left.set_xlabel(f"raw value, {level}")
-    left.legend(fontsize=8, loc="best")
     draw_intervals(right, t["statistic"], t["ci_low"], t["ci_high"], y, color="C2", label="score")
     right.set_xlim(-0.02, 1.02)
     right.set_xlabel(f"score = {'raw / √ceiling' if root else 'clip(raw / ceiling, 0, 1)'}, {level}")
     right.tick_params(labelleft=False)
+    handles, labels = left.get_legend_handles_labels()
+    more = right.get_legend_handles_labels()
+    legend_outside(right, handles=handles + more[0], labels=labels + more[1], fontsize=8)  # beside, not over, the data
     return fig

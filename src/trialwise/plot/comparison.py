@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from trialwise._core.errors import InvalidValueError
-from trialwise.plot._common import figure_axes, palette
+from trialwise.plot._common import figure_axes, label_inches, legend_outside, palette
 
 __all__ = ["plot_reliability", "plot_agreement_matrix"]
 
@@ -60,7 +60,7 @@ def plot_reliability(*curves, labels=None, ax: Any = None):
     labels = list(labels) if labels is not None else [f"classifier {i + 1}" for i in range(len(curves))]
     if len(labels) != len(curves):
         raise InvalidValueError(f"`labels` names {len(labels)} curves but {len(curves)} were given")
-    fig, ax = figure_axes(ax, figsize=(4.6, 4.4))
+    fig, ax = figure_axes(ax, figsize=(4.8 + label_inches([f"{x} (BS=0.000, ECE=0.000)" for x in labels], 7), 4.4))
     ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, label="perfect calibration")
     colors = palette(sum(len(c.per_class) or 1 for c in curves))
     i = 0
@@ -80,7 +80,7 @@ def plot_reliability(*curves, labels=None, ax: Any = None):
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
-    ax.legend(fontsize=7, loc="upper left")
+    legend_outside(ax)
     ax.set_title(f"reliability diagram ({kind}, {curves[0].n_bins} {curves[0].strategy} bins)", fontsize=9)
     return fig
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from trialwise._core.errors import InvalidTypeError
 from trialwise.planning_result import CIWidthResult, CopyModelValidation, PlanResult
-from trialwise.plot._common import figure_axes, palette
+from trialwise.plot._common import figure_axes, legend_outside, palette
 
 __all__ = ["plot_ci_width", "plot_copy_model_validation", "plot_kappa_bias"]
 
@@ -70,7 +70,7 @@ def plot_ci_width(result: CIWidthResult, *, literature=(147, 160, 600, 1280, 322
         raise InvalidTypeError(f"`plan` must be a PlanResult from trialwise.plan_trials; got {type(plan).__name__}")
     if plan is not None and plan.n:
         literature = tuple(literature) + (plan.n,)
-    fig, ax = figure_axes(ax, (6.0, 4.0))
+    fig, ax = figure_axes(ax, (8.2, 4.0))
     series = list(_series(result, "n"))
     colors = palette(len(series))
     for color, (design, part) in zip(colors, series):
@@ -86,7 +86,7 @@ def plot_ci_width(result: CIWidthResult, *, literature=(147, 160, 600, 1280, 322
     ax.set_xscale("log")
     ax.set_xlabel("number of trials")
     ax.set_ylabel(f"EC estimate ({100 * result.confidence_level:g}% of experiments)")
-    ax.legend(fontsize=7, loc="lower right")
+    legend_outside(ax)
     if plan is not None and plan.n:
         ax.set_title(f"{plan.n} trials reach half-width {plan.half_width_target:g}", fontsize=9)
     return fig
@@ -127,7 +127,7 @@ def plot_copy_model_validation(validation: CopyModelValidation, *, ax: Any = Non
         raise InvalidTypeError(
             f"`validation` must be a CopyModelValidation from trialwise.validate_copy_model; got {type(validation).__name__}"
         )
-    fig, ax = figure_axes(ax, (7.0, 4.0))
+    fig, ax = figure_axes(ax, (8.6, 4.0))
     frame = validation.to_frame()
     x = np.arange(len(frame))
     ax.vlines(x - 0.15, frame.bootstrap_low, frame.bootstrap_high, color="C0", lw=3, label="bootstrap of the data")
@@ -136,7 +136,7 @@ def plot_copy_model_validation(validation: CopyModelValidation, *, ax: Any = Non
     ax.set_xticks(x, [f"n={n}\n{a:.2f}/{b:.2f}" for n, a, b in zip(frame.n, frame.accuracy_a, frame.accuracy_b)],
                   fontsize=7)
     ax.set_ylabel(f"EC, {100 * validation.confidence_level:g}% interval")
-    ax.legend(fontsize=8)
+    legend_outside(ax, fontsize=8)
     return fig
 
 
@@ -176,7 +176,7 @@ def plot_kappa_bias(result: CIWidthResult, *, ax: Any = None):
     """
     if not isinstance(result, CIWidthResult):
         raise InvalidTypeError(f"`result` must be a CIWidthResult from trialwise.ci_width; got {type(result).__name__}")
-    fig, ax = figure_axes(ax, (6.0, 4.0))
+    fig, ax = figure_axes(ax, (8.0, 4.0))
     series = list(_series(result, "kappa"))
     for color, (design, part) in zip(palette(len(series)), series):
         label = f"n {design['n']:.0f}, acc. {design['accuracy_a']:.2f} / {design['accuracy_b']:.2f}"
@@ -185,6 +185,6 @@ def plot_kappa_bias(result: CIWidthResult, *, ax: Any = None):
     ax.axhline(0, color="black", lw=0.8)
     ax.set_xlabel("true EC")
     ax.set_ylabel("estimated − true EC")
-    ax.legend(fontsize=7)
+    legend_outside(ax)
     return fig
 
