@@ -182,3 +182,19 @@ def test_strata_with_a_missing_label_are_rejected():
     # labels of mixed kinds are fine: each stratum keeps its size in every replicate
     w = next(bootstrap_weights(4, 50, strata=[1, "a", 1, "a"], rng=0))
     assert (w[:, [0, 2]].sum(axis=1) == 2).all() and (w[:, [1, 3]].sum(axis=1) == 2).all()
+
+
+@pytest.mark.parametrize("flag", [True, False, np.True_])
+def test_rng_true_is_not_a_seed(flag):
+    """``default_rng(True)`` is ``default_rng(1)``: a bool passed as ``rng`` is an error naming
+    ``rng`` (issue 29), in the check and in every random function (they all call it)."""
+    from trialwise._core.validation import check_rng, seeded_rng
+
+    for check in (check_rng, seeded_rng):
+        with pytest.raises(tw.InvalidTypeError,
+                           match=r"`rng` must be None, an integer seed .*got (np\.)?(True|False)_? \(a bool is not a seed\)"):
+            check(flag)
+    with pytest.raises(tw.InvalidTypeError, match=r"`rng` .*a bool is not a seed"):
+        tw.error_consistency(counts=[[40, 10], [8, 22]], rng=flag)
+    with pytest.raises(tw.InvalidTypeError, match=r"`rng` .*a bool is not a seed"):
+        tw.CopyModel(0.3, 0.8, 0.7).simulate_trials(50, rng=flag)

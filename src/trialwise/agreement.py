@@ -29,7 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval, make_notes
+from trialwise._core.results import ConfidenceInterval, make_notes, records_seed
 from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
 from trialwise.agreement_gram import gram_sums
 from trialwise.agreement_result import ModelAgreementResult, PairwiseAgreementResult
@@ -481,6 +481,7 @@ def _warn_and_notes(names_a, names_b, estimate, n_undefined, n_resamples) -> tup
 
 # ----------------------------------------------------------------------------- public API
 
+@records_seed
 def agreement(
     a: ArrayLike,
     b: ArrayLike,
@@ -691,6 +692,7 @@ def _table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str
     return models, probs, k, truth, cl
 
 
+@records_seed
 def pairwise_agreement(
     trials: Any,
     *,

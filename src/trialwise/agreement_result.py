@@ -75,6 +75,7 @@ class ModelAgreementResult(Result):
     n_undefined: int
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     notes: tuple[str, ...] = ()
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = (
         "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n", "n_clusters",
@@ -182,6 +183,7 @@ class PairwiseAgreementResult(Result):
     n_undefined: NDArray
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
     pair_notes: tuple = ()
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = (
         "observer_a", "observer_b", "statistic", "ci_low", "ci_high", "pvalue", "n",

@@ -19,7 +19,7 @@ from scipy import stats
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.results import ConfidenceInterval, Result, records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.intervals import CI_METHODS, interval
 from trialwise.kappa import kappa_difference_variance, kappa_from_counts
@@ -73,6 +73,7 @@ class ErrorConsistencyDifferenceResult(Result):
     n_resamples: int = 0
     n_undefined: int = 0
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n", "kappa_x", "kappa_y",
                 "accuracy_reference", "accuracy_x", "accuracy_y", "ci_method", "test", "n_resamples",
@@ -230,6 +231,7 @@ def _triplet_counts(reference, x, y, truth, counts) -> NDArray:
     return correctness_table(*right)
 
 
+@records_seed
 def error_consistency_difference(
     reference: ArrayLike | None = None,
     x: ArrayLike | None = None,

@@ -24,7 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval, make_notes
+from trialwise._core.results import ConfidenceInterval, make_notes, records_seed
 from trialwise._core.threads import thread_budget
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, warn
 from trialwise.intervals import CI_METHODS, CIMethod, interval, jackknife_t_pvalue, percentile_from_sorted, sorted_valid
@@ -293,6 +293,7 @@ def _counts_from_input(a, b, truth, counts) -> NDArray:
     return correctness_table(ca, cb)
 
 
+@records_seed
 def error_consistency(
     a: ArrayLike | None = None,
     b: ArrayLike | None = None,
@@ -878,6 +879,7 @@ def _stored_pair_block(right: NDArray, seen: NDArray, virtual: NDArray | None, *
     return bootstrap_pair_block(right, seen, *args)
 
 
+@records_seed
 def pairwise_error_consistency(
     correct: ArrayLike,
     *,

@@ -90,6 +90,7 @@ class ErrorConsistencyResult(Result):
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     bootstrap_tables: NDArray = field(default_factory=lambda: np.empty((0, 2, 2)), compare=False)
     notes: tuple[str, ...] = ()
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = (
         "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n",
@@ -300,6 +301,7 @@ class PairwiseErrorConsistencyResult(Result):
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
     pair_notes: tuple = ()
     result_notes: tuple[str, ...] = ()
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = (
         "observer_a", "observer_b", "statistic", "ci_low", "ci_high", "pvalue", "n",

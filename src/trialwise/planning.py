@@ -28,7 +28,7 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.copymodel import CopyModel, check_n
 from trialwise.intervals import quantile_sorted, sorted_valid, percentile_interval
-from trialwise._core.results import ConfidenceInterval
+from trialwise._core.results import ConfidenceInterval, records_seed
 from trialwise.planning_result import CIWidthResult, CopyModelValidation, PlanResult, PowerResult
 from trialwise.kappa import (
     kappa_kernel,
@@ -70,6 +70,7 @@ def _degenerate_message(result: CIWidthResult, where: NDArray) -> str:
             "precision of κ̂; use more trials")
 
 
+@records_seed
 def ci_width(
     n: ArrayLike,
     accuracy_a: ArrayLike,
@@ -261,6 +262,7 @@ def _check_half_width(value: Any) -> float:
     return target
 
 
+@records_seed
 def plan_trials(
     half_width: float,
     accuracy_a: float,
@@ -545,6 +547,7 @@ def _rejections(counts: NDArray, z: float) -> NDArray:
 
 
 @renamed_parameters(accuracy_ref="accuracy_reference")
+@records_seed
 def power_difference(
     kappa_x: ArrayLike,
     kappa_y: ArrayLike,
@@ -671,6 +674,7 @@ def power_difference(
 # --------------------------------------------------------------------------- App. G
 
 
+@records_seed
 def validate_copy_model(
     n: ArrayLike,
     accuracy_a: ArrayLike,

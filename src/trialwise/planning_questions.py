@@ -37,6 +37,7 @@ from scipy.stats import binom
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.results import records_seed
 from trialwise.planning import check_design, seeded_rng, smallest_n
 from trialwise.planning_result import ClusterDesign, HalfWidthResult, QuestionPowerResult
 from trialwise.resampling import child_seed, multinomial_cells
@@ -240,6 +241,7 @@ def _ztest_reject(counts: NDArray, n: NDArray, z: float) -> NDArray:
     return np.where(np.isfinite(stat), stat > z, False)
 
 
+@records_seed
 def power_accuracy_difference(
     accuracy_a: float,
     accuracy_b: float,
@@ -668,6 +670,7 @@ def _diff_reject(counts: NDArray, cols: NDArray, outer: NDArray, z: float) -> ND
     return np.where(np.isfinite(stat), stat > z, False)
 
 
+@records_seed
 def power_agreement_difference(
     reference: ArrayLike,
     a: ArrayLike,

@@ -141,6 +141,7 @@ class CIWidthResult(_GridResult):
     confidence_level: float
     n_simulations: int
     distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("n", "accuracy_a", "accuracy_b", "kappa", "low", "high", "width", "half_width",
                      "mean", "median", "bias", "share_undefined")
@@ -182,6 +183,7 @@ class PowerResult(_GridResult):
     n_simulations: int
     target_power: float | None = None
     reached: bool = True
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("n", "delta", "se", "power", "power_se", "power_analytic")
 
@@ -203,6 +205,7 @@ class QuestionPowerResult(PowerResult):
 
     design_effect: float = 1.0
     method: str = "mcnemar-exact"
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = PowerResult.frame_columns + ("design_effect", "n_effective")  # type: ignore[assignment]
     _frame_sources = {"design_effect": "design_effect_grid"}
@@ -294,6 +297,7 @@ class CopyModelValidation(_GridResult):
     confidence_level: float
     n_resamples: int
     n_simulations: int
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("n", "accuracy_a", "accuracy_b", "kappa", "data_kappa", "bootstrap_low", "bootstrap_high",
                      "model_low", "model_high", "width_ratio")
@@ -340,6 +344,7 @@ class PlanResult(Result):
     intervals: CIWidthResult
     alternatives: list
     notes: tuple
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = CIWidthResult.frame_columns
 

@@ -30,7 +30,7 @@ from trialwise._core import validation as v
 from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Result, jsonable, one_row_frame
+from trialwise._core.results import ConfidenceInterval, Result, jsonable, one_row_frame, records_seed
 from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
 from trialwise.ec import UNDEFINED_WARN_SHARE
 from trialwise.intervals import percentile_interval
@@ -145,6 +145,7 @@ class ShapeBiasDifferenceResult(Result):
     n_permutations: int
     n_undefined: int
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("observer_a", "observer_b", "statistic", "ci_low", "ci_high", "confidence_level", "pvalue",
                      "test", "shape_bias_a", "shape_bias_b", "ci_method", "n_resamples", "n_permutations",
@@ -282,6 +283,7 @@ class ShapeBiasResult(Result):
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
     responses: NDArray = field(default_factory=lambda: np.empty((0, 0), np.int8), compare=False)
     observers: tuple = ()
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = FRAME_COLUMNS
 
@@ -390,6 +392,7 @@ class ShapeBiasResult(Result):
         })
 
     @renamed_parameters(n_permutations="n_resamples")
+    @records_seed
     def difference(self, a: str, b: str, *, test: ShapeBiasTest = "bootstrap",
                    n_resamples: int = 10000, rng: Any = None) -> ShapeBiasDifferenceResult:
         """Difference ``shape_bias(a) − shape_bias(b)`` with an interval and a p-value.
@@ -686,6 +689,7 @@ def _analyse(responses: NDArray, shape: NDArray, member: NDArray, n_res: int, le
     return summarise(np.arange(len(responses)), dist), per_category, dist
 
 
+@records_seed
 def shape_bias(
     trials: Any,
     *,

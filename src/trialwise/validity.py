@@ -24,7 +24,7 @@ import itertools
 import numbers
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,7 +36,7 @@ from trialwise._core import validation as v
 from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_percent
-from trialwise._core.results import Result
+from trialwise._core.results import Result, records_seed
 from trialwise.difference import DIFFERENCE_TESTS, difference_pvalues
 from trialwise.benchmark.differences import BENCHMARK_TESTS, BenchmarkTest
 from trialwise.benchmark.leaderboard import DEFAULT_CI_METHOD, leaderboard
@@ -83,6 +83,7 @@ class _Study(Result):
     n_datasets: int
     n_resamples: int
     wall_time: float
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     def to_frame(self):
         """The long table (a copy) with the columns ``frame_columns``."""
@@ -305,6 +306,7 @@ def _rate_se(rate: ArrayLike, count: ArrayLike) -> NDArray:
         return np.sqrt(rate * (1 - rate) / count)
 
 
+@records_seed
 def coverage_study(
     grid: pd.DataFrame | None = None,
     *,
@@ -412,6 +414,7 @@ def _unique_apply(tables: NDArray, fn) -> NDArray:
     return np.asarray(fn(uniq.reshape((-1,) + tables.shape[1:])))[inverse.reshape(-1)]
 
 
+@records_seed
 def type_one_error_study(
     grid: pd.DataFrame | None = None,
     *,
@@ -499,6 +502,7 @@ def _rejection_rows(point: dict, test: str, p: NDArray, alphas) -> list[dict]:
     return out
 
 
+@records_seed
 def difference_test_study(
     n: Sequence[int] = STUDY_N,
     accuracy_reference: Sequence[float] = (0.55, 0.75, 0.95),
@@ -615,6 +619,7 @@ def _true_score(obs: tuple[float, float], others: Sequence[tuple[float, float]],
 
 
 @renamed_parameters(n_permutations="n_resamples")
+@records_seed
 def benchmark_coverage_study(
     *,
     n_datasets: int = 200,

@@ -12,11 +12,12 @@ import cycle.
     ``warn``.
 :mod:`trialwise._core.validation`
     The argument checks (``check_choice``, ``check_confidence_level``, ``check_positive_int``,
-    ``check_rng``, ``check_counts``, ...), ``show`` (a value shortened for a message),
+    ``check_rng``, ``seeded_rng``, ``check_counts``, ...), ``show`` (a value shortened for a message),
     ``as_float_array``, ``missing_mask``.
 :mod:`trialwise._core.results`
     ``Result`` (the base of every result object), ``ConfidenceInterval``, ``Note``,
-    ``VOCABULARY``, ``jsonable``, ``one_row_frame``, ``make_notes``, ``note_of``.
+    ``VOCABULARY``, ``jsonable``, ``one_row_frame``, ``make_notes``, ``note_of``, ``records_seed``
+    (the decorator with which a random public function records its seed in its result).
 :mod:`trialwise._core.format`
     ``format_number``, ``format_pvalue``, ``format_percent``.
 :mod:`trialwise._core.lazy`

@@ -11,22 +11,57 @@ formatters are in :mod:`trialwise._core.format`.
 from __future__ import annotations
 
 import dataclasses
+import functools
+import inspect
 import math
 import numbers
-from collections.abc import Mapping
+import types
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from html import escape
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 
 from trialwise._core.format import format_number, format_percent, format_pvalue
+from trialwise._core.validation import seeded_rng
 
 __all__ = ["ConfidenceInterval", "Result"]
 
 #: The names every result answers (``None``/``()`` where the result has no such value).
-VOCABULARY = ("statistic", "confidence_interval", "pvalue", "confidence_level", "method", "n", "notes")
+VOCABULARY = ("statistic", "confidence_interval", "pvalue", "confidence_level", "method", "n", "notes", "seed")
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def records_seed(func: _F) -> _F:
+    """Decorator of a public function (or method) that draws random numbers: its result records
+    in ``seed`` the seed it used, so that ``rng=result.seed`` repeats the result bit for bit.
+
+    ``rng=None`` becomes a fresh integer seed, an integer is kept, a Generator is passed on and
+    recorded as ``None`` (:func:`~trialwise._core.validation.seeded_rng`). ``rng`` must be a
+    keyword-only parameter and the result a frozen dataclass with a field ``seed``, which is
+    set once, here, as its ``__init__`` would set it.
+    """
+    parameter = inspect.signature(func).parameters.get("rng")
+    if parameter is None or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+        raise TypeError(f"records_seed: {func.__qualname__} has no keyword-only parameter `rng`")
+    inner, seeded = func, seeded_rng  # free variables of `wrapper` (see below)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        kwargs["rng"], seed = seeded(kwargs.get("rng"))
+        result = inner(*args, **kwargs)
+        if "seed" not in getattr(result, "__dataclass_fields__", {}):
+            raise TypeError(f"records_seed: {type(result).__name__} (from {inner.__qualname__}) has no field `seed`")
+        object.__setattr__(result, "seed", seed)  # a frozen dataclass's own field, as its __init__ sets it
+        return result
+
+    # The wrapper runs with the globals of `func`'s module (it reads only free variables and
+    # builtins): doctest finds a module's functions by their __globals__, and would otherwise
+    # skip the examples in the docstring of every decorated function.
+    made = types.FunctionType(wrapper.__code__, func.__globals__, func.__name__, None, wrapper.__closure__)
+    return cast(_F, functools.update_wrapper(made, func))
 
 
 _NoteT = TypeVar("_NoteT", bound="Note")
@@ -127,6 +162,9 @@ class Result:
         The p-value of the result's test, or None.
     ``confidence_level``, ``method``, ``n``
         The interval's level, the estimator's name, the number of items.
+    ``seed``
+        The seed a random function used (``rng=seed`` repeats the result bit for bit), or
+        None: the result draws no random numbers, or the caller passed a Generator.
     ``notes``
         Every caveat, as a tuple of str (degenerate cases, sparse tables, conventions);
         a note may be a :class:`Note`, a str with a ``kind`` saying where it comes from.

@@ -110,6 +110,7 @@ class BrainScoreResult(Result):
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     raw_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     notes: tuple[str, ...] = ()
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns: ClassVar[tuple[str, ...]] = (
         "observer", "statistic", "ci_low", "ci_high", "raw", "raw_low", "raw_high", "ceiling", "ceiling_low",

@@ -97,6 +97,7 @@ class BenchmarkDifferenceResult(Result):
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0))
     null_distribution: NDArray = field(default_factory=lambda: np.empty(0))
     notes: tuple[str, ...] = ()
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns: ClassVar[tuple[str, ...]] = (
         "x", "y", "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "score_x", "score_y", "protocol",

@@ -42,7 +42,7 @@ from scipy.special import ndtri
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval
+from trialwise._core.results import ConfidenceInterval, records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResult
 from trialwise.intervals import jackknife_t_interval
@@ -489,6 +489,7 @@ _REFS = """
 """
 
 
+@records_seed
 def i2n(model_probabilities: Any, human_trials: Any, *, n_splits: int = 20, brainscore_compatible: bool = False,
         ceiling_method: CeilingMethod = "split-half", rate_correction: RateCorrection = "none",
         kway_rate: KwayRate = "share", n_resamples: int = 1000, confidence_level: float = 0.95,
@@ -499,6 +500,7 @@ def i2n(model_probabilities: Any, human_trials: Any, *, n_splits: int = 20, brai
                      confidence_level=confidence_level, rng=rng)
 
 
+@records_seed
 def i1n(model_probabilities: Any, human_trials: Any, *, n_splits: int = 20, brainscore_compatible: bool = False,
         ceiling_method: CeilingMethod = "split-half", rate_correction: RateCorrection = "none",
         kway_rate: KwayRate = "share", n_resamples: int = 1000, confidence_level: float = 0.95,

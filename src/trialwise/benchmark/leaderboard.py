@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
@@ -22,7 +22,7 @@ from trialwise._core import validation as v
 from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent
-from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.results import ConfidenceInterval, Result, jsonable, records_seed
 from trialwise._core.warnings import DegenerateDataWarning, TrialwiseWarning, warn
 from trialwise.benchmark._trials import as_trials
 from trialwise.benchmark.differences import (
@@ -183,6 +183,7 @@ class Leaderboard(Result):
     _row_standard_errors: RowStandardErrors
     standard_errors: NDArray | None = None
     replicate_standard_errors: NDArray | None = None
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns: ClassVar[tuple[str, ...]] = TABLE_COLUMNS
     _dict_exclude: ClassVar[tuple[str, ...]] = ("replicates", "replicate_standard_errors")
@@ -1023,6 +1024,7 @@ def leaderboard_from_design(design: Design, *, n_resamples: int, confidence_leve
                                       notes=notes)
 
 
+@records_seed
 def leaderboard(
     trials: Any,
     protocol: str | Protocol = "model-vs-human",
@@ -1168,6 +1170,7 @@ def cluster_labels(trials: Any, checked: Any, clusters: Any) -> NDArray:
     return labels.astype(str).to_numpy()
 
 
+@records_seed
 def difference_test(
     trials: Any,
     x: str,

@@ -20,7 +20,7 @@ from scipy.stats import rankdata
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.results import ConfidenceInterval
+from trialwise._core.results import ConfidenceInterval, records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResult
 from trialwise.intervals import interval
@@ -67,6 +67,7 @@ def _target(target_osts: Any, n: int) -> NDArray:
     return t
 
 
+@records_seed
 def ost_correlation(
     model_osts: Any,
     target_osts: Any,

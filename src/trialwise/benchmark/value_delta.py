@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.results import ConfidenceInterval
+from trialwise._core.results import ConfidenceInterval, records_seed
 from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResult
 from trialwise.intervals import interval
 from trialwise.resampling import bootstrap_index_rows, bootstrap_sums, child_rngs
@@ -120,6 +120,7 @@ def _split_half(trials: NDArray, n_splits: int, scale: float, b: int, gen: np.ra
     return float(ceiling(trials[None])[0]), np.concatenate(reps)
 
 
+@records_seed
 def value_delta(
     source: Any,
     target: Any,

@@ -19,7 +19,7 @@ from scipy import stats
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval
+from trialwise._core.results import ConfidenceInterval, records_seed
 from trialwise.comparison.result import AgreementResult, ComparisonResult, SymmetryTestResult, comparison_notes
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
@@ -410,6 +410,7 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
                               notes=comparison_notes(f"chi-square, {df} df"), **fields, df=df)
 
 
+@records_seed
 def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, labels: Any = None,
                               statistic: PermutationStatistic = "asymmetry", n_resamples: int = 10000,
                               rng: Any = None) -> ComparisonResult:

@@ -20,7 +20,7 @@ from scipy import stats
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError
-from trialwise._core.results import ConfidenceInterval
+from trialwise._core.results import ConfidenceInterval, records_seed
 from trialwise.comparison.result import ComparisonResult, McNemarResult, comparison_notes
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
@@ -96,6 +96,7 @@ def contingency_table(y_true: Any = None, pred_a: Any = None, pred_b: Any = None
     return coded_correctness_table(code_pair_labels(y_true, pred_a, pred_b))
 
 
+@records_seed
 def mcnemar(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, counts: ArrayLike | None = None,
             method: McNemarMethod = "exact", n_resamples: int = 10000, rng: Any = None) -> ComparisonResult:
     """McNemar's test of equal accuracy, H0: ``n10 = n01`` in expectation (§14.1.4).

@@ -6,7 +6,7 @@ The chapter: “Classifier Comparison”, ch. 14 of *Machine Learning & Signals 
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +20,7 @@ import warnings
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.results import ConfidenceInterval, Result, jsonable, records_seed
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning
 from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind
 from trialwise.comparison.agreement import (
@@ -85,6 +85,7 @@ class ComparisonReport(Result):
     calibration: dict
     recommendation: EnsembleRecommendation
     sections: tuple
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ComparisonResult.frame_columns
 
@@ -274,6 +275,7 @@ def _predict(data: Probabilities) -> np.ndarray:
     return np.asarray(data.classes, dtype=object)[data.p.argmax(axis=1)]
 
 
+@records_seed
 def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = None, proba_b: Any = None, *,
             names: tuple[str, str] = ("A", "B"), classes: Any = None, score: Score = "brier", n_bins: int = 10,
             bin_strategy: BinStrategy = "uniform", confidence_level: float = 0.95, alpha: float = 0.05,

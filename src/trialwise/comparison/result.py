@@ -91,6 +91,7 @@ class ComparisonResult(Result):
     n: int = 0
     notes: tuple[str, ...] = ()
     key: str = ""
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("key", "method", "statistic", "pvalue", "ci_low", "ci_high", "n", "note")
     details = Renamed(_old_details, "the result's typed attributes (e.g. `n10`, `contributions`)")
