@@ -144,6 +144,17 @@ def test_no_output_writes_over_another(cmd, first, second, trials, tmp_path, cap
     assert not (tmp_path / name).exists()
 
 
+def test_an_output_named_as_a_folder_or_a_broken_link_is_named(tmp_path, capsys, monkeypatch):
+    """`--csv newdir/` wrote a file 'newdir'; a broken symlink failed only after the computation."""
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["shape-bias", "--resamples", "20", "--csv", "newdir/"], capsys)
+    _one_error_line(code, err, "--csv newdir/: names a folder (it ends with '/'), which does not exist")
+    assert not (tmp_path / "newdir").exists()
+    os.symlink(tmp_path / "nowhere" / "x.csv", tmp_path / "link.csv")
+    code, out, err = run(["shape-bias", "--resamples", "20", "--csv", "link.csv"], capsys)
+    _one_error_line(code, err, f"--csv link.csv: is a broken symbolic link (to {tmp_path / 'nowhere' / 'x.csv'})")
+
+
 def test_two_outputs_may_both_be_the_null_device(capsys):
     code, out, err = run(["shape-bias", "--resamples", "20", "--seed", "1", "--csv", "/dev/null", "--figure",
                           "/dev/null"], capsys)
@@ -314,20 +325,22 @@ def test_version_of_the_installed_program():
                                          text=True, timeout=120).stdout
 
 
-def test_ctrl_c_while_the_commands_are_imported_is_one_line_and_exit_130():
+@pytest.mark.parametrize("module", ["trialwise.cli.app", "pandas"])
+def test_ctrl_c_while_the_commands_are_imported_is_one_line_and_exit_130(module):
     """The console script does `from trialwise.cli import main`; a Ctrl-C while it imported the commands and
-    the library printed a KeyboardInterrupt traceback. An import hook sleeps in the import of the commands."""
+    the library printed a KeyboardInterrupt traceback. An import hook sleeps in the import of the commands
+    (or of pandas, which `import trialwise` no longer imports)."""
     code = textwrap.dedent("""
         import sys, time
         class Slow:
             def find_spec(self, name, path=None, target=None):
-                if name == "trialwise.cli.app":
+                if name == "MODULE":
                     sys.stderr.write("importing\\n"); sys.stderr.flush(); time.sleep(60)
                 return None
         sys.meta_path.insert(0, Slow())
         from trialwise.cli import main
         sys.exit(main(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.2"]))
-    """)
+    """).replace("MODULE", module)
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()

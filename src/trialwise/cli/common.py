@@ -144,9 +144,15 @@ def check_output(path: str | None, flag: str, *, figure: bool = False) -> None:
     p = Path(path)
     if path.strip() == "":
         raise CLIError(f"{flag}: the file name is empty")
+    example = p / ("figure.png" if figure else "report.html" if flag == "--out" else "table.csv")
     if p.is_dir():
-        example = p / ("figure.png" if figure else "report.html" if flag == "--out" else "table.csv")
         raise CLIError(f"{flag} {path}: is a folder; give a file name, e.g. {example}")
+    if path.endswith(("/", os.sep)):  # Path() drops the slash: 'out/' would be written as a file 'out'
+        raise CLIError(f"{flag} {path}: names a folder (it ends with '/'), which does not exist; give a file name, "
+                       f"e.g. {example}")
+    if os.path.islink(p) and not p.exists():
+        raise CLIError(f"{flag} {path}: is a broken symbolic link (to {os.readlink(p)}); remove it or give another "
+                       f"file name")
     folder = p.absolute().parent
     if not folder.exists():
         raise CLIError(f"{flag} {path}: folder {folder} does not exist")
