@@ -271,6 +271,22 @@ def test_json_of_every_seeded_command_holds_the_seed(cmd, argv, tmp_path, capsys
     assert json.loads(out)["seed"] == _seed(err)
 
 
+@pytest.mark.parametrize("ci_method, test, draws", [("analytic", "fisher", False), ("jackknife-t", "asymptotic", False),
+                                                    ("analytic", "copy-null", True), ("bca", "fisher", True)])
+def test_ec_draws_a_seed_only_when_it_draws_random_numbers(ci_method, test, draws, capsys):
+    argv = ["ec", "--dataset", "model-vs-human", "--experiment", "cue-conflict", "--subjects", "subject-01",
+            "resnet50", "--resamples", "200", "--ci-method", ci_method, "--test", test, "--json"]
+    code, out, err = run(argv, capsys)
+    assert code == 0, err
+    seed = json.loads(out)["seed"]
+    if draws:
+        assert seed == _seed(err)
+    else:
+        assert seed is None and "seed" not in err
+        code, again, _ = run(argv, capsys)
+        assert again == out  # nothing random: the same without a seed
+
+
 def test_quiet_does_not_say_the_seed_which_the_outputs_still_hold(capsys):
     code, out, err = run(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width",
                           "0.2", "--simulations", "100", "--json", "--quiet"], capsys)

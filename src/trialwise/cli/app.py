@@ -94,9 +94,15 @@ def _check_files(args) -> None:
                 [(getattr(args, attr), flag, kind) for attr, flag, kind in files.outputs])
 
 
+#: Commands whose options can make them draw no random numbers at all: name -> does this run draw any?
+#: (``ec`` with an analytic or jackknife interval and an exact or asymptotic test.) Every other command with a
+#: ``--seed`` bootstraps, permutes or simulates.
+_DRAWS = {"ec": lambda args: args.ci_method not in ("analytic", "jackknife-t") or args.test == "copy-null"}
+
+
 def _draw_seed(args) -> int | None:
     """A seed for a command that draws random numbers and was given no ``--seed``: drawn, set, and returned."""
-    if not hasattr(args, "seed") or args.seed is not None:
+    if not hasattr(args, "seed") or args.seed is not None or not _DRAWS.get(args.command, lambda _: True)(args):
         return None
     args.seed = secrets.randbits(32)
     return args.seed
