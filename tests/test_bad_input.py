@@ -1208,6 +1208,35 @@ API = [
     ("pw-agree-keep", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(keep_replicates="no"), TypeError, r"`keep_replicates` must be True, False or None; got 'no'"),
     ("pw-agree-client", tw.pairwise_agreement, (tw.datasets.llm_demo(),), dict(client=2), TypeError, r"`client` must be a dask.distributed.Client \(or None\); got 2 of type int"),
     # ==== leaderboard (issue 29, API list, helper A): add rows below this line
+    # a new user's own trials (no model-vs-human experiment): the default protocol is built from them; a
+    # protocol the user names that the trials do not match stays an error that says the fix
+    ("lb-named-protocol-unmatched", lambda: tw.leaderboard(trials(), "model-vs-human", n_resamples=5), None, None,
+     ValueError, r"none of the experiments of protocol 'model-vs-human' is in the trials: .*the trials have exp\. To "
+                 r"score every experiment and condition of the trials, leave out `protocol`"),
+    ("lbdt-named-protocol-unmatched", lambda: tw.difference_test(trials(), "m1", "m2", protocol="texture-vs-shape",
+     n_resamples=5), None, None, ValueError, r"protocol 'texture-vs-shape' is in the trials.*leave out `protocol`"),
+    ("lb-name-int", lambda: tw.leaderboard(trials(), name=3, n_resamples=5), None, None, TypeError,
+     r"`name` must be a non-empty string; got 3"),
+    ("lb-name-blank", lambda: tw.leaderboard(trials(), name=" ", n_resamples=5), None, None, TypeError,
+     r"`name` must be a non-empty string; got ' '"),
+    # every observer always right: κ is 0/0 everywhere, nothing to rank (was: NaN scores without a warning)
+    ("lb-all-always-right", lambda: tw.leaderboard(tw.read_trials(trials().drop(columns="correct").assign(
+        response=lambda f: f.truth)), n_resamples=5), None, None, ValueError,
+     r"`trials`: no candidate has a defined error-consistency in any condition — .*always right \(the ceiling\).*"
+     r"protocol 'accuracy', --protocol accuracy"),
+    ("lbdt-all-always-right", lambda: tw.difference_test(tw.read_trials(trials().drop(columns="correct").assign(
+        response=lambda f: f.truth)), "m1", "m2", n_resamples=5), None, None, ValueError,
+     r"no candidate has a defined error-consistency.*the ceiling"),
+    # an empty table (was: "no reference observers"), only humans, a protocol that excludes everything
+    ("lb-empty-table", lambda: tw.leaderboard(trials().iloc[:0], n_resamples=5), None, None, ValueError,
+     r"`trials`: the table has no rows"),
+    ("lb-empty-table-reference", lambda: tw.leaderboard(trials().iloc[:0], reference=["h1"], n_resamples=5), None,
+     None, ValueError, r"`trials`: the table has no rows"),
+    ("lb-only-humans-default", lambda: tw.leaderboard(humans(), n_resamples=5), None, None, ValueError,
+     r"no candidate observers: every observer belongs to the reference group \(3: h1, h2, h3\).*observer_type is "
+     r"'human'; name it with `reference=` / --reference"),
+    ("lb-protocol-excludes-all", lambda: tw.leaderboard(trials(), tw.Protocol("p", exclude={"exp": ["c1", "c2"]}),
+     n_resamples=5), None, None, ValueError, r"protocol 'p' leaves no trials: it excludes every condition"),
     # ==== end of leaderboard (issue 29, API list, helper A)
     # ==== compare (issue 29, API list, helper B): add rows below this line
     # ==== end of compare (issue 29, API list, helper B)
@@ -1267,6 +1296,15 @@ DEGENERATE = [
     ("cm-from-counts-ref-always-right", tw.CopyModel.from_counts, ([[30, 10], [0, 0]],), {}, tw.DegenerateDataWarning,
      r"always correct or always wrong", lambda m: np.isnan(m.p_copy) and m.kappa == 0.0),
     # ==== leaderboard (issue 29, DEGENERATE list, helper A): add rows below this line
+    # the humans always right in every condition: the human–human row has no value, said once with the cause
+    # (the command line blamed min_items); the candidates' κ with an always-right observer is 0
+    ("lb-humans-always-right", lambda: tw.leaderboard(tw.read_trials(trials().drop(columns="correct").pipe(
+        lambda f: f.assign(response=f.response.where(f.observer_type != "human", f.truth)))), n_resamples=20, rng=0),
+     None, None, tw.DegenerateDataWarning,
+     r"no defined value in any condition, so no score \(NaN\): human–human \(.*always right \(the ceiling\)",
+     lambda lb: np.isnan(lb.scores[-1]) and (lb.scores[:-1] == 0).all()
+     and [n.values["never"] for n in lb.notes if getattr(n, "kind", "") == "undefined-conditions"]
+     == [{"human–human": "always right (the ceiling)"}]),
     # ==== end of leaderboard (issue 29, DEGENERATE list, helper A)
     # ==== compare (issue 29, DEGENERATE list, helper B): add rows below this line
     # ==== end of compare (issue 29, DEGENERATE list, helper B)
@@ -1530,6 +1568,13 @@ CLI = [
     ("cli-no-command", [], r"the following arguments are required: command"),
     ("cli-unknown-command", ["frobnicate"], r"invalid choice: 'frobnicate'"),
     # ==== leaderboard (issue 29, CLI list, helper A): add rows below this line
+    ("cli-lb-named-protocol-unmatched", ["leaderboard", F("good_csv"), "--protocol", "model-vs-human", "--resamples",
+     "5"], r"none of the experiments of protocol 'model-vs-human' is in the trials: .*leave out `protocol` \(on the "
+           r"command line, --protocol\).*--experiments NAME"),
+    ("cli-lb-default-experiments-unknown", ["leaderboard", F("good_csv"), "--experiments", "zzz", "--resamples", "5"],
+     r"none of the experiments named \(`experiments`, --experiments\) is in the trials: zzz; the trials have exp$"),
+    ("cli-lb-only-humans", ["leaderboard", F("good_csv"), "--reference", "h1", "h2", "h3", "m1", "m2", "--resamples",
+     "5"], r"no candidate observers: every observer belongs to the reference group \(5: h1, h2, h3, m1, m2\)"),
     # ==== end of leaderboard (issue 29, CLI list, helper A)
     # ==== compare (issue 29, CLI list, helper B): add rows below this line
     # ==== end of compare (issue 29, CLI list, helper B)

@@ -603,3 +603,125 @@ def test_metric_from_exact_sums_is_metric_from_sums_bit_for_bit():
     for metric in METRICS:
         np.testing.assert_array_equal(metric_from_exact_sums(metric, n, n11, ca, cb),
                                       metric_from_sums(metric, n, n11, ca, cb))
+
+
+# --------------------------------------------------------------------------- your own trials (issue 29)
+
+def _own_trials(seed: int = 0) -> pd.DataFrame:
+    """A new user's tidy table: own column names, no experiment column, 3 conditions × 40 images."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for cond in ("clean", "blur", "noise"):
+        for i in range(40):
+            truth, hard = ("cat", "dog", "car")[i % 3], rng.random()
+            for who, kind, skill in (("anna", "human", 0.9), ("ben", "human", 0.8), ("chloe", "human", 0.85),
+                                     ("net-a", "model", 0.9), ("net-b", "model", 0.75)):
+                right = rng.random() < skill - 0.5 * hard
+                rows.append((round(rng.uniform(0.3, 2), 2), truth if right else "other", who, cond,
+                             f"{cond}-{i}.png", truth, kind))
+    return pd.DataFrame(rows, columns=["rt", "response", "participant", "condition", "stim", "truth",
+                                       "observer_type"])
+
+
+def _own(seed: int = 0) -> pd.DataFrame:
+    return tw.read_trials(_own_trials(seed), subject="participant", image="stim")
+
+
+def test_own_trials_without_a_protocol_are_scored_by_one_built_from_them_and_titled_by_them():
+    t = _own()
+    lb = tw.leaderboard(t, n_resamples=100, rng=0)
+    assert lb.protocol.name == "your trials" and lb.protocol.from_trials == "model-vs-human"
+    assert lb.protocol.experiments is None and dict(lb.protocol.exclude) == {}
+    assert [n.kind for n in lb.notes] == ["protocol-from-trials"]
+    assert lb.notes[0].values == {"stand_in": "model-vs-human", "n_experiments": 1, "n_conditions": 3,
+                                  "averaging": "mean over references → mean over conditions → mean over experiments"}
+    assert repr(lb).startswith("Leaderboard('your trials',") and lb.summary().startswith("Leaderboard — your trials:")
+    # the numbers are model-vs-human's averaging of every condition: only the title differs
+    same = tw.leaderboard(t, tw.MODEL_VS_HUMAN.replace(experiments=["all"]), n_resamples=100, rng=0)
+    np.testing.assert_array_equal(lb.scores, same.scores)
+    np.testing.assert_array_equal(lb.replicates, same.replicates)
+    pd.testing.assert_frame_equal(lb.table, same.table)
+    assert tw.leaderboard(t, name="my study", n_resamples=20, rng=0).protocol.name == "my study"
+    # difference_test takes the same default
+    res = tw.difference_test(t, "net-a", "net-b", n_resamples=100, rng=0)
+    assert res.protocol == "your trials" and np.isfinite(res.statistic)
+
+
+def test_flat_and_all_conditions_work_on_own_trials_with_their_averaging():
+    t = _own()
+    for protocol in ("flat", tw.FLAT, "all-conditions", tw.benchmark.PROTOCOLS["all-conditions"]):
+        lb = tw.leaderboard(t, protocol, n_resamples=50, rng=0)
+        name = protocol if isinstance(protocol, str) else protocol.name
+        assert lb.protocol.name == f"your trials ({name})" and lb.protocol.from_trials == name
+        want = tw.leaderboard(t, tw.Protocol("x", aggregation=tw.benchmark.PROTOCOLS[name].aggregation), n_resamples=50, rng=0)
+        np.testing.assert_array_equal(lb.scores, want.scores)
+        assert [n.kind for n in lb.notes] == ["protocol-from-trials"] and f"protocol {name!r}" in lb.notes[0]
+    # a protocol the user built (not one of the averaging orders) is used as it is
+    with pytest.raises(tw.InvalidValueError, match=r"protocol 'flat, mine'.*leave out `protocol`"):
+        tw.leaderboard(t, tw.FLAT.replace(name="flat, mine"), n_resamples=5)
+
+
+def test_trials_holding_model_vs_human_experiments_keep_model_vs_human_by_default():
+    from trialwise.benchmark.protocol import protocol_for_trials
+
+    assert protocol_for_trials(None, ["colour", "edge"]) is tw.MODEL_VS_HUMAN
+    assert protocol_for_trials(None, ["colour", "mine"], name="f.csv") is tw.MODEL_VS_HUMAN
+    assert protocol_for_trials("flat", ["edge"]) is tw.FLAT
+    assert protocol_for_trials("texture-vs-shape", ["all"]) is tw.benchmark.TEXTURE_VS_SHAPE  # named: used as it is
+    assert protocol_for_trials(None, ["all"], experiments=["edge"]).experiments == ("edge",)
+    assert protocol_for_trials(None, ["all"], experiments=["edge"]).name == "model-vs-human"
+    own = protocol_for_trials(None, ["all", "edge"], experiments=["all"], name="f.csv")
+    assert (own.name, own.experiments, own.from_trials) == ("f.csv", ("all",), "model-vs-human")
+    assert tw.MODEL_VS_HUMAN.from_trials is None and all(p.from_trials is None for p in tw.benchmark.PROTOCOLS.values())
+
+
+def _docs_section(title: str) -> str:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / "benchmark.md").read_text(encoding="utf-8")
+    start = text.index(f"## {title}\n")
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def test_the_docs_own_data_command_runs_as_written_and_titles_everything_by_the_file(tmp_path, capsys):
+    """docs/benchmark.md, "Your own data": its first code block writes the CSV, its bash block is the command."""
+    import doctest
+    import shlex
+    from pathlib import Path
+
+    from trialwise.cli import main
+
+    section = _docs_section("Your own data")
+    blocks = section.split("```")
+    namespace: dict = {}
+    for example in doctest.DocTestParser().get_examples(blocks[1]):
+        exec(compile(example.source, "docs", "exec"), namespace)
+    (command,) = [line for line in blocks[3].splitlines() if line.startswith("trialwise ")]
+    argv = shlex.split(command)[1:]
+    src = Path(namespace["path"])
+    assert argv[1] == src.name == "my trials.csv"
+    argv[1] = str(src)
+    out_csv, report = tmp_path / "board.csv", tmp_path / "board.html"
+    assert main(argv + ["--csv", str(out_csv), "--out", str(report)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Leaderboard — my trials.csv: error-consistency")
+    assert out.count("scored by a protocol built from the trials") == 1 and "model-vs-human:" not in out
+    table = pd.read_csv(out_csv)
+    assert (table["protocol"] == "my trials.csv").all() and table["score"].notna().all()
+    assert set(table["observer"]) == {"human–human", "net-a", "net-b", "net-c"}
+    page = report.read_text(encoding="utf-8")
+    assert "<title>trialwise leaderboard — my trials.csv</title>" in page
+
+
+@pytest.mark.parametrize("flags, title", [(["--experiments", "all"], "t.csv"), (["--protocol", "flat"], "t.csv (flat)"),
+                                          (["--protocol", "all-conditions"], "t.csv (all-conditions)")])
+def test_the_command_line_titles_own_trials_by_the_file_whatever_the_scope(tmp_path, capsys, flags, title):
+    from trialwise.cli import main
+
+    path = tmp_path / "t.csv"
+    _own_trials().to_csv(path, index=False)
+    code = main(["leaderboard", str(path), "--subject-column", "participant", "--image-column", "stim",
+                 "--resamples", "50", "--seed", "0", "--tests", "none", "-q", *flags])
+    out = capsys.readouterr().out
+    assert code == 0 and out.startswith(f"Leaderboard — {title}: error-consistency")
+    assert out.count("Note: ") == 1 and "model-vs-human:" not in out

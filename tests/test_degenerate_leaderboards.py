@@ -346,3 +346,69 @@ def test_differences_with_few_clusters_ci_light():
     assert two.fallback.mean() > 0.5 and (two.fallback <= two.warned).all()
     assert np.isfinite(two.width).all()
     assert two[two.contrast == "a−a2"].covered.mean() < 0.9  # the documented under-coverage of bc at k = 2
+
+
+# --------------------------------------------------------------------------- always right (issue 29)
+
+def _always_right(raw: pd.DataFrame, who: str = "") -> pd.DataFrame:
+    """Every observer whose name starts with ``who`` (all, by default) answers every image right."""
+    hit = raw.subject.str.startswith(who)
+    return raw.assign(response=raw.response.where(~hit, raw.truth))
+
+
+def test_humans_always_right_everywhere_give_the_brute_scores_and_one_warning_naming_the_ceiling():
+    raw = _always_right(_trials(), "h")
+    lb, caught = _board(raw)
+    brute = _brute_scores(raw)
+    assert np.isnan(brute["human–human"]) and np.isnan(lb.scores[-1])
+    for name, score in zip(lb.observers, lb.scores):
+        if name.startswith("m"):
+            assert score == brute[name] == 0.0  # κ with an always-right observer is 0
+    assert len(caught) == 1 and issubclass(caught[0].category, tw.DegenerateDataWarning)
+    assert "human–human (in every condition the observers of each of its pairs are always right (the ceiling)" \
+        in str(caught[0].message)
+    (note,) = [n for n in lb.notes if n.kind == "undefined-conditions"]
+    assert note.values["never"] == {"human–human": "always right (the ceiling)"} and note.values["some"] == {}
+
+
+def test_humans_always_right_on_the_command_line_names_the_ceiling_not_min_items(tmp_path, capsys):
+    path = tmp_path / "t.csv"
+    _always_right(_trials(), "h").to_csv(path, index=False)
+    code = main(["leaderboard", str(path), "--resamples", "50", "--seed", "0", "-q", "--tests", "none"])
+    err = capsys.readouterr().err
+    assert code == 0 and "min_items" not in err
+    assert err.count("always right (the ceiling)") == 1, err
+
+
+def test_every_observer_always_right_is_an_error_naming_the_ceiling(tmp_path, capsys):
+    raw = _always_right(_trials())
+    with pytest.raises(tw.InvalidValueError, match=r"no candidate has a defined error-consistency in any condition "
+                                                   r"— .* always right \(the ceiling\)"):
+        _board(raw)
+    # an accuracy leaderboard of the same trials is what the message suggests, and works
+    with pytest.warns(tw.DegenerateDataWarning, match="accuracy interval"):  # at the ceiling: said, not an error
+        acc = tw.leaderboard(tw.read_trials(raw[raw.subject.str.startswith("m")]), "accuracy", n_resamples=20, rng=0)
+    assert (acc.scores[:-1] == 1.0).all()  # (the last row: the ground truth's own, empty)
+    path = tmp_path / "t.csv"
+    raw.to_csv(path, index=False)
+    code = main(["leaderboard", str(path), "--resamples", "50", "--seed", "0", "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("trialwise: error: `trials`: no candidate has a defined")
+
+
+def test_a_model_always_right_where_the_humans_are_too_is_named_and_the_others_ranked():
+    # m2 and the humans always right everywhere: m2's κ and the humans' are undefined (0/0), m1's and m3's 0
+    raw = _trials()
+    hit = raw.subject.isin(["h1", "h2", "h3", "m2"])
+    raw = raw.assign(response=raw.response.where(~hit, raw.truth))
+    lb, caught = _board(raw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # the oracle's nanmean of m2's undefined values
+        brute = _brute_scores(raw)
+    assert len(caught) == 1 and issubclass(caught[0].category, tw.DegenerateDataWarning)
+    (note,) = [n for n in lb.notes if n.kind == "undefined-conditions"]
+    assert note.values["never"] == {"human–human": "always right (the ceiling)",
+                                    "m2": "always right (the ceiling)"}
+    for name, score in zip(lb.observers, lb.scores):
+        assert score == brute[name] or (np.isnan(score) and np.isnan(brute[name])), name
+    assert lb.table.set_index("observer").loc["m2", "rank"] is pd.NA

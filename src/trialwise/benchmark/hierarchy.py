@@ -158,6 +158,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     notes: list[StructuredNote] = []
     given = trials  # (a second pass without the unpaired candidates starts from it)
     unpaired = dict(unpaired or {})
+    if not len(trials):
+        raise InvalidValueError("`trials`: the table has no rows, so there is nothing to score")
     if clusters is not None:
         trials = trials.assign(_cluster=np.asarray(clusters))
     exps_all = sorted(trials["experiment"].unique())
@@ -165,8 +167,15 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         missing = [e for e in protocol.experiments if e not in exps_all]
         keep_exp = [e for e in protocol.experiments if e in exps_all]
         if not keep_exp:
-            raise InvalidValueError(f"none of the experiments of protocol {protocol.name!r} is in the trials: it has "
-                             f"{', '.join(protocol.experiments)}; the trials have {', '.join(map(str, exps_all))}")
+            found = ', '.join(map(str, exps_all))
+            if protocol.from_trials is not None:  # built from the trials, restricted to experiments they lack
+                raise InvalidValueError(f"none of the experiments named (`experiments`, --experiments) is in the "
+                                        f"trials: {', '.join(protocol.experiments)}; the trials have {found}")
+            raise InvalidValueError(
+                f"none of the experiments of protocol {protocol.name!r} is in the trials: it has "
+                f"{', '.join(protocol.experiments)}; the trials have {found}. To score every experiment and condition "
+                f"of the trials, leave out `protocol` (on the command line, --protocol); to score some of them, "
+                f"name them (`protocol.replace(experiments=[...])`, --experiments NAME ...)")
         if missing:
             notes.append(StructuredNote("experiments-not-in-trials", protocol=protocol.name, missing=missing,
                                         n_experiments=len(protocol.experiments)))
@@ -198,7 +207,9 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
             absent = [c for c in conds if c not in have]
             if absent:
                 raise InvalidValueError(f"protocol {protocol.name!r} ({name}) names condition(s) {absent} of experiment "
-                                 f"{e!r} that the trials do not have; conditions found: {sorted(have)}")
+                                 f"{e!r} that the trials do not have; conditions found: {sorted(have)}"
+                                 + ("; to score every condition, exclude none (`protocol.replace(exclude={})`; "
+                                    "--protocol all-conditions)" if name == "exclude" else ""))
             hit_conds = sorted(set(have) - set(conds)) if keep else sorted(set(conds))
             hit_codes = [pair_code[(e, c)] for c in hit_conds]
             for c, k in zip(hit_conds, hit_codes):
@@ -206,6 +217,10 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
                                  "reason": "condition excluded by protocol"})
             drop |= np.isin(ec_codes, hit_codes)
     t = t[~drop]
+    if not len(t):
+        raise InvalidValueError(f"protocol {protocol.name!r} leaves no trials: it excludes every condition of the "
+                                f"trials' experiments ({', '.join(map(str, keep_exp))}); name the conditions to score "
+                                f"(`protocol.replace(conditions=..., exclude=...)`)")
     # Reference group and candidates.
     truth = protocol.against_ground_truth
     if truth:
@@ -222,7 +237,12 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     references = (GROUND_TRUTH,) if truth else tuple(sorted(t.loc[is_ref, "subject"].unique()))
     cand_all = sorted(set(t.loc[~is_ref, "subject"].unique()))
     if not cand_all and require_candidates:
-        raise InvalidValueError("no candidate observers: every observer belongs to the reference group")
+        raise InvalidValueError(
+            f"no candidate observers: every observer belongs to the reference group ({len(references)}: "
+            f"{', '.join(map(str, references[:5]))}{', …' if len(references) > 5 else ''}), so there is no one to "
+            f"score against it; add the candidates' trials" + ("" if reference is not None else
+            f" (the reference group is the observers whose observer_type is {protocol.reference!r}; name it "
+            f"with `reference=` / --reference)"))
     # Candidates must cover every experiment of the protocol to be comparable.
     cover = t.loc[~is_ref].groupby("subject")["experiment"].unique().to_dict()
     exps = sorted(t["experiment"].unique())
@@ -383,6 +403,9 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     gone = [e for e, (_, n_ref) in sparse_count.items() if total_count[e][1] and n_ref == total_count[e][1]]
     if gone:
         notes.append(StructuredNote("reference-row-empty", experiments=gone, min_items=protocol.min_items))
+    if protocol.from_trials is not None:  # said first: it is what every number below was scored by
+        notes.insert(0, StructuredNote("protocol-from-trials", stand_in=protocol.from_trials, n_experiments=len(exps),
+                                       n_conditions=len(units), averaging=protocol.averaging()))
     if excluded:
         excl = pd.DataFrame(excluded, columns=["experiment", "condition", "subject", "n_trials", "reason"])
     else:

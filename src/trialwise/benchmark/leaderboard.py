@@ -52,7 +52,8 @@ from trialwise.benchmark.hierarchy import (
     row_scores,
 )
 from trialwise.benchmark.notes import StructuredNote
-from trialwise.benchmark.protocol import HIGHER_IS_BETTER, METRIC_RANGE, Protocol, get_protocol
+from trialwise.benchmark.protocol import (HIGHER_IS_BETTER, METRIC_RANGE, Protocol, get_protocol, metric_from_sums,
+                                          protocol_for_trials)
 from trialwise.benchmark.ranks import (
     BestSet,
     KendallTau,
@@ -975,14 +976,16 @@ def interval_at_bound(design: Design, scores: NDArray, replicates: NDArray, low:
 
 
 def undefined_conditions(design: Design) -> StructuredNote | None:
-    """The note ``undefined-conditions``: conditions where a row that has a score elsewhere has no
-    defined pair value, so its score leaves them out (``None`` when there are none).
+    """The note ``undefined-conditions``: conditions where a row has no defined pair value, so its
+    score leaves them out (``None`` when there are none); rows with pairs but no defined value in
+    any condition (no score: NaN) are named in its ``never``, with the cause.
 
     A pair value is undefined where the metric is (κ: both observers always right, or
     always wrong, on the items they share); the reference row also has none where fewer
     than two reference observers saw the condition. Rows without a pair in a condition for
-    lack of shared items are the note ``sparse-pairs``'s, and rows with no value anywhere
-    (one reference observer) the note ``one-reference-observer``'s.
+    lack of shared items are the note ``sparse-pairs``'s, and a reference row with no pair
+    at all (one reference observer) the note ``one-reference-observer``'s. When no candidate
+    has a defined value anywhere (every observer always right: nothing to rank) it is an error.
     """
     values = design.values()
     shape = (len(design.units), len(design.rows))
@@ -990,12 +993,22 @@ def undefined_conditions(design: Design) -> StructuredNote | None:
     np.logical_or.at(defined, (design.entry_unit, design.entry_row), np.isfinite(values))
     has_pair[design.entry_unit, design.entry_row] = True
     scored: NDArray = np.asarray(defined.any(axis=0))  # rows with a value somewhere
+    never_rows = np.flatnonzero(has_pair.any(axis=0) & ~scored)  # pairs, but no value anywhere: no score
+    never = {design.rows[r]: _undefined_cause(design, int(r)) for r in never_rows}
+    k = len(design.candidates)
+    if k and not scored[:k].any():
+        cause = _undefined_cause(design, *range(k))
+        raise InvalidValueError(
+            f"`trials`: no candidate has a defined {design.protocol.metric} in any condition — every candidate and "
+            f"the reference observers it is paired with are {cause} on the images they share, where κ is undefined "
+            f"(0/0), so there is nothing to rank. Error consistency compares errors: score accuracy instead "
+            f"(protocol 'accuracy', --protocol accuracy), or use conditions in which the observers err")
     refs = set(design.references)
     lone_ref = np.array([sum(o in refs for o in u.observers) < 2 for u in design.units])
     missing = scored & ~defined & has_pair
     if not design.protocol.against_ground_truth:
         missing[:, design.reference_row] |= scored[design.reference_row] & lone_ref & ~has_pair[:, design.reference_row]
-    if not missing.any():
+    if not missing.any() and not never:
         return None
     every, some = [], {}
     for u in np.flatnonzero(missing.any(axis=1)):
@@ -1004,7 +1017,17 @@ def undefined_conditions(design: Design) -> StructuredNote | None:
             every.append(label)
         else:
             some[label] = [design.rows[r] for r in np.flatnonzero(missing[u])]
-    return StructuredNote("undefined-conditions", every=every, some=some)
+    return StructuredNote("undefined-conditions", every=every, some=some, never=never)
+
+
+def _undefined_cause(design: Design, *rows: int) -> str:
+    """Why the pair values of ``rows`` are undefined where they are: at the ceiling, the floor, or both."""
+    n, n11, ca, cb = design.entry_sums[:, np.isin(design.entry_row, rows)]
+    undefined = ~np.isfinite(metric_from_sums(design.protocol.metric, n, n11, ca, cb))
+    right = bool(((ca == n) & (cb == n))[undefined].any())
+    wrong = bool(((ca == 0) & (cb == 0))[undefined].any())
+    return ("always right (the ceiling)" if right and not wrong else "always wrong (the floor)"
+            if wrong and not right else "always right or always wrong")
 
 
 def leaderboard_from_design(design: Design, *, n_resamples: int, confidence_level: float, ci_method: str,
@@ -1027,8 +1050,9 @@ def leaderboard_from_design(design: Design, *, n_resamples: int, confidence_leve
 @records_seed
 def leaderboard(
     trials: Any,
-    protocol: str | Protocol = "model-vs-human",
+    protocol: str | Protocol | None = None,
     *,
+    name: str | None = None,
     reference: Any = None,
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
@@ -1045,11 +1069,22 @@ def leaderboard(
     trials : DataFrame or path
         A trials table (:func:`trialwise.read_trials`, :func:`trialwise.read_model_vs_human`,
         or the bundled :func:`trialwise.datasets.model_vs_human`).
-    protocol : Protocol or str
-        How trials become scores (default ``"model-vs-human"``; see
-        :data:`trialwise.benchmark.PROTOCOLS`). ``"accuracy"``
-        (:data:`trialwise.ACCURACY`): every observer ranked by its accuracy, averaged over
-        conditions, then experiments; no reference group and no reference row.
+    protocol : Protocol or str, optional
+        How trials become scores (see :data:`trialwise.benchmark.PROTOCOLS`). Default:
+        ``"model-vs-human"`` when the trials hold one of its experiments; otherwise a
+        protocol built from the trials — every experiment and condition they hold, nothing
+        excluded, model-vs-human's averaging and reference group
+        (:func:`~trialwise.benchmark.protocol.protocol_for_trials`), titled ``name``, and
+        said in the ``notes`` (kind ``protocol-from-trials``). ``"flat"`` and
+        ``"all-conditions"`` (averaging orders) are built from the trials the same way when
+        they hold none of model-vs-human's experiments. A protocol none of whose experiments
+        is in the trials is an error. ``"accuracy"`` (:data:`trialwise.ACCURACY`): every
+        observer ranked by its accuracy, averaged over conditions, then experiments; no
+        reference group and no reference row.
+    name : str, optional
+        The title of a leaderboard scored by a protocol built from the trials (default
+        ``"your trials"``; ``trialwise leaderboard`` gives the file's name); a protocol that
+        was used as it is keeps its own name.
     reference : str or list of str, optional
         The reference observers by name (default: the observers whose
         ``observer_type`` is ``protocol.reference``).
@@ -1139,12 +1174,14 @@ def leaderboard(
     >>> round(float(lb.table.score[0]), 3)   # the human–human row comes first
     0.426
     """
-    proto = get_protocol(protocol)
+    if protocol is not None:
+        get_protocol(protocol)  # a bad protocol is named before the trials are read
     workers = v.check_workers(workers)
     b = v.check_positive_int(n_resamples, "n_resamples")
     level = v.check_confidence_level(confidence_level)
     method = v.check_choice(ci_method, "ci_method", BENCHMARK_CI_METHODS)
     t = as_trials(trials)
+    proto = protocol_for_trials(protocol, sorted(map(str, t["experiment"].unique())), name=name)
     design = build_design(t, proto, reference, clusters=None if clusters is None else
                           cluster_labels(trials, t, clusters))
     return leaderboard_from_design(design, n_resamples=b, confidence_level=level, ci_method=method, rng=rng,
@@ -1177,7 +1214,7 @@ def difference_test(
     y: str,
     *,
     reference: Any = None,
-    protocol: str | Protocol = "model-vs-human",
+    protocol: str | Protocol | None = None,
     test: BenchmarkTest = "combined",
     n_resamples: int = 10_000,
     confidence_level: float = 0.95,
@@ -1198,8 +1235,9 @@ def difference_test(
     reference : str or list of str, optional
         An ``observer_type`` (e.g. ``"human"``) or the reference observers' names
         (default: the observers whose ``observer_type`` is ``protocol.reference``).
-    protocol : Protocol or str
-        How trials become scores, as in :func:`leaderboard`.
+    protocol : Protocol or str, optional
+        How trials become scores, as in :func:`leaderboard` (default: model-vs-human, or a
+        protocol built from trials that hold none of its experiments).
     test : {"combined", "studentized", "swap", "bootstrap", "paper"}
         The test of "alike", as in :meth:`Leaderboard.difference` (``n_resamples`` swaps).
     n_resamples : int
@@ -1228,8 +1266,10 @@ def difference_test(
     >>> round(res.statistic, 3), bool(res.pvalue < 0.001)
     (0.088, True)
     """
-    proto = get_protocol(protocol)
+    if protocol is not None:
+        get_protocol(protocol)
     t = as_trials(trials)
+    proto = protocol_for_trials(protocol, sorted(map(str, t["experiment"].unique())))
     names = set(t["subject"])
     for name, arg in ((x, "x"), (y, "y")):
         if name not in names:

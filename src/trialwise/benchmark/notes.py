@@ -38,7 +38,7 @@ def _unpaired(unpaired: Mapping[str, list[str]], min_items: int) -> str:
             f"value there: {named}; they are left out of the ranks, tests and Kendall's tau")
 
 
-def _undefined(every: list[str], some: Mapping[str, list[str]]) -> str:
+def _undefined(every: list[str], some: Mapping[str, list[str]], never: Mapping[str, str] | None = None) -> str:
     def rows(names: list[str]) -> str:
         return ", ".join(names) if len(names) <= 3 else f"{', '.join(names[:3])}, … ({len(names)} rows)"
 
@@ -48,9 +48,15 @@ def _undefined(every: list[str], some: Mapping[str, list[str]]) -> str:
     if some:
         parts.append("left out of some rows' scores only, which then average other conditions than the rest: "
                      + "; ".join(f"{c} ({rows(r)})" for c, r in some.items()))
-    return (f"{len(every) + len(some)} condition(s) without a defined pair value for some rows (κ is undefined "
+    text = (f"{len(every) + len(some)} condition(s) without a defined pair value for some rows (κ is undefined "
             f"where both observers are always right, or always wrong, on the images they share; the reference row "
-            f"needs two reference observers in the condition): " + "; ".join(parts))
+            f"needs two reference observers in the condition): " + "; ".join(parts)) if parts else ""
+    if never:
+        text += ("; " if text else "") + (
+            "no defined value in any condition, so no score (NaN): " + "; ".join(
+                f"{r} (in every condition the observers of each of its pairs are {cause} on the images they share, "
+                f"where κ is undefined)" for r, cause in never.items()))
+    return text
 
 
 def _sparse(experiment: str, n_candidate: int, total_candidate: int, n_reference: int, total_reference: int,
@@ -110,9 +116,19 @@ def _two_clusters(conditions: list[str], n_conditions: int) -> str:
               "prefer the swap test for differences")
 
 
+def _from_trials(stand_in: str, n_experiments: int, n_conditions: int, averaging: str) -> str:
+    named = ("no protocol named, and the trials hold none of model-vs-human's experiments" if
+             stand_in == "model-vs-human" else
+             f"the trials hold none of the experiments of protocol {stand_in!r} (model-vs-human's)")
+    return (f"{named}: scored by a protocol built from the trials — every experiment ({n_experiments}) and "
+            f"condition ({n_conditions}) they hold, nothing excluded, averaged as {stand_in!r} does "
+            f"({averaging})")
+
+
 #: The text of every note, by kind: a function of the note's values.
 TEXT: dict[str, Callable[..., str]] = {
     "experiments-not-in-trials": _not_in_trials,
+    "protocol-from-trials": _from_trials,
     "candidates-not-scored": _not_scored,
     "candidates-unpaired": _unpaired,
     "one-reference-observer": lambda reference: (

@@ -33,7 +33,8 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise.kappa import kappa_from_cells, kappa_from_sums, kappa_gradient_sums
 
-__all__ = ["Protocol", "METRICS", "METRIC_RANGE", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "ACCURACY", "GROUND_TRUTH", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "metric_from_sums",
+__all__ = ["Protocol", "METRICS", "METRIC_RANGE", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "ACCURACY", "GROUND_TRUTH", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "protocol_for_trials",
+           "TRIALS_NAME", "metric_from_sums",
            "metric_gradient", "metric_and_gradient",
            "metric_from_exact_sums"]
 
@@ -170,6 +171,11 @@ class Protocol:
         means away from the estimate (``docs/benchmark.md``, "Sparse overlaps"). Every
         pair of model-vs-human shares at least 160 items, so the rule changes none of its
         numbers.
+    from_trials : str, optional
+        Set by :func:`protocol_for_trials` on a protocol it built from the trials (every
+        experiment and condition they hold) in place of the named protocol it gives here
+        (``"model-vs-human"`` when none was named); the leaderboard then says so in its
+        ``notes`` (kind ``protocol-from-trials``). None (default) for every other protocol.
 
     Examples
     --------
@@ -190,6 +196,7 @@ class Protocol:
     conditions: Mapping[str, tuple[str, ...]] | None = None
     metric: Metric = "error-consistency"
     min_items: int = 20
+    from_trials: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -211,6 +218,8 @@ class Protocol:
         if self.min_items < 1:
             raise InvalidValueError(f"`min_items` must be an integer >= 1; got {self.min_items}")
         object.__setattr__(self, "min_items", int(self.min_items))
+        if self.from_trials is not None and not isinstance(self.from_trials, str):
+            raise InvalidTypeError(f"`from_trials` must be None or a protocol's name; got {self.from_trials!r}")
         object.__setattr__(self, "aggregation", agg)
         object.__setattr__(self, "exclude", _condition_map(self.exclude, "exclude"))
         if self.conditions is not None:
@@ -250,6 +259,23 @@ class Protocol:
         """
         return replace(self, **changes)
 
+    def averaging(self) -> str:
+        """The aggregation order in words, e.g. ``"mean over references → mean over conditions"``.
+
+        Returns
+        -------
+        str
+            Without the reference level under a ground-truth metric (one reference, the oracle).
+
+        Examples
+        --------
+        >>> from trialwise.benchmark import FLAT
+        >>> FLAT.averaging()
+        'mean over references → mean over conditions'
+        """
+        return " → ".join(f"mean over {a}s" for a in self.aggregation
+                          if not (self.against_ground_truth and a == "reference"))
+
     def describe(self, experiments: Sequence[str] | None = None) -> str:
         """One line: metric, aggregation order and exclusions (of ``experiments`` only, if given).
 
@@ -270,12 +296,11 @@ class Protocol:
         model-vs-human: error-consistency per condition and human–candidate pair; mean over references → mean over conditions → mean over experiments; 1 condition(s) excluded; pairs sharing < 20 items left out
         """
         n_ex = sum(len(v) for e, v in self.exclude.items() if experiments is None or e in experiments)
+        order = self.averaging()
         if self.against_ground_truth:
-            order = " → ".join(f"mean over {a}s" for a in self.aggregation if a != "reference")
             return (f"{self.name}: {self.metric} per condition and observer (against the ground truth); {order}; "
                     f"{n_ex} condition(s) excluded; observers with < {self.min_items} item(s) in a condition left "
                     f"out of it")
-        order = " → ".join(f"mean over {a}s" for a in self.aggregation)
         return (f"{self.name}: {self.metric} per condition and {self.reference}–candidate pair; {order}; "
                 f"{n_ex} condition(s) excluded; pairs sharing < {self.min_items} items left out")
 
@@ -366,3 +391,71 @@ def get_protocol(protocol: str | Protocol) -> Protocol:
         raise InvalidTypeError(f"`protocol` must be a Protocol or one of {', '.join(map(repr, PROTOCOLS))}; "
                         f"got {type(protocol).__name__}")
     raise InvalidValueError(f"`protocol` must be a Protocol or one of {', '.join(map(repr, PROTOCOLS))}; got {protocol!r}")
+
+
+#: The title of a leaderboard scored by the protocol built from the trials, unless a name is given.
+TRIALS_NAME = "your trials"
+#: Named protocols that are an averaging order of model-vs-human's conditions rather than a
+#: set of experiments: on trials holding none of model-vs-human's experiments they score every
+#: experiment and condition of the trials, averaged their way.
+_AVERAGINGS = ("flat", "all-conditions")
+
+
+def protocol_for_trials(protocol: str | Protocol | None, trials_experiments: Sequence[str], *,
+                        name: str | None = None, experiments: Sequence[str] | None = None) -> Protocol:
+    """The protocol to score trials by: the named one, or one built from the trials.
+
+    With ``protocol=None`` (none named) the default is model-vs-human
+    (:data:`MODEL_VS_HUMAN`) when the experiments in play (``experiments``, else all the
+    trials hold) include one of its experiments; otherwise a protocol of every experiment
+    and condition in play, nothing excluded, with model-vs-human's averaging, reference
+    group and ``min_items`` (the same numbers model-vs-human gives on experiments it has
+    no exclusions for), titled ``name`` (default :data:`TRIALS_NAME`) and marked
+    ``from_trials="model-vs-human"``. ``"flat"`` and ``"all-conditions"`` are averaging
+    orders: on trials without model-vs-human's experiments they are built from the trials
+    the same way, keeping their averaging (titled ``"<name> (flat)"``). Any other protocol
+    is returned as it is (restricted to ``experiments`` if given); one none of whose
+    experiments the trials hold is an error when it is applied, naming the fix.
+
+    Parameters
+    ----------
+    protocol : Protocol, str or None
+        The protocol the user named, or None.
+    trials_experiments : sequence of str
+        The experiments the trials hold.
+    name : str, optional
+        The title of a protocol built from the trials (e.g. the file's name).
+    experiments : sequence of str, optional
+        Only these experiments (the command line's ``--experiments``).
+
+    Returns
+    -------
+    Protocol
+
+    Examples
+    --------
+    >>> p = protocol_for_trials(None, ["all"], name="trials.csv")
+    >>> p.name, p.experiments, p.from_trials, dict(p.exclude)
+    ('trials.csv', None, 'model-vs-human', {})
+    >>> protocol_for_trials(None, ["colour", "mine"]).name
+    'model-vs-human'
+    >>> protocol_for_trials("flat", ["all"]).aggregation
+    ('reference', 'condition')
+    """
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise InvalidTypeError(f"`name` must be a non-empty string; got {name!r}")
+    in_play = [str(e) for e in (trials_experiments if experiments is None else experiments)]
+    if protocol is None:
+        base, averaging = MODEL_VS_HUMAN, False
+    else:
+        base = get_protocol(protocol)
+        averaging = (isinstance(protocol, str) and protocol in _AVERAGINGS) or any(
+            protocol is PROTOCOLS[k] for k in _AVERAGINGS)
+        if not averaging:
+            return base if experiments is None else base.replace(experiments=experiments)
+    if set(in_play) & set(MODEL_VS_HUMAN.experiments or ()):
+        return base if experiments is None else base.replace(experiments=experiments)
+    title = name or TRIALS_NAME
+    return Protocol(name=title if protocol is None else f"{title} ({base.name})", aggregation=base.aggregation,
+                    reference=base.reference, metric=base.metric, min_items=base.min_items,
+                    experiments=None if experiments is None else tuple(experiments), from_trials=base.name)

@@ -30,7 +30,9 @@ def add_leaderboard(sub) -> argparse.ArgumentParser:
         description=(
             "Score every candidate (model) against the reference observers (humans) under a benchmark protocol, "
             "bootstrapping the whole hierarchy jointly. PATH is a folder of model-vs-human raw-data CSVs or a tidy "
-            "CSV/Parquet trials table; without PATH the bundled model-vs-human data are used. A candidate that lacks "
+            "CSV/Parquet trials table; without PATH the bundled model-vs-human data are used. A table that holds none of "
+            "model-vs-human's experiments (e.g. your own, with only --subject-column and --image-column given) is "
+            "scored on every experiment and condition it holds, titled by its file name. A candidate that lacks "
             "some of the protocol's experiments is not scored (a score over fewer experiments is not comparable): "
             "it is named with what it lacks, listed in --csv with status 'not scored', and can be scored on the "
             "experiments it has with --experiments or --common-experiments."
@@ -38,10 +40,14 @@ def add_leaderboard(sub) -> argparse.ArgumentParser:
         epilog=EPILOG,
     )
     lb.add_argument("path", nargs="?", metavar="PATH", help="raw-data folder or tidy trials file")
-    lb.add_argument("--protocol", default="model-vs-human", choices=sorted(_protocols()),
-                    help="aggregation protocol (default: model-vs-human)")
+    lb.add_argument("--protocol", default=None, choices=sorted(_protocols()),
+                    help="aggregation protocol (default: model-vs-human when PATH holds one of its experiments; "
+                         "otherwise every experiment and condition in PATH, with model-vs-human's averaging, "
+                         "titled by the file's name; flat and all-conditions work the same way on such files)")
     scope = lb.add_mutually_exclusive_group()
-    scope.add_argument("--experiments", nargs="+", metavar="NAME", help="only these experiments")
+    scope.add_argument("--experiments", nargs="+", metavar="NAME",
+                       help="only these experiments (a table without an experiment column is one experiment, "
+                            "named 'all')")
     scope.add_argument("--common-experiments", action="store_true",
                        help="only the experiments that every candidate has, so that every candidate is scored")
     lb.add_argument("--metric", default=None, choices=_metrics(), help="pair metric (default: error-consistency)")
@@ -113,7 +119,8 @@ def _unscored_lines(lb) -> list[str]:
 
 
 def _csv_table(lb):
-    """The leaderboard table with the unscored candidates as rows (empty scores), status and reason."""
+    """The leaderboard table with the unscored candidates as rows (empty scores), status and reason, and the
+    protocol's name (the file's name for a protocol built from the trials)."""
     import pandas as pd
 
     from trialwise.benchmark.report import unscored_candidates
@@ -135,6 +142,7 @@ def _csv_table(lb):
         t = pd.concat([t, extra.reindex(columns=t.columns)], ignore_index=True)
         for col in ("rank", "rank_low", "rank_high", "rank_set_low", "rank_set_high"):
             t[col] = t[col].astype("Int64")
+    t["protocol"] = lb.protocol.name  # what the table is of: a protocol's name, or the file's (built from it)
     return t
 
 
@@ -154,6 +162,13 @@ def _common_experiments(trials, protocol, reference) -> list[str]:
     return sorted(common)
 
 
+def _data_name(path: str | None) -> str | None:
+    """The title of a leaderboard of the trials in ``path``: the file's (or folder's) name."""
+    import os
+
+    return None if path is None else os.path.basename(os.path.normpath(path)) or path
+
+
 def _report_shape_bias(trials, lb, args):
     """Shape bias of the scored observers for the report, when the trials hold cue-conflict images."""
     from trialwise.shapebias import shape_bias
@@ -167,19 +182,20 @@ def _report_shape_bias(trials, lb, args):
 
 
 def run_leaderboard(args) -> int:
-    from trialwise.benchmark import get_protocol
     from trialwise.benchmark.leaderboard import leaderboard
+    from trialwise.benchmark.protocol import protocol_for_trials
 
     check_outputs([(args.out, "--out"), (args.csv, "--csv"), (args.pairwise_csv, "--pairwise-csv")])
     bar = Progress(args.progress)
     caught = Warnings()
     with caught.collect():
         trials = read_trials_argument(args.path, args)
-    protocol = get_protocol(args.protocol)
+    # no --protocol: model-vs-human, or (for trials without its experiments) every experiment and condition
+    # of the file, titled by the file's name (the leaderboard's notes say which)
+    protocol = protocol_for_trials(args.protocol, sorted(map(str, trials["experiment"].unique())),
+                                   name=_data_name(args.path), experiments=args.experiments)
     if args.metric:
         protocol = protocol.replace(metric=args.metric)
-    if args.experiments:
-        protocol = protocol.replace(experiments=args.experiments)
     if args.common_experiments:
         common = _common_experiments(trials, protocol, args.reference)
         protocol = protocol.replace(experiments=common, name=f"{protocol.name}, common experiments only")
@@ -203,6 +219,9 @@ def run_leaderboard(args) -> int:
     # the unscored candidates lacking experiments are set out in full below, instead of their note
     notes = [n for n in lb.notes if getattr(n, "kind", "") != "candidates-not-scored"]
     print(lb.summary(notes=False))  # the notes follow, with the unscored candidates set out in full
+    from trialwise.benchmark.report import headline
+
+    print(headline(lb))  # the answer in one sentence, as the report opens
     for line in _unscored_lines(lb):
         print(line)
     for n in notes:
@@ -234,7 +253,10 @@ def run_leaderboard(args) -> int:
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)
     ref = lb.table[lb.table["kind"] == "reference"]
-    if len(ref) and not math.isfinite(float(ref["score"].iloc[0])) and len(lb.references) > 1:  # 1: the library warns
+    explained = {r for n in lb.notes if getattr(n, "kind", "") == "undefined-conditions"
+                 for r in getattr(n, "values", {}).get("never") or {}}  # no value at the ceiling: the library warned
+    if (len(ref) and not math.isfinite(float(ref["score"].iloc[0])) and len(lb.references) > 1  # 1: the library warns
+            and lb.reference_row not in explained):
         print(f"trialwise: warning: the {lb.reference_row} row is undefined: it pairs distinct reference observers, "
               f"and no two of them share the protocol's min_items ({lb.protocol.min_items}) items in a condition "
               f"(docs/benchmark.md, 'Sparse overlaps')", file=sys.stderr)
