@@ -1239,6 +1239,28 @@ API = [
      n_resamples=5), None, None, ValueError, r"protocol 'p' leaves no trials: it excludes every condition"),
     # ==== end of leaderboard (issue 29, API list, helper A)
     # ==== compare (issue 29, API list, helper B): add rows below this line
+    ("cmp29-classes-without-a-truth-class", cmp.compare, ([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2]), dict(classes=[0, 1]),
+     ValueError, r"`y_true` has the label 2 \(position 2\), which is not one of `classes` \(0, 1\)"),
+    ("cmp29-classes-twice", cmp.compare, ([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2]), dict(classes=[0, 1, 1, 2]),
+     ValueError, r"`classes` contains the class 1 twice"),
+    ("cmp29-classes-str", cmp.compare, ([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2]), dict(classes="012"),
+     TypeError, r"`classes` must be a sequence of classes; got '012'"),
+    ("cmp29-adjust", cmp.compare, (Y, PA, PB), dict(adjust="x"), ValueError, r"`adjust` must be one of"),
+    ("cmp29-bins-unused", cmp.compare, (Y, PA, PB), dict(n_bins=0), ValueError, r"`n_bins` must be an integer >= 1"),
+    ("cmp29-bin-strategy-unused", cmp.compare, (Y, PA, PB), dict(bin_strategy="log"), ValueError, r"`bin_strategy` must be one of"),
+    ("cmp29-logits", cmp.brier_score, (Y, 3 * np.log(P3A.to_numpy())), {}, ValueError,
+     r"`proba`: row 0 holds -[\d.]+: probabilities must be in \[0, 1\]; negative values: these look like logits"),
+    ("cmp29-log-probabilities", cmp.brier_score, (Y, np.log(P3A.to_numpy())), {}, ValueError,
+     r"these look like log-probabilities: apply numpy\.exp"),
+    ("cmp29-percentages", cmp.brier_score, (Y, P3A * 100), {}, ValueError, r"the rows sum to 100: these look like percentages"),
+    ("cmp29-rounded-to-2", cmp.brier_score, (Y, P3A.round(2)), {}, ValueError,
+     r"`proba`: row 1 sums to 0\.99, not 1 \(a row of 3 values rounded to 3 decimals is off by at most 0\.0015\); "
+     r"the values are rounded to 2 decimals"),
+    ("cmp29-one-column-logit", cmp.brier_score, (YB, np.log(PRA + 0.01)), {}, ValueError,
+     r"`proba` must be in \[0, 1\]; got -[\d.]+ \(item \d+\); these look like logits or scores; apply a sigmoid"),
+    ("cmp29-frame-ambiguous", cmp.brier_score, (["cat", "cats", "at", "ats"], pd.DataFrame(
+        [[0.3, 0.7], [0.6, 0.4], [0.2, 0.8], [0.5, 0.5]], columns=["m_cat", "m_cats"])), {}, ValueError,
+     r"`proba`: the columns m_cat, m_cats name the classes in more than one way: .*pass the classes \(classes=\)"),
     # ==== end of compare (issue 29, API list, helper B)
     # ==== cli-files-seeds (issue 29, API list, helper C): add rows below this line
     # ==== end of cli-files-seeds (issue 29, API list, helper C)
@@ -1307,6 +1329,21 @@ DEGENERATE = [
      == [{"human–human": "always right (the ceiling)"}]),
     # ==== end of leaderboard (issue 29, DEGENERATE list, helper A)
     # ==== compare (issue 29, DEGENERATE list, helper B): add rows below this line
+    ("cmp29-stuart-maxwell-groups", cmp.stuart_maxwell_test, ([0, 1, 2], [0, 0, 3]), {}, tw.DegenerateDataWarning,
+     r"fall into 2 separate groups of classes \(0, 1 \| 2, 3\)", lambda r: r.statistic == 2.0 and r.df == 2
+     and "2 separate groups" in r.notes[0]),
+    ("cmp29-compare-singular-stuart-maxwell", cmp.compare, ([0, 1, 2], [0, 1, 2], [0, 0, 3]), dict(rng=0, n_resamples=99),
+     tw.DegenerateDataWarning, r"^compare: .*Stuart-Maxwell test: .* 2 separate groups of classes",
+     lambda r: r["stuart-maxwell"].statistic == 2.0 and r["stuart-maxwell"].df == 2),
+    ("cmp29-rounded-rows", cmp.brier_score, (Y, P3A.round(3)), {}, tw.TrialwiseWarning,
+     r"`proba`: 17 of 60 rows sum to between 0\.999 and 1\.001, not 1, as rounding to 3 decimals can make them",
+     lambda r: abs(r.statistic - cmp.brier_score(Y, (lambda q: np.where(abs(q.sum(1, keepdims=True) - 1) > 1e-4, q / q.sum(
+         1, keepdims=True), q))(P3A.round(3).to_numpy())).statistic) < 1e-15),
+    ("cmp29-column-order", cmp.compare, (Y, PA, PB, (0.1 + 0.7 * (PA[:, None] == np.array(["car", "cat", "dog"])))[:, [1, 2, 0]]),
+     dict(rng=0, n_resamples=99), tw.TrialwiseWarning,
+     r"`proba_a` \(its columns taken as the sorted classes of `y_true`, car, cat, dog\): .* on only 0% of the items; "
+     r"with the columns in the order cat, dog, car it would be on 100%: a column-order mistake\?",
+     lambda r: r["brier[A]"].statistic > 1),
     # ==== end of compare (issue 29, DEGENERATE list, helper B)
     # ==== cli-files-seeds (issue 29, DEGENERATE list, helper C): add rows below this line
     # ==== end of cli-files-seeds (issue 29, DEGENERATE list, helper C)
@@ -1577,6 +1614,11 @@ CLI = [
      "5"], r"no candidate observers: every observer belongs to the reference group \(5: h1, h2, h3, m1, m2\)"),
     # ==== end of leaderboard (issue 29, CLI list, helper A)
     # ==== compare (issue 29, CLI list, helper B): add rows below this line
+    ("cli-cmp29-classes-without-proba", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a", "--b", "b", "--classes", "car",
+                                         "cat"], r"--classes names the class of each probability column: it needs --proba-a"),
+    ("cli-cmp29-proba-range-hint", ["compare", F("cmp_bad_proba_csv"), "--truth", "y", "--proba-a", "pa", "--proba-b", "pb"],
+     r"column 'pa' \(--proba-a\) holds '?1\.5'? in data row 1: probabilities must be in \[0, 1\]; values above 1: if these "
+     r"are percentages, divide them by 100"),
     # ==== end of compare (issue 29, CLI list, helper B)
     # ==== cli-files-seeds (issue 29, CLI list, helper C): add rows below this line
     # an option of several values naming one twice (`ec --subjects A A` was exit 0)

@@ -337,7 +337,7 @@ def test_compare_text_report_and_figures(predictions, capsys, tmp_path):
     (["--a", "model_x", "--b", "model_2"], "no column 'model_x' (--a)"),
     (["--a", "model_1"], "give --a (or --proba-a) and --b"),
     (["--a", "model_1", "--b", "model_2", "--proba-a", "m1_cat", "m1_dog"],
-     "in data row 1, not 1 (tolerance 0.0001); pass probabilities"),
+     "the --proba-a columns: data row 1 sums to"),  # issue 29 (helper B): the library's row check and hint
     (["--a", "model_1", "--b", "model_2", "--proba-a", "y"], "column 'y' (--proba-a) has a missing or non-numeric"),
     (["--a", "model_1", "--b", "model_2", "--proba-a", "m1_cat", "m1_dog", "m1_eel", "--classes", "a", "b"],
      "--classes names 2 classes"),
@@ -1116,8 +1116,10 @@ def test_a_reader_that_goes_away_does_not_cost_the_report(tmp_path, monkeypatch)
      "A,i2,cat,cat\nB,i2,,cat\n", "{f} [B]: column 'response' has an empty value (row 5); code non-responses as a "
      "label such as 'na'"),
     (["compare", "{f}", "--truth", "truth", "--proba-a", "p0", "p1", "--b", "b"],
-     "truth,p0,p1,b\n1,0.2,0.8,1\n,,,\n0,0.5,0.6,0\n", "{f}: the --proba-a columns sum to 1.1 in data row 3, not 1 "
-     "(tolerance 0.0001); pass probabilities, not scores or logits"),
+     "truth,p0,p1,b\n1,0.2,0.8,1\n,,,\n0,0.5,0.6,0\n", "{f}: the --proba-a columns: data row 3 sums to 1.1, not 1 "
+     "(a row of 2 values rounded to 3 decimals is off by at most 0.001); the values are rounded to 1 decimal, too "
+     "coarsely to tell rounding from error (rows off by up to 0.1); write 3 or more decimals, or divide each row by "
+     "its sum yourself"),
 ])
 def test_an_error_after_a_skipped_row_names_the_file_row_after_the_warning(tmp_path, capsys, command, text, error):
     path = tmp_path / "t.csv"

@@ -692,3 +692,257 @@ def test_report_carries_bowkers_test_for_every_k(k):
         assert rep.symmetry is rep["bowker"]
     else:
         assert "bowker" not in rep.keys()
+
+
+# --------------------------------------------------------------------------- probabilities as people have them (issue 29)
+
+import re  # noqa: E402
+import warnings  # noqa: E402
+
+from trialwise.comparison.rows import ROUNDING_CLASSES, check_row_sums, rounding_tolerance  # noqa: E402
+
+CLASSES3 = np.array(["cat", "dog", "eel"])
+
+
+def _three_class(n=300, seed=29, decimals=None):
+    """Truth, A's labels and A's probabilities (columns cat, dog, eel), optionally rounded."""
+    gen = np.random.default_rng(seed)
+    y = gen.integers(0, 3, n)
+    logits = gen.normal(size=(n, 3))
+    logits[np.arange(n), y] += 2
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    if decimals is not None:
+        p = p.round(decimals)
+    return CLASSES3[y], CLASSES3[p.argmax(axis=1)], p
+
+
+def _trialwise_warnings(record):
+    """The plain TrialwiseWarnings (not the degenerate-data ones, a subclass)."""
+    return [w for w in record if w.category is tw.TrialwiseWarning]
+
+
+def test_rounding_tolerance_is_what_rounding_to_three_decimals_can_do():
+    assert [rounding_tolerance(k) for k in (2, 3, 16, 17, 1000)] == [0.001, 0.0015, 0.008, 0.008, 0.008]
+    assert ROUNDING_CLASSES == 16
+    # the worst case is reached: 16 values of 0.0625 rounded (half to even) to 0.062 sum to 0.992
+    assert np.round(np.full(16, 0.0625), 3).sum() == pytest.approx(1 - rounding_tolerance(16))
+
+
+@pytest.mark.parametrize("k, inside, outside", [
+    (16, [0.062] * 16, [0.062] * 15 + [0.0619]),                  # off by 0.008 / 0.0081
+    (3, [0.3335, 0.3335, 0.3345], [0.3335, 0.3335, 0.3346]),      # off by 0.0015 / 0.0016
+    (2, [0.4995, 0.4995], [0.4994, 0.4995]),                      # off by 0.001 / 0.0011
+])
+def test_rows_off_by_rounding_are_renormalised_and_one_more_step_is_an_error(k, inside, outside):
+    y = np.arange(k).repeat(3)
+    exact = np.tile(np.full(k, 1 / k), (len(y), 1))
+    p = exact.copy()
+    p[0] = inside
+    p[4] = inside
+    with pytest.warns(tw.TrialwiseWarning) as record:
+        got = brier_score(y, p)
+    assert len(_trialwise_warnings(record)) == 1
+    assert re.search(r"`proba`: 2 of \d+ rows sum to between .* not 1, as rounding to 3 decimals can make them; "
+                     r"those rows were divided by their sums", str(record[0].message))
+    fixed = p / p.sum(axis=1, keepdims=True)
+    assert got.statistic == brier_score(y, fixed).statistic
+    p[4] = outside
+    with pytest.raises(tw.InvalidValueError, match=rf"`proba`: row 4 sums to [\d.]+, not 1 \(a row of {k} values "
+                                                   rf"rounded to 3 decimals is off by at most {rounding_tolerance(k):g}\)"):
+        brier_score(y, p)
+
+
+def test_rows_within_float_noise_are_used_as_given_without_a_warning():
+    y, _, p = _three_class()
+    q = p.copy()
+    q[:, 0] += 5e-5                                   # within PROBA_SUM_TOLERANCE: not renormalised
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = sample_scores(y, q)
+    assert np.array_equal(got, np.round(np.sum((q - (CLASSES3[:, None] == y).T) ** 2, axis=1), 12))
+
+
+@pytest.mark.parametrize("proba, hint", [
+    (lambda p: np.log(p) * 3, r"negative values: these look like logits .*scipy\.special\.softmax"),
+    (lambda p: np.log(p), r"these look like log-probabilities: apply numpy\.exp"),
+    (lambda p: np.round(100 * p, 1), r"the rows sum to 100: these look like percentages; divide them by 100"),
+    (lambda p: 1 / (1 + np.exp(-np.log(p) - 1.5)), r"independent per-class scores \(e\.g\. sigmoid outputs\)"),
+    (lambda p: np.round(p, 2), r"the values are rounded to 2 decimals, too coarsely to tell rounding from error"),
+    (lambda p: p * 1.005, r"more than rounding to 3 decimals can explain"),
+])
+def test_numbers_that_are_not_probabilities_get_a_hint_that_fits(proba, hint):
+    y, _, p = _three_class()
+    with pytest.raises(tw.InvalidValueError, match=r"`proba`: row \d+ .*" + hint):
+        brier_score(y, proba(p))
+
+
+def test_a_logit_in_one_column_gets_the_sigmoid_hint():
+    with pytest.raises(tw.InvalidValueError, match=r"`proba` must be in \[0, 1\]; got -1\.2 \(item 1\); these look like "
+                                                   r"logits or scores; apply a sigmoid first"):
+        brier_score([0, 1, 1], [0.2, -1.2, 0.7])
+
+
+def test_check_row_sums_names_rows_the_callers_way():
+    p = np.array([[0.5, 0.5], [0.7, 0.4]])
+    with pytest.raises(tw.InvalidValueError, match=r"^the --proba-a columns: data row 3 sums to 1\.1, not 1"):
+        check_row_sums(p, "the --proba-a columns:", row=lambda i: f"data row {i + 2}")
+    assert check_row_sums(np.array([[0.5, 0.5], [0.7, 0.3005]]), "p").tolist() == [False, True]
+
+
+def test_paired_functions_warn_once_for_both_rounded_matrices():
+    y, _, p = _three_class(decimals=3)
+    _, _, q = _three_class(seed=30, decimals=3)
+    with pytest.warns(tw.TrialwiseWarning) as record:
+        score_difference(y, p, q)
+    assert len(_trialwise_warnings(record)) == 1
+    assert "`proba_a`: " in str(record[0].message) and "; `proba_b`: " in str(record[0].message)
+
+
+def test_compare_accepts_rounded_prefixed_columns_in_any_order_with_one_warning():
+    y, a, p = _three_class(decimals=3)
+    _, b, q = _three_class(seed=30, decimals=3)
+    frame_a = pd.DataFrame(p, columns=["m1_cat", "m1_dog", "m1_eel"])[["m1_dog", "m1_eel", "m1_cat"]]
+    frame_b = pd.DataFrame(q, columns=["m2_cat", "m2_dog", "m2_eel"])[["m2_eel", "m2_cat", "m2_dog"]]
+    with pytest.warns(tw.TrialwiseWarning) as record:
+        rep = tw.compare(y, a, b, frame_a, frame_b, rng=0, n_resamples=99)
+    assert len(_trialwise_warnings(record)) == 1
+    assert re.search(r"`proba_a`: \d+ of 300 rows .*; `proba_b`: \d+ of 300 rows", str(record[0].message))
+    assert rep.names == ("m1", "m2")                    # named by the columns' prefix
+    # only the rows off by more than float noise are divided by their sums (the others keep their ties)
+    exact_a, exact_b = (np.where(np.abs(x.sum(1, keepdims=True) - 1) > 1e-4, x / x.sum(1, keepdims=True), x)
+                        for x in (p, q))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sorted_columns = tw.compare(y, a, b, exact_a, exact_b, names=("m1", "m2"), rng=0, n_resamples=99)
+    pd.testing.assert_frame_equal(rep.to_frame(), sorted_columns.to_frame())
+    assert rep["auc-ovr[m1]"].statistic == pytest.approx(roc_auc_score(y, exact_a, multi_class="ovr"), abs=1e-12)
+
+
+def test_dataframe_columns_that_name_the_classes_in_two_ways_ask_for_classes():
+    y = ["cat", "cats", "at", "ats"]
+    frame = pd.DataFrame([[0.3, 0.7], [0.6, 0.4], [0.2, 0.8], [0.5, 0.5]], columns=["m_cat", "m_cats"])
+    with pytest.raises(tw.InvalidValueError, match=r"`proba`: the columns m_cat, m_cats name the classes in more than "
+                                                   r"one way: .*; pass the classes \(classes=\)"):
+        brier_score(y, frame)
+
+
+def test_an_array_in_another_column_order_gets_a_warning_naming_the_order_that_fits():
+    y, a, p = _three_class()
+    b = np.roll(a, 1)
+    shuffled = p[:, [1, 0, 2]]                          # dog, cat, eel, read as the sorted cat, dog, eel
+    with pytest.warns(tw.TrialwiseWarning) as record:
+        tw.compare(y, a, b, shuffled, rng=0, n_resamples=99)
+    assert len(_trialwise_warnings(record)) == 1
+    assert re.search(r"`proba_a` \(its columns taken as the sorted classes of `y_true`, cat, dog, eel\): its class of "
+                     r"highest probability is `pred_a` on only \d+% of the items; with the columns in the order "
+                     r"dog, cat, eel it would be on 100%: a column-order mistake\?", str(record[0].message))
+    with warnings.catch_warnings():                     # the right order, or the order given by classes=: no warning
+        warnings.simplefilter("error")
+        tw.compare(y, a, b, p, rng=0, n_resamples=99)
+        tw.compare(y, a, b, shuffled, classes=["dog", "cat", "eel"], rng=0, n_resamples=99)
+
+
+def test_a_one_d_probability_of_the_other_class_gets_a_warning():
+    gen = np.random.default_rng(3)
+    y = np.array([0, 1] * 100)
+    a, b = (np.where(gen.random(200) < share, 1 - y, y) for share in (0.2, 0.3))
+    p = np.where(b == 1, 0.8, 0.3)                      # B's probability of 1; passed as 1 - p
+    with pytest.warns(tw.TrialwiseWarning, match=r"`proba_b` \(taken as the probability of 1\): .* on only 0% of the "
+                                                 r"items; as the probability of 0 it would be on 100%: pass 1 - proba_b"):
+        tw.compare(y, a, b, None, 1 - p, rng=0, n_resamples=99)
+
+
+def test_labels_that_do_not_come_from_the_probabilities_get_the_plain_warning():
+    y, a, p = _three_class()
+    other = np.roll(a, 7)                               # no column order fits better
+    with pytest.warns(tw.TrialwiseWarning, match=r"on only \d+% of the items; are the columns in the order of the "
+                                                 r"classes, and the labels from the same classifier\?"):
+        tw.compare(y, other, a, p, rng=0, n_resamples=99)
+
+
+def test_series_names_label_the_report_unless_names_are_given():
+    y, a, p = _three_class()
+    ya, yb = pd.Series(a, name="resnet50"), pd.Series(np.roll(a, 3), name="vit")
+    rep = tw.compare(y, ya, yb, rng=0, n_resamples=99)
+    assert rep.names == ("resnet50", "vit") and repr(rep).startswith("ComparisonReport(resnet50 vs vit,")
+    assert str(rep).splitlines()[0] == "Comparison of resnet50 and vit: n = 300 items, K = 3 classes"
+    assert "accuracy[resnet50]" in rep.keys()
+    assert tw.compare(y, ya, yb, names=("x", "y"), rng=0, n_resamples=99).names == ("x", "y")
+    assert tw.compare(y, ya, yb.rename("resnet50"), rng=0, n_resamples=99).names == ("A", "B")   # one name for two
+    assert tw.compare(y, ya, list(yb), rng=0, n_resamples=99).names == ("resnet50", "B")
+
+
+def test_stuart_maxwell_with_separate_groups_of_disagreements_is_the_sum_of_the_groups():
+    # A says 1 where B says 0 and 3 where B says 2; the two groups never mix: V is singular
+    n = np.array([[5, 1, 0, 0], [4, 6, 0, 0], [0, 0, 7, 6], [0, 0, 1, 3]])
+    with pytest.warns(tw.DegenerateDataWarning, match=r"fall into 2 separate groups of classes \(0, 1 \| 2, 3\).*"
+                                                      r"statsmodels gives NaN.*df = 2"):
+        res = stuart_maxwell_test(counts=n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        parts = [stuart_maxwell_test(counts=n[:2, :2]), stuart_maxwell_test(counts=n[2:, 2:])]
+    assert res.statistic == pytest.approx(sum(r.statistic for r in parts), abs=1e-12) and res.df == 2
+    d = n.sum(1) - n.sum(0)                             # the generalised-inverse Wald statistic
+    v = -(n + n.T).astype(float)
+    np.fill_diagonal(v, n.sum(1) + n.sum(0) - 2 * np.diag(n))
+    assert res.statistic == pytest.approx(d @ np.linalg.pinv(v) @ d, abs=1e-10)
+    assert res.pvalue == pytest.approx(stats.chi2.sf(res.statistic, 2), abs=1e-15)
+    assert "2 separate groups of classes" in res.notes[0]
+
+
+def test_compare_with_separate_groups_of_disagreements_warns_once():
+    with pytest.warns(tw.DegenerateDataWarning) as record:
+        rep = tw.compare([0, 1, 2], [0, 1, 2], [0, 0, 3], rng=0, n_resamples=99)
+    assert len(record) == 1 and "separate groups of classes" in str(record[0].message)
+    assert rep["stuart-maxwell"].statistic == 2.0 and rep["stuart-maxwell"].df == 2
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    (dict(classes=[0, 1]), ValueError, r"`y_true` contains .*2.*not one of `classes`|2.*`classes`"),
+    (dict(classes=[0, 1, 1, 2]), ValueError, r"`classes` contains the class 1 twice"),
+    (dict(classes="012"), TypeError, r"`classes` must be a sequence of classes; got '012'"),
+    (dict(adjust="x"), ValueError, r"`adjust` must be one of"),
+    (dict(n_bins=0), ValueError, r"`n_bins`"),
+    (dict(bin_strategy="log"), ValueError, r"`bin_strategy` must be one of"),
+])
+def test_compare_checks_every_option_even_where_unused(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        tw.compare([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2], rng=0, n_resamples=99, **kwargs)
+
+
+def _run_cli(argv, capsys):
+    from trialwise.cli import main
+
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_compare_takes_rounded_columns_in_any_order(tmp_path, capsys):
+    y, a, p = _three_class(decimals=3)
+    _, b, q = _three_class(seed=30, decimals=3)
+    frame = pd.DataFrame({"truth": y, "resnet": a})
+    for k in (1, 2, 0):
+        frame[f"m1_{CLASSES3[k]}"] = p[:, k]
+    for k in (2, 0, 1):
+        frame[f"m2_{CLASSES3[k]}"] = q[:, k]
+    path = tmp_path / "preds.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = _run_cli(["compare", path, "--truth", "truth", "--a", "resnet", "--proba-a", "m1_dog", "m1_eel",
+                               "m1_cat", "--proba-b", "m2_eel", "m2_cat", "m2_dog", "--resamples", "99", "--seed", "0"],
+                              capsys)
+    assert code == 0, err
+    assert out.splitlines()[0] == "Comparison of resnet and m2: n = 300 items, K = 3 classes"
+    assert len(err.strip().splitlines()) == 1 and "rows sum to between" in err and "`proba_b`" in err
+    exact_b = q / q.sum(1, keepdims=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        rep = tw.compare(y, a, None, p, exact_b, names=("resnet", "m2"), n_resamples=99, rng=0)
+    assert f"{rep['auc-ovr[m2]'].statistic:.4f}" in out
+    frame["m1_dog"] = np.round(p[:, 1], 2)
+    frame.to_csv(path, index=False)
+    code, out, err = _run_cli(["compare", path, "--truth", "truth", "--a", "resnet", "--proba-a", "m1_dog", "m1_eel",
+                               "m1_cat", "--b", "resnet", "--resamples", "99"], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert re.search(r"preds\.csv: the --proba-a columns: data row \d+ sums to .*off by at most 0\.0015\); .*"
+                     r"divide each row by its sum", err)

@@ -52,7 +52,7 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
     import numpy as np
     import pandas as pd
 
-    from trialwise.comparison.probabilities import PROBA_SUM_TOLERANCE
+    from trialwise.comparison.rows import check_row_sums, looks_like
     from trialwise.data import decimal_comma_hint
     from trialwise.headers import row_numbers
 
@@ -73,8 +73,9 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
             outside = (out[col] < 0) | (out[col] > 1)
             if outside.any():
                 row = int(np.flatnonzero(outside)[0])
+                values = out[columns[0]] if len(columns) == 1 else np.column_stack([out[c] for c in columns])
                 raise CLIError(f"{what}: column {col!r} ({flag}) holds {frame[col].iloc[row]!r} in data row "
-                               f"{numbers[row]}: probabilities must be in [0, 1]")
+                               f"{numbers[row]}: probabilities must be in [0, 1]; {looks_like(values)}")
 
     if len(columns) == 1:
         in_unit_interval()
@@ -97,12 +98,10 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
             raise CLIError(f"{what}: {flag}: {exc}") from None
     in_unit_interval()
     stacked = np.column_stack([out[c] for c in columns])
-    sums = stacked.sum(axis=1)
-    bad = np.abs(sums - 1) > PROBA_SUM_TOLERANCE  # the library's check, with the row of the file
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise CLIError(f"{what}: the {flag} columns sum to {sums[row]:.6g} in data row {numbers[row]}, not 1 "
-                       f"(tolerance {PROBA_SUM_TOLERANCE:g}); pass probabilities, not scores or logits")
+    try:  # the library's check (rows off by rounding pass: compare renormalises them, with its warning)
+        check_row_sums(stacked, f"the {flag} columns:", row=lambda i: f"data row {numbers[i]}")
+    except InputError as exc:
+        raise CLIError(f"{what}: {exc}") from None
     return pd.DataFrame(stacked, columns=names)
 
 
@@ -130,12 +129,20 @@ def run_compare(args) -> int:
             from trialwise.headers import row_numbers
 
             raise CLIError(f"{what}: column {col!r} ({flag}) is empty in data row {row_numbers(frame)[row]}")
+    if args.classes is not None and not (args.proba_a and len(args.proba_a) > 1 or args.proba_b and len(args.proba_b) > 1):
+        raise CLIError("--classes names the class of each probability column: it needs --proba-a or --proba-b "
+                       "with one column per class")
     labels = frame[args.truth].to_numpy()
     proba_a = _proba_columns(frame, args.proba_a, args.classes, labels, what, "--proba-a")
     proba_b = _proba_columns(frame, args.proba_b, args.classes, labels, what, "--proba-b")
     if args.reliability and proba_a is None and proba_b is None:
         raise CLIError("--reliability needs --proba-a or --proba-b")
-    names = tuple(args.names) if args.names else (args.a or "A", args.b or "B")
+    from trialwise.comparison.rows import frame_prefix
+
+    names = tuple(args.names) if args.names else (  # the label column, else the probability columns' prefix
+        args.a or frame_prefix(frame[args.proba_a]) if args.proba_a else args.a or "A",
+        args.b or frame_prefix(frame[args.proba_b]) if args.proba_b else args.b or "B")
+    names = (names[0] or "A", names[1] or "B")
     if names[0] == names[1]:
         names = (f"{names[0]} (a)", f"{names[1]} (b)")
     with caught.collect():

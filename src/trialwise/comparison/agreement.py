@@ -6,6 +6,9 @@ classifier A labels ``j`` and classifier B labels ``k`` (A in rows). Pass the pr
 :class:`pandas.DataFrame` whose index and columns name the classes). At K = 2 with the
 correct/incorrect coding, the agreement matrix *is* the contingency table of
 :mod:`trialwise.comparison.mcnemar`, and Bowker's test is McNemar's χ².
+
+Why this module is long: about 520 lines, one concept (the agreement matrix and its five
+methods), most of them docstrings.
 """
 
 from __future__ import annotations
@@ -355,6 +358,13 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
     ``V_jj = 0`` and ``d_j = 0``; it is left out, and the degrees of freedom drop by one.
     Without any disagreement the statistic is 0, p = 1, with a warning.
 
+    ``V`` is singular when the disagreements fall into separate groups of classes (A says 1
+    where B says 0, and 3 where B says 2, but never mixes the groups): within each group the
+    ``d`` sum to 0. statsmodels (``SquareTable.homogeneity``) then gives NaN. Here one class
+    per group is left out, which makes ``V`` invertible and the statistic the sum of the
+    groups' statistics (the generalised-inverse Wald statistic), with
+    ``df`` = classes in a disagreement − groups; a warning and the note say so.
+
     Parameters
     ----------
     pred_a, pred_b : array_like, optional
@@ -374,7 +384,8 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
     Warns
     -----
     DegenerateDataWarning
-        When the two classifiers never disagree.
+        When the two classifiers never disagree, or their disagreements fall into separate
+        groups of classes.
 
     References
     ----------
@@ -403,11 +414,26 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
               "classes": tuple(names.tolist())}
     if keep.size < 2:
         return _never_disagree("Stuart-Maxwell test", "Stuart-Maxwell homogeneity", m, fields | {"df": 0})
-    use = keep[:-1]
+    # V is the Laplacian of the graph of disagreements: one class of each connected group is redundant
+    # (the group's d sum to 0); leaving out one per group makes V invertible (the last one, as for one group)
+    from scipy.sparse.csgraph import connected_components
+
+    n_groups, group = connected_components(-cov[np.ix_(keep, keep)] > 0, directed=False)
+    last = {g: i for i, g in enumerate(group.tolist())}
+    use = keep[[i for i, g in enumerate(group.tolist()) if last[g] != i]]
     chi2 = float(d[use] @ np.linalg.solve(cov[np.ix_(use, use)], d[use]))
     df = int(use.size)
+    note, msg = f"chi-square, {df} df", None
+    if n_groups > 1:
+        shown = " | ".join(", ".join(str(names[keep[i]]) for i in np.flatnonzero(group == g)) for g in range(n_groups))
+        msg = (f"Stuart-Maxwell test: the two classifiers' disagreements fall into {n_groups} separate groups of "
+               f"classes ({shown}), so the covariance of the marginal differences is singular (statsmodels "
+               f"gives NaN); the test is the sum of the groups' tests, with df = {df} (the classes in a "
+               "disagreement less one per group)")
+        note += f", {n_groups} separate groups of classes"
+        caveat(msg, DegenerateDataWarning)
     return SymmetryTestResult("Stuart-Maxwell homogeneity", chi2, float(stats.chi2.sf(chi2, df)), n=m,
-                              notes=comparison_notes(f"chi-square, {df} df"), **fields, df=df)
+                              notes=comparison_notes(note, msg), **fields, df=df)
 
 
 @records_seed

@@ -9,7 +9,7 @@ from trialwise._core.errors import InputError, InvalidValueError
 from trialwise.labels import code_labels
 
 
-__all__ = ["classes_from_columns"]
+__all__ = ["classes_from_columns", "read_columns"]
 
 
 def _named_classes(names: list[str], classes: list) -> tuple[int, ...] | None:
@@ -25,7 +25,7 @@ def _named_classes(names: list[str], classes: list) -> tuple[int, ...] | None:
     return tuple(codes.index(i) for i in range(len(names)))
 
 
-def classes_from_columns(columns: Sequence[str], labels: Iterable) -> list[str]:
+def classes_from_columns(columns: Sequence[str], labels: Iterable, *, option: str = "--classes") -> list[str]:
     """The class of each probability column, read from the column names.
 
     Parameters
@@ -36,6 +36,9 @@ def classes_from_columns(columns: Sequence[str], labels: Iterable) -> list[str]:
         The labels that occur (e.g. the true labels). A name is the class of a label by
         the one rule of :mod:`trialwise.labels` (:func:`~trialwise.labels.code_labels`):
         ``"1"`` names the label ``1.0``, ``"true"`` the label ``1`` of 0/1 labels.
+    option : str, default "--classes"
+        How the error messages name the way to pass the classes explicitly
+        (``"classes="`` in the library, which reads a DataFrame's columns by this one rule).
 
     Returns
     -------
@@ -52,7 +55,7 @@ def classes_from_columns(columns: Sequence[str], labels: Iterable) -> list[str]:
     InvalidValueError
         Neither reading names the classes, or prefixes of different length name
         different classes (``p_10, p_11`` with labels ``0, 1, 10, 11``): pass the classes
-        explicitly.
+        explicitly (``option``).
     InvalidTypeError
         ``labels`` that :func:`~trialwise.labels.code_labels` refuses (numbers mixed with text).
 
@@ -66,6 +69,18 @@ def classes_from_columns(columns: Sequence[str], labels: Iterable) -> list[str]:
     ['0', '1', '2']
     """
     names = [str(c) for c in columns]
+    named = read_columns(names, labels, option=option)
+    if named is not None:
+        return named
+    classes = code_labels({"labels": list(labels)}, same_length=False).classes
+    raise InvalidValueError(f"the columns {', '.join(names)} do not name the classes of the truth "
+                            f"({', '.join(map(str, classes[:10]))}{', ...' if len(classes) > 10 else ''}), "
+                            f"not even after a common prefix; pass the classes ({option})")
+
+
+def read_columns(columns: Sequence[str], labels: Iterable, *, option: str = "--classes") -> list[str] | None:
+    """:func:`classes_from_columns`, but None where that finds no reading (an ambiguous one is still an error)."""
+    names = [str(c) for c in columns]
     classes = code_labels({"labels": list(labels)}, same_length=False).classes
     prefix = os.path.commonprefix(names)
     if _named_classes(names, classes) is not None:
@@ -77,9 +92,5 @@ def classes_from_columns(columns: Sequence[str], labels: Iterable) -> list[str]:
     if len(set(readings.values())) > 1:
         shown = " or ".join(f"{', '.join(cuts[cut])} (after {prefix[:cut]!r})" for cut in readings)
         raise InvalidValueError(f"the columns {', '.join(names)} name the classes in more than one way: {shown}; "
-                                "pass the classes (--classes)")
-    if readings:
-        return cuts[max(readings)]
-    raise InvalidValueError(f"the columns {', '.join(names)} do not name the classes of the truth "
-                            f"({', '.join(map(str, classes[:10]))}{', ...' if len(classes) > 10 else ''}), "
-                            "not even after a common prefix; pass the classes (--classes)")
+                                f"pass the classes ({option})")
+    return cuts[max(readings)] if readings else None

@@ -3,15 +3,25 @@
 ``proba`` is either a 1-D array of the positive-class probability (binary problems; the
 positive class is the second of the two sorted classes, or ``classes[1]``) or an n × K
 matrix whose columns are the classes — in the order of ``classes=``, of the DataFrame's
-column names, or of the sorted classes of ``y_true``. Rows must sum to 1 within
-:data:`PROBA_SUM_TOLERANCE`; nothing is renormalised.
+column names (matched to the classes by name, a common prefix stripped, by the rule of
+:func:`~trialwise.comparison.columns.classes_from_columns`), or of the sorted classes of
+``y_true``.
+
+Rows must sum to 1 (:mod:`trialwise.comparison.rows`). A row within
+:data:`PROBA_SUM_TOLERANCE` of 1 (floating-point noise) is used as given. A row off by no
+more than rounding can explain — each of K values rounded to 3 decimals is off by at most
+0.0005, so a row by at most ``K · 0.0005`` (:func:`~trialwise.comparison.rows.rounding_tolerance`;
+K counted up to 16, so at most 0.008) — is divided by its sum, with one
+:class:`~trialwise.TrialwiseWarning` that counts those rows. A row off by more is an error
+whose message says what the values look like (logits, percentages, independent scores, too
+coarse a rounding).
 
 Per-sample scores (:func:`sample_scores`) are the Brier score or the log-loss of each
 item; the paired tests (:func:`score_difference`, :func:`paired_ttest`,
 :func:`wilcoxon_test`, :func:`error_correlation`) see only these scores, so they are the
 same for any K (§14.3.10).
 
-Why this module is long: about 830 lines, one concept (scores of predicted probabilities,
+Why this module is long: about 860 lines, one concept (scores of predicted probabilities,
 their paired tests and calibration), most of them docstrings.
 """
 
@@ -31,16 +41,16 @@ from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import ConfidenceInterval
 from trialwise.comparison.result import CalibrationCurve, ComparisonResult, ScoreResult, comparison_notes
 from trialwise._core.warnings import DegenerateDataWarning
-from trialwise.comparison._caveats import caveat
+from trialwise.comparison._caveats import caveat, collecting
+from trialwise.comparison.rows import PROBA_SUM_TOLERANCE, frame_classes, looks_like, renormalised
 from trialwise.labels import code_labels
 
-__all__ = ["PROBA_SUM_TOLERANCE", "SCORES", "BIN_STRATEGIES", "CALIBRATION_KINDS", "Probabilities",
+__all__ = ["PROBA_SUM_TOLERANCE",
+           "SCORES", "BIN_STRATEGIES", "CALIBRATION_KINDS", "Probabilities",
            "probabilities", "sample_scores", "brier_score", "brier_skill_score", "calibration_curve",
            "expected_calibration_error", "score_difference", "paired_ttest", "wilcoxon_test",
            "error_correlation"]
 
-#: Largest accepted ``|Σ_k p_ik − 1|`` of a probability row (float32 softmax outputs pass).
-PROBA_SUM_TOLERANCE = 1e-4
 #: Per-sample scores: Brier (squared error) and log-loss (cross-entropy).
 Score = Literal["brier", "log-loss"]
 SCORES: tuple[Score, ...] = get_args(Score)
@@ -96,8 +106,10 @@ def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any 
     the classes of ``y_true``) are coded together by the rule of :mod:`trialwise.labels`:
     a column named ``"1"`` is the class of the label ``1``.
 
+    Rows off by rounding are renormalised with a warning (module docstring).
+
     Raises ``ValueError`` naming the argument for: different lengths, NaN, values outside
-    [0, 1], rows not summing to 1 (tolerance :data:`PROBA_SUM_TOLERANCE`), K < 2, a class
+    [0, 1], rows not summing to 1 (beyond :func:`rounding_tolerance`), K < 2, a class
     of ``y_true`` without a column, a column whose class never occurs in ``y_true``, and
     a missing label; ``TypeError`` for labels and classes of kinds that can never be equal.
     """
@@ -107,21 +119,22 @@ def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any 
         proba = proba.to_numpy()
     if isinstance(proba, pd.DataFrame):
         if classes is None:
-            classes = list(proba.columns)
+            classes = frame_classes(proba, found, name)
         proba = proba.to_numpy()
-    p = v.check_probability(proba, name)
+    raw = v.as_float_array(proba, name)
+    if np.isfinite(raw).all():       # values outside [0, 1] get the error with a hint here
+        if raw.ndim == 2 and raw.shape[1] >= 2:
+            raw = renormalised(raw, name)
+        elif raw.ndim == 1 and ((raw < 0) | (raw > 1)).any():
+            i = int(np.flatnonzero((raw < 0) | (raw > 1))[0])
+            raise InvalidValueError(f"`{name}` must be in [0, 1]; got {raw[i]:.6g} (item {i}); {looks_like(raw)}")
+    p = v.check_probability(raw, name)
     if p.ndim == 1:
         classes = _binary_classes(found, classes, name)
         p = np.column_stack([1 - p, p])
     elif p.ndim == 2:
         if p.shape[1] < 2:
             raise InvalidValueError(f"`{name}` has {p.shape[1]} column; a classification problem needs K >= 2 classes")
-        sums = p.sum(axis=1)
-        bad = np.abs(sums - 1) > PROBA_SUM_TOLERANCE
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InvalidValueError(f"`{name}`: row {i} sums to {sums[i]:.6g}, not 1 (tolerance {PROBA_SUM_TOLERANCE:g}); "
-                             "pass probabilities, not scores or logits")
         if classes is None:
             classes = found
             if len(classes) != p.shape[1]:
@@ -542,8 +555,11 @@ def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = No
 def paired_probabilities(y_true: Any, proba_a: Any, proba_b: Any, *,
                          classes: Any = None) -> tuple[Probabilities, Probabilities]:
     """Both classifiers' probabilities, checked, with the same classes in the same order."""
-    a = probabilities(y_true, proba_a, "proba_a", classes=classes)
-    b = probabilities(y_true, proba_b, "proba_b", classes=classes)
+    with collecting() as caveats:           # rows renormalised in both: one warning
+        a = probabilities(y_true, proba_a, "proba_a", classes=classes)
+        b = probabilities(y_true, proba_b, "proba_b", classes=classes)
+    if caveats:
+        caveat("; ".join(message for _, message in caveats), caveats[0][0], stacklevel=4)
     same = a.k == b.k and bool(np.array_equal(*code_labels(
         {"the classes of `proba_a`": a.classes, "the classes of `proba_b`": b.classes}).codes.values()))
     if not same:

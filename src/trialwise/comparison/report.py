@@ -32,22 +32,23 @@ from trialwise.comparison.agreement import (
 )
 from trialwise.comparison.auc import auc, delong_test
 from trialwise.comparison.ensemble import EnsembleRecommendation, recommend
+from trialwise.comparison.inputs import check_classes, default_names, prepared_probabilities
 from trialwise.comparison.mcnemar import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
 from trialwise.comparison.result import ComparisonResult, ScoreResult, SymmetryTestResult, comparison_notes
 from trialwise.comparison.probabilities import (
+    BIN_STRATEGIES,
     SCORES,
     Probabilities,
     brier_score,
     calibration_curve,
     error_correlation,
     paired_ttest,
-    probabilities,
     score_difference,
     wilcoxon_test,
 )
 from trialwise.kappa import canonical_orientation, kappa_from_counts, table_statistics
 from trialwise.labels import LabelCoding
-from trialwise.significance import independence_pvalues
+from trialwise.significance import ADJUSTMENTS, independence_pvalues
 from trialwise.tables import agreement_table
 from trialwise.comparison.probabilities import BinStrategy, Score
 from trialwise.significance import Adjustment
@@ -277,7 +278,7 @@ def _predict(data: Probabilities) -> np.ndarray:
 
 @records_seed
 def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = None, proba_b: Any = None, *,
-            names: tuple[str, str] = ("A", "B"), classes: Any = None, score: Score = "brier", n_bins: int = 10,
+            names: tuple[str, str] | None = None, classes: Any = None, score: Score = "brier", n_bins: int = 10,
             bin_strategy: BinStrategy = "uniform", confidence_level: float = 0.95, alpha: float = 0.05,
             adjust: Adjustment = "holm", n_resamples: int = 10000, rng: Any = None) -> ComparisonReport:
     """Compare two classifiers on the same items with every applicable method of *Machine Learning & Signals Learning*, ch. 14.
@@ -292,15 +293,21 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         :mod:`trialwise.labels` (``1 == 1.0 == True == '1'``; numbers mixed with other
         text are a ``TypeError``; missing values a ``ValueError``), and every method uses
         that coding.
-    proba_a, proba_b : array_like, optional
+    proba_a, proba_b : array_like or pandas.DataFrame, optional
         Predicted probabilities: a 1-D positive-class probability (binary) or an n × K
-        matrix (see :mod:`trialwise.comparison.probabilities`). Methods for one
+        matrix (see :mod:`trialwise.comparison.probabilities`). A DataFrame's columns are
+        matched to the classes by name, a common prefix stripped (``m1_dog, m1_cat`` in any
+        order); an array's columns are the classes in sorted order (or ``classes=``).
+        Rows off by rounding are divided by their sums, with a warning. Methods for one
         classifier (Brier, ECE, AUC) run for each one that has probabilities; the paired
         ones (score tests, error correlation, DeLong) need both.
-    names : (str, str)
-        The classifiers' names in the report.
+    names : (str, str), optional
+        The classifiers' names in the report. Default: the names of ``pred_a`` and
+        ``pred_b`` if they are Series, else the common prefix of a DataFrame's
+        probability columns (``m1_cat, …`` → ``m1``), else "A" and "B".
     classes : sequence, optional
-        The class of each probability column.
+        The class of each probability column. Every class of ``y_true`` must be one of
+        them, each once.
     score : {"brier", "log-loss"}
         The per-sample score of the paired tests and the error correlation.
     n_bins, bin_strategy
@@ -326,7 +333,10 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     -----
     TrialwiseWarning
         At most one warning per kind (degenerate data, sparse table, …) for the whole
-        report, listing the methods concerned. Each method's caveat is also in its
+        report, listing the methods concerned. The plain :class:`~trialwise.TrialwiseWarning`
+        counts the probability rows renormalised for rounding, and flags probabilities
+        whose class of highest probability is the hard prediction on fewer than half
+        the items (a likely column-order mistake: it names the order that would agree). Each method's caveat is also in its
         result's ``notes``. The caveats are collected per call
         (a context variable, not the process-wide ``warnings.catch_warnings``), so
         concurrent calls from several threads each report their own.
@@ -348,42 +358,46 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     level = v.check_confidence_level(confidence_level)
     v.check_probability(alpha, "alpha")
     score = v.check_choice(score, "score", SCORES)
+    adjust = v.check_choice(adjust, "adjust", ADJUSTMENTS)
+    n_bins = v.check_positive_int(n_bins, "n_bins")
+    bin_strategy = v.check_choice(bin_strategy, "bin_strategy", BIN_STRATEGIES)
     gen = v.check_rng(rng)
-    if not (isinstance(names, (tuple, list)) and len(names) == 2 and names[0] != names[1]):
+    if names is None:
+        names = default_names(pred_a, pred_b, proba_a, proba_b)
+    if not (isinstance(names, (tuple, list)) and len(names) == 2 and str(names[0]) != str(names[1])):
         raise InvalidValueError(f"`names` must be two different names; got {names!r}")
     na, nb = (str(x) for x in names)
     v.check_aligned(y_true=y_true, pred_a=pred_a, pred_b=pred_b, proba_a=proba_a, proba_b=proba_b)
     y = y_true.to_numpy() if isinstance(y_true, (pd.Series, pd.Index)) else y_true
-    checked: dict[str, Probabilities] = {}     # each checked once, so that errors name the argument
-    for arg, proba in (("proba_a", proba_a), ("proba_b", proba_b)):
-        if proba is not None:
-            checked[arg] = probabilities(y, proba, arg, classes=classes)
-    if pred_a is None:
-        if proba_a is None:
-            raise InvalidTypeError("pass pred_a or proba_a")
-        pred_a = _predict(checked["proba_a"])
-    if pred_b is None:
-        if proba_b is None:
-            raise InvalidTypeError("pass pred_b or proba_b")
-        pred_b = _predict(checked["proba_b"])
-    coding = code_pair_labels(y, pred_a, pred_b)          # the labels coded together, once
-    n = len(coding.codes["y_true"])
-    right_a, right_b = coding.matches("pred_a", "y_true"), coding.matches("pred_b", "y_true")
-    table = coded_correctness_table(coding)
-    agreement = _agreement(coding)
-    lab: dict[str, Any] = {"labels": list(agreement.index)}      # the predicted classes, named and ordered as in the report
-    both = len(checked) == 2
-
-    sections: list[tuple[str, list[str]]] = []
-    results: list[ComparisonResult] = []
-
-    def add(title: str, items: list[ComparisonResult]) -> None:
-        results.extend(items)
-        sections.append((title, [r.method for r in items]))
-
+    if classes is not None:
+        check_classes(y, classes)
     # Every method runs with its caveats collected (for this call only, thread-safe): each
     # degenerate result says so in its note, and the report warns once per kind at the end.
     with collecting() as caveats:
+        checked, proba_a, proba_b, classes = prepared_probabilities(y, pred_a, pred_b, proba_a, proba_b, classes)
+        if pred_a is None:
+            if proba_a is None:
+                raise InvalidTypeError("pass pred_a or proba_a")
+            pred_a = _predict(checked["proba_a"])
+        if pred_b is None:
+            if proba_b is None:
+                raise InvalidTypeError("pass pred_b or proba_b")
+            pred_b = _predict(checked["proba_b"])
+        coding = code_pair_labels(y, pred_a, pred_b)          # the labels coded together, once
+        n = len(coding.codes["y_true"])
+        right_a, right_b = coding.matches("pred_a", "y_true"), coding.matches("pred_b", "y_true")
+        table = coded_correctness_table(coding)
+        agreement = _agreement(coding)
+        lab: dict[str, Any] = {"labels": list(agreement.index)}      # the predicted classes, named and ordered as in the report
+        both = len(checked) == 2
+
+        sections: list[tuple[str, list[str]]] = []
+        results: list[ComparisonResult] = []
+
+        def add(title: str, items: list[ComparisonResult]) -> None:
+            results.extend(items)
+            sections.append((title, [r.method for r in items]))
+
         mc = {m: mcnemar(counts=table, method=m, n_resamples=n_resamples, rng=gen) for m in MCNEMAR_METHODS}
         q = yules_q(counts=table, confidence_level=level)
         ec = _error_consistency(table, level, n_resamples, gen)
@@ -461,7 +475,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
             checks["ece"] = lambda: (calibration[na].statistic, calibration[nb].statistic)
         with collecting():           # the recommendation quotes its own degenerate checkpoints
             rec = recommend(coding, checks, names=(na, nb), alpha=alpha)
-    warn_once_per_kind(caveats, "compare")
+    warn_once_per_kind(caveats, "compare", stacklevel=4)   # one frame more: the @records_seed wrapper
     return ComparisonReport(names=(na, nb), n=n, classes=coding.classes,
                             accuracy={na: float(np.mean(right_a)), nb: float(np.mean(right_b))},
                             contingency=table, agreement=agreement, symmetry=symmetry, results=tuple(results),
