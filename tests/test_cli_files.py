@@ -155,6 +155,36 @@ def test_an_output_named_as_a_folder_or_a_broken_link_is_named(tmp_path, capsys,
     _one_error_line(code, err, f"--csv link.csv: is a broken symbolic link (to {tmp_path / 'nowhere' / 'x.csv'})")
 
 
+def test_no_output_writes_over_the_file_stdout_or_stderr_goes_to(tmp_path):
+    """`trialwise shape-bias --csv out.txt > out.txt`: the table and the printout would write over each other."""
+    argv = [sys.executable, "-m", "trialwise.cli", "shape-bias", "--resamples", "20", "--seed", "1", "--csv"]
+    for redirect in ("stdout", "stderr"):
+        target = tmp_path / f"{redirect}.txt"
+        with open(target, "w") as fh:
+            proc = subprocess.run([*argv, str(target)], text=True, timeout=120,
+                                  **{redirect: fh, "stdout" if redirect == "stderr" else "stderr": subprocess.PIPE})
+        err = proc.stderr if redirect == "stdout" else target.read_text()
+        assert proc.returncode == 2, err
+        stream = {"stdout": "standard output", "stderr": "standard error"}[redirect]
+        assert err == (f"trialwise: error: --csv {target} is also the file {stream} goes to (`>`); the two would "
+                       f"write over each other: give --csv another file name\n")
+    trials = tmp_path / "t.csv"
+    trials.write_text("subject,image,truth,response\n")
+    with open(trials, "w") as fh:  # `trialwise ec t.csv --subjects a b > t.csv`: the shell emptied t.csv
+        proc = subprocess.run([sys.executable, "-m", "trialwise.cli", "ec", str(trials), "--subjects", "a", "b"],
+                              stdout=fh, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"trialwise: error: {trials} is also the file standard output goes to (`>`), "
+                                  f"which the shell emptied before trialwise started")
+    trials.write_text("subject,image,truth,response\n")
+    with open(trials, "a") as fh:  # `>> t.csv`: the printout would be appended to the trials
+        proc = subprocess.run([sys.executable, "-m", "trialwise.cli", "ec", str(trials), "--subjects", "a", "b"],
+                              stdout=fh, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr == (f"trialwise: error: {trials} is also the file standard output goes to (`>>`): trialwise "
+                           f"would write into a file it reads; send standard output elsewhere\n")
+
+
 def test_two_outputs_may_both_be_the_null_device(capsys):
     code, out, err = run(["shape-bias", "--resamples", "20", "--seed", "1", "--csv", "/dev/null", "--figure",
                           "/dev/null"], capsys)

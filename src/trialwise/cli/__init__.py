@@ -23,7 +23,8 @@ and :func:`~trialwise.cli.common.check_files` checks them all before anything is
 an input must be a readable file (or a folder, where the command reads folders), not a device
 like ``/dev/null``; an output must be writable, not a folder; and no output may name a file the
 command reads, or another output (compared as resolved paths: symlinks, ``./x`` and ``x``, hard
-links). Each is one line naming both files, exit 2.
+links), or the file standard output or error is redirected to. Each is one line naming both
+files, exit 2.
 
 Seeds
 -----

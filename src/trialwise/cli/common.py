@@ -104,6 +104,25 @@ def _is_device(path: str) -> bool:
         return False
 
 
+def _standard_files() -> list[tuple[str, os.stat_result]]:
+    """The regular files standard output and error go to (``> out.txt``, ``2> log.txt``), if any."""
+    found = []
+    for fd, name in ((1, "standard output"), (2, "standard error")):
+        with contextlib.suppress(OSError):
+            st = os.fstat(fd)
+            if stat.S_ISREG(st.st_mode):
+                found.append((name, st))
+    return found
+
+
+def _is_stream(path: str, st: os.stat_result) -> bool:
+    try:
+        mine = os.stat(path)
+    except OSError:
+        return False
+    return (mine.st_dev, mine.st_ino) == (st.st_dev, st.st_ino)
+
+
 def check_files(inputs: list[tuple[Any, str, bool]], outputs: list[tuple[str | None, str, str]]) -> None:
     """Every file of a command, before it computes anything: each input (``(path or list of paths or None,
     flag, may be a folder)``) can be read (:func:`check_input`), each output (``(path or None, flag, kind)``,
@@ -116,6 +135,19 @@ def check_files(inputs: list[tuple[Any, str, bool]], outputs: list[tuple[str | N
             check_input(path, flag, folder)
             read.append((path, flag, os.path.isdir(path)))
     written = [(path, flag) for path, flag, kind in outputs if path is not None]
+    streams = _standard_files()
+    for source, what, _ in read:
+        for stream, st in streams:
+            if _is_stream(source, st):
+                where = source if what.isupper() else f"{what} {source}"
+                how = ("(`>`), which the shell emptied before trialwise started; restore it and" if st.st_size == 0
+                       else "(`>>`): trialwise would write into a file it reads;")
+                raise CLIError(f"{where} is also the file {stream} goes to {how} send {stream} elsewhere")
+    for path, flag in written:
+        for stream, st in streams:
+            if _is_stream(path, st):
+                raise CLIError(f"{flag} {path} is also the file {stream} goes to (`>`); the two would write over "
+                               f"each other: give {flag} another file name")
     for i, (path, flag) in enumerate(written):  # first: the user's data are at stake
         for source, what, is_folder in read:
             name = "" if what.isupper() else f" ({what})"
