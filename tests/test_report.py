@@ -208,3 +208,148 @@ def test_report_has_a_shape_bias_section_on_cue_conflict_trials():
     assert 'src="data:image/png;base64,' in section.split("<h2>")[1]
     text = _text(section)
     assert "resnet50" in text and "0.221" in text   # ResNet-50's published shape bias, from the table
+
+
+# --------------------------------------------------------------------------- the answer on the first screen (issue 29, item 6)
+
+
+@pytest.fixture(scope="module")
+def three():
+    """A 3-model board (model-vs-human sample, two experiments), its table edited by each test."""
+    trials = tw.datasets.model_vs_human_sample()
+    return tw.leaderboard(trials, tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"]), n_resamples=50,
+                          rng=0)
+
+
+def _board(lb, rows, **changes):
+    """``lb`` with its candidate rows replaced by ``rows``: (observer, score, ci_low, ci_high, rank, group, p_best)."""
+    import pandas as pd
+
+    ref = lb.table[lb.table["kind"] == "reference"]
+    cand = pd.DataFrame(rows, columns=["observer", "score", "ci_low", "ci_high", "rank", "group", "p_best"])
+    cand["kind"] = "candidate"
+    t = pd.concat([ref, cand], ignore_index=True)[list(lb.table.columns)]
+    t["rank"] = t["rank"].astype("Int64")
+    return dataclasses.replace(lb, table=t, **changes)
+
+
+SEPARATED = [("A", 0.3, 0.25, 0.35, 1, "a", 0.9), ("B", 0.2, 0.15, 0.25, 2, "b", 0.1), ("C", 0.1, 0.05, 0.15, 3, "c", 0.0)]
+
+
+def test_headline_names_the_best_its_interval_and_that_it_is_separated(three):
+    from trialwise.benchmark.report import headline
+
+    assert headline(_board(three, SEPARATED)) == (
+        "Most human-like: A (error consistency 0.300, 95% CI [0.250, 0.350]); separated from every other candidate "
+        "(Holm-corrected pairwise tests, α = 0.05); P(best) 0.900.")
+
+
+def test_headline_counts_the_candidates_tied_with_the_best(three):
+    from trialwise.benchmark.report import headline
+
+    one = [("A", 0.3, 0.25, 0.35, 1, "a", 0.6), ("B", 0.28, 0.2, 0.33, 2, "ab", 0.4), ("C", 0.1, 0.05, 0.15, 3, "b", 0)]
+    assert headline(_board(three, one)).endswith(
+        "not separated from 1 other candidate (it shares its tie group a: B); P(best) 0.600.")
+    every = [(o, s, lo, hi, r, "a", p) for o, s, lo, hi, r, _, p in one]
+    assert "not separated from the other 2 candidates (they share its tie group a: B, C)" in headline(_board(three, every))
+    # the real board: three models no test separates
+    assert headline(three).startswith(f"Most human-like: {three.table.loc[1, 'observer']} (error consistency ")
+    assert "not separated from the other 2 candidates" in headline(three)
+
+
+def test_headline_of_a_tie_at_the_top_names_every_tied_candidate(three):
+    from trialwise.benchmark.report import headline
+
+    tie = [("A", 0.3, 0.25, 0.35, 1, "a", 0.5), ("B", 0.3, 0.24, 0.36, 1, "a", 0.5), ("C", 0.1, 0.05, 0.15, 3, "b", 0)]
+    assert headline(_board(three, tie)) == (
+        "Most human-like: 2 candidates tied at rank 1 with the same score, A, B (error consistency 0.300, 95% CI "
+        "[0.250, 0.350]); separated from every other candidate (Holm-corrected pairwise tests, α = 0.05); "
+        "P(best) 0.500, 0.500.")
+
+
+def test_headline_of_a_single_candidate_and_of_undefined_scores(three):
+    from trialwise.benchmark.report import headline
+
+    assert headline(_board(three, SEPARATED[:1])) == (
+        "Most human-like: A (error consistency 0.300, 95% CI [0.250, 0.350]) — the only candidate with a score, so "
+        "there is nothing to rank it against.")
+    nan = float("nan")
+    undefined = SEPARATED[:2] + [("C", nan, nan, nan, None, "", nan)]
+    assert headline(_board(three, undefined)).endswith("P(best) 0.900; 1 candidate with an undefined score.")
+    none = [(o, nan, nan, nan, None, "", nan) for o, *_ in SEPARATED]
+    assert headline(_board(three, none)) == (
+        "Most human-like: none — no candidate has a defined score (see the notes); 3 candidates with an undefined "
+        "score.")
+
+
+def test_headline_says_most_accurate_and_lower_is_better(three):
+    from trialwise.benchmark.report import headline
+
+    acc = headline(_board(three, SEPARATED, protocol=tw.benchmark.ACCURACY))
+    assert acc.startswith("Most accurate: A (accuracy 0.300, 95% CI [0.250, 0.350]); separated")
+    lower = [(o, 1 - s, 1 - hi, 1 - lo, r, g, p) for o, s, lo, hi, r, g, p in SEPARATED]
+    diff = headline(_board(three, lower, protocol=tw.MODEL_VS_HUMAN.replace(metric="accuracy-difference")))
+    assert diff.startswith("Most human-like: A (squared accuracy difference 0.700, lower is better, 95% CI "
+                           "[0.650, 0.750]); separated")
+
+
+def test_headline_counts_the_unscored_candidates(lb):
+    from trialwise.benchmark.report import headline
+
+    assert headline(lb).endswith("; 5 candidates not scored (see Left out).")
+
+
+def test_report_opens_with_the_answer_and_the_table_before_the_methods(three):
+    from trialwise.benchmark.report import headline
+
+    page = render_report(three).html
+    answer = page.index(html_lib.escape(headline(three)))
+    table = page.index("<table>")
+    methods = page.index("joint hierarchical bootstrap")
+    assert page.index("<h1>") < answer < table < methods
+    assert page.index("Rank stability") > table and page.index("<img") > table
+    # the answer's columns first: a narrow window shows them and scrolls (overflow-x:auto) to the rank sets
+    head = re.findall(r"<th[^>]*>([^<]*)</th>", page[table:page.index("</thead>", table)])
+    assert head[:5] == ["rank", "observer", "score", "95% CI", "P(best)"]
+    assert "<div class='scroll'><table>" in page and ".scroll{overflow-x:auto" in page
+
+
+def test_cli_prints_the_answer_after_the_table(tmp_path, capsys):
+    from trialwise.cli import main
+
+    trials = tw.datasets.model_vs_human_sample()
+    path = tmp_path / "trials.csv"
+    trials[trials["experiment"].isin(["colour", "contrast"])].to_csv(path, index=False)
+    assert main(["leaderboard", str(path), "--experiments", "colour", "contrast", "--resamples", "50", "--seed",
+                 "0", "--tests", "none"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    answer = next(i for i, line in enumerate(lines) if line.startswith("Most human-like: "))
+    assert answer > next(i for i, line in enumerate(lines) if line.lstrip().startswith("3 "))  # after the table
+
+
+# --------------------------------------------------------------------------- figures: one x-scale, legends outside
+
+
+def _outside(fig, ax) -> bool:
+    """Whether the axes' legend lies outside its data area (no overlap of the drawn boxes)."""
+    fig.canvas.draw()
+    leg = ax.get_legend().get_window_extent()
+    box = ax.get_window_extent()
+    return leg.x0 >= box.x1 or leg.x1 <= box.x0 or leg.y0 >= box.y1 or leg.y1 <= box.y0
+
+
+def test_legends_are_outside_the_data_on_a_three_model_board(three):
+    for fig in (tw.plot.plot_leaderboard(three), tw.plot.plot_rank_intervals(three),
+                tw.plot.plot_agreement(three.entries())):
+        assert _outside(fig, fig.axes[0])
+
+
+def test_per_experiment_panels_share_one_x_scale(lb):
+    b = lb.by_experiment()
+    fig = tw.plot.plot_experiments(b)
+    limits = {ax.get_xlim() for ax in fig.axes if ax.get_visible()}
+    assert len(limits) == 1
+    (lo, hi), = limits
+    t = b.table
+    assert lo < np.nanmin(t[["ci_low", "score"]].to_numpy(float)) and hi > np.nanmax(t[["ci_high", "score"]].to_numpy(float))

@@ -523,7 +523,7 @@ def test_shape_bias_figure_draws_every_category_and_interval(tvs):
     cats = res.categories.copy()
     cats.loc[0, ["ci_low", "ci_high"]] = [cats.loc[0, "shape_bias"] + 0.1, cats.loc[0, "shape_bias"] + 0.2]
     odd = dataclasses.replace(res, categories=cats)
-    fig = plot_shape_bias(odd)
+    fig = plot_shape_bias(odd, per_category=True)
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert len(labels) == 16
@@ -540,6 +540,79 @@ def test_shape_bias_figure_draws_every_category_and_interval(tvs):
     with pytest.raises(ValueError, match="no observer or group 'x'"):
         plot_shape_bias(res, observers=["x"])
     plt.close("all")
+
+
+HUMANS = [f"subject-{i:02d}" for i in range(1, 11)]
+
+
+def _rows(fig) -> list[str]:
+    return [t.get_text() for t in fig.axes[0].get_yticklabels()]
+
+
+def test_shape_bias_figure_orders_by_value_and_draws_the_humans_as_one_group(tvs):
+    """Issue 29 item 6 / issue 32: one colour for the humans (group value, band over the individuals), the models
+    ordered by value, not 18 series."""
+    import matplotlib.pyplot as plt
+
+    from trialwise.plot import plot_shape_bias
+
+    res = tw.shape_bias(tvs, groups="observer_type", n_resamples=100, rng=0)
+    fig = plot_shape_bias(res)
+    rows = _rows(fig)
+    assert not any(r.startswith("subject-") or r.startswith("human") for r in rows)
+    table = res.table.set_index("observer")
+    names = [r.split(" (group")[0] for r in rows]
+    assert set(names) == set(table.index) - set(HUMANS) - {"human"}
+    assert list(table.loc[names, "shape_bias"]) == sorted(table.loc[names, "shape_bias"], reverse=True)
+    ax = fig.axes[0]
+    human = [ln for ln in ax.lines if ln.get_label().startswith("human (group of 10)")]
+    assert len(human) == 1 and human[0].get_xdata()[0] == pytest.approx(table.loc["human", "shape_bias"])
+    ind = table.loc[HUMANS, "shape_bias"]
+    assert f"individuals {ind.min():.3f}–{ind.max():.3f}" in human[0].get_label()
+    spans = [p.get_x() for p in ax.patches]  # the band over the individuals and the group's interval
+    assert any(np.isclose(x, ind.min()) for x in spans)
+    # the per-category figure: one series for the humans too
+    cat = plot_shape_bias(res, per_category=True)
+    labels = [t.get_text() for t in cat.axes[0].get_legend().get_texts()]
+    assert sum("subject-" in t for t in labels) == 0 and sum(t.startswith("human") for t in labels) == 1
+    assert len(labels) == len(table) - len(HUMANS)
+    # humans given as observers (no group row): their mean and range
+    plain = tw.shape_bias(tvs, observers=["resnet50", "vgg16-caffe", *HUMANS[:3]], n_resamples=100, rng=0)
+    fig = plot_shape_bias(plain, humans=HUMANS[:3])
+    assert _rows(fig) == ["resnet50", "vgg16-caffe"]
+    mean = plain.table.set_index("observer").loc[HUMANS[:3], "shape_bias"].mean()
+    assert any(ln.get_label().startswith(f"humans (3): mean {mean:.3f}") for ln in fig.axes[0].lines)
+    plt.close("all")
+
+
+def test_shape_bias_figure_names_a_bad_humans_argument(tvs):
+    from trialwise.plot import plot_shape_bias
+
+    res = tw.shape_bias(tvs, observers=["resnet50", "subject-01"], n_resamples=20, rng=0)
+    with pytest.raises(tw.InvalidValueError, match=r"`humans` must name a group of the result \(it has none\) or "
+                                                   r"list observers; got 'people'"):
+        plot_shape_bias(res, humans="people")
+    with pytest.raises(tw.InvalidValueError, match=r"`humans`: \['subject-02'\] are not observers of the result"):
+        plot_shape_bias(res, humans=["subject-02"])
+    with pytest.raises(tw.InvalidTypeError, match="`humans` must be a group name or a list of observers; got 3"):
+        plot_shape_bias(res, humans=3)
+
+
+def test_cli_shape_bias_figure_draws_the_humans_as_one_group(tmp_path, monkeypatch):
+    import trialwise.plot
+
+    drawn = []
+    original = trialwise.plot.plot_shape_bias
+
+    def spy(*args, **kwargs):
+        drawn.append(original(*args, **kwargs))
+        return drawn[-1]
+
+    monkeypatch.setattr(trialwise.plot, "plot_shape_bias", spy)
+    assert _cli().main(["shape-bias", "--resamples", "50", "--seed", "0", "--figure", str(tmp_path / "f.png")]) == 0
+    rows = _rows(drawn[0])
+    assert rows and not any(r.startswith("subject-") for r in rows)
+    assert any(ln.get_label().startswith("humans (10): mean") for ln in drawn[0].axes[0].lines)
 
 
 def test_texture_vs_shape_protocol():

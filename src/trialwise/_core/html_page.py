@@ -27,6 +27,7 @@ td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right;white-space:
 td.text,th.text{text-align:left}td.wrap{white-space:normal;min-width:12em}
 h1{font-size:22px}h2{font-size:18px;margin-top:1.8em}h3{font-size:15px}.note{color:#555;font-size:13px}
 .warn{color:#8a4b00;font-size:13px}
+.answer{font-size:17px;background:#eef3f8;border-left:4px solid #245;padding:.5em .8em;margin:.8em 0}
 img{max-width:100%;height:auto;display:block;margin:.4em 0}
 .scroll{overflow-x:auto;max-width:100%}
 details{margin:.5em 0}summary{cursor:pointer;color:#245;font-size:13px}

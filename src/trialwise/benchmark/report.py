@@ -22,7 +22,7 @@ from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise import plot
 from trialwise.benchmark.differences import TEST_DESCRIPTIONS
 
-__all__ = ["write_report", "render_report", "Report", "unscored_candidates", "format_p"]
+__all__ = ["write_report", "render_report", "Report", "headline", "unscored_candidates", "format_p"]
 
 
 # --------------------------------------------------------------------------- formatting
@@ -86,17 +86,18 @@ def _leaderboard_table(lb) -> str:
 
     t = lb.table
     level = f"{lb.confidence_level * 100:g}% CI"
+    # the answer's columns first, so that a narrow window shows them and scrolls to the rank sets
     out = pd.DataFrame({
         "rank": [_int(r) for r in t["rank"]],
-        "rank set": ["" if pd.isna(a) else f"{int(a)}–{int(b)}" for a, b in zip(t["rank_low"], t["rank_high"])],
-        "all at once": ["" if pd.isna(a) else f"{int(a)}–{int(b)}"
-                        for a, b in zip(t["rank_set_low"], t["rank_set_high"])],
-        "best set": ["" if pd.isna(b) else ("yes" if b else "") for b in t["in_best_set"]],
-        "group": ["" if pd.isna(g) else str(g) for g in t["group"]],
         "observer": t["observer"].astype(str),
         "score": [_fmt(s) if np.isfinite(s) else "undefined" for s in t["score"].astype(float)],
         level: [_ci(lo, hi, s) for lo, hi, s in zip(t["ci_low"], t["ci_high"], t["score"].astype(float))],
         "P(best)": [_prob(p) for p in t["p_best"]],
+        "group": ["" if pd.isna(g) else str(g) for g in t["group"]],
+        "best set": ["" if pd.isna(b) else ("yes" if b else "") for b in t["in_best_set"]],
+        "rank set": ["" if pd.isna(a) else f"{int(a)}–{int(b)}" for a, b in zip(t["rank_low"], t["rank_high"])],
+        "all at once": ["" if pd.isna(a) else f"{int(a)}–{int(b)}"
+                        for a, b in zip(t["rank_set_low"], t["rank_set_high"])],
         "undefined replicates": [_int(n) for n in t["n_undefined"]],
     })
     return _html_table(out, text_columns=("observer",))
@@ -115,6 +116,109 @@ def _pairwise_table(pairwise, level: float) -> str:
         "significant": ["yes" if s else "" for s in pairwise["significant"]],
     })
     return _html_table(out, text_columns=("higher ranked", "lower ranked"))
+
+
+#: The metric as named in the answer sentence (:func:`headline`).
+_METRIC_NAMES = {"error-consistency": "error consistency", "observed-consistency": "observed consistency",
+                 "accuracy-difference": "squared accuracy difference", "accuracy": "accuracy"}
+
+
+def _who(lb) -> str:
+    """"Most human-like" (reference group "human"), "Most accurate" (against the ground truth), or
+    "Most like the <group> observers"."""
+    if lb.protocol.against_ground_truth:
+        return "Most accurate"
+    label = str(lb.reference_row).split("–")[0]
+    return "Most human-like" if label == "human" else f"Most like the {label} observers"
+
+
+def _names(names: list, most: int = 3) -> str:
+    names = [str(n) for n in names]
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def headline(lb) -> str:
+    """The leaderboard's answer in one sentence: the best candidate, how sure, how many tie with it.
+
+    Reads the finished leaderboard and computes nothing: the best is the candidate ranked 1
+    (``rank``), with its score and interval (``score``, ``ci_low``, ``ci_high``); "separated"
+    means that no other candidate shares a letter of its tie group (``group``: Holm-corrected
+    tests of every pair at α = 1 − ``confidence_level``); ``P(best)`` is its share of the
+    bootstrap rankings in which it ranks first (``p_best``). Candidates the leaderboard could
+    not score (they lack experiments, share too few items, or have an undefined score) are
+    counted at the end. The HTML report opens with this sentence and ``trialwise leaderboard``
+    prints it after its table.
+
+    Parameters
+    ----------
+    lb : Leaderboard
+        From :func:`trialwise.leaderboard`.
+
+    Returns
+    -------
+    str
+        "Most human-like: …" (the reference group is ``human``), "Most accurate: …" (an
+        accuracy leaderboard) or "Most like the <group> observers: …"; for a metric where
+        lower is better (``accuracy-difference``) the score says so.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> trials = tw.datasets.model_vs_human_sample()
+    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
+    >>> print(headline(lb))
+    Most human-like: resnet50 (error consistency 0.218, 95% CI [0.160, 0.274]); not separated from the other 2 candidates (they share its tie group a: cornet-s, clip-16); P(best) 0.400.
+    """
+    import pandas as pd
+
+    t = lb.table
+    cand = t[t["kind"] == "candidate"]
+    ranked = cand[cand["rank"].notna()]
+    level = f"{lb.confidence_level * 100:g}%"
+    metric = _METRIC_NAMES.get(lb.protocol.metric, str(lb.protocol.metric))
+    lower = "" if lb.higher_is_better else ", lower is better"
+    n_unscored = len(unscored_candidates(lb)) + len(unpaired_candidates(lb))
+    n_undefined = len(cand) - len(ranked)
+    left = []
+    if n_unscored:
+        left.append(f"{n_unscored} candidate{'s' if n_unscored > 1 else ''} not scored (see Left out)")
+    if n_undefined:
+        left.append(f"{n_undefined} candidate{'s' if n_undefined > 1 else ''} with an undefined score")
+    tail = "".join(f"; {x}" for x in left) + "."
+
+    def value(r) -> str:
+        ci = _ci(r.ci_low, r.ci_high, r.score)
+        return f"{metric} {_fmt(r.score)}{lower}, " + (f"{level} CI {ci}" if ci else "no interval")
+
+    if not len(ranked):
+        return f"{_who(lb)}: none — no candidate has a defined score (see the notes){tail}"
+    best = ranked[ranked["rank"] == 1]
+    first = best.iloc[0]
+    if len(ranked) == 1:
+        return (f"{_who(lb)}: {first.observer} ({value(first)}) — the only candidate with a score, so there is "
+                f"nothing to rank it against{tail}")
+    if len(best) > 1:
+        lead = (f"{_who(lb)}: {len(best)} candidates tied at rank 1 with the same score, "
+                f"{_names(list(best['observer']), 4)} ({value(first)})")
+    else:
+        lead = f"{_who(lb)}: {first.observer} ({value(first)})"
+    others = ranked[ranked["rank"] != 1]
+    mine = set(str(first.group)) if not pd.isna(first.group) else set()
+    tied = [o for o, g in zip(others["observer"], others["group"]) if not pd.isna(g) and mine & set(str(g))]
+    alpha = f"{1 - lb.confidence_level:.3g}"
+    if not len(others):
+        sep = "no other candidate to separate from"
+    elif not tied:
+        sep = f"separated from every other candidate (Holm-corrected pairwise tests, α = {alpha})"
+    else:
+        letters = "".join(sorted(mine))
+        whom = (f"the other {len(others)} candidate{'s' if len(others) > 1 else ''}" if len(tied) == len(others)
+                else f"{len(tied)} other candidate{'s' if len(tied) > 1 else ''}")
+        sep = (f"not separated from {whom} ({'it shares' if len(tied) == 1 else 'they share'} its tie group "
+               f"{letters}: {_names(tied)})")
+    p_best = ", ".join(x for x in (_prob(p) for p in best["p_best"]) if x)
+    return f"{lead}; {sep}" + (f"; P(best) {p_best}" if p_best else "") + tail
 
 
 def unpaired_candidates(lb) -> list:
@@ -202,19 +306,10 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
     failures: list[str] = []
     level = f"{lb.confidence_level * 100:g}%"
     title = title or f"trialwise leaderboard — {lb.protocol.name}"
-    parts = [f"<p class='note'>{html.escape(lb.describe())}. {level} intervals from a joint hierarchical "
-             f"bootstrap ({html.escape(str(lb.ci_method))}, B = {lb.n_resamples}): "
-             f"{'clusters of items' if lb.resampled == 'clusters' else 'items'} resampled within each "
-             f"condition, the same replicate for every observer, every level recomputed.</p>"]
+    pct = f"{lb.confidence_level * 100:g}%"
     k = len(lb.candidates)
-    tau = lb.kendall_tau
-    if k >= 2 and np.isfinite(tau.statistic):
-        parts.append(f"<p>Rank stability: mean Kendall's τ between the ranking and the bootstrap rankings "
-                     f"{_fmt(tau.statistic)} ({level} of replicates in [{_fmt(tau.confidence_interval.low)}, "
-                     f"{_fmt(tau.confidence_interval.high)}]).</p>")
-    else:
-        parts.append("<p>Rank stability: not defined — Kendall's τ compares rankings of at least two "
-                     f"candidates, and this leaderboard has {k}.</p>")
+    # the first screen: the answer, then the table; how the numbers were made follows them
+    parts = [f"<p class='answer'>{html.escape(headline(lb))}</p>", _leaderboard_table(lb)]
     unscored = unscored_candidates(lb)
     if len(unscored):
         names = ", ".join(unscored["observer"].astype(str))
@@ -225,15 +320,24 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
         parts.append(f"<p class='warn'>Not scored ({len(unpaired)}): {html.escape(', '.join(map(str, unpaired)))} — "
                      f"they share fewer than {lb.protocol.min_items} images with every reference observer in every "
                      f"condition of an experiment (see the notes).</p>")
-
-    pct = f"{lb.confidence_level * 100:g}%"
-    parts += ["<h2>Leaderboard</h2>", _figure("Leaderboard", lambda: plot.plot_leaderboard(lb), failures),
-              _leaderboard_table(lb),
-              f"<p class='note'>Rank sets (Mogstad, Romano, Shaikh &amp; Wilhelm 2024): <b>rank set</b> holds "
-              f"that model's true rank with {pct} confidence; <b>all at once</b> holds every model's true rank "
-              f"jointly with {pct} confidence; <b>best set</b> marks a set that holds the truly best model with "
-              f"{pct} confidence; models that share a letter in <b>group</b> are not separated by "
-              f"Holm-corrected pairwise tests at α = {format_p(1 - lb.confidence_level)}.</p>"]
+    parts.append(f"<p class='note'>Rank sets (Mogstad, Romano, Shaikh &amp; Wilhelm 2024): <b>rank set</b> holds "
+                 f"that model's true rank with {pct} confidence; <b>all at once</b> holds every model's true rank "
+                 f"jointly with {pct} confidence; <b>best set</b> marks a set that holds the truly best model with "
+                 f"{pct} confidence; models that share a letter in <b>group</b> are not separated by "
+                 f"Holm-corrected pairwise tests at α = {format_p(1 - lb.confidence_level)}.</p>")
+    parts += ["<h2>Scores</h2>", _figure("Leaderboard", lambda: plot.plot_leaderboard(lb), failures)]
+    parts += [f"<h2>How these numbers were made</h2><p class='note'>{html.escape(lb.describe())}. {level} intervals "
+              f"from a joint hierarchical bootstrap ({html.escape(str(lb.ci_method))}, B = {lb.n_resamples}): "
+              f"{'clusters of items' if lb.resampled == 'clusters' else 'items'} resampled within each "
+              f"condition, the same replicate for every observer, every level recomputed.</p>"]
+    tau = lb.kendall_tau
+    if k >= 2 and np.isfinite(tau.statistic):
+        parts.append(f"<p>Rank stability: mean Kendall's τ between the ranking and the bootstrap rankings "
+                     f"{_fmt(tau.statistic)} ({level} of replicates in [{_fmt(tau.confidence_interval.low)}, "
+                     f"{_fmt(tau.confidence_interval.high)}]).</p>")
+    else:
+        parts.append("<p>Rank stability: not defined — Kendall's τ compares rankings of at least two "
+                     f"candidates, and this leaderboard has {k}.</p>")
     t = lb.table
     score = t["score"].astype(float).to_numpy()
     with np.errstate(invalid="ignore"):
@@ -291,18 +395,14 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
         sb = shape_bias.to_frame()
         groups = [o for o, kind in zip(sb["observer"], sb["kind"]) if kind == "group"]
         cands = sb[sb["observer"].isin(lb.candidates)].sort_values("shape_bias", ascending=False)["observer"].tolist()
-        if len(cands) <= 8:
-            shown, shown_what = groups + cands, "the groups and the scored candidates"
-        else:  # more series would be unreadable
-            shown = groups + cands[:3] + cands[-3:]
-            shown_what = (f"the groups and the 3 most and 3 least shape-biased of the {len(cands)} scored "
-                          f"candidates")
+        shown = groups + cands  # one row each, ordered by value; the humans are one group, not rows
         parts += ["<h2>Shape bias (cue-conflict images)</h2>",
                   f"<p class='note'>Share of shape decisions among the answers that named the shape or the texture "
                   f"of a cue-conflict image (Geirhos et al. 2019), per observer and group, with {level} intervals "
                   f"({html.escape(str(sb['ci_method'].iloc[0]))}) from a bootstrap over images shared by all "
-                  f"observers.</p>",
-                  f"<p class='note'>The figure shows {shown_what} (every observer is in the table).</p>",
+                  f"observers. The figure orders the groups and the scored candidates by their shape bias and "
+                  f"draws the humans as one group: a line at the group's value (shaded: its interval) and a "
+                  f"lighter band over the range of the individual humans (every observer is in the table).</p>",
                   _figure("Shape bias", lambda: plot.plot_shape_bias(shape_bias, observers=shown), failures),
                   "<details><summary>as a table</summary>",
                   _html_table(sb.assign(shape_bias=[_fmt(x) for x in sb["shape_bias"]],

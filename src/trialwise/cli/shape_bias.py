@@ -120,8 +120,13 @@ def run_shape_bias(args) -> int:
         use_agg()
         from trialwise.plot import plot_shape_bias
 
+        humans = None  # drawn as one group: the result's 'human' group (--groups), else observer_type 'human'
+        if not args.groups and "observer_type" in frame.columns:
+            who = set(frame.loc[frame["observer_type"].astype(str) == "human",
+                                args.subject_column or "subject"].astype(str))
+            humans = [o for o in res.observers if str(o) in who] or None
         with caught.collect():
-            fig = plot_shape_bias(res)
+            fig = plot_shape_bias(res, humans=humans)
         save_figure(fig, args.figure, "--figure")
     if not args.json:
         caught.report()

@@ -48,3 +48,21 @@ def draw_intervals(ax, estimate, low, high, y, *, color, ms: float = 4, lw: floa
                 label="estimate outside its interval")
     return int(outside.sum())
 
+
+def legend_outside(ax, **kwargs):
+    """The legend right of the axes, outside the data area (constrained layout makes room for it)."""
+    kwargs.setdefault("fontsize", 7)
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, frameon=False, **kwargs)
+
+
+def shared_xlim(axes, low, high, estimate, pad: float = 0.04):
+    """One x-range for ``axes``: every interval bound and estimate inside, with a margin; None when none is finite."""
+    values = np.concatenate([np.ravel(np.asarray(a, dtype=float)) for a in (low, high, estimate)])
+    values = values[np.isfinite(values)]
+    if not values.size:
+        return None
+    lo, hi = float(values.min()), float(values.max())
+    margin = pad * (hi - lo) if hi > lo else 0.05
+    for ax in axes:
+        ax.set_xlim(lo - margin, hi + margin)
+    return lo - margin, hi + margin

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from trialwise._core.errors import InvalidValueError
-from trialwise.plot._common import figure_axes, draw_intervals, label_inches
+from trialwise.plot._common import draw_intervals, figure_axes, label_inches, legend_outside, shared_xlim
 from trialwise.observed_agreement import attainable_agreement, chance_agreement_interval
 
 __all__ = [
@@ -62,11 +62,12 @@ def plot_leaderboard(lb, *, ax: Any = None):
     """
     t = lb.table
     cand = t[t["kind"] == "candidate"].reset_index(drop=True)
-    width = min(14.0, 3.6 + label_inches(cand["observer"]))
-    fig, ax = figure_axes(ax, figsize=(width, 0.25 * len(cand) + 1.6))
+    ref = t[t["kind"] == "reference"]
+    legend = ["estimate outside its interval", "candidates"] + [f"{o} 0.000" for o in ref["observer"]]
+    width = min(16.0, 3.6 + label_inches(cand["observer"]) + label_inches(legend, 8) + 0.3)
+    fig, ax = figure_axes(ax, figsize=(width, max(0.25 * len(cand) + 1.6, 2.2)))
     y = np.arange(len(cand))[::-1]
     draw_intervals(ax, cand["score"], cand["ci_low"], cand["ci_high"], y, color="C0", label="candidates")
-    ref = t[t["kind"] == "reference"]
     if len(ref):
         r = ref.iloc[0]
         if np.isfinite(r.ci_low) and np.isfinite(r.ci_high):
@@ -76,7 +77,7 @@ def plot_leaderboard(lb, *, ax: Any = None):
     ax.set_ylim(-0.7, len(cand) - 0.3)
     ax.set_xlabel(f"{_metric_label(lb)}, {lb.confidence_level * 100:g}% CI")
     ax.set_title(lb.protocol.name, fontsize=9)
-    ax.legend(fontsize=8, loc="best")
+    legend_outside(ax, fontsize=8)  # never over the data, however few the candidates
     return fig
 
 
@@ -125,8 +126,8 @@ def plot_rank_intervals(lb, *, ax: Any = None):
     best = [bool(b) if not pd.isna(b) else False for b in t["in_best_set"]] if "in_best_set" in t else [False] * len(t)
     labels = [("★ " if b else "") + (f"{o}  (P best {p:.2f})" if p >= 0.005 else str(o))
               for o, p, b in zip(t["observer"], t["p_best"], best)]
-    width = min(14.0, 3.6 + label_inches(labels))
-    fig, ax = figure_axes(ax, figsize=(width, 0.25 * len(t) + 1.6))
+    width = min(16.0, 3.6 + label_inches(labels) + 1.9)
+    fig, ax = figure_axes(ax, figsize=(width, max(0.25 * len(t) + 1.6, 2.2)))
     y = np.arange(len(t))[::-1]
     rank = t["rank"].astype(float).to_numpy()
     level = f"{lb.confidence_level * 100:g}%"
@@ -139,7 +140,7 @@ def plot_rank_intervals(lb, *, ax: Any = None):
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_ylim(-0.7, len(t) - 0.3)
     ax.set_xlabel("rank; 1 = best" + ("; ★ in the confidence set of the best" if any(best) else ""))
-    ax.legend(fontsize=7, loc="upper right", title="rank set holds the true rank of", title_fontsize=7)
+    legend_outside(ax, title="rank set holds\nthe true rank of", title_fontsize=7)
     ax.set_xlim(0.5, len(t) + 0.5)
     if len(t) <= 12:
         ax.set_xticks(range(1, len(t) + 1))
@@ -224,8 +225,9 @@ def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = No
 
     ``observers``: which observers, top to bottom (default: the reference row, then the
     candidates by their mean rank over the experiments, best first — pass
-    ``list(lb.table["observer"])`` for the leaderboard's order). The same order in every
-    panel, so an observer's row can be followed across experiments. The reference row is
+    ``list(lb.table["observer"])`` for the leaderboard's order). The same order and the same
+    x-range in every panel, so an observer's row can be followed and compared across
+    experiments. The reference row is
     drawn in orange. Intervals are segments, estimates dots (hollow when outside their
     interval).
 
@@ -289,6 +291,9 @@ def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = No
         ax.grid(axis="y", color="0.93", lw=0.6)
     for ax in axes.ravel()[len(exps):]:
         ax.set_visible(False)
+    shown = t[t["observer"].isin(names)]
+    # one x-scale in every panel, so that a score can be compared across experiments by eye
+    shared_xlim(axes.ravel()[:len(exps)], shown["ci_low"], shown["ci_high"], shown["score"])
     axes[0, 0].set_yticks(y, names, fontsize=6.5)
     axes[0, 0].set_ylim(-0.7, len(names) - 0.3)
     return fig
@@ -395,7 +400,7 @@ def plot_agreement(entries, *, experiment: str | None = None, confidence_level: 
     """
 
     e = entries if experiment is None else entries[entries["experiment"] == experiment]
-    fig, ax = figure_axes(ax, figsize=(4.8, 4.5))
+    fig, ax = figure_axes(ax, figsize=(7.0, 4.5))
     ce = np.linspace(0.0, 0.999, 400)
     ax.fill_between(ce, *attainable_agreement(ce), color="0.92", label="attainable")
     ns = np.asarray(e["n"], dtype=float)
@@ -420,6 +425,7 @@ def plot_agreement(entries, *, experiment: str | None = None, confidence_level: 
     ax.set_xlabel("expected agreement c_exp")
     ax.set_ylabel("observed agreement c_obs")
     ax.set_title(experiment or "all conditions", fontsize=9)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.set_aspect("equal")
+    legend_outside(ax)
     return fig
 
