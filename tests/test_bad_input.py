@@ -1612,6 +1612,9 @@ CLI = [
      r"none of the experiments named \(`experiments`, --experiments\) is in the trials: zzz; the trials have exp$"),
     ("cli-lb-only-humans", ["leaderboard", F("good_csv"), "--reference", "h1", "h2", "h3", "m1", "m2", "--resamples",
      "5"], r"no candidate observers: every observer belongs to the reference group \(5: h1, h2, h3, m1, m2\)"),
+    ("cli-lb-min-items-0", ["leaderboard", F("good_csv"), "--min-items", "0"], r"--min-items must be an integer >= 1; got 0$"),
+    ("cli-lb-five-items-says-the-flag", ["leaderboard", F("five_csv"), "--resamples", "5"],
+     r"min_items \(20\) images in any condition.*trialwise leaderboard --min-items"),
     # ==== end of leaderboard (issue 29, CLI list, helper A)
     # ==== compare (issue 29, CLI list, helper B): add rows below this line
     ("cli-cmp29-classes-without-proba", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a", "--b", "b", "--classes", "car",

@@ -412,3 +412,17 @@ def test_a_model_always_right_where_the_humans_are_too_is_named_and_the_others_r
     for name, score in zip(lb.observers, lb.scores):
         assert score == brute[name] or (np.isnan(score) and np.isnan(brute[name])), name
     assert lb.table.set_index("observer").loc["m2", "rank"] is pd.NA
+
+
+def test_the_command_line_lowers_min_items_as_its_error_says(tmp_path, capsys):
+    """The error for too few shared images told a command-line user to call protocol.replace: now --min-items."""
+    path = tmp_path / "t.csv"
+    _trials(n=8).to_csv(path, index=False)
+    argv = ["leaderboard", str(path), "--resamples", "50", "--seed", "0", "-q", "--tests", "none"]
+    assert main(argv) == 2
+    assert "trialwise leaderboard --min-items" in capsys.readouterr().err
+    assert main(argv + ["--min-items", "5", "--csv", str(tmp_path / "lb.csv")]) == 0
+    capsys.readouterr()
+    want = tw.leaderboard(tw.read_trials(_trials(n=8)), PROTO.replace(min_items=5), n_resamples=50, rng=0)
+    got = pd.read_csv(tmp_path / "lb.csv").set_index("observer")["score"]
+    np.testing.assert_allclose(got.loc[list(want.observers)].to_numpy(), want.scores, rtol=1e-12)

@@ -265,7 +265,7 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         if unpaired:
             raise InvalidValueError(f"no candidate shares the protocol's min_items ({protocol.min_items}) images "
                                     f"with a reference observer in a condition of every experiment; lower "
-                                    f"`min_items` (protocol.replace(min_items=...)) or collect more trials")
+                                    f"`min_items` (protocol.replace(min_items=...); --min-items) or collect more trials")
         raise InvalidValueError(f"no candidate covers all {len(exps)} experiments of protocol {protocol.name!r}; "
                          f"restrict the protocol's `experiments`")
     lacking_of = {c: sorted(set(exps) - set(cover[c])) for c in cand_all if c not in candidates and c not in unpaired}
@@ -375,7 +375,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     if not len(entry_rows) and sparse_count:
         raise InvalidValueError(f"no pair of observers shares the protocol's min_items ({protocol.min_items}) images "
                                 f"in any condition, so there is nothing to score; lower `min_items` "
-                                f"(protocol.replace(min_items=...); for an assembly, the `min_items=` of "
+                                f"(protocol.replace(min_items=...); trialwise leaderboard --min-items; for an "
+                                f"assembly, the `min_items=` of "
                                 f"tw.brainscore.ErrorConsistency or BehavioralBenchmark.from_assembly) or collect "
                                 f"more trials")
     entry_exps = np.concatenate(lab_exp).astype(np.intp) if lab_exp else np.empty(0, np.intp)

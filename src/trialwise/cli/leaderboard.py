@@ -51,6 +51,9 @@ def add_leaderboard(sub) -> argparse.ArgumentParser:
     scope.add_argument("--common-experiments", action="store_true",
                        help="only the experiments that every candidate has, so that every candidate is scored")
     lb.add_argument("--metric", default=None, choices=_metrics(), help="pair metric (default: error-consistency)")
+    lb.add_argument("--min-items", type=int, default=None, metavar="N",
+                    help="the fewest images two observers must share in a condition for their pair to count "
+                         "(default 20; below about 20 a pair's error consistency is mostly noise)")
     lb.add_argument("--score", metavar="COLUMN", default=None,
                     help="column of per-item scores in [0, 1] (partial credit, F1) of a tidy table: with "
                          "--protocol accuracy the score of a model is its mean score")
@@ -196,6 +199,10 @@ def run_leaderboard(args) -> int:
                                    name=_data_name(args.path), experiments=args.experiments)
     if args.metric:
         protocol = protocol.replace(metric=args.metric)
+    if args.min_items is not None:
+        if args.min_items < 1:
+            raise CLIError(f"--min-items must be an integer >= 1; got {args.min_items}")
+        protocol = protocol.replace(min_items=args.min_items)
     if args.common_experiments:
         common = _common_experiments(trials, protocol, args.reference)
         protocol = protocol.replace(experiments=common, name=f"{protocol.name}, common experiments only")
