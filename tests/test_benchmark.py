@@ -642,6 +642,10 @@ def test_own_trials_without_a_protocol_are_scored_by_one_built_from_them_and_tit
     np.testing.assert_array_equal(lb.replicates, same.replicates)
     pd.testing.assert_frame_equal(lb.table, same.table)
     assert tw.leaderboard(t, name="my study", n_resamples=20, rng=0).protocol.name == "my study"
+    # a protocol used as it is is retitled by name= too (not silently ignored)
+    titled = tw.leaderboard(t, tw.Protocol("x"), name="my study", n_resamples=100, rng=0)
+    assert titled.protocol.name == "my study" and titled.protocol.from_trials is None
+    np.testing.assert_array_equal(titled.scores, lb.scores)
     # difference_test takes the same default
     res = tw.difference_test(t, "net-a", "net-b", n_resamples=100, rng=0)
     assert res.protocol == "your trials" and np.isfinite(res.statistic)

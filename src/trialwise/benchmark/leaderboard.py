@@ -1082,9 +1082,9 @@ def leaderboard(
         observer ranked by its accuracy, averaged over conditions, then experiments; no
         reference group and no reference row.
     name : str, optional
-        The title of a leaderboard scored by a protocol built from the trials (default
-        ``"your trials"``; ``trialwise leaderboard`` gives the file's name); a protocol that
-        was used as it is keeps its own name.
+        The leaderboard's title (its protocol's ``name``): default the protocol's own name,
+        and ``"your trials"`` for a protocol built from the trials (``trialwise leaderboard``
+        gives the file's name there).
     reference : str or list of str, optional
         The reference observers by name (default: the observers whose
         ``observer_type`` is ``protocol.reference``).
@@ -1182,6 +1182,8 @@ def leaderboard(
     method = v.check_choice(ci_method, "ci_method", BENCHMARK_CI_METHODS)
     t = as_trials(trials)
     proto = protocol_for_trials(protocol, sorted(map(str, t["experiment"].unique())), name=name)
+    if name is not None and proto.from_trials is None:  # a named protocol, retitled
+        proto = proto.replace(name=name)
     design = build_design(t, proto, reference, clusters=None if clusters is None else
                           cluster_labels(trials, t, clusters))
     return leaderboard_from_design(design, n_resamples=b, confidence_level=level, ci_method=method, rng=rng,
