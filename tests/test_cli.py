@@ -586,7 +586,7 @@ def test_failed_write_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
 
     def fake_open(path, mode="r", *a, **k):
         fh = real_open(path, mode, *a, **k)
-        return Full(fh) if str(path) == str(target) and "w" in mode else fh
+        return Full(fh) if os.path.dirname(str(path)) == str(tmp_path) and "w" in mode else fh
 
     from trialwise import cli
     from trialwise.cli.common import write_text
@@ -594,7 +594,60 @@ def test_failed_write_leaves_no_partial_file(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(builtins, "open", fake_open)
     with pytest.raises(cli.CLIError, match="cannot write"):
         write_text(str(target), "x" * 100, "--csv")
-    assert not target.exists()
+    assert not target.exists() and not list(tmp_path.iterdir())
+    monkeypatch.setattr(builtins, "open", real_open)
+    target.write_text("the earlier table")  # a failed write leaves an earlier file of that name as it was
+    monkeypatch.setattr(builtins, "open", fake_open)
+    with pytest.raises(cli.CLIError, match="cannot write"):
+        write_text(str(target), "x" * 100, "--csv")
+    assert target.read_text() == "the earlier table" and [f.name for f in tmp_path.iterdir()] == ["t.csv"]
+
+
+def test_written_files_keep_the_permissions_and_write_through_symlinks(tmp_path):
+    from trialwise.cli.common import write_text
+
+    new, old, real, link = (tmp_path / n for n in ("new.csv", "old.csv", "real.csv", "link.csv"))
+    write_text(str(new), "a", "--csv")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert new.stat().st_mode & 0o777 == 0o666 & ~mask
+    old.write_text("b")
+    old.chmod(0o640)
+    write_text(str(old), "c", "--csv")
+    assert old.read_text() == "c" and old.stat().st_mode & 0o777 == 0o640
+    real.write_text("d")
+    link.symlink_to(real)
+    write_text(str(link), "e", "--csv")
+    assert link.is_symlink() and real.read_text() == "e"
+    write_text("/dev/null", "f", "--csv")  # a device is written in place
+    assert os.path.exists("/dev/null") and not os.path.isfile("/dev/null")
+
+
+def test_ctrl_c_while_a_file_is_written_leaves_the_earlier_file_and_no_part(tmp_path):
+    target = tmp_path / "t.csv"
+    target.write_text("the earlier table")
+    code = f"""
+import builtins, os, signal, sys, time
+real_open = builtins.open
+def interrupting_open(path, mode="r", *a, **k):
+    fh = real_open(path, mode, *a, **k)
+    if str(path).endswith(".part"):
+        fh.write(b"half of it")
+        fh.flush()
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(30)
+    return fh
+builtins.open = interrupting_open
+from trialwise.cli import main
+sys.exit(main(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.3",
+               "--simulations", "50", "--seed", "0", "--quiet", "--figure", {str(target.with_suffix(".png"))!r}]))
+"""
+    (tmp_path / "t.png").write_text("the earlier figure")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.endswith("trialwise: interrupted\n")
+    assert (tmp_path / "t.png").read_text() == "the earlier figure"
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["t.csv", "t.png"]
 
 
 # --------------------------------------------------------------------------- plan says what it found

@@ -15,6 +15,7 @@ import math
 import os
 import stat
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -210,17 +211,46 @@ def _figure_format(path: str, flag: str) -> str:
     return suffix
 
 
+#: Files being written, not yet in place: the Ctrl-C handler (:mod:`trialwise.cli`) removes them before it exits.
+PENDING: set[str] = set()
+
+
+def _new_file_mode() -> int:
+    """The permissions a new file gets (0o666 less the umask), as ``open`` would create it."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def _write_bytes(path: str, data: bytes, flag: str) -> None:
-    """Write ``data`` to exactly ``path``; a failure (full disk, permissions) is one line, no partial file."""
-    p = Path(path)
-    existed = p.exists()
+    """Write ``data`` to exactly ``path``, whole or not at all: into a temporary file beside it, then moved into
+    place, so a failure (full disk) or Ctrl-C leaves no partial file and an earlier file of that name intact.
+    A device or pipe (``/dev/null``) is written directly. A failure is one line."""
+    target = Path(os.path.realpath(path))  # through a symlink: the file it names
     try:
-        with open(p, "wb") as fh:
-            fh.write(data)
-    except OSError as exc:
-        if not existed:
+        mode = os.stat(target).st_mode
+    except OSError:
+        mode = None
+    try:
+        if mode is not None and not stat.S_ISREG(mode):
+            with open(path, "wb") as fh:
+                fh.write(data)
+            return
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+        PENDING.add(tmp)
+        try:
+            os.close(fd)
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+            os.chmod(tmp, stat.S_IMODE(mode) if mode is not None else _new_file_mode())
+            os.replace(tmp, target)
+        except BaseException:
             with contextlib.suppress(OSError):
-                p.unlink()
+                os.unlink(tmp)
+            raise
+        finally:
+            PENDING.discard(tmp)
+    except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise CLIError(f"{flag} {path}: cannot write ({reason})") from None
 
