@@ -1261,6 +1261,10 @@ API = [
     ("cmp29-frame-ambiguous", cmp.brier_score, (["cat", "cats", "at", "ats"], pd.DataFrame(
         [[0.3, 0.7], [0.6, 0.4], [0.2, 0.8], [0.5, 0.5]], columns=["m_cat", "m_cats"])), {}, ValueError,
      r"`proba`: the columns m_cat, m_cats name the classes in more than one way: .*pass the classes \(classes=\)"),
+    ("cmp29-ensemble-classes-without-a-truth-class", cmp.ensemble_recommendation, ([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2]),
+     dict(classes=[0, 1]), ValueError, r"`y_true` has the label 2 \(position 2\), which is not one of `classes` \(0, 1\)"),
+    ("cmp29-ensemble-bins-unused", cmp.ensemble_recommendation, (Y, PA, PB), dict(n_bins=0), ValueError,
+     r"`n_bins` must be an integer >= 1; got 0"),
     # ==== end of compare (issue 29, API list, helper B)
     # ==== cli-files-seeds (issue 29, API list, helper C): add rows below this line
     # ==== end of cli-files-seeds (issue 29, API list, helper C)
@@ -1344,6 +1348,9 @@ DEGENERATE = [
      r"`proba_a` \(its columns taken as the sorted classes of `y_true`, car, cat, dog\): .* on only 0% of the items; "
      r"with the columns in the order cat, dog, car it would be on 100%: a column-order mistake\?",
      lambda r: r["brier[A]"].statistic > 1),
+    ("cmp29-auc-without-variance", cmp.auc, ([0, 1, 0, 1], [0.1, 0.8, 0.3, 0.6]), {}, tw.DegenerateDataWarning,
+     r"AUC = 1: DeLong's variance is 0 .*the interval has no width",
+     lambda r: (r.confidence_interval.low, r.confidence_interval.high) == (1.0, 1.0) and "no width" in r.notes[-1]),
     # ==== end of compare (issue 29, DEGENERATE list, helper B)
     # ==== cli-files-seeds (issue 29, DEGENERATE list, helper C): add rows below this line
     # ==== end of cli-files-seeds (issue 29, DEGENERATE list, helper C)

@@ -139,7 +139,9 @@ def test_example_14_9_paired_scores():
 
 def test_example_14_9_auc_both_perfect():
     # §14.2.7: both classifiers separate the classes perfectly, so DeLong cannot tell them apart
-    assert auc(Y6, P1).statistic == auc(Y6, P2).statistic == 1.0
+    for p in (P1, P2):
+        with pytest.warns(tw.DegenerateDataWarning, match="no width"):     # issue 29: was a silent [1, 1]
+            assert auc(Y6, p).statistic == 1.0
     with pytest.warns(tw.DegenerateDataWarning, match="no variance"):
         res = delong_test(Y6, P1, P2)
     assert res.statistic == 0 and res.pvalue == 1
@@ -946,3 +948,33 @@ def test_cli_compare_takes_rounded_columns_in_any_order(tmp_path, capsys):
     assert code == 2 and err.count("\n") == 1
     assert re.search(r"preds\.csv: the --proba-a columns: data row \d+ sums to .*off by at most 0\.0015\); .*"
                      r"divide each row by its sum", err)
+
+
+def test_an_auc_without_variance_says_its_interval_has_no_width():
+    with pytest.warns(tw.DegenerateDataWarning, match=r"AUC = 1: DeLong's variance is 0 .* the interval has no width"):
+        res = auc([0, 1, 0, 1], [0.1, 0.8, 0.3, 0.6])
+    assert (res.statistic, res.confidence_interval.low, res.confidence_interval.high) == (1.0, 1.0, 1.0)
+    assert res.notes[-1].kind == "warning" and "no width" in res.notes[-1]
+    y = [0, 1, 0, 1, 0, 1]
+    with pytest.warns(tw.DegenerateDataWarning) as record:      # A perfect, B not: one warning, A's
+        test = delong_test(y, [0.1, 0.8, 0.3, 0.6, 0.2, 0.9], [0.2, 0.7, 0.4, 0.3, 0.5, 0.9])
+    assert len(record) == 1 and "AUC = 1" in str(record[0].message)
+    assert "no width" in test.aucs[0].notes[-1] and "no width" not in " ".join(test.aucs[1].notes)
+    with pytest.warns(tw.DegenerateDataWarning) as record:      # both perfect: DeLong's warning only
+        test = delong_test(y, [0.1, 0.8, 0.3, 0.6, 0.2, 0.9], [0.2, 0.7, 0.4, 0.6, 0.5, 0.9])
+    assert len(record) == 1 and "order every pair of items alike" in str(record[0].message)
+    assert all("no width" in r.notes[-1] for r in test.aucs)
+
+
+def test_cli_compare_warns_when_classes_name_the_columns_in_the_wrong_order(tmp_path, capsys):
+    y, a, p = _three_class()
+    frame = pd.DataFrame({"truth": y, "a": a, "b": np.roll(a, 5), "p1": p[:, 1], "p0": p[:, 0], "p2": p[:, 2]})
+    path = tmp_path / "preds.csv"
+    frame.to_csv(path, index=False)
+    argv = ["compare", path, "--truth", "truth", "--a", "a", "--b", "b", "--proba-a", "p1", "p0", "p2", "--resamples", "99",
+            "--seed", "0"]
+    code, out, err = _run_cli([*argv, "--classes", "dog", "cat", "eel"], capsys)
+    assert code == 0 and err == ""
+    code, out, err = _run_cli([*argv, "--classes", "cat", "dog", "eel"], capsys)
+    assert code == 0 and len(err.strip().splitlines()) == 1
+    assert "with the columns in the order dog, cat, eel it would be on 100%: a column-order mistake?" in err

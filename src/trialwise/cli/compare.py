@@ -151,6 +151,7 @@ def run_compare(args) -> int:
                           frame[args.a].to_numpy() if args.a else None,
                           frame[args.b].to_numpy() if args.b else None,
                           proba_a, proba_b, names=names, score=args.score, n_bins=args.bins,
+                          classes=args.classes,  # given: the library checks the order against the labels
                           confidence_level=args.confidence_level, n_resamples=args.resamples, rng=args.seed)
         except InputError as exc:  # the library's input errors, named with the file
             raise CLIError(f"{what}: {exc}") from None

@@ -97,9 +97,20 @@ def _check_multi(multi_class: Any) -> MultiClass:
 
 
 def _auc_result(data: Probabilities, multi_class: str, value: float, var: float,
-                parts: list, level: float) -> ComparisonResult:
-    """One classifier's AUC with its DeLong Wald interval, clipped to [0, 1]."""
-    se = float(np.sqrt(var))
+                parts: list, level: float, warn: bool = True) -> ComparisonResult:
+    """One classifier's AUC with its DeLong Wald interval, clipped to [0, 1].
+
+    Without variance (every positive above every negative, or every score tied) the interval
+    has no width: the note says so, and unless ``warn`` is false a caveat too.
+    """
+    se = float(np.sqrt(max(var, 0.0)))
+    notes = [f"DeLong {100 * level:g}% CI"]
+    if se == 0:
+        msg = (f"AUC = {value:.3g}: DeLong's variance is 0 (the scores separate the classes perfectly, or tie "
+               "throughout), so the interval has no width")
+        notes.append(msg)
+        if warn:
+            caveat(msg, DegenerateDataWarning, stacklevel=4)
     z = stats.norm.ppf(0.5 + level / 2)
     per_class = None
     if data.k == 2:
@@ -111,7 +122,7 @@ def _auc_result(data: Probabilities, multi_class: str, value: float, var: float,
         name, key = "AUC (OvO, Hand & Till)", "auc-ovo"
     return AUCResult(name, value,
                      confidence_interval=ConfidenceInterval(max(0.0, value - z * se), min(1.0, value + z * se)),
-                     n=len(data.y), notes=comparison_notes(f"DeLong {100 * level:g}% CI"), key=key, se=se,
+                     n=len(data.y), notes=comparison_notes(*notes), key=key, se=se,
                      per_class=per_class)
 
 
@@ -273,8 +284,9 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: MultiCl
     half = stats.norm.ppf(0.5 + level / 2) * np.sqrt(var[2])
     corr = float((var[0] + var[1] - var[2]) / (2 * np.sqrt(var[0] * var[1]))) if var[0] * var[1] > 0 else np.nan
     fields: dict = {"z": z, "auc_a": auc_a, "auc_b": auc_b, "se": float(np.sqrt(var[2])), "correlation": corr,
-                    "aucs": (_auc_result(a, multi_class, auc_a, float(var[0]), parts_a, level),
-                             _auc_result(b, multi_class, auc_b, float(var[1]), parts_b, level))}
+                    # an AUC without variance is warned of only if the difference has some (one warning at most)
+                    "aucs": (_auc_result(a, multi_class, auc_a, float(var[0]), parts_a, level, caveat_text is None),
+                             _auc_result(b, multi_class, auc_b, float(var[1]), parts_b, level, caveat_text is None))}
     if a.k > 2 and multi_class == "ovr":
         rows = []
         for (label, aa, pa), (_, ab, pb), (_, _, pos, neg) in zip(parts_a, parts_b, _components(a, "ovr")):

@@ -35,6 +35,7 @@ from trialwise.comparison.result import WARNING, ComparisonResult
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import collecting, warn_once_per_kind
 from trialwise.comparison.agreement import bowker_test
+from trialwise.comparison.inputs import check_classes
 from trialwise.comparison.mcnemar import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
 from trialwise.comparison.probabilities import error_correlation, expected_calibration_error
 from trialwise.labels import LabelCoding
@@ -158,7 +159,7 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
         checkpoint and the calibration check. See :mod:`trialwise.comparison.probabilities`.
     classes : sequence, optional
         The classes of the probability columns (see
-        :mod:`trialwise.comparison.probabilities`).
+        :mod:`trialwise.comparison.probabilities`): each class of ``y_true`` once.
     names : tuple of str, default ("A", "B")
         The two classifiers' names, used in ``keep`` and the reasons.
     alpha : float, default 0.05
@@ -211,6 +212,9 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
                         (max_ece, "max_ece")):
         v.check_probability(value, name)
     mcnemar_method = v.check_choice(mcnemar_method, "mcnemar_method", MCNEMAR_METHODS)
+    n_bins = v.check_positive_int(n_bins, "n_bins")
+    if classes is not None:          # checked even without probabilities: a class of the truth left out is an error
+        check_classes(y_true, classes)
     if (proba_a is None) != (proba_b is None):
         raise InvalidTypeError("pass both proba_a and proba_b, or neither")
     coding = code_pair_labels(y_true, pred_a, pred_b)

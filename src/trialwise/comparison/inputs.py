@@ -118,14 +118,16 @@ def prepared_probabilities(y: Any, pred_a: Any, pred_b: Any, proba_a: Any, proba
 
     Returns the checked :class:`Probabilities` by argument, the two matrices as every method
     should see them (renormalised, in one order of the classes; None where not given) and
-    those classes. Issues :func:`column_order_caveat` for probabilities without column names.
+    those classes. Issues :func:`column_order_caveat` for probabilities whose classes do not
+    come from column names (an array, or ``classes=`` given).
     """
     checked: dict[str, Probabilities] = {}
     for arg, proba in (("proba_a", proba_a), ("proba_b", proba_b)):
         if proba is not None:
             checked[arg] = probabilities(y, proba, arg, classes=classes)
     for arg, proba, pred, pred_arg in (("proba_a", proba_a, pred_a, "pred_a"), ("proba_b", proba_b, pred_b, "pred_b")):
-        if arg in checked and pred is not None and not isinstance(proba, pd.DataFrame):   # columns without names
+        # columns whose classes are not their names: an array, or classes= given
+        if arg in checked and pred is not None and (classes is not None or not isinstance(proba, pd.DataFrame)):
             column_order_caveat(checked[arg], pred, arg, pred_arg, np.ndim(proba) == 1, classes is not None)
     if not checked:
         return checked, None, None, classes
