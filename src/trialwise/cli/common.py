@@ -259,11 +259,6 @@ def write_text(path: str, text: str, flag: str) -> None:
     _write_bytes(path, text.encode("utf-8"), flag)
 
 
-def check_outputs(outputs: list[tuple[str | None, str]]) -> None:
-    """:func:`check_files` of outputs alone (the program checks every command's files before it runs it)."""
-    check_files([], [(path, flag, "html" if flag == "--out" else "csv") for path, flag in outputs])
-
-
 def write_csv(path: str, frame: Any, flag: str, what: str, *, seed: int | None = None) -> None:
     """Write a table as CSV to ``path`` and say so on stderr (``"<what> written to <path>"``); with ``seed`` (the
     run's, given or drawn), a last column ``seed`` holds it, so the file says how to repeat it."""

@@ -13,7 +13,6 @@ from trialwise.cli.common import (
     EPILOG,
     TABLES,
     add_column_options,
-    check_outputs,
     raise_figure_failures,
     read_trials_argument,
     too_few_resamples,
@@ -188,7 +187,6 @@ def run_leaderboard(args) -> int:
     from trialwise.benchmark.leaderboard import leaderboard
     from trialwise.benchmark.protocol import protocol_for_trials
 
-    check_outputs([(args.out, "--out"), (args.csv, "--csv"), (args.pairwise_csv, "--pairwise-csv")])
     bar = Progress(args.progress)
     caught = Warnings()
     with caught.collect():
