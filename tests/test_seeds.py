@@ -4,7 +4,9 @@ Every public function that draws random numbers (it takes ``rng=``) records in i
 ``seed`` the seed it used: a fresh integer when ``rng=None`` (the entropy of a new
 ``numpy.random.SeedSequence``), the integer when one is given, None when the caller passes a
 Generator (the caller owns its stream). Passing ``rng=result.seed`` repeats the result bit for
-bit. Each function needs a case below; a new random public function without one fails
+bit. The classes that take ``rng=`` when made (``BehavioralBenchmark`` and the Brain-Score
+metrics) record it as ``obj.seed``, and ``rng=obj.seed`` repeats every score they give. Each
+function and class needs a case below; a new random public function without one fails
 :func:`test_every_random_public_function_has_a_case`.
 """
 
@@ -27,12 +29,9 @@ from trialwise import comparison as cmp
 from trialwise._core.results import Result, records_seed
 
 # Public callables that take `rng=` but return no result object (nothing to record the seed in):
-# simulated data, whose caller seeds them; classes whose calls return results from the stream
-# the constructor took.
-NOT_RESULTS = {
-    "CopyModel.simulate", "CopyModel.simulate_trials", "synthetic_2afc", "synthetic_trials", "published_intervals",
-    "BehavioralBenchmark", "ErrorConsistency", "I1n", "I2n", "OSTCorrelation", "ValueDelta",
-}
+# simulated data, whose caller seeds them.
+NOT_RESULTS = {"CopyModel.simulate", "CopyModel.simulate_trials", "synthetic_2afc", "synthetic_trials",
+               "published_intervals"}
 
 
 @functools.cache
@@ -122,6 +121,31 @@ CASES = {
 }
 
 
+@functools.cache
+def _assemblies():
+    probs, trials = tw.brainscore.synthetic_2afc(n_objects=4, images_per_object=6, rng=0)
+    return tw.brainscore.I2n.assembly(trials, probs), tw.brainscore.I2n.assembly(trials)
+
+
+def _benchmark_score(rng):
+    bench = tw.BehavioralBenchmark(_mvh(), _PROTO, n_resamples=30, n_splits=4, rng=rng)
+    return bench, bench(_mvh()[_mvh().subject == "clip-16"])
+
+
+#: Classes that take `rng=` when made: the object records the seed (``obj.seed``) and every score
+#: it gives repeats with ``rng=obj.seed``. name -> (make the object, score with it)
+CLASS_CASES = {
+    "BehavioralBenchmark": lambda rng: _benchmark_score(rng),
+    "I2n": lambda rng: (m := tw.brainscore.I2n(n_resamples=30, rng=rng), m(*_assemblies())),
+    "I1n": lambda rng: (m := tw.brainscore.I1n(n_resamples=30, rng=rng), m(*_assemblies())),
+    "ValueDelta": lambda rng: (m := tw.brainscore.ValueDelta(n_resamples=50, rng=rng),
+                               m(np.arange(200) % 3 > 0, np.arange(300) % 4 > 0)),
+    "OSTCorrelation": lambda rng: (m := tw.brainscore.OSTCorrelation(n_resamples=50, rng=rng),
+                                   m(_OST[:, 0] + 5, _OST[:, 1:])),
+    "ErrorConsistency": lambda rng: (tw.brainscore.ErrorConsistency(n_resamples=50, rng=rng), None),
+}
+
+
 def _run(name, rng):
     with warnings.catch_warnings():
         # degenerate-data and sparse-table warnings of the small inputs are not the subject here
@@ -181,9 +205,26 @@ def _same(a, b, where="result") -> None:
 
 
 def test_every_random_public_function_has_a_case():
-    missing = sorted(_random_public_callables() - set(CASES) - NOT_RESULTS)
+    missing = sorted(_random_public_callables() - set(CASES) - set(CLASS_CASES) - NOT_RESULTS)
     assert not missing, f"random public functions without a case in this file: {missing}"
     assert not (set(CASES) & NOT_RESULTS)
+
+
+@pytest.mark.parametrize("name", sorted(CLASS_CASES))
+def test_an_object_records_its_seed_and_the_seed_repeats_its_scores(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        obj, score = CLASS_CASES[name](None)
+        assert isinstance(obj.seed, int) and obj.seed >= 0
+        again, score_again = CLASS_CASES[name](obj.seed)
+        assert again.seed == obj.seed and CLASS_CASES[name](7)[0].seed == 7
+        assert CLASS_CASES[name](np.random.default_rng(7))[0].seed is None
+    if isinstance(score, Result):
+        _same(score, score_again, name)
+    elif score is not None:  # a Brain-Score Score (an xarray DataArray with its attrs)
+        assert float(score) == float(score_again) and score.attrs.keys() == score_again.attrs.keys()
+        for k in score.attrs:
+            _same(score.attrs[k], score_again.attrs[k], f"{name}.attrs[{k!r}]")
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -307,6 +307,7 @@ class BehavioralBenchmark:
             raise InvalidValueError(f"`brainscore_compatible` must be True or False; got {v.show(brainscore_compatible)}")
         self.brainscore_compatible = bool(brainscore_compatible)
         self._images: ImageMetricScorer | None = None
+        rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
         if self.metric in IMAGE_METRICS:
             self._init_images(humans, reference, n_resamples, n_splits, confidence_level, rng, scalar, metric_options)
             return

@@ -116,6 +116,7 @@ class ErrorConsistency:
         if experiment is not None and not isinstance(experiment, str):
             raise InvalidTypeError(f"`experiment` must be a string; got {v.show(experiment)}")
         self.experiment = experiment
+        rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
         self._entropy = child_seed(rng)
 
     def _bench(self, target: Any) -> BehavioralBenchmark:
@@ -238,6 +239,7 @@ class ValueDelta:
         self.source_se, self.target_se = source_se, target_se
         self.n_splits = v.check_positive_int(n_splits, "n_splits")
         self.n_resamples, self.confidence_level = _check_options(n_resamples, confidence_level)
+        rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
         self._entropy = child_seed(rng)
 
     def _result(self, source: Any, target: Any) -> BrainScoreResult:
@@ -336,6 +338,7 @@ class OSTCorrelation:
         self.ceiling_method = ceiling_method
         self.n_splits = v.check_positive_int(n_splits, "n_splits")
         self.n_resamples, self.confidence_level = _check_options(n_resamples, confidence_level)
+        rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
         self._entropy = child_seed(rng)
 
     def _result(self, source: Any, target: Any) -> BrainScoreResult:
@@ -443,6 +446,7 @@ class _ImageLevelMetric:
                             brainscore_compatible=brainscore_compatible, ceiling_method=ceiling_method,
                             rate_correction=rate_correction, kway_rate=kway_rate)
         self.n_resamples, self.confidence_level = _check_options(n_resamples, confidence_level)
+        rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
         self._entropy = child_seed(rng)
 
     def _result(self, probabilities: Any, trials: Any) -> BrainScoreResult:
