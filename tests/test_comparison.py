@@ -978,3 +978,13 @@ def test_cli_compare_warns_when_classes_name_the_columns_in_the_wrong_order(tmp_
     code, out, err = _run_cli([*argv, "--classes", "cat", "dog", "eel"], capsys)
     assert code == 0 and len(err.strip().splitlines()) == 1
     assert "with the columns in the order dog, cat, eel it would be on 100%: a column-order mistake?" in err
+
+
+def test_brier_interval_of_few_items_is_clipped_to_the_range_of_the_score():
+    res = brier_score([0, 1], [0.1, 0.8])                # n = 2: the t interval was [-0.166, 0.216]
+    t = stats.t.ppf(0.975, 1) * np.std([0.01, 0.04], ddof=1) / np.sqrt(2)
+    assert res.confidence_interval.low == 0.0 and res.confidence_interval.high == pytest.approx(0.025 + t, abs=1e-12)
+    assert res.notes[0].endswith("t 95% CI, clipped to [0, 1], the range of the score")
+    wide = brier_score(list("aabbcc"), np.eye(3)[[0, 1, 1, 2, 0, 2]], convention="multiclass")
+    assert wide.confidence_interval.low == 0.0 and wide.confidence_interval.high <= 2.0
+    assert brier_score(Y6, P1).notes[0] == "binary convention; t 95% CI"          # the chapter's: not clipped

@@ -264,7 +264,9 @@ def brier_score(y_true: Any, proba: Any, *, classes: Any = None, convention: str
                 confidence_level: float = 0.95) -> ComparisonResult:
     """Brier score, the mean squared error of the probabilities (§14.2.2, §14.3.7), with a t interval.
 
-    The interval is the t interval of the mean of the per-item scores. The result holds
+    The interval is the t interval of the mean of the per-item scores, clipped to the range
+    of the score ([0, 1], or [0, 2] in the multi-class convention; with few items it can reach
+    past it, and the note then says so). The result holds
     the base-rate reference ``BS_ref`` (``reference``) and the skill score (``skill``,
     :func:`brier_skill_score`).
     See :func:`sample_scores` for ``convention`` (binary vs the factor-2 multi-class form).
@@ -309,9 +311,12 @@ def brier_score(y_true: Any, proba: Any, *, classes: Any = None, convention: str
     s = _scores(data, "brier", conv)
     ref = _reference(data, conv)
     bs = float(s.mean())
-    return ScoreResult("Brier score", bs, confidence_interval=_mean_interval(s, level), n=len(s), key="brier",
-                       notes=comparison_notes(f"{conv} convention" + (" (sum over K classes)" if conv == "multiclass"
-                                                                      else "") + f"; t {100 * level:g}% CI"),
+    ci, top = _mean_interval(s, level), 1.0 if conv == "binary" else 2.0
+    note = f"{conv} convention" + (" (sum over K classes)" if conv == "multiclass" else "") + f"; t {100 * level:g}% CI"
+    if ci.low < 0 or ci.high > top:      # few items: the t interval reaches past what a Brier score can be
+        ci = ConfidenceInterval(max(float(ci.low), 0.0), min(float(ci.high), top))
+        note += f", clipped to [0, {top:g}], the range of the score"
+    return ScoreResult("Brier score", bs, confidence_interval=ci, n=len(s), key="brier", notes=comparison_notes(note),
                        convention=conv, reference=ref, skill=1 - bs / ref if ref > 0 else np.nan)
 
 
