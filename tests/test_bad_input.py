@@ -644,7 +644,7 @@ API = [
     ("rt-dict", tw.read_trials, ({"subject": ["s"]},), {}, TypeError, r"`source` must be"),
     ("rt-array", tw.read_trials, (np.zeros((2, 2)),), {}, TypeError, r"`source` must be"),
     ("rt-missing-file", lambda: tw.read_trials(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
-    ("rt-folder", lambda: tw.read_trials(str(F("empty_folder"))), None, None, ValueError, r"empty-folder: no such file"),
+    ("rt-folder", lambda: tw.read_trials(str(F("empty_folder"))), None, None, ValueError, r"empty-folder: is a folder, not a file"),  # issue 29, helper H (was "no such file")
     ("rt-empty-file", lambda: tw.read_trials(str(F("empty_csv"))), None, None, ValueError, r"empty\.csv: the file is empty"),
     ("rt-header-only", lambda: tw.read_trials(str(F("header_only_csv"))), None, None, ValueError, r"header_only\.csv: the table has no rows"),
     ("rt-binary", lambda: tw.read_trials(str(F("binary_csv"))), None, None, ValueError, r"binary\.csv: "),
@@ -1269,6 +1269,79 @@ API = [
     # ==== cli-files-seeds (issue 29, API list, helper C): add rows below this line
     # ==== end of cli-files-seeds (issue 29, API list, helper C)
     # ==== misc API (issue 29, API list, helper H): add rows below this line
+    # -- files that are not regular files, or have no rows
+    ("read-table-folder", tw.read_table, (F("empty_folder"),), {}, ValueError, r"empty-folder: is a folder, not a file"),
+    ("read-trials-folder", tw.read_trials, (F("empty_folder"),), {}, ValueError, r"empty-folder: is a folder, not a file"),
+    ("read-table-dev-null", tw.read_table, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
+    ("read-trials-dev-null", tw.read_trials, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
+    ("read-lm-eval-dev-null", tw.read_lm_eval, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
+    ("read-helm-dev-null", tw.read_helm, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
+    ("mvh-dev-null", tw.read_model_vs_human, ("/dev/null",), {}, ValueError, r"/dev/null: is not a folder"),
+    ("mvh-a-file", tw.read_model_vs_human, (F("good_csv"),), {}, ValueError,
+     r"good\.csv: is a file, not a folder: read_model_vs_human reads the raw-data folder .* read_trials"),
+    ("mvh-humans-regex", tw.read_model_vs_human, (F("raw_data"),), dict(humans="("), ValueError,
+     r"`humans` must be a regular expression; got '\(' \(missing \)"),
+    ("mvh-humans-type", tw.read_model_vs_human, (F("raw_data"),), dict(humans=1), TypeError,
+     r"`humans` must be a regular expression \(str\); got int 1"),
+    ("paired-no-rows", tw.paired_correctness, (pd.DataFrame(columns=["image", "truth", "response"]),
+                                               pd.DataFrame({"image": ["i1"], "truth": ["c"], "response": ["c"]})),
+     dict(names=("a.csv", "b.csv")), ValueError, r"a\.csv: the table has no rows"),
+    ("read-trials-correct-na", tw.read_trials, (pd.DataFrame({"subject": ["s", "s"], "image": ["i1", "i2"],
+                                                              "correct": [True, pd.NA]}),), {}, ValueError,
+     r"trials: column 'correct' has an empty value \(row 2\)"),
+    ("read-trials-duplicate-columns", tw.read_trials, (pd.DataFrame([["s", "i1", "c", "c", "d"]], columns=[
+        "subject", "image", "truth", "response", "truth"]),), {}, ValueError,
+     r"trials: 2 columns are named 'truth'; rename or drop all but one"),
+    ("paired-names-type", tw.paired_correctness, (pd.DataFrame({"image": ["i1"], "correct": [1]}),
+                                                  pd.DataFrame({"image": ["i1"], "correct": [0]})),
+     dict(correct="correct", names=3), TypeError, r"`names` must be two names \(str, str\) .*; got 3"),
+    ("pw-correct-text", pw, (pd.DataFrame({"x": [1, 0, "yes"], "y": [1, 0, 1]}),), {}, TypeError,
+     r"`correct` must hold correctness \(0/1, bool, NaN = not seen\); got 'yes' at row 2, column 0"),
+    # -- counts are whole numbers, not True/False
+    ("ec-counts-bool", ec, (), dict(counts=[[True, False], [False, True]]), TypeError,
+     r"`counts` must hold counts \(non-negative whole numbers\), not True/False; got \[\[True, False\], \[False, True\]\]"),
+    ("ecd-counts-bool", ecd, (), dict(counts=np.ones((2, 2, 2), bool)), TypeError, r"`counts` must hold counts .*not True/False"),
+    ("kappa-counts-bool", tw.kappa_from_counts, ([[True, False], [False, True]],), {}, TypeError,
+     r"`counts` must be (2×2|square) tables of counts \(numbers\), not True/False"),
+    # -- an interval from one replicate has no width
+    ("ec-resamples-1", ec, (CA, CB), dict(n_resamples=1), ValueError,
+     r"`n_resamples` must be at least 2: the interval of one replicate has no width whatever the data; got 1"),
+    ("ec-resamples-1-percentile", ec, (CA, CB), dict(n_resamples=1, ci_method="percentile"), ValueError,
+     r"`n_resamples` must be at least 2"),
+    ("pw-resamples-1", pw, (WIDE,), dict(n_resamples=1), ValueError, r"`n_resamples` must be at least 2"),
+    ("ecd-resamples-1", ecd, (CA, CB, np.roll(CA, 3)), dict(n_resamples=1, ci_method="percentile"), ValueError,
+     r"`n_resamples` must be at least 2"),
+    ("agree-resamples-1", tw.agreement, (P3A, P3B, YI), dict(n_resamples=1), ValueError,
+     r"`n_resamples` must be 0 \(point values only, no interval\) or at least 2"),
+    ("ost-resamples-1", bs.ost_correlation, (np.arange(10.0), np.arange(10.0) ** 2), dict(n_resamples=1), ValueError,
+     r"`n_resamples` must be at least 2"),
+    ("i2n-resamples-1", lambda: bs.i2n(*_i2n(), n_resamples=1), None, None, ValueError, r"`n_resamples` must be at least 2"),
+    ("value-delta-resamples-1", bs.value_delta, (np.arange(10.0), np.arange(10.0)), dict(n_resamples=1), ValueError,
+     r"`n_resamples` must be at least 2"),
+    ("validate-copy-model-resamples-1", tw.validate_copy_model, (), dict(n=100, accuracy_a=0.7, accuracy_b=0.7, kappa=0.3,
+                                                                          n_resamples=1), ValueError,
+     r"`n_resamples` must be at least 2"),
+    # -- agreement: one question (or cluster) to resample
+    ("agree-one-question", tw.agreement, (P3A.iloc[:1], P3B.iloc[:1], YI[:1]), dict(n_resamples=50, rng=0), ValueError,
+     r"`a` and `b` hold 1 question: an interval that resamples questions needs at least 2; pass n_resamples=0"),
+    ("agree-one-cluster", tw.agreement, (P3A, P3B, YI), dict(clusters=["c"] * N, n_resamples=50, rng=0), ValueError,
+     r"`clusters` holds 1 cluster: an interval that resamples clusters needs at least 2"),
+    ("pw-agree-one-question", tw.pairwise_agreement, (np.stack([P3A.to_numpy()[:1], P3B.to_numpy()[:1]]),),
+     dict(truth=YI[:1], n_resamples=50, rng=0), ValueError, r"`trials` holds 1 question"),
+    # -- Brain-Score metrics
+    ("ost-ceiling-above-1", bs.ost_correlation, (np.arange(10.0), np.arange(10.0) ** 2), dict(ceiling=1.5), ValueError,
+     r"`ceiling` must be in \(0, 1\] \(the correlation of the target with itself\); got 1\.5"),
+    ("ost-ceiling-zero", bs.ost_correlation, (np.arange(10.0), np.arange(10.0) ** 2), dict(ceiling=0), ValueError,
+     r"`ceiling` must be in \(0, 1\]"),
+    ("ost-ceiling-nan", bs.ost_correlation, (np.arange(10.0), np.arange(10.0) ** 2), dict(ceiling=NAN), ValueError,
+     r"`ceiling` must be in \(0, 1\].*got nan"),
+    ("ost-ceiling-bool", bs.ost_correlation, (np.arange(10.0), np.arange(10.0) ** 2), dict(ceiling=True), TypeError,
+     r"`ceiling` must be a number in \(0, 1\] or None; got True"),
+    ("i2n-sum-3", lambda: bs.i2n(_i2n()[0] * 3, _i2n()[1], n_resamples=10, rng=0), None, None, ValueError,
+     r"`model_probabilities` rows must sum to 1 .*image '.+' sums to 3 \(\d+ of \d+ rows are off\): for scores or "
+     r"logits, apply a softmax first"),
+    ("i2n-text", lambda: bs.i2n(_i2n()[0].astype(object).assign(o0="high"), _i2n()[1], n_resamples=10, rng=0), None,
+     None, TypeError, r"`model_probabilities` must be numeric; got 'high'"),
     # ==== end of misc API (issue 29, API list, helper H)
 ]
 
@@ -1355,6 +1428,24 @@ DEGENERATE = [
     # ==== cli-files-seeds (issue 29, DEGENERATE list, helper C): add rows below this line
     # ==== end of cli-files-seeds (issue 29, DEGENERATE list, helper C)
     # ==== misc API (issue 29, DEGENERATE list, helper H): add rows below this line
+    ("kappa-bounds-undefined", tw.kappa_bounds, (1, 1), {}, tw.DegenerateDataWarning,
+     r"kappa_bounds: κ is undefined \(expected agreement 1\) where both accuracies are 0 or both are 1, so 1 of 1 pair",
+     lambda r: np.isnan(r[0]) and np.isnan(r[1])),
+    ("kappa-bounds-some-undefined", tw.kappa_bounds, ([0.0, 0.5, 1.0], [0.0, 0.5, 0.0]), {}, tw.DegenerateDataWarning,
+     r"1 of 3 pair\(s\) of bounds are NaN; e\.g\. accuracy_a=0, accuracy_b=0",
+     lambda r: np.isnan(r[1][0]) and r[1][1] == 1.0 and r[0][1] == -1.0 and r[1][2] == 0.0),
+    ("ecd-reference-always-right", ecd, ([1] * 8, [1, 0, 1, 1, 0, 1, 0, 0], [1, 1, 0, 1, 0, 0, 1, 0]), dict(rng=0),
+     tw.DegenerateDataWarning, r"the reference is always correct: its EC with x and with y is exactly 0 whatever they do",
+     lambda r: r.statistic == 0.0 and r.kappa_x == 0.0 and [n.kind for n in r.notes] == ["undefined"]),
+    ("ecd-reference-always-wrong", ecd, ([0] * 8, [1, 0, 1, 1, 0, 1, 0, 0], [1, 1, 0, 1, 0, 0, 1, 0]), dict(rng=0),
+     tw.DegenerateDataWarning, r"the reference is always wrong",
+     lambda r: r.statistic == 0.0 and len(r.notes) == 1),
+    ("ost-constant-model", bs.ost_correlation, (np.full(10, 100.0), np.arange(10.0)), dict(n_resamples=20, rng=0),
+     tw.DegenerateDataWarning, r"`model_osts` \(all 100\) is the same on every image solved by both, so Spearman's ρ",
+     lambda r: np.isnan(r.raw) and np.isnan(r.statistic) and [n.kind for n in r.notes] == ["undefined"]),
+    ("ost-constant-target", bs.ost_correlation, (np.arange(10.0), np.full((10, 4), 150.0)), dict(n_resamples=20, rng=0),
+     tw.DegenerateDataWarning, r"`target_osts` \(all 150\) is the same",
+     lambda r: np.isnan(r.raw) and np.isnan(r.ceiling.statistic) and len(r.notes) == 2),
     # ==== end of misc API (issue 29, DEGENERATE list, helper H)
 ]
 
@@ -1669,6 +1760,9 @@ CLI = [
                                             F("no_folder")], r"--reliability .*out\.html: folder .*folder does not exist"),
     # ==== end of cli-files-seeds (issue 29, CLI list, helper C)
     # ==== misc API (issue 29, CLI list, helper H): add rows below this line
+    ("cli-ec-header-only", ["ec", F("header_only_csv"), F("good_csv")], r"header_only\.csv: the table has no rows"),
+    ("cli-ec-resamples-1", ["ec", F("good_csv"), "--subjects", "h1", "m1", "--resamples", "1"],
+     r"(`n_resamples`|--resamples) must be at least 2"),
     # ==== end of misc API (issue 29, CLI list, helper H)
 ]
 

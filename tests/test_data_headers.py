@@ -447,3 +447,20 @@ def test_cli_help_states_the_reading_rules(capsys):
             main([command, "--help"])
         text = " ".join(capsys.readouterr().out.split())
         assert "ignoring surrounding spaces and letter case" in text and "is skipped with a warning" in text, command
+
+
+@pytest.mark.parametrize("given", ["truth ", " truth", " Truth "])
+def test_a_column_named_with_spaces_around_it_is_found(tmp_path, given):
+    """Issue 29: a header ``'truth '`` is stripped to ``truth``, so ``truth='truth '`` was reported missing."""
+    raw = pd.DataFrame({"subject": ["s1", "s1"], "image": ["i1", "i2"], "truth ": ["cat", "dog"],
+                        "response": ["cat", "cat"]})
+    path = tmp_path / "padded.csv"
+    raw.to_csv(path, index=False)
+    for source in (raw, path):
+        t = tw.read_trials(source, truth=given)
+        assert t.truth.tolist() == ["cat", "dog"] and t.correct.tolist() == [True, False]
+    a, b = raw.iloc[:1], raw.rename(columns={"truth ": "truth"}).iloc[:1]
+    assert tw.paired_correctness(a, b, truth=given)[2]["n"] == 1
+    with pytest.raises(tw.InvalidValueError, match=r"padded\.csv: no column 'label '; columns found: subject, image, "
+                                                   r"truth, response"):
+        tw.read_trials(path, truth="label ")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 import warnings
 from pathlib import Path
 
@@ -347,8 +348,15 @@ def test_bad_arguments_and_paths(tmp_path):
     empty = tmp_path / "m" / f"samples_t_{DATE}.jsonl"
     empty.parent.mkdir()
     empty.write_text("\n")
-    with pytest.raises(tw.InvalidValueError, match=r"no usable multiple-choice record in the 1 file\(s\) read"):
+    with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl: the file is empty \(no logged document\)"):
         tw.read_lm_eval(empty)
+    garbled = tmp_path / "g" / f"samples_t_{DATE}.jsonl"
+    garbled.parent.mkdir()
+    garbled.write_text('{"doc_id": 0}\nnot json\n')  # nothing usable: the first line of each kind is named
+    with pytest.raises(tw.InvalidValueError, match=r"no usable multiple-choice record in the 1 file\(s\) read .*"
+                       r"unreadable JSON lines: first at .*samples_t_.*\.jsonl:2; lines that are not a logged "
+                       r"document: first at .*samples_t_.*\.jsonl:1"):
+        tw.read_lm_eval(garbled)
 
 
 def test_probabilities_must_sum_to_one():
@@ -549,3 +557,37 @@ def test_different_numbers_of_shots_in_the_results_files_are_noted(tmp_path):
                                                   r"of few-shot examples"):
         trials = tw.read_lm_eval(tmp_path)
     assert trials.attrs["log"]["noted"] == {tw.logs.lm_eval.SHOTS_DIFFER: 10}
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
+def test_an_empty_samples_file_is_an_error_naming_it_not_a_task_dropped(tmp_path, suffix):
+    """Issue 29: one empty (gzip) samples file next to a good one silently dropped its task."""
+    import gzip
+
+    rng = np.random.default_rng(3)
+    docs, truth = simulate(rng, n_docs=4, k=3, models=("a",))
+    rows = [record(i, d, d["answer"], d["choices"], np.log(truth["a"][i]).tolist()) for i, d in enumerate(docs)]
+    folder = write_run(tmp_path, "a", {"good": rows})
+    empty = folder / f"samples_empty_{DATE}{suffix}"
+    empty.write_bytes(gzip.compress(b"") if suffix.endswith(".gz") else b"")
+    with pytest.raises(tw.InvalidValueError, match=rf"samples_empty_{DATE}\.jsonl(\.gz)?: the file is empty "
+                                                   r"\(no logged document\)"):
+        tw.read_lm_eval(tmp_path)
+
+
+def test_similarity_on_an_empty_or_garbled_log_names_the_file_and_line(tmp_path, capsys):
+    """Issue 29: ``trialwise similarity`` on such logs named no file or line."""
+    from trialwise.cli import main
+
+    empty = tmp_path / "e" / f"samples_t_{DATE}.jsonl"
+    empty.parent.mkdir()
+    empty.write_text("")
+    garbled = tmp_path / "g" / f"samples_t_{DATE}.jsonl"
+    garbled.parent.mkdir()
+    garbled.write_text("garbage\n{not json\n")
+    for path, expected in ((empty, rf"e/samples_t_{DATE}\.jsonl: the file is empty"),
+                           (garbled, rf"2 unreadable JSON lines\) — unreadable JSON lines: first at "
+                                     rf".*g/samples_t_{DATE}\.jsonl:1")):
+        assert main(["similarity", str(path), str(path)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith("trialwise: error: ") and re.search(expected, err[-1]), err

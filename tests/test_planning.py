@@ -393,3 +393,13 @@ def test_plan_table_row_at_n_is_the_searchs_own_simulation(half_width, a, b, k):
         assert f"biased by {float(plan.at_n.bias):+.3f}" in "\n".join(plan.notes)
     # every row is the simulation of its own n: the same with or without the other rows
     assert list(frame.n) == sorted(set(tw.planning.LITERATURE_TRIALS) | {plan.n})
+
+
+def test_plan_result_half_width_is_the_attribute_its_repr_shows():
+    """Issue 29: the repr shows ``half_width`` but ``plan.half_width`` was an AttributeError."""
+    plan = tw.plan_trials(half_width=0.1, accuracy_a=0.7, accuracy_b=0.7, kappa=0.3, n_simulations=200, rng=0)
+    assert plan.half_width == float(plan.at_n.half_width) <= plan.half_width_target
+    assert f"half_width={plan.half_width:.4g}" in repr(plan)
+    unreachable = tw.plan_trials(half_width=0.01, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5, n_max=1000,
+                                 n_simulations=200, rng=0)
+    assert unreachable.half_width is None and "half_width=" not in repr(unreachable)

@@ -277,6 +277,19 @@ def _jackknife(units: NDArray, stat) -> NDArray:
     return np.concatenate([stat(total - units[i: i + chunk]) for i in range(0, units.shape[0], chunk)], axis=0)
 
 
+def _check_units(n_questions: int, codes: NDArray | None, data: str) -> None:
+    """An error unless there are 2 or more questions (clusters, with ``codes``) to resample: the bootstrap of one
+    has no spread, so its interval would have no width (a jackknife over one cluster: NaN)."""
+    if codes is None and n_questions < 2:
+        raise InvalidValueError(f"{data} {'hold' if ' and ' in data else 'holds'} {n_questions} question: an interval that resamples questions needs at "
+                                f"least 2; pass n_resamples=0 for the point value only")
+    n_clusters = int(codes.max()) + 1 if codes is not None and codes.size else 0
+    if codes is not None and n_clusters < 2:
+        raise InvalidValueError(f"`clusters` holds {n_clusters} cluster: an interval that resamples clusters needs "
+                                f"at least 2; pass clusters=None to resample questions, or n_resamples=0 for the "
+                                f"point value only")
+
+
 def _infer(cols, codes, metric, n_models, idx, opts, batch, estimate=None):
     stat = _statistic(metric, n_models, idx)
     if estimate is None:
@@ -286,6 +299,7 @@ def _infer(cols, codes, metric, n_models, idx, opts, batch, estimate=None):
         n_units = len(cols) if codes is None else int(codes.max()) + 1
         return (estimate, nan, nan.copy(), nan.copy(), np.empty((0, np.size(estimate))),
                 np.zeros(np.size(estimate), dtype=np.int64), n_units)
+    _check_units(len(cols), codes, "`a` and `b`")
     dist, units = _resample(cols, codes, stat, opts["n_resamples"], opts["rng"], batch)
     jack = _jackknife(units, stat) if opts["ci_method"] in ("bca", "jackknife-t") else None
     low, high, pvalue, n_undefined = _summaries(dist, estimate, jack, metric, opts["confidence_level"],
@@ -447,7 +461,7 @@ def _check_options(metric, confidence_level, ci_method, n_resamples, rng) -> dic
     opts = dict(metric=v.check_choice(metric, "metric", AGREEMENT_METRICS),
                 confidence_level=v.check_confidence_level(confidence_level),
                 ci_method=v.check_choice(ci_method, "ci_method", AGREEMENT_CI_METHODS),
-                n_resamples=v.check_positive_int(n_resamples, "n_resamples", minimum=0),
+                n_resamples=v.check_replicates(n_resamples, point_values=True),
                 rng=v.check_rng(rng))
     if opts["n_resamples"] == 0 and opts["metric"] == "ec":
         raise InvalidValueError("`n_resamples`=0 (point values only) is for metric 'capa', 'capa-discrete' and "
@@ -858,6 +872,7 @@ def pairwise_agreement(
         est, c_obs, c_exp = capa_from_sums(sums, n_models, idx)
     units = n if codes is None else int(codes.max()) + 1
     if opts["n_resamples"]:
+        _check_units(n, codes, "`trials`")
         low, high, pval, n_undef, dist = _pairwise_bootstrap(
             probs, k, truth_idx, codes, np.asarray(est, dtype=float), opts, batch,
             from_array and metric == "capa-discrete", keep_replicates is not False, client)

@@ -109,6 +109,19 @@ def check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
     raise InvalidTypeError(f"`{name}` must be {kind}; got {type(value).__name__} {show(value)}{hint}")
 
 
+def check_file(p: Path) -> None:
+    """An ``InvalidValueError`` naming ``p`` unless it is a regular file: missing, a folder, or something else
+    (``/dev/null``, a pipe) each said as such."""
+    if p.is_file():
+        return
+    if p.is_dir():
+        raise InvalidValueError(f"{p}: is a folder, not a file")
+    if p.exists():
+        raise InvalidValueError(f"{p}: is not a regular file (a device, pipe or socket); save the table to a file "
+                                f"and give its path")
+    raise InvalidValueError(f"{p}: no such file")
+
+
 _OPENERS: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 
 
@@ -283,8 +296,7 @@ def read_table(path: str | Path, *, columns: Sequence[str | None] = ()):
     ['40', '0.10']
     """
     p = check_path(path, "path")
-    if not p.is_file():
-        raise InvalidValueError(f"{p}: no such file")
+    check_file(p)
     if isinstance(columns, str) or not all(c is None or isinstance(c, str) for c in columns):
         raise InvalidTypeError(f"`columns` must be a list of column names; got {show(columns)}")
     frame, skipped = _read_frame(p)
@@ -359,6 +371,10 @@ def _need(frame, column: str, what: str) -> None:
 def _correctness(frame, *, truth: str, response: str, correct: str | None, what: str) -> np.ndarray:
     if correct is not None:
         _need(frame, correct, what)
+        if frame[correct].isna().any():  # pd.NA, None, NaN: a missing value, not a correctness
+            row = int(np.flatnonzero(frame[correct].isna().to_numpy())[0])
+            raise InvalidValueError(f"{what}: column {correct!r} has an empty value (row {row_numbers(frame)[row]}); "
+                                    f"leave out the trials an observer did not do")
         raw = frame[correct].astype(str).str.strip().str.lower()
         mapping = {"1": True, "0": False, "true": True, "false": False, "1.0": True, "0.0": False}
         bad = ~raw.isin(list(mapping))
@@ -463,11 +479,16 @@ def paired_correctness(
         if not isinstance(frame, pd.DataFrame):
             raise InvalidTypeError(f"`{arg}` must be a pandas DataFrame of one observer's trials; got "
                             f"{type(frame).__name__} {show(frame)}")
+    if not (isinstance(names, (tuple, list)) and len(names) == 2 and all(isinstance(n, str) for n in names)):
+        raise InvalidTypeError(f"`names` must be two names (str, str) for the tables in messages; got {show(names)}")
     wanted = [image, response, correct, *((truth,) if truth is not None else ("truth", "category")),
               *(("experiment", "condition") if keys is None else () if isinstance(keys, str) else
                 keys if isinstance(keys, Sequence) else ())]
     wanted = [w for w in wanted if isinstance(w, str)]
     a, b = (drop_empty_rows(match_columns(frame, wanted, name), name) for frame, name in ((a, names[0]), (b, names[1])))
+    for frame, name in ((a, names[0]), (b, names[1])):
+        if len(frame) == 0:
+            raise InvalidValueError(f"{name}: the table has no rows")
     if keys is None:
         keys = [k for k in ("experiment", "condition") if k in a.columns and k in b.columns] + [image]
     elif isinstance(keys, str) or not all(isinstance(k, str) for k in keys):
@@ -929,12 +950,20 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
     import pandas as pd
 
     root = check_path(path, "path")
+    if not isinstance(humans, str):
+        raise InvalidTypeError(f"`humans` must be a regular expression (str); got {type(humans).__name__} {show(humans)}")
+    try:
+        human = re.compile(humans)
+    except re.error as exc:
+        raise InvalidValueError(f"`humans` must be a regular expression; got {humans!r} ({exc})") from None
+    if root.is_file():
+        raise InvalidValueError(f"{root}: is a file, not a folder: read_model_vs_human reads the raw-data folder "
+                                f"of model-vs-human (one CSV per session); read a trials table with read_trials")
     if not root.is_dir():
-        raise InvalidValueError(f"{root}: no such folder")
+        raise InvalidValueError(f"{root}: {'is not a folder' if root.exists() else 'no such folder'}")
     files = sorted(root.rglob("*.csv"))
     if not files:
         raise InvalidValueError(f"{root}: no .csv files found")
-    human = re.compile(humans)
     # one experiment's folder holds session files itself; the raw-data folder holds one folder per experiment
     single = root.resolve().name if any(f.parent == root for f in files) else None
     parts = []

@@ -19,7 +19,7 @@ from scipy import stats
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Result, records_seed
+from trialwise._core.results import ConfidenceInterval, Note, Result, records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.intervals import CI_METHODS, interval
 from trialwise.kappa import kappa_difference_variance, kappa_from_counts
@@ -73,6 +73,7 @@ class ErrorConsistencyDifferenceResult(Result):
     n_resamples: int = 0
     n_undefined: int = 0
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    notes: tuple[str, ...] = ()
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n", "kappa_x", "kappa_y",
@@ -305,7 +306,8 @@ def error_consistency_difference(
     test = v.check_choice(test, "test", DIFFERENCE_TESTS)
     own = "restricted-wald" if test == "restricted-wald" else DEFAULT_CI_METHOD
     method = v.check_choice(own if ci_method is None else ci_method, "ci_method", DIFFERENCE_CI_METHODS)
-    m = v.check_positive_int(n_resamples, "n_resamples")
+    m = (v.check_positive_int(n_resamples, "n_resamples") if method in ("restricted-wald", "analytic")  # no draws
+         else v.check_replicates(n_resamples))
     gen = v.check_rng(rng)
     c = _triplet_counts(reference, x, y, truth, counts)
     n = int(c.sum())
@@ -314,10 +316,19 @@ def error_consistency_difference(
     rx, ry = triplet_margins(c)
     kx, ky = float(kappa_from_counts(rx)), float(kappa_from_counts(ry))
     delta = kx - ky
+    notes: tuple[Note, ...] = ()
+    ref_right = int(c[0].sum())
     if np.isnan(delta):
         which = "x" if np.isnan(kx) else "y"
-        warn(f"EC of the reference with {which} is undefined (both always correct or both always wrong), "
-             "so the difference is NaN", DegenerateDataWarning)
+        notes = (Note(f"EC of the reference with {which} is undefined (both always correct or both always wrong), "
+                      "so the difference is NaN", "undefined"),)
+    elif ref_right in (0, n):  # a constant reference: both ECs are 0 whatever x and y do
+        state = "always correct" if ref_right == n else "always wrong"
+        notes = (Note(f"the reference is {state}: its EC with x and with y is exactly 0 whatever they do, so the "
+                      f"difference is 0 by construction and its interval and p-value say nothing about x and y",
+                      "undefined", {"reference": state}),)
+    if notes:
+        warn(str(notes[0]), DegenerateDataWarning)
     if method == "jeffreys":
         reps = posterior_tables(c, m, rng=gen, cell_ndim=3)
     else:
@@ -354,4 +365,5 @@ def error_consistency_difference(
         n_resamples=m,
         n_undefined=int(np.isnan(dist).sum()),
         bootstrap_distribution=dist,
+        notes=notes,
     )

@@ -34,8 +34,8 @@ from trialwise.kappa import (
     kappa_from_sums,
     kappa_kernel,
     unbiased_from_kappa,
+    attainable_kappa,
     canonical_orientation,
-    kappa_bounds,
     kappa_from_counts,
     kappa_variance,
     table_statistics,
@@ -97,7 +97,8 @@ def check_options(confidence_level, ci_method, test, n_resamples, unbiased, rng)
         confidence_level=v.check_confidence_level(confidence_level),
         ci_method=v.check_choice(ci_method, "ci_method", CI_METHODS),
         test=v.check_choice(test, "test", INDEPENDENCE_TESTS),
-        n_resamples=v.check_positive_int(n_resamples, "n_resamples"),
+        n_resamples=(v.check_positive_int(n_resamples, "n_resamples") if ci_method == "analytic"  # draws nothing
+                     else v.check_replicates(n_resamples)),
         unbiased=bool(unbiased),
         rng=v.check_rng(rng),
     )
@@ -205,7 +206,7 @@ def _infer(
     kappa = stats_.kappa
     statistic = unbiased_from_kappa(kappa, stats_.n) if opts.unbiased else kappa
     with np.errstate(invalid="ignore"):
-        k_lo, k_hi = kappa_bounds(np.nan_to_num(stats_.accuracy_a), np.nan_to_num(stats_.accuracy_b))
+        k_lo, k_hi = attainable_kappa(np.nan_to_num(stats_.accuracy_a), np.nan_to_num(stats_.accuracy_b))
     k_lo = np.where(stats_.n > 0, k_lo, np.nan)
     k_hi = np.where(stats_.n > 0, k_hi, np.nan)
     if opts.unbiased:
@@ -478,17 +479,31 @@ def _correctness_values(values: NDArray) -> tuple[NDArray, NDArray]:
     """Numeric or bool correctness (NaN = not seen) → (correct & seen, seen) as uint8, or a clear error."""
     if values.dtype == bool:
         return values.astype(np.uint8), np.ones(values.shape, np.uint8)
+    if values.dtype == object:  # a missing value of pandas (pd.NA of a nullable column, None) = not seen, as NaN
+        values = np.where(v.missing_mask(values), np.nan, values)
     try:
         f = values.astype(float)
     except (TypeError, ValueError) as exc:
         raise InvalidTypeError(
-            "`correct` must hold correctness (0/1, bool, NaN = not seen); for response labels pass `truth=`"
+            f"`correct` must hold correctness (0/1, bool, NaN = not seen); got {_first_text(values)}; for response "
+            f"labels pass `truth=`"
         ) from exc
     seen = ~np.isnan(f)
     bad = seen & (f != 0) & (f != 1)
     if bad.any():
         raise InvalidValueError(f"`correct` must be 0/1 (NaN = not seen); found values {np.unique(f[bad])[:5].tolist()}")
     return (seen & (f == 1)).astype(np.uint8), seen.astype(np.uint8)
+
+
+def _first_text(values: NDArray) -> str:
+    """The first value that is not a number, and where (``row 3, column 1``), for the error about it."""
+    for index, x in np.ndenumerate(values):
+        try:
+            float(x)
+        except (TypeError, ValueError):
+            where = f" at row {index[0]}, column {index[1]}" if len(index) == 2 else ""
+            return f"{v.show(x)}{where}"
+    return "values that are not numbers"
 
 
 def _correctness_matrix(correct, truth) -> tuple[NDArray, NDArray, tuple]:
@@ -902,8 +917,9 @@ def pairwise_error_consistency(
     Parameters
     ----------
     correct : array_like or pandas.DataFrame, shape (n_items, n_observers)
-        Correctness (0/1 or bool) of each observer (column) on each item (row); NaN
-        means the observer did not see the item. DataFrame columns name the observers
+        Correctness (0/1 or bool) of each observer (column) on each item (row); NaN (or
+        another missing value of pandas: ``pd.NA`` of a nullable column, None) means the
+        observer did not see the item. DataFrame columns name the observers
         (otherwise they are numbered 0, 1, ...). With ``truth``: the responses (labels),
         missing (NaN/None) = not seen. Or a ``dask.array.Array`` of correctness in storage
         (``da.from_npy_stack``, ``da.from_zarr``), chunked along the observers: each block of

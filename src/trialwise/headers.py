@@ -16,7 +16,8 @@ programs"):
 2. A name a reader looks for (its default, a documented alias such as ``category`` for
    ``truth``, or the name passed to it) is the header of that exact name when there is one
    (``subject`` next to ``Subject``: ``subject``); else the one header that differs from it
-   only in letter case. When no header has the exact name and two or more differ from it
+   only in letter case or in the spaces around it (``truth="truth "`` finds the header
+   ``truth ``, stripped by rule 1, and ``truth``). When no header has the exact name and two or more differ from it
    only in case (``Subject`` and ``SUBJECT`` for ``subject``), that is an error naming them. Only header names are matched:
    values are never changed (``Dog`` and ``dog`` are two labels, :mod:`trialwise.labels`).
 3. A row whose every field is empty (or only spaces) is not a trial: it is skipped, and one
@@ -53,6 +54,9 @@ def strip_header(frame: Any, what: str) -> Any:
     """
     names = list(frame.columns)
     stripped = [c.strip() if isinstance(c, str) else c for c in names]
+    if len(set(names)) < len(names):  # a DataFrame can hold two columns of one name (a file read by pandas cannot)
+        twice = next(c for c in names if names.count(c) > 1)
+        raise InvalidValueError(f"{what}: {names.count(twice)} columns are named {twice!r}; rename or drop all but one")
     if stripped == names:
         return frame
     seen: dict[Any, Any] = {}
@@ -113,7 +117,7 @@ def match_columns(frame: Any, names: Iterable[str | None], what: str) -> Any:
     for name in dict.fromkeys(n for n in names if isinstance(n, str)):
         if name in columns:  # the exact name wins over any other case of it
             continue
-        found = folded.get(name.casefold(), [])
+        found = folded.get(name.strip().casefold(), [])  # a name given with spaces around it (`truth="truth "`)
         if len(found) > 1:
             shown = " and ".join(repr(c) for c in found)
             raise InvalidValueError(f"{what}: the columns {shown} differ only in letter case, so which one is "

@@ -33,6 +33,7 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.threads import thread_budget
 from trialwise._core.validation import check_kappa, check_probability
+from trialwise._core.warnings import DegenerateDataWarning, warn
 
 __all__ = [
     "TableStatistics",
@@ -87,7 +88,9 @@ def _check_tables(counts: ArrayLike, name: str = "counts", *, square: bool = Fal
     if arr.dtype.kind == "O" and arr.size and all(
             isinstance(x, numbers.Real) and not isinstance(x, bool) for x in arr.ravel()):
         arr = arr.astype(float)            # Python integers beyond int64
-    if arr.dtype.kind not in "biuf":
+    if arr.dtype.kind == "b":  # True/False are not counts
+        raise InvalidTypeError(f"`{name}` must be {kind} (numbers), not True/False; got {v.show(counts)}")
+    if arr.dtype.kind not in "iuf":
         raise InvalidTypeError(f"`{name}` must be {kind} (numbers); got {v.show(counts)}")
     if square:
         if arr.ndim < 2 or arr.shape[-1] != arr.shape[-2] or arr.shape[-1] < 2:
@@ -656,8 +659,13 @@ def kappa_bounds(accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> tuple[NDArray,
     Returns
     -------
     kappa_min, kappa_max : ndarray
-        NaN where κ is undefined (both accuracies in {0, 1} with ``c_exp = 1``); 0 where
+        NaN where κ is undefined (both accuracies 0, or both 1: ``c_exp = 1``); 0 where
         exactly one accuracy is 0 or 1.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        Once, when some bounds are NaN (κ undefined): how many, and the first pair of accuracies.
 
     Notes
     -----
@@ -688,6 +696,19 @@ def kappa_bounds(accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> tuple[NDArray,
     a = check_probability(accuracy_a, "accuracy_a")
     b = check_probability(accuracy_b, "accuracy_b")
     a, b = v.check_broadcast(a, b, names=("accuracy_a", "accuracy_b"))
+    lo, hi = attainable_kappa(a, b)
+    undefined = np.isnan(lo)
+    if undefined.any():
+        k = int(np.flatnonzero(undefined.ravel())[0])
+        warn(f"kappa_bounds: κ is undefined (expected agreement 1) where both accuracies are 0 or both are 1, so "
+             f"{int(undefined.sum())} of {undefined.size} pair(s) of bounds are NaN; e.g. accuracy_a="
+             f"{a.ravel()[k]:g}, accuracy_b={b.ravel()[k]:g}", DegenerateDataWarning)
+    return lo, hi
+
+
+def attainable_kappa(a: NDArray | float, b: NDArray | float) -> tuple[NDArray, NDArray]:
+    """:func:`kappa_bounds` of checked accuracies (float arrays that broadcast), without its warning:
+    for callers that handle the undefined (NaN) bounds themselves."""
     d = a * (1 - b) + b * (1 - a)
     with np.errstate(invalid="ignore", divide="ignore"):
         hi = 2 * np.minimum(a * (1 - b), b * (1 - a)) / d
@@ -835,7 +856,7 @@ def cell_probabilities(kappa: ArrayLike, accuracy_a: ArrayLike, accuracy_b: Arra
     a = check_probability(accuracy_a, "accuracy_a")
     b = check_probability(accuracy_b, "accuracy_b")
     k, a, b = v.check_broadcast(k, a, b, names=("kappa", "accuracy_a", "accuracy_b"))
-    lo, hi = kappa_bounds(a, b)
+    lo, hi = attainable_kappa(a, b)
     tol = 1e-12
     bad = ~np.isnan(lo) & ((k < lo - tol) | (k > hi + tol))
     if bad.any():

@@ -732,7 +732,7 @@ def validate_copy_model(
     1.0
     """
     level = v.check_confidence_level(confidence_level)
-    b = v.check_positive_int(n_resamples, "n_resamples")
+    b = v.check_replicates(n_resamples)
     gen = v.check_rng(rng)
     model = ci_width(n, accuracy_a, accuracy_b, kappa, confidence_level=level,
                      n_simulations=n_simulations, rng=gen)

@@ -348,8 +348,14 @@ class PlanResult(Result):
 
     frame_columns = CIWidthResult.frame_columns
 
+    @property
+    def half_width(self) -> float | None:
+        """The expected half-width at ``n`` (``at_n.half_width``, as the repr shows it); None when no n up to
+        ``n_max`` reaches ``half_width_target``."""
+        return None if self.at_n is None else float(self.at_n.half_width)
+
     def __repr__(self) -> str:
-        got = "" if self.at_n is None else f", half_width={float(self.at_n.half_width):.4g}"
+        got = "" if self.half_width is None else f", half_width={self.half_width:.4g}"
         return (
             f"PlanResult(n={self.n}{got}, target={self.half_width_target:g}, accuracy_a={self.accuracy_a:g}, "
             f"accuracy_b={self.accuracy_b:g}, kappa={self.kappa:g}, {format_percent(self.confidence_level)})"

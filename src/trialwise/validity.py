@@ -45,7 +45,7 @@ from trialwise.benchmark.ranks import rank_intervals, rank_scores
 from trialwise.data import TRIAL_COLUMNS
 from trialwise.ec import check_options, kappa_intervals
 from trialwise.intervals import CI_METHODS
-from trialwise.kappa import cell_probabilities, kappa_bounds, kappa_from_counts
+from trialwise.kappa import attainable_kappa as kappa_bounds, cell_probabilities, kappa_from_counts
 from trialwise.planning import joint_cells
 from trialwise.resampling import multinomial_cells, multinomial_tables, posterior_tables
 from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues

@@ -85,6 +85,17 @@ def check_positive_int(value: Any, name: str, minimum: int = 1, maximum: int | N
     return value
 
 
+def check_replicates(value: Any, name: str = "n_resamples", *, point_values: bool = False) -> int:
+    """The number of replicates of a resampled interval: a whole number >= 2, since the interval of one
+    replicate has no width whatever the data (``point_values``: 0 is also accepted, meaning no interval)."""
+    b = check_positive_int(value, name, minimum=0 if point_values else 1)
+    if b == 1:
+        zero = "0 (point values only, no interval) or " if point_values else ""
+        raise InvalidValueError(f"`{name}` must be {zero}at least 2: the interval of one replicate has no width "
+                                f"whatever the data; got 1 (the default is 10000)")
+    return b
+
+
 def check_workers(workers: Any) -> int | None:
     """``None`` (all cores) or a number of threads >= 1."""
     if workers is None:
@@ -199,7 +210,10 @@ def check_counts(counts: Any, name: str = "counts", *, batch: bool = False) -> N
         arr = arr.astype(float)
     if arr.dtype.kind == "c":
         raise InvalidTypeError(f"`{name}` must hold real counts; got complex numbers {show(arr.tolist())}")
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+    if arr.dtype == bool:  # True/False are not counts (a table of correctness given as counts?)
+        raise InvalidTypeError(f"`{name}` must hold counts (non-negative whole numbers), not True/False; got "
+                               f"{show(arr.tolist())}")
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number):
         raise InvalidTypeError(f"`{name}` must hold numbers; got dtype {arr.dtype}")
     if arr.ndim < 2 or arr.shape[-2:] != (2, 2) or (arr.ndim != 2 and not batch):
         raise InvalidValueError(f"`{name}` must be a 2×2 table [[n11, n10], [n01, n00]]; got shape {arr.shape}")
@@ -216,7 +230,7 @@ def check_counts(counts: Any, name: str = "counts", *, batch: bool = False) -> N
             f"`{name}` holds more than 2**53 items in a table (n = {totals.max():.3g}): counts that large are not "
             "exact in float64 and overflow int64 sums"
         )
-    out = arr.astype(np.int64) if arr.dtype.kind in "iub" else farr.astype(np.int64)
+    out = arr.astype(np.int64) if arr.dtype.kind in "iu" else farr.astype(np.int64)
     if not batch and out.sum() == 0:
         raise InvalidValueError(f"`{name}` holds no items (n = 0): error consistency needs at least one item")
     return out

@@ -275,7 +275,7 @@ class ImageMetricScorer:
             # in the same order as when scoring it (other orders differ in the last bits only)
             classes = sorted(pd.unique(pd.concat([self.humans["truth"], self.humans["response"]])).tolist(), key=str)
             images = pd.unique(self.humans["image"])
-            flat = pd.DataFrame(1.0, index=images, columns=classes)  # any model: the ceiling does not use it
+            flat = pd.DataFrame(1.0 / len(classes), index=images, columns=classes)  # any model: the ceiling does not use it
             return self.score("humans", flat).ceiling
         if self.metric == "value-delta":
             return self.score("humans", self._target).ceiling

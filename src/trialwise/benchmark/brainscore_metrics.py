@@ -49,7 +49,7 @@ def score_array(value: float, ci: ConfidenceInterval, dist: NDArray, level: floa
 
 
 def _check_options(n_resamples: int, confidence_level: float) -> tuple[int, float]:
-    return v.check_positive_int(n_resamples, "n_resamples"), v.check_confidence_level(confidence_level)
+    return v.check_replicates(n_resamples), v.check_confidence_level(confidence_level)
 
 
 class ErrorConsistency:
@@ -105,7 +105,7 @@ class ErrorConsistency:
     def __init__(self, *, n_resamples: int = 2000, confidence_level: float = 0.95, rng: Any = None,
                  brainscore_compatible: bool = False, min_items: int | None = None, protocol: Any = None,
                  experiment: str | None = None) -> None:
-        self.n_resamples = v.check_positive_int(n_resamples, "n_resamples")
+        self.n_resamples = v.check_replicates(n_resamples)
         self.confidence_level = v.check_confidence_level(confidence_level)
         if not isinstance(brainscore_compatible, (bool, np.bool_)):
             raise InvalidValueError(f"`brainscore_compatible` must be True or False; got {v.show(brainscore_compatible)}")

@@ -180,9 +180,19 @@ def _prepare(model_probabilities: Any, human_trials: Any, kway_rate: str) -> _Da
     if model_probabilities.index.has_duplicates:
         raise InvalidValueError("`model_probabilities` has duplicate images in its index; got "
                                 f"{v.show(model_probabilities.index[model_probabilities.index.duplicated()][:3].tolist())}")
-    p_all = model_probabilities.to_numpy(dtype=float)
+    p_all = v.as_float_array(model_probabilities, "model_probabilities")
     if not np.isfinite(p_all).all() or (p_all < 0).any():
         raise InvalidValueError("`model_probabilities` must be finite and ≥ 0")
+    sums = p_all.sum(axis=1)
+    # rows off by rounding each value (to 3 decimals: 0.0005 per class, counted up to 16 classes) are fine: I2n uses
+    # ratios of a row's values, which renormalising does not change
+    off = np.abs(sums - 1.0) > 0.0005 * min(p_all.shape[1], 16)
+    if off.any():
+        k = int(np.flatnonzero(off)[0])
+        raise InvalidValueError(f"`model_probabilities` rows must sum to 1 (the model's class probabilities of an "
+                                f"image); image {model_probabilities.index[k]!r} sums to {sums[k]:.6g} "
+                                f"({int(off.sum())} of {off.size} rows are off): for scores or logits, apply a "
+                                f"softmax first")
     classes = np.asarray(model_probabilities.columns)
     col = {c: j for j, c in enumerate(classes.tolist())}
     images, row = np.unique(human_trials["image"].to_numpy(), return_inverse=True)
@@ -353,7 +363,7 @@ def _behavior(model_probabilities: Any, human_trials: Any, *, collapse: bool, n_
     rate_correction = v.check_choice(rate_correction, "rate_correction", ("none", "loglinear"))
     kway_rate = v.check_choice(kway_rate, "kway_rate", ("share", "pairwise"))
     n_splits = v.check_positive_int(n_splits, "n_splits")
-    b = v.check_positive_int(n_resamples, "n_resamples")
+    b = v.check_replicates(n_resamples)
     level = v.check_confidence_level(confidence_level)
     if compat and (ceiling_method != "split-half" or rate_correction != "none"):
         raise InvalidValueError("`brainscore_compatible=True` reproduces Brain-Score: it needs "

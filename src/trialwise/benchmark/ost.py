@@ -12,6 +12,7 @@ the solution times (trialwise fits no decoders) and adds a split-half ceiling an
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Literal
 
 import numpy as np
@@ -19,8 +20,8 @@ from numpy.typing import NDArray
 from scipy.stats import rankdata
 
 from trialwise._core import validation as v
-from trialwise._core.errors import InvalidValueError
-from trialwise._core.results import ConfidenceInterval, records_seed
+from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._core.results import ConfidenceInterval, Note, records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResult
 from trialwise.intervals import interval
@@ -169,7 +170,7 @@ def ost_correlation(
     t = _target(target_osts, m.size)
     ceiling_method = v.check_choice(ceiling_method, "ceiling_method", ("split-half", "spearman-brown", "attenuation"))
     n_splits = v.check_positive_int(n_splits, "n_splits")
-    b = v.check_positive_int(n_resamples, "n_resamples")
+    b = v.check_replicates(n_resamples)
     level = v.check_confidence_level(confidence_level)
     n, reps = t.shape
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -189,7 +190,7 @@ def ost_correlation(
         method = f"{ceiling_method} over replicates ({n_splits} random half splits)"
     else:
         h1 = h2 = None
-        c_fixed = 1.0 if ceiling is None else float(v.check_positive(ceiling, "ceiling"))
+        c_fixed = 1.0 if ceiling is None else _check_ceiling(ceiling)
         method = "fixed at 1 (one value per image)" if ceiling is None else f"fixed at {c_fixed:g} (given)"
 
     def ceil_of(r: NDArray) -> NDArray:
@@ -199,6 +200,14 @@ def ost_correlation(
             reliability = 2 * r / (1 + r)
             return reliability if ceiling_method == "spearman-brown" else np.sqrt(reliability)
 
+    both = np.isfinite(m) & np.isfinite(t_mean)
+    flat = [f"`{name}` (all {x[both][0]:g})" for name, x in (("model_osts", m), ("target_osts", t_mean))
+            if np.ptp(x[both]) == 0]
+    notes: tuple[Note, ...] = ()
+    if flat:  # Spearman's ρ of a constant is 0/0
+        notes = (Note(f"{' and '.join(flat)} {'are' if len(flat) > 1 else 'is'} the same on every image solved by "
+                      f"both, so Spearman's ρ, the raw value and the score are undefined (NaN)", "undefined"),)
+        warn(str(notes[0]), DegenerateDataWarning)
     raw = float(spearman_rows(m, t_mean))
     raw_rep, c_rep = np.empty(b), np.empty(b)
     done = 0
@@ -213,7 +222,11 @@ def ost_correlation(
         c_obs = float(ceil_of(np.asarray(r_half)))
         lo, hi = interval("percentile", c_rep, c_obs, level, bounds=(-1, 1))
         c_ci = ConfidenceInterval(float(lo), float(hi))
-        if not r_half > 0:
+        if not r_half > 0 and flat:  # said above: one warning
+            notes += (Note(f"the split-half correlation of the target is {r_half:.3g}: the ceiling is undefined (NaN)",
+                           "undefined"),)
+            c_obs = np.nan
+        elif not r_half > 0:
             warn(f"the split-half correlation of the target is {r_half:.3g} ≤ 0: its replicates do not agree, so the "
                  f"ceiling and the ceiled score are undefined (NaN)", DegenerateDataWarning)
             c_obs = np.nan
@@ -231,4 +244,15 @@ def ost_correlation(
         observer="model", statistic=score, confidence_interval=ConfidenceInterval(float(lo), float(hi)), raw=raw,
         raw_interval=ConfidenceInterval(float(r_lo), float(r_hi)), ceiling=ceil, metric="ost", protocol="ost",
         confidence_level=level, n_resamples=b, n_undefined=int(np.isnan(score_rep).sum()),
-        bootstrap_distribution=score_rep, raw_distribution=raw_rep)
+        bootstrap_distribution=score_rep, raw_distribution=raw_rep, notes=notes)
+
+
+def _check_ceiling(ceiling: Any) -> float:
+    """A given ceiling: one number in (0, 1] (a correlation's ceiling)."""
+    if isinstance(ceiling, (bool, np.bool_)) or not isinstance(ceiling, numbers.Real):
+        raise InvalidTypeError(f"`ceiling` must be a number in (0, 1] or None; got {v.show(ceiling)}")
+    c = float(ceiling)
+    if not 0.0 < c <= 1.0:
+        raise InvalidValueError(f"`ceiling` must be in (0, 1] (the correlation of the target with itself); got "
+                                f"{v.show(ceiling)}")
+    return c

@@ -199,7 +199,7 @@ def value_delta(
     s, s_trials, s_se = _side(source, source_se, "source")
     t, t_trials, t_se = _side(target, target_se, "target")
     n_splits = v.check_positive_int(n_splits, "n_splits")
-    b = v.check_positive_int(n_resamples, "n_resamples")
+    b = v.check_replicates(n_resamples)
     level = v.check_confidence_level(confidence_level)
     g_s, g_t = child_rngs(rng, 2)
     s_rep, t_rep = _replicates(s, s_trials, s_se, b, g_s), _replicates(t, t_trials, t_se, b, g_t)

@@ -281,7 +281,7 @@ def _logged(path: Path, lines: list[str], tally: Tally) -> list[tuple[int, Any]]
         try:
             out.append((number, json.loads(line)))
         except json.JSONDecodeError:
-            tally.skip("unreadable JSON lines")
+            tally.skip("unreadable JSON lines", where=f"{path}:{number}")
     return out
 
 
@@ -396,10 +396,13 @@ def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str,
     """The records of one samples file, the number disagreeing with the logged metric, each record's
     ``(doc_id, prompt_hash)`` and whether its items are identified by ``doc_hash``."""
     lines = _open_lines(path)
+    if not any(line.strip() for line in lines):  # as unreadable files are: an error naming it, not a task dropped
+        raise InvalidValueError(f"{path}: the file is empty (no logged document); the run that wrote it may have "
+                                f"failed: run the task again, or leave the file out")
     rows: list[tuple[int, dict[str, Any]]] = []
     for number, row in _logged(path, lines, tally):
         if not isinstance(row, dict) or "doc_id" not in row or "filtered_resps" not in row:
-            tally.skip("lines that are not a logged document (no doc_id or filtered_resps)")
+            tally.skip("lines that are not a logged document (no doc_id or filtered_resps)", where=f"{path}:{number}")
             continue
         rows.append((number, row))
     filters = sorted({str(row.get("filter", "none")) for _, row in rows})
@@ -422,7 +425,7 @@ def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str,
         score = None if metric is None else _metric_value(row, metric, where)
         lls = _loglikelihoods(row["filtered_resps"])
         if lls is None and metric is None:
-            tally.skip(_GENERATION)
+            tally.skip(_GENERATION, where=where)
             continue
         if lls is None:  # a generation task, scored by the logged metric
             image = _image(row, use_hash, occurrences, doc_lines, number, where, task, model)
@@ -445,10 +448,10 @@ def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str,
             raise InvalidValueError(f"{where}: field `filtered_resps` must hold log-likelihoods (finite numbers "
                                     f"<= 0, as text or numbers); got {show(row['filtered_resps'])}")
         if len(options) < 2:
-            tally.skip("records with fewer than 2 options")
+            tally.skip("records with fewer than 2 options", where=where)
             continue
         if len(set(options)) == 1:
-            tally.skip("records of multiple-input tasks (the correct option is not in the log)")
+            tally.skip("records of multiple-input tasks (the correct option is not in the log)", where=where)
             continue
         strip = bool(delimiter) and all(o.startswith(delimiter) for o in options)
         choices = [o[len(delimiter):] for o in options] if strip else options
@@ -456,7 +459,7 @@ def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str,
         if gold is None:
             reason = ("records with several correct options" if str(row.get("target", "")).lstrip().startswith("[")
                       else "records whose target is neither an option index nor an option")
-            tally.skip(reason)
+            tally.skip(reason, where=where)
             continue
         scores = [v / max(len(c), 1) for v, c in zip(lls, choices)] if normalization == "length" else lls
         response = max(range(len(scores)), key=scores.__getitem__)  # the first maximum, as np.argmax

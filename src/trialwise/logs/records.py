@@ -56,10 +56,13 @@ class Tally:
         self.records = 0
         self.skipped: collections.Counter[str] = collections.Counter()
         self.noted: collections.Counter[str] = collections.Counter()
+        self.first: dict[str, str] = {}  # reason → where (``file:line``) the first record skipped for it is
 
-    def skip(self, reason: str, count: int = 1) -> None:
-        """Count records not used."""
+    def skip(self, reason: str, count: int = 1, where: str | None = None) -> None:
+        """Count records not used (``where``: the first one's ``file:line``, named when nothing is usable)."""
         self.skipped[reason] += count
+        if where is not None:
+            self.first.setdefault(reason, where)
 
     def note(self, reason: str, count: int = 1) -> None:
         """Count trials kept but worth a word (e.g. a response that maps to no option)."""
@@ -94,6 +97,9 @@ def log_paths(paths: Any, patterns: Iterable[str], name: str = "paths") -> list[
             found.extend(files)
         elif p.is_file():
             found.append(p)
+        elif p.exists():
+            raise InvalidValueError(f"{p}: is not a regular file (a device, pipe or socket); give the path of a log "
+                                    f"file or of a folder of them")
         else:
             raise InvalidValueError(f"{p}: no such file or folder")
     return list(dict.fromkeys(found))
@@ -114,7 +120,9 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
 
     if not records:
         reasons = "; ".join(f"{n} {r}" for r, n in tally.skipped.items()) or "no records"
-        raise InvalidValueError(f"no usable multiple-choice record in the {tally.files} file(s) read ({reasons})")
+        firsts = "; ".join(f"{r.split(' (')[0]}: first at {w}" for r, w in tally.first.items())
+        raise InvalidValueError(f"no usable multiple-choice record in the {tally.files} file(s) read ({reasons})"
+                                + (f" — {firsts}" if firsts else ""))
     seen: dict[tuple[str, str, str], Record] = {}
     first: dict[tuple[str, str], Record] = {}
     for r in records:
