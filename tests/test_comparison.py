@@ -988,3 +988,13 @@ def test_brier_interval_of_few_items_is_clipped_to_the_range_of_the_score():
     wide = brier_score(list("aabbcc"), np.eye(3)[[0, 1, 1, 2, 0, 2]], convention="multiclass")
     assert wide.confidence_interval.low == 0.0 and wide.confidence_interval.high <= 2.0
     assert brier_score(Y6, P1).notes[0] == "binary convention; t 95% CI"          # the chapter's: not clipped
+
+
+def test_paired_functions_match_two_dataframes_whose_columns_name_the_classes_in_different_orders():
+    y, _, p = _three_class()
+    _, _, q = _three_class(seed=31)
+    fa = pd.DataFrame(p, columns=["a_cat", "a_dog", "a_eel"])[["a_eel", "a_cat", "a_dog"]]
+    fb = pd.DataFrame(q, columns=["b_cat", "b_dog", "b_eel"])[["b_dog", "b_eel", "b_cat"]]
+    for func in (score_difference, paired_ttest, wilcoxon_test, error_correlation):
+        assert func(y, fa, fb).statistic == func(y, p, q).statistic
+    assert delong_test(y, fa, fb).statistic == pytest.approx(delong_test(y, p, q).statistic, abs=1e-15)

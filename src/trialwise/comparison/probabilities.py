@@ -559,16 +559,21 @@ def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = No
 
 def paired_probabilities(y_true: Any, proba_a: Any, proba_b: Any, *,
                          classes: Any = None) -> tuple[Probabilities, Probabilities]:
-    """Both classifiers' probabilities, checked, with the same classes in the same order."""
+    """Both classifiers' probabilities, checked, with the same classes in the same order (B's columns
+    put in A's order: two DataFrames may name the same classes in different orders)."""
     with collecting() as caveats:           # rows renormalised in both: one warning
         a = probabilities(y_true, proba_a, "proba_a", classes=classes)
         b = probabilities(y_true, proba_b, "proba_b", classes=classes)
     if caveats:
         caveat("; ".join(message for _, message in caveats), caveats[0][0], stacklevel=4)
-    same = a.k == b.k and bool(np.array_equal(*code_labels(
-        {"the classes of `proba_a`": a.classes, "the classes of `proba_b`": b.classes}).codes.values()))
-    if not same:
+    where = code_labels({"b": list(b.classes)}, classes=list(a.classes), classes_name="the classes of `proba_a`",
+                        strict=False).codes["b"]          # the column of A that each column of B is
+    if a.k != b.k or (where < 0).any() or len(set(where.tolist())) != b.k:
         raise InvalidValueError(f"`proba_a` and `proba_b` have different classes: {a.classes} vs {b.classes}")
+    if not np.array_equal(where, np.arange(b.k)):
+        p = np.empty_like(b.p)
+        p[:, where] = b.p
+        b = Probabilities(a.y, p, a.classes)
     return a, b
 
 
