@@ -1758,6 +1758,12 @@ CLI = [
                                 "--figure", F("empty_folder")], r"--figure .*empty-folder: is a folder"),
     ("cli-cmp-reliability-missing-folder", ["compare", F("cmp_csv"), "--truth", "y", "--a", "a", "--b", "b", "--reliability",
                                             F("no_folder")], r"--reliability .*out\.html: folder .*folder does not exist"),
+    # the library's argument names in the command line's words (was "`n_resamples` must be ...")
+    ("cli-ec-resamples-huge", ["ec", "--dataset", "model-vs-human", "--experiment", "cue-conflict", "--subjects",
+                               "subject-01", "resnet50", "--resamples", "1000000000000"],
+     r"^trialwise: error: --resamples must be an integer in \[1, 10000000\] .*got 1000000000000$"),
+    ("cli-sb-resamples-huge", ["shape-bias", "--resamples", "100000000000"],
+     r"^trialwise: error: texture-vs-shape: --resamples must be an integer in \[1, 10000000\]"),
     # ==== end of cli-files-seeds (issue 29, CLI list, helper C)
     # ==== misc API (issue 29, CLI list, helper H): add rows below this line
     ("cli-ec-header-only", ["ec", F("header_only_csv"), F("good_csv")], r"header_only\.csv: the table has no rows"),

@@ -183,7 +183,8 @@ def _bug(exc: BaseException, seed: int | None = None) -> int:
 
 
 #: The library's words for an argument that a message tells the user to pass, and the command line's option.
-_OPTION_WORDS = (("pass `reference=` with their names", "give their names with --reference NAME [NAME ...]"),)
+_OPTION_WORDS = (("pass `reference=` with their names", "give their names with --reference NAME [NAME ...]"),
+                 ("`n_resamples` must be", "--resamples must be"))
 
 
 def _input_error(exc: BaseException) -> int:
@@ -253,10 +254,8 @@ def _run(run: Callable[[Any], int], args: Any, parser: argparse.ArgumentParser) 
             code = run(args)
             _say_seed(args, drawn)
             return code
-        except CLIError as exc:
-            Warnings.report_unreported()  # a warning collected before the error may explain it
-            print(f"trialwise: error: {exc}", file=sys.stderr)
-            return 2
+        except CLIError as exc:  # also the library's messages a command prefixed with its file: same words
+            return _input_error(exc)
         except InputError as exc:  # the library's own input errors
             return _input_error(exc)
         except FigureFailure as exc:
