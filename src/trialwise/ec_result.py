@@ -258,6 +258,7 @@ class ErrorConsistencyResult(Result):
         out = self.to_frame().iloc[0].to_dict()
         out["counts"] = np.asarray(self.counts).tolist()
         out["n_undefined_null"] = int(self.n_undefined_null)
+        out["seed"] = self.seed
         out["undefined_reason"] = note_of("undefined")(self)
         out["coverage_warning"] = note_of("coverage")(self)
         out["notes"] = list(self.notes)

@@ -435,6 +435,7 @@ class PlanResult(Result):
             "intervals": frame.to_dict(orient="records"),
             "alternatives": [dict(r) for r in self.alternatives],
             "notes": list(self.notes),
+            "seed": self.seed,
         })
 
     def summary(self) -> str:

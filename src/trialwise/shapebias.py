@@ -225,6 +225,7 @@ class ShapeBiasDifferenceResult(Result):
         """
         out = self.to_frame().iloc[0].to_dict()
         out["null"] = self.null
+        out["seed"] = self.seed
         return jsonable(out)
 
 
@@ -388,7 +389,7 @@ class ShapeBiasResult(Result):
             "experiment": self.experiment, "n_images": self.n_images, "n_excluded_images": self.n_excluded_images,
             "confidence_level": self.confidence_level, "ci_method": self.ci_method,
             "n_resamples": self.n_resamples, "groups": {k: list(m) for k, m in self.groups.items()},
-            "rows": rows, "notes": list(self.notes),
+            "rows": rows, "notes": list(self.notes), "seed": self.seed,
         })
 
     @renamed_parameters(n_permutations="n_resamples")

@@ -917,7 +917,7 @@ class Leaderboard(Result):
         -------
         dict
             ``protocol, describe, observers, candidates, references, n_resamples,
-            confidence_level, ci_method, table, kendall_tau, excluded, notes``.
+            confidence_level, ci_method, table, kendall_tau, excluded, notes, seed``.
 
         Examples
         --------
@@ -936,7 +936,7 @@ class Leaderboard(Result):
             "protocol": self.protocol.name, "describe": self.describe(), "observers": self.observers,
             "candidates": self.candidates, "references": self.references, "n_resamples": self.n_resamples,
             "confidence_level": self.confidence_level, "ci_method": self.ci_method, "table": self.table,
-            "kendall_tau": self.kendall_tau, "excluded": self.excluded, "notes": self.notes,
+            "kendall_tau": self.kendall_tau, "excluded": self.excluded, "notes": self.notes, "seed": self.seed,
         })
 
 

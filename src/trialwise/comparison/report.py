@@ -171,7 +171,8 @@ class ComparisonReport(Result):
         rows = self.to_frame().astype(object).to_dict(orient="records")
         return jsonable({"names": list(self.names), "n": self.n, "classes": [str(c) for c in self.classes],
                           "accuracy": self.accuracy, "contingency": np.asarray(self.contingency).tolist(),
-                          "methods": rows, "recommendation": self.recommendation.to_dict()})
+                          "methods": rows, "recommendation": self.recommendation.to_dict(),
+                          "seed": self.seed})
 
     def summary(self) -> str:
         """The report as text: the counts, one line per method by section, and the recommendation.
