@@ -731,6 +731,11 @@ def kappa_bounds_from_expected(c_exp: ArrayLike) -> tuple[NDArray, NDArray]:
     kappa_min, kappa_max : ndarray
         The bounds; NaN where ``c_exp = 1``.
 
+    Warns
+    -----
+    DegenerateDataWarning
+        Once, when some ``c_exp`` is 1 (κ undefined there): how many.
+
     Notes
     -----
     For ``c_exp ≤ ½``: ``−c_exp/(1−c_exp) ≤ κ ≤ (1 − √(1−2c_exp) − c_exp)/(1−c_exp)``;
@@ -758,6 +763,9 @@ def kappa_bounds_from_expected(c_exp: ArrayLike) -> tuple[NDArray, NDArray]:
         hi = np.where(low_branch, (1 - s_low - ce) / (1 - ce), 1.0)
     lo = np.where(ce < 1, lo, np.nan)
     hi = np.where(ce < 1, hi, np.nan)
+    if (ce == 1).any():
+        warn(f"kappa_bounds_from_expected: κ is undefined where the expected agreement c_exp is 1, so "
+             f"{int((ce == 1).sum())} of {ce.size} pair(s) of bounds are NaN", DegenerateDataWarning)
     return lo[()], hi[()]
 
 

@@ -231,6 +231,9 @@ seeded_rng = _seeded
 
 def check_design(cluster_size: Any, icc: Any, cluster_size_cv: Any) -> float:
     """The checked cluster design's effect ``1 + ((1 + cv²)·m̄ − 1)·ICC`` (:func:`trialwise.design_effect`)."""
+    for value, name in ((cluster_size, "cluster_size"), (icc, "icc"), (cluster_size_cv, "cluster_size_cv")):
+        if isinstance(value, (bool, np.bool_)):
+            raise InvalidTypeError(f"`{name}` must be a number, not True/False; got {value!r}")
     m = v.as_float_array(cluster_size, "cluster_size")
     if m.ndim != 0 or not float(m) >= 1:
         raise InvalidValueError(f"`cluster_size` must be a number >= 1 (the mean number of items per cluster); "

@@ -38,6 +38,7 @@ from scipy.stats import binom
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import records_seed
+from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.planning import check_design, seeded_rng, smallest_n
 from trialwise.planning_result import ClusterDesign, HalfWidthResult, QuestionPowerResult
 from trialwise.resampling import child_seed, multinomial_cells
@@ -121,6 +122,16 @@ def estimate_icc(values: Any, clusters: Any = "cluster") -> ClusterDesign:
         ``statistic`` (= ``icc``), ``n``, ``n_clusters``, ``cluster_size`` (mean),
         ``cluster_size_cv`` and ``design_effect``.
 
+    Raises
+    ------
+    ValueError
+        A missing cluster label (named by its position or row), fewer than 2 clusters.
+
+    Warns
+    -----
+    DegenerateDataWarning
+        When every value is the same: the ICC (and the design effect) is NaN.
+
     Notes
     -----
     With k clusters of sizes m_i (N questions), ``MSB = SSB/(k − 1)``, ``MSW = SSW/(N − k)``,
@@ -140,6 +151,15 @@ def estimate_icc(values: Any, clusters: Any = "cluster") -> ClusterDesign:
     >>> d.n_clusters, round(d.cluster_size, 1), round(d.icc, 3), round(d.design_effect, 2)
     (16, 25.0, 0.081, 2.95)
     """
+    design = _cluster_design(values, clusters)
+    if math.isnan(design.icc):  # every value the same: no variance to share out between and within clusters
+        warn("estimate_icc: every value is the same, so the ICC (a share of their variance) is undefined (NaN)",
+             DegenerateDataWarning)
+    return design
+
+
+def _cluster_design(values: Any, clusters: Any = "cluster") -> ClusterDesign:
+    """:func:`estimate_icc` without its warning (NaN ICC: every value the same), for the pilot designs."""
     import pandas as pd
 
     if isinstance(values, pd.DataFrame):
@@ -148,6 +168,9 @@ def estimate_icc(values: Any, clusters: Any = "cluster") -> ClusterDesign:
                                     f"read_lm_eval(..., clusters='subject')); got {v.show(clusters)}")
         if "correct" not in values.columns:
             raise InvalidValueError("`values`: the trial table has no `correct` column")
+        if values[clusters].isna().any():
+            row = int(np.flatnonzero(values[clusters].isna().to_numpy())[0])
+            raise InvalidValueError(f"`clusters`: column {clusters!r} has a missing label at row {row}")
         labels = values["experiment"].astype(str) + "\x00" + values[clusters].astype(str) \
             if "experiment" in values.columns else values[clusters].astype(str)
         models = values["subject"] if "subject" in values.columns else pd.Series(0, index=values.index)
@@ -168,6 +191,8 @@ def estimate_icc(values: Any, clusters: Any = "cluster") -> ClusterDesign:
         if isinstance(clusters, str) or np.ndim(clusters) != 1 or len(clusters) != y.size:
             raise InvalidValueError(f"`clusters` must hold one label per value ({y.size}); got {v.show(clusters)}")
         codes = pd.factorize(pd.Series(np.asarray(clusters, dtype=object)))[0]
+        if (codes < 0).any():  # None, NaN, pd.NA: no cluster (factorize leaves them out)
+            raise InvalidValueError(f"`clusters` has a missing label at position {int(np.flatnonzero(codes < 0)[0])}")
         ssb, ssw, n_all, sizes_all = _anova_icc(y, codes)
         df_b, df_w = sizes_all.size - 1, n_all - sizes_all.size
     k, n = sizes_all.size, float(sizes_all.sum())
@@ -395,6 +420,9 @@ def _check_power_target(power: Any, alpha: float, delta: float, what: str) -> fl
 
 
 def _check_questions(n: Any) -> NDArray:
+    if isinstance(n, (bool, np.bool_)) or np.asarray(n).dtype == bool:
+        raise InvalidTypeError(f"`n` must be a whole number of questions >= 1 (or a 1-D array of them), not "
+                               f"True/False; got {v.show(n)}")
     arr = np.asarray(v.as_float_array(n, "n"))
     if arr.ndim > 1 or (arr < 1).any() or (arr != np.round(arr)).any() or (arr > 2**53).any():
         raise InvalidValueError(f"`n` must be a whole number of questions >= 1 (or a 1-D array of them); got {v.show(n)}")
@@ -560,7 +588,15 @@ def agreement_influence(a: ArrayLike, b: ArrayLike, truth: ArrayLike | None = No
     [0.011, 0.009, 0.061, -0.081]
     """
     cols = _capa_columns([(a, "a"), (b, "b")], truth, metric)
-    return _influence(cols, [(2, 3, 4)])[:, 0]
+    phi = _influence(cols, [(2, 3, 4)])[:, 0]
+    if not np.isfinite(phi).all():
+        warn(_UNDEFINED_PILOT.format(what="the influence values are"), DegenerateDataWarning)
+    return phi
+
+
+#: The warning of a pilot whose CAPA is undefined (agreement_influence, agreement_half_width).
+_UNDEFINED_PILOT = ("the pilot's chance agreement c_exp is 1 (both models always right, or both never right on two "
+                    "options): CAPA is undefined, so {what} NaN")
 
 
 def _influence(cols: NDArray, pairs: list[tuple[int, int, int]], signs=None) -> NDArray:
@@ -575,7 +611,7 @@ def _influence(cols: NDArray, pairs: list[tuple[int, int, int]], signs=None) -> 
 def _pilot_design(phi: NDArray, clusters, cluster_size, icc, cluster_size_cv) -> float:
     """Design effect: given, or estimated from the pilot's clusters (ICC of the influence values)."""
     if clusters is not None:
-        d = estimate_icc(phi, clusters)
+        d = _cluster_design(phi, clusters)
         m = d.cluster_size if cluster_size is None else cluster_size
         rho = max(d.icc, 0.0) if icc is None else icc
         cv = d.cluster_size_cv if cluster_size_cv is None else cluster_size_cv
@@ -649,6 +685,12 @@ def agreement_half_width(
     cols = _capa_columns([(a, "a"), (b, "b")], truth, metric)
     kappa, _ = _capa_parts(cols.mean(axis=0), 2, 3, 4)
     phi = _influence(cols, [(2, 3, 4)])[:, 0]
+    if not np.isfinite(kappa) and half_width is not None:
+        raise InvalidValueError("`a` and `b`: " + _UNDEFINED_PILOT.format(what="no n can be planned from them: the "
+                                                                         "half-width at every n is"))
+    if not np.isfinite(kappa):  # no ICC of NaN influence values: the design as given (or none)
+        warn(_UNDEFINED_PILOT.format(what="the planned half-width is"), DegenerateDataWarning)
+        clusters = None
     de = _pilot_design(phi, clusters, cluster_size, icc, cluster_size_cv)
     return _half_width(float(kappa), float(np.sqrt(np.mean(phi ** 2))), n, half_width, confidence_level, de,
                        f"{v.check_choice(metric, 'metric', ('capa', 'capa-discrete'))}-delta")
