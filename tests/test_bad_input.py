@@ -1350,6 +1350,9 @@ API = [
     ("i2n-sum-3", lambda: bs.i2n(_i2n()[0] * 3, _i2n()[1], n_resamples=10, rng=0), None, None, ValueError,
      r"`model_probabilities` rows must sum to 1 .*image '.+' sums to 3 \(\d+ of \d+ rows are off\): for scores or "
      r"logits, apply a softmax first"),
+    ("i2n-missing-truth", lambda: bs.i2n(_i2n()[0], _i2n()[1].assign(truth=lambda f: f.truth.where(f.index != 2, None)),
+                                         n_resamples=10, rng=0), None, None, ValueError,
+     r"`human_trials\.truth` has a missing value at row 2; every trial needs its truth"),
     ("i2n-text", lambda: bs.i2n(_i2n()[0].astype(object).assign(o0="high"), _i2n()[1], n_resamples=10, rng=0), None,
      None, TypeError, r"`model_probabilities` must be numeric; got 'high'"),
     # ==== end of misc API (issue 29, API list, helper H)

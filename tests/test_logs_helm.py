@@ -436,3 +436,12 @@ def test_runs_of_one_scenario_number_their_instances_alike_and_stay_apart(tmp_pa
         right = [LETTERS.index(a) == truth_of(inst) for s in ("anatomy", "astronomy")
                  for inst, a in zip(insts, answers[s, m])]
         assert board.table.set_index("observer").loc[m, "score"] == pytest.approx(np.mean(right))
+
+
+def test_a_run_without_a_usable_request_state_is_named(tmp_path):
+    """Issue 29: "no usable multiple-choice record in the 1 file(s) read (no records)" named no file."""
+    folder = write_run(tmp_path, "mmlu:subject=anatomy,method=multiple_choice_joint,model=org_m", "org/m",
+                       "multiple_choice_joint", [])
+    with pytest.raises(tw.InvalidValueError, match=r"no usable multiple-choice record in the 1 file\(s\) read "
+                                                   r"\(no records\): .*model=org_m/scenario_state\.json"):
+        tw.read_helm(folder)

@@ -202,6 +202,10 @@ def _prepare(model_probabilities: Any, human_trials: Any, kway_rate: str) -> _Da
                                 f"e.g. {absent[0]!r}")
 
     def cols(name: str) -> NDArray:
+        missing = human_trials[name].isna().to_numpy()
+        if missing.any():
+            raise InvalidValueError(f"`human_trials.{name}` has a missing value at row {int(np.flatnonzero(missing)[0])}; "
+                                    f"every trial needs its {name}")
         values = human_trials[name].to_numpy()
         bad = [x for x in pd.unique(values) if x not in col]
         if bad:

@@ -141,7 +141,7 @@ def read_helm(
     records: list[Record] = []
     methods: dict[str, str] = {}
     for file in runs.values():
-        tally.files += 1
+        tally.read(file)
         content = _load_json(file)
         if file.name == _FILES[0]:
             if not isinstance(content, dict) or not isinstance(content.get("request_states"), list):

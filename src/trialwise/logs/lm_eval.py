@@ -179,7 +179,7 @@ def read_lm_eval(
         model = _model_name(path, results)
         group = _group(task, results)
         delimiter = _delimiter(task, results)
-        tally.files += 1
+        tally.read(path)
         found, wrong, ids, use_hash = _read_samples(path, task, group, model, delimiter, normalization, filter_name,
                                                     clusters, tally, metric)
         read.append((task, found, ids, use_hash))

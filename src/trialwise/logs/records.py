@@ -57,6 +57,12 @@ class Tally:
         self.skipped: collections.Counter[str] = collections.Counter()
         self.noted: collections.Counter[str] = collections.Counter()
         self.first: dict[str, str] = {}  # reason → where (``file:line``) the first record skipped for it is
+        self.paths: list[str] = []  # the files read, named when none of them holds a usable record
+
+    def read(self, path: Any) -> None:
+        """Count one file read."""
+        self.files += 1
+        self.paths.append(str(path))
 
     def skip(self, reason: str, count: int = 1, where: str | None = None) -> None:
         """Count records not used (``where``: the first one's ``file:line``, named when nothing is usable)."""
@@ -121,8 +127,9 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
     if not records:
         reasons = "; ".join(f"{n} {r}" for r, n in tally.skipped.items()) or "no records"
         firsts = "; ".join(f"{r.split(' (')[0]}: first at {w}" for r, w in tally.first.items())
+        named = (": " + ", ".join(tally.paths[:3]) + (", …" if len(tally.paths) > 3 else "")) if tally.paths else ""
         raise InvalidValueError(f"no usable multiple-choice record in the {tally.files} file(s) read ({reasons})"
-                                + (f" — {firsts}" if firsts else ""))
+                                + (f" — {firsts}" if firsts else f"{named}"))
     seen: dict[tuple[str, str, str], Record] = {}
     first: dict[tuple[str, str], Record] = {}
     for r in records:
