@@ -317,6 +317,14 @@ def test_ec_draws_a_seed_only_when_it_draws_random_numbers(ci_method, test, draw
         assert again == out  # nothing random: the same without a seed
 
 
+@pytest.mark.parametrize("cmd", [c for c, sub in _subparsers().items()
+                                 if any(a.dest == "seed" for a in sub._actions)])
+def test_every_seed_option_says_what_happens_without_it(cmd):
+    seed = next(a for a in _subparsers()[cmd]._actions if a.dest == "seed")
+    assert seed.help.endswith("default: a seed drawn at random, said on stderr and written into the outputs (CSV "
+                              "column seed, JSON field seed, the report)")
+
+
 def test_quiet_does_not_say_the_seed_which_the_outputs_still_hold(capsys):
     code, out, err = run(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width",
                           "0.2", "--simulations", "100", "--json", "--quiet"], capsys)

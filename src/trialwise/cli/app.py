@@ -47,7 +47,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"trialwise {VERSION}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (add, _) in COMMANDS.items():
-        add(sub)
+        command = add(sub)
+        for action in command._actions:
+            if action.dest == "seed":  # every command's --seed, in the same words (see _draw_seed)
+                action.help = (f"{action.help}; default: a seed drawn at random, said on stderr and written into "
+                               f"the outputs (CSV column seed, JSON field seed, the report)")
     return parser
 
 
