@@ -167,7 +167,10 @@ def check_files(inputs: list[tuple[Any, str, bool]], outputs: list[tuple[str | N
                 raise CLIError(f"{flag} and {other_flag} name the same file {both}; give each output its own file "
                                f"name")
     for path, flag, kind in outputs:
-        check_output(path, flag, figure=kind == "figure")
+        try:
+            check_output(path, flag, figure=kind == "figure")
+        except OSError as exc:  # a name too long for the file system, a path through a file, ...
+            raise CLIError(f"{flag} {path}: cannot be written ({exc.strerror or type(exc).__name__})") from None
 
 
 def check_output(path: str | None, flag: str, *, figure: bool = False) -> None:
