@@ -462,7 +462,7 @@ BAD_INPUT = [
     (["plan", "--quiet", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.2",
       "--simulations", "200", "--figure", "/dev/full"], "--figure /dev/full: cannot write"),
     # ec
-    (["ec", "{gz}", "{gz}"], "truncated.csv.gz"),
+    (["ec", "{gz}", "{file}"], "truncated.csv.gz: the compressed file is truncated"),
     (["ec", "{dir}", "{dir}"], "{dir}"),
 ]
 
