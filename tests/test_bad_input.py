@@ -1295,6 +1295,15 @@ API = [
     ("paired-names-type", tw.paired_correctness, (pd.DataFrame({"image": ["i1"], "correct": [1]}),
                                                   pd.DataFrame({"image": ["i1"], "correct": [0]})),
      dict(correct="correct", names=3), TypeError, r"`names` must be two names \(str, str\) .*; got 3"),
+    ("rt-probabilities-truth-label", tw.read_trials, (pd.DataFrame({"subject": ["s"], "image": ["i1"], "truth": ["cat"],
+                                                                    "response": ["0"], "pa": [0.5], "pb": [0.5]}),),
+     dict(probabilities=["pa", "pb"]), ValueError,
+     r"trials: row 1: with `probabilities`, column 'truth' must hold option indices 0 to 1 \(the row has 2 options\); "
+     r"got 'cat'"),
+    ("rt-probabilities-response-range", tw.read_trials, (pd.DataFrame({"subject": ["s"], "image": ["i1"], "truth": ["1"],
+                                                                       "response": ["2"], "p": ["[0.5, 0.5]"]}),),
+     dict(probabilities="p"), ValueError, r"trials: row 1: with `probabilities`, column 'response' must hold option "
+                                          r"indices 0 to 1 .*got '2'"),
     ("pw-correct-text", pw, (pd.DataFrame({"x": [1, 0, "yes"], "y": [1, 0, 1]}),), {}, TypeError,
      r"`correct` must hold correctness \(0/1, bool, NaN = not seen\); got 'yes' at row 2, column 0"),
     # -- counts are whole numbers, not True/False

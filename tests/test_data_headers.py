@@ -464,3 +464,15 @@ def test_a_column_named_with_spaces_around_it_is_found(tmp_path, given):
     with pytest.raises(tw.InvalidValueError, match=r"padded\.csv: no column 'label '; columns found: subject, image, "
                                                    r"truth, response"):
         tw.read_trials(path, truth="label ")
+
+
+@pytest.mark.parametrize("content, message", [
+    ("subject,image,truth,response\ns1,i1,cat,cat\n".encode("utf-16"), r"u\.csv: is UTF-16 text, not UTF-8"),
+    (b"PK\x03\x04" + bytes(60), r"u\.csv: is a zip archive \(an Excel \.xlsx workbook\?\), not CSV text"),
+])
+def test_a_spreadsheet_or_utf16_file_named_csv_is_said_to_be_one(tmp_path, content, message):
+    """Issue 29: a UTF-16 export was "line 3 has 1 field(s)", an .xlsx renamed .csv "the table has no rows"."""
+    path = tmp_path / "u.csv"
+    path.write_bytes(content)
+    with pytest.raises(tw.InvalidValueError, match=message):
+        tw.read_trials(path)

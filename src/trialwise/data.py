@@ -320,6 +320,7 @@ def _read_frame(p: Path) -> tuple[Any, list[int]]:
         if p.suffix.lower() in (".zip", ".zst", ".tar"):
             return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""]), []
         raw = _read_bytes(p)
+        _check_text(p, raw)
         sep = _separator(raw)
         cleaned, skipped = _separator_lines(raw, sep)
         _check_fields(p, cleaned, sep)
@@ -342,6 +343,16 @@ def _read_frame(p: Path) -> tuple[Any, list[int]]:
             raise InvalidValueError(f"{p}: not a readable table: not UTF-8 text ({_undecodable(p)}); save it as "
                                     f"UTF-8 (CSV UTF-8 in a spreadsheet's Save As)") from None
         raise InvalidValueError(f"{p}: not a readable table ({_first_line(exc)})") from None
+
+
+def _check_text(p: Path, raw: bytes) -> None:
+    """An error naming the file when its bytes are a spreadsheet or UTF-16 text rather than a CSV table."""
+    if raw.startswith(b"PK\x03\x04"):
+        raise InvalidValueError(f"{p}: is a zip archive (an Excel .xlsx workbook?), not CSV text; save the sheet as "
+                                f"CSV UTF-8 and read that")
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InvalidValueError(f"{p}: is UTF-16 text, not UTF-8; save it as UTF-8 (CSV UTF-8 in a spreadsheet's "
+                                f"Save As)")
 
 
 def _undecodable(p: Path) -> str:
@@ -605,7 +616,9 @@ def read_trials(
         sequence of probabilities (a list, a tuple, or text such as ``"[0.1, 0.9]"``;
         questions may then have different numbers of options). Each trial's probabilities
         must lie in [0, 1] and sum to 1; truth and response are then option indices
-        (``"0"``, ``"1"``, …). Adds the columns :data:`OPTION_COLUMNS`, as the
+        (``"0"``, ``"1"``, …): a truth that is not an index of its row's options, or a
+        numeric response outside them, is an error naming the row (a response such as
+        ``"na"``, no answer, is kept). Adds the columns :data:`OPTION_COLUMNS`, as the
         evaluation-log readers give them (:func:`trialwise.read_lm_eval`).
     clusters : str, optional
         A column that groups items (a passage, a subject), copied into a ``cluster``
@@ -720,6 +733,7 @@ def read_trials(
     check_items(out, what)
     if probabilities is not None:
         out["n_options"], out["probabilities"] = _option_probabilities(frame, probabilities, what)
+        _check_option_indices(out, what)
     if scores is not None:
         out[SCORE_COLUMN] = scores
         out.attrs[SCORE_SOURCE] = score
@@ -735,6 +749,23 @@ def read_trials(
             raise InvalidValueError(f"{what}: item {i!r} (condition {c!r}) has more than one label in column "
                                     f"{clusters!r} (`clusters`); a cluster label belongs to the item")
     return out.reset_index(drop=True)
+
+
+def _check_option_indices(out, what: str) -> None:
+    """With option probabilities, ``truth`` (and a numeric ``response``) must be option indices 0 … n_options − 1:
+    an error naming the row otherwise (a label such as 'cat' would silently pair with no probability)."""
+    import pandas as pd
+
+    numbers, k = row_numbers(out), out["n_options"].to_numpy()
+    for col in ("truth", "response"):
+        text = out[col].astype(str)
+        idx = pd.to_numeric(text.map(read_number), errors="coerce").to_numpy(dtype=float)
+        ok = np.isfinite(idx) & (idx == np.round(idx)) & (idx >= 0) & (idx < k)
+        bad = ~ok if col == "truth" else ~ok & np.isfinite(idx)  # a response may be text such as 'na' (no answer)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            raise InvalidValueError(f"{what}: row {numbers[row]}: with `probabilities`, column {col!r} must hold option "
+                                    f"indices 0 to {k[row] - 1} (the row has {k[row]} options); got {text.iloc[row]!r}")
 
 
 def _option_probabilities(frame, probabilities: Any, what: str) -> tuple[list[int], list[tuple[float, ...]]]:
