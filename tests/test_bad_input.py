@@ -1426,6 +1426,12 @@ DEGENERATE = [
      lambda lb: np.isnan(lb.scores[-1]) and (lb.scores[:-1] == 0).all()
      and [n.values["never"] for n in lb.notes if getattr(n, "kind", "") == "undefined-conditions"]
      == [{"human–human": "always right (the ceiling)"}]),
+    # a model always right in every condition: its κ with every human is 0 by construction (was: silently 0.000)
+    ("lb-model-always-right", lambda: tw.leaderboard(tw.read_trials(trials().drop(columns="correct").pipe(
+        lambda f: f.assign(response=f.response.where(f.subject != "m2", f.truth)))), n_resamples=20, rng=0),
+     None, None, tw.DegenerateDataWarning, r"1 score\(s\) 0 by construction, not by agreement .*: m2 \(itself\)$",
+     lambda lb: lb.scores[lb.observers.index("m2")] == 0.0
+     and [n.values for n in lb.notes if getattr(n, "kind", "") == "kappa-zero-by-rule"] == [{"rows": {"m2": "itself"}}]),
     # ==== end of leaderboard (issue 29, DEGENERATE list, helper A)
     # ==== compare (issue 29, DEGENERATE list, helper B): add rows below this line
     ("cmp29-stuart-maxwell-groups", cmp.stuart_maxwell_test, ([0, 1, 2], [0, 0, 3]), {}, tw.DegenerateDataWarning,
@@ -1737,8 +1743,8 @@ CLI = [
     ("cli-unknown-command", ["frobnicate"], r"invalid choice: 'frobnicate'"),
     # ==== leaderboard (issue 29, CLI list, helper A): add rows below this line
     ("cli-lb-named-protocol-unmatched", ["leaderboard", F("good_csv"), "--protocol", "model-vs-human", "--resamples",
-     "5"], r"none of the experiments of protocol 'model-vs-human' is in the trials: .*leave out `protocol` \(on the "
-           r"command line, --protocol\).*--experiments NAME"),
+     "5"], r"none of the experiments of protocol 'model-vs-human' is in the trials: .*leave out `protocol` "
+           r"\(tw\.leaderboard, tw\.difference_test; --protocol of trialwise leaderboard\).*--experiments NAME"),
     ("cli-lb-default-experiments-unknown", ["leaderboard", F("good_csv"), "--experiments", "zzz", "--resamples", "5"],
      r"none of the experiments named \(`experiments`, --experiments\) is in the trials: zzz; the trials have exp$"),
     ("cli-lb-only-humans", ["leaderboard", F("good_csv"), "--reference", "h1", "h2", "h3", "m1", "m2", "--resamples",

@@ -369,6 +369,10 @@ def test_humans_always_right_everywhere_give_the_brute_scores_and_one_warning_na
         in str(caught[0].message)
     (note,) = [n for n in lb.notes if n.kind == "undefined-conditions"]
     assert note.values["never"] == {"human–human": "always right (the ceiling)"} and note.values["some"] == {}
+    # and the models' scores, 0 by construction, are said to be (in the same one warning)
+    (zero,) = [n for n in lb.notes if n.kind == "kappa-zero-by-rule"]
+    assert zero.values["rows"] == {m: "its reference observers" for m in ("m1", "m2", "m3")}
+    assert str(zero) in str(caught[0].message)
 
 
 def test_humans_always_right_on_the_command_line_names_the_ceiling_not_min_items(tmp_path, capsys):

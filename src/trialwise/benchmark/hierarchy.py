@@ -174,8 +174,9 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
             raise InvalidValueError(
                 f"none of the experiments of protocol {protocol.name!r} is in the trials: it has "
                 f"{', '.join(protocol.experiments)}; the trials have {found}. To score every experiment and condition "
-                f"of the trials, leave out `protocol` (on the command line, --protocol); to score some of them, "
-                f"name them (`protocol.replace(experiments=[...])`, --experiments NAME ...)")
+                f"of the trials, leave out `protocol` (tw.leaderboard, tw.difference_test; --protocol of trialwise "
+                f"leaderboard) or give tw.Protocol('a name'); to score some of them, name them "
+                f"(`protocol.replace(experiments=[...])`, --experiments NAME ...)")
         if missing:
             notes.append(StructuredNote("experiments-not-in-trials", protocol=protocol.name, missing=missing,
                                         n_experiments=len(protocol.experiments)))

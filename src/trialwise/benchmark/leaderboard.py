@@ -1020,6 +1020,29 @@ def undefined_conditions(design: Design) -> StructuredNote | None:
     return StructuredNote("undefined-conditions", every=every, some=some, never=never)
 
 
+def zero_by_rule(design: Design) -> StructuredNote | None:
+    """The note ``kappa-zero-by-rule``: rows whose every defined pair value is κ = 0 by construction
+    (one observer of each pair always right, or always wrong, on the images they share: κ is then
+    0 whatever the other does), so the score says nothing about the row (``None`` when there are none,
+    and for metrics other than error consistency)."""
+    if design.protocol.metric != "error-consistency":
+        return None
+    n, _, ca, cb = design.entry_sums
+    finite = np.isfinite(design.values())
+    rule = (ca == n) | (ca == 0) | (cb == n) | (cb == 0)
+    rows: dict[str, str] = {}
+    for r, name in enumerate(design.rows):
+        mine = (design.entry_row == r) & finite
+        if not mine.any() or not rule[mine].all():
+            continue
+        own = ((ca == n) | (ca == 0))[mine].all()
+        other = ((cb == n) | (cb == 0))[mine].all()
+        both = r == design.reference_row
+        rows[name] = ("one observer or the other" if both or own == other else
+                      "itself" if own else "its reference observers")
+    return StructuredNote("kappa-zero-by-rule", rows=rows) if rows else None
+
+
 def _undefined_cause(design: Design, *rows: int) -> str:
     """Why the pair values of ``rows`` are undefined where they are: at the ceiling, the floor, or both."""
     n, n11, ca, cb = design.entry_sums[:, np.isin(design.entry_row, rows)]
@@ -1037,10 +1060,11 @@ def leaderboard_from_design(design: Design, *, n_resamples: int, confidence_leve
     if len(design.references) == 1 and not design.protocol.against_ground_truth:
         warn(f"only one reference observer ({design.references[0]}): the reference row has no value",
              TrialwiseWarning)
-    lacking = undefined_conditions(design)
-    if lacking is not None:  # a condition that some or all rows' scores leave out: said once, by name
-        warn(lacking, DegenerateDataWarning)
-        notes = [*(design.notes if notes is None else notes), lacking]
+    # conditions that some or all rows' scores leave out, rows whose κ is 0 by rule: said once, by name
+    degenerate = [x for x in (undefined_conditions(design), zero_by_rule(design)) if x is not None]
+    if degenerate:
+        warn("; ".join(degenerate), DegenerateDataWarning)
+        notes = [*(design.notes if notes is None else notes), *degenerate]
     boot = bootstrap_scores(design, n_resamples, rng=rng, workers=workers, progress=progress,
                             standard_errors=ci_method == "studentized")
     return Leaderboard.from_bootstrap(design, boot, confidence_level=confidence_level, ci_method=ci_method,

@@ -59,6 +59,12 @@ def _undefined(every: list[str], some: Mapping[str, list[str]], never: Mapping[s
     return text
 
 
+def _zero_by_rule(rows: Mapping[str, str]) -> str:
+    return (f"{len(rows)} score(s) 0 by construction, not by agreement (in each pair one observer is always right "
+            f"or always wrong on the images both saw, and κ is then 0 whatever the other does): "
+            + "; ".join(f"{r} ({who})" for r, who in rows.items()))
+
+
 def _sparse(experiment: str, n_candidate: int, total_candidate: int, n_reference: int, total_reference: int,
             min_items: int, n_disjoint: int) -> str:
     parts = [f"{n} of {tot} {what} pair(s)" for n, tot, what in
@@ -139,6 +145,7 @@ TEXT: dict[str, Callable[..., str]] = {
         f"both observers saw"),
     "sparse-pairs": _sparse,
     "undefined-conditions": _undefined,
+    "kappa-zero-by-rule": _zero_by_rule,
     "reference-row-empty": _reference_row_empty,
     "studentized-fallback": _studentized_fallback,
     "interval-at-bound": _at_bound,
