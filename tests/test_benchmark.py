@@ -646,7 +646,20 @@ def test_own_trials_without_a_protocol_are_scored_by_one_built_from_them_and_tit
     titled = tw.leaderboard(t, tw.Protocol("x"), name="my study", n_resamples=100, rng=0)
     assert titled.protocol.name == "my study" and titled.protocol.from_trials is None
     np.testing.assert_array_equal(titled.scores, lb.scores)
-    # difference_test takes the same default
+    # a path: titled by the file's name, as on the command line
+    assert tw.leaderboard(tw.datasets.model_vs_human_sample(), n_resamples=5, rng=0).protocol.name == "model-vs-human"
+
+
+def test_a_leaderboard_of_a_file_is_titled_by_its_name(tmp_path):
+    path = tmp_path / "pilot 2.csv"
+    _own().to_csv(path, index=False)
+    lb = tw.leaderboard(str(path), n_resamples=20, rng=0)
+    assert lb.protocol.name == "pilot 2.csv" and lb.protocol.from_trials == "model-vs-human"
+    assert tw.leaderboard(path, name="mine", n_resamples=20, rng=0).protocol.name == "mine"
+
+
+def test_difference_test_takes_the_same_default():
+    t = _own()
     res = tw.difference_test(t, "net-a", "net-b", n_resamples=100, rng=0)
     assert res.protocol == "your trials" and np.isfinite(res.statistic)
 

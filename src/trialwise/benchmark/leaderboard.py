@@ -11,6 +11,7 @@ docstrings of the public leaderboard API.)
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -1107,8 +1108,8 @@ def leaderboard(
         reference group and no reference row.
     name : str, optional
         The leaderboard's title (its protocol's ``name``): default the protocol's own name,
-        and ``"your trials"`` for a protocol built from the trials (``trialwise leaderboard``
-        gives the file's name there).
+        and for a protocol built from the trials ``"your trials"``, or the file's name when
+        ``trials`` is a path (as ``trialwise leaderboard`` gives it).
     reference : str or list of str, optional
         The reference observers by name (default: the observers whose
         ``observer_type`` is ``protocol.reference``).
@@ -1205,7 +1206,10 @@ def leaderboard(
     level = v.check_confidence_level(confidence_level)
     method = v.check_choice(ci_method, "ci_method", BENCHMARK_CI_METHODS)
     t = as_trials(trials)
-    proto = protocol_for_trials(protocol, sorted(map(str, t["experiment"].unique())), name=name)
+    title = name
+    if title is None and isinstance(trials, str | os.PathLike):  # a file: titled by its name, as on the command line
+        title = os.path.basename(os.path.normpath(os.fspath(trials))) or None
+    proto = protocol_for_trials(protocol, sorted(map(str, t["experiment"].unique())), name=title)
     if name is not None and proto.from_trials is None:  # a named protocol, retitled
         proto = proto.replace(name=name)
     design = build_design(t, proto, reference, clusters=None if clusters is None else
