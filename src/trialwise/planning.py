@@ -153,7 +153,7 @@ def _ci_width(n: ArrayLike, accuracy_a: ArrayLike, accuracy_b: ArrayLike, kappa:
               confidence_level: float, n_simulations: int, rng: Any, workers: int | None) -> CIWidthResult:
     """:func:`ci_width` without the warning (callers check :func:`_degenerate` themselves)."""
     level = v.check_confidence_level(confidence_level)
-    n_sim = v.check_positive_int(n_simulations, "n_simulations")
+    n_sim = v.check_replicates(n_simulations, "n_simulations", why=SIMULATIONS_WHY)
     n_arr = check_n(n)
     v.check_broadcast(n_arr, accuracy_a, accuracy_b, kappa, names=("n", "accuracy_a", "accuracy_b", "kappa"))
     cells = cell_probabilities(kappa, accuracy_a, accuracy_b)
@@ -227,6 +227,10 @@ def _smallest_n(ok: Callable[[int], bool], start: int, n_max: int) -> int | None
 #: Public names of the search helpers, for the other planning modules (:mod:`trialwise.planning_questions`).
 smallest_n = _smallest_n
 seeded_rng = _seeded
+
+
+#: Why one simulated data set is too few (the message of ``n_simulations=1``).
+SIMULATIONS_WHY = "one simulated data set has no spread (a power of 0 or 1, an interval of no width)"
 
 
 def check_design(cluster_size: Any, icc: Any, cluster_size_cv: Any) -> float:
@@ -343,7 +347,7 @@ def plan_trials(
     """
     target = _check_half_width(half_width)
     level = v.check_confidence_level(confidence_level)
-    n_sim = v.check_positive_int(n_simulations, "n_simulations")
+    n_sim = v.check_replicates(n_simulations, "n_simulations", why=SIMULATIONS_WHY)
     n_max = v.check_positive_int(n_max, "n_max")
     for name, x in (("accuracy_a", accuracy_a), ("accuracy_b", accuracy_b), ("kappa", kappa)):
         if np.ndim(x) != 0:
@@ -614,7 +618,7 @@ def power_difference(
     (0.57, 0.57)
     """
     a = float(v.check_probability(alpha, "alpha", open_interval=True))
-    n_sim = v.check_positive_int(n_simulations, "n_simulations")
+    n_sim = v.check_replicates(n_simulations, "n_simulations", why=SIMULATIONS_WHY)
     kx, ky = v.check_kappa(kappa_x, "kappa_x"), v.check_kappa(kappa_y, "kappa_y")
     accs = [v.check_probability(x, name) for x, name in ((accuracy_reference, "accuracy_reference"), (accuracy_x, "accuracy_x"),
                                                           (accuracy_y, "accuracy_y"))]

@@ -39,7 +39,7 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
-from trialwise.planning import check_design, seeded_rng, smallest_n
+from trialwise.planning import SIMULATIONS_WHY, check_design, seeded_rng, smallest_n
 from trialwise.planning_result import ClusterDesign, HalfWidthResult, QuestionPowerResult
 from trialwise.resampling import child_seed, multinomial_cells
 from trialwise.tables import cluster_sums
@@ -349,7 +349,7 @@ def power_accuracy_difference(
     if not isinstance(paired, (bool, np.bool_)):
         raise InvalidTypeError(f"`paired` must be True or False; got {v.show(paired)}")
     a_lvl = float(v.check_probability(alpha, "alpha", open_interval=True))
-    n_sim = v.check_positive_int(n_simulations, "n_simulations")
+    n_sim = v.check_replicates(n_simulations, "n_simulations", why=SIMULATIONS_WHY)
     de = _check_design(cluster_size, icc, cluster_size_cv)
     a, b, cells = _accuracy_design(accuracy_a, accuracy_b, discordance, bool(paired))
     delta = a - b
@@ -789,7 +789,7 @@ def power_agreement_difference(
     True
     """
     a_lvl = float(v.check_probability(alpha, "alpha", open_interval=True))
-    n_sim = v.check_positive_int(n_simulations, "n_simulations")
+    n_sim = v.check_replicates(n_simulations, "n_simulations", why=SIMULATIONS_WHY)
     cols = _capa_columns([(reference, "reference"), (a, "a"), (b, "b")], truth, metric)
     mean = cols.mean(axis=0)
     delta = float(_capa_parts(mean, 2, 3, 5)[0] - _capa_parts(mean, 2, 4, 6)[0])

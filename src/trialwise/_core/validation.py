@@ -85,14 +85,15 @@ def check_positive_int(value: Any, name: str, minimum: int = 1, maximum: int | N
     return value
 
 
-def check_replicates(value: Any, name: str = "n_resamples", *, point_values: bool = False) -> int:
-    """The number of replicates of a resampled interval: a whole number >= 2, since the interval of one
-    replicate has no width whatever the data (``point_values``: 0 is also accepted, meaning no interval)."""
+def check_replicates(value: Any, name: str = "n_resamples", *, point_values: bool = False,
+                     why: str = "the interval of one replicate has no width whatever the data") -> int:
+    """The number of replicates of a resampled interval (or of simulated data sets): a whole number >= 2, since
+    the interval of one replicate has no width whatever the data (``point_values``: 0 is also accepted, meaning
+    no interval)."""
     b = check_positive_int(value, name, minimum=0 if point_values else 1)
     if b == 1:
         zero = "0 (point values only, no interval) or " if point_values else ""
-        raise InvalidValueError(f"`{name}` must be {zero}at least 2: the interval of one replicate has no width "
-                                f"whatever the data; got 1 (the default is 10000)")
+        raise InvalidValueError(f"`{name}` must be {zero}at least 2: {why}; got 1 (the default is 10000)")
     return b
 
 
