@@ -1813,8 +1813,8 @@ CLI = [
      r"^trialwise: error: texture-vs-shape: --resamples must be an integer in \[1, 10000000\]"),
     ("cli-sb-csv-name-too-long", ["shape-bias", "--csv", "a" * 300 + ".csv"],
      r"^trialwise: error: --csv a{300}\.csv: cannot be written \(File name too long\)$"),
-    ("cli-ec-same-file-twice", ["ec", F("good_csv"), F("good_csv")],
-     r"good\.csv and .*good\.csv name the same file: an observer's error consistency with itself is 1 by construction"),
+    ("cli-ec-same-file-twice", ["ec", F("cond_a_csv"), F("cond_a_csv")],
+     r"cond_a\.csv and .*cond_a\.csv name the same file: an observer's error consistency with itself is 1 by construction"),
     # ==== end of cli-files-seeds (issue 29, CLI list, helper C)
     # ==== misc API (issue 29, CLI list, helper H): add rows below this line
     ("cli-ec-header-only", ["ec", F("header_only_csv"), F("good_csv")], r"header_only\.csv: the table has no rows"),

@@ -91,14 +91,14 @@ def _load_pair(args) -> tuple[Any, Any, dict, tuple[str, str]]:
     elif len(args.files) == 2:
         if args.subjects:
             raise CLIError("--subjects is for one tidy file; with two files each file is one observer")
-        if os.path.samefile(*args.files):  # both exist: the program checked its inputs
-            raise CLIError(f"{args.files[0]} and {args.files[1]} name the same file: an observer's error consistency "
-                           f"with itself is 1 by construction; give the files of two observers")
         frames = [_filter(read_table(f, _columns(args)), args, f) for f in args.files]
         ca, cb, info = paired_correctness(  # without --truth: 'truth', else 'category', in each file
             frames[0], frames[1], image=args.image, truth=args.truth, response=args.response,
             correct=args.correct, names=tuple(args.files),
         )
+        if os.path.samefile(*args.files):  # after reading: an error of the file itself comes first
+            raise CLIError(f"{args.files[0]} and {args.files[1]} name the same file: an observer's error consistency "
+                           f"with itself is 1 by construction; give the files of two observers")
         return ca, cb, info, tuple(args.files)
     else:
         raise CLIError("give two CSV files, one tidy CSV with --subjects A B, or --dataset NAME --subjects A B")
