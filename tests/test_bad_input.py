@@ -1364,6 +1364,12 @@ API = [
      r"`ceiling` must be in \(0, 1\].*got nan"),
     ("ost-ceiling-bool", bs.ost_correlation, (np.arange(10.0), np.arange(10.0) ** 2), dict(ceiling=True), TypeError,
      r"`ceiling` must be a number in \(0, 1\] or None; got True"),
+    ("ost-metric-ceiling-method", bs.OSTCorrelation, (), dict(ceiling_method="x"), ValueError,
+     r"`ceiling_method` must be one of 'split-half', 'spearman-brown', 'attenuation'; got 'x'"),
+    ("i2n-metric-rate-correction", bs.I2n, (), dict(rate_correction="x"), ValueError,
+     r"`rate_correction` must be one of 'none', 'loglinear'; got 'x'"),
+    ("i1n-metric-compatible", bs.I1n, (), dict(brainscore_compatible="yes"), TypeError,
+     r"`brainscore_compatible` must be True or False; got 'yes'"),
     ("i2n-sum-3", lambda: bs.i2n(_i2n()[0] * 3, _i2n()[1], n_resamples=10, rng=0), None, None, ValueError,
      r"`model_probabilities` rows must sum to 1 .*image '.+' sums to 3 \(\d+ of \d+ rows are off\): for scores or "
      r"logits, apply a softmax first"),

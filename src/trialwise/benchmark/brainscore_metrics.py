@@ -335,7 +335,8 @@ class OSTCorrelation:
 
     def __init__(self, *, ceiling_method: str = "attenuation", n_splits: int = 20, n_resamples: int = 2000,
                  confidence_level: float = 0.95, rng: Any = None) -> None:
-        self.ceiling_method = ceiling_method
+        self.ceiling_method = v.check_choice(ceiling_method, "ceiling_method",  # at once, not at the first score
+                                             ("split-half", "spearman-brown", "attenuation"))
         self.n_splits = v.check_positive_int(n_splits, "n_splits")
         self.n_resamples, self.confidence_level = _check_options(n_resamples, confidence_level)
         rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
@@ -442,9 +443,13 @@ class _ImageLevelMetric:
     def __init__(self, *, n_splits: int = 20, brainscore_compatible: bool = False, ceiling_method: str = "split-half",
                  rate_correction: str = "none", kway_rate: str = "share", n_resamples: int = 1000,
                  confidence_level: float = 0.95, rng: Any = None) -> None:
-        self.options: dict[str, Any] = dict(n_splits=v.check_positive_int(n_splits, "n_splits"),
-                            brainscore_compatible=brainscore_compatible, ceiling_method=ceiling_method,
-                            rate_correction=rate_correction, kway_rate=kway_rate)
+        if not isinstance(brainscore_compatible, (bool, np.bool_)):  # checked at once, not at the first score
+            raise InvalidTypeError(f"`brainscore_compatible` must be True or False; got {v.show(brainscore_compatible)}")
+        self.options: dict[str, Any] = dict(
+            n_splits=v.check_positive_int(n_splits, "n_splits"), brainscore_compatible=bool(brainscore_compatible),
+            ceiling_method=v.check_choice(ceiling_method, "ceiling_method", ("split-half", "spearman-brown")),
+            rate_correction=v.check_choice(rate_correction, "rate_correction", ("none", "loglinear")),
+            kway_rate=v.check_choice(kway_rate, "kway_rate", ("share", "pairwise")))
         self.n_resamples, self.confidence_level = _check_options(n_resamples, confidence_level)
         rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
         self._entropy = child_seed(rng)
