@@ -26,7 +26,8 @@ import pytest
 import trialwise as tw
 import trialwise.brainscore
 from trialwise import comparison as cmp
-from trialwise._core.results import Result, records_seed
+from trialwise._core.results import Result
+from trialwise.resampling import records_seed
 
 # Public callables that take `rng=` but return no result object (nothing to record the seed in):
 # simulated data, whose caller seeds them.

@@ -188,9 +188,10 @@ def test_strata_with_a_missing_label_are_rejected():
 def test_rng_true_is_not_a_seed(flag):
     """``default_rng(True)`` is ``default_rng(1)``: a bool passed as ``rng`` is an error naming
     ``rng`` (issue 29), in the check and in every random function (they all call it)."""
-    from trialwise._core.validation import check_rng, seeded_rng
+    from trialwise._core.validation import check_rng
+    from trialwise.resampling import rng_and_seed
 
-    for check in (check_rng, seeded_rng):
+    for check in (check_rng, rng_and_seed):
         with pytest.raises(tw.InvalidTypeError,
                            match=r"`rng` must be None, an integer seed .*got (np\.)?(True|False)_? \(a bool is not a seed\)"):
             check(flag)

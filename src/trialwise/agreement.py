@@ -29,7 +29,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval, make_notes, records_seed
+from trialwise._core.results import ConfidenceInterval, make_notes
+from trialwise.resampling import records_seed, ReplicateWeights, bootstrap_weights, monte_carlo_pvalue
 from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
 from trialwise.agreement_gram import gram_sums
 from trialwise.agreement_result import ModelAgreementResult, PairwiseAgreementResult
@@ -37,7 +38,6 @@ from trialwise.data import PROBABILITY_SUM_TOLERANCE
 from trialwise.ec import PAIR_BLOCK_BYTES, error_consistency, pairwise_error_consistency
 from trialwise.intervals import interval, jackknife_t_pvalue
 from trialwise.labels import label_number
-from trialwise.resampling import ReplicateWeights, bootstrap_weights, monte_carlo_pvalue
 from trialwise.tables import cluster_sums
 
 __all__ = ["agreement", "pairwise_agreement", "capa_from_sums", "AGREEMENT_METRICS", "AGREEMENT_CI_METHODS",

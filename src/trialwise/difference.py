@@ -19,7 +19,8 @@ from scipy import stats
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Note, Result, records_seed
+from trialwise._core.results import ConfidenceInterval, Note, Result
+from trialwise.resampling import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.intervals import CI_METHODS, interval
 from trialwise.kappa import kappa_difference_variance, kappa_from_counts

@@ -24,7 +24,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval, make_notes, records_seed
+from trialwise._core.results import ConfidenceInterval, make_notes
+from trialwise.resampling import records_seed
 from trialwise._core.threads import thread_budget
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, warn
 from trialwise.intervals import CI_METHODS, CIMethod, interval, jackknife_t_pvalue, percentile_from_sorted, sorted_valid

@@ -28,7 +28,8 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.copymodel import CopyModel, check_n
 from trialwise.intervals import quantile_sorted, sorted_valid, percentile_interval
-from trialwise._core.results import ConfidenceInterval, records_seed
+from trialwise._core.results import ConfidenceInterval
+from trialwise.resampling import records_seed, bootstrap_tables, child_seed, keyed_rng, multinomial_cells, multinomial_tables
 from trialwise.planning_result import CIWidthResult, CopyModelValidation, PlanResult, PowerResult
 from trialwise.kappa import (
     kappa_kernel,
@@ -36,7 +37,6 @@ from trialwise.kappa import (
     kappa_difference_variance,
     kappa_variance,
 )
-from trialwise.resampling import bootstrap_tables, child_seed, keyed_rng, multinomial_cells, multinomial_tables
 
 __all__ = ["ci_width", "plan_trials", "power_difference", "validate_copy_model", "LITERATURE_TRIALS"]
 

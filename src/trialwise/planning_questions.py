@@ -37,11 +37,10 @@ from scipy.stats import binom
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import records_seed
+from trialwise.resampling import records_seed, child_seed, multinomial_cells
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.planning import SIMULATIONS_WHY, check_design, seeded_rng, smallest_n
 from trialwise.planning_result import ClusterDesign, HalfWidthResult, QuestionPowerResult
-from trialwise.resampling import child_seed, multinomial_cells
 from trialwise.tables import cluster_sums
 
 __all__ = ["design_effect", "estimate_icc", "accuracy_half_width", "agreement_half_width",

@@ -20,10 +20,14 @@ from __future__ import annotations
 
 import collections
 import copy
+import functools
+import inspect
+import numbers
+import types
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, cast, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -50,7 +54,11 @@ __all__ = [
     "keyed_rng",
     "pair_columns",
     "ReplicateWeights",
+    "rng_and_seed",
+    "records_seed",
 ]
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: Working memory a chunk of replicates may take, in bytes (weights + products).
 BATCH_BYTES = 64 * 2**20
@@ -953,3 +961,56 @@ def monte_carlo_test(
         defined += d
         done += b
     return MonteCarloTest(monte_carlo_pvalue(hits, defined), hits, defined, m)
+
+
+# --------------------------------------------------------------------------- the seed a result records
+
+def rng_and_seed(rng: Any) -> tuple[Any, int | None]:
+    """``(rng, seed)``: what a random public function passes on as ``rng=`` and the seed its
+    result records (``result.seed``), so that ``rng=result.seed`` repeats the result bit for bit.
+
+    ``None`` draws a fresh seed, the entropy of a new :class:`numpy.random.SeedSequence` (128
+    bits from the operating system), and passes it on *as that integer*, so the run takes the
+    very path that ``rng=seed`` takes later (``default_rng(seed)`` is the generator of
+    ``SeedSequence(seed)``). An integer seed is passed on and recorded as is. A
+    :class:`numpy.random.Generator` (or a ``SeedSequence``/``BitGenerator``) is passed on
+    unchanged and the seed is ``None``: the caller owns that stream and its state.
+    """
+    check_rng(rng)  # the same errors as before: a bool, a negative seed, a string, ...
+    if rng is None:
+        seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]  # an int when drawn
+        return seed, seed
+    if isinstance(rng, numbers.Integral):
+        return int(rng), int(rng)
+    return rng, None
+
+
+
+
+def records_seed(func: _F) -> _F:
+    """Decorator of a public function (or method) that draws random numbers: its result records
+    in ``seed`` the seed it used, so that ``rng=result.seed`` repeats the result bit for bit.
+
+    ``rng=None`` becomes a fresh integer seed, an integer is kept, a Generator is passed on and
+    recorded as ``None`` (:func:`rng_and_seed`). ``rng`` must be a
+    keyword-only parameter and the result a frozen dataclass with a field ``seed``, which is
+    set once, here, as its ``__init__`` would set it.
+    """
+    parameter = inspect.signature(func).parameters.get("rng")
+    if parameter is None or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
+        raise InvalidTypeError(f"records_seed: {func.__qualname__} has no keyword-only parameter `rng`")
+    inner, seeded = func, rng_and_seed  # free variables of `wrapper` (see below)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        kwargs["rng"], seed = seeded(kwargs.get("rng"))
+        result = inner(*args, **kwargs)
+        if "seed" not in getattr(result, "__dataclass_fields__", {}):
+            raise InvalidTypeError(f"records_seed: {type(result).__name__} (from {inner.__qualname__}) has no field `seed`")
+        object.__setattr__(result, "seed", seed)  # a frozen dataclass's own field, as its __init__ sets it
+        return result
+
+    # The wrapper runs with the globals of `func`'s module (it reads only free variables and
+    # builtins): doctest finds a module's functions by their __globals__, and would otherwise
+    # skip the examples in the docstring of every decorated function.
+    made = types.FunctionType(wrapper.__code__, func.__globals__, func.__name__, None, wrapper.__closure__)
+    return cast(_F, functools.update_wrapper(made, func))

@@ -30,11 +30,11 @@ from trialwise._core import validation as v
 from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Result, jsonable, one_row_frame, records_seed
+from trialwise._core.results import ConfidenceInterval, Result, jsonable, one_row_frame
+from trialwise.resampling import records_seed, bootstrap_sums, child_rngs, child_seed, monte_carlo_pvalue, monte_carlo_test
 from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
 from trialwise.ec import UNDEFINED_WARN_SHARE
 from trialwise.intervals import percentile_interval
-from trialwise.resampling import bootstrap_sums, child_rngs, child_seed, monte_carlo_pvalue, monte_carlo_test
 from trialwise.tables import agreement_table
 from trialwise.data import check_items, image_id, read_trials
 

@@ -36,7 +36,8 @@ from trialwise._core import validation as v
 from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_percent
-from trialwise._core.results import Result, records_seed
+from trialwise._core.results import Result
+from trialwise.resampling import records_seed, multinomial_cells, multinomial_tables, posterior_tables
 from trialwise.difference import DIFFERENCE_TESTS, difference_pvalues
 from trialwise.benchmark.differences import BENCHMARK_TESTS, BenchmarkTest
 from trialwise.benchmark.leaderboard import DEFAULT_CI_METHOD, leaderboard
@@ -47,7 +48,6 @@ from trialwise.ec import check_options, kappa_intervals
 from trialwise.intervals import CI_METHODS
 from trialwise.kappa import attainable_kappa as kappa_bounds, cell_probabilities, kappa_from_counts
 from trialwise.planning import joint_cells
-from trialwise.resampling import multinomial_cells, multinomial_tables, posterior_tables
 from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
 
 __all__ = [

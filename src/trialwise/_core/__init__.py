@@ -12,7 +12,7 @@ import cycle.
     ``warn``.
 :mod:`trialwise._core.validation`
     The argument checks (``check_choice``, ``check_confidence_level``, ``check_positive_int``,
-    ``check_rng``, ``seeded_rng``, ``check_counts``, ...), ``show`` (a value shortened for a message),
+    ``check_rng``, ``check_counts``, ...), ``show`` (a value shortened for a message),
     ``as_float_array``, ``missing_mask``.
 :mod:`trialwise._core.results`
     ``Result`` (the base of every result object), ``ConfidenceInterval``, ``Note``,

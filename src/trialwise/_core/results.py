@@ -11,21 +11,17 @@ formatters are in :mod:`trialwise._core.format`.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import inspect
 import math
 import numbers
-import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from html import escape
 from types import MappingProxyType
-from typing import Any, ClassVar, TypeVar, cast
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
 from trialwise._core.format import format_number, format_percent, format_pvalue
-from trialwise._core.validation import seeded_rng
 
 __all__ = ["ConfidenceInterval", "Result"]
 
@@ -33,35 +29,6 @@ __all__ = ["ConfidenceInterval", "Result"]
 VOCABULARY = ("statistic", "confidence_interval", "pvalue", "confidence_level", "method", "n", "notes", "seed")
 
 _F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def records_seed(func: _F) -> _F:
-    """Decorator of a public function (or method) that draws random numbers: its result records
-    in ``seed`` the seed it used, so that ``rng=result.seed`` repeats the result bit for bit.
-
-    ``rng=None`` becomes a fresh integer seed, an integer is kept, a Generator is passed on and
-    recorded as ``None`` (:func:`~trialwise._core.validation.seeded_rng`). ``rng`` must be a
-    keyword-only parameter and the result a frozen dataclass with a field ``seed``, which is
-    set once, here, as its ``__init__`` would set it.
-    """
-    parameter = inspect.signature(func).parameters.get("rng")
-    if parameter is None or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
-        raise TypeError(f"records_seed: {func.__qualname__} has no keyword-only parameter `rng`")
-    inner, seeded = func, seeded_rng  # free variables of `wrapper` (see below)
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        kwargs["rng"], seed = seeded(kwargs.get("rng"))
-        result = inner(*args, **kwargs)
-        if "seed" not in getattr(result, "__dataclass_fields__", {}):
-            raise TypeError(f"records_seed: {type(result).__name__} (from {inner.__qualname__}) has no field `seed`")
-        object.__setattr__(result, "seed", seed)  # a frozen dataclass's own field, as its __init__ sets it
-        return result
-
-    # The wrapper runs with the globals of `func`'s module (it reads only free variables and
-    # builtins): doctest finds a module's functions by their __globals__, and would otherwise
-    # skip the examples in the docstring of every decorated function.
-    made = types.FunctionType(wrapper.__code__, func.__globals__, func.__name__, None, wrapper.__closure__)
-    return cast(_F, functools.update_wrapper(made, func))
 
 
 _NoteT = TypeVar("_NoteT", bound="Note")

@@ -122,26 +122,6 @@ def check_rng(rng: Any) -> np.random.Generator:
         ) from exc
 
 
-def seeded_rng(rng: Any) -> tuple[Any, int | None]:
-    """``(rng, seed)``: what a random public function passes on as ``rng=`` and the seed its
-    result records (``result.seed``), so that ``rng=result.seed`` repeats the result bit for bit.
-
-    ``None`` draws a fresh seed, the entropy of a new :class:`numpy.random.SeedSequence` (128
-    bits from the operating system), and passes it on *as that integer*, so the run takes the
-    very path that ``rng=seed`` takes later (``default_rng(seed)`` is the generator of
-    ``SeedSequence(seed)``). An integer seed is passed on and recorded as is. A
-    :class:`numpy.random.Generator` (or a ``SeedSequence``/``BitGenerator``) is passed on
-    unchanged and the seed is ``None``: the caller owns that stream and its state.
-    """
-    check_rng(rng)  # the same errors as before: a bool, a negative seed, a string, ...
-    if rng is None:
-        seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]  # an int when drawn
-        return seed, seed
-    if isinstance(rng, numbers.Integral):
-        return int(rng), int(rng)
-    return rng, None
-
-
 def as_float_array(value: Any, name: str) -> NDArray:
     """``value`` as a float array: real numbers only (no None, text, complex or dates, which
     ``np.asarray(..., dtype=float)`` would turn into NaN, parse or truncate)."""

@@ -47,7 +47,7 @@ from trialwise.benchmark.hierarchy import (
 from trialwise.benchmark.notes import StructuredNote
 from trialwise.benchmark.protocol import Protocol, get_protocol
 from trialwise.intervals import interval
-from trialwise.resampling import bootstrap_sums, child_rngs, child_seed
+from trialwise.resampling import bootstrap_sums, child_rngs, child_seed, rng_and_seed
 
 __all__ = ["ASSEMBLY_PROTOCOL", "BENCHMARK_METRICS", "BehavioralBenchmark", "BrainScoreResult", "CeilingResult"]
 
@@ -307,7 +307,7 @@ class BehavioralBenchmark:
             raise InvalidValueError(f"`brainscore_compatible` must be True or False; got {v.show(brainscore_compatible)}")
         self.brainscore_compatible = bool(brainscore_compatible)
         self._images: ImageMetricScorer | None = None
-        rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
+        rng, self.seed = rng_and_seed(rng)  # recorded: rng=self.seed repeats every score
         if self.metric in IMAGE_METRICS:
             self._init_images(humans, reference, n_resamples, n_splits, confidence_level, rng, scalar, metric_options)
             return

@@ -32,7 +32,7 @@ from trialwise.benchmark.behavioral import ASSEMBLY_PROTOCOL, BehavioralBenchmar
 from trialwise.benchmark.protocol import get_protocol
 from trialwise.benchmark.ost import ost_correlation
 from trialwise.benchmark.value_delta import BRAINSCORE_SCALE, value_delta
-from trialwise.resampling import child_seed
+from trialwise.resampling import child_seed, rng_and_seed
 
 __all__ = ["ErrorConsistency", "I1n", "I2n", "OSTCorrelation", "ValueDelta", "score_array"]
 
@@ -116,7 +116,7 @@ class ErrorConsistency:
         if experiment is not None and not isinstance(experiment, str):
             raise InvalidTypeError(f"`experiment` must be a string; got {v.show(experiment)}")
         self.experiment = experiment
-        rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
+        rng, self.seed = rng_and_seed(rng)  # recorded: rng=self.seed repeats every score
         self._entropy = child_seed(rng)
 
     def _bench(self, target: Any) -> BehavioralBenchmark:
@@ -239,7 +239,7 @@ class ValueDelta:
         self.source_se, self.target_se = source_se, target_se
         self.n_splits = v.check_positive_int(n_splits, "n_splits")
         self.n_resamples, self.confidence_level = _check_options(n_resamples, confidence_level)
-        rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
+        rng, self.seed = rng_and_seed(rng)  # recorded: rng=self.seed repeats every score
         self._entropy = child_seed(rng)
 
     def _result(self, source: Any, target: Any) -> BrainScoreResult:
@@ -339,7 +339,7 @@ class OSTCorrelation:
                                              ("split-half", "spearman-brown", "attenuation"))
         self.n_splits = v.check_positive_int(n_splits, "n_splits")
         self.n_resamples, self.confidence_level = _check_options(n_resamples, confidence_level)
-        rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
+        rng, self.seed = rng_and_seed(rng)  # recorded: rng=self.seed repeats every score
         self._entropy = child_seed(rng)
 
     def _result(self, source: Any, target: Any) -> BrainScoreResult:
@@ -451,7 +451,7 @@ class _ImageLevelMetric:
             rate_correction=v.check_choice(rate_correction, "rate_correction", ("none", "loglinear")),
             kway_rate=v.check_choice(kway_rate, "kway_rate", ("share", "pairwise")))
         self.n_resamples, self.confidence_level = _check_options(n_resamples, confidence_level)
-        rng, self.seed = v.seeded_rng(rng)  # recorded: rng=self.seed repeats every score
+        rng, self.seed = rng_and_seed(rng)  # recorded: rng=self.seed repeats every score
         self._entropy = child_seed(rng)
 
     def _result(self, probabilities: Any, trials: Any) -> BrainScoreResult:

@@ -42,11 +42,11 @@ from scipy.special import ndtri
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval, records_seed
+from trialwise._core.results import ConfidenceInterval
+from trialwise.resampling import records_seed, bootstrap_weights, child_rngs
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResult
 from trialwise.intervals import jackknife_t_interval
-from trialwise.resampling import bootstrap_weights, child_rngs
 from trialwise.tables import cross_table
 
 __all__ = ["brainscore_halves", "dprime_matrix", "i1n", "i2n"]

@@ -23,7 +23,8 @@ from trialwise._core import validation as v
 from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent
-from trialwise._core.results import ConfidenceInterval, Result, jsonable, records_seed
+from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise.resampling import records_seed, child_rngs, child_seed
 from trialwise._core.warnings import DegenerateDataWarning, TrialwiseWarning, warn
 from trialwise.benchmark._trials import as_trials
 from trialwise.benchmark.differences import (
@@ -62,7 +63,6 @@ from trialwise.benchmark.ranks import (
     rank_columns,
     ranking_stability,
 )
-from trialwise.resampling import child_rngs, child_seed
 from trialwise.significance import adjust_pvalues, check_monte_carlo_resolution
 from trialwise.benchmark.report import write_report
 from trialwise.benchmark.winner import WinnerScore, winner_score

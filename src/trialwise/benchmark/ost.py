@@ -21,11 +21,11 @@ from scipy.stats import rankdata
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval, Note, records_seed
+from trialwise._core.results import ConfidenceInterval, Note
+from trialwise.resampling import records_seed, bootstrap_index_rows, child_rngs
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResult
 from trialwise.intervals import interval
-from trialwise.resampling import bootstrap_index_rows, child_rngs
 
 __all__ = ["ost_correlation", "spearman_rows"]
 

@@ -21,10 +21,10 @@ from numpy.typing import NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.results import ConfidenceInterval, records_seed
+from trialwise._core.results import ConfidenceInterval
+from trialwise.resampling import records_seed, bootstrap_index_rows, bootstrap_sums, child_rngs
 from trialwise.benchmark.brainscore_results import BrainScoreResult, CeilingResult
 from trialwise.intervals import interval
-from trialwise.resampling import bootstrap_index_rows, bootstrap_sums, child_rngs
 
 __all__ = ["BRAINSCORE_SCALE", "brainscore_splits", "value_delta"]
 

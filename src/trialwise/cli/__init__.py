@@ -73,24 +73,9 @@ import signal
 import sys
 from typing import Any
 
+from trialwise.cli.interrupt import on_interrupt
+
 __all__ = ["main", "CLIError"]
-
-
-def _interrupted(signum: int, frame: Any) -> None:  # pragma: no cover - exercised in a subprocess by the tests
-    """Ctrl-C: one line and exit status 130, at once (worker threads would otherwise finish their tasks first)."""
-    try:
-        common = sys.modules.get("trialwise.cli.common")  # a file being written: removed, never left half-written
-        for part in list(getattr(common, "PENDING", ())):
-            try:
-                os.unlink(part)
-            except OSError:
-                pass
-        progress = sys.modules.get("trialwise.cli.progress")  # not imported here: this may run during the imports
-        bar = getattr(progress, "BAR_OPEN", None)
-        sys.stderr.write(("\n" if bar is not None and bar.is_set() else "") + "trialwise: interrupted\n")
-        sys.stderr.flush()
-    finally:
-        os._exit(130)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     """
     previous = None
     try:
-        previous = signal.signal(signal.SIGINT, _interrupted)
+        previous = signal.signal(signal.SIGINT, on_interrupt)
     except ValueError:  # not the main thread: app turns KeyboardInterrupt into exit 130
         pass
     real_stderr = sys.stderr

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, NoReturn
 
 from trialwise._core.errors import InputError
 from trialwise._core.version import VERSION
-from trialwise.cli import _interrupted
+from trialwise.cli.interrupt import on_interrupt
 from trialwise.cli.brainscore import add_brainscore, run_brainscore
 from trialwise.cli.common import CLIError, EPILOG, FigureFailure, check_files
 from trialwise.cli.compare import add_compare, run_compare
@@ -167,7 +167,7 @@ def _interrupt_handler() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, _interrupted)
+    previous = signal.signal(signal.SIGINT, on_interrupt)
     try:
         yield
     finally:

@@ -22,14 +22,14 @@ from scipy import stats
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval, records_seed
+from trialwise._core.results import ConfidenceInterval
+from trialwise.resampling import records_seed, NULL_BLOCK, monte_carlo_test
 from trialwise.comparison.result import AgreementResult, ComparisonResult, SymmetryTestResult, comparison_notes
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.kappa import kappa_kernel, kappa_variance
 from trialwise.labels import code_labels
 from trialwise.tables import agreement_table
-from trialwise.resampling import NULL_BLOCK, monte_carlo_test
 
 __all__ = ["agreement_matrix", "disagreement", "cohen_kappa", "bowker_test", "stuart_maxwell_test",
            "symmetry_permutation_test", "PERMUTATION_STATISTICS"]

@@ -20,13 +20,13 @@ from scipy import stats
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError
-from trialwise._core.results import ConfidenceInterval, records_seed
+from trialwise._core.results import ConfidenceInterval
+from trialwise.resampling import records_seed, monte_carlo_test
 from trialwise.comparison.result import ComparisonResult, McNemarResult, comparison_notes
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.labels import LabelCoding, code_labels
 from trialwise.tables import correctness_table
-from trialwise.resampling import monte_carlo_test
 
 __all__ = ["MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"]
 

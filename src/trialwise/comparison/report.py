@@ -20,7 +20,8 @@ import warnings
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Result, jsonable, records_seed
+from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise.resampling import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning
 from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind
 from trialwise.comparison.agreement import (
