@@ -265,3 +265,19 @@ def test_a_result_without_randomness_answers_seed_none():
     assert cmp.mcnemar(counts=[[150, 25], [15, 10]]).seed is None or isinstance(
         cmp.mcnemar(counts=[[150, 25], [15, 10]]).seed, int)
     assert tw.accuracy_half_width(0.7, n=[100]).seed is None  # no rng at all: the vocabulary's default
+
+
+@pytest.mark.parametrize("call", [
+    lambda: tw.error_consistency(counts=[[30, 10], [0, 0]], rng=0, n_resamples=200),      # through @records_seed
+    lambda: tw.compare([0, 1, 2], [0, 1, 2], [0, 0, 1], rng=0, n_resamples=99),          # caveats collected, then one warning
+    lambda: tw.kappa_bounds(1, 1),                                                       # no wrapper
+])
+def test_a_warning_points_at_the_users_line_whatever_lies_between(call):
+    """However many of the library's frames (wrappers, helpers) lie between, a warning names the
+    user's file and line (the first frame outside the package), not a line of trialwise."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        call()
+    ours = [w for w in caught if issubclass(w.category, tw.TrialwiseWarning)]
+    assert ours
+    assert {w.filename for w in ours} == {__file__}, [(w.filename, w.lineno) for w in ours]

@@ -486,10 +486,10 @@ def _warn_and_notes(names_a, names_b, estimate, n_undefined, n_resamples) -> tup
         notes[i] = make_notes(("undefined", reason), ("replicates", undefined))
     if degenerate:
         warn(f"agreement undefined (NaN) for {', '.join(degenerate[:5])}: chance agreement c_exp = 1",
-             DegenerateDataWarning, stacklevel=4)
+             DegenerateDataWarning)
     if many_undefined:
         warn(f"more than 1 % undefined bootstrap replicates for {', '.join(many_undefined[:5])}",
-             UndefinedReplicatesWarning, stacklevel=4)
+             UndefinedReplicatesWarning)
     return tuple(notes)
 
 

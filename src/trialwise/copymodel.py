@@ -346,7 +346,6 @@ class CopyModel:
                 f"{int(undefined.sum())} of {undefined.size} tables have a reference observer that is "
                 "always correct or always wrong: the copy decomposition is undefined there (NaN)",
                 DegenerateDataWarning,
-                3,
             )
         obj = cls.__new__(cls)
         obj._set(np.nan_to_num(p), s.accuracy_a, s.accuracy_b, s.kappa, m, reference)

@@ -195,7 +195,6 @@ def _infer(
     dist: NDArray | None,
     opts: Options,
     *,
-    stacklevel: int = 4,
     intervals: tuple[NDArray, NDArray, NDArray] | None = None,
 ) -> dict[str, Any]:
     """Point estimates, intervals and tests of P tables, shape (P, 2, 2); dist (B, P).
@@ -234,7 +233,7 @@ def _infer(
         else:
             msg = ("some pairs are degenerate (EC undefined, or exactly 0 by construction); "
                    "see `pair_notes` for which and why")
-        warn(msg, DegenerateDataWarning, stacklevel)
+        warn(msg, DegenerateDataWarning)
     flagged_sparse = [w for w in sparse if w is not None]
     if flagged_sparse:
         what = ("the Jeffreys interval tends to be conservative" if opts.ci_method == "jeffreys" else
@@ -242,7 +241,7 @@ def _infer(
         msg = (f"{'the table is' if n_pairs == 1 else 'some tables are'} too sparse for a calibrated interval "
                f"(smallest expected cell count < {SPARSE_EXPECTED_COUNT:g}); {what} there — the count is in "
                "the result's `notes`; see docs/validity.md")
-        warn(msg, SparseTableWarning, stacklevel)
+        warn(msg, SparseTableWarning)
     if n_replicates:
         share = n_undefined / n_replicates
         flagged = [i for i in range(n_pairs) if share[i] > UNDEFINED_WARN_SHARE and reasons[i] is None]
@@ -250,7 +249,7 @@ def _infer(
             cause = "a resample in which both observers were always correct or always wrong"
             msg = (f"more than {100 * UNDEFINED_WARN_SHARE:g}% of the bootstrap replicates had an undefined EC "
                    f"({cause}) and were left out of the interval; how many is in `n_undefined`")
-            warn(msg, UndefinedReplicatesWarning, stacklevel)
+            warn(msg, UndefinedReplicatesWarning)
     return dict(
         statistic=statistic, low=lo, high=hi, pvalue=pvalue, stats=stats_, kappa_min=k_lo, kappa_max=k_hi,
         n_undefined=n_undefined, n_undefined_null=n_undef_null, reasons=reasons, sparse=sparse,

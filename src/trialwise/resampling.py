@@ -999,13 +999,13 @@ def records_seed(func: _F) -> _F:
     parameter = inspect.signature(func).parameters.get("rng")
     if parameter is None or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
         raise InvalidTypeError(f"records_seed: {func.__qualname__} has no keyword-only parameter `rng`")
-    inner, seeded = func, rng_and_seed  # free variables of `wrapper` (see below)
+    inner, seeded, error = func, rng_and_seed, InvalidTypeError  # free variables of `wrapper` (see below)
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         kwargs["rng"], seed = seeded(kwargs.get("rng"))
         result = inner(*args, **kwargs)
         if "seed" not in getattr(result, "__dataclass_fields__", {}):
-            raise InvalidTypeError(f"records_seed: {type(result).__name__} (from {inner.__qualname__}) has no field `seed`")
+            raise error(f"records_seed: {type(result).__name__} (from {inner.__qualname__}) has no field `seed`")
         object.__setattr__(result, "seed", seed)  # a frozen dataclass's own field, as its __init__ sets it
         return result
 

@@ -871,16 +871,16 @@ def shape_bias(
         msg = (f"shape bias undefined (NaN) for {len(undefined)} row(s) that never answered with the shape or the "
                f"texture category: {', '.join(undefined)}" + (f"; {case}" if case else ""))
         notes.append(msg)
-        warn(msg, DegenerateDataWarning, 3)
+        warn(msg, DegenerateDataWarning)
     elif near:
         notes.append(case)
-        warn(case, DegenerateDataWarning, 3)
+        warn(case, DegenerateDataWarning)
     flagged = [n for n, e, u in zip(names, est, n_undef) if not np.isnan(e) and u / n_res > UNDEFINED_WARN_SHARE]
     if flagged:
         msg = (f"more than {100 * UNDEFINED_WARN_SHARE:g}% of the bootstrap replicates of {', '.join(flagged)} had "
                f"no shape or texture answer and were left out of the interval; how many is in `n_undefined`")
         notes.append(msg)
-        warn(msg, UndefinedReplicatesWarning, 3)
+        warn(msg, UndefinedReplicatesWarning)
     return ShapeBiasResult(
         table=table, categories=categories, groups=group_map, experiment=exp if exp != "all" else "",
         n_images=len(ids), n_excluded_images=n_excluded, confidence_level=level, ci_method=method,

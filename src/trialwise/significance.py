@@ -460,7 +460,7 @@ def check_monte_carlo_resolution(n_tests: int, *, n_resamples: int, alpha: float
             f"test{'s' if m != 1 else ''}: "
             f"the smallest p-value of B replicates is {sides}/(B + 1) = {smallest:.2g}, the smallest adjusted "
             f"p-value {floor:.3g}; B ≥ {needed} needed (more for power)")
-    warn(text, MonteCarloResolutionWarning, stacklevel=4)
+    warn(text, MonteCarloResolutionWarning)
     return Note(text, "monte-carlo-resolution", dict(
         n_resamples=b, n_tests=m, alpha=float(alpha), adjust=adjust, smallest_pvalue=smallest,
         smallest_adjusted=floor, resamples_needed=needed))

@@ -49,6 +49,7 @@ from trialwise.intervals import CI_METHODS
 from trialwise.kappa import attainable_kappa as kappa_bounds, cell_probabilities, kappa_from_counts
 from trialwise.planning import joint_cells
 from trialwise.significance import INDEPENDENCE_TESTS, independence_pvalues
+from trialwise._core.warnings import outside_stacklevel
 
 __all__ = [
     "STUDY_N",
@@ -92,7 +93,7 @@ class _Study(Result):
     def _summary_is_a_frame(self, replacement: str) -> None:
         warnings.warn(
             f"`{type(self).__name__}.summary()` returns a DataFrame for one more release and then text, like "
-            f"every result's summary(); use `{replacement}` for the table", FutureWarning, stacklevel=3,
+            f"every result's summary(); use `{replacement}` for the table", FutureWarning, stacklevel=outside_stacklevel(),
         )
 
     def __repr__(self) -> str:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from trialwise._core.errors import InvalidTypeError
+from trialwise._core.warnings import outside_stacklevel
 
 __all__ = ["REMOVED_IN", "Renamed", "renamed_parameters"]
 
@@ -47,7 +48,7 @@ def renamed_parameters(**old_to_new: str) -> Callable[[F], F]:
                     if new in kwargs:
                         raise InvalidTypeError(f"pass `{new}` only; `{old}` is its deprecated name")
                     warnings.warn(f"`{old}` is deprecated and will be removed in trialwise {REMOVED_IN}; "
-                                  f"use `{new}`", FutureWarning, stacklevel=2)
+                                  f"use `{new}`", FutureWarning, stacklevel=outside_stacklevel())
                     kwargs[new] = kwargs.pop(old)
             return fn(*args, **kwargs)
 
@@ -78,7 +79,7 @@ class Renamed:
             return self
         warnings.warn(
             f"`{type(obj).__name__}.{self.old}` is deprecated and will be removed in trialwise {REMOVED_IN}; "
-            f"use `{self.new_name}`", FutureWarning, stacklevel=2,
+            f"use `{self.new_name}`", FutureWarning, stacklevel=outside_stacklevel(),
         )
         if callable(self.new):
             return self.new(obj)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import warnings
 
-__all__ = ["TrialwiseWarning", "DegenerateDataWarning", "UndefinedReplicatesWarning", "SparseTableWarning",
+__all__ = ["warn", "outside_stacklevel", "TrialwiseWarning", "DegenerateDataWarning", "UndefinedReplicatesWarning", "SparseTableWarning",
            "MonteCarloResolutionWarning"]
 
 
@@ -46,5 +48,25 @@ class MonteCarloResolutionWarning(TrialwiseWarning):
     """
 
 
-def warn(message: str, category: type[Warning], stacklevel: int = 3) -> None:
-    warnings.warn(message, category, stacklevel=stacklevel)
+#: The folder of the trialwise package: frames of files below it are the library's own.
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def outside_stacklevel() -> int:
+    """The ``stacklevel`` of the first frame outside the trialwise package, seen from the caller.
+
+    A warning then points at the user's line that called trialwise, however many of the
+    library's own frames (wrappers such as ``records_seed``, helpers, methods) lie between —
+    what Python 3.12's ``warnings.warn(skip_file_prefixes=...)`` does, for Python 3.10 on.
+    """
+    frame = sys._getframe(1)  # the caller of this function: stacklevel 1 of its warnings.warn
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """Issue ``message`` as ``category``, pointing at the user's code that called trialwise."""
+    warnings.warn(message, category, stacklevel=outside_stacklevel())

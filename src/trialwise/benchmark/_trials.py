@@ -19,7 +19,7 @@ __all__ = ["as_trials"]
 def _unused_score_column(trials: Any) -> None:
     warn(f"trials: column {SCORE_COLUMN!r} is not used as per-item scores: only a table read with "
          f"trialwise.read_trials(..., score=COLUMN) or read_lm_eval(..., metric=NAME) carries them "
-         f"(DataFrame.attrs[{SCORE_SOURCE!r}]); `correct` is used", TrialwiseWarning, stacklevel=4)
+         f"(DataFrame.attrs[{SCORE_SOURCE!r}]); `correct` is used", TrialwiseWarning)
 
 
 def as_trials(trials: Any):

@@ -363,7 +363,7 @@ class Leaderboard(Result):
                                            zip(rows_x[fallback], rows_y[fallback])],
             n_flat=[int(n) for n in n_flat[fallback]], n_resamples=self.n_resamples,
             confidence_level=self.confidence_level, difference=True)
-        warn(str(note), DegenerateDataWarning, stacklevel=5)  # user → wrapper → difference/pairwise → here
+        warn(str(note), DegenerateDataWarning)  # user → wrapper → difference/pairwise → here
         return lo, hi, [note]
 
     # ------------------------------------------------------------------ differences

@@ -453,5 +453,5 @@ def write_report(lb, path: Any, *, title: str | None = None, pairwise: Any = Non
     out.write_text(rep.html, encoding="utf-8")
     if rep.failures:
         warn(f"the report was written, but {len(rep.failures)} figure(s) could not be drawn "
-             f"({'; '.join(rep.failures)}); the tables are complete", TrialwiseWarning, stacklevel=4)
+             f"({'; '.join(rep.failures)}); the tables are complete", TrialwiseWarning)
     return out

@@ -14,10 +14,11 @@ process-wide warning state, which loses or misroutes the warnings of concurrent 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+
+from trialwise._core.warnings import warn
 
 __all__ = ["Caveat", "caveat", "collecting", "warn_once_per_kind"]
 
@@ -27,11 +28,11 @@ Caveat = tuple[type[Warning], str]
 _SINK: ContextVar[list[Caveat] | None] = ContextVar("trialwise_comparison_caveats", default=None)
 
 
-def caveat(message: str, category: type[Warning], stacklevel: int = 3) -> None:
+def caveat(message: str, category: type[Warning]) -> None:
     """Warn, or hand the caveat to the enclosing :func:`collecting` of this thread or task."""
     sink = _SINK.get()
     if sink is None:
-        warnings.warn(message, category, stacklevel=stacklevel)
+        warn(message, category)
     else:
         sink.append((category, message))
 
@@ -47,7 +48,7 @@ def collecting() -> Iterator[list[Caveat]]:
         _SINK.reset(token)
 
 
-def warn_once_per_kind(caveats: list[Caveat], where: str, stacklevel: int = 3) -> None:
+def warn_once_per_kind(caveats: list[Caveat], where: str) -> None:
     """Issue one warning per warning class, joining that class's distinct messages."""
     by_kind: dict[type[Warning], list[str]] = {}
     for category, message in caveats:
@@ -55,4 +56,4 @@ def warn_once_per_kind(caveats: list[Caveat], where: str, stacklevel: int = 3) -
         if message not in seen:
             seen.append(message)
     for category, messages in by_kind.items():
-        caveat(f"{where}: " + "; ".join(messages), category, stacklevel=stacklevel + 1)
+        caveat(f"{where}: " + "; ".join(messages), category)

@@ -276,7 +276,7 @@ def _contributions(mat: NDArray, names: NDArray) -> pd.DataFrame:
 def _never_disagree(test: str, method: str, m: int, fields: dict) -> SymmetryTestResult:
     """The documented value when the two classifiers never disagree: statistic 0, p = 1, a warning."""
     msg = f"{test}: the two classifiers never disagree; statistic 0, p = 1"
-    caveat(msg, DegenerateDataWarning, stacklevel=4)
+    caveat(msg, DegenerateDataWarning)
     return SymmetryTestResult(method, 0.0, 1.0, n=m, notes=comparison_notes("no disagreements", msg), **fields)
 
 

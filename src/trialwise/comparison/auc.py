@@ -110,7 +110,7 @@ def _auc_result(data: Probabilities, multi_class: str, value: float, var: float,
                "throughout), so the interval has no width")
         notes.append(msg)
         if warn:
-            caveat(msg, DegenerateDataWarning, stacklevel=4)
+            caveat(msg, DegenerateDataWarning)
     z = stats.norm.ppf(0.5 + level / 2)
     per_class = None
     if data.k == 2:

@@ -182,7 +182,7 @@ def _scores(data: Probabilities, score: str, convention: str | None) -> NDArray:
         if (p_true < _LOG_FLOOR).any():
             caveat(f"log-loss: {int(np.sum(p_true < _LOG_FLOOR))} item(s) give the true class probability "
                    f"below {_LOG_FLOOR:g}; it is raised to {_LOG_FLOOR:g} (log-loss {-np.log(_LOG_FLOOR):.1f})",
-                   DegenerateDataWarning, stacklevel=4)
+                   DegenerateDataWarning)
         out = -np.log(np.maximum(p_true, _LOG_FLOOR))
     return np.round(out, SCORE_DECIMALS)
 
@@ -565,7 +565,7 @@ def paired_probabilities(y_true: Any, proba_a: Any, proba_b: Any, *,
         a = probabilities(y_true, proba_a, "proba_a", classes=classes)
         b = probabilities(y_true, proba_b, "proba_b", classes=classes)
     if caveats:
-        caveat("; ".join(message for _, message in caveats), caveats[0][0], stacklevel=4)
+        caveat("; ".join(message for _, message in caveats), caveats[0][0])
     where = code_labels({"b": list(b.classes)}, classes=list(a.classes), classes_name="the classes of `proba_a`",
                         strict=False).codes["b"]          # the column of A that each column of B is
     if a.k != b.k or (where < 0).any() or len(set(where.tolist())) != b.k:

@@ -22,7 +22,7 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
 from trialwise.resampling import records_seed
-from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning
+from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, outside_stacklevel
 from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind
 from trialwise.comparison.agreement import (
     bowker_test,
@@ -122,7 +122,7 @@ class ComparisonReport(Result):
         for r in self.results:
             if r.method == key:
                 warnings.warn(f"looking up a ComparisonReport by the label {key!r} is deprecated and will be removed "
-                              f"in trialwise 0.3; use its key {r.key!r}", FutureWarning, stacklevel=2)
+                              f"in trialwise 0.3; use its key {r.key!r}", FutureWarning, stacklevel=outside_stacklevel())
                 return r
         raise KeyError(f"no method {key!r}; available keys: {', '.join(self.keys())}")
 
@@ -477,7 +477,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
             checks["ece"] = lambda: (calibration[na].statistic, calibration[nb].statistic)
         with collecting():           # the recommendation quotes its own degenerate checkpoints
             rec = recommend(coding, checks, names=(na, nb), alpha=alpha)
-    warn_once_per_kind(caveats, "compare", stacklevel=4)   # one frame more: the @records_seed wrapper
+    warn_once_per_kind(caveats, "compare")
     return ComparisonReport(names=(na, nb), n=n, classes=coding.classes,
                             accuracy={na: float(np.mean(right_a)), nb: float(np.mean(right_b))},
                             contingency=table, agreement=agreement, symmetry=symmetry, results=tuple(results),

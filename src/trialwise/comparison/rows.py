@@ -149,7 +149,7 @@ def renormalised(p: NDArray, name: str) -> NDArray:
     sums = p.sum(axis=1)[rounded]
     caveat(f"`{name}`: {int(rounded.sum())} of {len(p)} rows sum to between {float(sums.min()):.6g} and "
            f"{float(sums.max()):.6g}, not 1, as rounding to {ROUNDING_DECIMALS} decimals can make them; "
-           "those rows were divided by their sums", TrialwiseWarning, stacklevel=4)
+           "those rows were divided by their sums", TrialwiseWarning)
     out = p.copy()
     out[rounded] /= sums[:, None]
     return out

@@ -204,7 +204,7 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
         parts = [f"not used: {unused}"] if unused else []
         parts += [f"{n} {reason}" for reason, n in tally.noted.items()]
         warn(f"read {len(frame)} trials from {tally.files} {source} file(s); {'; '.join(parts)} "
-             f"(counts in trials.attrs['log'])", TrialwiseWarning, stacklevel=4)
+             f"(counts in trials.attrs['log'])", TrialwiseWarning)
     return frame
 
 
