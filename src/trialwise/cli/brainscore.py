@@ -336,7 +336,7 @@ def _finish(args, table, ceiling, bench, not_scored, what, few, caught, bar, mis
         from trialwise.cli.brainscore_report import render_brainscore_report
 
         failures = write_report(args.out, lambda: render_brainscore_report(table, ceiling, bench, not_scored,
-                                                                           source=what, seed=args.seed),
+                                                                           source=what),
                                 bar.say, caught.collect, seed=args.seed)
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)

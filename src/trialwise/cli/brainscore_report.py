@@ -59,7 +59,7 @@ def _ci(lo: Any, hi: Any) -> str:
     return f"[{_num(lo)}, {_num(hi)}]" if np.isfinite(float(lo)) and np.isfinite(float(hi)) else ""
 
 
-def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source: str, seed: int | None) -> Report:
+def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source: str) -> Report:
     """The report as HTML text (:class:`trialwise._core.html_page.Report`: ``html``, ``failures``)."""
     from trialwise.plot.brainscore import plot_brainscore
 
@@ -71,7 +71,7 @@ def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source:
     parts = [f"<p class='note'>Trials: {html.escape(source)}; protocol {html.escape(bench.protocol.name)}; "
              f"{describe_humans(bench)}; {len(table)} candidate(s) scored. "
              f"{html.escape(intervals[0].upper() + intervals[1:])} "
-             f"(B = {bench.n_resamples}). Seed {seed if seed is not None else 'none (not reproducible)'}"
+             f"(B = {bench.n_resamples})"
              + (". Error consistency as Brain-Score computes it: abs() of the mean κ (--brainscore-compatible)"
                 if bench.brainscore_compatible else "") + ".</p>",
              f"<p>Ceiling {_num(ceiling.statistic)} ({level} {_ci(cc.low, cc.high)}): {html.escape(ceiling.method)}.</p>",

@@ -362,8 +362,8 @@ def run_similarity(args) -> int:
         from trialwise.cli.similarity_report import render_similarity_report
 
         failures = write_report(args.out, lambda: render_similarity_report(
-            res, diffs, lb, order=order, trials=trials, source=", ".join(paths), fmt=fmt, clusters=args.clusters,
-            seed=args.seed), bar.say, caught.collect, seed=args.seed)
+            res, diffs, lb, order=order, trials=trials, source=", ".join(paths), fmt=fmt, clusters=args.clusters),
+            bar.say, caught.collect, seed=args.seed)
     few = too_few_resamples(args.resamples, args.confidence_level)
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)

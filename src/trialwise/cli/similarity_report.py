@@ -152,7 +152,7 @@ def _leaderboard_section(lb, failures: list[str], clusters: str | None) -> list[
 
 
 def render_similarity_report(res, diffs, lb, *, order: list, trials: Any, source: str, fmt: str,
-                             clusters: str | None = None, seed: int | None = None) -> Report:
+                             clusters: str | None = None) -> Report:
     """The report as HTML text (:class:`trialwise.benchmark.report.Report`: ``html``, ``failures``)."""
     failures: list[str] = []
     title = "trialwise similarity — language models"
@@ -163,7 +163,7 @@ def render_similarity_report(res, diffs, lb, *, order: list, trials: Any, source
              f"{trials['condition'].nunique()} task(s)"
              + (f"; records not used: {html.escape(', '.join(f'{k} {v}' for k, v in skipped.items()))}" if skipped
                 else "; every record used")
-             + f". Seed {seed if seed is not None else 'none (not reproducible)'}.</p>"]
+             + ".</p>"]  # the run's seed: the page's last line (cli.common.write_report)
     parts += _similarity_section(res, order, failures, clusters)
     parts += _differences_section(diffs, res)
     parts += _leaderboard_section(lb, failures, clusters)

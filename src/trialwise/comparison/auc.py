@@ -257,11 +257,11 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: MultiCl
     Examples
     --------
     >>> y = [0, 0, 0, 1, 1, 1]
-    >>> res = delong_test(y, [0.1, 0.3, 0.6, 0.4, 0.8, 0.9], [0.2, 0.1, 0.3, 0.7, 0.6, 0.8])
+    >>> res = delong_test(y, [0.1, 0.3, 0.6, 0.4, 0.8, 0.9], [0.2, 0.1, 0.75, 0.7, 0.6, 0.8])
     >>> round(res.statistic, 3), round(res.auc_a, 3), round(res.auc_b, 3)
-    (-0.111, 0.889, 1.0)
+    (0.111, 0.889, 0.778)
     >>> round(res.z, 3), round(res.pvalue, 2)
-    (-0.707, 0.48)
+    (0.707, 0.48)
     """
     level = v.check_confidence_level(confidence_level)
     multi_class = _check_multi(multi_class)

@@ -25,6 +25,7 @@ from trialwise.comparison._caveats import caveat
 from trialwise.comparison.probabilities import Probabilities, probabilities
 from trialwise.comparison.rows import frame_prefix
 from trialwise.labels import code_labels
+from trialwise.tables import agreement_table
 
 __all__ = ["ARGMAX_AGREEMENT_WARN", "check_classes", "column_order_caveat", "common_columns", "default_names",
            "prepared_probabilities"]
@@ -88,9 +89,7 @@ def column_order_caveat(data: Probabilities, pred: Any, arg: str, pred_arg: str,
         return
     from scipy.optimize import linear_sum_assignment
 
-    known = codes >= 0
-    counts = np.zeros((k, k))
-    np.add.at(counts, (top[known], codes[known]), 1)
+    counts = agreement_table(top, codes, k)  # argmax class × labelled class; unknown labels (-1) left out
     cols, cls = linear_sum_assignment(counts, maximize=True)
     best = float(counts[cols, cls].sum()) / n
     order = [data.classes[c] for c in cls[np.argsort(cols)]]       # the class column j would stand for
