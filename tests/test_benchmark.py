@@ -682,7 +682,9 @@ def test_trials_holding_model_vs_human_experiments_keep_model_vs_human_by_defaul
     from trialwise.benchmark.protocol import protocol_for_trials
 
     assert protocol_for_trials(None, ["colour", "edge"]) is tw.MODEL_VS_HUMAN
-    assert protocol_for_trials(None, ["colour", "mine"], name="f.csv") is tw.MODEL_VS_HUMAN
+    mixed = protocol_for_trials(None, ["colour", "mine"], name="f.csv")  # one's own beside model-vs-human's:
+    assert (mixed.name, mixed.from_trials, mixed.experiments) == ("f.csv", "model-vs-human", None)  # none left out
+    assert protocol_for_trials(tw.FLAT.replace(min_items=10), ["mine"]).name == "your trials (flat)"  # by name
     assert protocol_for_trials("flat", ["edge"]) is tw.FLAT
     assert protocol_for_trials("texture-vs-shape", ["all"]) is tw.benchmark.TEXTURE_VS_SHAPE  # named: used as it is
     assert protocol_for_trials(None, ["all"], experiments=["edge"]).experiments == ("edge",)
@@ -690,6 +692,18 @@ def test_trials_holding_model_vs_human_experiments_keep_model_vs_human_by_defaul
     own = protocol_for_trials(None, ["all", "edge"], experiments=["all"], name="f.csv")
     assert (own.name, own.experiments, own.from_trials) == ("f.csv", ("all",), "model-vs-human")
     assert tw.MODEL_VS_HUMAN.from_trials is None and all(p.from_trials is None for p in tw.benchmark.PROTOCOLS.values())
+
+
+def test_own_experiments_beside_model_vs_human_ones_are_all_scored_and_the_note_says_so():
+    """Review of issue 29: an experiment of one's own beside one named like model-vs-human's
+    ('colour') was left out without a word (model-vs-human scored only 'colour')."""
+    t = _own().assign(experiment=lambda f: np.where(f.condition == "clean", "colour", "mine"))
+    lb = tw.leaderboard(t, n_resamples=50, rng=0)
+    assert lb.protocol.from_trials == "model-vs-human" and lb.protocol.experiments is None
+    assert sorted(lb.by_experiment().table.experiment.unique()) == ["colour", "mine"]
+    note = lb.notes[0]
+    assert note.kind == "protocol-from-trials" and note.values["own"] == ["mine"] and note.values["known"] == ["colour"]
+    assert "model-vs-human does not have (mine)" in note and "--protocol model-vs-human" in note
 
 
 def _docs_section(title: str) -> str:

@@ -40,7 +40,7 @@ from trialwise._core.validation import check_positive_int, check_rng
 from trialwise._core.warnings import DegenerateDataWarning, TrialwiseWarning, warn
 from trialwise.benchmark.influence import UnitInfluence
 from trialwise.benchmark.notes import StructuredNote
-from trialwise.benchmark.protocol import (GROUND_TRUTH, Protocol, metric_and_gradient, metric_from_exact_sums,
+from trialwise.benchmark.protocol import (GROUND_TRUTH, MODEL_VS_HUMAN, Protocol, metric_and_gradient, metric_from_exact_sums,
                                           metric_from_sums, metric_gradient)
 from trialwise.data import SCORE_COLUMN, SCORE_SOURCE
 from trialwise.resampling import BATCH_BYTES, ReplicateWeights, bootstrap_sums, child_rngs
@@ -406,8 +406,10 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     if gone:
         notes.append(StructuredNote("reference-row-empty", experiments=gone, min_items=protocol.min_items))
     if protocol.from_trials is not None:  # said first: it is what every number below was scored by
+        known = [e for e in exps if e in (MODEL_VS_HUMAN.experiments or ())]
+        mixed = {"own": [e for e in exps if e not in known], "known": known} if known else {}
         notes.insert(0, StructuredNote("protocol-from-trials", stand_in=protocol.from_trials, n_experiments=len(exps),
-                                       n_conditions=len(units), averaging=protocol.averaging()))
+                                       n_conditions=len(units), averaging=protocol.averaging(), **mixed))
     if excluded:
         excl = pd.DataFrame(excluded, columns=["experiment", "condition", "subject", "n_trials", "reason"])
     else:

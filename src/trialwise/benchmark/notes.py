@@ -9,7 +9,7 @@ lives in one table, :data:`TEXT`, here.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from trialwise._core.errors import InvalidValueError
@@ -122,13 +122,23 @@ def _two_clusters(conditions: list[str], n_conditions: int) -> str:
               "prefer the swap test for differences")
 
 
-def _from_trials(stand_in: str, n_experiments: int, n_conditions: int, averaging: str) -> str:
-    named = ("no protocol named, and the trials hold none of model-vs-human's experiments" if
-             stand_in == "model-vs-human" else
-             f"the trials hold none of the experiments of protocol {stand_in!r} (model-vs-human's)")
+def _from_trials(stand_in: str, n_experiments: int, n_conditions: int, averaging: str,
+                 own: Sequence[str] = (), known: Sequence[str] = ()) -> str:
+    if known:  # model-vs-human's experiments beside the user's own: none left out
+        shown = ", ".join(map(str, own[:5])) + (f", … ({len(own) - 5} more)" if len(own) > 5 else "")
+        named = ((f"no protocol named, and " if stand_in == "model-vs-human" else "")
+                 + f"the trials hold experiments that model-vs-human does not have ({shown}) beside "
+                 f"{len(known)} of its own, so that none is left out")
+        tail = ("; model-vs-human's exclusions do not apply: pass --protocol model-vs-human (protocol=\"model-vs-human\") "
+                "to score only its experiments its way")
+    else:
+        named = ("no protocol named, and the trials hold none of model-vs-human's experiments" if
+                 stand_in == "model-vs-human" else
+                 f"the trials hold none of the experiments of protocol {stand_in!r} (model-vs-human's)")
+        tail = ""
     return (f"{named}: scored by a protocol built from the trials — every experiment ({n_experiments}) and "
             f"condition ({n_conditions}) they hold, nothing excluded, averaged as {stand_in!r} does "
-            f"({averaging})")
+            f"({averaging})" + tail)
 
 
 #: The text of every note, by kind: a function of the note's values.

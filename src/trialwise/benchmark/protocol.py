@@ -406,8 +406,9 @@ def protocol_for_trials(protocol: str | Protocol | None, trials_experiments: Seq
     """The protocol to score trials by: the named one, or one built from the trials.
 
     With ``protocol=None`` (none named) the default is model-vs-human
-    (:data:`MODEL_VS_HUMAN`) when the experiments in play (``experiments``, else all the
-    trials hold) include one of its experiments; otherwise a protocol of every experiment
+    (:data:`MODEL_VS_HUMAN`) when every experiment in play (``experiments``, else all the
+    trials hold) is one of its experiments; otherwise (experiments of the user's own,
+    alone or beside some of model-vs-human's, which are then not left out) a protocol of every experiment
     and condition in play, nothing excluded, with model-vs-human's averaging, reference
     group and ``min_items`` (the same numbers model-vs-human gives on experiments it has
     no exclusions for), titled ``name`` (default :data:`TRIALS_NAME`) and marked
@@ -437,8 +438,10 @@ def protocol_for_trials(protocol: str | Protocol | None, trials_experiments: Seq
     >>> p = protocol_for_trials(None, ["all"], name="trials.csv")
     >>> p.name, p.experiments, p.from_trials, dict(p.exclude)
     ('trials.csv', None, 'model-vs-human', {})
-    >>> protocol_for_trials(None, ["colour", "mine"]).name
+    >>> protocol_for_trials(None, ["colour", "edge"]).name
     'model-vs-human'
+    >>> protocol_for_trials(None, ["colour", "mine"]).name    # an experiment of one's own: none is left out
+    'your trials'
     >>> protocol_for_trials("flat", ["all"]).aggregation
     ('reference', 'condition')
     """
@@ -449,11 +452,10 @@ def protocol_for_trials(protocol: str | Protocol | None, trials_experiments: Seq
         base, averaging = MODEL_VS_HUMAN, False
     else:
         base = get_protocol(protocol)
-        averaging = (isinstance(protocol, str) and protocol in _AVERAGINGS) or any(
-            protocol is PROTOCOLS[k] for k in _AVERAGINGS)
+        averaging = base.name in _AVERAGINGS  # by name: also a replace()d copy (tw.FLAT.replace(min_items=10))
         if not averaging:
             return base if experiments is None else base.replace(experiments=experiments)
-    if set(in_play) & set(MODEL_VS_HUMAN.experiments or ()):
+    if set(in_play) <= set(MODEL_VS_HUMAN.experiments or ()):  # model-vs-human's own experiments only
         return base if experiments is None else base.replace(experiments=experiments)
     title = name or TRIALS_NAME
     return Protocol(name=title if protocol is None else f"{title} ({base.name})", aggregation=base.aggregation,
