@@ -1254,7 +1254,8 @@ API = [
      r"these look like log-probabilities: apply numpy\.exp"),
     ("cmp29-percentages", cmp.brier_score, (Y, P3A * 100), {}, ValueError, r"the rows sum to 100: these look like percentages"),
     ("cmp29-rounded-to-2", cmp.brier_score, (Y, P3A.round(2)), {}, ValueError,
-     r"`proba`: row 1 sums to 0\.99, not 1 \(a row of 3 values rounded to 3 decimals is off by at most 0\.0015\); "
+     r"`proba`: row 1 sums to 0\.99, not 1 \(a row of 3 values rounded to 3 decimals is off by at most 0\.0015, one not "
+     r"rounded by at most 0\.0001\); "
      r"the values are rounded to 2 decimals"),
     ("cmp29-one-column-logit", cmp.brier_score, (YB, np.log(PRA + 0.01)), {}, ValueError,
      r"`proba` must be in \[0, 1\]; got -[\d.]+ \(item \d+\); these look like logits or scores; apply a sigmoid"),

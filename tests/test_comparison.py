@@ -731,9 +731,9 @@ def test_rounding_tolerance_is_what_rounding_to_three_decimals_can_do():
 
 
 @pytest.mark.parametrize("k, inside, outside", [
-    (16, [0.062] * 16, [0.062] * 15 + [0.0619]),                  # off by 0.008 / 0.0081
-    (3, [0.3335, 0.3335, 0.3345], [0.3335, 0.3335, 0.3346]),      # off by 0.0015 / 0.0016
-    (2, [0.4995, 0.4995], [0.4994, 0.4995]),                      # off by 0.001 / 0.0011
+    (16, [0.062] * 16, [0.062] * 15 + [0.061]),                   # 3 decimals, off by 0.008 / 0.009
+    (3, [0.334, 0.334, 0.333], [0.334, 0.334, 0.334]),            # off by 0.001 (≤ 0.0015) / 0.002
+    (2, [0.5, 0.501], [0.501, 0.501]),                            # off by 0.001 / 0.002
 ])
 def test_rows_off_by_rounding_are_renormalised_and_one_more_step_is_an_error(k, inside, outside):
     y = np.arange(k).repeat(3)
@@ -750,8 +750,26 @@ def test_rows_off_by_rounding_are_renormalised_and_one_more_step_is_an_error(k, 
     assert got.statistic == brier_score(y, fixed).statistic
     p[4] = outside
     with pytest.raises(tw.InvalidValueError, match=rf"`proba`: row 4 sums to [\d.]+, not 1 \(a row of {k} values "
-                                                   rf"rounded to 3 decimals is off by at most {rounding_tolerance(k):g}\)"):
+                                                   rf"rounded to 3 decimals is off by at most {rounding_tolerance(k):g}, one not rounded by at most 0.0001\)"):
         brier_score(y, p)
+
+
+def test_unrounded_rows_are_not_taken_for_rounded_ones():
+    """Review of issue 29: a full-precision softmax off by 0.007 (16 classes) was renormalised 'as rounding
+    to 3 decimals can make it'; the tolerance is what the row's own written decimals can explain."""
+    rng = np.random.default_rng(3)
+    y = np.arange(16).repeat(2)
+    p = rng.dirichlet(np.ones(16), len(y))
+    with pytest.raises(tw.InvalidValueError, match=r"`proba`: row 0 sums to 1\.007, not 1"):
+        brier_score(y, p * 1.007)
+    rounded = np.round(p, 3)                          # the same rows written with 3 decimals: renormalised
+    assert np.abs(rounded.sum(axis=1) - 1).max() > 1e-4
+    with pytest.warns(tw.TrialwiseWarning, match="as rounding to 3 decimals can make them"):
+        brier_score(y, rounded)
+    four = np.round(p, 4)                             # 4 decimals: off by at most 16 · 0.00005 = 0.0008
+    four[0] = np.round(p[0] * 1.002, 4)
+    with pytest.raises(tw.InvalidValueError, match=r"row 0 sums to 1\.002"):
+        brier_score(y, four)
 
 
 def test_rows_within_float_noise_are_used_as_given_without_a_warning():
@@ -788,7 +806,7 @@ def test_check_row_sums_names_rows_the_callers_way():
     p = np.array([[0.5, 0.5], [0.7, 0.4]])
     with pytest.raises(tw.InvalidValueError, match=r"^the --proba-a columns: data row 3 sums to 1\.1, not 1"):
         check_row_sums(p, "the --proba-a columns:", row=lambda i: f"data row {i + 2}")
-    assert check_row_sums(np.array([[0.5, 0.5], [0.7, 0.3005]]), "p").tolist() == [False, True]
+    assert check_row_sums(np.array([[0.5, 0.5], [0.7, 0.301]]), "p").tolist() == [False, True]
 
 
 def test_paired_functions_warn_once_for_both_rounded_matrices():
@@ -946,7 +964,7 @@ def test_cli_compare_takes_rounded_columns_in_any_order(tmp_path, capsys):
     code, out, err = _run_cli(["compare", path, "--truth", "truth", "--a", "resnet", "--proba-a", "m1_dog", "m1_eel",
                                "m1_cat", "--b", "resnet", "--resamples", "99"], capsys)
     assert code == 2 and err.count("\n") == 1
-    assert re.search(r"preds\.csv: the --proba-a columns: data row \d+ sums to .*off by at most 0\.0015\); .*"
+    assert re.search(r"preds\.csv: the --proba-a columns: data row \d+ sums to .*off by at most 0\.0015, one not rounded by at most 0\.0001\); .*"
                      r"divide each row by its sum", err)
 
 

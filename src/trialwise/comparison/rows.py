@@ -30,7 +30,7 @@ from trialwise.comparison._caveats import caveat
 from trialwise.comparison.columns import read_columns
 
 __all__ = ["PROBA_SUM_TOLERANCE", "ROUNDING_DECIMALS", "ROUNDING_CLASSES", "rounding_tolerance", "decimals_written",
-           "looks_like", "check_row_sums", "renormalised", "frame_classes", "frame_prefix"]
+           "row_tolerances", "looks_like", "check_row_sums", "renormalised", "frame_classes", "frame_prefix"]
 
 #: Largest ``|Σ_k p_ik − 1|`` of a probability row taken as floating-point noise: the row is
 #: used as given (float32 softmax outputs pass).
@@ -54,6 +54,33 @@ def rounding_tolerance(k: int) -> float:
     (0.001, 0.0015, 0.008, 0.008)
     """
     return max(PROBA_SUM_TOLERANCE, min(int(k), ROUNDING_CLASSES) * 0.5 * 10.0 ** -ROUNDING_DECIMALS)
+
+
+def row_tolerances(p: NDArray) -> NDArray:
+    """Per row of the n × K matrix ``p``: the largest ``|Σ_k p_ik − 1|`` its rounding can explain.
+
+    A row written with d ≤ 6 decimals (every value a multiple of 10⁻ᵈ) can be off by
+    ``min(K, 16) · 0.5 · 10⁻ᵈ`` — at most :func:`rounding_tolerance` (d taken as at least
+    :data:`ROUNDING_DECIMALS`, 3: coarser rounding is not told from error); a row of
+    unrounded numbers (a softmax's float32 or float64 output) only by floating-point noise,
+    :data:`PROBA_SUM_TOLERANCE`. So a full-precision row off by 0.007 is an error, not a
+    rounded one.
+
+    Examples
+    --------
+    >>> row_tolerances(np.array([[0.334, 0.333, 0.334], [0.33341, 0.33341, 0.33341],
+    ...                          [1 / 3 + 0.002, 1 / 3, 1 / 3]])).round(6).tolist()
+    [0.0015, 0.0001, 0.0001]
+    """
+    k = min(int(p.shape[1]), ROUNDING_CLASSES)
+    tol = np.full(p.shape[0], PROBA_SUM_TOLERANCE)
+    undecided = np.ones(p.shape[0], dtype=bool)
+    for d in range(7):
+        scaled = p * 10.0 ** d
+        written = undecided & np.all(np.abs(scaled - np.round(scaled)) < 1e-9 * 10.0 ** d, axis=1)
+        tol[written] = max(PROBA_SUM_TOLERANCE, k * 0.5 * 10.0 ** -max(d, ROUNDING_DECIMALS))
+        undecided &= ~written
+    return tol
 
 
 def decimals_written(values: NDArray) -> int | None:
@@ -127,7 +154,7 @@ def check_row_sums(p: NDArray, name: str, *, row: Callable[[int], str] = "row {}
     sums = p.sum(axis=1)
     off = np.abs(sums - 1)
     outside: NDArray = np.asarray(((p < 0) | (p > 1)).any(axis=1))
-    tol = rounding_tolerance(p.shape[1])
+    tol = row_tolerances(p)
     bad = outside | (off > tol * (1 + 1e-9))      # the slack absorbs the floating-point error of the sum
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -136,7 +163,8 @@ def check_row_sums(p: NDArray, name: str, *, row: Callable[[int], str] = "row {}
             what = f"holds {p[i, j]:.6g}: probabilities must be in [0, 1]"
         else:
             what = (f"sums to {sums[i]:.6g}, not 1 (a row of {p.shape[1]} values rounded to "
-                    f"{ROUNDING_DECIMALS} decimals is off by at most {tol:g})")
+                    f"{ROUNDING_DECIMALS} decimals is off by at most {rounding_tolerance(p.shape[1]):g}, "
+                    f"one not rounded by at most {PROBA_SUM_TOLERANCE:g})")
         raise InvalidValueError(f"{name} {row(i)} {what}; {looks_like(p)}")
     return off > PROBA_SUM_TOLERANCE
 
