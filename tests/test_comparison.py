@@ -1016,3 +1016,20 @@ def test_paired_functions_match_two_dataframes_whose_columns_name_the_classes_in
     for func in (score_difference, paired_ttest, wilcoxon_test, error_correlation):
         assert func(y, fa, fb).statistic == func(y, p, q).statistic
     assert delong_test(y, fa, fb).statistic == pytest.approx(delong_test(y, p, q).statistic, abs=1e-15)
+
+
+def test_names_come_from_the_prefix_actually_stripped_not_from_a_common_start():
+    """Review of issue 29: columns ``dog, dolphin, donkey`` (the classes themselves) named the
+    classifier "do"; ``p_10, p_11, p_12`` for classes 10-12 named it "p_1"."""
+    rng = np.random.default_rng(5)
+    y = np.array(["dog", "dolphin", "donkey"] * 20)
+    pa = pd.DataFrame(rng.dirichlet(np.ones(3), 60), columns=["dog", "dolphin", "donkey"])
+    pb = pd.DataFrame(rng.dirichlet(np.ones(3), 60), columns=["m2_dog", "m2_dolphin", "m2_donkey"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        rep = tw.compare(y, proba_a=pa, proba_b=pb, n_resamples=99, rng=0)
+        assert rep.names == ("A", "m2")
+        yi = np.array([10, 11, 12] * 20)
+        pn = pd.DataFrame(pa.to_numpy(), columns=["p_10", "p_11", "p_12"])
+        assert tw.compare(yi, proba_a=pn, proba_b=pn.rename(columns=lambda c: "q" + c[1:]), n_resamples=99,
+                          rng=0).names == ("p", "q")

@@ -138,8 +138,8 @@ def run_compare(args) -> int:
     from trialwise.comparison.rows import frame_prefix
 
     names = tuple(args.names) if args.names else (  # the label column, else the probability columns' prefix
-        args.a or frame_prefix(frame[args.proba_a]) if args.proba_a else args.a or "A",
-        args.b or frame_prefix(frame[args.proba_b]) if args.proba_b else args.b or "B")
+        args.a or frame_prefix(frame[args.proba_a], labels) if args.proba_a else args.a or "A",
+        args.b or frame_prefix(frame[args.proba_b], labels) if args.proba_b else args.b or "B")
     names = (names[0] or "A", names[1] or "B")
     if names[0] == names[1]:
         names = (f"{names[0]} (a)", f"{names[1]} (b)")

@@ -31,7 +31,7 @@ __all__ = ["ARGMAX_AGREEMENT_WARN", "check_classes", "column_order_caveat", "com
            "prepared_probabilities"]
 
 
-def default_names(pred_a: Any, pred_b: Any, proba_a: Any, proba_b: Any) -> tuple[str, str]:
+def default_names(y: Any, pred_a: Any, pred_b: Any, proba_a: Any, proba_b: Any) -> tuple[str, str]:
     """The classifiers' names from their data: a Series' name, else the prefix of a DataFrame's
     probability columns (``m1_cat, m1_dog`` → ``m1``), else "A" and "B"; "A" and "B" when the
     two would be the same name (e.g. two Series both named "response")."""
@@ -41,7 +41,7 @@ def default_names(pred_a: Any, pred_b: Any, proba_a: Any, proba_b: Any) -> tuple
         if name is None and isinstance(proba, pd.Series):
             name = proba.name
         if name is None:
-            name = frame_prefix(proba)
+            name = frame_prefix(proba, np.asarray(y))
         out.append(fallback if name is None or str(name).strip() == "" else str(name))
     return ("A", "B") if out[0] == out[1] else (out[0], out[1])
 

@@ -365,7 +365,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     bin_strategy = v.check_choice(bin_strategy, "bin_strategy", BIN_STRATEGIES)
     gen = v.check_rng(rng)
     if names is None:
-        names = default_names(pred_a, pred_b, proba_a, proba_b)
+        names = default_names(y_true, pred_a, pred_b, proba_a, proba_b)
     if not (isinstance(names, (tuple, list)) and len(names) == 2 and str(names[0]) != str(names[1])):
         raise InvalidValueError(f"`names` must be two different names; got {names!r}")
     na, nb = (str(x) for x in names)

@@ -16,7 +16,6 @@ comparison function, and of ``trialwise compare``):
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -200,10 +199,29 @@ def frame_classes(frame: pd.DataFrame, labels: Any, name: str) -> list:
     return columns if named is None or named == [str(c) for c in columns] else named
 
 
-def frame_prefix(frame: Any) -> str | None:
-    """The common prefix that :func:`frame_classes` strips from a DataFrame's columns, without a trailing
-    separator (``m1_cat, m1_dog`` → ``m1``): a name for the classifier; None if there is none."""
+def frame_prefix(frame: Any, labels: Any) -> str | None:
+    """The prefix that :func:`frame_classes` strips from a DataFrame's columns to find the classes
+    ``labels``, without a trailing separator (``m1_cat, m1_dog`` → ``m1``): a name for the
+    classifier. None when the columns are the classes themselves (``dog, dolphin, donkey`` have
+    the common prefix ``do`` but name no classifier) or name no classes.
+
+    Examples
+    --------
+    >>> frame_prefix(pd.DataFrame(columns=["m1_dog", "m1_cat"]), ["cat", "dog"])
+    'm1'
+    >>> frame_prefix(pd.DataFrame(columns=["dog", "dolphin", "donkey"]), ["dog", "dolphin", "donkey"]) is None
+    True
+    >>> frame_prefix(pd.DataFrame(columns=["p_10", "p_11", "p_12"]), [10, 11, 12])
+    'p'
+    """
     if not isinstance(frame, pd.DataFrame) or frame.shape[1] < 2:
         return None
-    prefix = os.path.commonprefix([str(c) for c in frame.columns]).rstrip(" _-.:/|")
+    columns = [str(c) for c in frame.columns]
+    try:
+        named = read_columns(columns, labels, option="classes=")
+    except InvalidValueError:  # said by the check of the probabilities themselves
+        return None
+    if named is None or [str(c) for c in named] == columns:
+        return None
+    prefix = columns[0][: len(columns[0]) - len(str(named[0]))].rstrip(" _-.:/|")
     return prefix or None
