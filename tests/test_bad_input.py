@@ -1211,7 +1211,7 @@ API = [
     # a new user's own trials (no model-vs-human experiment): the default protocol is built from them; a
     # protocol the user names that the trials do not match stays an error that says the fix
     ("lb-named-protocol-unmatched", lambda: tw.leaderboard(trials(), "model-vs-human", n_resamples=5), None, None,
-     ValueError, r"none of the experiments of protocol 'model-vs-human' is in the trials: .*the trials have exp\. To "
+     ValueError, r"none of the experiments of protocol 'model-vs-human' is in the trials: .*the trials have one experiment, 'exp'\. To "
                  r"score every experiment and condition of the trials, leave out `protocol`"),
     ("lbdt-named-protocol-unmatched", lambda: tw.difference_test(trials(), "m1", "m2", protocol="texture-vs-shape",
      n_resamples=5), None, None, ValueError, r"protocol 'texture-vs-shape' is in the trials.*leave out `protocol`"),
@@ -1761,7 +1761,7 @@ CLI = [
      "5"], r"none of the experiments of protocol 'model-vs-human' is in the trials: .*leave out `protocol` "
            r"\(tw\.leaderboard, tw\.difference_test; --protocol of trialwise leaderboard\).*--experiments NAME"),
     ("cli-lb-default-experiments-unknown", ["leaderboard", F("good_csv"), "--experiments", "zzz", "--resamples", "5"],
-     r"none of the experiments named \(`experiments`, --experiments\) is in the trials: zzz; the trials have exp$"),
+     r"none of the experiments named \(`experiments`, --experiments\) is in the trials: zzz; the trials have one experiment, 'exp'$"),
     ("cli-lb-only-humans", ["leaderboard", F("good_csv"), "--reference", "h1", "h2", "h3", "m1", "m2", "--resamples",
      "5"], r"no candidate observers: every observer belongs to the reference group \(5: h1, h2, h3, m1, m2\)"),
     ("cli-lb-min-items-0", ["leaderboard", F("good_csv"), "--min-items", "0"], r"--min-items must be an integer >= 1; got 0$"),

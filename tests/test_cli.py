@@ -1170,7 +1170,7 @@ def test_a_reader_that_goes_away_does_not_cost_the_report(tmp_path, monkeypatch)
      "label such as 'na'"),
     (["compare", "{f}", "--truth", "truth", "--proba-a", "p0", "p1", "--b", "b"],
      "truth,p0,p1,b\n1,0.2,0.8,1\n,,,\n0,0.5,0.6,0\n", "{f}: the --proba-a columns: data row 3 sums to 1.1, not 1 "
-     "(a row of 2 values rounded to 3 decimals is off by at most 0.001); the values are rounded to 1 decimal, too "
+     "(a row of 2 values rounded to 3 decimals is off by at most 0.001, one not rounded by at most 0.0001); the values are rounded to 1 decimal, too "
      "coarsely to tell rounding from error (rows off by up to 0.1); write 3 or more decimals, or divide each row by "
      "its sum yourself"),
 ])

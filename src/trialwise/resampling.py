@@ -23,6 +23,7 @@ import copy
 import functools
 import inspect
 import numbers
+import secrets
 import types
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -54,6 +55,7 @@ __all__ = [
     "keyed_rng",
     "pair_columns",
     "ReplicateWeights",
+    "fresh_seed",
     "rng_and_seed",
     "records_seed",
 ]
@@ -965,12 +967,20 @@ def monte_carlo_test(
 
 # --------------------------------------------------------------------------- the seed a result records
 
+def fresh_seed() -> int:
+    """A new seed: 32 bits from the operating system (``secrets.randbits``) — short enough to
+    print, type and keep exact in JSON, and enough to tell runs apart. The seed drawn by every
+    random function given ``rng=None`` (:func:`rng_and_seed`) and by every command run without
+    ``--seed``."""
+    return secrets.randbits(32)
+
+
 def rng_and_seed(rng: Any) -> tuple[Any, int | None]:
     """``(rng, seed)``: what a random public function passes on as ``rng=`` and the seed its
     result records (``result.seed``), so that ``rng=result.seed`` repeats the result bit for bit.
 
-    ``None`` draws a fresh seed, the entropy of a new :class:`numpy.random.SeedSequence` (128
-    bits from the operating system), and passes it on *as that integer*, so the run takes the
+    ``None`` draws a fresh seed (:func:`fresh_seed`, 32 bits) and passes it on *as that
+    integer*, so the run takes the
     very path that ``rng=seed`` takes later (``default_rng(seed)`` is the generator of
     ``SeedSequence(seed)``). An integer seed is passed on and recorded as is. A
     :class:`numpy.random.Generator` (or a ``SeedSequence``/``BitGenerator``) is passed on
@@ -978,7 +988,7 @@ def rng_and_seed(rng: Any) -> tuple[Any, int | None]:
     """
     check_rng(rng)  # the same errors as before: a bool, a negative seed, a string, ...
     if rng is None:
-        seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]  # an int when drawn
+        seed = fresh_seed()
         return seed, seed
     if isinstance(rng, numbers.Integral):
         return int(rng), int(rng)

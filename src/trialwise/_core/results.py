@@ -21,7 +21,7 @@ from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
-from trialwise._core.format import format_number, format_percent, format_pvalue
+from trialwise._core.format import format_number, format_pvalue
 
 __all__ = ["ConfidenceInterval", "Result"]
 
@@ -130,8 +130,10 @@ class Result:
     ``confidence_level``, ``method``, ``n``
         The interval's level, the estimator's name, the number of items.
     ``seed``
-        The seed a random function used (``rng=seed`` repeats the result bit for bit), or
-        None: the result draws no random numbers, or the caller passed a Generator.
+        The seed of a function that takes ``rng=`` (``rng=seed`` repeats the result bit for
+        bit) — recorded also by a call whose options happened to draw nothing (an analytic
+        interval), where it is harmless — or None: the function takes no ``rng=``, or the
+        caller passed a Generator.
     ``notes``
         Every caveat, as a tuple of str (degenerate cases, sparse tables, conventions);
         a note may be a :class:`Note`, a str with a ``kind`` saying where it comes from.
@@ -195,8 +197,8 @@ class Result:
         """The result as a compact HTML table, for Jupyter (derived, like the repr and
         :meth:`summary`, from the fields).
 
-        A caption with the class name and the headline (statistic, interval, p-value and n
-        where the result has them, otherwise the repr's own line), the :meth:`to_frame`
+        A caption with the class name and the repr's own line (the class's words: ``EC=0.53,
+        95% CI [...]``, ``EC=undefined``), the :meth:`to_frame`
         table (its first ``html_max_rows`` rows and a line counting the rest), then the
         notes. Every text is HTML-escaped.
 
@@ -205,18 +207,11 @@ class Result:
         >>> import trialwise as tw
         >>> res = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0)
         >>> html = res._repr_html_()
-        >>> html.startswith("<div"), "statistic=0.526" in html
+        >>> html.startswith("<div"), "EC=0.526" in html
         (True, True)
         """
-        parts = self._headline()
-        if parts:
-            level = self.confidence_level
-            if level is not None and np.ndim(level) == 0 and self.confidence_interval is not None:
-                parts = [f"{format_percent(level)} {p}" if p.startswith("CI ") else p for p in parts]
-            headline = ", ".join(parts)
-        else:  # no scalar vocabulary (a table of pairs, a leaderboard): the repr's own line
-            text = repr(self)
-            headline = text[text.find("(") + 1: -1] if text.endswith(")") and "(" in text else text
+        text = repr(self)  # the class's own line (EC=undefined, not statistic=nan), without its name
+        headline = text[text.find("(") + 1: -1] if text.endswith(")") and "(" in text else text
         frame = self.to_frame()
         shown = frame.head(self.html_max_rows)
         header = "".join(f"<th>{_html_cell(c)}</th>" for c in frame.columns)

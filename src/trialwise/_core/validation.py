@@ -93,7 +93,7 @@ def check_replicates(value: Any, name: str = "n_resamples", *, point_values: boo
     b = check_positive_int(value, name, minimum=0 if point_values else 1)
     if b == 1:
         zero = "0 (point values only, no interval) or " if point_values else ""
-        raise InvalidValueError(f"`{name}` must be {zero}at least 2: {why}; got 1 (the default is 10000)")
+        raise InvalidValueError(f"`{name}` must be {zero}at least 2: {why}; got 1")
     return b
 
 

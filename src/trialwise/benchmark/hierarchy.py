@@ -167,7 +167,8 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         missing = [e for e in protocol.experiments if e not in exps_all]
         keep_exp = [e for e in protocol.experiments if e in exps_all]
         if not keep_exp:
-            found = ', '.join(map(str, exps_all))
+            found = (f"one experiment, {exps_all[0]!r}" + (" (no experiment column)" if exps_all == ["all"] else "")
+                     if len(exps_all) == 1 else f"{len(exps_all)}: {', '.join(map(str, exps_all))}")
             if protocol.from_trials is not None:  # built from the trials, restricted to experiments they lack
                 raise InvalidValueError(f"none of the experiments named (`experiments`, --experiments) is in the "
                                         f"trials: {', '.join(protocol.experiments)}; the trials have {found}")

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import secrets
 import signal
 import sys
 import threading
@@ -108,7 +107,9 @@ def _draw_seed(args) -> int | None:
     """A seed for a command that draws random numbers and was given no ``--seed``: drawn, set, and returned."""
     if not hasattr(args, "seed") or args.seed is not None or not _DRAWS.get(args.command, lambda _: True)(args):
         return None
-    args.seed = secrets.randbits(32)
+    from trialwise.resampling import fresh_seed
+
+    args.seed = fresh_seed()
     return args.seed
 
 
