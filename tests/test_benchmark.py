@@ -756,3 +756,15 @@ def test_the_command_line_titles_own_trials_by_the_file_whatever_the_scope(tmp_p
     out = capsys.readouterr().out
     assert code == 0 and out.startswith(f"Leaderboard — {title}: error-consistency")
     assert out.count("Note: ") == 1 and "model-vs-human:" not in out
+
+
+def test_observer_types_in_another_letter_case_are_the_human_and_model_types():
+    """A new user's file says 'Human'/'Model' (as its headers say 'Participant ID'): the leaderboard
+    failed with "no observer has observer_type 'human' (types found: ['Human', 'Model'])"."""
+    raw = _own_trials().assign(observer_type=lambda f: f.observer_type.map({"human": " Human", "model": "MODEL"}))
+    t = tw.read_trials(raw, subject="participant", image="stim")
+    assert sorted(t.observer_type.unique()) == ["human", "model"]
+    lb = tw.leaderboard(t, n_resamples=50, rng=0)
+    np.testing.assert_array_equal(lb.scores, tw.leaderboard(_own(), n_resamples=50, rng=0).scores)
+    other = tw.read_trials(raw.assign(observer_type="Robot"), subject="participant", image="stim")
+    assert set(other.observer_type) == {"Robot"}  # any other type as written

@@ -562,6 +562,15 @@ def _pick(frame, given: str | None, defaults: Sequence[str], what: str, required
     return None
 
 
+def _observer_types(column: Any) -> Any:
+    """A table's observer types as text: an empty cell is ``""`` (no type); ``human`` and ``model``
+    in any letter case or padding (``Human``, `` MODEL``) are those two words, the vocabulary every
+    benchmark's reference group is named by; any other type as written."""
+    text = column.astype(object).where(column.notna(), "").astype(str)
+    folded = text.str.strip().str.lower()
+    return text.where(~folded.isin(["human", "model"]), folded)
+
+
 def read_trials(
     source: Any,
     *,
@@ -608,7 +617,9 @@ def read_trials(
         Column saying which observers are ``human`` (the reference group of a benchmark)
         and which ``model`` (default: ``observer_type`` when present, else empty). An
         empty cell means "no type" and is read as ``""`` (e.g. your own model's rows
-        saved next to the bundled humans).
+        saved next to the bundled humans). ``Human``, ``HUMAN`` or `` human `` are the
+        type ``human`` (and likewise ``model``), as headers are matched ignoring case and
+        padding; every other type is kept as written.
     probabilities : str or list of str, optional
         The options' probabilities of multiple-choice trials (e.g. a language model's
         softmax over the answer options): a list of columns, one per option in option
@@ -696,7 +707,7 @@ def read_trials(
     out["condition"] = frame[cond_col].astype(str) if cond_col else "0"
     out["subject"] = frame[subject]
     # a missing type (an empty cell, e.g. your own model's rows next to the bundled humans) is "" = no type
-    out["observer_type"] = frame[type_col].astype(object).where(frame[type_col].notna(), "").astype(str) if type_col else ""
+    out["observer_type"] = _observer_types(frame[type_col]) if type_col else ""
     out["image"] = frame[image]
     for col, src in (("experiment", exp_col), ("condition", cond_col), ("subject", subject), ("image", image)):
         if src is not None and frame[src].isna().any():
