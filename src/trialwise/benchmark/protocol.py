@@ -414,7 +414,8 @@ def protocol_for_trials(protocol: str | Protocol | None, trials_experiments: Seq
     no exclusions for), titled ``name`` (default :data:`TRIALS_NAME`) and marked
     ``from_trials="model-vs-human"``. ``"flat"`` and ``"all-conditions"`` are averaging
     orders: on trials without model-vs-human's experiments they are built from the trials
-    the same way, keeping their averaging (titled ``"<name> (flat)"``). Any other protocol
+    the same way, keeping their averaging (titled ``"<name> (flat)"``); on trials holding some
+    of model-vs-human's experiments they are used as they are (their experiments). Any other protocol
     is returned as it is (restricted to ``experiments`` if given); one none of whose
     experiments the trials hold is an error when it is applied, naming the fix.
 
@@ -455,7 +456,10 @@ def protocol_for_trials(protocol: str | Protocol | None, trials_experiments: Seq
         averaging = base.name in _AVERAGINGS  # by name: also a replace()d copy (tw.FLAT.replace(min_items=10))
         if not averaging:
             return base if experiments is None else base.replace(experiments=experiments)
-    if set(in_play) <= set(MODEL_VS_HUMAN.experiments or ()):  # model-vs-human's own experiments only
+    known = set(in_play) & set(MODEL_VS_HUMAN.experiments or ())
+    # none named: model-vs-human only where every experiment is one of its own (none of the user's is
+    # left out); a named averaging order (flat, all-conditions) keeps its experiments where there are any
+    if known and (averaging or known == set(in_play)):
         return base if experiments is None else base.replace(experiments=experiments)
     title = name or TRIALS_NAME
     return Protocol(name=title if protocol is None else f"{title} ({base.name})", aggregation=base.aggregation,
