@@ -1096,7 +1096,7 @@ def leaderboard(
         or the bundled :func:`trialwise.datasets.model_vs_human`).
     protocol : Protocol or str, optional
         How trials become scores (see :data:`trialwise.benchmark.PROTOCOLS`). Default:
-        ``"model-vs-human"`` when the trials hold one of its experiments; otherwise a
+        ``"model-vs-human"`` when every experiment of the trials is one of its own; otherwise a
         protocol built from the trials — every experiment and condition they hold, nothing
         excluded, model-vs-human's averaging and reference group
         (:func:`~trialwise.benchmark.protocol.protocol_for_trials`), titled ``name``, and

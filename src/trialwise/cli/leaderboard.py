@@ -29,8 +29,8 @@ def add_leaderboard(sub) -> argparse.ArgumentParser:
         description=(
             "Score every candidate (model) against the reference observers (humans) under a benchmark protocol, "
             "bootstrapping the whole hierarchy jointly. PATH is a folder of model-vs-human raw-data CSVs or a tidy "
-            "CSV/Parquet trials table; without PATH the bundled model-vs-human data are used. A table that holds none of "
-            "model-vs-human's experiments (e.g. your own, with only --subject-column and --image-column given) is "
+            "CSV/Parquet trials table; without PATH the bundled model-vs-human data are used. A table that holds experiments "
+            "model-vs-human does not have (e.g. your own, with only --subject-column and --image-column given) is "
             "scored on every experiment and condition it holds, titled by its file name. A candidate that lacks "
             "some of the protocol's experiments is not scored (a score over fewer experiments is not comparable): "
             "it is named with what it lacks, listed in --csv with status 'not scored', and can be scored on the "
