@@ -4,6 +4,7 @@ import json
 import os
 import re
 import subprocess
+import textwrap
 import sys
 
 import numpy as np
@@ -1191,3 +1192,29 @@ def test_warnings_of_a_command_that_succeeded_are_not_repeated_by_the_next_one(t
     assert code == 0 and "warning" not in err  # with --json the warning is in the JSON
     code, _, err = run(["compare", str(path), "--truth", "truth", "--a", "zz", "--b", "b"], capsys)
     assert code == 2 and err.count("skipped 1 row") == 1  # this run's own warning, once
+
+
+def test_ctrl_c_ends_the_process_only_when_trialwise_is_the_program():
+    """Review of issue 29: ``trialwise.cli.main([...])`` called from a notebook installed the handler that
+    ends the process (os._exit), so Ctrl-C would have killed the kernel. Called with an argv list, Ctrl-C
+    is a KeyboardInterrupt, caught (one line, 130); the program itself (no argv) keeps the handler. In a
+    subprocess: the test runner's workers may not run tests in the main thread, where handlers live."""
+    code = textwrap.dedent("""
+        import signal, sys
+        import trialwise.planning
+        from trialwise.cli import main
+        from trialwise.cli.interrupt import on_interrupt
+        seen = []
+        def interrupted(**kwargs):
+            seen.append(signal.getsignal(signal.SIGINT))
+            raise KeyboardInterrupt
+        trialwise.planning.plan_trials = interrupted
+        argv = ["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1", "--quiet"]
+        codes = [main(argv)]
+        sys.argv = ["trialwise"] + argv
+        codes.append(main())
+        print(codes, seen == [signal.default_int_handler, on_interrupt], signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.stdout.strip() == "[130, 130] True True", proc.stdout + proc.stderr
+    assert proc.stderr == "trialwise: interrupted\ntrialwise: interrupted\n"

@@ -83,10 +83,18 @@ def main(argv: list[str] | None = None) -> int:
 
     Ctrl-C is caught before anything else is imported (the commands import numpy, pandas and
     the library), and ``trialwise --version`` is answered without importing them.
+
+    Run as the program (the ``trialwise`` console script and ``python -m trialwise.cli`` call
+    ``main()`` with no ``argv``), Ctrl-C ends the process at once (:func:`on_interrupt`: worker
+    threads are not waited for). Called from Python with an ``argv`` list (a notebook, a
+    script), Ctrl-C interrupts the command the ordinary way (``KeyboardInterrupt``, caught:
+    the same line, exit status 130) and never ends the caller's process.
     """
+    program = argv is None
     previous = None
     try:
-        previous = signal.signal(signal.SIGINT, on_interrupt)
+        if program:
+            previous = signal.signal(signal.SIGINT, on_interrupt)
     except ValueError:  # not the main thread: app turns KeyboardInterrupt into exit 130
         pass
     real_stderr = sys.stderr
@@ -105,9 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         from trialwise.cli.app import main as run
 
-        return run(args)
-    except KeyboardInterrupt:  # the handler could not be installed (not the main thread)
-        print("\ntrialwise: interrupted", file=sys.stderr)
+        return run(args, exit_on_interrupt=program)
+    except KeyboardInterrupt:  # called from Python, or the handler could not be installed (not the main thread)
+        print("trialwise: interrupted", file=sys.stderr)
         return 130
     finally:
         if sys.stderr is not real_stderr:

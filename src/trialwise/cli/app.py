@@ -24,7 +24,7 @@ from trialwise.cli.compare import add_compare, run_compare
 from trialwise.cli.ec import add_ec, run_ec
 from trialwise.cli.leaderboard import add_leaderboard, run_leaderboard
 from trialwise.cli.plan import add_plan, run_plan
-from trialwise.cli.progress import Warnings
+from trialwise.cli.progress import BAR_OPEN, Warnings
 from trialwise.cli.shape_bias import add_shape_bias, run_shape_bias
 from trialwise.cli.similarity import add_similarity, run_similarity
 
@@ -163,9 +163,10 @@ def _is_input_error(exc: BaseException) -> bool:
 
 
 @contextlib.contextmanager
-def _interrupt_handler() -> Iterator[None]:
-    """Ctrl-C ends the command at once with one line and exit status 130 (in the main thread only)."""
-    if threading.current_thread() is not threading.main_thread():
+def _interrupt_handler(enabled: bool) -> Iterator[None]:
+    """Ctrl-C ends the process at once with one line and exit status 130 (the program itself, in the
+    main thread only; called from Python, ``KeyboardInterrupt`` is caught in :func:`_run` instead)."""
+    if not enabled or threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = signal.signal(signal.SIGINT, on_interrupt)
@@ -235,22 +236,26 @@ class _PipeSafe:
         return getattr(self._stream, name)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the command line; returns the exit status (see the module docstring)."""
+def main(argv: list[str] | None = None, *, exit_on_interrupt: bool = False) -> int:
+    """Run the command line; returns the exit status (see the module docstring).
+
+    ``exit_on_interrupt``: Ctrl-C ends the process at once (the program itself,
+    :func:`trialwise.cli.main` with no ``argv``); otherwise it is a ``KeyboardInterrupt``,
+    caught: one line, exit status 130."""
     parser = _parser()
     args = parser.parse_args(argv)
     _, run = COMMANDS[args.command]
     real_stdout, sys.stdout = sys.stdout, _PipeSafe(sys.stdout)
     try:
-        return _run(run, args, parser)
+        return _run(run, args, parser, exit_on_interrupt)
     finally:
         sys.stdout = real_stdout
 
 
-def _run(run: Callable[[Any], int], args: Any, parser: argparse.ArgumentParser) -> int:
+def _run(run: Callable[[Any], int], args: Any, parser: argparse.ArgumentParser, exit_on_interrupt: bool) -> int:
     Warnings.running.clear()
     drawn = None
-    with _interrupt_handler():
+    with _interrupt_handler(exit_on_interrupt):
         try:
             _check_options(args)
             _duplicates(parser, args)
@@ -268,8 +273,8 @@ def _run(run: Callable[[Any], int], args: Any, parser: argparse.ArgumentParser) 
             _say_seed(args, drawn)  # the tables were saved: they can be repeated
             print(f"trialwise: error: {exc}", file=sys.stderr)
             return 1
-        except KeyboardInterrupt:  # when the handler could not be installed (not the main thread)
-            print("\ntrialwise: interrupted", file=sys.stderr)
+        except KeyboardInterrupt:  # called from Python, or not the main thread (no handler)
+            print(("\n" if BAR_OPEN.is_set() else "") + "trialwise: interrupted", file=sys.stderr)
             return 130
         except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly
             with contextlib.suppress(OSError):
