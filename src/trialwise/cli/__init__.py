@@ -68,6 +68,7 @@ write, :func:`~trialwise.cli.common.reading` around file reading, and
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -92,11 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     """
     program = argv is None
     previous = None
-    try:
+    with contextlib.suppress(ValueError):  # not the main thread: app turns KeyboardInterrupt into exit 130
         if program:
             previous = signal.signal(signal.SIGINT, on_interrupt)
-    except ValueError:  # not the main thread: app turns KeyboardInterrupt into exit 130
-        pass
     real_stderr = sys.stderr
     try:
         if sys.stderr is None:  # `2>&-`: the messages are lost, the exit status still says how it ended

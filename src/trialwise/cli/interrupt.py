@@ -6,6 +6,7 @@ library: a Ctrl-C during the imports of the commands (numpy, pandas, the library
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from typing import Any
@@ -18,10 +19,8 @@ def on_interrupt(signum: int, frame: Any) -> None:  # pragma: no cover - exercis
     try:
         common = sys.modules.get("trialwise.cli.common")  # a file being written: removed, never left half-written
         for part in list(getattr(common, "PENDING", ())):
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(part)
-            except OSError:
-                pass
         progress = sys.modules.get("trialwise.cli.progress")  # not imported here: this may run during the imports
         bar = getattr(progress, "BAR_OPEN", None)
         sys.stderr.write(("\n" if bar is not None and bar.is_set() else "") + "trialwise: interrupted\n")
