@@ -1,7 +1,7 @@
 """Tail calibration of the similarity difference test: percentile p vs a Wald p from the replicates' SE.
 
 After Holm over m tests a difference test is read at α/m, far in the tail (252 tests at 5 %:
-2·10⁻⁴). The percentile p-value of :meth:`trialwise.PairwiseAgreementResult.difference`
+2·10⁻⁴). The percentile p-value of :meth:`trialwise.similarity.PairwiseAgreementResult.difference`
 (``2(1 + tail)/(1 + B)``) cannot go below 2/(B + 1); a Wald p-value ``2Φ(−|Δ̂|/SE*)`` with
 SE* the standard deviation of the joint replicates of Δ is not bounded by B. This measures both
 under a known null — the null design of ``agreement_difference_calibration.py`` (three models

@@ -41,8 +41,8 @@ import numpy as np
 import pandas as pd
 
 import trialwise as tw
-from trialwise.agreement_gram import GRAM_CHUNK_BYTES, gram_chunk_questions
-from trialwise.resampling import BATCH_BYTES
+from trialwise.similarity.gram import GRAM_CHUNK_BYTES, gram_chunk_questions
+from trialwise._stats.resampling import BATCH_BYTES
 
 
 def rss_gb(field: str = "VmRSS") -> float:

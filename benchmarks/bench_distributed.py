@@ -57,7 +57,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import trialwise as tw  # noqa: E402
-import trialwise.distributed as td  # noqa: E402
+import trialwise._stats.distributed as td  # noqa: E402
 from bench_ec import observers_with_missing  # noqa: E402
 
 
@@ -235,7 +235,7 @@ def stored_main(n_obs: int, B: int, chunk: int, n_items: int = 2000) -> None:
 
     import dask.array as da
 
-    from trialwise.ec import pair_block_size
+    from trialwise.ec.estimate import pair_block_size
 
     pairs = n_obs * (n_obs - 1) // 2
     want = -(-pairs // (td.TASKS_PER_WORKER * 2))  # td.task_block_size for 2 workers

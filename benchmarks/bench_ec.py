@@ -29,7 +29,7 @@ Both are measured in the same run, on this machine.
 (d) the whole default call against its engine (issue 17, goal 3: ratio ≤ 1.5): the default
     ``pairwise_error_consistency`` (Jeffreys interval, Fisher test) on 60 observers × 1,000
     items with B = 10,000 and on 200 observers × 1,000 items with B = 1,000 (10 % missing).
-    The engine time is the time spent inside ``trialwise.resampling.bootstrap_sums`` during
+    The engine time is the time spent inside ``trialwise._stats.resampling.bootstrap_sums`` during
     that same call (replicate weights, matrix product, tables, Jeffreys pseudo-counts, κ),
     timed by wrapping it; the rest is the overhead (intervals, tests, notes). Next to it, in
     the same run, the per-pair ``scipy.stats.fisher_exact`` loop the call used before
@@ -44,7 +44,7 @@ Both are measured in the same run, on this machine.
 
 (e) the engine against the GEMM bound (issue 17, goal 1): this machine's float32 and float64
     GEMM rate at the engine's own chunk shapes (replicates per chunk × items) @ (items × 4·pairs
-    of a block), then the engine time — the time inside ``trialwise.resampling.bootstrap_sums``
+    of a block), then the engine time — the time inside ``trialwise._stats.resampling.bootstrap_sums``
     during ``pairwise_error_consistency`` (replicate weights, product, casts, tables, Jeffreys
     pseudo-counts, κ) — on the multinomial (``ci_method="percentile"``) and the Jeffreys path,
     for 60 observers × 1,000 items (10 % missing, B = 10,000) and 200 × 1,000 (B = 1,000),
@@ -58,7 +58,7 @@ Both are measured in the same run, on this machine.
 
     python benchmarks/bench_ec.py --kappa [--repeats 3]
 
-(f) κ of the sums (``trialwise.kappa.kappa_from_sums``) on one thread, CPU ns per pair-replicate,
+(f) κ of the sums (``trialwise._stats.kappa.kappa_from_sums``) on one thread, CPU ns per pair-replicate,
     on float32 sums of the engine's grid: without the Jeffreys virtual items, with their part as
     products per pair (the engine before) and as their Walsh–Hadamard transform gathered in κ's
     slices, added in float64 (before) or in float32, and in the engine's layout now: sums
@@ -82,8 +82,8 @@ import warnings
 import numpy as np
 
 import trialwise as tw
-from trialwise.ec import _pair_columns, _correctness_matrix
-from trialwise.resampling import bootstrap_sums
+from trialwise.ec.estimate import _pair_columns, _correctness_matrix
+from trialwise._stats.resampling import bootstrap_sums
 
 
 def naive_kappa(a: np.ndarray, b: np.ndarray) -> float:
@@ -133,10 +133,10 @@ def observers_with_missing(n_obs: int, n_items: int, seed: int = 0) -> np.ndarra
 
 def old_pairwise(x: np.ndarray, n_resamples: int, rng: int):
     """The default pairwise call before pair blocks (kept here only to measure against)."""
-    from trialwise.ec import JEFFREYS_PRIOR, _infer, check_options
-    from trialwise.kappa import kappa_kernel
-    from trialwise.resampling import child_seed, keyed_rng
-    from trialwise.tables import pairwise_tables
+    from trialwise.ec.estimate import JEFFREYS_PRIOR, _infer, check_options
+    from trialwise._stats.kappa import kappa_kernel
+    from trialwise._stats.resampling import child_seed, keyed_rng
+    from trialwise._stats.tables import pairwise_tables
 
     opts = check_options(0.95, "jeffreys", "fisher", n_resamples, False, rng)
     right, seen, _ = _correctness_matrix(x, None)
@@ -193,8 +193,8 @@ def memory_section(large_resamples: int) -> None:
 
 def call_with_engine_time(x, **kwargs):
     """``pairwise_error_consistency(x, **kwargs)``, its wall time and the time spent inside its
-    engine (``trialwise.resampling.bootstrap_sums``: weights, product, κ of every pair-replicate)."""
-    import trialwise.ec as ec
+    engine (``trialwise._stats.resampling.bootstrap_sums``: weights, product, κ of every pair-replicate)."""
+    import trialwise.ec.estimate as ec
 
     engine = ec.bootstrap_sums
     spent = [0.0]
@@ -219,10 +219,10 @@ def call_with_engine_time(x, **kwargs):
 def overhead_section(repeats: int = 1) -> None:
     """(d): whole default call / engine time inside it (median ratio of ``repeats`` calls), and the Fisher
     tests before/after."""
-    import trialwise.ec as ec
+    import trialwise.ec.estimate as ec
     from scipy import stats
 
-    from trialwise.significance import fisher_exact_pvalues
+    from trialwise._stats.significance import fisher_exact_pvalues
 
     warnings.simplefilter("ignore", tw.TrialwiseWarning)
     print(f"\n(d) whole default call vs its engine; uptime: {os.popen('uptime').read().strip()}")
@@ -269,8 +269,8 @@ class _Timers:
     """Wraps named functions of the engine's modules and adds up the seconds spent in each category."""
 
     def __init__(self) -> None:
-        import trialwise.ec as ec
-        import trialwise.resampling as rs
+        import trialwise.ec.estimate as ec
+        import trialwise._stats.resampling as rs
 
         self.seconds: dict[str, float] = {}
         self.undo: list = []
@@ -345,7 +345,7 @@ def gemm_rate(rows: int, inner: int, cols: int, dtype, repeats: int = 3, cpu: bo
 
 def engine_run(x: np.ndarray, b: int, method: str) -> dict:
     """One default-style call; returns the engine seconds, its profile and the product shapes."""
-    import trialwise.ec as ec
+    import trialwise.ec.estimate as ec
 
     engine = ec.bootstrap_sums
     calls: list = []
@@ -422,8 +422,8 @@ def kappa_section(repeats: int) -> None:
     as the engine had it (products (b × N) @ (N × pairs) and (b × N) @ (N × observers) for n11 and the
     observers' sums, added in the slices) and as it has it now (their Walsh–Hadamard transform, gathered
     in the slices); same numbers, checked."""
-    from trialwise.ec import _sylvester_columns, _walsh_hadamard, prior_items
-    from trialwise.kappa import kappa_from_sums
+    from trialwise.ec.estimate import _sylvester_columns, _walsh_hadamard, prior_items
+    from trialwise._stats.kappa import kappa_from_sums
 
     print(f"\n(f) κ of the sums, one thread, CPU ns per pair-replicate (min of {repeats}); "
           f"uptime: {os.popen('uptime').read().strip()}")
@@ -482,8 +482,8 @@ def fisher_large() -> None:
     vectorised on all of them; the per-pair scipy loop on every 250th table, extrapolated."""
     from scipy import stats
 
-    from trialwise.significance import fisher_exact_pvalues
-    from trialwise.tables import pairwise_tables
+    from trialwise._stats.significance import fisher_exact_pvalues
+    from trialwise._stats.tables import pairwise_tables
 
     print(f"\n(d') Fisher's test on all pairs of 1,000 observers; uptime: {os.popen('uptime').read().strip()}")
     right, seen, _ = _correctness_matrix(observers_with_missing(1000, 2000), None)

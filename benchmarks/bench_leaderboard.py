@@ -60,12 +60,12 @@ import numpy as np
 from scipy import sparse
 
 import trialwise as tw
-from trialwise.benchmark import differences as _differences
-from trialwise.benchmark import hierarchy as _hierarchy
-from trialwise.benchmark import influence as _influence
-from trialwise.benchmark import swap as _swap
-from trialwise.benchmark.protocol import metric_from_sums
-from trialwise.tables import cluster_sums, pair_columns
+from trialwise.leaderboards import differences as _differences
+from trialwise.leaderboards import hierarchy as _hierarchy
+from trialwise.leaderboards import influence as _influence
+from trialwise.leaderboards import swap as _swap
+from trialwise.leaderboards.protocol import metric_from_sums
+from trialwise._stats.tables import cluster_sums, pair_columns
 
 
 # --------------------------------------------------------------------------- the kernels before issue 17
@@ -153,7 +153,7 @@ def uptime() -> str:
 # --------------------------------------------------------------------------- the baselines and the floor
 
 #: The protocol's rule: a pair sharing fewer items in a condition is left out (model-vs-human: 20).
-MIN_ITEMS = tw.MODEL_VS_HUMAN.min_items
+MIN_ITEMS = tw.leaderboards.MODEL_VS_HUMAN.min_items
 
 
 @dataclass
@@ -176,7 +176,7 @@ class Condition:
 
 def conditions(trials, models) -> list[Condition]:
     """The protocol's 46 conditions as items × observers matrices (the scored models, then every human)."""
-    protocol = tw.MODEL_VS_HUMAN
+    protocol = tw.leaderboards.MODEL_VS_HUMAN
     exps = sorted(protocol.experiments)
     out = []
     for (e, c), g in trials.groupby(["experiment", "condition"], sort=True):
@@ -396,7 +396,7 @@ def main() -> None:
         t0, c0 = time.perf_counter(), time.process_time()
         pw = lb.pairwise(which="all", test="swap", adjust="holm")
         t_swap, c_swap = time.perf_counter() - t0, time.process_time() - c0
-        units = _units(trials, tw.MODEL_VS_HUMAN)
+        units = _units(trials, tw.leaderboards.MODEL_VS_HUMAN)
         models = list(lb.candidates)
         rng = np.random.default_rng(1)
         t0 = time.perf_counter()
@@ -414,8 +414,8 @@ def main() -> None:
 
 def compare(trials, lb, b: int) -> None:
     """Before/after: the old kernels against the library's, same data and seeds (IJ: identical numbers; swap: same distribution)."""
-    from trialwise.benchmark.hierarchy import bootstrap_entries_ij
-    from trialwise.resampling import keyed_rng
+    from trialwise.leaderboards.hierarchy import bootstrap_entries_ij
+    from trialwise._stats.resampling import keyed_rng
 
     design = lb._swaps.design
     order = [lb.observers.index(o) for o in lb.table["observer"] if o != lb.reference_row]

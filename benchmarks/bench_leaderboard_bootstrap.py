@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import trialwise as tw
-from trialwise.benchmark import hierarchy, leaderboard
+from trialwise.leaderboards import board as leaderboard, hierarchy
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -54,8 +54,8 @@ def old_modules(rev: str) -> tuple[types.ModuleType, types.ModuleType]:
     infl = load("old_influence", "src/trialwise/benchmark/influence.py")
     load("old_resampling", "src/trialwise/resampling.py")  # the engine's weights, as they were
     hier = load("old_hierarchy", "src/trialwise/benchmark/hierarchy.py",
-                ("from trialwise.benchmark.influence import UnitInfluence", "from old_influence import UnitInfluence"),
-                ("from trialwise.resampling import", "from old_resampling import"))
+                ("from trialwise.leaderboards.influence import UnitInfluence", "from old_influence import UnitInfluence"),
+                ("from trialwise._stats.resampling import", "from old_resampling import"))
     return hier, infl
 
 
@@ -76,7 +76,7 @@ def main() -> None:
     old, _ = old_modules(args.before)
     warnings.simplefilter("ignore", tw.TrialwiseWarning)
     trials = tw.read_trials(tw.datasets.model_vs_human())
-    design = leaderboard.build_design(leaderboard.as_trials(trials), tw.MODEL_VS_HUMAN)
+    design = leaderboard.build_design(leaderboard.as_trials(trials), tw.leaderboards.MODEL_VS_HUMAN)
     print(f"B = {b}, workers = {w or 'all'}; {len(design.units)} conditions, {design.n_entries:,} entries; "
           f"before = {args.before}; {uptime()}")
     rows: dict[str, list[tuple[float, float]]] = {}

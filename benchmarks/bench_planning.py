@@ -4,7 +4,7 @@
 
 The grid: 30 values of n log-spaced from 10 to 100,000 × 10 accuracies (0.5 … 0.95, equal
 for both observers) × κ = 0.5 × 10,000 simulated experiments per point, through
-``tw.ci_width`` (one multinomial draw of four counts per experiment, blocks of the grid
+``tw.planning.ci_width`` (one multinomial draw of four counts per experiment, blocks of the grid
 on all cores).
 
 The baseline draws every trial, as the published procedure does (seed 000, Algorithm 2):
@@ -30,7 +30,7 @@ import tracemalloc
 import numpy as np
 
 import trialwise as tw
-from trialwise.kappa import kappa_from_counts
+from trialwise._stats.kappa import kappa_from_counts
 
 N_GRID = np.unique(np.round(np.logspace(1, 5, 30)).astype(np.int64))
 ACCURACIES = np.round(np.linspace(0.5, 0.95, 10), 3)
@@ -94,14 +94,14 @@ def main() -> None:
     print(f"grid: {len(N_GRID)} n (10 … 100,000) × {len(ACCURACIES)} accuracies × kappa {KAPPA} × {S} simulations "
           f"= {len(N_GRID) * len(ACCURACIES) * S:,} experiments, {int(N_GRID.sum()) * len(ACCURACIES) * S:,} trials")
 
-    tw.ci_width(100, 0.7, 0.7, KAPPA, n_simulations=100, rng=0)  # warm-up
+    tw.planning.ci_width(100, 0.7, 0.7, KAPPA, n_simulations=100, rng=0)  # warm-up
     res, t_fast, mem_fast = measure(
-        lambda: tw.ci_width(N_GRID[:, None], ACCURACIES, ACCURACIES, KAPPA, n_simulations=S, rng=1)
+        lambda: tw.planning.ci_width(N_GRID[:, None], ACCURACIES, ACCURACIES, KAPPA, n_simulations=S, rng=1)
     )
     print(f"\nci_width, whole grid             : {t_fast:8.2f} s   peak {mem_fast:7.1f} MiB"
           f"   ({res.distribution.size / t_fast:,.0f} experiments/s)")
     _, t_one, _ = measure(
-        lambda: tw.ci_width(N_GRID[:, None], ACCURACIES, ACCURACIES, KAPPA, n_simulations=S, rng=1, workers=1)
+        lambda: tw.planning.ci_width(N_GRID[:, None], ACCURACIES, ACCURACIES, KAPPA, n_simulations=S, rng=1, workers=1)
     )
     print(f"ci_width, whole grid, 1 thread    : {t_one:8.2f} s")
 

@@ -29,11 +29,11 @@ import numpy as np
 import pandas as pd
 
 import trialwise as tw
-from trialwise.benchmark import differences as _differences
-from trialwise.benchmark import swap as _swap
-from trialwise.benchmark.hierarchy import aggregate, build_design
-from trialwise.benchmark.protocol import metric_from_sums
-from trialwise.resampling import keyed_rng
+from trialwise.leaderboards import differences as _differences
+from trialwise.leaderboards import swap as _swap
+from trialwise.leaderboards.hierarchy import aggregate, build_design
+from trialwise.leaderboards.protocol import metric_from_sums
+from trialwise._stats.resampling import keyed_rng
 
 
 def per_item_swap_differences(design, x, y, n_resamples, *, rng=None, weights=None):
@@ -147,7 +147,7 @@ def simulated_ec(rng, n=100, n_humans=4, clusters=False):
                                       "image": [f"{e}{c}i{i}" for i in range(n)], "correct": ok.astype(int),
                                       "cluster": [f"{e}{c}k{i // 10}" for i in range(n)]}))
     trials = tw.read_trials(pd.concat(rows, ignore_index=True), correct="correct", clusters="cluster")
-    design = build_design(trials, tw.Protocol("sim"), clusters=trials["cluster"].to_numpy() if clusters else None)
+    design = build_design(trials, tw.leaderboards.Protocol("sim"), clusters=trials["cluster"].to_numpy() if clusters else None)
     return design, design.rows.index("m0"), design.rows.index("m1")
 
 
@@ -167,7 +167,7 @@ def simulated_scores(rng, n=120, n_clusters=12):
     trials = tw.read_trials(pd.concat(rows, ignore_index=True), score="f1", clusters="passage")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)
-        design = build_design(trials, tw.ACCURACY, clusters=trials["cluster"].to_numpy())
+        design = build_design(trials, tw.leaderboards.ACCURACY, clusters=trials["cluster"].to_numpy())
     return design, 0, 1
 
 

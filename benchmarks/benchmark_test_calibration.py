@@ -1,6 +1,6 @@
 """Calibration of the benchmark-level tests of "x and y have equal scores" and of the interval of x − y (issue 16).
 
-Runs :func:`trialwise.validity.benchmark_coverage_study` on designs from easy to hard for the
+Runs :func:`trialwise.validity.studies.benchmark_coverage_study` on designs from easy to hard for the
 tests: models x and y have the same true score and different accuracies (y is right more often
 on hard items, less on easy ones). The hard designs are the ones where κ̂'s small-sample bias
 differs between x and y: few items per condition, a large accuracy gap, and one reference
@@ -148,7 +148,7 @@ every design. `combined` rejects only where both `swap` and `studentized` do, so
 level wherever one of them does. Its price is power: 0.5–0.7 points below the swap test in
 the two power designs, and up to 3.4 points below the studentized test (whose level is not
 guaranteed). It is the default of `Leaderboard.difference`, `Leaderboard.pairwise`,
-`tw.difference_test` and the command line; choose `test="studentized"` for more power
+`tw.leaderboards.difference_test` and the command line; choose `test="studentized"` for more power
 where its calibration above covers your design.
 """
 

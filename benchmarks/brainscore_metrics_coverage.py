@@ -36,7 +36,7 @@ import time
 import numpy as np
 
 import trialwise as tw
-from trialwise.intervals import interval
+from trialwise._stats.intervals import interval
 
 SEED = 20261123
 

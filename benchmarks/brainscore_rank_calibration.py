@@ -65,14 +65,14 @@ def main(r_ost: int = 400, r_i2n: int = 100) -> None:
     acc = np.zeros(4)
     for r in range(r_ost):
         humans, models = ost_draw(g)
-        table = tw.BehavioralBenchmark(humans, metric="ost", n_resamples=200, n_splits=4, rng=r).score_table(models)
+        table = tw.brainscore.BehavioralBenchmark(humans, metric="ost", n_resamples=200, n_splits=4, rng=r).score_table(models)
         acc += check(table, {"s0.75": 1, "s0.65": 2, "s0.55": 3})
     print(f"ost  R={r_ost}: marginal {acc[0] / r_ost:.3f}, simultaneous {acc[1] / r_ost:.3f}, "
           f"best set {acc[2] / r_ost:.3f}, some set wider than one rank {acc[3] / r_ost:.3f}")
     acc = np.zeros(4)
     for r in range(r_i2n):
         models, trials = i2n_draw(g, r)
-        table = tw.BehavioralBenchmark(trials, metric="i2n", n_resamples=100, n_splits=4, rng=r).score_table(models)
+        table = tw.brainscore.BehavioralBenchmark(trials, metric="i2n", n_resamples=100, n_splits=4, rng=r).score_table(models)
         acc += check(table, {"n0.4": 1, "n0.6": 2, "n0.8": 3})
     print(f"i2n  R={r_i2n}: marginal {acc[0] / r_i2n:.3f}, simultaneous {acc[1] / r_i2n:.3f}, "
           f"best set {acc[2] / r_i2n:.3f}, some set wider than one rank {acc[3] / r_i2n:.3f}")

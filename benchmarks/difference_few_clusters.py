@@ -37,10 +37,10 @@ import numpy as np
 import pandas as pd
 
 import trialwise as tw
-from trialwise.benchmark.differences import contrast_standard_errors
+from trialwise.leaderboards.differences import contrast_standard_errors
 from scipy.special import ndtr, ndtri
 
-from trialwise.intervals import (
+from trialwise._stats.intervals import (
     degenerate_standard_errors,
     interval,
     symmetric_studentized_interval,
@@ -54,7 +54,7 @@ HUMANS = ((0.97, 0.35), (0.95, 0.45), (0.92, 0.30))  # (p right | easy, | hard)
 EASY = np.array([[0.5, 0.6], [0.7, 0.8]])  # π of every experiment × condition
 ITEMS = 60
 SHAPE = 4.0  # a cluster's share of easy items is Beta(π·SHAPE, (1 − π)·SHAPE)
-PROTOCOL = tw.Protocol("few-clusters")
+PROTOCOL = tw.leaderboards.Protocol("few-clusters")
 
 
 def true_score(p: tuple[float, float]) -> float:

@@ -1,6 +1,6 @@
 """Calibration of the restricted Wald test of κ(R, X) = κ(R, Y) and of its inverted interval (issue 16).
 
-Simulates triplet tables from the 8-cell copy model (:func:`trialwise.planning.joint_cells`:
+Simulates triplet tables from the 8-cell copy model (:func:`trialwise.planning.trials.joint_cells`:
 X and Y copy the reference independently given it) on the grid
 n ∈ {50, 160, 400, 1000} × reference accuracy {0.6, 0.8, 0.95} × accuracies of X, Y
 {(0.75, 0.75), (0.65, 0.85), (0.6, 0.9)} × κ, where attainable:
@@ -10,8 +10,8 @@ n ∈ {50, 160, 400, 1000} × reference accuracy {0.6, 0.8, 0.95} × accuracies 
   swap test's power next to it (199 swaps per table).
 
 Per point R tables (``--n-datasets``, default 1000) through
-:func:`trialwise.restricted.restricted_wald_pvalues` and
-:func:`trialwise.restricted.restricted_wald_interval` (95 %). Writes
+:func:`trialwise.ec.restricted.restricted_wald_pvalues` and
+:func:`trialwise.ec.restricted.restricted_wald_interval` (95 %). Writes
 ``docs/validity/difference_test.csv`` (one row per point and test) and prints the summary
 and its wall time.
 
@@ -34,10 +34,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from trialwise.difference import difference_pvalues
-from trialwise.kappa import kappa_bounds
-from trialwise.planning import joint_cells
-from trialwise.restricted import restricted_wald_interval, restricted_wald_pvalues
+from trialwise.ec.difference import difference_pvalues
+from trialwise._stats.kappa import kappa_bounds
+from trialwise.planning.trials import joint_cells
+from trialwise.ec.restricted import restricted_wald_interval, restricted_wald_pvalues
 
 ROOT = Path(__file__).resolve().parents[1]
 N = (50, 160, 400, 1000)
@@ -163,14 +163,14 @@ def section(root: Path = ROOT) -> str:
     return f"""### The default: the restricted Wald test (`restricted-wald`)
 
 The default of `tw.error_consistency_difference` (and of
-`tw.difference.difference_pvalues`) divides Δ̂ by its delta-method standard error evaluated
+`trialwise.ec.difference.difference_pvalues`) divides Δ̂ by its delta-method standard error evaluated
 at the maximum-likelihood cell probabilities **under Δ = 0** (the eight triplet cells,
 counts + ½; Miettinen & Nurminen 1985), not at the observed ones, and refers it to the normal.
 Its interval inverts the same test, so it excludes 0 exactly when p < 1 − level (checked on
 every simulated table: {pct(rw.consistent.min())} % agreement). The swap test stays
 available (`test="swap"`) as a test of **exchangeability** of X and Y. The planning
-function `tw.power_difference` still simulates the plain Wald test (its own kernel), and the
-benchmark-level tests (`Leaderboard.pairwise`, `tw.difference_test`) are unchanged.
+function `tw.planning.power_difference` still simulates the plain Wald test (its own kernel), and the
+benchmark-level tests (`Leaderboard.pairwise`, `tw.leaderboards.difference_test`) are unchanged.
 
 How the test was chosen: ten candidate tests on the null grid below (n ∈ {{50, 160, 400,
 1000}} × reference accuracy {{0.6, 0.8, 0.95}} × X/Y accuracies {{0.75/0.75, 0.65/0.85,
@@ -211,7 +211,7 @@ the interval's coverage and median width there:
 
 def recheck(points: list[tuple], r: int, seed: int, draws: int = 1000) -> pd.DataFrame:
     """Fresh draws at the given points: the restricted interval and the Jeffreys interval side by side."""
-    from trialwise.kappa import kappa_kernel
+    from trialwise._stats.kappa import kappa_kernel
 
     rows = []
     for pt in points:

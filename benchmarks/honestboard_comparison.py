@@ -156,11 +156,11 @@ def simulation(r: int, b: int, n_items: int, seed: int = 0) -> pd.DataFrame:
 
 
 def model_vs_human(b: int, seed: int = 0) -> pd.DataFrame:
-    from trialwise.benchmark.hierarchy import build_design
+    from trialwise.leaderboards.hierarchy import build_design
 
     trials = tw.datasets.model_vs_human()
     trials = trials[trials["observer_type"] != "human"]
-    proto = tw.MODEL_VS_HUMAN.replace(metric="accuracy", name="model-vs-human accuracy", min_items=1)
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(metric="accuracy", name="model-vs-human accuracy", min_items=1)
     t0 = time.perf_counter()
     lb = tw.leaderboard(trials, protocol=proto, n_resamples=b, rng=seed)
     sec_tw = time.perf_counter() - t0

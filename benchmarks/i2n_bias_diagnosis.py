@@ -15,7 +15,7 @@ benchmarks/i2n_duplicates.py: duplicated images vs distinct images in a replicat
 import sys, time
 import numpy as np
 import trialwise as tw
-from trialwise.benchmark import i2n as M
+from trialwise.brainscore import image_level as M
 
 K, m, n = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 R = int(sys.argv[4]); B = int(sys.argv[5]); NJ = int(sys.argv[6])

@@ -7,7 +7,7 @@ random half splits, kept with each image). python benchmarks/i2n_duplicates.py
 """
 import numpy as np
 import trialwise as tw
-from trialwise.benchmark import i2n as M
+from trialwise.brainscore import image_level as M
 kw = dict(n_objects=24, trials_per_image=100, similarity=0.6, object_seed=7)
 opts = dict(collapse=False, kway_rate="share", correction="none", ceiling_method="split-half", clip=False)
 diff_dup, diff_uni = [], []

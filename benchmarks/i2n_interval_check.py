@@ -14,7 +14,7 @@ import sys
 import numpy as np
 
 import trialwise as tw
-from trialwise.intervals import interval
+from trialwise._stats.intervals import interval
 
 
 

@@ -28,7 +28,7 @@ DESIGNS = [  # (half_width, accuracy_a, accuracy_b, kappa)
 
 
 def oracle(a: float, b: float, k: float, bound: float = 0.05) -> int:
-    cells = tw.cell_probabilities(k, a, b)
+    cells = tw.ec.cell_probabilities(k, a, b)
     return next(n for n in range(1, 10**6) if cells[0, 0] ** n + cells[1, 1] ** n <= bound)
 
 
@@ -46,7 +46,7 @@ def main() -> None:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             new = tw.plan_trials(h, a, b, k, n_simulations=args.simulations, rng=args.seed, reference_accuracies=())
-        fresh = tw.ci_width(new.n, a, b, k, n_simulations=args.fresh, rng=99)
+        fresh = tw.planning.ci_width(new.n, a, b, k, n_simulations=args.fresh, rng=99)
         by = "undefined share" if caught else "precision"
         print(f"{str((h, a, b, k)):<26} {old.n:>6} {float(old.at_n.share_undefined):>6.3f} {new.n:>6} "
               f"{float(new.at_n.share_undefined):>6.3f} {oracle(a, b, k):>6} {float(fresh.half_width):>8.3f} "

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.special import ndtri
 
 import trialwise as tw
-from trialwise.planning import joint_cells
+from trialwise.planning.trials import joint_cells
 
 Z = float(ndtri(0.975))
 
@@ -54,7 +54,7 @@ def robust_se(values, codes):
 def accuracy_study(R, g, rows):
     for a, b, psi in ((0.72, 0.64, 0.30), (0.85, 0.82, 0.10)):
         for icc, m, cv in ((0.0, 1, 0.0), (0.1, 10, 0.0), (0.3, 10, 0.0), (0.5, 5, 0.0), (0.3, 10, 0.5)):
-            plan = tw.power_accuracy_difference(a, b, discordance=psi, cluster_size=m, icc=icc, cluster_size_cv=cv,
+            plan = tw.planning.power_accuracy_difference(a, b, discordance=psi, cluster_size=m, icc=icc, cluster_size_cv=cv,
                                                 rng=g)
             n = int(plan.n)
             p = [(psi + a - b) / 2, (psi - a + b) / 2, 1 - psi]
@@ -74,7 +74,7 @@ def accuracy_study(R, g, rows):
 
 def half_width_study(R, g, rows):
     for icc, m, cv in ((0.0, 1, 0.0), (0.1, 10, 0.0), (0.3, 10, 0.0), (0.5, 5, 0.0), (0.3, 10, 0.5)):
-        plan = tw.accuracy_half_width(0.7, half_width=0.03, cluster_size=m, icc=icc, cluster_size_cv=cv)
+        plan = tw.planning.accuracy_half_width(0.7, half_width=0.03, cluster_size=m, icc=icc, cluster_size_cv=cv)
         n = int(plan.n)
         widths = []
         for _ in range(R):
@@ -131,11 +131,11 @@ def capa_study(R, g, rows, n_sim):
         r, x, y, t, codes = llm_population(g, n_clusters, size, cluster_sd)
         clusters = None if size == 1 else codes
         cols = capa_columns(r, x, y, t)
-        plan = tw.power_agreement_difference(r, x, y, t, clusters=clusters, n_simulations=n_sim, rng=g)
-        hw = tw.agreement_half_width(r, x, t, half_width=0.02, clusters=clusters)
-        phi = tw.agreement_influence(r, x, t) - tw.agreement_influence(r, y, t)
-        icc = tw.estimate_icc(phi, codes).icc if size > 1 else 0.0
-        icc_x = tw.estimate_icc(tw.agreement_influence(r, x, t), codes).icc if size > 1 else 0.0
+        plan = tw.planning.power_agreement_difference(r, x, y, t, clusters=clusters, n_simulations=n_sim, rng=g)
+        hw = tw.planning.agreement_half_width(r, x, t, half_width=0.02, clusters=clusters)
+        phi = tw.planning.agreement_influence(r, x, t) - tw.planning.agreement_influence(r, y, t)
+        icc = tw.planning.estimate_icc(phi, codes).icc if size > 1 else 0.0
+        icc_x = tw.planning.estimate_icc(tw.planning.agreement_influence(r, x, t), codes).icc if size > 1 else 0.0
         true_kx = capa_from_sums(cols.sum(0), t.size)[0]
         for target, n in (("power", int(plan.n)), ("half", int(hw.n))):
             k_draw = int(np.ceil(n / size))
@@ -168,7 +168,7 @@ def ec_study(R, g, rows):
     args = (0.5, 0.3, 0.75, 0.75, 0.75)
     p = joint_cells(*args).ravel()
     for icc, m in ((0.0, 1), (0.1, 10), (0.3, 5), (0.5, 5)):
-        plan = tw.power_difference(*args, cluster_size=m, icc=icc, rng=g)
+        plan = tw.planning.power_difference(*args, cluster_size=m, icc=icc, rng=g)
         n = int(plan.n)
         k = int(np.ceil(n / m))
         hits = []

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 import trialwise as tw
-from trialwise.benchmark.ranks import best_set, rank_intervals, rank_scores, rank_sets
+from trialwise.leaderboards.ranks import best_set, rank_intervals, rank_scores, rank_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 

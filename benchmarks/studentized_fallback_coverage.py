@@ -37,9 +37,9 @@ import numpy as np
 import pandas as pd
 
 import trialwise as tw
-from trialwise.benchmark.experiments import score_interval, studentized_score_interval
-from trialwise.benchmark.hierarchy import build_design
-from trialwise.benchmark.leaderboard import bootstrap_scores
+from trialwise.leaderboards.experiments import score_interval, studentized_score_interval
+from trialwise.leaderboards.hierarchy import build_design
+from trialwise.leaderboards.board import bootstrap_scores
 
 HUMANS = ((0.97, 0.35), (0.95, 0.45), (0.92, 0.30), (0.90, 0.50), (0.96, 0.40))  # (p right | easy, | hard)
 MODELS = {"m1": (0.98, 0.20), "m2": (0.95, 0.40), "m3": (0.90, 0.55), "m4": (0.80, 0.55), "x": (0.93, 0.30)}
@@ -101,7 +101,7 @@ def study(name: str, r: int, b: int, level: float = 0.95, seed: int = 1) -> pd.D
     humans, n, seen, shape = DESIGNS[name]
     easy = np.linspace(0.5, 0.8, shape[0] * shape[1]).reshape(shape) if shape != (1, 1) else np.full(shape, 0.65)
     truth = true_scores(humans, easy)
-    proto = tw.MODEL_VS_HUMAN.replace(name="simulated", exclude={}, experiments=None)
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(name="simulated", exclude={}, experiments=None)
     records = []
     for g in np.random.default_rng(seed).spawn(r):
         trials = tw.read_trials(simulate(g, humans, n, seen, easy))

@@ -1,4 +1,4 @@
-"""Calibration of :meth:`trialwise.Leaderboard.winner` (the selection-adjusted score of the best model).
+"""Calibration of :meth:`trialwise.leaderboards.Leaderboard.winner` (the selection-adjusted score of the best model).
 
 The simulated accuracy boards of ``benchmarks/honestboard_comparison.py`` (12 models, the top
 four within one point, a shared item difficulty), R boards per number of items T, B = 1,000:

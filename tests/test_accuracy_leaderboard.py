@@ -13,9 +13,9 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
 import trialwise as tw
-from trialwise.benchmark.hierarchy import build_design
-from trialwise.benchmark.leaderboard import bootstrap_scores
-from trialwise.benchmark.protocol import GROUND_TRUTH, metric_from_sums, metric_gradient
+from trialwise.leaderboards.hierarchy import build_design
+from trialwise.leaderboards.board import bootstrap_scores
+from trialwise.leaderboards.protocol import GROUND_TRUTH, metric_from_sums, metric_gradient
 
 
 def simulated_board(true_acc: np.ndarray, n_items: np.ndarray, rng: np.random.Generator, *,
@@ -43,12 +43,12 @@ def hierarchical_mean(frame: pd.DataFrame, column: str) -> pd.Series:
 
 
 @pytest.fixture(scope="module")
-def board() -> tuple[pd.DataFrame, tw.Leaderboard]:
+def board() -> tuple[pd.DataFrame, tw.leaderboards.Leaderboard]:
     rng = np.random.default_rng(3)
     acc = rng.uniform(0.55, 0.9, size=(5, 5))
     trials = simulated_board(acc, np.array([60, 90, 40, 120, 70]), rng, partial=0.1)
     with pytest.warns(tw.TrialwiseWarning, match="lack"):  # partial items, as in real data
-        lb = tw.leaderboard(trials, protocol=tw.ACCURACY, n_resamples=300, rng=0)
+        lb = tw.leaderboard(trials, protocol=tw.leaderboards.ACCURACY, n_resamples=300, rng=0)
     return trials, lb
 
 
@@ -165,10 +165,10 @@ def test_command_line_accuracy_leaderboard(tmp_path, capsys):
 
 
 def test_difference_test_of_accuracies_uses_only_the_two_observers():
-    """tw.difference_test with protocol="accuracy" scores x and y alone (no reference group), so
+    """tw.leaderboards.difference_test with protocol="accuracy" scores x and y alone (no reference group), so
     its difference and p-value equal those of a leaderboard of the two."""
     sample = tw.datasets.model_vs_human_sample()
-    res = tw.difference_test(sample, "clip-16", "resnet50", protocol="accuracy", test="swap", n_resamples=300,
+    res = tw.leaderboards.difference_test(sample, "clip-16", "resnet50", protocol="accuracy", test="swap", n_resamples=300,
                              rng=4)
     two = sample[sample.subject.isin(["clip-16", "resnet50"])]
     lb = tw.leaderboard(two, protocol="accuracy", n_resamples=300, rng=4)

@@ -20,8 +20,8 @@ import pytest
 from lmsim.metrics import CAPA, EC
 
 import trialwise as tw
-from trialwise.agreement_gram import gram_chunk_questions, gram_sums
-from trialwise.resampling import bootstrap_weights
+from trialwise.similarity.gram import gram_chunk_questions, gram_sums
+from trialwise._stats.resampling import bootstrap_weights
 
 
 def _probs(rng, n, k=4, concentration=1.0):
@@ -158,7 +158,7 @@ def test_pairwise_ec_is_pairwise_error_consistency():
 
 def test_frame_has_the_pairwise_error_consistency_columns():
     res = tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=100, rng=0)
-    ec_cols = tw.PairwiseErrorConsistencyResult.frame_columns[:7]
+    ec_cols = tw.ec.PairwiseErrorConsistencyResult.frame_columns[:7]
     assert tuple(res.to_frame().columns[:7]) == ec_cols
     m = res.matrix()
     assert np.allclose(m.values, m.values.T, equal_nan=True)
@@ -456,7 +456,7 @@ def test_undefined_replicates_are_left_out_with_one_warning():
 
 
 def test_tiles_cover_every_pair_once_at_its_triu_position():
-    ag = sys.modules["trialwise.agreement"]  # `trialwise.agreement` is also the function's name
+    ag = sys.modules["trialwise.similarity.capa"]
     for n_models, tile in ((2, 16), (17, 16), (40, 16), (23, 5)):
         where = np.full(n_models * (n_models - 1) // 2, -1)
         for pairs, pos in ag.model_tiles(n_models, tile):
@@ -471,7 +471,7 @@ def test_tiles_cover_every_pair_once_at_its_triu_position():
 @pytest.mark.parametrize("metric", ["capa", "choice"])
 def test_pairwise_bootstrap_does_not_depend_on_the_block_size(monkeypatch, metric):
     """One block of all 780 pairs, or blocks of at most 256 (whole tiles): the same numbers."""
-    ag = sys.modules["trialwise.agreement"]
+    ag = sys.modules["trialwise.similarity.capa"]
     rng = np.random.default_rng(2)
     probs = np.stack([_probs(rng, 80) for _ in range(40)])
     t = rng.integers(0, 4, 80)

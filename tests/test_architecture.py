@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import re
+import types
 from pathlib import Path
 
 import pytest
@@ -194,32 +195,81 @@ def test_import_trialwise_does_not_load_scipy_pandas_or_matplotlib():
     """``import trialwise`` (and its packages) costs about ``import numpy``: the heavy libraries
     are imported by the functions that need them (not timed here: benchmarks/bench_import.py)."""
     out = _fresh_python(
-        "import sys, trialwise, trialwise.comparison, trialwise.benchmark, trialwise.plot, trialwise.logs, "
+        "import sys, trialwise, trialwise.comparison, trialwise.leaderboards, trialwise.plot, trialwise.io.logs, "
         f"trialwise.datasets\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))")
     assert out.strip() == "[]", f"`import trialwise` loads {out.strip()}"
 
 
+PUBLIC_PACKAGES = ("ec", "similarity", "planning", "leaderboards", "brainscore", "comparison", "cue_conflict", "io",
+                   "datasets", "validity", "plot")
+
+
 def test_lazy_names_resolve_and_keep_their_meaning():
-    """Every public name loads on first use, as the old eager imports had it; a function named like
-    its module (``tw.agreement``, ``tw.comparison.mcnemar``) stays the function when the module is
-    imported; ``import trialwise.brainscore`` works; ``dir()`` lists the public names."""
-    out = _fresh_python("""
-import types
-import trialwise.agreement, trialwise.comparison.mcnemar, trialwise.comparison.auc, trialwise.brainscore
+    """Every public name loads on first use; ``import trialwise.<package>`` works for each public
+    package; ``dir()`` lists the public names and no internal module, even after every module of
+    the library is imported; a public function stays the function when the modules are imported."""
+    out = _fresh_python(f"""
+import importlib, pkgutil, types
 import trialwise as tw
 from trialwise import *
+packages = {PUBLIC_PACKAGES!r}
+for name in packages:
+    importlib.import_module("trialwise." + name)
+for info in pkgutil.walk_packages(tw.__path__, "trialwise."):
+    if not info.name.endswith("__main__"):
+        importlib.import_module(info.name)
 assert isinstance(tw.agreement, types.FunctionType), tw.agreement
 assert isinstance(tw.comparison.mcnemar, types.FunctionType) and isinstance(tw.comparison.auc, types.FunctionType)
-assert tw.brainscore.i2n is tw.benchmark.brainscore.i2n and isinstance(tw.brainscore, types.ModuleType)
-for ns in (tw, tw.comparison, tw.benchmark, tw.plot, tw.logs, tw.datasets, tw.brainscore):
+assert isinstance(tw.brainscore.ceilings, types.FunctionType) and isinstance(tw.brainscore.i2n, types.FunctionType)
+assert sorted(n for n in tw.__all__ if isinstance(getattr(tw, n), types.ModuleType)) == sorted(packages)
+for ns in [tw] + [getattr(tw, name) for name in packages]:
     missing = [n for n in ns.__all__ if getattr(ns, n, None) is None]
     assert not missing, (ns.__name__, missing)
-    assert set(ns.__all__) <= set(dir(ns)), ns.__name__
-assert tw.resampling.__name__ == "trialwise.resampling"    # a submodule, as before
-try:
-    tw.no_such_name
-except AttributeError as exc:
-    assert "no_such_name" in str(exc)
+    shown = [n for n in dir(ns) if not (n.startswith("__") and n.endswith("__"))]
+    assert sorted(shown) == sorted(ns.__all__), (ns.__name__, sorted(set(shown) ^ set(ns.__all__)))
+for name in ("resampling", "kappa", "tables", "estimate"):
+    try:
+        getattr(tw, name)
+    except AttributeError as exc:
+        assert name in str(exc)
+    else:
+        raise AssertionError(f"tw.{{name}} is reachable")
 print("ok")
 """)
     assert out.strip() == "ok"
+
+
+def _public_namespaces():
+    import trialwise as tw
+
+    return [("trialwise", tw)] + [(f"trialwise.{name}", getattr(tw, name)) for name in PUBLIC_PACKAGES]
+
+
+def test_the_top_level_is_short_and_every_public_object_has_one_path():
+    """About 25 names at the top (the first functions, the result base, errors and warnings, the
+    packages); every public function and class is exported under exactly one path."""
+    import inspect
+
+    import trialwise as tw
+
+    assert len(tw.__all__) <= 32, len(tw.__all__)
+    paths: dict[int, list[str]] = {}
+    for where, ns in _public_namespaces():
+        for name in ns.__all__:
+            obj = getattr(ns, name)
+            if inspect.isfunction(obj) or inspect.isclass(obj):
+                paths.setdefault(id(obj), []).append(f"{where}.{name}")
+    twice = sorted(p for p in paths.values() if len(p) > 1)
+    assert not twice, f"public objects under more than one path: {twice}"
+
+
+def test_no_module_is_named_like_a_public_name_of_its_package():
+    """``import trialwise.x.y`` binds ``y`` on the package ``x``; a module named like one of the package's
+    public names would replace that name (a function) by the module."""
+    clashes = []
+    for where, ns in _public_namespaces():
+        package_dir = PACKAGE.joinpath(*where.split(".")[1:])
+        modules = {p.stem for p in package_dir.glob("*.py")} | {p.name for p in package_dir.iterdir() if p.is_dir()}
+        clashes += [f"{where}.{name}" for name in ns.__all__
+                    if name in modules and not isinstance(getattr(ns, name), types.ModuleType)]
+    assert not clashes, f"modules named like a public name of their package: {clashes}"

@@ -38,10 +38,11 @@ import pandas as pd
 import pytest
 
 import trialwise as tw
+import trialwise.ec.restricted
 from trialwise import brainscore as bs
 from trialwise import comparison as cmp
 from trialwise.cli import main
-from trialwise.significance import check_monte_carlo_resolution
+from trialwise._stats.significance import check_monte_carlo_resolution
 
 SRC = Path(tw.__file__).resolve().parent
 #: With a Parquet engine installed, the four-byte "Parquet" file is a broken file, not a missing engine.
@@ -140,7 +141,7 @@ def answered_some(subject: str = "m1", n: int = 10) -> pd.DataFrame:
     return t[(~few).to_numpy()]
 
 
-def quiet_board(t: pd.DataFrame, **kw) -> tw.Leaderboard:
+def quiet_board(t: pd.DataFrame, **kw) -> tw.leaderboards.Leaderboard:
     """A leaderboard whose own warnings (a candidate not scored, ...) are not the case's."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)
@@ -172,11 +173,11 @@ def _undefined(lb, every, some) -> bool:
     return note.values["every"] == every and dict(note.values["some"]) == some
 
 
-PROTO = tw.Protocol(name="small")
+PROTO = tw.leaderboards.Protocol(name="small")
 
 
 @cache
-def board() -> tw.Leaderboard:
+def board() -> tw.leaderboards.Leaderboard:
     return tw.leaderboard(trials(), PROTO, n_resamples=20, rng=0)
 
 
@@ -369,7 +370,7 @@ API = [
     ("pw-truth-index-shuffled", pw, (pd.DataFrame({"m1": ST, "m2": ST.iloc[::-1].to_numpy()}),),
      dict(truth=ST.iloc[::-1], n_resamples=20), ValueError, r"`correct` and `truth` are pandas objects"),
     ("ecd-index-shuffled", ecd, (SA, SB, SA.iloc[::-1]), {}, ValueError, r"`reference` and `y` are pandas objects"),
-    ("compare-index-shuffled", cmp.compare, (ST, ST.iloc[::-1], ST), {}, ValueError,
+    ("compare-index-shuffled", tw.compare, (ST, ST.iloc[::-1], ST), {}, ValueError,
      r"`y_true` and `pred_a` are pandas objects"),
     # ---- error_consistency: counts
     ("ec-counts-none-and-data", ec, (CA, CB), dict(counts=COUNTS), TypeError, r"either .* or `counts`, not both"),
@@ -488,83 +489,83 @@ API = [
     ("ecd-resamples-1e30", ecd, (CA, CB, np.roll(CA, 3)), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
     ("ecd-level", ecd, (CA, CB, np.roll(CA, 3)), dict(confidence_level=-1), ValueError, r"`confidence_level`"),
     ("ecd-ci-method", ecd, (CA, CB, np.roll(CA, 3)), dict(ci_method="wald"), ValueError, r"`ci_method` must be one of"),
-    # ---- the restricted Wald test (restricted.py)
-    ("rw-shape", tw.restricted.restricted_wald_pvalues, (COUNTS,), {}, ValueError, r"`counts` must have shape \(\.\.\., 2, 2, 2\)"),
-    ("rw-negative", tw.restricted.restricted_wald_pvalues, (-np.ones((2, 2, 2), int),), {}, ValueError, r"`counts` must be non-negative"),
-    ("rw-text", tw.restricted.restricted_wald_pvalues, (np.full((2, 2, 2), "a"),), {}, TypeError, r"`counts` must hold numbers"),
-    ("rw-smoothing-0", tw.restricted.restricted_wald_pvalues, (np.ones((2, 2, 2), int),), dict(smoothing=0), ValueError,
+    # ---- the restricted Wald test (ec/restricted.py)
+    ("rw-shape", trialwise.ec.restricted.restricted_wald_pvalues, (COUNTS,), {}, ValueError, r"`counts` must have shape \(\.\.\., 2, 2, 2\)"),
+    ("rw-negative", trialwise.ec.restricted.restricted_wald_pvalues, (-np.ones((2, 2, 2), int),), {}, ValueError, r"`counts` must be non-negative"),
+    ("rw-text", trialwise.ec.restricted.restricted_wald_pvalues, (np.full((2, 2, 2), "a"),), {}, TypeError, r"`counts` must hold numbers"),
+    ("rw-smoothing-0", trialwise.ec.restricted.restricted_wald_pvalues, (np.ones((2, 2, 2), int),), dict(smoothing=0), ValueError,
      r"`smoothing` must be positive"),
-    ("rw-smoothing-array", tw.restricted.constrained_cells, (np.ones((2, 2, 2), int),), dict(smoothing=[0.5, 1]), ValueError,
+    ("rw-smoothing-array", trialwise.ec.restricted.constrained_cells, (np.ones((2, 2, 2), int),), dict(smoothing=[0.5, 1]), ValueError,
      r"`smoothing` must be one number"),
-    ("rw-level", tw.restricted.restricted_wald_interval, (np.ones((2, 2, 2), int),), dict(confidence_level=95), ValueError,
+    ("rw-level", trialwise.ec.restricted.restricted_wald_interval, (np.ones((2, 2, 2), int),), dict(confidence_level=95), ValueError,
      r"`confidence_level`"),
-    # ---- kappa and table functions (kappa.py)
-    ("kfc-str", tw.kappa_from_counts, ("abc",), {}, TypeError, r"`counts`"),  # fixed by helper-1
-    ("kfc-negative", tw.kappa_from_counts, ([[1, -1], [1, 1]],), {}, ValueError, r"`counts` must be non-negative"),  # fixed by helper-1
-    ("kfc-shape", tw.kappa_from_counts, ([1, 2, 3],), {}, ValueError, r"`counts`"),  # fixed by helper-1
-    ("kfc-nan", tw.kappa_from_counts, ([[1, NAN], [1, 1]],), {}, ValueError, r"`counts` must be finite"),  # fixed by helper-1
-    ("kfc-complex", tw.kappa_from_counts, ([[1j, 1], [1, 1]],), {}, TypeError, r"`counts`"),  # fixed by helper-1
-    ("kfc-2^63", tw.kappa_from_counts, ([[HUGE, 1], [1, 1]],), {}, ValueError, r"`counts`"),  # fixed by helper-1
-    ("kfc-unbiased-str", tw.kappa_from_counts, (COUNTS,), dict(unbiased="no"), TypeError, r"`unbiased`"),  # fixed by helper-1
-    ("ts-shape", tw.table_statistics, ([[1, 2, 3]],), {}, ValueError, r"`counts`"),  # fixed by helper-1
-    ("ts-none", tw.table_statistics, (None,), {}, TypeError, r"`counts`"),  # fixed by helper-1
-    ("kv-negative", tw.kappa_variance, ([[1, -1], [1, 1]],), {}, ValueError, r"`counts`"),  # fixed by helper-1
-    ("kv-str", tw.kappa_variance, ([["a", "b"], ["c", "d"]],), {}, TypeError, r"`counts`"),  # fixed by helper-1
-    ("uk-kappa-2", tw.unbiased_kappa, (2.0, 100), {}, ValueError, r"`kappa` must be in \[-1, 1\]"),  # fixed by helper-1
-    ("uk-n-0", tw.unbiased_kappa, (0.5, 0), {}, ValueError, r"`n`"),  # fixed by helper-1
-    ("uk-n-frac", tw.unbiased_kappa, (0.5, 10.5), {}, ValueError, r"`n`"),  # fixed by helper-1
-    ("uk-n-str", tw.unbiased_kappa, (0.5, "100"), {}, TypeError, r"`n`"),  # fixed by helper-1
-    ("uk-broadcast", tw.unbiased_kappa, ([0.1, 0.2], [10, 20, 30]), {}, ValueError, r"`kappa` .*`n`.*broadcast"),  # fixed by helper-1
-    ("kb-range", tw.kappa_bounds, (1.2, 0.5), {}, ValueError, r"`accuracy_a` must be in \[0, 1\]; got 1.2"),
-    ("kb-nan", tw.kappa_bounds, (0.5, NAN), {}, ValueError, r"`accuracy_b` must not contain NaN"),
-    ("kb-inf", tw.kappa_bounds, (0.5, INF), {}, ValueError, r"`accuracy_b` must be in \[0, 1\]"),
-    ("kb-str", tw.kappa_bounds, ("high", 0.5), {}, TypeError, r"`accuracy_a` must be numeric"),
-    ("kb-none", tw.kappa_bounds, (None, 0.5), {}, TypeError, r"`accuracy_a` must be numeric"),
-    ("kb-broadcast", tw.kappa_bounds, ([0.5, 0.6], [0.5, 0.6, 0.7]), {}, ValueError,
+    # ---- kappa and table functions (_stats/kappa.py)
+    ("kfc-str", tw.ec.kappa_from_counts, ("abc",), {}, TypeError, r"`counts`"),  # fixed by helper-1
+    ("kfc-negative", tw.ec.kappa_from_counts, ([[1, -1], [1, 1]],), {}, ValueError, r"`counts` must be non-negative"),  # fixed by helper-1
+    ("kfc-shape", tw.ec.kappa_from_counts, ([1, 2, 3],), {}, ValueError, r"`counts`"),  # fixed by helper-1
+    ("kfc-nan", tw.ec.kappa_from_counts, ([[1, NAN], [1, 1]],), {}, ValueError, r"`counts` must be finite"),  # fixed by helper-1
+    ("kfc-complex", tw.ec.kappa_from_counts, ([[1j, 1], [1, 1]],), {}, TypeError, r"`counts`"),  # fixed by helper-1
+    ("kfc-2^63", tw.ec.kappa_from_counts, ([[HUGE, 1], [1, 1]],), {}, ValueError, r"`counts`"),  # fixed by helper-1
+    ("kfc-unbiased-str", tw.ec.kappa_from_counts, (COUNTS,), dict(unbiased="no"), TypeError, r"`unbiased`"),  # fixed by helper-1
+    ("ts-shape", tw.ec.table_statistics, ([[1, 2, 3]],), {}, ValueError, r"`counts`"),  # fixed by helper-1
+    ("ts-none", tw.ec.table_statistics, (None,), {}, TypeError, r"`counts`"),  # fixed by helper-1
+    ("kv-negative", tw.ec.kappa_variance, ([[1, -1], [1, 1]],), {}, ValueError, r"`counts`"),  # fixed by helper-1
+    ("kv-str", tw.ec.kappa_variance, ([["a", "b"], ["c", "d"]],), {}, TypeError, r"`counts`"),  # fixed by helper-1
+    ("uk-kappa-2", tw.ec.unbiased_kappa, (2.0, 100), {}, ValueError, r"`kappa` must be in \[-1, 1\]"),  # fixed by helper-1
+    ("uk-n-0", tw.ec.unbiased_kappa, (0.5, 0), {}, ValueError, r"`n`"),  # fixed by helper-1
+    ("uk-n-frac", tw.ec.unbiased_kappa, (0.5, 10.5), {}, ValueError, r"`n`"),  # fixed by helper-1
+    ("uk-n-str", tw.ec.unbiased_kappa, (0.5, "100"), {}, TypeError, r"`n`"),  # fixed by helper-1
+    ("uk-broadcast", tw.ec.unbiased_kappa, ([0.1, 0.2], [10, 20, 30]), {}, ValueError, r"`kappa` .*`n`.*broadcast"),  # fixed by helper-1
+    ("kb-range", tw.ec.kappa_bounds, (1.2, 0.5), {}, ValueError, r"`accuracy_a` must be in \[0, 1\]; got 1.2"),
+    ("kb-nan", tw.ec.kappa_bounds, (0.5, NAN), {}, ValueError, r"`accuracy_b` must not contain NaN"),
+    ("kb-inf", tw.ec.kappa_bounds, (0.5, INF), {}, ValueError, r"`accuracy_b` must be in \[0, 1\]"),
+    ("kb-str", tw.ec.kappa_bounds, ("high", 0.5), {}, TypeError, r"`accuracy_a` must be numeric"),
+    ("kb-none", tw.ec.kappa_bounds, (None, 0.5), {}, TypeError, r"`accuracy_a` must be numeric"),
+    ("kb-broadcast", tw.ec.kappa_bounds, ([0.5, 0.6], [0.5, 0.6, 0.7]), {}, ValueError,
      r"`accuracy_a` \(shape \(2,\)\) and `accuracy_b` \(shape \(3,\)\) cannot be broadcast"),  # fixed by helper-1
-    ("kbe-range", tw.kappa_bounds_from_expected, (-0.1,), {}, ValueError, r"`c_exp` must be in \[0, 1\]"),
-    ("kbe-str", tw.kappa_bounds_from_expected, ("x",), {}, TypeError, r"`c_exp`"),
-    ("fa-edge", tw.feasible_accuracy, (1.0, 0.5), {}, ValueError, r"`accuracy_a` must be in \(0, 1\)"),
-    ("fa-kappa", tw.feasible_accuracy, (0.5, 1.5), {}, ValueError, r"`kappa` must be in \[-1, 1\]; got 1.5"),
-    ("fa-broadcast", tw.feasible_accuracy, ([0.5, 0.6], [0.1, 0.2, 0.3]), {}, ValueError,
+    ("kbe-range", tw.ec.kappa_bounds_from_expected, (-0.1,), {}, ValueError, r"`c_exp` must be in \[0, 1\]"),
+    ("kbe-str", tw.ec.kappa_bounds_from_expected, ("x",), {}, TypeError, r"`c_exp`"),
+    ("fa-edge", tw.ec.feasible_accuracy, (1.0, 0.5), {}, ValueError, r"`accuracy_a` must be in \(0, 1\)"),
+    ("fa-kappa", tw.ec.feasible_accuracy, (0.5, 1.5), {}, ValueError, r"`kappa` must be in \[-1, 1\]; got 1.5"),
+    ("fa-broadcast", tw.ec.feasible_accuracy, ([0.5, 0.6], [0.1, 0.2, 0.3]), {}, ValueError,
      r"`accuracy_a` .*`kappa` .*cannot be broadcast"),  # fixed by helper-1
-    ("cp-range", tw.cell_probabilities, (0.5, 1.5, 0.5), {}, ValueError, r"`accuracy_a` must be in \[0, 1\]"),
-    ("cp-infeasible", tw.cell_probabilities, (0.9, 0.9, 0.1), {}, ValueError, r"`kappa`"),
-    ("cp-broadcast", tw.cell_probabilities, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
+    ("cp-range", tw.ec.cell_probabilities, (0.5, 1.5, 0.5), {}, ValueError, r"`accuracy_a` must be in \[0, 1\]"),
+    ("cp-infeasible", tw.ec.cell_probabilities, (0.9, 0.9, 0.1), {}, ValueError, r"`kappa`"),
+    ("cp-broadcast", tw.ec.cell_probabilities, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
      r"`kappa` .*`accuracy_a` .*cannot be broadcast"),  # fixed by helper-1
     # ---- copy model
-    ("cm-kappa-range", tw.CopyModel, (1.5, 0.5, 0.5), {}, ValueError, r"`kappa` must be in \[-1, 1\]"),
-    ("cm-ref-edge", tw.CopyModel, (0.5, 1.0, 0.5), {}, ValueError, r"`accuracy_reference` must be in \(0, 1\)"),
-    ("cm-infeasible", tw.CopyModel, (0.9, 0.9, 0.1), {}, ValueError, r"cannot produce `kappa` = 0.9"),
-    ("cm-nan", tw.CopyModel, (NAN, 0.5, 0.5), {}, ValueError, r"`kappa` must not contain NaN"),
-    ("cm-str", tw.CopyModel, ("a", 0.5, 0.5), {}, TypeError, r"`kappa` must be numeric"),
-    ("cm-none", tw.CopyModel, (0.5, None, 0.5), {}, TypeError, r"`accuracy_reference` must be numeric"),
-    ("cm-broadcast", tw.CopyModel, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
+    ("cm-kappa-range", tw.ec.CopyModel, (1.5, 0.5, 0.5), {}, ValueError, r"`kappa` must be in \[-1, 1\]"),
+    ("cm-ref-edge", tw.ec.CopyModel, (0.5, 1.0, 0.5), {}, ValueError, r"`accuracy_reference` must be in \(0, 1\)"),
+    ("cm-infeasible", tw.ec.CopyModel, (0.9, 0.9, 0.1), {}, ValueError, r"cannot produce `kappa` = 0.9"),
+    ("cm-nan", tw.ec.CopyModel, (NAN, 0.5, 0.5), {}, ValueError, r"`kappa` must not contain NaN"),
+    ("cm-str", tw.ec.CopyModel, ("a", 0.5, 0.5), {}, TypeError, r"`kappa` must be numeric"),
+    ("cm-none", tw.ec.CopyModel, (0.5, None, 0.5), {}, TypeError, r"`accuracy_reference` must be numeric"),
+    ("cm-broadcast", tw.ec.CopyModel, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
      r"`kappa` \(shape \(2,\)\), `accuracy_reference` \(shape \(3,\)\) and `accuracy_other` \(shape \(\)\) cannot be broadcast"),
-    ("cm-reference", tw.CopyModel, (0.5, 0.5, 0.5), dict(reference_observer="c"), ValueError, r"`reference_observer` must be one of"),
-    ("cm-from-p-broadcast", tw.CopyModel.from_copy_probability, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
+    ("cm-reference", tw.ec.CopyModel, (0.5, 0.5, 0.5), dict(reference_observer="c"), ValueError, r"`reference_observer` must be one of"),
+    ("cm-from-p-broadcast", tw.ec.CopyModel.from_copy_probability, ([0.1, 0.2], [0.5, 0.6, 0.7], 0.5), {}, ValueError,
      r"`p_copy` .*`accuracy_reference` .*cannot be broadcast"),
-    ("cm-from-p-range", tw.CopyModel.from_copy_probability, (1.5, 0.5, 0.5), {}, ValueError, r"`p_copy` must be in \[-1, 1\]"),
-    ("cm-from-counts-shape", tw.CopyModel.from_counts, ([1, 2],), {}, ValueError, r"`counts` must be a 2×2 table"),
-    ("cm-simulate-n-0", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(0), None, None, ValueError, r"`n` must hold positive whole numbers"),
-    ("cm-simulate-n-str", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate("10"), None, None, TypeError, r"`n` must be a positive integer"),
-    ("cm-simulate-n-huge", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(HUGE), None, None, ValueError, r"`n` must be at most 2\*\*53"),
-    ("cm-simulate-broadcast", lambda: tw.CopyModel([0.1, 0.2], 0.6, 0.6).simulate([10, 20, 30]), None, None, ValueError,
+    ("cm-from-p-range", tw.ec.CopyModel.from_copy_probability, (1.5, 0.5, 0.5), {}, ValueError, r"`p_copy` must be in \[-1, 1\]"),
+    ("cm-from-counts-shape", tw.ec.CopyModel.from_counts, ([1, 2],), {}, ValueError, r"`counts` must be a 2×2 table"),
+    ("cm-simulate-n-0", lambda: tw.ec.CopyModel(0.5, 0.75, 0.75).simulate(0), None, None, ValueError, r"`n` must hold positive whole numbers"),
+    ("cm-simulate-n-str", lambda: tw.ec.CopyModel(0.5, 0.75, 0.75).simulate("10"), None, None, TypeError, r"`n` must be a positive integer"),
+    ("cm-simulate-n-huge", lambda: tw.ec.CopyModel(0.5, 0.75, 0.75).simulate(HUGE), None, None, ValueError, r"`n` must be at most 2\*\*53"),
+    ("cm-simulate-broadcast", lambda: tw.ec.CopyModel([0.1, 0.2], 0.6, 0.6).simulate([10, 20, 30]), None, None, ValueError,
      r"`n` \(shape \(3,\)\) and the model's grid \(shape \(2,\)\) cannot be broadcast"),
-    ("cm-simulate-size-0", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(10, size=0), None, None, ValueError, r"`size` must be an integer >= 1"),
-    ("cm-simulate-size-huge", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(10, size=(10**6, 10**4)), None, None, ValueError,
+    ("cm-simulate-size-0", lambda: tw.ec.CopyModel(0.5, 0.75, 0.75).simulate(10, size=0), None, None, ValueError, r"`size` must be an integer >= 1"),
+    ("cm-simulate-size-huge", lambda: tw.ec.CopyModel(0.5, 0.75, 0.75).simulate(10, size=(10**6, 10**4)), None, None, ValueError,
      r"simulate 1e\+10 tables .* lower size"),
-    ("cm-simulate-workers-0", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(10, workers=0), None, None, ValueError,
+    ("cm-simulate-workers-0", lambda: tw.ec.CopyModel(0.5, 0.75, 0.75).simulate(10, workers=0), None, None, ValueError,
      r"`workers` must be None \(all cores\) or an integer >= 1; got 0"),
-    ("cm-simulate-workers-neg", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(10, workers=-3), None, None, ValueError, r"`workers`"),
-    ("cm-simulate-workers-str", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate(10, workers="all"), None, None, TypeError, r"`workers`"),
-    ("cm-trials-huge", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate_trials(10**12), None, None, ValueError,
+    ("cm-simulate-workers-neg", lambda: tw.ec.CopyModel(0.5, 0.75, 0.75).simulate(10, workers=-3), None, None, ValueError, r"`workers`"),
+    ("cm-simulate-workers-str", lambda: tw.ec.CopyModel(0.5, 0.75, 0.75).simulate(10, workers="all"), None, None, TypeError, r"`workers`"),
+    ("cm-trials-huge", lambda: tw.ec.CopyModel(0.5, 0.75, 0.75).simulate_trials(10**12), None, None, ValueError,
      r"simulate 1e\+12 trials .* lower n and size"),
-    ("cm-trials-n-0", lambda: tw.CopyModel(0.5, 0.75, 0.75).simulate_trials(0), None, None, ValueError, r"`n` must be an integer >= 1"),
-    ("cm-exact-broadcast", lambda: tw.CopyModel([0.1, 0.2], 0.6, 0.6).exact_table([10, 20, 30]), None, None, ValueError,
+    ("cm-trials-n-0", lambda: tw.ec.CopyModel(0.5, 0.75, 0.75).simulate_trials(0), None, None, ValueError, r"`n` must be an integer >= 1"),
+    ("cm-exact-broadcast", lambda: tw.ec.CopyModel([0.1, 0.2], 0.6, 0.6).exact_table([10, 20, 30]), None, None, ValueError,
      r"`n` \(shape \(3,\)\).* cannot be broadcast"),
-    ("cp-params-shape", tw.copy_parameters, ([1, 2, 3],), {}, ValueError, r"`counts`"),  # a bare asarray today
-    # ---- planning (planning.py)
+    ("cp-params-shape", tw.ec.copy_parameters, ([1, 2, 3],), {}, ValueError, r"`counts`"),  # a bare asarray today
+    # ---- planning (planning/trials.py)
     ("plan-hw-str", tw.plan_trials, ("abc", 0.75, 0.75, 0.5), {}, TypeError, r"`half_width` must be a number"),  # fixed by helper-1
     ("plan-hw-none", tw.plan_trials, (None, 0.75, 0.75, 0.5), {}, TypeError, r"`half_width` must be a number"),  # fixed by helper-1
     ("plan-hw-list", tw.plan_trials, ([0.05], 0.75, 0.75, 0.5), {}, TypeError, r"`half_width` must be a number"),  # fixed by helper-1
@@ -580,64 +581,64 @@ API = [
      r"`max_share_undefined` must be in \[0, 1\]; got 2"),
     ("plan-undef-str", tw.plan_trials, (0.05, 0.75, 0.75, 0.5), dict(max_share_undefined="a"), TypeError,
      r"`max_share_undefined`"),
-    ("ciw-n-0", tw.ci_width, (0, 0.75, 0.75, 0.5), {}, ValueError, r"`n`"),
-    ("ciw-n-str", tw.ci_width, ("10", 0.75, 0.75, 0.5), {}, TypeError, r"`n`"),
-    ("ciw-broadcast", tw.ci_width, ([10, 20, 30], [0.7, 0.8], 0.75, 0.5), {}, ValueError, r"cannot be broadcast"),  # fixed by helper-1
-    ("ciw-workers-0", tw.ci_width, (100, 0.75, 0.75, 0.5), dict(workers=0, n_simulations=10), ValueError, r"`workers`"),
-    ("ciw-sims-1e30", tw.ci_width, (100, 0.75, 0.75, 0.5), dict(n_simulations=1e30), ValueError, r"`n_simulations`"),
-    ("ciw-n-huge", tw.ci_width, (2**60, 0.75, 0.75, 0.5), dict(n_simulations=10), ValueError, r"`n` must be at most 2\*\*53"),
-    ("ciw-n-nan", tw.ci_width, (NAN, 0.75, 0.75, 0.5), dict(n_simulations=10), ValueError, r"`n` must hold positive whole numbers"),
-    ("ciw-n-empty", tw.ci_width, ([], 0.75, 0.75, 0.5), dict(n_simulations=10), TypeError, r"`n` must be a positive integer"),
-    ("ciw-accuracy-nan", tw.ci_width, (100, NAN, 0.75, 0.5), dict(n_simulations=10), ValueError, r"`accuracy_a` must not contain NaN"),
+    ("ciw-n-0", tw.planning.ci_width, (0, 0.75, 0.75, 0.5), {}, ValueError, r"`n`"),
+    ("ciw-n-str", tw.planning.ci_width, ("10", 0.75, 0.75, 0.5), {}, TypeError, r"`n`"),
+    ("ciw-broadcast", tw.planning.ci_width, ([10, 20, 30], [0.7, 0.8], 0.75, 0.5), {}, ValueError, r"cannot be broadcast"),  # fixed by helper-1
+    ("ciw-workers-0", tw.planning.ci_width, (100, 0.75, 0.75, 0.5), dict(workers=0, n_simulations=10), ValueError, r"`workers`"),
+    ("ciw-sims-1e30", tw.planning.ci_width, (100, 0.75, 0.75, 0.5), dict(n_simulations=1e30), ValueError, r"`n_simulations`"),
+    ("ciw-n-huge", tw.planning.ci_width, (2**60, 0.75, 0.75, 0.5), dict(n_simulations=10), ValueError, r"`n` must be at most 2\*\*53"),
+    ("ciw-n-nan", tw.planning.ci_width, (NAN, 0.75, 0.75, 0.5), dict(n_simulations=10), ValueError, r"`n` must hold positive whole numbers"),
+    ("ciw-n-empty", tw.planning.ci_width, ([], 0.75, 0.75, 0.5), dict(n_simulations=10), TypeError, r"`n` must be a positive integer"),
+    ("ciw-accuracy-nan", tw.planning.ci_width, (100, NAN, 0.75, 0.5), dict(n_simulations=10), ValueError, r"`accuracy_a` must not contain NaN"),
     ("plan-nmax-huge", tw.plan_trials, (0.05, 0.75, 0.75, 0.5), dict(n_max=2**60, n_simulations=10), ValueError,
      r"`n_max` must be an integer in \[1, 9007199254740992\]"),
-    ("pd-n-huge", tw.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(n=2**60, n_simulations=10), ValueError,
+    ("pd-n-huge", tw.planning.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(n=2**60, n_simulations=10), ValueError,
      r"`n` must be at most 2\*\*53"),
-    ("pd-none", tw.power_difference, (None, 0.3, 0.75, 0.75, 0.75), {}, TypeError, r"`kappa_x` must be numeric; got None"),
-    ("vcm-broadcast", tw.validate_copy_model, ([10, 20, 30], [0.7, 0.8], 0.75, 0.5), dict(n_resamples=10, n_simulations=10),
+    ("pd-none", tw.planning.power_difference, (None, 0.3, 0.75, 0.75, 0.75), {}, TypeError, r"`kappa_x` must be numeric; got None"),
+    ("vcm-broadcast", tw.planning.validate_copy_model, ([10, 20, 30], [0.7, 0.8], 0.75, 0.5), dict(n_resamples=10, n_simulations=10),
      ValueError, r"`n` \(shape \(3,\)\), `accuracy_a` \(shape \(2,\)\).* cannot be broadcast"),
-    ("vcm-n-huge", tw.validate_copy_model, (2**60, 0.75, 0.75, 0.5), dict(n_resamples=10, n_simulations=10), ValueError,
+    ("vcm-n-huge", tw.planning.validate_copy_model, (2**60, 0.75, 0.75, 0.5), dict(n_resamples=10, n_simulations=10), ValueError,
      r"`n` must be at most 2\*\*53"),
-    ("pd-power", tw.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(power=1.5), ValueError, r"`power`"),
-    ("pd-alpha", tw.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(alpha=0), ValueError, r"`alpha`"),
-    ("pd-n-0", tw.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(n=0), ValueError, r"`n`"),
-    ("pd-kappa", tw.power_difference, (1.5, 0.3, 0.75, 0.75, 0.75), {}, ValueError, r"`kappa_x`"),  # fixed by helper-1
-    # ---- planning questions (planning_questions.py)
-    ("pq-discordance", tw.power_accuracy_difference, (0.75, 0.7), dict(discordance=0.01), ValueError,
+    ("pd-power", tw.planning.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(power=1.5), ValueError, r"`power`"),
+    ("pd-alpha", tw.planning.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(alpha=0), ValueError, r"`alpha`"),
+    ("pd-n-0", tw.planning.power_difference, (0.5, 0.3, 0.75, 0.75, 0.75), dict(n=0), ValueError, r"`n`"),
+    ("pd-kappa", tw.planning.power_difference, (1.5, 0.3, 0.75, 0.75, 0.75), {}, ValueError, r"`kappa_x`"),  # fixed by helper-1
+    # ---- planning questions (planning/questions.py)
+    ("pq-discordance", tw.planning.power_accuracy_difference, (0.75, 0.7), dict(discordance=0.01), ValueError,
      r"`discordance` must lie in \[0.05, 0.55\]"),
-    ("pq-paired-text", tw.power_accuracy_difference, (0.75, 0.7), dict(paired="yes"), TypeError,
+    ("pq-paired-text", tw.planning.power_accuracy_difference, (0.75, 0.7), dict(paired="yes"), TypeError,
      r"`paired` must be True or False"),
-    ("pq-unpaired-discordance", tw.power_accuracy_difference, (0.75, 0.7), dict(paired=False, discordance=0.2),
+    ("pq-unpaired-discordance", tw.planning.power_accuracy_difference, (0.75, 0.7), dict(paired=False, discordance=0.2),
      ValueError, r"`discordance` is for paired designs"),
-    ("pq-equal", tw.power_accuracy_difference, (0.7, 0.7), {}, ValueError, r"`accuracy_a` and `accuracy_b` \(0.7\) are equal"),
-    ("pq-icc", tw.power_accuracy_difference, (0.75, 0.7), dict(icc=1.5, n=100), ValueError, r"`icc` must be in \[0, 1\]"),
-    ("pq-cluster-size", tw.power_accuracy_difference, (0.75, 0.7), dict(cluster_size=0.5, n=100), ValueError,
+    ("pq-equal", tw.planning.power_accuracy_difference, (0.7, 0.7), {}, ValueError, r"`accuracy_a` and `accuracy_b` \(0.7\) are equal"),
+    ("pq-icc", tw.planning.power_accuracy_difference, (0.75, 0.7), dict(icc=1.5, n=100), ValueError, r"`icc` must be in \[0, 1\]"),
+    ("pq-cluster-size", tw.planning.power_accuracy_difference, (0.75, 0.7), dict(cluster_size=0.5, n=100), ValueError,
      r"`cluster_size` must be a number >= 1"),
-    ("pq-cv", tw.power_accuracy_difference, (0.75, 0.7), dict(cluster_size_cv=-1, n=100), ValueError,
+    ("pq-cv", tw.planning.power_accuracy_difference, (0.75, 0.7), dict(cluster_size_cv=-1, n=100), ValueError,
      r"`cluster_size_cv` must be a single number >= 0"),
-    ("pq-n-0", tw.power_accuracy_difference, (0.75, 0.7), dict(n=0), ValueError, r"`n` must be a whole number of questions"),
-    ("hw-both", tw.accuracy_half_width, (0.7,), dict(n=100, half_width=0.05), ValueError,
+    ("pq-n-0", tw.planning.power_accuracy_difference, (0.75, 0.7), dict(n=0), ValueError, r"`n` must be a whole number of questions"),
+    ("hw-both", tw.planning.accuracy_half_width, (0.7,), dict(n=100, half_width=0.05), ValueError,
      r"give exactly one of `n` and `half_width`"),
-    ("hw-accuracy", tw.accuracy_half_width, (1.2,), dict(n=100), ValueError, r"`accuracy` must be in \(0, 1\)"),
-    ("ahw-truth", tw.agreement_half_width, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]]), dict(n=100), ValueError, r"`truth` is needed"),
-    ("ahw-rows", tw.agreement_half_width, ([[0.5, 0.6], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [0, 1]), dict(n=100), ValueError,
+    ("hw-accuracy", tw.planning.accuracy_half_width, (1.2,), dict(n=100), ValueError, r"`accuracy` must be in \(0, 1\)"),
+    ("ahw-truth", tw.planning.agreement_half_width, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]]), dict(n=100), ValueError, r"`truth` is needed"),
+    ("ahw-rows", tw.planning.agreement_half_width, ([[0.5, 0.6], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [0, 1]), dict(n=100), ValueError,
      r"`a` must hold finite probabilities ≥ 0 whose rows sum to 1"),
-    ("ahw-shapes", tw.agreement_half_width, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8], [0.1, 0.9]], [0, 1]), dict(n=100),
+    ("ahw-shapes", tw.planning.agreement_half_width, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8], [0.1, 0.9]], [0, 1]), dict(n=100),
      ValueError, r"`a`, `b` must have the same questions and options"),
-    ("pad-truth", tw.power_agreement_difference, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [0, 2]), dict(n=10), ValueError,
+    ("pad-truth", tw.planning.power_agreement_difference, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [0, 2]), dict(n=10), ValueError,
      r"`truth` must hold one option index in \[0, 2\)"),
-    ("pad-metric", tw.power_agreement_difference, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [0, 1]), dict(n=10, metric="ec"), ValueError,
+    ("pad-metric", tw.planning.power_agreement_difference, ([[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [[0.5, 0.5], [0.2, 0.8]], [0, 1]), dict(n=10, metric="ec"), ValueError,
      r"`metric`"),
-    ("icc-one-cluster", tw.estimate_icc, ([0, 1, 0, 1], [1, 1, 1, 1]), {}, ValueError, r"`clusters`: need at least 2 clusters"),
-    ("icc-length", tw.estimate_icc, ([0, 1, 0, 1], [1, 2]), {}, ValueError, r"`clusters` must hold one label per value \(4\)"),
-    ("icc-column", tw.estimate_icc, (pd.DataFrame({"correct": [1, 0]}),), dict(clusters="passage"), ValueError,
+    ("icc-one-cluster", tw.planning.estimate_icc, ([0, 1, 0, 1], [1, 1, 1, 1]), {}, ValueError, r"`clusters`: need at least 2 clusters"),
+    ("icc-length", tw.planning.estimate_icc, ([0, 1, 0, 1], [1, 2]), {}, ValueError, r"`clusters` must hold one label per value \(4\)"),
+    ("icc-column", tw.planning.estimate_icc, (pd.DataFrame({"correct": [1, 0]}),), dict(clusters="passage"), ValueError,
      r"`clusters` must name a column of the trial table"),
-    ("de-icc-text", tw.design_effect, (10, "0.1"), {}, TypeError, r"`icc` must be numeric"),
-    ("pd-broadcast", tw.power_difference, ([0.5, 0.4], [0.3, 0.2, 0.1], 0.75, 0.75, 0.75), dict(n=100), ValueError,
+    ("de-icc-text", tw.planning.design_effect, (10, "0.1"), {}, TypeError, r"`icc` must be numeric"),
+    ("pd-broadcast", tw.planning.power_difference, ([0.5, 0.4], [0.3, 0.2, 0.1], 0.75, 0.75, 0.75), dict(n=100), ValueError,
      r"cannot be broadcast"),  # fixed by helper-1
-    ("vcm-n-0", tw.validate_copy_model, (0, 0.75, 0.75, 0.5), {}, ValueError, r"`n`"),
-    ("vcm-resamples", tw.validate_copy_model, (100, 0.75, 0.75, 0.5), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
-    # ---- reading trials (data.py)
+    ("vcm-n-0", tw.planning.validate_copy_model, (0, 0.75, 0.75, 0.5), {}, ValueError, r"`n`"),
+    ("vcm-resamples", tw.planning.validate_copy_model, (100, 0.75, 0.75, 0.5), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
+    # ---- reading trials (io/trials.py)
     ("rt-none", tw.read_trials, (None,), {}, TypeError, r"`source` must be a pandas DataFrame or the path of a CSV/Parquet file; got NoneType"),
     ("rt-int", tw.read_trials, (123,), {}, TypeError, r"`source` must be .*; got int 123"),
     ("rt-list", tw.read_trials, (["a.csv", "b.csv"],), {}, TypeError, r"`source` must be .*pd\.concat\(\[tw\.read_trials\(p\)"),
@@ -674,11 +675,11 @@ API = [
     ("rt-space-twice", lambda: tw.read_trials(str(F("space_twice_csv"))), None, None, ValueError,
      r"space_twice\.csv: the columns 'subject' and ' subject' have the same name once the spaces around it are "
      r"removed"),
-    ("rtab-case-ambiguous", lambda: tw.read_table(str(F("case_twice_csv")), columns=["subject"]), None, None,
+    ("rtab-case-ambiguous", lambda: tw.io.read_table(str(F("case_twice_csv")), columns=["subject"]), None, None,
      ValueError, r"case_twice\.csv: the columns 'Subject' and 'SUBJECT' differ only in letter case"),
-    ("rtab-columns-str", lambda: tw.read_table(str(F("good_csv")), columns="subject"), None, None, TypeError,
+    ("rtab-columns-str", lambda: tw.io.read_table(str(F("good_csv")), columns="subject"), None, None, TypeError,
      r"`columns` must be a list of column names; got 'subject'"),
-    ("pc-case-ambiguous", tw.paired_correctness, (trials().rename(columns={"response": "RESPONSE"}).assign(
+    ("pc-case-ambiguous", tw.io.paired_correctness, (trials().rename(columns={"response": "RESPONSE"}).assign(
         Response="x"), trials()), {}, ValueError, r"a: the columns 'RESPONSE' and 'Response' differ only in letter case"),
     ("rt-bad-column-arg", tw.read_trials, (trials(),), dict(subject="who"), ValueError, r"trials: no column 'who'"),
     ("rt-correct-values", tw.read_trials, (trials().assign(correct="maybe"),), dict(correct="correct"), ValueError,
@@ -691,31 +692,31 @@ API = [
      r".*pandas' default dtypes.*dtype=str.*tw\.read_trials\(path\)"),
     ("rt-none-label-column", tw.read_trials, (trials().assign(response=None),), {}, ValueError,
      r"column 'response' has an empty value \(row 1\)"),
-    ("rtab-none", tw.read_table, (None,), {}, TypeError, r"`path` must be a file path \(str or pathlib\.Path\); got NoneType"),
-    ("rtab-int", tw.read_table, (123,), {}, TypeError, r"`path` must be a file path"),
-    ("rtab-frame", tw.read_table, (pd.DataFrame(),), {}, TypeError, r"`path` must be a file path"),
-    ("rtab-parquet-no-engine", lambda: tw.read_table(str(F("table_parquet"))), None, None, *NO_ENGINE),
-    ("rmvh-none", tw.read_model_vs_human, (None,), {}, TypeError, r"`path` must be a file path"),
-    ("rmvh-list", tw.read_model_vs_human, (["a", "b"],), {}, TypeError, r"`path` must be a file path"),
-    ("rmvh-missing", lambda: tw.read_model_vs_human(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such folder"),
-    ("rmvh-empty", lambda: tw.read_model_vs_human(str(F("empty_folder"))), None, None, ValueError, r"no \.csv files found"),
-    ("rmvh-columns", lambda: tw.read_model_vs_human(str(F("raw_data"))), None, None, ValueError,
+    ("rtab-none", tw.io.read_table, (None,), {}, TypeError, r"`path` must be a file path \(str or pathlib\.Path\); got NoneType"),
+    ("rtab-int", tw.io.read_table, (123,), {}, TypeError, r"`path` must be a file path"),
+    ("rtab-frame", tw.io.read_table, (pd.DataFrame(),), {}, TypeError, r"`path` must be a file path"),
+    ("rtab-parquet-no-engine", lambda: tw.io.read_table(str(F("table_parquet"))), None, None, *NO_ENGINE),
+    ("rmvh-none", tw.io.read_model_vs_human, (None,), {}, TypeError, r"`path` must be a file path"),
+    ("rmvh-list", tw.io.read_model_vs_human, (["a", "b"],), {}, TypeError, r"`path` must be a file path"),
+    ("rmvh-missing", lambda: tw.io.read_model_vs_human(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such folder"),
+    ("rmvh-empty", lambda: tw.io.read_model_vs_human(str(F("empty_folder"))), None, None, ValueError, r"no \.csv files found"),
+    ("rmvh-columns", lambda: tw.io.read_model_vs_human(str(F("raw_data"))), None, None, ValueError,
      r"cue-conflict_subject-01_session_1\.csv: no column 'object_response'"),
-    ("pc-none", tw.paired_correctness, (None, trials()), {}, TypeError, r"`a` must be a pandas DataFrame"),
-    ("pc-array", tw.paired_correctness, (trials(), np.zeros(3)), {}, TypeError, r"`b` must be a pandas DataFrame"),
-    ("pc-keys-str", tw.paired_correctness, (trials(), trials()), dict(keys="image"), TypeError, r"`keys` must be a list"),
-    ("pc-keys-empty", tw.paired_correctness, (trials(), trials()), dict(keys=[]), ValueError, r"`keys` is empty"),
-    ("pc-no-column", tw.paired_correctness, (trials(), trials()), dict(image="stim"), ValueError, r"a: no column 'stim'"),
-    ("pc-duplicates", lambda: tw.paired_correctness(trials(), trials()), None, None, ValueError, r"a: item .* occurs more than once"),
-    ("pc-disjoint", lambda: tw.paired_correctness(trials()[trials().image == "c1-0"].iloc[:1],
+    ("pc-none", tw.io.paired_correctness, (None, trials()), {}, TypeError, r"`a` must be a pandas DataFrame"),
+    ("pc-array", tw.io.paired_correctness, (trials(), np.zeros(3)), {}, TypeError, r"`b` must be a pandas DataFrame"),
+    ("pc-keys-str", tw.io.paired_correctness, (trials(), trials()), dict(keys="image"), TypeError, r"`keys` must be a list"),
+    ("pc-keys-empty", tw.io.paired_correctness, (trials(), trials()), dict(keys=[]), ValueError, r"`keys` is empty"),
+    ("pc-no-column", tw.io.paired_correctness, (trials(), trials()), dict(image="stim"), ValueError, r"a: no column 'stim'"),
+    ("pc-duplicates", lambda: tw.io.paired_correctness(trials(), trials()), None, None, ValueError, r"a: item .* occurs more than once"),
+    ("pc-disjoint", lambda: tw.io.paired_correctness(trials()[trials().image == "c1-0"].iloc[:1],
                                                   trials()[trials().image == "c1-1"].iloc[:1]), None, None, ValueError,
      r"a and b share no item"),
-    ("image-id-none", tw.image_id, (None,), {}, TypeError, r"`names` must be a list"),
-    ("image-id-int", tw.image_id, (123,), {}, TypeError, r"`names` must be a list"),
-    ("image-id-str", tw.image_id, ("a_b.png",), {}, TypeError, r"`names` must be a list"),
-    ("image-id-missing", tw.image_id, (["a_b.png", None],), {}, ValueError, r"`names` has a missing value.* at position 1"),
-    ("image-id-nested", tw.image_id, ([["a.png"], ["b.png"]],), {}, TypeError, r"`names` must hold file names \(text\); got \['a\.png'\] at position 0"),
-    ("image-id-numbers", tw.image_id, ([1, 2],), {}, TypeError, r"`names` must hold file names"),
+    ("image-id-none", tw.io.image_id, (None,), {}, TypeError, r"`names` must be a list"),
+    ("image-id-int", tw.io.image_id, (123,), {}, TypeError, r"`names` must be a list"),
+    ("image-id-str", tw.io.image_id, ("a_b.png",), {}, TypeError, r"`names` must be a list"),
+    ("image-id-missing", tw.io.image_id, (["a_b.png", None],), {}, ValueError, r"`names` has a missing value.* at position 1"),
+    ("image-id-nested", tw.io.image_id, ([["a.png"], ["b.png"]],), {}, TypeError, r"`names` must hold file names \(text\); got \['a\.png'\] at position 0"),
+    ("image-id-numbers", tw.io.image_id, ([1, 2],), {}, TypeError, r"`names` must hold file names"),
     ("rt-bytes", tw.read_trials, (b"trials.csv",), {}, TypeError, r"`source` must be .*; got bytes"),
     ("rt-score-range", tw.read_trials, (trials().assign(f1=1.5),), dict(score="f1"), ValueError,
      r"trials: column 'f1' must hold scores in \[0, 1\]; row 1 has 1\.5"),
@@ -725,7 +726,7 @@ API = [
      r"trials: column 'f1' must hold a score in \[0, 1\] on every row; row 1 has 'high'"),
     ("rt-score-missing", tw.read_trials, (trials(),), dict(score="f1"), ValueError, r"trials: no column 'f1'"),
     ("rt-score-int", tw.read_trials, (trials(),), dict(score=1), TypeError, r"`score` must be the name of a column"),
-    ("lb-score-ec", lambda: tw.leaderboard(tw.read_trials(trials().assign(f1=0.5), score="f1"), tw.Protocol(name="ec"),
+    ("lb-score-ec", lambda: tw.leaderboard(tw.read_trials(trials().assign(f1=0.5), score="f1"), tw.leaderboards.Protocol(name="ec"),
                                            n_resamples=5), None, None,
      ValueError, r"metric 'error-consistency' needs 0/1 correctness, but column 'score' holds per-item scores that "
                  r"are not 0 or 1 \(e\.g\. 0\.5\)"),
@@ -733,43 +734,43 @@ API = [
                                               "accuracy", n_resamples=5), None, None,
      ValueError, r"trials: column 'score' must hold scores in \[0, 1\]; row 1 has -0\.1"),
     ("lb-score-disagrees", lambda: tw.leaderboard(tw.read_trials(trials().assign(f1=1.0), score="f1"),
-                                                  tw.Protocol(name="ec"), n_resamples=5), None, None,
+                                                  tw.leaderboards.Protocol(name="ec"), n_resamples=5), None, None,
      ValueError, r"metric 'error-consistency' uses `correct`, but column 'score' \(0/1 scores\) disagrees with it on "
                  r"\d+ trial\(s\)"),
     # ---- evaluation logs (logs/): lm-evaluation-harness, HELM
-    ("lme-none", tw.read_lm_eval, (None,), {}, TypeError, r"`paths` must be a file or folder path or a non-empty list"),
-    ("lme-empty-list", tw.read_lm_eval, ([],), {}, TypeError, r"`paths` must be a file or folder path"),
-    ("lme-int-in-list", tw.read_lm_eval, ([3],), {}, TypeError, r"`paths` must hold file or folder paths; got int 3"),
-    ("lme-missing", lambda: tw.read_lm_eval(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
-    ("lme-empty-folder", lambda: tw.read_lm_eval(str(F("empty_folder"))), None, None, ValueError,
+    ("lme-none", tw.io.read_lm_eval, (None,), {}, TypeError, r"`paths` must be a file or folder path or a non-empty list"),
+    ("lme-empty-list", tw.io.read_lm_eval, ([],), {}, TypeError, r"`paths` must be a file or folder path"),
+    ("lme-int-in-list", tw.io.read_lm_eval, ([3],), {}, TypeError, r"`paths` must hold file or folder paths; got int 3"),
+    ("lme-missing", lambda: tw.io.read_lm_eval(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
+    ("lme-empty-folder", lambda: tw.io.read_lm_eval(str(F("empty_folder"))), None, None, ValueError,
      r"empty-folder: no evaluation log in this folder"),
-    ("lme-not-samples", lambda: tw.read_lm_eval(str(F("lme_not_samples"))), None, None, ValueError,
+    ("lme-not-samples", lambda: tw.io.read_lm_eval(str(F("lme_not_samples"))), None, None, ValueError,
      r"notes\.jsonl: not an lm-evaluation-harness samples file"),
-    ("lme-normalization", lambda: tw.read_lm_eval(str(F("lme_ragged")), normalization="norm"), None, None, ValueError,
+    ("lme-normalization", lambda: tw.io.read_lm_eval(str(F("lme_ragged")), normalization="norm"), None, None, ValueError,
      r"`normalization` must be one of 'none', 'length'; got 'norm'"),
-    ("lme-unaligned-arg", lambda: tw.read_lm_eval(str(F("lme_ragged")), unaligned=False), None, None, TypeError,
+    ("lme-unaligned-arg", lambda: tw.io.read_lm_eval(str(F("lme_ragged")), unaligned=False), None, None, TypeError,
      r"`unaligned` must be one of 'error', 'drop'; got False"),
-    ("lme-clusters-int", lambda: tw.read_lm_eval(str(F("lme_ragged")), clusters=1), None, None, TypeError,
+    ("lme-clusters-int", lambda: tw.io.read_lm_eval(str(F("lme_ragged")), clusters=1), None, None, TypeError,
      r"`clusters` must be a str or None; got int 1"),
-    ("lme-filter-int", lambda: tw.read_lm_eval(str(F("lme_ragged")), filter_name=0), None, None, TypeError,
+    ("lme-filter-int", lambda: tw.io.read_lm_eval(str(F("lme_ragged")), filter_name=0), None, None, TypeError,
      r"`filter_name` must be a str or None; got int 0"),
-    ("lme-ragged", lambda: tw.read_lm_eval(str(F("lme_ragged"))), None, None, ValueError,
+    ("lme-ragged", lambda: tw.io.read_lm_eval(str(F("lme_ragged"))), None, None, ValueError,
      r"b/samples_t_.*\.jsonl:3: ragged option counts \(field `filtered_resps`\): item '[0-9a-f]+' of 't' has 2 options for 'b' but 3 for 'a'"),
-    ("lme-positive-loglikelihood", lambda: tw.read_lm_eval(str(F("lme_positive"))), None, None, ValueError,
+    ("lme-positive-loglikelihood", lambda: tw.io.read_lm_eval(str(F("lme_positive"))), None, None, ValueError,
      r"samples_t_.*\.jsonl:3: field `filtered_resps` must hold log-likelihoods \(finite numbers <= 0"),
-    ("lme-nan-loglikelihood", lambda: tw.read_lm_eval(str(F("lme_nan"))), None, None, ValueError,
+    ("lme-nan-loglikelihood", lambda: tw.io.read_lm_eval(str(F("lme_nan"))), None, None, ValueError,
      r"samples_t_.*\.jsonl:3: field `filtered_resps` must hold log-likelihoods"),
-    ("lme-duplicate", lambda: tw.read_lm_eval(str(F("lme_duplicate"))), None, None, ValueError,
+    ("lme-duplicate", lambda: tw.io.read_lm_eval(str(F("lme_duplicate"))), None, None, ValueError,
      r"samples_t_.*\.jsonl:4: duplicate document: doc_id 0 of task 't' was already logged for model 'a' at line 1"),
-    ("lme-unaligned", lambda: tw.read_lm_eval(str(F("lme_unaligned"))), None, None, ValueError,
+    ("lme-unaligned", lambda: tw.io.read_lm_eval(str(F("lme_unaligned"))), None, None, ValueError,
      r"a/samples_t_.*\.jsonl:3: unaligned items: 1 item\(s\) are not logged for every model of their task"),
-    ("lme-filters", lambda: tw.read_lm_eval(str(F("lme_filters"))), None, None, ValueError,
+    ("lme-filters", lambda: tw.io.read_lm_eval(str(F("lme_filters"))), None, None, ValueError,
      r"samples_t_.*\.jsonl: task 't' logs several filters \['none', 'strict'\]; choose one with `filter_name`"),
-    ("lme-cluster-field", lambda: tw.read_lm_eval(str(F("lme_unaligned")), clusters="passage"), None, None, ValueError,
+    ("lme-cluster-field", lambda: tw.io.read_lm_eval(str(F("lme_unaligned")), clusters="passage"), None, None, ValueError,
      r"samples_t_.*\.jsonl:1: `clusters`='passage' is not a field of the logged `doc`"),
-    ("lme-metric-int", lambda: tw.read_lm_eval(str(F("lme_ragged")), metric=1), None, None, TypeError,
+    ("lme-metric-int", lambda: tw.io.read_lm_eval(str(F("lme_ragged")), metric=1), None, None, TypeError,
      r"`metric` must be a str or None; got int 1"),
-    ("lme-metric-missing", lambda: tw.read_lm_eval(str(F("lme_unaligned")), metric="f1"), None, None, ValueError,
+    ("lme-metric-missing", lambda: tw.io.read_lm_eval(str(F("lme_unaligned")), metric="f1"), None, None, ValueError,
      r"samples_t_.*\.jsonl:1: `metric`='f1' is not a field of the logged record \(numeric fields: \['acc'\]\)"),
     # ---- files from other programs (issue 17, HR3)
     ("trials-decimal-comma-probabilities", lambda: tw.read_trials(str(F("probs_comma_csv")), probabilities=["p0", "p1"]),
@@ -777,14 +778,14 @@ API = [
      r"\('0,8' looks like a number written with a decimal comma"),
     ("trials-decimal-comma-score", lambda: tw.read_trials(str(F("score_comma_csv")), score="s"), None, None, ValueError,
      r"score_comma\.csv: column 's' must hold a score in \[0, 1\] on every row; row 1 has '0,5' .*decimal comma"),
-    ("paired-condition-formatting", lambda: tw.paired_correctness(tw.read_table(str(F("cond_a_csv"))),
-                                                                  tw.read_table(str(F("cond_b_csv")))),
+    ("paired-condition-formatting", lambda: tw.io.paired_correctness(tw.io.read_table(str(F("cond_a_csv"))),
+                                                                  tw.io.read_table(str(F("cond_b_csv")))),
      None, None, ValueError, r"a and b: 2 image\(s\) have more than one condition across observers, and the labels "
      r"differ only in number formatting — e\.g\. image 'i1' of experiment 'e': '0\.1' by 'b'; '0\.10' by 'a'"),
-    ("lme-metric-range", lambda: tw.read_lm_eval(str(F("lme_metric_range")), metric="acc"), None, None, ValueError,
+    ("lme-metric-range", lambda: tw.io.read_lm_eval(str(F("lme_metric_range")), metric="acc"), None, None, ValueError,
      r"samples_t_.*\.jsonl:1: field 'acc' \(`metric`\) must be a per-document score in \[0, 1\]; got 2\.0 "
      r"\(a percentage"),
-    ("lme-early-broken-array", lambda: tw.read_lm_eval(str(F("lme_early_broken"))), None, None, ValueError,
+    ("lme-early-broken-array", lambda: tw.io.read_lm_eval(str(F("lme_early_broken"))), None, None, ValueError,
      r"pretrained__m_t\.jsonl: not a readable JSON array of logged documents"),
     ("agreement-generation-choice", lambda: tw.pairwise_agreement(_generation_trials(), metric="choice"), None, None,
      ValueError, r"generation task \(n_options 0\), e\.g\. question gsm/d0: metric='choice' needs options .*"
@@ -796,17 +797,17 @@ API = [
      None, ValueError, r"`sides` must be 1 or 2; got 3"),
     ("mc-resolution-adjust", lambda: check_monte_carlo_resolution(10, n_resamples=100, alpha=0.05, adjust="sidak"),
      None, None, ValueError, r"`adjust` must be one of .*; got 'sidak'"),
-    ("lme-nothing-usable", lambda: tw.read_lm_eval(str(F("lme_no_options"))), None, None, ValueError,
+    ("lme-nothing-usable", lambda: tw.io.read_lm_eval(str(F("lme_no_options"))), None, None, ValueError,
      r"no usable multiple-choice record in the 1 file\(s\) read \(1 records with fewer than 2 options\)"),
-    ("helm-none", tw.read_helm, (None,), {}, TypeError, r"`path` must be a file or folder path"),
-    ("helm-missing", lambda: tw.read_helm(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
-    ("helm-csv", lambda: tw.read_helm(str(F("good_csv"))), None, None, ValueError,
+    ("helm-none", tw.io.read_helm, (None,), {}, TypeError, r"`path` must be a file or folder path"),
+    ("helm-missing", lambda: tw.io.read_helm(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
+    ("helm-csv", lambda: tw.io.read_helm(str(F("good_csv"))), None, None, ValueError,
      r"good\.csv: not a HELM scenario_state\.json or display_predictions\.json"),
-    ("helm-no-correct", lambda: tw.read_helm(str(F("helm_no_correct"))), None, None, ValueError,
+    ("helm-no-correct", lambda: tw.io.read_helm(str(F("helm_no_correct"))), None, None, ValueError,
      r"scenario_state\.json: request_states\[0\]: exactly one of `instance\.references` must be tagged 'correct'"),
-    ("helm-generation", lambda: tw.read_helm(str(F("helm_generation"))), None, None, ValueError,
+    ("helm-generation", lambda: tw.io.read_helm(str(F("helm_generation"))), None, None, ValueError,
      r"scenario_state\.json: field `adapter_spec\.method` must be a multiple-choice method .*; got 'generation'"),
-    ("helm-cluster-arg", lambda: tw.read_helm(str(F("helm_no_correct")), clusters="subject"), None, None, ValueError,
+    ("helm-cluster-arg", lambda: tw.io.read_helm(str(F("helm_no_correct")), clusters="subject"), None, None, ValueError,
      r"`clusters`='subject' is not an argument of the run name 'mmlu:model=m'"),
     ("datasets-experiment", tw.datasets.model_vs_human, ("cue",), {}, ValueError, r"`experiment` must be one of"),
     ("datasets-experiment-int", tw.datasets.texture_vs_shape, (3,), {}, ValueError, r"`experiment` must be one of"),
@@ -842,9 +843,9 @@ API = [
     # issue 17 (HR3): no usable pair, a cluster per condition
     ("lb-five-items", lambda: tw.leaderboard(few_items(), PROTO, n_resamples=5), None, None, ValueError,
      r"no pair of observers shares the protocol's min_items \(20\) images in any condition"),
-    ("lbdt-five-items", lambda: tw.difference_test(few_items(), "m1", "m2", protocol=PROTO,
+    ("lbdt-five-items", lambda: tw.leaderboards.difference_test(few_items(), "m1", "m2", protocol=PROTO,
      n_resamples=5), None, None, ValueError, r"min_items \(20\)"),
-    ("bs-five-items", lambda: tw.BehavioralBenchmark(few_items(), PROTO, n_resamples=5), None, None, ValueError,
+    ("bs-five-items", lambda: tw.brainscore.BehavioralBenchmark(few_items(), PROTO, n_resamples=5), None, None, ValueError,
      r"no pair of observers shares the protocol's min_items \(20\) images"),
     ("lb-one-cluster-per-condition", lambda: tw.leaderboard(trials().assign(passage=lambda f: f.condition), PROTO,
      clusters="passage", n_resamples=5), None, None, ValueError,
@@ -869,14 +870,14 @@ API = [
     ("lb-report-none", lambda: board().report(None), None, None, TypeError, r"`path`"),  # fixed by the lead
     ("lb-report-folder", lambda: board().report(str(F("no_folder"))), None, None, ValueError, r"folder .* does not exist"),
     ("lb-summary-rows-neg", lambda: board().summary(max_rows=-1), None, None, ValueError, r"`max_rows`"),  # fixed by the lead
-    ("dt-resamples-1e30", lambda: tw.difference_test(trials(), "m1", "m2", protocol=PROTO, n_resamples=1e30), None, None,
+    ("dt-resamples-1e30", lambda: tw.leaderboards.difference_test(trials(), "m1", "m2", protocol=PROTO, n_resamples=1e30), None, None,
      ValueError, r"`n_resamples` must be an integer in"),
-    ("dt-level", lambda: tw.difference_test(trials(), "m1", "m2", protocol=PROTO, confidence_level=2), None, None,
+    ("dt-level", lambda: tw.leaderboards.difference_test(trials(), "m1", "m2", protocol=PROTO, confidence_level=2), None, None,
      ValueError, r"`confidence_level` must be in \(0, 1\)"),
-    ("dt-x-none", lambda: tw.difference_test(trials(), None, "m2", protocol=PROTO, n_resamples=5), None, None, ValueError,
+    ("dt-x-none", lambda: tw.leaderboards.difference_test(trials(), None, "m2", protocol=PROTO, n_resamples=5), None, None, ValueError,
      r"`x`: observer None is not in the trials"),
-    ("proto-min-items", tw.Protocol, (), dict(name="p", min_items=0), ValueError, r"`min_items` must be an integer >= 1"),
-    ("proto-conditions", tw.Protocol, (), dict(name="p", conditions={"e": 5}), TypeError, r"`conditions\['e'\]` must be a list"),
+    ("proto-min-items", tw.leaderboards.Protocol, (), dict(name="p", min_items=0), ValueError, r"`min_items` must be an integer >= 1"),
+    ("proto-conditions", tw.leaderboards.Protocol, (), dict(name="p", conditions={"e": 5}), TypeError, r"`conditions\['e'\]` must be a list"),
     # ---- validity studies (tiny settings, so that a silently accepted value ends fast)
     ("grid-n-0", tw.validity.study_grid, (), dict(n=[0]), ValueError, r"`n`"),  # fixed by the lead
     ("grid-n-none", tw.validity.study_grid, (), dict(n=None), TypeError, r"`n`"),  # fixed by the lead
@@ -904,22 +905,22 @@ API = [
      r"`y_hard`"),
     ("benchmark-coverage-score-difference", tw.validity.benchmark_coverage_study, (),
      dict(score_difference=float("nan")), ValueError, r"`score_difference` must be a finite number; got nan"),
-    ("dt-unknown", lambda: tw.difference_test(trials(), "m1", "zz", protocol=PROTO, n_resamples=5), None, None,
+    ("dt-unknown", lambda: tw.leaderboards.difference_test(trials(), "m1", "zz", protocol=PROTO, n_resamples=5), None, None,
      ValueError, r"'zz'"),
-    ("dt-same", lambda: tw.difference_test(trials(), "m1", "m1", protocol=PROTO, n_resamples=5), None, None,
+    ("dt-same", lambda: tw.leaderboards.difference_test(trials(), "m1", "m1", protocol=PROTO, n_resamples=5), None, None,
      ValueError, r"`x` and `y` must be different observers"),
-    ("dt-test", lambda: tw.difference_test(trials(), "m1", "m2", protocol=PROTO, test="t"), None, None, ValueError, r"`test` must be one of"),
-    ("dt-none", tw.difference_test, (None, "m1", "m2"), {}, TypeError, r"`trials` must be"),
-    ("proto-name", tw.Protocol, (), dict(name=""), (TypeError, ValueError), r"`name` must be a non-empty string"),
-    ("proto-metric", tw.Protocol, (), dict(name="p", metric="f1"), ValueError, r"`metric` must be one of"),
-    ("proto-aggregation", tw.Protocol, (), dict(name="p", aggregation=("people",)), ValueError, r"aggregation"),
-    ("proto-exclude", tw.Protocol, (), dict(name="p", exclude=["a"]), TypeError, r"`exclude`"),
+    ("dt-test", lambda: tw.leaderboards.difference_test(trials(), "m1", "m2", protocol=PROTO, test="t"), None, None, ValueError, r"`test` must be one of"),
+    ("dt-none", tw.leaderboards.difference_test, (None, "m1", "m2"), {}, TypeError, r"`trials` must be"),
+    ("proto-name", tw.leaderboards.Protocol, (), dict(name=""), (TypeError, ValueError), r"`name` must be a non-empty string"),
+    ("proto-metric", tw.leaderboards.Protocol, (), dict(name="p", metric="f1"), ValueError, r"`metric` must be one of"),
+    ("proto-aggregation", tw.leaderboards.Protocol, (), dict(name="p", aggregation=("people",)), ValueError, r"aggregation"),
+    ("proto-exclude", tw.leaderboards.Protocol, (), dict(name="p", exclude=["a"]), TypeError, r"`exclude`"),
     ("lb-accuracy-reference", lambda: tw.leaderboard(trials(), "accuracy", reference="h1", n_resamples=5), None, None,
      ValueError, r"`reference` is not used by metric 'accuracy'.*got 'h1'"),
     ("lb-accuracy-truth-name", lambda: tw.leaderboard(trials().replace({"subject": {"m1": "ground truth"}}), "accuracy",
                                                       n_resamples=5), None, None, ValueError,
      r"an observer \(`subject`\) is named 'ground truth'"),
-    ("dt-accuracy-reference", lambda: tw.difference_test(trials(), "m1", "m2", protocol=tw.ACCURACY, reference=["h1"],
+    ("dt-accuracy-reference", lambda: tw.leaderboards.difference_test(trials(), "m1", "m2", protocol=tw.leaderboards.ACCURACY, reference=["h1"],
                                                          n_resamples=5), None, None, ValueError,
      r"`reference` is not used by metric 'accuracy'"),
     # ---- brainscore
@@ -945,17 +946,17 @@ API = [
     ("ceilings-none", bs.ceilings, (None,), {}, TypeError, r"`trials` must be"),
     ("ceilings-no-humans", lambda: bs.ceilings(trials().assign(observer_type="model"), PROTO), None, None, ValueError,
      r"no reference observers"),
-    ("bench-one-human", lambda: tw.BehavioralBenchmark(one_human(), PROTO, n_resamples=10), None, None, ValueError,
+    ("bench-one-human", lambda: tw.brainscore.BehavioralBenchmark(one_human(), PROTO, n_resamples=10), None, None, ValueError,
      r"at least two reference observers are needed"),
-    ("bench-none", tw.BehavioralBenchmark, (None,), {}, TypeError, r"`trials` must be"),
-    ("bench-metric", lambda: tw.BehavioralBenchmark(humans(), PROTO, metric="f1"), None, None, ValueError, r"`metric` must be one of"),
-    ("bench-resamples", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_resamples=1e30), None, None, ValueError, r"`n_resamples`"),
-    ("bench-splits", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_splits=0), None, None, ValueError, r"`n_splits`"),
-    ("bench-score-human", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(humans()), None, None, ValueError,
+    ("bench-none", tw.brainscore.BehavioralBenchmark, (None,), {}, TypeError, r"`trials` must be"),
+    ("bench-metric", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, metric="f1"), None, None, ValueError, r"`metric` must be one of"),
+    ("bench-resamples", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_resamples=1e30), None, None, ValueError, r"`n_resamples`"),
+    ("bench-splits", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_splits=0), None, None, ValueError, r"`n_splits`"),
+    ("bench-score-human", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(humans()), None, None, ValueError,
      r"are humans of the benchmark"),
-    ("bench-score-two", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(trials()[trials().observer_type == "model"]),
+    ("bench-score-two", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(trials()[trials().observer_type == "model"]),
      None, None, ValueError, r"hold 2 observers"),
-    ("bench-score-partial", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(
+    ("bench-score-partial", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(
         trials()[(trials().subject == "m1") & (trials().image != "c1-0")]), None, None, ValueError, r"lacks 1"),
     ("pi-scores-list", lambda: bs.published_intervals([0.5], humans(), protocol=PROTO), None, None, TypeError, r"`scores` must be"),
     ("pi-scores-column", lambda: bs.published_intervals(pd.DataFrame({"model": ["a"]}), humans(), protocol=PROTO), None, None,
@@ -990,11 +991,11 @@ API = [
      r"at least two reference observers are needed .* the trials have 1: \['h1'\]"),
     ("ceilings-reference-unknown", lambda: bs.ceilings(trials(), PROTO, reference=["zz"]), None, None, ValueError,
      r"`reference` names observer\(s\) \['zz'\]"),
-    ("bench-protocol", lambda: tw.BehavioralBenchmark(humans(), "nope"), None, None, ValueError, r"`protocol` must be a Protocol"),
-    ("bench-level-nan", lambda: tw.BehavioralBenchmark(humans(), PROTO, confidence_level=NAN), None, None, ValueError,
+    ("bench-protocol", lambda: tw.brainscore.BehavioralBenchmark(humans(), "nope"), None, None, ValueError, r"`protocol` must be a Protocol"),
+    ("bench-level-nan", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, confidence_level=NAN), None, None, ValueError,
      r"`confidence_level` must be in"),
-    ("bench-rng", lambda: tw.BehavioralBenchmark(humans(), PROTO, rng="x"), None, None, TypeError, r"`rng` must be None"),
-    ("bench-score-none", lambda: tw.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(None), None, None, TypeError,
+    ("bench-rng", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, rng="x"), None, None, TypeError, r"`rng` must be None"),
+    ("bench-score-none", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(None), None, None, TypeError,
      r"`trials` must be"),
     ("tfa-frame", bs.trials_from_assembly, (pd.DataFrame(),), {}, TypeError, r"`assembly` must be an xarray object"),
     ("tfa-none", bs.trials_from_assembly, (None,), {}, TypeError, r"`assembly` must be an xarray object"),
@@ -1004,7 +1005,7 @@ API = [
     ("bsec-min-items", bs.ErrorConsistency, (), dict(min_items=0), ValueError, r"`min_items` must be an integer >= 1; got 0"),
     ("bsec-min-items-float", bs.ErrorConsistency, (), dict(min_items=2.5), TypeError, r"`min_items` must be an integer >= 1; got 2.5"),
     ("bsec-experiment", bs.ErrorConsistency, (), dict(experiment=3), TypeError, r"`experiment` must be a string; got 3"),
-    ("bench-compatible", lambda: tw.BehavioralBenchmark(humans(), PROTO, brainscore_compatible=1), None, None, ValueError,
+    ("bench-compatible", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, brainscore_compatible=1), None, None, ValueError,
      r"`brainscore_compatible` must be True or False"),
     ("vd-scalar-no-se", bs.value_delta, (0.7, 0.8), dict(target_se=0.1), ValueError, r"`source` is a scalar: give its standard error `source_se`"),
     ("vd-trials-and-se", bs.value_delta, (CA, 0.8), dict(source_se=0.1, target_se=0.1), ValueError, r"`source` holds trials.*`source_se` must be None"),
@@ -1030,10 +1031,10 @@ API = [
      None, None, ValueError, r"`source_osts` must have a 'presentation' dimension .*got dims \('image',\)"),
     ("ost-metric-ceiling-1d", lambda: bs.OSTCorrelation(n_resamples=10).ceiling(np.arange(5.0)), None, None, ValueError,
      r"`target_osts` needs a second dimension of subjects or trials .*got shape \(5,\)"),
-    ("bench-i2n-extra-class", lambda: tw.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=10, rng=0).score_table(
+    ("bench-i2n-extra-class", lambda: tw.brainscore.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=10, rng=0).score_table(
         _i2n()[0].assign(**{"Unnamed: 0": 1.0})), None, None, ValueError,
      r"candidates 'model': column\(s\) \['Unnamed: 0'\] are not classes of the human trials"),
-    ("bench-i2n-human-name", lambda: tw.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=10, rng=0).score_table(
+    ("bench-i2n-human-name", lambda: tw.brainscore.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=10, rng=0).score_table(
         {str(_i2n()[1].subject.iloc[0]): _i2n()[0]}), None, None, ValueError,
      r"candidates: \['s\d+'\] are humans of the benchmark"),
     ("i2n-probs-array", lambda: bs.i2n(np.ones((3, 2)), _i2n()[1]), None, None, TypeError,
@@ -1056,26 +1057,26 @@ API = [
      r"`rate_correction` must be one of 'none', 'loglinear'; got 'hautus'"),
     ("i2n-splits", lambda: bs.i2n(*_i2n(), n_splits=0), None, None, ValueError, r"`n_splits` must be"),
     # ---- BehavioralBenchmark on the per-image metrics
-    ("bench-i2n-trials", lambda: tw.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=5, rng=0)(_i2n()[1]),
+    ("bench-i2n-trials", lambda: tw.brainscore.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=5, rng=0)(_i2n()[1]),
      None, None, ValueError, r"metric 'i2n' scores a candidate's class probabilities .* got a trials table"),
-    ("bench-i2n-ragged", lambda: tw.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=5, rng=0)(
+    ("bench-i2n-ragged", lambda: tw.brainscore.BehavioralBenchmark(_i2n()[1], metric="i2n", n_resamples=5, rng=0)(
         _i2n()[0].assign(o2=np.nan)), None, None, ValueError, r"candidates 'model': the class column\(s\) \['o2'\] .*ragged"),
-    ("bench-i2n-humans", lambda: tw.BehavioralBenchmark(_i2n()[1].drop(columns="truth"), metric="i2n"), None, None,
+    ("bench-i2n-humans", lambda: tw.brainscore.BehavioralBenchmark(_i2n()[1].drop(columns="truth"), metric="i2n"), None, None,
      ValueError, r"`humans` of metric 'i2n' lack the column\(s\) \['truth'\]"),
-    ("bench-i2n-options", lambda: tw.BehavioralBenchmark(_i2n()[1], metric="i2n", metric_options={"scale": 1}), None,
+    ("bench-i2n-options", lambda: tw.brainscore.BehavioralBenchmark(_i2n()[1], metric="i2n", metric_options={"scale": 1}), None,
      None, ValueError, r"`metric_options` of metric 'i2n' may hold"),
-    ("bench-ec-scalar", lambda: tw.BehavioralBenchmark(humans(), PROTO, scalar=len), None, None, ValueError,
+    ("bench-ec-scalar", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, scalar=len), None, None, ValueError,
      r"`scalar` and `metric_options` apply to the metrics"),
-    ("bench-vd-scalar", lambda: tw.BehavioralBenchmark(humans(), metric="value-delta", scalar=3), None, None, TypeError,
+    ("bench-vd-scalar", lambda: tw.brainscore.BehavioralBenchmark(humans(), metric="value-delta", scalar=3), None, None, TypeError,
      r"`scalar` must be a callable"),
-    ("bench-vd-images", lambda: tw.BehavioralBenchmark(humans(), metric="value-delta", n_resamples=5)(
+    ("bench-vd-images", lambda: tw.brainscore.BehavioralBenchmark(humans(), metric="value-delta", n_resamples=5)(
         trials()[trials().subject == "m1"].iloc[5:]), None, None, ValueError,
      r"candidate trials: 'm1' must answer exactly the humans' 80 images .* it lacks 5 and has 0"),
-    ("bench-vd-compatible", lambda: tw.BehavioralBenchmark(humans(), metric="value-delta", brainscore_compatible=True),
+    ("bench-vd-compatible", lambda: tw.brainscore.BehavioralBenchmark(humans(), metric="value-delta", brainscore_compatible=True),
      None, None, ValueError, r"`brainscore_compatible=True` applies to error-consistency, i2n and i1n"),
-    ("bench-ost-humans", lambda: tw.BehavioralBenchmark(pd.DataFrame({"image": ["a"], "t": [1.0]}), metric="ost"), None,
+    ("bench-ost-humans", lambda: tw.brainscore.BehavioralBenchmark(pd.DataFrame({"image": ["a"], "t": [1.0]}), metric="ost"), None,
      None, ValueError, r"`humans` of metric 'ost' lack the column\(s\) \['ost'\]"),
-    ("bench-ost-image", lambda: tw.BehavioralBenchmark(pd.DataFrame({"image": list("abcd"), "ost": [1.0, 2, 3, 4]}),
+    ("bench-ost-image", lambda: tw.brainscore.BehavioralBenchmark(pd.DataFrame({"image": list("abcd"), "ost": [1.0, 2, 3, 4]}),
                                                        metric="ost", n_resamples=5)(pd.Series([1.0, 2, 3], index=list("abc"))),
      None, None, ValueError, r"candidates 'model': no OST for 1 of the humans' images, e.g. 'd'"),
     # ---- comparison: labels (2×2 correctness)
@@ -1122,7 +1123,7 @@ API = [
     ("spt-resamples", cmp.symmetry_permutation_test, (PA, PB), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
     ("spt-resamples-0", cmp.symmetry_permutation_test, (PA, PB), dict(n_resamples=0), ValueError, r"`n_resamples`"),
     # ---- comparison: probabilities
-    ("empty-compare", cmp.compare, ([], [], []), {}, ValueError, r"`y_true` is empty"),
+    ("empty-compare", tw.compare, ([], [], []), {}, ValueError, r"`y_true` is empty"),
     ("empty-brier", cmp.brier_score, ([], []), {}, ValueError, r"`y_true` is empty"),
     ("empty-auc", cmp.auc, ([], []), {}, ValueError, r"`y_true` is empty"),
     ("empty-mcnemar", cmp.mcnemar, ([], [], []), {}, ValueError, r"`y_true` is empty"),
@@ -1169,13 +1170,13 @@ API = [
     ("delong-length", cmp.delong_test, (YB, PRA, PRB[:-1]), {}, ValueError, r"`proba_b` has 59"),
     ("delong-adjust", cmp.delong_test, (Y, P3A, P3B), dict(adjust="sidak"), ValueError, r"`adjust` must be one of"),
     # ---- comparison: compare and ensemble_recommendation
-    ("compare-nothing", cmp.compare, (Y,), {}, (TypeError, ValueError), r"pred_a|proba_a"),
-    ("compare-length", cmp.compare, (Y, PA, PB[:-1]), {}, ValueError, r"`pred_b` has 59"),
-    ("compare-names", cmp.compare, (Y, PA, PB), dict(names="AB"), (TypeError, ValueError), r"`names`"),
-    ("compare-alpha", cmp.compare, (Y, PA, PB), dict(alpha=2), ValueError, r"`alpha`"),  # fixed by helper-1
-    ("compare-resamples", cmp.compare, (Y, PA, PB), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
-    ("compare-bins", cmp.compare, (Y, PA, PB, P3A, P3B), dict(n_bins=0), ValueError, r"`n_bins`"),
-    ("compare-pd-NA", cmp.compare, (Y, [pd.NA] + list(PA[1:]), PB), {}, ValueError, r"`pred_a` has a missing value"),  # fixed by helper-1
+    ("compare-nothing", tw.compare, (Y,), {}, (TypeError, ValueError), r"pred_a|proba_a"),
+    ("compare-length", tw.compare, (Y, PA, PB[:-1]), {}, ValueError, r"`pred_b` has 59"),
+    ("compare-names", tw.compare, (Y, PA, PB), dict(names="AB"), (TypeError, ValueError), r"`names`"),
+    ("compare-alpha", tw.compare, (Y, PA, PB), dict(alpha=2), ValueError, r"`alpha`"),  # fixed by helper-1
+    ("compare-resamples", tw.compare, (Y, PA, PB), dict(n_resamples=1e30), ValueError, r"`n_resamples`"),
+    ("compare-bins", tw.compare, (Y, PA, PB, P3A, P3B), dict(n_bins=0), ValueError, r"`n_bins`"),
+    ("compare-pd-NA", tw.compare, (Y, [pd.NA] + list(PA[1:]), PB), {}, ValueError, r"`pred_a` has a missing value"),  # fixed by helper-1
     ("ens-length", cmp.ensemble_recommendation, (Y, PA, PB[:-1]), {}, ValueError, r"`pred_b` has 59"),
     ("ens-alpha", cmp.ensemble_recommendation, (Y, PA, PB), dict(alpha=-1), ValueError, r"`alpha`"),
     ("ens-gap", cmp.ensemble_recommendation, (Y, PA, PB), dict(accuracy_gap=NAN), ValueError, r"`accuracy_gap`"),
@@ -1213,7 +1214,7 @@ API = [
     ("lb-named-protocol-unmatched", lambda: tw.leaderboard(trials(), "model-vs-human", n_resamples=5), None, None,
      ValueError, r"none of the experiments of protocol 'model-vs-human' is in the trials: .*the trials have one experiment, 'exp'\. To "
                  r"score every experiment and condition of the trials, leave out `protocol`"),
-    ("lbdt-named-protocol-unmatched", lambda: tw.difference_test(trials(), "m1", "m2", protocol="texture-vs-shape",
+    ("lbdt-named-protocol-unmatched", lambda: tw.leaderboards.difference_test(trials(), "m1", "m2", protocol="texture-vs-shape",
      n_resamples=5), None, None, ValueError, r"protocol 'texture-vs-shape' is in the trials.*leave out `protocol`"),
     ("lb-name-int", lambda: tw.leaderboard(trials(), name=3, n_resamples=5), None, None, TypeError,
      r"`name` must be a non-empty string; got 3"),
@@ -1224,7 +1225,7 @@ API = [
         response=lambda f: f.truth)), n_resamples=5), None, None, ValueError,
      r"`trials`: no candidate has a defined error-consistency in any condition — .*always right \(the ceiling\).*"
      r"protocol 'accuracy', --protocol accuracy"),
-    ("lbdt-all-always-right", lambda: tw.difference_test(tw.read_trials(trials().drop(columns="correct").assign(
+    ("lbdt-all-always-right", lambda: tw.leaderboards.difference_test(tw.read_trials(trials().drop(columns="correct").assign(
         response=lambda f: f.truth)), "m1", "m2", n_resamples=5), None, None, ValueError,
      r"no candidate has a defined error-consistency.*the ceiling"),
     # an empty table (was: "no reference observers"), only humans, a protocol that excludes everything
@@ -1235,19 +1236,19 @@ API = [
     ("lb-only-humans-default", lambda: tw.leaderboard(humans(), n_resamples=5), None, None, ValueError,
      r"no candidate observers: every observer belongs to the reference group \(3: h1, h2, h3\).*observer_type is "
      r"'human'; name it with `reference=` / --reference"),
-    ("lb-protocol-excludes-all", lambda: tw.leaderboard(trials(), tw.Protocol("p", exclude={"exp": ["c1", "c2"]}),
+    ("lb-protocol-excludes-all", lambda: tw.leaderboard(trials(), tw.leaderboards.Protocol("p", exclude={"exp": ["c1", "c2"]}),
      n_resamples=5), None, None, ValueError, r"protocol 'p' leaves no trials: it excludes every condition"),
     # ==== end of leaderboard (issue 29, API list, helper A)
     # ==== compare (issue 29, API list, helper B): add rows below this line
-    ("cmp29-classes-without-a-truth-class", cmp.compare, ([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2]), dict(classes=[0, 1]),
+    ("cmp29-classes-without-a-truth-class", tw.compare, ([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2]), dict(classes=[0, 1]),
      ValueError, r"`y_true` has the label 2 \(position 2\), which is not one of `classes` \(0, 1\)"),
-    ("cmp29-classes-twice", cmp.compare, ([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2]), dict(classes=[0, 1, 1, 2]),
+    ("cmp29-classes-twice", tw.compare, ([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2]), dict(classes=[0, 1, 1, 2]),
      ValueError, r"`classes` contains the class 1 twice"),
-    ("cmp29-classes-str", cmp.compare, ([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2]), dict(classes="012"),
+    ("cmp29-classes-str", tw.compare, ([0, 1, 2, 2], [0, 1, 2, 1], [0, 1, 1, 2]), dict(classes="012"),
      TypeError, r"`classes` must be a sequence of classes; got '012'"),
-    ("cmp29-adjust", cmp.compare, (Y, PA, PB), dict(adjust="x"), ValueError, r"`adjust` must be one of"),
-    ("cmp29-bins-unused", cmp.compare, (Y, PA, PB), dict(n_bins=0), ValueError, r"`n_bins` must be an integer >= 1"),
-    ("cmp29-bin-strategy-unused", cmp.compare, (Y, PA, PB), dict(bin_strategy="log"), ValueError, r"`bin_strategy` must be one of"),
+    ("cmp29-adjust", tw.compare, (Y, PA, PB), dict(adjust="x"), ValueError, r"`adjust` must be one of"),
+    ("cmp29-bins-unused", tw.compare, (Y, PA, PB), dict(n_bins=0), ValueError, r"`n_bins` must be an integer >= 1"),
+    ("cmp29-bin-strategy-unused", tw.compare, (Y, PA, PB), dict(bin_strategy="log"), ValueError, r"`bin_strategy` must be one of"),
     ("cmp29-logits", cmp.brier_score, (Y, 3 * np.log(P3A.to_numpy())), {}, ValueError,
      r"`proba`: row 0 holds -[\d.]+: probabilities must be in \[0, 1\]; negative values: these look like logits"),
     ("cmp29-log-probabilities", cmp.brier_score, (Y, np.log(P3A.to_numpy())), {}, ValueError,
@@ -1271,20 +1272,20 @@ API = [
     # ==== end of cli-files-seeds (issue 29, API list, helper C)
     # ==== misc API (issue 29, API list, helper H): add rows below this line
     # -- files that are not regular files, or have no rows
-    ("read-table-folder", tw.read_table, (F("empty_folder"),), {}, ValueError, r"empty-folder: is a folder, not a file"),
+    ("read-table-folder", tw.io.read_table, (F("empty_folder"),), {}, ValueError, r"empty-folder: is a folder, not a file"),
     ("read-trials-folder", tw.read_trials, (F("empty_folder"),), {}, ValueError, r"empty-folder: is a folder, not a file"),
-    ("read-table-dev-null", tw.read_table, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
+    ("read-table-dev-null", tw.io.read_table, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
     ("read-trials-dev-null", tw.read_trials, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
-    ("read-lm-eval-dev-null", tw.read_lm_eval, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
-    ("read-helm-dev-null", tw.read_helm, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
-    ("mvh-dev-null", tw.read_model_vs_human, ("/dev/null",), {}, ValueError, r"/dev/null: is not a folder"),
-    ("mvh-a-file", tw.read_model_vs_human, (F("good_csv"),), {}, ValueError,
+    ("read-lm-eval-dev-null", tw.io.read_lm_eval, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
+    ("read-helm-dev-null", tw.io.read_helm, ("/dev/null",), {}, ValueError, r"/dev/null: is not a regular file"),
+    ("mvh-dev-null", tw.io.read_model_vs_human, ("/dev/null",), {}, ValueError, r"/dev/null: is not a folder"),
+    ("mvh-a-file", tw.io.read_model_vs_human, (F("good_csv"),), {}, ValueError,
      r"good\.csv: is a file, not a folder: read_model_vs_human reads the raw-data folder .* read_trials"),
-    ("mvh-humans-regex", tw.read_model_vs_human, (F("raw_data"),), dict(humans="("), ValueError,
+    ("mvh-humans-regex", tw.io.read_model_vs_human, (F("raw_data"),), dict(humans="("), ValueError,
      r"`humans` must be a regular expression; got '\(' \(missing \)"),
-    ("mvh-humans-type", tw.read_model_vs_human, (F("raw_data"),), dict(humans=1), TypeError,
+    ("mvh-humans-type", tw.io.read_model_vs_human, (F("raw_data"),), dict(humans=1), TypeError,
      r"`humans` must be a regular expression \(str\); got int 1"),
-    ("paired-no-rows", tw.paired_correctness, (pd.DataFrame(columns=["image", "truth", "response"]),
+    ("paired-no-rows", tw.io.paired_correctness, (pd.DataFrame(columns=["image", "truth", "response"]),
                                                pd.DataFrame({"image": ["i1"], "truth": ["c"], "response": ["c"]})),
      dict(names=("a.csv", "b.csv")), ValueError, r"a\.csv: the table has no rows"),
     ("read-trials-correct-na", tw.read_trials, (pd.DataFrame({"subject": ["s", "s"], "image": ["i1", "i2"],
@@ -1293,7 +1294,7 @@ API = [
     ("read-trials-duplicate-columns", tw.read_trials, (pd.DataFrame([["s", "i1", "c", "c", "d"]], columns=[
         "subject", "image", "truth", "response", "truth"]),), {}, ValueError,
      r"trials: 2 columns are named 'truth'; rename or drop all but one"),
-    ("paired-names-type", tw.paired_correctness, (pd.DataFrame({"image": ["i1"], "correct": [1]}),
+    ("paired-names-type", tw.io.paired_correctness, (pd.DataFrame({"image": ["i1"], "correct": [1]}),
                                                   pd.DataFrame({"image": ["i1"], "correct": [0]})),
      dict(correct="correct", names=3), TypeError, r"`names` must be two names \(str, str\) .*; got 3"),
     ("rt-probabilities-truth-label", tw.read_trials, (pd.DataFrame({"subject": ["s"], "image": ["i1"], "truth": ["cat"],
@@ -1311,7 +1312,7 @@ API = [
     ("ec-counts-bool", ec, (), dict(counts=[[True, False], [False, True]]), TypeError,
      r"`counts` must hold counts \(non-negative whole numbers\), not True/False; got \[\[True, False\], \[False, True\]\]"),
     ("ecd-counts-bool", ecd, (), dict(counts=np.ones((2, 2, 2), bool)), TypeError, r"`counts` must hold counts .*not True/False"),
-    ("kappa-counts-bool", tw.kappa_from_counts, ([[True, False], [False, True]],), {}, TypeError,
+    ("kappa-counts-bool", tw.ec.kappa_from_counts, ([[True, False], [False, True]],), {}, TypeError,
      r"`counts` must be (2×2|square) tables of counts \(numbers\), not True/False"),
     # -- an interval from one replicate has no width
     ("ec-resamples-1", ec, (CA, CB), dict(n_resamples=1), ValueError,
@@ -1328,26 +1329,26 @@ API = [
     ("i2n-resamples-1", lambda: bs.i2n(*_i2n(), n_resamples=1), None, None, ValueError, r"`n_resamples` must be at least 2"),
     ("value-delta-resamples-1", bs.value_delta, (np.arange(10.0), np.arange(10.0)), dict(n_resamples=1), ValueError,
      r"`n_resamples` must be at least 2"),
-    ("validate-copy-model-resamples-1", tw.validate_copy_model, (), dict(n=100, accuracy_a=0.7, accuracy_b=0.7, kappa=0.3,
+    ("validate-copy-model-resamples-1", tw.planning.validate_copy_model, (), dict(n=100, accuracy_a=0.7, accuracy_b=0.7, kappa=0.3,
                                                                           n_resamples=1), ValueError,
      r"`n_resamples` must be at least 2"),
     # -- planning: True/False is not a number of questions, a cluster label is not missing, an undefined pilot
-    ("acc-half-width-n-bool", tw.accuracy_half_width, (0.5,), dict(n=True), TypeError,
+    ("acc-half-width-n-bool", tw.planning.accuracy_half_width, (0.5,), dict(n=True), TypeError,
      r"`n` must be a whole number of questions >= 1 .*not True/False; got True"),
-    ("design-effect-bool", tw.design_effect, (True, 0.1), {}, TypeError, r"`cluster_size` must be a number, not True/False"),
-    ("icc-missing-cluster", tw.estimate_icc, ([1, 0, 1, 0], [1, None, 2, 2]), {}, ValueError,
+    ("design-effect-bool", tw.planning.design_effect, (True, 0.1), {}, TypeError, r"`cluster_size` must be a number, not True/False"),
+    ("icc-missing-cluster", tw.planning.estimate_icc, ([1, 0, 1, 0], [1, None, 2, 2]), {}, ValueError,
      r"`clusters` has a missing label at position 1"),
-    ("icc-missing-cluster-column", tw.estimate_icc, (pd.DataFrame({"correct": [1, 0, 1, 0], "cluster": ["a", None, "b", "b"]}),),
+    ("icc-missing-cluster-column", tw.planning.estimate_icc, (pd.DataFrame({"correct": [1, 0, 1, 0], "cluster": ["a", None, "b", "b"]}),),
      {}, ValueError, r"`clusters`: column 'cluster' has a missing label at row 1"),
-    ("agree-half-width-undefined-pilot", tw.agreement_half_width, ([[1.0, 0.0]] * 4, [[1.0, 0.0]] * 4, [0] * 4),
+    ("agree-half-width-undefined-pilot", tw.planning.agreement_half_width, ([[1.0, 0.0]] * 4, [[1.0, 0.0]] * 4, [0] * 4),
      dict(half_width=0.1), ValueError, r"`a` and `b`: the pilot's chance agreement c_exp is 1 .*no n can be planned"),
-    ("ci-width-simulations-1", tw.ci_width, (100, 0.7, 0.7, 0.3), dict(n_simulations=1), ValueError,
+    ("ci-width-simulations-1", tw.planning.ci_width, (100, 0.7, 0.7, 0.3), dict(n_simulations=1), ValueError,
      r"`n_simulations` must be at least 2: one simulated data set has no spread"),
     ("plan-simulations-1", tw.plan_trials, (0.1, 0.7, 0.7, 0.3), dict(n_simulations=1), ValueError,
      r"`n_simulations` must be at least 2"),
-    ("power-difference-simulations-1", tw.power_difference, (0.3, 0.1, 0.7, 0.7, 0.7), dict(n=100, n_simulations=1),
+    ("power-difference-simulations-1", tw.planning.power_difference, (0.3, 0.1, 0.7, 0.7, 0.7), dict(n=100, n_simulations=1),
      ValueError, r"`n_simulations` must be at least 2"),
-    ("power-accuracy-simulations-1", tw.power_accuracy_difference, (0.7, 0.6), dict(n=100, n_simulations=1), ValueError,
+    ("power-accuracy-simulations-1", tw.planning.power_accuracy_difference, (0.7, 0.6), dict(n=100, n_simulations=1), ValueError,
      r"`n_simulations` must be at least 2"),
     # -- agreement: one question (or cluster) to resample
     ("agree-one-question", tw.agreement, (P3A.iloc[:1], P3B.iloc[:1], YI[:1]), dict(n_resamples=50, rng=0), ValueError,
@@ -1429,7 +1430,7 @@ DEGENERATE = [
         response=lambda f: f.truth, correct=True), "accuracy", n_resamples=50, rng=0), None, None, tw.DegenerateDataWarning,
      r"accuracy interval\(s\) without width.*m2 \(80 items: exact 95% interval \[0\.955, 1\.000\]",
      lambda lb: lb.table.ci_low.tolist() == [1.0] and "interval-at-bound" in [n.kind for n in lb.notes]),
-    ("cm-from-counts-ref-always-right", tw.CopyModel.from_counts, ([[30, 10], [0, 0]],), {}, tw.DegenerateDataWarning,
+    ("cm-from-counts-ref-always-right", tw.ec.CopyModel.from_counts, ([[30, 10], [0, 0]],), {}, tw.DegenerateDataWarning,
      r"always correct or always wrong", lambda m: np.isnan(m.p_copy) and m.kappa == 0.0),
     # ==== leaderboard (issue 29, DEGENERATE list, helper A): add rows below this line
     # the humans always right in every condition: the human–human row has no value, said once with the cause
@@ -1452,14 +1453,14 @@ DEGENERATE = [
     ("cmp29-stuart-maxwell-groups", cmp.stuart_maxwell_test, ([0, 1, 2], [0, 0, 3]), {}, tw.DegenerateDataWarning,
      r"fall into 2 separate groups of classes \(0, 1 \| 2, 3\)", lambda r: r.statistic == 2.0 and r.df == 2
      and "2 separate groups" in r.notes[0]),
-    ("cmp29-compare-singular-stuart-maxwell", cmp.compare, ([0, 1, 2], [0, 1, 2], [0, 0, 3]), dict(rng=0, n_resamples=99),
+    ("cmp29-compare-singular-stuart-maxwell", tw.compare, ([0, 1, 2], [0, 1, 2], [0, 0, 3]), dict(rng=0, n_resamples=99),
      tw.DegenerateDataWarning, r"^compare: .*Stuart-Maxwell test: .* 2 separate groups of classes",
      lambda r: r["stuart-maxwell"].statistic == 2.0 and r["stuart-maxwell"].df == 2),
     ("cmp29-rounded-rows", cmp.brier_score, (Y, P3A.round(3)), {}, tw.TrialwiseWarning,
      r"`proba`: 17 of 60 rows sum to between 0\.999 and 1\.001, not 1, as rounding to 3 decimals can make them",
      lambda r: abs(r.statistic - cmp.brier_score(Y, (lambda q: np.where(abs(q.sum(1, keepdims=True) - 1) > 1e-4, q / q.sum(
          1, keepdims=True), q))(P3A.round(3).to_numpy())).statistic) < 1e-15),
-    ("cmp29-column-order", cmp.compare, (Y, PA, PB, (0.1 + 0.7 * (PA[:, None] == np.array(["car", "cat", "dog"])))[:, [1, 2, 0]]),
+    ("cmp29-column-order", tw.compare, (Y, PA, PB, (0.1 + 0.7 * (PA[:, None] == np.array(["car", "cat", "dog"])))[:, [1, 2, 0]]),
      dict(rng=0, n_resamples=99), tw.TrialwiseWarning,
      r"`proba_a` \(its columns taken as the sorted classes of `y_true`, car, cat, dog\): .* on only 0% of the items; "
      r"with the columns in the order cat, dog, car it would be on 100%: a column-order mistake\?",
@@ -1471,21 +1472,21 @@ DEGENERATE = [
     # ==== cli-files-seeds (issue 29, DEGENERATE list, helper C): add rows below this line
     # ==== end of cli-files-seeds (issue 29, DEGENERATE list, helper C)
     # ==== misc API (issue 29, DEGENERATE list, helper H): add rows below this line
-    ("kappa-bounds-undefined", tw.kappa_bounds, (1, 1), {}, tw.DegenerateDataWarning,
+    ("kappa-bounds-undefined", tw.ec.kappa_bounds, (1, 1), {}, tw.DegenerateDataWarning,
      r"kappa_bounds: κ is undefined \(expected agreement 1\) where both accuracies are 0 or both are 1, so 1 of 1 pair",
      lambda r: np.isnan(r[0]) and np.isnan(r[1])),
-    ("kappa-bounds-some-undefined", tw.kappa_bounds, ([0.0, 0.5, 1.0], [0.0, 0.5, 0.0]), {}, tw.DegenerateDataWarning,
+    ("kappa-bounds-some-undefined", tw.ec.kappa_bounds, ([0.0, 0.5, 1.0], [0.0, 0.5, 0.0]), {}, tw.DegenerateDataWarning,
      r"1 of 3 pair\(s\) of bounds are NaN; e\.g\. accuracy_a=0, accuracy_b=0",
      lambda r: np.isnan(r[1][0]) and r[1][1] == 1.0 and r[0][1] == -1.0 and r[1][2] == 0.0),
-    ("kappa-bounds-expected-one", tw.kappa_bounds_from_expected, ([0.5, 1.0],), {}, tw.DegenerateDataWarning,
+    ("kappa-bounds-expected-one", tw.ec.kappa_bounds_from_expected, ([0.5, 1.0],), {}, tw.DegenerateDataWarning,
      r"kappa_bounds_from_expected: κ is undefined where the expected agreement c_exp is 1, so 1 of 2",
      lambda r: r[0][0] == -1.0 and np.isnan(r[0][1]) and np.isnan(r[1][1])),
-    ("icc-constant", tw.estimate_icc, ([1, 1, 1, 1], [1, 1, 2, 2]), {}, tw.DegenerateDataWarning,
+    ("icc-constant", tw.planning.estimate_icc, ([1, 1, 1, 1], [1, 1, 2, 2]), {}, tw.DegenerateDataWarning,
      r"estimate_icc: every value is the same, so the ICC .* is undefined \(NaN\)", lambda d: np.isnan(d.icc)),
-    ("agree-influence-undefined-pilot", tw.agreement_influence, ([[1.0, 0.0]] * 4, [[1.0, 0.0]] * 4, [0] * 4), {},
+    ("agree-influence-undefined-pilot", tw.planning.agreement_influence, ([[1.0, 0.0]] * 4, [[1.0, 0.0]] * 4, [0] * 4), {},
      tw.DegenerateDataWarning, r"the pilot's chance agreement c_exp is 1 .*so the influence values are NaN",
      lambda r: np.isnan(r).all()),
-    ("agree-half-width-undefined-pilot-n", tw.agreement_half_width, ([[1.0, 0.0]] * 4, [[1.0, 0.0]] * 4, [0] * 4),
+    ("agree-half-width-undefined-pilot-n", tw.planning.agreement_half_width, ([[1.0, 0.0]] * 4, [[1.0, 0.0]] * 4, [0] * 4),
      dict(n=50, clusters=[1, 1, 2, 2]), tw.DegenerateDataWarning, r"so the planned half-width is NaN",
      lambda r: np.isnan(r.half_width) and r.n == 50),
     ("ecd-reference-always-right", ecd, ([1] * 8, [1, 0, 1, 1, 0, 1, 0, 0], [1, 1, 0, 1, 0, 0, 1, 0]), dict(rng=0),
@@ -1555,7 +1556,7 @@ def test_the_harness_tells_library_errors_from_leaked_ones():
         np.broadcast_arrays(np.ones(2), np.ones(3))
     assert not _raised_by_trialwise(info)
     with pytest.raises(ValueError) as info:
-        tw.kappa_bounds(2.0, 0.5)
+        tw.ec.kappa_bounds(2.0, 0.5)
     assert _raised_by_trialwise(info)
 
 
@@ -1759,7 +1760,7 @@ CLI = [
     # ==== leaderboard (issue 29, CLI list, helper A): add rows below this line
     ("cli-lb-named-protocol-unmatched", ["leaderboard", F("good_csv"), "--protocol", "model-vs-human", "--resamples",
      "5"], r"none of the experiments of protocol 'model-vs-human' is in the trials: .*leave out `protocol` "
-           r"\(tw\.leaderboard, tw\.difference_test; --protocol of trialwise leaderboard\).*--experiments NAME"),
+           r"\(tw\.leaderboard, tw\.leaderboards\.difference_test; --protocol of trialwise leaderboard\).*--experiments NAME"),
     ("cli-lb-default-experiments-unknown", ["leaderboard", F("good_csv"), "--experiments", "zzz", "--resamples", "5"],
      r"none of the experiments named \(`experiments`, --experiments\) is in the trials: zzz; the trials have one experiment, 'exp'$"),
     ("cli-lb-only-humans", ["leaderboard", F("good_csv"), "--reference", "h1", "h2", "h3", "m1", "m2", "--resamples",

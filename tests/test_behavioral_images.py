@@ -1,9 +1,9 @@
-"""The per-image metrics through :class:`trialwise.BehavioralBenchmark` and ``trialwise brainscore``.
+"""The per-image metrics through :class:`trialwise.brainscore.BehavioralBenchmark` and ``trialwise brainscore``.
 
 The benchmark computes nothing itself for I1n/I2n, value delta and OST: its oracle is the
 metric function called directly with the same integer seed (which has its own oracle tests in
 tests/test_brainscore*.py), and for the rank columns the rank functions of
-:mod:`trialwise.benchmark.ranks` applied to the candidates' raw replicates. The rank sets get a
+:mod:`trialwise.leaderboards.ranks` applied to the candidates' raw replicates. The rank sets get a
 coverage check on simulated candidates of known order.
 """
 
@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 import trialwise as tw
-from trialwise.benchmark import ranks
+from trialwise.leaderboards import ranks
 from trialwise.cli import main
 
 NUMBERS = ("statistic", "raw", "n_undefined")
@@ -46,23 +46,23 @@ def same(a, b):
 def test_i2n_benchmark_is_the_function(afc, metric):
     models, trials = afc
     fn = getattr(tw.brainscore, metric)
-    bench = tw.BehavioralBenchmark(trials, metric=metric, n_resamples=60, n_splits=4, rng=7)
+    bench = tw.brainscore.BehavioralBenchmark(trials, metric=metric, n_resamples=60, n_splits=4, rng=7)
     got = bench(models["model-0.5"])
     same(got, fn(models["model-0.5"], trials, n_resamples=60, n_splits=4, rng=7))
     assert got.observer == "model" and got.metric == metric
     assert bench.ceiling.statistic == got.ceiling.statistic  # computed once, the same for every candidate
     # options are passed on
-    opt = tw.BehavioralBenchmark(trials, metric=metric, n_resamples=30, n_splits=3, rng=7,
+    opt = tw.brainscore.BehavioralBenchmark(trials, metric=metric, n_resamples=30, n_splits=3, rng=7,
                                  metric_options={"rate_correction": "loglinear"})
     same(opt(models["model-0.8"]), fn(models["model-0.8"], trials, n_resamples=30, n_splits=3, rng=7,
                                       rate_correction="loglinear"))
-    compat = tw.BehavioralBenchmark(trials, metric=metric, n_resamples=30, rng=7, brainscore_compatible=True)
+    compat = tw.brainscore.BehavioralBenchmark(trials, metric=metric, n_resamples=30, rng=7, brainscore_compatible=True)
     same(compat(models["model-0.2"]), fn(models["model-0.2"], trials, n_resamples=30, rng=7, brainscore_compatible=True))
 
 
 def test_i2n_score_table_is_one_at_a_time_and_ranked_on_the_raw_replicates(afc):
     models, trials = afc
-    bench = tw.BehavioralBenchmark(trials, metric="i2n", n_resamples=80, n_splits=4, rng=3)
+    bench = tw.brainscore.BehavioralBenchmark(trials, metric="i2n", n_resamples=80, n_splits=4, rng=3)
     stacked = pd.concat([m.rename_axis("image").reset_index().assign(candidate=k) for k, m in models.items()])
     for given in (models, stacked):  # a dict of tables or one table with a candidate column
         table = bench.score_table(given)
@@ -83,7 +83,7 @@ def test_i2n_score_table_is_one_at_a_time_and_ranked_on_the_raw_replicates(afc):
 def test_value_delta_benchmark_is_the_function_on_the_trials():
     t = tw.read_trials(tw.datasets.model_vs_human("cue-conflict"))
     humans, cands = t[t.observer_type == "human"], t[t.subject.isin(["resnet50", "clip-16"])]
-    bench = tw.BehavioralBenchmark(humans, metric="value-delta", n_resamples=300, n_splits=50, rng=5)
+    bench = tw.brainscore.BehavioralBenchmark(humans, metric="value-delta", n_resamples=300, n_splits=50, rng=5)
     table = bench.score_table(cands)
     h = humans["correct"].to_numpy(float)
     for row in table.itertuples():
@@ -93,7 +93,7 @@ def test_value_delta_benchmark_is_the_function_on_the_trials():
             (want.statistic, want.raw, *want.raw_interval, want.ceiling.statistic, want.ceiling.confidence_interval.low,
              want.confidence_interval.high)
     # a user's scalar (here the share of "dog" responses) is applied alike to the humans and the candidates
-    dog = tw.BehavioralBenchmark(humans, metric="value-delta", n_resamples=100, rng=1,
+    dog = tw.brainscore.BehavioralBenchmark(humans, metric="value-delta", n_resamples=100, rng=1,
                                  scalar=lambda x: (x["response"] == "dog").to_numpy(float),
                                  metric_options={"scale": 0.75})
     one = cands[cands.subject == "resnet50"]
@@ -104,7 +104,7 @@ def test_value_delta_benchmark_is_the_function_on_the_trials():
 
 def test_ost_benchmark_is_the_function(osts):
     models, humans = osts
-    bench = tw.BehavioralBenchmark(humans, metric="ost", n_resamples=300, rng=2)
+    bench = tw.brainscore.BehavioralBenchmark(humans, metric="ost", n_resamples=300, rng=2)
     table = bench.score_table(models)
     wide = humans.assign(k=humans.groupby("image").cumcount()).pivot(index="image", columns="k", values="ost")
     for row in table.itertuples():
@@ -137,7 +137,7 @@ def test_rank_sets_cover_the_true_order_ost():
     hit, wide = 0, 0
     for r in range(60):
         humans, models = _ost_draw(g)
-        table = tw.BehavioralBenchmark(humans, metric="ost", n_resamples=200, n_splits=4, rng=r).score_table(models)
+        table = tw.brainscore.BehavioralBenchmark(humans, metric="ost", n_resamples=200, n_splits=4, rng=r).score_table(models)
         true = table["observer"].map({"s0.75": 1, "s0.65": 2, "s0.55": 3})
         hit += bool(((table["rank_set_low"] <= true) & (true <= table["rank_set_high"])).all())
         wide += bool((table["rank_set_high"] > table["rank_set_low"]).any())
@@ -160,7 +160,7 @@ def test_rank_sets_cover_the_true_order_i2n():
         for sd in (0.4, 0.6, 0.8):
             p = base * np.exp(sd * g.standard_normal(base.shape))
             models[f"n{sd}"] = p.div(p.sum(axis=1), axis=0)
-        table = tw.BehavioralBenchmark(trials, metric="i2n", n_resamples=100, n_splits=4, rng=r).score_table(models)
+        table = tw.brainscore.BehavioralBenchmark(trials, metric="i2n", n_resamples=100, n_splits=4, rng=r).score_table(models)
         true = table["observer"].map({"n0.4": 1, "n0.6": 2, "n0.8": 3})
         hit += bool(((table["rank_set_low"] <= true) & (true <= table["rank_set_high"])).all())
         wide += bool((table["rank_set_high"] > table["rank_set_low"]).any())
@@ -182,10 +182,10 @@ def test_cli_on_the_bundled_samples_is_the_library(tmp_path, capsys, afc, osts, 
     assert code == 0
     got = pd.read_csv(csv)
     if metric == "i2n":
-        bench = tw.BehavioralBenchmark(afc[1], metric="i2n", n_resamples=60, n_splits=4, rng=11)
+        bench = tw.brainscore.BehavioralBenchmark(afc[1], metric="i2n", n_resamples=60, n_splits=4, rng=11)
         want = bench.score_table(afc[0])
     else:
-        bench = tw.BehavioralBenchmark(osts[1], metric="ost", n_resamples=60, n_splits=4, rng=11)
+        bench = tw.brainscore.BehavioralBenchmark(osts[1], metric="ost", n_resamples=60, n_splits=4, rng=11)
         want = bench.score_table(osts[0])
     want = want.sort_values(["rank", "observer"], kind="stable").reset_index(drop=True)
     for col in ("statistic", "ci_low", "ci_high", "raw", "raw_low", "raw_high", "ceiling", "ceiling_low", "p_best"):
@@ -221,7 +221,7 @@ def test_cli_value_delta(tmp_path, capsys):
                        capsys)
     assert code == 0
     t = tw.read_trials(tw.datasets.model_vs_human("cue-conflict"))
-    bench = tw.BehavioralBenchmark(t[t.observer_type == "human"], metric="value-delta", n_resamples=200, rng=4,
+    bench = tw.brainscore.BehavioralBenchmark(t[t.observer_type == "human"], metric="value-delta", n_resamples=200, rng=4,
                                    metric_options={"scale": 0.75})
     want = bench.score_table(t[t.subject.isin(["resnet50", "clip-16"])])
     got = pd.read_csv(csv).set_index("observer").loc[want["observer"]]

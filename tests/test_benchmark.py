@@ -13,12 +13,12 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 import trialwise as tw
-from trialwise.benchmark.hierarchy import build_design
-from trialwise.benchmark.swap import swap_differences
-from trialwise.benchmark.ranks import kendall_tau, probability_best, rank_intervals, rank_scores
-from trialwise.significance import adjust_pvalues
+from trialwise.leaderboards.hierarchy import build_design
+from trialwise.leaderboards.swap import swap_differences
+from trialwise.leaderboards.ranks import kendall_tau, probability_best, rank_intervals, rank_scores
+from trialwise._stats.significance import adjust_pvalues
 
-MVH = tw.MODEL_VS_HUMAN
+MVH = tw.leaderboards.MODEL_VS_HUMAN
 
 
 @pytest.fixture(scope="module")
@@ -64,13 +64,13 @@ def test_published_model_vs_human_numbers(trials):
     assert round(by["human–human"], 3) == 0.331
     assert round(by["resnet50"], 3) == 0.068
     full = {m: tw.leaderboard(trials, MVH.replace(metric=m), n_resamples=20, rng=0).table.set_index("observer")
-            for m in tw.benchmark.METRICS}
+            for m in tw.leaderboards.METRICS}
     assert round(full["error-consistency"].loc["resnet50", "score"], 3) == 0.208
     assert round(full["observed-consistency"].loc["resnet50", "score"], 3) == 0.665
     assert round(full["accuracy-difference"].loc["resnet50", "score"], 3) == 0.087
 
 
-@pytest.mark.parametrize("protocol", [MVH, tw.FLAT, MVH.replace(name="obs", metric="observed-consistency"),
+@pytest.mark.parametrize("protocol", [MVH, tw.leaderboards.FLAT, MVH.replace(name="obs", metric="observed-consistency"),
                                       MVH.replace(name="acc", metric="accuracy-difference")])
 def test_scores_equal_a_pandas_reimplementation(trials, protocol):
     lb = tw.leaderboard(trials, protocol, n_resamples=10, rng=0)
@@ -145,7 +145,7 @@ def test_group_means_of_float32_replicates_are_exact_and_cast_block_by_block():
 
     from scipy import sparse
 
-    from trialwise.benchmark.hierarchy import group_mean
+    from trialwise.leaderboards.hierarchy import group_mean
 
     gen = np.random.default_rng(5)
     values = gen.random((4000, 3000), dtype=np.float32)  # 48 MB; a float64 copy would take 96 MB
@@ -255,7 +255,7 @@ def test_swap_test_and_holm_keep_their_level_on_exchangeable_models():
     rng = np.random.default_rng(11)
     single, holm_any, bh_any = [], [], []
     for _ in range(200):
-        lb = tw.leaderboard(_simulated_benchmark(rng), protocol=tw.Protocol("sim"), n_resamples=20,
+        lb = tw.leaderboard(_simulated_benchmark(rng), protocol=tw.leaderboards.Protocol("sim"), n_resamples=20,
                             rng=rng.integers(2**32))
         pw = lb.pairwise(test="swap", adjust="holm", n_resamples=199, workers=1)
         single.append(pw["pvalue"].iloc[0] <= 0.05)
@@ -271,7 +271,7 @@ def test_swap_test_and_holm_keep_their_level_on_exchangeable_models():
 def test_difference_test_and_pairwise_outputs(trials):
     cue = trials[trials["experiment"] == "cue-conflict"]
     proto = MVH.replace(experiments=["cue-conflict"])
-    res = tw.difference_test(cue, "clip-16", "resnet50", reference="human", protocol=proto, n_resamples=2000, rng=0)
+    res = tw.leaderboards.difference_test(cue, "clip-16", "resnet50", reference="human", protocol=proto, n_resamples=2000, rng=0)
     direct = _pandas_protocol(cue, proto)
     assert res.statistic == pytest.approx(direct["clip-16"] - direct["resnet50"], abs=1e-12)
     assert res.confidence_interval.low < res.statistic < res.confidence_interval.high
@@ -324,7 +324,7 @@ def test_read_model_vs_human_folder_equals_bundled_data(tmp_path):
     raw = tw.datasets.model_vs_human()
     raw = raw[raw["experiment"].isin(["edge", "uniform-noise"])]
     _write_raw(tmp_path, raw, ["edge", "uniform-noise"])
-    got = tw.read_model_vs_human(tmp_path)
+    got = tw.io.read_model_vs_human(tmp_path)
     want = tw.read_trials(raw)
     key = ["experiment", "subject", "image"]
     a = got.sort_values(key).reset_index(drop=True)
@@ -337,7 +337,7 @@ def test_read_model_vs_human_folder_equals_bundled_data(tmp_path):
 
 
 def test_image_id_rules():
-    ids = tw.image_id(["0001_nse_s01_0.03_elephant_10_n02504458_7209.png",
+    ids = tw.io.image_id(["0001_nse_s01_0.03_elephant_10_n02504458_7209.png",
                        "0001_nse_dnn_0.03_elephant_10_n02504458_7209.png", "oven10.png",
                        "0012_sk_s03_0_boat_0_boat-0068-sketch-23.png"])
     assert ids.tolist() == ["n02504458_7209", "n02504458_7209", "oven10", "boat-0068-sketch-23"]
@@ -348,7 +348,7 @@ def test_missing_trials_are_handled_per_pair():
     t = tw.read_trials(tw.datasets.texture_vs_shape("texture-filled-rotated"))
     t = t[(t["observer_type"] == "human") | (t["subject"] == "resnet50")]
     with pytest.warns(tw.TrialwiseWarning, match="lack some of the condition's images"):
-        lb = tw.leaderboard(t, tw.Protocol("tfr", min_items=1), n_resamples=50, rng=0)
+        lb = tw.leaderboard(t, tw.leaderboards.Protocol("tfr", min_items=1), n_resamples=50, rng=0)
     e = lb.entries()
     res = e[e["observer"] == "resnet50"]
     assert set(res["n"]) <= set(range(1, 40)) and res["n"].sum() == 32 * 160
@@ -390,11 +390,11 @@ def test_bad_input_messages(trials, tmp_path):
     with pytest.raises(ValueError, match=r"bad.csv: not a readable table .*line 3"):
         tw.read_trials(p)
     with pytest.raises(ValueError, match="aggregation"):
-        tw.Protocol("x", aggregation=("experiment", "condition", "reference"))
+        tw.leaderboards.Protocol("x", aggregation=("experiment", "condition", "reference"))
     with pytest.raises(ValueError, match="protocol"):
         tw.leaderboard(trials, "mvh", n_resamples=10)
     with pytest.raises(ValueError, match="no .csv files"):
-        tw.read_model_vs_human(_empty(tmp_path))
+        tw.io.read_model_vs_human(_empty(tmp_path))
 
 
 def _empty(tmp_path):
@@ -407,8 +407,8 @@ def _empty(tmp_path):
 
 
 def test_leaderboard_is_built_from_its_bootstrap(trials):
-    from trialwise.benchmark.hierarchy import build_design
-    from trialwise.benchmark.leaderboard import bootstrap_scores
+    from trialwise.leaderboards.hierarchy import build_design
+    from trialwise.leaderboards.board import bootstrap_scores
 
     cue = MVH.replace(experiments=["cue-conflict", "edge"])
     t = trials[trials.experiment.isin(cue.experiments)]
@@ -417,7 +417,7 @@ def test_leaderboard_is_built_from_its_bootstrap(trials):
         lb = tw.leaderboard(t, cue, n_resamples=50, rng=4)
         design = build_design(t, cue)
     boot = bootstrap_scores(design, 50, rng=4, standard_errors=True)
-    again = tw.Leaderboard.from_bootstrap(design, boot, confidence_level=0.95, ci_method="studentized")
+    again = tw.leaderboards.Leaderboard.from_bootstrap(design, boot, confidence_level=0.95, ci_method="studentized")
     pd.testing.assert_frame_equal(again.table, lb.table)
     np.testing.assert_array_equal(again.replicates, lb.replicates)
     assert again.notes == lb.notes and isinstance(lb.notes, tuple)
@@ -427,7 +427,7 @@ def test_leaderboard_is_built_from_its_bootstrap(trials):
 
 
 def test_notes_are_structured(trials):
-    from trialwise.benchmark.notes import TEXT, StructuredNote
+    from trialwise.leaderboards.notes import TEXT, StructuredNote
 
     lb = tw.leaderboard(trials[trials.experiment.isin(["cue-conflict", "edge"])], n_resamples=10, rng=0)
     kinds = [n.kind for n in lb.notes]
@@ -459,7 +459,7 @@ def test_kendall_tau_speaks_the_result_vocabulary(trials):
 def test_unique_rows_of_the_influence_equal_numpy_unique():
     """The IJ's distinct item patterns (lexsort of the columns) are numpy's ``unique(axis=0)``:
     the same rows, in the same order (which fixes the order of the influences' sums)."""
-    from trialwise.benchmark.influence import _unique_rows
+    from trialwise.leaderboards.influence import _unique_rows
 
     gen = np.random.default_rng(3)
     for dtype, low, high, shape in ((np.uint8, 0, 2, (300, 12)), (np.int64, -2, 3, (200, 5)),
@@ -493,8 +493,8 @@ def test_bootstrap_bits_do_not_depend_on_its_slices(trials, monkeypatch, cluster
     """The bootstrap's metric, gradient and influences run on cache-sized slices of replicates and
     its weights come in cache-sized chunks: one replicate per slice and per chunk gives the
     same bits as the default, for the replicates and the IJ standard errors alike."""
-    from trialwise import resampling
-    from trialwise.benchmark import hierarchy
+    from trialwise._stats import resampling
+    from trialwise.leaderboards import hierarchy
 
     design = _mixed_design(trials, clusters)
     assert not all(u.seen.all() for u in design.units)  # missing data: every pair has its n column
@@ -514,10 +514,10 @@ def test_influence_prefix_gives_the_same_bits_as_every_pattern_summing_it(trials
     the influences' variance is the same bits as with the whole patterns, on data and replicates."""
     from scipy import sparse
 
-    from trialwise.benchmark.hierarchy import entry_weights
-    from trialwise.benchmark.influence import UnitInfluence
-    from trialwise.benchmark.protocol import metric_from_sums
-    from trialwise.tables import pair_columns
+    from trialwise.leaderboards.hierarchy import entry_weights
+    from trialwise.leaderboards.influence import UnitInfluence
+    from trialwise.leaderboards.protocol import metric_from_sums
+    from trialwise._stats.tables import pair_columns
 
     for design in (_mixed_design(trials), build_design(_small(trials), MVH.replace(experiments=["edge", "rotation"]))):
         weight = entry_weights(design.values(), design)
@@ -544,7 +544,7 @@ def test_influence_prefix_gives_the_same_bits_as_every_pattern_summing_it(trials
 def test_kappa_and_its_gradient_from_the_same_products():
     """kappa_gradient_sums(with_kappa=True): κ is kappa_from_cells' bits on integer sums, the
     gradient the closed forms' bits (computed here as written in the docstring)."""
-    from trialwise.kappa import kappa_from_cells, kappa_from_sums, kappa_gradient_sums
+    from trialwise._stats.kappa import kappa_from_cells, kappa_from_sums, kappa_gradient_sums
 
     gen = np.random.default_rng(0)
     n = gen.integers(0, 300, size=(40, 50)).astype(float)
@@ -572,7 +572,7 @@ def test_kappa_and_its_gradient_from_the_same_products():
 def test_aggregate_each_is_each_aggregate(trials):
     """aggregate_each shares the levels the averages have in common; the numbers are those of
     separate aggregate calls (NaN entries included), against a pandas oracle too."""
-    from trialwise.benchmark.hierarchy import aggregate, aggregate_each, bootstrap_entries
+    from trialwise.leaderboards.hierarchy import aggregate, aggregate_each, bootstrap_entries
 
     design = _mixed_design(trials)
     entries = bootstrap_entries(design, 40, rng=1)
@@ -593,7 +593,7 @@ def test_aggregate_each_is_each_aggregate(trials):
 def test_metric_from_exact_sums_is_metric_from_sums_bit_for_bit():
     """The one kernel for exact sums (bootstrap and swap): the same bits as from the tables' cells,
     for every metric, including the undefined (0/0) tables."""
-    from trialwise.benchmark.protocol import METRICS, metric_from_exact_sums, metric_from_sums
+    from trialwise.leaderboards.protocol import METRICS, metric_from_exact_sums, metric_from_sums
 
     gen = np.random.default_rng(3)
     n = gen.integers(0, 60, (200, 7)).astype(float)
@@ -637,13 +637,13 @@ def test_own_trials_without_a_protocol_are_scored_by_one_built_from_them_and_tit
                                   "averaging": "mean over references → mean over conditions → mean over experiments"}
     assert repr(lb).startswith("Leaderboard('your trials',") and lb.summary().startswith("Leaderboard — your trials:")
     # the numbers are model-vs-human's averaging of every condition: only the title differs
-    same = tw.leaderboard(t, tw.MODEL_VS_HUMAN.replace(experiments=["all"]), n_resamples=100, rng=0)
+    same = tw.leaderboard(t, tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["all"]), n_resamples=100, rng=0)
     np.testing.assert_array_equal(lb.scores, same.scores)
     np.testing.assert_array_equal(lb.replicates, same.replicates)
     pd.testing.assert_frame_equal(lb.table, same.table)
     assert tw.leaderboard(t, name="my study", n_resamples=20, rng=0).protocol.name == "my study"
     # a protocol used as it is is retitled by name= too (not silently ignored)
-    titled = tw.leaderboard(t, tw.Protocol("x"), name="my study", n_resamples=100, rng=0)
+    titled = tw.leaderboard(t, tw.leaderboards.Protocol("x"), name="my study", n_resamples=100, rng=0)
     assert titled.protocol.name == "my study" and titled.protocol.from_trials is None
     np.testing.assert_array_equal(titled.scores, lb.scores)
     # a path: titled by the file's name, as on the command line
@@ -660,38 +660,38 @@ def test_a_leaderboard_of_a_file_is_titled_by_its_name(tmp_path):
 
 def test_difference_test_takes_the_same_default():
     t = _own()
-    res = tw.difference_test(t, "net-a", "net-b", n_resamples=100, rng=0)
+    res = tw.leaderboards.difference_test(t, "net-a", "net-b", n_resamples=100, rng=0)
     assert res.protocol == "your trials" and np.isfinite(res.statistic)
 
 
 def test_flat_and_all_conditions_work_on_own_trials_with_their_averaging():
     t = _own()
-    for protocol in ("flat", tw.FLAT, "all-conditions", tw.benchmark.PROTOCOLS["all-conditions"]):
+    for protocol in ("flat", tw.leaderboards.FLAT, "all-conditions", tw.leaderboards.PROTOCOLS["all-conditions"]):
         lb = tw.leaderboard(t, protocol, n_resamples=50, rng=0)
         name = protocol if isinstance(protocol, str) else protocol.name
         assert lb.protocol.name == f"your trials ({name})" and lb.protocol.from_trials == name
-        want = tw.leaderboard(t, tw.Protocol("x", aggregation=tw.benchmark.PROTOCOLS[name].aggregation), n_resamples=50, rng=0)
+        want = tw.leaderboard(t, tw.leaderboards.Protocol("x", aggregation=tw.leaderboards.PROTOCOLS[name].aggregation), n_resamples=50, rng=0)
         np.testing.assert_array_equal(lb.scores, want.scores)
         assert [n.kind for n in lb.notes] == ["protocol-from-trials"] and f"protocol {name!r}" in lb.notes[0]
     # a protocol the user built (not one of the averaging orders) is used as it is
     with pytest.raises(tw.InvalidValueError, match=r"protocol 'flat, mine'.*leave out `protocol`"):
-        tw.leaderboard(t, tw.FLAT.replace(name="flat, mine"), n_resamples=5)
+        tw.leaderboard(t, tw.leaderboards.FLAT.replace(name="flat, mine"), n_resamples=5)
 
 
 def test_trials_holding_model_vs_human_experiments_keep_model_vs_human_by_default():
-    from trialwise.benchmark.protocol import protocol_for_trials
+    from trialwise.leaderboards.protocol import protocol_for_trials
 
-    assert protocol_for_trials(None, ["colour", "edge"]) is tw.MODEL_VS_HUMAN
+    assert protocol_for_trials(None, ["colour", "edge"]) is tw.leaderboards.MODEL_VS_HUMAN
     mixed = protocol_for_trials(None, ["colour", "mine"], name="f.csv")  # one's own beside model-vs-human's:
     assert (mixed.name, mixed.from_trials, mixed.experiments) == ("f.csv", "model-vs-human", None)  # none left out
-    assert protocol_for_trials(tw.FLAT.replace(min_items=10), ["mine"]).name == "your trials (flat)"  # by name
-    assert protocol_for_trials("flat", ["edge"]) is tw.FLAT
-    assert protocol_for_trials("texture-vs-shape", ["all"]) is tw.benchmark.TEXTURE_VS_SHAPE  # named: used as it is
+    assert protocol_for_trials(tw.leaderboards.FLAT.replace(min_items=10), ["mine"]).name == "your trials (flat)"  # by name
+    assert protocol_for_trials("flat", ["edge"]) is tw.leaderboards.FLAT
+    assert protocol_for_trials("texture-vs-shape", ["all"]) is tw.leaderboards.TEXTURE_VS_SHAPE  # named: used as it is
     assert protocol_for_trials(None, ["all"], experiments=["edge"]).experiments == ("edge",)
     assert protocol_for_trials(None, ["all"], experiments=["edge"]).name == "model-vs-human"
     own = protocol_for_trials(None, ["all", "edge"], experiments=["all"], name="f.csv")
     assert (own.name, own.experiments, own.from_trials) == ("f.csv", ("all",), "model-vs-human")
-    assert tw.MODEL_VS_HUMAN.from_trials is None and all(p.from_trials is None for p in tw.benchmark.PROTOCOLS.values())
+    assert tw.leaderboards.MODEL_VS_HUMAN.from_trials is None and all(p.from_trials is None for p in tw.leaderboards.PROTOCOLS.values())
 
 
 def test_own_experiments_beside_model_vs_human_ones_are_all_scored_and_the_note_says_so():

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 import trialwise as tw
-from trialwise.benchmark.differences import contrast_standard_errors
-from trialwise.benchmark.hierarchy import build_design, row_scores
-from trialwise.benchmark.leaderboard import bootstrap_scores
-from trialwise.benchmark.protocol import metric_from_sums
-from trialwise.intervals import symmetric_studentized_interval, symmetric_studentized_pvalue
+from trialwise.leaderboards.differences import contrast_standard_errors
+from trialwise.leaderboards.hierarchy import build_design, row_scores
+from trialwise.leaderboards.board import bootstrap_scores
+from trialwise.leaderboards.protocol import metric_from_sums
+from trialwise._stats.intervals import symmetric_studentized_interval, symmetric_studentized_pvalue
 
 
 # --------------------------------------------------------------------------- symmetric bootstrap-t
@@ -89,7 +89,7 @@ def _latent_benchmark(seed, n_items=60, conditions=("c0", "c1", "c2"), gap=0.15)
             right = gen.random(n_items) < np.where(easy, pe, ph)
             rows += [("e0", cond, name, kind, f"{cond}-{i}", "a", "a" if r else "b", bool(r))
                      for i, r in enumerate(right)]
-    return pd.DataFrame(rows, columns=list(tw.data.TRIAL_COLUMNS))
+    return pd.DataFrame(rows, columns=list(tw.io.TRIAL_COLUMNS))
 
 
 def _scores_with_weights(design, weights):
@@ -106,7 +106,7 @@ def test_contrast_standard_error_matches_the_exact_infinitesimal_jackknife_of_th
     """The exact IJ SE of score_x − score_y (numerical derivatives of the difference in every
     item's weight) against SE_x² + SE_y² − 2ρ·SE_x·SE_y with ρ from the bootstrap: within 5 %,
     for every pair of rows (the reference row too)."""
-    design = build_design(tw.read_trials(_latent_benchmark(0)), tw.Protocol("sim", min_items=3))
+    design = build_design(tw.read_trials(_latent_benchmark(0)), tw.leaderboards.Protocol("sim", min_items=3))
     boot = bootstrap_scores(design, 4000, rng=1, standard_errors=True)
     ones = [np.ones(u.right.shape[0]) for u in design.units]
     eps = 1e-6
@@ -139,7 +139,7 @@ def test_contrast_standard_error_matches_the_exact_infinitesimal_jackknife_of_th
 
 @pytest.fixture(scope="module")
 def board():
-    return tw.leaderboard(_latent_benchmark(3), tw.Protocol("sim", min_items=3), n_resamples=400, rng=2)
+    return tw.leaderboard(_latent_benchmark(3), tw.leaderboards.Protocol("sim", min_items=3), n_resamples=400, rng=2)
 
 
 def test_combined_is_the_larger_of_swap_and_studentized(board):
@@ -178,9 +178,9 @@ def test_studentized_test_compares_a_candidate_with_the_reference_row_and_swap_t
 def test_a_bootstrap_without_its_generator_cannot_run_the_studentized_test():
     import dataclasses
 
-    design = build_design(tw.read_trials(_latent_benchmark(4)), tw.Protocol("sim", min_items=3))
+    design = build_design(tw.read_trials(_latent_benchmark(4)), tw.leaderboards.Protocol("sim", min_items=3))
     boot = dataclasses.replace(bootstrap_scores(design, 50, rng=0), bootstrap_rng=None)
-    lb = tw.Leaderboard.from_bootstrap(design, boot, confidence_level=0.95, ci_method="bc")
+    lb = tw.leaderboards.Leaderboard.from_bootstrap(design, boot, confidence_level=0.95, ci_method="bc")
     assert 0 <= lb.difference("x", "y", test="swap").pvalue <= 1
     with pytest.raises(ValueError, match="standard errors"):
         lb.difference("x", "y", test="studentized")

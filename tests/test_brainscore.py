@@ -11,12 +11,12 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 import trialwise as tw
-from trialwise.benchmark import brainscore as bs
+import trialwise.brainscore as bs
 
 xr = pytest.importorskip("xarray")
 
-CUE = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
-SMALL = tw.MODEL_VS_HUMAN.replace(experiments=["edge", "contrast"])
+CUE = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
+SMALL = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["edge", "contrast"])
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,7 @@ def test_ceilings_are_the_human_human_rows(trials, humans):
 
 
 def test_synthetic_trials_structure_and_model_accuracy(humans):
-    syn = bs.synthetic_trials({"m": {"edge": 0.3}}, humans, protocol=tw.MODEL_VS_HUMAN.replace(experiments=["edge"]),
+    syn = bs.synthetic_trials({"m": {"edge": 0.3}}, humans, protocol=tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["edge"]),
                               rng=0)
     h = syn[syn.observer_type == "human"]
     m = syn[syn.subject == "m"]
@@ -107,7 +107,7 @@ def test_synthetic_trials_structure_and_model_accuracy(humans):
         real.assign(image=real.image + "#" + real.subject).set_index("image").correct.sort_index())
     # the model's accuracy is the middle of the intersection of the humans' feasible ranges
     acc = real.groupby("subject").correct.mean().to_numpy()
-    lo, hi = tw.feasible_accuracy(acc, 0.3)
+    lo, hi = tw.ec.feasible_accuracy(acc, 0.3)
     target = (lo.max() + hi.min()) / 2
     assert m.correct.mean() == pytest.approx(target, abs=3 * np.sqrt(target * (1 - target) / len(m)))
 
@@ -115,7 +115,7 @@ def test_synthetic_trials_structure_and_model_accuracy(humans):
 @pytest.mark.parametrize("how", ["middle", "lower"])
 def test_synthetic_trials_recover_kappa_on_average(humans, how):
     kappas = {"a": {"cue-conflict": 0.45, "edge": 0.25}, "b": {"cue-conflict": 0.08, "edge": 0.12}}
-    proto = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
     got = {(m, e): [] for m in kappas for e in kappas[m]}
     for seed in range(12):
         syn = bs.synthetic_trials(kappas, humans, protocol=proto, model_accuracy=how, rng=seed)
@@ -131,7 +131,7 @@ def test_synthetic_trials_recover_kappa_on_average(humans, how):
 
 
 def test_published_intervals_recover_kappa_and_lower_is_narrower(humans):
-    proto = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
     ceil = bs.ceilings(humans, proto)
     raw = {"a": {"cue-conflict": 0.3, "edge": 0.2}, "b": {"cue-conflict": 0.1, "edge": 0.05}}
     published = {m: {e: float(bs.ceil_score(k, ceil[e])) for e, k in per.items()} for m, per in raw.items()}
@@ -153,7 +153,7 @@ def test_published_intervals_recover_kappa_and_lower_is_narrower(humans):
 
 
 def test_published_intervals_raw_input_and_errors(humans):
-    proto = tw.MODEL_VS_HUMAN.replace(experiments=["edge"])
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["edge"])
     lb = bs.published_intervals(pd.DataFrame({"model": ["a"], "experiment": ["edge"], "kappa": [0.2]}), humans,
                                 ceiled=False, protocol=proto, n_resamples=100, rng=0)
     assert lb.table.observer.tolist() == ["human–human", "a"]
@@ -182,7 +182,7 @@ def test_synthetic_trials_negative_kappa_beyond_reach_is_clipped_with_warning():
         for i in range(n):
             rows.append({"subject": s, "image": f"i{i}", "correct": rng.random() < acc, "observer_type": "human"})
     humans = tw.read_trials(pd.DataFrame(rows), correct="correct")
-    proto = tw.Protocol(name="toy", aggregation=("reference", "condition"))
+    proto = tw.leaderboards.Protocol(name="toy", aggregation=("reference", "condition"))
     with pytest.warns(tw.TrialwiseWarning) as record:
         syn = bs.synthetic_trials({"m": {"all": -0.3}}, humans, protocol=proto, rng=0)
     messages = " ".join(str(w.message) for w in record)
@@ -198,7 +198,7 @@ def test_synthetic_trials_negative_kappa_beyond_reach_is_clipped_with_warning():
 
 
 def test_benchmark_error_consistency_matches_leaderboard_and_sklearn(trials):
-    bench = tw.BehavioralBenchmark(trials, SMALL, n_resamples=300, rng=1)
+    bench = tw.brainscore.BehavioralBenchmark(trials, SMALL, n_resamples=300, rng=1)
     res = bench(trials[trials.subject == "resnet50"])
     lb = tw.leaderboard(trials[trials.experiment.isin(SMALL.experiments)], SMALL, n_resamples=10, rng=0)
     tab = lb.table.set_index("observer")
@@ -226,7 +226,7 @@ def test_benchmark_error_consistency_matches_leaderboard_and_sklearn(trials):
 
 
 def test_benchmark_accuracy_distance_against_brute_force(trials):
-    bench = tw.BehavioralBenchmark(trials, SMALL, metric="accuracy-distance", n_resamples=400, n_splits=20, rng=2)
+    bench = tw.brainscore.BehavioralBenchmark(trials, SMALL, metric="accuracy-distance", n_resamples=400, n_splits=20, rng=2)
     res = bench(trials[trials.subject == "cornet-s"])
     t = trials[trials.experiment.isin(SMALL.experiments)]
 
@@ -277,7 +277,7 @@ def test_benchmark_accuracy_distance_against_brute_force(trials):
 
 
 def test_benchmark_accuracy_has_ceiling_one(trials):
-    bench = tw.BehavioralBenchmark(trials, SMALL, metric="accuracy", n_resamples=200, rng=0)
+    bench = tw.brainscore.BehavioralBenchmark(trials, SMALL, metric="accuracy", n_resamples=200, rng=0)
     res = bench(trials[trials.subject == "cornet-s"])
     assert bench.ceiling.statistic == 1.0 and res.statistic == res.raw
     acc = _brute_protocol_mean(trials, "cornet-s", SMALL, lambda m, h: m.mean())
@@ -286,7 +286,7 @@ def test_benchmark_accuracy_has_ceiling_one(trials):
 
 
 def test_benchmark_bad_input(trials, humans):
-    bench = tw.BehavioralBenchmark(trials, CUE, n_resamples=50, rng=0)
+    bench = tw.brainscore.BehavioralBenchmark(trials, CUE, n_resamples=50, rng=0)
     model = trials[(trials.subject == "resnet50") & (trials.experiment == "cue-conflict")]
     with pytest.raises(ValueError, match="lacks 10 and has 0"):
         bench(model.iloc[10:])
@@ -295,12 +295,12 @@ def test_benchmark_bad_input(trials, humans):
     with pytest.raises(ValueError, match="score one at a time"):
         bench(trials[trials.subject.isin(["resnet50", "cornet-s"])])
     with pytest.raises(ValueError, match="`metric`"):
-        tw.BehavioralBenchmark(trials, CUE, metric="i3n")
+        tw.brainscore.BehavioralBenchmark(trials, CUE, metric="i3n")
     one = humans[humans.subject == "subject-01"]
     with pytest.raises(ValueError, match="at least two humans"):
-        tw.BehavioralBenchmark(one, CUE, metric="accuracy-distance")
+        tw.brainscore.BehavioralBenchmark(one, CUE, metric="accuracy-distance")
     with pytest.raises(ValueError, match="no reference observers"):
-        tw.BehavioralBenchmark(model, CUE)
+        tw.brainscore.BehavioralBenchmark(model, CUE)
 
 
 # --------------------------------------------------------------------------- xarray adapter
@@ -324,7 +324,7 @@ def test_xarray_adapter_equals_dataframe_path(trials):
     score = metric(source, target)
     assert isinstance(score, xr.DataArray) and score.ndim == 0
     # DataFrame path with the same seed and protocol
-    df_bench = tw.BehavioralBenchmark(t[t.observer_type == "human"], tw.Protocol(name="assembly"),
+    df_bench = tw.brainscore.BehavioralBenchmark(t[t.observer_type == "human"], tw.leaderboards.Protocol(name="assembly"),
                                       n_resamples=300, rng=metric._entropy)
     res = df_bench(t[t.subject == "resnet50"])
     assert float(score) == pytest.approx(res.raw, abs=1e-12)
@@ -343,12 +343,12 @@ def test_xarray_adapter_equals_dataframe_path(trials):
     assert float(score) == pytest.approx(np.mean(per), abs=1e-12)
     ceiling = metric.ceiling(target)
     assert float(ceiling) == pytest.approx(df_bench.ceiling.statistic, abs=1e-12)
-    assert float(ceiling) == pytest.approx(float(bs.ceilings(t, tw.Protocol(name="x"))["edge"]), abs=1e-12)
+    assert float(ceiling) == pytest.approx(float(bs.ceilings(t, tw.leaderboards.Protocol(name="x"))["edge"]), abs=1e-12)
     # a model assembly without condition coordinates takes them from the benchmark's stimuli
     bare = _assembly(t[t.subject == "resnet50"], subject=False, condition=False, name="resnet50")
     assert float(metric(bare, target)) == pytest.approx(float(score), abs=1e-12)
     # and a benchmark built from the assembly scores an assembly
-    bench = tw.BehavioralBenchmark.from_assembly(target, n_resamples=100, rng=0)
+    bench = tw.brainscore.BehavioralBenchmark.from_assembly(target, n_resamples=100, rng=0)
     assert bench(bare).raw == pytest.approx(res.raw, abs=1e-12)
 
 
@@ -404,7 +404,7 @@ def test_error_consistency_scores_brainscores_own_test_assembly():
             ceiling = float(metric.ceiling(a))
         assert ceiling == pytest.approx(abs(want_ceiling) if compatible else want_ceiling, abs=1e-12)
     # averaging over the subjects first (the model-vs-human protocols) is another number on these data
-    flat = bs.ErrorConsistency(protocol=tw.FLAT.replace(experiments=None, min_items=1), n_resamples=50, rng=0)
+    flat = bs.ErrorConsistency(protocol=tw.leaderboards.FLAT.replace(experiments=None, min_items=1), n_resamples=50, rng=0)
     with pytest.warns(tw.DegenerateDataWarning):
         assert abs(float(flat(a[:9], a)) - want) > 0.1
     with pytest.raises(ValueError, match="must hold one observer's responses; its `subject` coordinate names 2"):
@@ -415,16 +415,16 @@ def test_from_assembly_takes_a_protocol_naming_experiments_through_experiment():
     """HR5 F6: a protocol naming experiments failed on an assembly without an experiment coordinate with an
     error that said nothing of how to proceed; `experiment=` names it, `experiments=None` drops the list."""
     a = _brainscore_test_assembly()
-    proto = tw.MODEL_VS_HUMAN.replace(min_items=1)
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(min_items=1)
     with pytest.raises(ValueError, match=r"has no `experiment` coordinate .*pass `experiment=`.*experiments=None"):
-        tw.BehavioralBenchmark.from_assembly(a, protocol=proto, n_resamples=50, rng=0)
+        tw.brainscore.BehavioralBenchmark.from_assembly(a, protocol=proto, n_resamples=50, rng=0)
     with pytest.raises(ValueError, match=r"is experiment\(s\) 'zzz'.*names other experiments"):
-        tw.BehavioralBenchmark.from_assembly(a, protocol=proto, experiment="zzz", n_resamples=50, rng=0)
-    named = tw.BehavioralBenchmark.from_assembly(a, protocol=proto, experiment="edge", n_resamples=50, rng=0)
-    unnamed = tw.BehavioralBenchmark.from_assembly(a, protocol=proto.replace(experiments=None), n_resamples=50, rng=0)
+        tw.brainscore.BehavioralBenchmark.from_assembly(a, protocol=proto, experiment="zzz", n_resamples=50, rng=0)
+    named = tw.brainscore.BehavioralBenchmark.from_assembly(a, protocol=proto, experiment="edge", n_resamples=50, rng=0)
+    unnamed = tw.brainscore.BehavioralBenchmark.from_assembly(a, protocol=proto.replace(experiments=None), n_resamples=50, rng=0)
     with pytest.warns(tw.DegenerateDataWarning, match="the ceiling is -0.0889"):
         assert named.ceiling.statistic == pytest.approx(unnamed.ceiling.statistic, abs=1e-12)
-    by_kw = tw.BehavioralBenchmark.from_assembly(a, min_items=1, n_resamples=50, rng=0)
+    by_kw = tw.brainscore.BehavioralBenchmark.from_assembly(a, min_items=1, n_resamples=50, rng=0)
     assert by_kw.protocol.min_items == 1 and by_kw.protocol.aggregation == ("condition", "reference")
 
 
@@ -478,7 +478,7 @@ def test_ceiling_transform_broadcasts_per_experiment():
 def test_a_ceiling_needs_two_humans(trials):
     edge = trials[trials.experiment == "edge"]
     one = edge[edge.subject.isin(["subject-01", "resnet50"])]
-    edge_only = tw.MODEL_VS_HUMAN.replace(experiments=["edge"])
+    edge_only = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["edge"])
     with pytest.raises(ValueError, match=r"^ceilings: at least two reference observers are needed \(a ceiling is the "
                                          r"agreement between two distinct reference observers\); the trials have 1: "
                                          r"\['subject-01'\]$"):
@@ -488,11 +488,11 @@ def test_a_ceiling_needs_two_humans(trials):
     # one experiment with a lone human among several: named
     two = pd.concat([trials[(trials.experiment == "silhouette") & (trials.observer_type == "human")],
                      one[one.subject == "subject-01"]])
-    both = tw.MODEL_VS_HUMAN.replace(experiments=["edge", "silhouette"])
+    both = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["edge", "silhouette"])
     with pytest.raises(ValueError, match=r"in every experiment .*experiment 'edge' has 1$"):
         bs.ceilings(two, both)
     # experiments outside the protocol do not count, and the accuracy metric (ceiling 1) needs one human only
-    sil = tw.MODEL_VS_HUMAN.replace(experiments=["silhouette"])
+    sil = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["silhouette"])
     assert list(bs.ceilings(two, sil).index) == ["silhouette"]
     res = bs.BehavioralBenchmark(one, edge_only, metric="accuracy", n_resamples=20, rng=0)(
         edge[edge.subject == "resnet50"])
@@ -502,12 +502,12 @@ def test_a_ceiling_needs_two_humans(trials):
 def test_metrics_are_one_table_and_results_speak_the_vocabulary(trials):
     import json
 
-    from trialwise.benchmark.behavioral import BEHAVIORAL_METRICS
+    from trialwise.brainscore.behavioral import BEHAVIORAL_METRICS
 
     assert tuple(BEHAVIORAL_METRICS) == ("error-consistency", "accuracy-distance", "accuracy")
     assert bs.BENCHMARK_METRICS == tuple(BEHAVIORAL_METRICS) + ("i2n", "i1n", "value-delta", "ost")
     t = trials[trials.experiment == "edge"]
-    bench = tw.BehavioralBenchmark(t, tw.Protocol(name="edge"), metric="accuracy-distance", n_splits=4,
+    bench = tw.brainscore.BehavioralBenchmark(t, tw.leaderboards.Protocol(name="edge"), metric="accuracy-distance", n_splits=4,
                                    n_resamples=50, rng=2)
     assert bench.ceiling.method == "split-half over subjects (4 random splits)"
     assert set(bench.human_trials.subject) == set(bench.humans)

@@ -18,7 +18,7 @@ from scipy.stats import norm, pearsonr
 
 import trialwise as tw
 from trialwise._core.warnings import DegenerateDataWarning
-from trialwise.benchmark.i2n import _stratified_jackknife_interval, brainscore_halves, dprime_matrix
+from trialwise.brainscore.image_level import _stratified_jackknife_interval, brainscore_halves, dprime_matrix
 
 
 # ---------------------------------------------------------------- the oracle (Brain-Score's steps)
@@ -284,7 +284,7 @@ def test_stratified_jackknife_interval_matches_textbook_formulas():
 def test_many_images_use_the_delete_a_group_jackknife(monkeypatch):
     """Above MAX_JACKKNIFE_UNITS leave-out units, images are dealt to groups within their object: the interval
     changes (fewer, larger units) but stays finite, ordered and of a similar width; the point values do not."""
-    import trialwise.benchmark.i2n as i2n_module
+    import trialwise.brainscore.image_level as i2n_module
 
     probs, trials = tw.brainscore.synthetic_2afc(n_objects=4, images_per_object=12, trials_per_image=40, rng=5)
     full = tw.brainscore.i2n(probs, trials, n_splits=4, n_resamples=2, rng=0)

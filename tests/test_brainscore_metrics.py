@@ -16,8 +16,8 @@ from scipy.stats import norm, spearmanr
 from sklearn.metrics import cohen_kappa_score
 
 import trialwise as tw
-from trialwise.benchmark import brainscore as bs
-from trialwise.resampling import bootstrap_weights, child_rngs
+import trialwise.brainscore as bs
+from trialwise._stats.resampling import bootstrap_weights, child_rngs
 
 # --------------------------------------------------------------------------- Brain-Score's arithmetic, written here
 
@@ -270,9 +270,9 @@ def bs_ec_aggregate(humans, model):
 
 def test_sign_is_kept_by_default_and_abs_only_with_brainscore_compatible(edge):
     humans, model = edge
-    proto = tw.Protocol(name="edge")
-    signed = tw.BehavioralBenchmark(humans, proto, n_resamples=300, rng=0)(model)
-    compat = tw.BehavioralBenchmark(humans, proto, n_resamples=300, rng=0, brainscore_compatible=True)(model)
+    proto = tw.leaderboards.Protocol(name="edge")
+    signed = tw.brainscore.BehavioralBenchmark(humans, proto, n_resamples=300, rng=0)(model)
+    compat = tw.brainscore.BehavioralBenchmark(humans, proto, n_resamples=300, rng=0, brainscore_compatible=True)(model)
     mean, brainscore = bs_ec_aggregate(humans, model)
     assert mean < -0.1  # anti-consistent
     assert signed.raw == pytest.approx(mean, abs=1e-12) and signed.statistic == 0.0

@@ -1,7 +1,7 @@
 """Calibration on simulated data with known truth: type-I error and CI coverage.
 
 Data: 2×2 tables drawn from the cell probabilities fixed by (κ, a_A, a_B)
-(``trialwise.cell_probabilities``), one multinomial draw per simulated experiment,
+(``trialwise.ec.cell_probabilities``), one multinomial draw per simulated experiment,
 analysed through the public ``error_consistency``. Bounds are nominal ± 3 Monte-Carlo
 standard errors (a false alarm rate of about 0.3 % per assertion).
 """
@@ -12,14 +12,14 @@ import numpy as np
 import pytest
 
 import trialwise as tw
-from trialwise.intervals import CI_METHODS
-from trialwise.resampling import multinomial_tables
+from trialwise._stats.intervals import CI_METHODS
+from trialwise._stats.resampling import multinomial_tables
 
 pytestmark = pytest.mark.slow
 
 
 def simulate(kappa, acc_a, acc_b, n, reps, seed):
-    p = tw.cell_probabilities(kappa, acc_a, acc_b)
+    p = tw.ec.cell_probabilities(kappa, acc_a, acc_b)
     return multinomial_tables(p, n, size=reps, rng=seed)
 
 

@@ -63,7 +63,7 @@ def test_bundled_dataset_reproduces_library_on_cue_conflict(capsys):
     assert code == 0, err
     got = json.loads(out)
     trials = tw.datasets.model_vs_human("cue-conflict")
-    ca, cb, _ = tw.paired_correctness(trials[trials.subject == "subject-01"], trials[trials.subject == "resnet50"],
+    ca, cb, _ = tw.io.paired_correctness(trials[trials.subject == "subject-01"], trials[trials.subject == "resnet50"],
                                       truth="category")
     assert got["n"] == 1280
     assert got["statistic"] == pytest.approx(tw.error_consistency(ca, cb, n_resamples=10).statistic)
@@ -199,7 +199,7 @@ def test_leaderboard_on_bundled_data(tmp_path, capsys):
                           "--out", str(out_html), "--csv", str(out_csv), "--pairwise-csv", str(out_pw)], capsys)
     assert code == 0, err
     table = pd.read_csv(out_csv, keep_default_na=False, na_values=[""])
-    lib = tw.leaderboard(tw.datasets.model_vs_human(), tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"]),
+    lib = tw.leaderboard(tw.datasets.model_vs_human(), tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"]),
                          n_resamples=300, rng=0)
     scored = table[table["status"] != "not scored"].reset_index(drop=True)
     assert list(scored["observer"]) == list(lib.table["observer"])
@@ -219,7 +219,7 @@ def test_leaderboard_ci_method_option(tmp_path, capsys):
                           "--ci-method", "percentile", "--tests", "none", "--csv", str(csv)], capsys)
     assert code == 0, err
     assert "(percentile, B = 200)" in out
-    lib = tw.leaderboard(tw.datasets.model_vs_human(), tw.MODEL_VS_HUMAN.replace(experiments=["edge"]),
+    lib = tw.leaderboard(tw.datasets.model_vs_human(), tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["edge"]),
                          n_resamples=200, ci_method="percentile", rng=0)
     got = pd.read_csv(csv, keep_default_na=False, na_values=[""])
     got = got[got["status"] != "not scored"].reset_index(drop=True)
@@ -666,7 +666,7 @@ def test_plan_unreached_because_of_experiments_without_an_ec_advises_what_helps(
     """Review HR6, F2: not 'accept a wider interval' (it cannot help) but the n of ≤ 5 % without an EC, by flag."""
     code, out, err = run(["plan", "--quiet", "--accuracy-a", "0.999", "--accuracy-b", "0.999", "--kappa", "0.5",
                           "--half-width", "0.9", "--max-trials", "1000", "--simulations", "400", "--seed", "0"], capsys)
-    cells = tw.cell_probabilities(0.5, 0.999, 0.999)
+    cells = tw.ec.cell_probabilities(0.5, 0.999, 0.999)
     oracle = next(n for n in range(1, 10**5) if cells[0, 0] ** n + cells[1, 1] ** n <= 0.05)   # 1997
     assert code == 0 and "required trials: not reached" in out and "even n" not in out
     assert "accept a wider interval" not in err and err.count("trialwise: warning:") == 1
@@ -703,12 +703,12 @@ def test_plan_counts_experiments_without_an_ec_as_failing(capsys):
     (KeyError("observer"), 1),
 ])
 def test_internal_errors_are_one_bug_line_with_exit_1(exc, code, capsys, monkeypatch):
-    import trialwise.planning
+    import trialwise.planning.trials
 
     def broken(**kwargs):
         raise exc
 
-    monkeypatch.setattr(trialwise.planning, "plan_trials", broken)
+    monkeypatch.setattr(trialwise.planning.trials, "plan_trials", broken)
     got, out, err = run(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width",
                          "0.1"], capsys)
     assert got == code
@@ -718,24 +718,24 @@ def test_internal_errors_are_one_bug_line_with_exit_1(exc, code, capsys, monkeyp
 
 
 def test_value_error_from_inside_numpy_is_a_bug_not_an_input_error(capsys, monkeypatch):
-    import trialwise.planning
+    import trialwise.planning.trials
 
     def broken(**kwargs):
         return np.reshape(np.arange(3), (2, 2))  # ValueError raised by numpy, not by trialwise
 
-    monkeypatch.setattr(trialwise.planning, "plan_trials", broken)
+    monkeypatch.setattr(trialwise.planning.trials, "plan_trials", broken)
     code, _, err = run(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width",
                         "0.1"], capsys)
     assert code == 1 and "internal error (ValueError" in err
 
 
 def test_traceback_on_request(capsys, monkeypatch):
-    import trialwise.planning
+    import trialwise.planning.trials
 
     def broken(**kwargs):
         raise IndexError("boom")
 
-    monkeypatch.setattr(trialwise.planning, "plan_trials", broken)
+    monkeypatch.setattr(trialwise.planning.trials, "plan_trials", broken)
     monkeypatch.setenv("TRIALWISE_TRACEBACK", "1")
     code, _, err = run(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width",
                         "0.1"], capsys)
@@ -751,12 +751,12 @@ def test_traceback_on_request(capsys, monkeypatch):
     (OSError(28, "No space left on device"), "trialwise: error: No space left on device"),
 ])
 def test_input_errors_and_unreadable_files_are_one_line_with_exit_2(exc, line, capsys, monkeypatch):
-    import trialwise.planning
+    import trialwise.planning.trials
 
     def broken(**kwargs):
         raise exc
 
-    monkeypatch.setattr(trialwise.planning, "plan_trials", broken)
+    monkeypatch.setattr(trialwise.planning.trials, "plan_trials", broken)
     monkeypatch.setenv("TRIALWISE_TRACEBACK", "1")  # not a bug: no traceback even on request
     code, _, err = run(["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width",
                         "0.1"], capsys)
@@ -766,20 +766,20 @@ def test_input_errors_and_unreadable_files_are_one_line_with_exit_2(exc, line, c
 def test_an_input_error_is_told_by_its_class_not_by_where_it_was_raised(capsys, monkeypatch):
     """An InputError raised by a ``raise`` outside trialwise (a wrapper, a plugin) is still bad input; a plain
     ValueError there is a bug."""
-    import trialwise.planning
+    import trialwise.planning.trials
 
     def user_code(**kwargs):
         err = tw.InvalidValueError("`half_width` must be positive; got -1")
         raise err
 
-    monkeypatch.setattr(trialwise.planning, "plan_trials", user_code)  # defined in this test file, not in src/
+    monkeypatch.setattr(trialwise.planning.trials, "plan_trials", user_code)  # defined in this test file, not in src/
     argv = ["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1"]
     assert run(argv, capsys)[0] == 2
 
     def plain(**kwargs):
         raise ValueError("boom")
 
-    monkeypatch.setattr(trialwise.planning, "plan_trials", plain)
+    monkeypatch.setattr(trialwise.planning.trials, "plan_trials", plain)
     code, _, err = run(argv, capsys)
     assert code == 1 and "internal error (ValueError: boom)" in err
 
@@ -787,12 +787,12 @@ def test_an_input_error_is_told_by_its_class_not_by_where_it_was_raised(capsys, 
 def test_keyboard_interrupt_outside_the_main_thread_is_exit_130(capsys, monkeypatch):
     import threading
 
-    import trialwise.planning
+    import trialwise.planning.trials
 
     def interrupted(**kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(trialwise.planning, "plan_trials", interrupted)
+    monkeypatch.setattr(trialwise.planning.trials, "plan_trials", interrupted)
     got = {}
     argv = ["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1"]
     thread = threading.Thread(target=lambda: got.setdefault("code", main(argv)))
@@ -811,7 +811,7 @@ def test_plan_figure_is_the_library_curve_of_the_plan(tmp_path, capsys):
 
     import matplotlib.pyplot as plt
 
-    from trialwise.planning_curve import interval_curve
+    from trialwise.planning.curve import interval_curve
 
     svg = tmp_path / "fig.svg"
     argv = ["plan", "--quiet", "--accuracy-a", "0.8", "--accuracy-b", "0.7", "--kappa", "0.3", "--half-width", "0.15",
@@ -831,11 +831,11 @@ def test_plan_figure_is_the_library_curve_of_the_plan(tmp_path, capsys):
 
 
 def test_interval_curve_uses_the_design_of_the_plan():
-    from trialwise.planning_curve import CURVE_TRIALS, interval_curve
+    from trialwise.planning.curve import CURVE_TRIALS, interval_curve
 
     plan = tw.plan_trials(half_width=0.2, accuracy_a=0.8, accuracy_b=0.7, kappa=0.3, n_simulations=300, rng=0)
     curve = interval_curve(plan, rng=5)
-    ref = tw.ci_width(CURVE_TRIALS, 0.8, 0.7, 0.3, n_simulations=300, rng=5)
+    ref = tw.planning.ci_width(CURVE_TRIALS, 0.8, 0.7, 0.3, n_simulations=300, rng=5)
     np.testing.assert_array_equal(curve.confidence_interval.low, ref.confidence_interval.low)
     np.testing.assert_array_equal(curve.confidence_interval.high, ref.confidence_interval.high)
     assert CURVE_TRIALS.size == 30 and CURVE_TRIALS[0] == 10 and CURVE_TRIALS[-1] == 100_000
@@ -1064,7 +1064,7 @@ def test_common_experiments_scores_every_candidate(tvs_csv, tmp_path, capsys):
     assert "--common-experiments: scored on the 1 experiment(s) every candidate has: cue-conflict" in out
     table = pd.read_csv(csv)
     assert (table["status"] != "not scored").all() and (table["kind"] == "candidate").sum() == 8
-    lib = tw.leaderboard(tw.datasets.texture_vs_shape(), tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
+    lib = tw.leaderboard(tw.datasets.texture_vs_shape(), tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
                          n_resamples=30, rng=0)
     np.testing.assert_allclose(table.set_index("observer").loc[list(lib.table["observer"]), "score"],
                                lib.table["score"], atol=1e-12)
@@ -1201,14 +1201,14 @@ def test_ctrl_c_ends_the_process_only_when_trialwise_is_the_program():
     subprocess: the test runner's workers may not run tests in the main thread, where handlers live."""
     code = textwrap.dedent("""
         import signal, sys
-        import trialwise.planning
+        import trialwise.planning.trials
         from trialwise.cli import main
         from trialwise.cli.interrupt import on_interrupt
         seen = []
         def interrupted(**kwargs):
             seen.append(signal.getsignal(signal.SIGINT))
             raise KeyboardInterrupt
-        trialwise.planning.plan_trials = interrupted
+        trialwise.planning.trials.plan_trials = interrupted
         argv = ["plan", "--accuracy-a", "0.7", "--accuracy-b", "0.7", "--kappa", "0.5", "--half-width", "0.1", "--quiet"]
         codes = [main(argv)]
         sys.argv = ["trialwise"] + argv

@@ -1,8 +1,8 @@
 """``trialwise brainscore``: Brain-Score behavioural scores with raw, ceiling and score intervals and rank sets.
 
 The command computes nothing itself, so its oracle is the library called directly with the
-same seed (:class:`trialwise.BehavioralBenchmark`), and for the rank columns the rank
-functions of :mod:`trialwise.benchmark.ranks` applied to the raw replicates one by one.
+same seed (:class:`trialwise.brainscore.BehavioralBenchmark`), and for the rank columns the rank
+functions of :mod:`trialwise.leaderboards.ranks` applied to the raw replicates one by one.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 import trialwise as tw
-from trialwise.benchmark import ranks
+from trialwise.leaderboards import ranks
 from trialwise.cli import main
 
-CUE = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
+CUE = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
 
 
 def run(args, capsys):
@@ -35,7 +35,7 @@ def test_table_is_the_librarys(tmp_path, capsys, trials):
                        capsys)
     assert code == 0
     got = pd.read_csv(csv)
-    bench = tw.BehavioralBenchmark(trials[trials.observer_type == "human"], CUE, n_resamples=300, rng=3)
+    bench = tw.brainscore.BehavioralBenchmark(trials[trials.observer_type == "human"], CUE, n_resamples=300, rng=3)
     want = bench.score_table(trials[trials.observer_type != "human"])
     want = want.sort_values(["rank", "observer"], kind="stable").reset_index(drop=True)
     for col in ("statistic", "ci_low", "ci_high", "raw", "raw_low", "raw_high", "ceiling", "ceiling_low", "p_best"):
@@ -48,7 +48,7 @@ def test_table_is_the_librarys(tmp_path, capsys, trials):
 
 
 def test_rank_columns_are_the_rank_functions_of_the_raw_replicates(trials):
-    bench = tw.BehavioralBenchmark(trials[trials.observer_type == "human"], CUE, n_resamples=200, rng=1)
+    bench = tw.brainscore.BehavioralBenchmark(trials[trials.observer_type == "human"], CUE, n_resamples=200, rng=1)
     cands = ["resnet50", "convnext-base", "clip-16", "resnet50-trained-on-SIN", "cornet-s"]
     results = [bench(trials[trials.subject == c]) for c in cands]
     table = bench.score_table(trials[trials.subject.isin(cands)]).set_index("observer").loc[sorted(cands)]

@@ -102,7 +102,7 @@ def demo_run(tmp_path_factory):
                  "--csv", str(paths["sim"]), "--differences-csv", str(paths["diff"]), "--out", str(paths["report"]),
                  "-q"])
     assert code == 0
-    trials = tw.read_lm_eval(DEMO, clusters="subject")
+    trials = tw.io.read_lm_eval(DEMO, clusters="subject")
     res = tw.pairwise_agreement(trials, clusters="cluster", n_resamples=400, rng=4)
     return paths, trials, res
 
@@ -134,7 +134,7 @@ def test_difference_tests_are_the_library_s_with_holm_over_the_family(demo_run):
 def test_text_output_on_the_demo_set(capsys):
     code, out, err = run(["similarity", DEMO, "--seed", "0", "--resamples", "300"], capsys)
     assert code == 0, err
-    trials = tw.read_lm_eval(DEMO)
+    trials = tw.io.read_lm_eval(DEMO)
     res = tw.pairwise_agreement(trials, n_resamples=300, rng=0)
     lb = tw.leaderboard(trials, protocol="accuracy", n_resamples=300, rng=0)
     assert "Similarity: CAPA" in out and "400 questions resampled jointly" in out
@@ -176,7 +176,7 @@ def test_lm_eval_logs_written_here_with_clusters(tmp_path, capsys):
     code, out, err = run(["similarity", root, "--clusters", "subject", "--metric", "capa-discrete", "--seed", "2",
                           "--resamples", "200", "--csv", out_csv], capsys)
     assert code == 0, err
-    trials = tw.read_lm_eval(root, clusters="subject")
+    trials = tw.io.read_lm_eval(root, clusters="subject")
     want = tw.pairwise_agreement(trials, metric="capa-discrete", clusters="cluster", n_resamples=200, rng=2)
     pd.testing.assert_frame_equal(pd.read_csv(out_csv), want.to_frame().assign(seed=2), check_dtype=False, atol=1e-12)
     assert "6 clusters resampled jointly" in out
@@ -194,7 +194,7 @@ def test_helm_runs_are_detected_and_capa_needs_probabilities(tmp_path, capsys):
     code, out, err = run(["similarity", root, "--metric", "capa-discrete", "--seed", "0", "--resamples", "200",
                           "--format", "helm"], capsys)
     assert code == 0, err
-    want = tw.pairwise_agreement(tw.read_helm(root), metric="capa-discrete", n_resamples=200, rng=0)
+    want = tw.pairwise_agreement(tw.io.read_helm(root), metric="capa-discrete", n_resamples=200, rng=0)
     for r in want.to_frame().itertuples():
         assert f"{r.statistic:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in out
     assert "(helm)" in out
@@ -354,7 +354,7 @@ def test_ec_metric_and_single_samples_files(tmp_path, capsys):
     code, out, err = run(["similarity", *files, "--metric", "ec", "--seed", "1", "--resamples", "300", "--csv", out_csv,
                           "-q"], capsys)
     assert code == 0, err
-    want = tw.pairwise_agreement(tw.read_lm_eval(files), metric="ec", n_resamples=300, rng=1)
+    want = tw.pairwise_agreement(tw.io.read_lm_eval(files), metric="ec", n_resamples=300, rng=1)
     pd.testing.assert_frame_equal(pd.read_csv(out_csv), want.to_frame().assign(seed=1), check_dtype=False, atol=1e-12)
     assert "jeffreys interval; differences: bootstrap B = 300" in out and "1 task(s)" in out
 

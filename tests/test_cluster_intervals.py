@@ -15,7 +15,7 @@ import pytest
 from scipy import stats
 
 import trialwise as tw
-from trialwise.intervals import jackknife_standard_error, jackknife_t_interval, jackknife_t_pvalue
+from trialwise._stats.intervals import jackknife_standard_error, jackknife_t_interval, jackknife_t_pvalue
 
 
 def clustered_pair(gen, n_clusters, size, sd, shared=True):

@@ -8,8 +8,8 @@ import pytest
 from scipy import stats
 
 import trialwise as tw
-from trialwise.benchmark.hierarchy import bootstrap_entries_ij, build_design, row_scores
-from trialwise.resampling import bootstrap_weights, child_rngs
+from trialwise.leaderboards.hierarchy import bootstrap_entries_ij, build_design, row_scores
+from trialwise._stats.resampling import bootstrap_weights, child_rngs
 
 
 def _clustered_board(gen, n_clusters=30, size=10, sd_cluster=1.0, models=(0.3, 0.5, 0.7, 0.9)):
@@ -45,7 +45,7 @@ def test_cluster_replicates_and_standard_errors_match_a_brute_force_cluster_boot
     (every item carries its cluster's count), give the same scores; the IJ SE on the data is
     √(Σ_c d_c²) with d_c the derivative of the score in cluster c's weight."""
     t, _ = _clustered_board(np.random.default_rng(1), n_clusters=12, size=5)
-    design = build_design(t, tw.ACCURACY, clusters=t.cluster.to_numpy())
+    design = build_design(t, tw.leaderboards.ACCURACY, clusters=t.cluster.to_numpy())
     ij = bootstrap_entries_ij(design, 10, rng=5)
     (unit,) = design.units
     w_cl = np.concatenate(list(bootstrap_weights(int(unit.clusters.max()) + 1, 10, rng=child_rngs(5, 1)[0])))
@@ -106,7 +106,7 @@ def test_cluster_bootstrap_covers_where_the_item_bootstrap_does_not():
 
 
 def test_the_report_says_what_was_resampled_and_shows_agreement_only_between_observers():
-    from trialwise.benchmark.report import render_report
+    from trialwise.report.leaderboard import render_report
 
     t, _ = _clustered_board(np.random.default_rng(5), n_clusters=8, size=5)
     clustered = tw.leaderboard(t, protocol="accuracy", n_resamples=50, rng=0, clusters="cluster")
@@ -118,5 +118,5 @@ def test_the_report_says_what_was_resampled_and_shows_agreement_only_between_obs
     # against the always-right oracle the observed agreement is the accuracy: no agreement figure
     assert "Observed vs expected agreement" not in html_c + html_p
     humans = t.assign(observer_type=np.where(t.subject.isin(["m0", "m1"]), "human", "model"))
-    ec = tw.leaderboard(humans, protocol=tw.Protocol(name="ec", min_items=5), n_resamples=50, rng=0)
+    ec = tw.leaderboard(humans, protocol=tw.leaderboards.Protocol(name="ec", min_items=5), n_resamples=50, rng=0)
     assert "Observed vs expected agreement" in render_report(ec).html

@@ -12,6 +12,7 @@ from sklearn.metrics import brier_score_loss, log_loss, roc_auc_score
 from statsmodels.stats.contingency_tables import SquareTable
 
 import trialwise as tw
+import trialwise._stats.significance
 from trialwise.comparison import (
     agreement_matrix,
     auc,
@@ -480,7 +481,7 @@ def test_macro_delong_reduces_to_binary_and_matches_a_stratified_bootstrap():
     assert res.se == pytest.approx(np.std(boot), rel=0.15)
     assert ovo.se == pytest.approx(np.std(boot_ovo), rel=0.15)
     table = res.per_class
-    assert table["p_adjusted"].tolist() == pytest.approx(tw.significance.adjust_pvalues(table["pvalue"], "holm"))
+    assert table["p_adjusted"].tolist() == pytest.approx(trialwise._stats.significance.adjust_pvalues(table["pvalue"], "holm"))
     bonf = delong_test(y, p1, p2, adjust="bonferroni").per_class
     assert bonf["p_adjusted"].tolist() == pytest.approx(np.minimum(4 * table["pvalue"], 1).tolist())
 
@@ -668,14 +669,14 @@ def test_beating_the_baseline_is_a_one_sided_binomial_test():
     y = np.array([0, 1] * 250)
     a = np.ones(500, bool)
     b = rng.random(500) < 0.7
-    rec = tw.ensemble_recommendation(y, a, b, names=("A", "B"))
+    rec = tw.comparison.ensemble_recommendation(y, a, b, names=("A", "B"))
     assert rec.decision == "no ensemble"
     acc_b = float(np.mean(b == y))
     assert rec.checkpoints["baseline_p_B"] == pytest.approx(
         stats.binomtest(int(round(acc_b * 500)), 500, 0.5, alternative="greater").pvalue, abs=1e-12)
     # a classifier clearly above the baseline is useful; one at chance is dropped
     good = np.where(rng.random(500) < 0.8, y, 1 - y)
-    rec = tw.ensemble_recommendation(y, good, a, names=("good", "A"))
+    rec = tw.comparison.ensemble_recommendation(y, good, a, names=("good", "A"))
     assert rec.decision == "drop the weaker" and rec.keep == "good"
 
 

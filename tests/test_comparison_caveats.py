@@ -76,7 +76,7 @@ def test_ensemble_recommendation_reports_degenerate_checkpoints_in_its_reasons_w
     y, a, b = _degenerate()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        rec = tw.ensemble_recommendation(y, a, b)
+        rec = tw.comparison.ensemble_recommendation(y, a, b)
     assert caught == []
     assert "(no discordant items)" in rec.reasons[0]
     assert "forces Q" in rec.reasons[1]

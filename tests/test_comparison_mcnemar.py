@@ -34,8 +34,8 @@ def test_example_14_1():
     assert t[0].sum() / t.sum() == 0.875 and t[:, 0].sum() / t.sum() == 0.825      # accuracies
     assert disagreement(counts=t).statistic == pytest.approx(0.2)
     # printed "≈ 0.219" comes from rounding p_e to 0.7438 first; the value is 0.05625/0.25625 = 0.2195
-    assert float(tw.kappa_from_counts(t)) == pytest.approx(0.05625 / 0.25625, abs=1e-12)
-    assert float(tw.kappa_from_counts(t)) == pytest.approx(_by_hand_kappa(t), abs=1e-12)
+    assert float(tw.ec.kappa_from_counts(t)) == pytest.approx(0.05625 / 0.25625, abs=1e-12)
+    assert float(tw.ec.kappa_from_counts(t)) == pytest.approx(_by_hand_kappa(t), abs=1e-12)
     assert yules_q(counts=t).statistic == pytest.approx(0.6)
     # "McNemar p ≈ 0.11" is the chi-square test without continuity correction:
     chi = mcnemar(counts=t, method="asymptotic")
@@ -59,13 +59,13 @@ def test_example_14_2_same_disagreement_opposite_mcnemar():
 def test_example_14_3_equal_cells():
     t = [[25, 25], [25, 25]]
     assert mcnemar(counts=t, method="asymptotic").pvalue == 1
-    assert float(tw.kappa_from_counts(t)) == 0
+    assert float(tw.ec.kappa_from_counts(t)) == 0
 
 
 def test_example_14_4_high_accuracy():
     t = [[95, 2], [2, 1]]
     assert yules_q(counts=t).statistic == pytest.approx(91 / 99) and round(91 / 99, 2) == 0.92
-    assert float(tw.kappa_from_counts(t)) == pytest.approx(0.3127, abs=1e-4)          # printed ≈ 0.31
+    assert float(tw.ec.kappa_from_counts(t)) == pytest.approx(0.3127, abs=1e-4)          # printed ≈ 0.31
 
 
 def test_example_14_5_same_disagreement_opposite_q():
@@ -223,7 +223,7 @@ def test_compare_int_truth_with_bool_predictions_counts_them_right():
     assert t.tolist() == [[int(np.sum(b == y)), int(np.sum(b != y))], [0, 0]]
     assert "accuracy A = 1.0000" in str(rep) and rep["accuracy[B]"].statistic == pytest.approx(acc_b)
     assert rep.recommendation.decision == "drop the weaker" and rep.recommendation.keep == "A"
-    alone = tw.ensemble_recommendation(y, a, b)
+    alone = tw.comparison.ensemble_recommendation(y, a, b)
     assert (alone.decision, alone.keep) == ("drop the weaker", "A")
 
 
@@ -286,6 +286,6 @@ def test_agreement_counts_reject_complex_huge_and_python_big_integers():
 
 def test_dataframe_counts_index_and_columns_compared_by_the_rule():
     n = pd.DataFrame([[5, 1], [2, 4]], index=[0, 1], columns=["0", "1.0"])
-    assert cohen_kappa(counts=n).statistic == pytest.approx(float(tw.kappa_from_counts([[5, 1], [2, 4]])))
+    assert cohen_kappa(counts=n).statistic == pytest.approx(float(tw.ec.kappa_from_counts([[5, 1], [2, 4]])))
     with pytest.raises(ValueError, match="must name the same classes"):
         cohen_kappa(counts=pd.DataFrame([[5, 1], [2, 4]], index=[0, 1], columns=[1, 0]))

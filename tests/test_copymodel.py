@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import trialwise as tw
-from trialwise.copymodel import copy_parameters, fit_copy_model
-from trialwise.kappa import kappa_bounds, kappa_from_counts
-from trialwise.resampling import bootstrap_tables
+from trialwise.ec.copymodel import copy_parameters, fit_copy_model
+from trialwise._stats.kappa import kappa_bounds, kappa_from_counts
+from trialwise._stats.resampling import bootstrap_tables
 
 prob = st.floats(0.01, 0.99)
 unit = st.floats(0.0, 1.0)
@@ -22,7 +22,7 @@ signed = st.floats(-1.0, 1.0)
 @settings(max_examples=300, deadline=None)
 @given(p=signed, a_ref=prob, latent=unit, reference=st.sampled_from(["a", "b"]))
 def test_proposition_2_kappa_is_copy_probability_times_mismatch(p, a_ref, latent, reference):
-    m = tw.CopyModel.from_copy_probability(p, a_ref, latent, reference_observer=reference)
+    m = tw.ec.CopyModel.from_copy_probability(p, a_ref, latent, reference_observer=reference)
     cells = m.cell_probabilities()
     assert cells.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.all(cells >= -1e-15)
@@ -36,14 +36,14 @@ def test_proposition_2_kappa_is_copy_probability_times_mismatch(p, a_ref, latent
     assert cells.sum(axis=ref_axis)[0] == pytest.approx(a, abs=1e-12)
     expected_b = (p * a if p >= 0 else -p * (1 - a)) + (1 - abs(p)) * latent
     assert b == pytest.approx(expected_b, abs=1e-12)
-    # the same table as the (κ, a_A, a_B) parametrisation of trialwise.cell_probabilities
-    np.testing.assert_allclose(cells, tw.cell_probabilities(m.kappa, m.accuracy_a, m.accuracy_b), atol=1e-12)
+    # the same table as the (κ, a_A, a_B) parametrisation of trialwise.ec.cell_probabilities
+    np.testing.assert_allclose(cells, tw.ec.cell_probabilities(m.kappa, m.accuracy_a, m.accuracy_b), atol=1e-12)
 
 
 @settings(max_examples=200, deadline=None)
 @given(p=st.floats(0.0, 1.0), a_ref=prob)
 def test_proposition_1_equal_marginals_kappa_equals_copy_probability(p, a_ref):
-    m = tw.CopyModel.from_copy_probability(p, a_ref, a_ref)
+    m = tw.ec.CopyModel.from_copy_probability(p, a_ref, a_ref)
     assert float(m.mismatch) == pytest.approx(1.0, abs=1e-12)
     assert float(kappa_from_counts(m.cell_probabilities())) == pytest.approx(p, abs=1e-12)
 
@@ -51,7 +51,7 @@ def test_proposition_1_equal_marginals_kappa_equals_copy_probability(p, a_ref):
 @settings(max_examples=200, deadline=None)
 @given(p=signed, latent=unit)
 def test_uniform_reference_makes_mismatch_one(p, latent):
-    m = tw.CopyModel.from_copy_probability(p, 0.5, latent)
+    m = tw.ec.CopyModel.from_copy_probability(p, 0.5, latent)
     assert float(m.mismatch) == pytest.approx(1.0, abs=1e-12)
     assert float(m.kappa) == pytest.approx(p, abs=1e-12)
 
@@ -60,7 +60,7 @@ def test_uniform_reference_makes_mismatch_one(p, latent):
 @given(p=signed, a_ref=prob, latent=st.floats(0.001, 0.999), reference=st.sampled_from(["a", "b"]))
 def test_decomposition_round_trips(p, a_ref, latent, reference):
     """from_counts ∘ cell_probabilities is the identity on (p_copy, a_ref, latent accuracy)."""
-    m = tw.CopyModel.from_copy_probability(p, a_ref, latent, reference_observer=reference)
+    m = tw.ec.CopyModel.from_copy_probability(p, a_ref, latent, reference_observer=reference)
     cells = m.cell_probabilities()
     oriented = cells if reference == "a" else cells.T
     p_hat, m_hat, lat_hat = copy_parameters(oriented)
@@ -69,7 +69,7 @@ def test_decomposition_round_trips(p, a_ref, latent, reference):
     if abs(p) < 1 - 1e-6:
         assert float(lat_hat) == pytest.approx(latent, abs=1e-6)
     # and the κ-parametrised constructor gives the same model back
-    m2 = tw.CopyModel(m.kappa, m.accuracy_reference, m.accuracy_other, reference_observer=reference)
+    m2 = tw.ec.CopyModel(m.kappa, m.accuracy_reference, m.accuracy_other, reference_observer=reference)
     assert float(m2.p_copy) == pytest.approx(p, abs=1e-9)
     np.testing.assert_allclose(m2.cell_probabilities(), cells, atol=1e-12)
 
@@ -81,22 +81,22 @@ def test_from_counts_round_trips_on_data(cells, reference):
     ref_total = t.sum(axis=1) if reference == "a" else t.sum(axis=0)
     if t.sum() == 0 or ref_total.min() == 0:
         return
-    m = tw.CopyModel.from_counts(t, reference_observer=reference)
+    m = tw.ec.CopyModel.from_counts(t, reference_observer=reference)
     np.testing.assert_allclose(m.cell_probabilities(), t / t.sum(), atol=1e-12)
     assert float(m.kappa) == pytest.approx(float(kappa_from_counts(t)), abs=1e-12) or np.isnan(m.kappa)
 
 
 def test_copy_probability_is_difference_of_conditional_accuracies():
     t = np.array([[60, 12], [8, 20]])
-    m = tw.CopyModel.from_counts(t)
+    m = tw.ec.CopyModel.from_counts(t)
     assert float(m.p_copy) == pytest.approx(60 / 72 - 8 / 28)
-    mb = tw.CopyModel.from_counts(t, reference_observer="b")
+    mb = tw.ec.CopyModel.from_counts(t, reference_observer="b")
     assert float(mb.p_copy) == pytest.approx(60 / 68 - 12 / 32)
     assert float(mb.kappa) == float(m.kappa)
 
 
 def test_negative_kappa_copies_the_inverted_outcome():
-    m = tw.CopyModel(-0.3, 0.6, 0.5)
+    m = tw.ec.CopyModel(-0.3, 0.6, 0.5)
     assert float(m.p_copy) < 0
     (p11, p10), (p01, p00) = m.cell_probabilities()
     assert p11 / (p11 + p10) - p01 / (p01 + p00) == pytest.approx(float(m.p_copy))
@@ -126,41 +126,41 @@ def test_model_feasible_iff_kappa_within_bounds(k, a_ref, a_other):
         exists = -1e-12 <= latent <= 1 + 1e-12
     if lo + 1e-7 <= k <= hi - 1e-7:
         assert exists
-        m = tw.CopyModel(k, a_ref, a_other)
+        m = tw.ec.CopyModel(k, a_ref, a_other)
         assert -1 <= float(m.p_copy) <= 1 and 0 <= float(m.latent_accuracy) <= 1
     elif k < lo - 1e-7 or k > hi + 1e-7:
         assert not exists
         with pytest.raises(ValueError, match=r"kappa must lie in \["):
-            tw.CopyModel(k, a_ref, a_other)
+            tw.ec.CopyModel(k, a_ref, a_other)
 
 
 def test_infeasible_messages_state_the_ranges():
     with pytest.raises(ValueError, match=r"kappa must lie in \[-0.2, 0.2\]; for this kappa `accuracy_other` must lie in \[0.15, 0.85\]"):
-        tw.CopyModel(0.3, 0.5, 0.9)
+        tw.ec.CopyModel(0.3, 0.5, 0.9)
     with pytest.raises(ValueError, match=r"`accuracy_reference` must be in \(0, 1\); got 1.*not identifiable"):
-        tw.CopyModel(0.0, 1.0, 0.8)
+        tw.ec.CopyModel(0.0, 1.0, 0.8)
     with pytest.raises(ValueError, match=r"`accuracy_other` must be in \[0, 1\]"):
-        tw.CopyModel(0.1, 0.5, 1.2)
+        tw.ec.CopyModel(0.1, 0.5, 1.2)
     with pytest.raises(ValueError, match=r"`kappa` must be in \[-1, 1\]"):
-        tw.CopyModel(1.5, 0.5, 0.5)
+        tw.ec.CopyModel(1.5, 0.5, 0.5)
     with pytest.raises(ValueError, match="`reference_observer` must be one of"):
-        tw.CopyModel(0.1, 0.5, 0.5, reference_observer="c")
+        tw.ec.CopyModel(0.1, 0.5, 0.5, reference_observer="c")
     with pytest.raises(ValueError, match=r"`latent_accuracy` must be in \[0, 1\]"):
-        tw.CopyModel.from_copy_probability(0.2, 0.5, -0.1)
+        tw.ec.CopyModel.from_copy_probability(0.2, 0.5, -0.1)
     with pytest.raises(ValueError, match=r"`n` must hold positive whole numbers"):
-        tw.CopyModel(0.5, 0.7, 0.7).simulate(n=0)
+        tw.ec.CopyModel(0.5, 0.7, 0.7).simulate(n=0)
     with pytest.raises(TypeError, match=r"`n` must be a positive integer"):
-        tw.CopyModel(0.5, 0.7, 0.7).exact_table(n="ten")
+        tw.ec.CopyModel(0.5, 0.7, 0.7).exact_table(n="ten")
 
 
 def test_degenerate_reference_in_data_gives_nan_and_warning():
     with pytest.warns(tw.DegenerateDataWarning, match="reference observer that is always correct"):
-        m = tw.CopyModel.from_counts([[50, 10], [0, 0]])
+        m = tw.ec.CopyModel.from_counts([[50, 10], [0, 0]])
     assert np.isnan(m.p_copy) and np.isnan(m.mismatch) and float(m.kappa) == 0.0
 
 
 def test_grids_broadcast_like_numpy():
-    m = tw.CopyModel(np.array([0.1, 0.3])[:, None, None], np.array([0.6, 0.7, 0.8])[:, None], np.array([0.6, 0.65, 0.7, 0.75]))
+    m = tw.ec.CopyModel(np.array([0.1, 0.3])[:, None, None], np.array([0.6, 0.7, 0.8])[:, None], np.array([0.6, 0.65, 0.7, 0.75]))
     assert m.shape == (2, 3, 4)
     assert m.cell_probabilities().shape == (2, 3, 4, 2, 2)
     np.testing.assert_allclose(kappa_from_counts(m.cell_probabilities()), np.broadcast_to(m.kappa, m.shape), atol=1e-12)
@@ -170,7 +170,7 @@ def test_grids_broadcast_like_numpy():
 
 
 def test_reversed_is_the_other_direction():
-    m = tw.CopyModel(0.5, 0.75, 0.6)
+    m = tw.ec.CopyModel(0.5, 0.75, 0.6)
     r = m.reversed()
     assert r.reference_observer == "b" and float(r.accuracy_reference) == 0.6
     np.testing.assert_allclose(r.cell_probabilities(), m.cell_probabilities(), atol=1e-12)
@@ -182,9 +182,9 @@ def test_reversed_is_the_other_direction():
 
 
 def test_simulated_tables_converge_to_targets():
-    m = tw.CopyModel(0.4, 0.7, 0.6)
+    m = tw.ec.CopyModel(0.4, 0.7, 0.6)
     t = m.simulate(n=20_000, size=400, rng=1)
-    s = tw.table_statistics(t)
+    s = tw.ec.table_statistics(t)
     assert abs(s.accuracy_a.mean() - 0.7) < 4 * np.sqrt(0.7 * 0.3 / 20_000 / 400)
     assert abs(s.accuracy_b.mean() - 0.6) < 4 * np.sqrt(0.6 * 0.4 / 20_000 / 400)
     sd = s.kappa.std() / np.sqrt(400)
@@ -193,7 +193,7 @@ def test_simulated_tables_converge_to_targets():
 
 @pytest.mark.parametrize("kappa,a_ref,a_other,reference", [(0.5, 0.75, 0.6, "a"), (-0.2, 0.6, 0.5, "b"), (0.3, 0.9, 0.85, "a")])
 def test_multinomial_and_trial_sequences_agree_in_distribution(kappa, a_ref, a_other, reference):
-    m = tw.CopyModel(kappa, a_ref, a_other, reference_observer=reference)
+    m = tw.ec.CopyModel(kappa, a_ref, a_other, reference_observer=reference)
     tables = m.simulate(n=160, size=4000, rng=2)
     a, b = m.simulate_trials(160, size=4000, rng=3)
     assert a.shape == (4000, 160)
@@ -208,7 +208,7 @@ def test_multinomial_and_trial_sequences_agree_in_distribution(kappa, a_ref, a_o
 
 
 def test_simulation_is_reproducible_and_independent_of_workers():
-    m = tw.CopyModel(0.5, np.linspace(0.55, 0.95, 9), np.linspace(0.55, 0.95, 9))
+    m = tw.ec.CopyModel(0.5, np.linspace(0.55, 0.95, 9), np.linspace(0.55, 0.95, 9))
     t1 = m.simulate(n=np.array([10, 1000, 100_000])[:, None], size=10_000, rng=5, workers=1)
     t2 = m.simulate(n=np.array([10, 1000, 100_000])[:, None], size=10_000, rng=5, workers=2)
     np.testing.assert_array_equal(t1, t2)
@@ -221,7 +221,7 @@ def test_simulation_is_reproducible_and_independent_of_workers():
 
 @pytest.mark.parametrize("kappa,a,b,n", [(0.5, 0.75, 0.6, 160), (0.3, 0.9, 0.85, 147), (-0.2, 0.6, 0.5, 33), (0.8, 0.55, 0.55, 1000)])
 def test_exact_table_is_the_closest_table(kappa, a, b, n):
-    t = tw.CopyModel(kappa, a, b).exact_table(n)
+    t = tw.ec.CopyModel(kappa, a, b).exact_table(n)
     assert t.sum() == n
     ka, kb = t[0].sum(), t[:, 0].sum()
     assert abs(ka - a * n) <= 0.5 and abs(kb - b * n) <= 0.5
@@ -234,8 +234,8 @@ def test_exact_table_is_the_closest_table(kappa, a, b, n):
 
 
 def test_exact_table_follows_reference_orientation():
-    ta = tw.CopyModel(0.5, 0.75, 0.6).exact_table(160)
-    tb = tw.CopyModel(0.5, 0.75, 0.6, reference_observer="b").exact_table(160)
+    ta = tw.ec.CopyModel(0.5, 0.75, 0.6).exact_table(160)
+    tb = tw.ec.CopyModel(0.5, 0.75, 0.6, reference_observer="b").exact_table(160)
     np.testing.assert_array_equal(ta, tb.T)
 
 
@@ -286,7 +286,7 @@ def test_decomposition_holds_replicate_by_replicate(method):
 @pytest.mark.slow
 def test_copy_probability_interval_coverage():
     """Percentile and BCa intervals for p_copy cover the model's p_copy at about 95 %."""
-    truth = tw.CopyModel(0.4, 0.7, 0.6)
+    truth = tw.ec.CopyModel(0.4, 0.7, 0.6)
     p_true = float(truth.p_copy)
     tables = truth.simulate(n=400, size=1000, rng=11)
     reps = bootstrap_tables(tables, 1000, rng=12)  # (B, R, 2, 2)
@@ -309,13 +309,13 @@ def test_copy_probability_interval_coverage():
 
 
 @pytest.mark.parametrize("call, match", [
-    (lambda: tw.CopyModel([0.1, 0.2], [0.5, 0.6, 0.7], 0.5),
+    (lambda: tw.ec.CopyModel([0.1, 0.2], [0.5, 0.6, 0.7], 0.5),
      r"^`kappa` \(shape \(2,\)\), `accuracy_reference` \(shape \(3,\)\) and `accuracy_other` \(shape \(\)\) cannot be broadcast"),
-    (lambda: tw.CopyModel.from_copy_probability(0.2, [[0.5, 0.6]], [0.4, 0.5, 0.6]),
+    (lambda: tw.ec.CopyModel.from_copy_probability(0.2, [[0.5, 0.6]], [0.4, 0.5, 0.6]),
      r"^`p_copy` \(shape \(\)\), `accuracy_reference` \(shape \(1, 2\)\) and `latent_accuracy` \(shape \(3,\)\) cannot"),
-    (lambda: tw.CopyModel([0.1, 0.2], 0.6, 0.6).simulate([10, 20, 30]),
+    (lambda: tw.ec.CopyModel([0.1, 0.2], 0.6, 0.6).simulate([10, 20, 30]),
      r"^`n` \(shape \(3,\)\) and the model's grid \(shape \(2,\)\) cannot be broadcast"),
-    (lambda: tw.CopyModel([0.1, 0.2], 0.6, 0.6).exact_table([10, 20, 30]),
+    (lambda: tw.ec.CopyModel([0.1, 0.2], 0.6, 0.6).exact_table([10, 20, 30]),
      r"^`n` \(shape \(3,\)\), `accuracy_a` \(shape \(2,\)\), `accuracy_b` \(shape \(2,\)\) and `kappa` \(shape \(2,\)\)"),
 ])
 def test_shapes_that_do_not_broadcast_name_the_arguments(call, match):
@@ -324,14 +324,14 @@ def test_shapes_that_do_not_broadcast_name_the_arguments(call, match):
 
 
 def test_grids_that_broadcast_still_do():
-    m = tw.CopyModel([[0.1], [0.2]], [0.6, 0.7, 0.8], 0.7)
+    m = tw.ec.CopyModel([[0.1], [0.2]], [0.6, 0.7, 0.8], 0.7)
     assert m.shape == (2, 3)
     assert m.simulate([[10], [20]], rng=0).sum(axis=(-2, -1)).tolist() == [[10] * 3, [20] * 3]
     assert m.exact_table(100).shape == (2, 3, 2, 2)
 
 
 def test_simulation_sizes_are_checked_before_allocating():
-    m = tw.CopyModel(0.5, 0.75, 0.75)
+    m = tw.ec.CopyModel(0.5, 0.75, 0.75)
     with pytest.raises(ValueError, match=r"`size` must be an integer >= 1; got 0"):
         m.simulate(10, size=0)
     with pytest.raises(ValueError, match=r"`size` must be an integer >= 1"):
@@ -361,7 +361,7 @@ def test_copy_parameters_bad_input(counts, exc, match):
 
 
 def test_old_attribute_names_warn_and_still_work():
-    m = tw.CopyModel(0.3, 0.8, 0.7)
+    m = tw.ec.CopyModel(0.3, 0.8, 0.7)
     with pytest.warns(FutureWarning, match="use `accuracy_reference`"):
         assert float(m.accuracy_ref) == float(m.accuracy_reference)
     with pytest.warns(FutureWarning, match="use `reference_observer`"):

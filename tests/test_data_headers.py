@@ -1,4 +1,4 @@
-"""Reading tables other labs write (:mod:`trialwise.headers`): header names with spaces around them or in
+"""Reading tables other labs write (:mod:`trialwise.io.headers`): header names with spaces around them or in
 another letter case, and rows whose every field is empty — in the library's readers and the command line."""
 
 import gzip
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import trialwise as tw
 from trialwise.cli import main
-from trialwise.headers import SHOWN_LINES, drop_empty_rows, match_columns, row_numbers, strip_header
+from trialwise.io.headers import SHOWN_LINES, drop_empty_rows, match_columns, row_numbers, strip_header
 
 SKIPPED = r"skipped (\d+) rows? with every field empty \((.*)\): not a trial"
 
@@ -154,7 +154,7 @@ def test_drop_empty_rows_counts_lines_left_out_by_the_reader_and_shortens_long_l
 def test_read_table_skips_rows_of_separators_only_naming_the_file_and_lines(tmp_path, text, lines):
     path = tmp_path / "t.csv"
     path.write_text(text)
-    frame, messages = caught(tw.read_table, path)
+    frame, messages = caught(tw.io.read_table, path)
     assert frame.values.tolist() == [["s1", "i1", "cat", "cat"], ["s1", "i2", "dog", "cat"]]
     shown = f"line{'s' if len(lines) > 1 else ''} " + ", ".join(map(str, lines))
     assert messages == [f"{path}: skipped {len(lines)} row{'s' if len(lines) > 1 else ''} with every field empty "
@@ -164,7 +164,7 @@ def test_read_table_skips_rows_of_separators_only_naming_the_file_and_lines(tmp_
 def test_read_table_keeps_a_line_of_commas_inside_a_quoted_field(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text('subject,image,note\ns1,i1,"a\n,,\nb"\n,,\n')
-    frame, messages = caught(tw.read_table, path)
+    frame, messages = caught(tw.io.read_table, path)
     assert frame["note"].tolist() == ["a\n,,\nb"]
     assert messages == [f"{path}: skipped 1 row with every field empty (line 5): not a trial"]
 
@@ -176,10 +176,10 @@ def test_read_table_strips_and_matches_headers_of_csv_gzip_and_parquet(tmp_path)
     pd.DataFrame({" Subject ": ["s1"], " IMAGE": ["i1"], "truth ": ["Dog"], "Response": ["dog"]}).to_parquet(
         tmp_path / "t.parquet")
     for name in ("t.csv", "t.csv.gz", "t.parquet"):
-        frame = tw.read_table(tmp_path / name, columns=["subject", "image", "truth", "response"])
+        frame = tw.io.read_table(tmp_path / name, columns=["subject", "image", "truth", "response"])
         assert frame.columns.tolist() == ["subject", "image", "truth", "response"], name
         assert frame.values.tolist() == [["s1", "i1", "Dog", "dog"]], name
-    assert tw.read_table(tmp_path / "t.csv").columns.tolist() == ["Subject", "IMAGE", "truth", "Response"]
+    assert tw.io.read_table(tmp_path / "t.csv").columns.tolist() == ["Subject", "IMAGE", "truth", "Response"]
 
 
 # --------------------------------------------------------------------------- read_trials and paired_correctness
@@ -191,7 +191,7 @@ def test_read_trials_reads_upper_case_headers_and_keeps_label_case(tmp_path):
     trials, messages = caught(tw.read_trials, path)
     assert trials[["subject", "image", "truth", "response"]].values.tolist() == [
         ["s1", "i1", "dog", "Dog"], ["s1", "i2", "cat", "cat"]]
-    assert trials["correct"].tolist() == [False, True]  # 'Dog' is not 'dog' (trialwise.labels)
+    assert trials["correct"].tolist() == [False, True]  # 'Dog' is not 'dog' (trialwise.io.labels)
     assert messages == [f"{path}: skipped 1 row with every field empty (line 4): not a trial"]
 
 
@@ -245,13 +245,13 @@ def test_an_error_after_skipped_empty_rows_names_the_row_of_the_file(tmp_path, b
 def test_read_table_numbers_the_rows_left_by_their_row_in_the_file(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("a,b\n1,2\n,,\n3,4\n\n,\n5,6\n")  # a blank line is not a row (pandas skips it)
-    frame, messages = caught(tw.read_table, path)
+    frame, messages = caught(tw.io.read_table, path)
     assert frame.index.tolist() == [0, 2, 4] and row_numbers(frame).tolist() == [1, 3, 5]
     assert messages == [f"{path}: skipped 2 rows with every field empty (lines 3, 6): not a trial"]
     path.write_text('a,b\n"1\n1",2\n,,\n3,4\n')  # a value over two lines is one row
-    assert caught(tw.read_table, path)[0].index.tolist() == [0, 2]
+    assert caught(tw.io.read_table, path)[0].index.tolist() == [0, 2]
     path.write_text("a,b\n1,2\n\n3,4\n")  # no empty row: the index pandas gives
-    assert isinstance(tw.read_table(path).index, pd.RangeIndex)
+    assert isinstance(tw.io.read_table(path).index, pd.RangeIndex)
 
 
 def test_a_tab_separated_file_keeps_the_row_numbers_after_a_line_of_tabs(tmp_path):
@@ -260,7 +260,7 @@ def test_a_tab_separated_file_keeps_the_row_numbers_after_a_line_of_tabs(tmp_pat
     for sep, name in ((",", "t.csv"), ("\t", "t.tsv")):
         path = tmp_path / name
         path.write_text("\n".join(r.replace("\t", sep) for r in rows) + "\n")
-        frame, messages = caught(tw.read_table, path)
+        frame, messages = caught(tw.io.read_table, path)
         assert frame.index.tolist() == [0, 1, 3], name
         assert row_numbers(frame).tolist() == [1, 2, 4], name
         assert messages == [f"{path}: skipped 1 row with every field empty (line 4): not a trial"], name
@@ -283,7 +283,7 @@ def test_read_model_vs_human_names_the_line_after_skipped_rows(tmp_path):
                                 f"{good}\n,,,,,,,\n{good.replace('_1.png', '_2.png')}\n"
                                 "subject-01,1,3,0.8,cat,,cr,0003_cr_s01_cr_cat_0_n02123045_3.png\n")
     with pytest.raises(ValueError, match=r"a\.csv: column 'category' has an empty value \(row 4\)"):
-        caught(tw.read_model_vs_human, tmp_path / "raw-data")
+        caught(tw.io.read_model_vs_human, tmp_path / "raw-data")
 
 
 def test_read_trials_of_a_frame_skips_empty_rows_and_leaves_the_frame_alone():
@@ -298,7 +298,7 @@ def test_read_trials_of_a_frame_skips_empty_rows_and_leaves_the_frame_alone():
 def test_paired_correctness_reads_headers_in_any_case():
     a = pd.DataFrame({"image": ["i1", "i2", "i3"], "truth": ["cat", "dog", "car"], "response": ["cat", "cat", "car"]})
     b = pd.DataFrame({"Image ": ["i3", "i1"], "CATEGORY": ["car", "cat"], "Response": ["dog", "cat"]})
-    ca, cb, info = tw.paired_correctness(a, b)
+    ca, cb, info = tw.io.paired_correctness(a, b)
     assert (ca.tolist(), cb.tolist(), info) == ([True, True], [True, False], {"n": 2, "only_a": 1, "only_b": 0})
 
 
@@ -307,7 +307,7 @@ def test_read_model_vs_human_reads_headers_in_any_case(tmp_path):
     root.mkdir(parents=True)
     (root / "a.csv").write_text("Subj,Session,Trial,RT,Object_Response,CATEGORY,condition,ImageName\n"
                                 "subject-01,1,1,0.8,cat,cat,cr,0001_cr_s01_cr_cat_0_n02123045_1.png\n,,,,,,,\n")
-    trials, messages = caught(tw.read_model_vs_human, tmp_path / "raw-data")
+    trials, messages = caught(tw.io.read_model_vs_human, tmp_path / "raw-data")
     assert trials[["subject", "image", "correct"]].values.tolist() == [["subject-01", "n02123045_1", True]]
     assert len(messages) == 1 and re.search(SKIPPED, messages[0])
 
@@ -460,7 +460,7 @@ def test_a_column_named_with_spaces_around_it_is_found(tmp_path, given):
         t = tw.read_trials(source, truth=given)
         assert t.truth.tolist() == ["cat", "dog"] and t.correct.tolist() == [True, False]
     a, b = raw.iloc[:1], raw.rename(columns={"truth ": "truth"}).iloc[:1]
-    assert tw.paired_correctness(a, b, truth=given)[2]["n"] == 1
+    assert tw.io.paired_correctness(a, b, truth=given)[2]["n"] == 1
     with pytest.raises(tw.InvalidValueError, match=r"padded\.csv: no column 'label '; columns found: subject, image, "
                                                    r"truth, response"):
         tw.read_trials(path, truth="label ")

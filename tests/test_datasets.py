@@ -5,6 +5,7 @@ import pytest
 import pandas as pd
 
 import trialwise as tw
+import trialwise.io.trials
 
 
 def test_model_vs_human_table():
@@ -64,7 +65,7 @@ def test_concatenating_bundled_rows_with_read_trials_rows_names_the_cause_and_th
     # the fix it names works, and pairs the model with the humans on every image
     both = pd.concat([tw.read_trials(humans), _my_model(humans)], ignore_index=True)
     assert both.correct.dtype == bool and len(both) == 12800 + 1280
-    a, b, info = tw.paired_correctness(both[both.subject == "subject-01"], both[both.subject == "mynet"])
+    a, b, info = tw.io.paired_correctness(both[both.subject == "subject-01"], both[both.subject == "mynet"])
     assert info["n"] == 1280 and (a == b).all()
 
 
@@ -125,7 +126,7 @@ def test_ragged_csv_names_the_file_and_the_line(tmp_path, text, line, fields):
     p = tmp_path / "t.csv"
     p.write_text(text)
     with pytest.raises(ValueError, match=rf"t\.csv: not a readable table \(line {line} has {fields} field\(s\) but the header has 4"):
-        tw.read_table(p)
+        tw.io.read_table(p)
 
 
 def test_well_formed_files_still_read(tmp_path):
@@ -137,12 +138,12 @@ def test_well_formed_files_still_read(tmp_path):
     (tmp_path / "q.csv").write_text(text)
     (tmp_path / "q.csv.gz").write_bytes(gzip.compress(text.encode()))
     for name in ("q.csv", "q.csv.gz"):
-        got = tw.read_table(tmp_path / name)
+        got = tw.io.read_table(tmp_path / name)
         assert got.to_dict("list") == {"subject": ["s", "s"], "image": ["i,1", "i2"], "truth": ["cat", "dog"],
                                        "response": ["cat", "d\no"]}
     frame = tw.datasets.model_vs_human("edge")
     frame.to_csv(tmp_path / "edge.csv.gz", index=False)
-    back = tw.read_table(tmp_path / "edge.csv.gz")
+    back = tw.io.read_table(tmp_path / "edge.csv.gz")
     pd.testing.assert_frame_equal(back.drop(columns=["rt", "session", "trial"]),
                                   frame.drop(columns=["rt", "session", "trial"]))
 
@@ -159,10 +160,10 @@ def test_truncated_gzip_and_parquet_without_engine(tmp_path):
         import pyarrow  # noqa: F401
     except ImportError:
         with pytest.raises(ImportError, match=r"t\.parquet: reading a Parquet file needs pyarrow.*pip install pyarrow"):
-            tw.read_table(tmp_path / "t.parquet")
+            tw.io.read_table(tmp_path / "t.parquet")
     else:  # pragma: no cover - with an engine the four bytes are a broken file
         with pytest.raises(ValueError, match=r"t\.parquet: not a readable Parquet file"):
-            tw.read_table(tmp_path / "t.parquet")
+            tw.io.read_table(tmp_path / "t.parquet")
 
 
 def test_empty_observer_type_cells_read_as_no_type(tmp_path):
@@ -183,7 +184,7 @@ def test_empty_observer_type_cells_read_as_no_type(tmp_path):
 
 def test_numbers_written_differently_are_the_same_label():
     """'1' and '1.0' (truth and response written by different programs) are the same answer in tidy
-    tables too, as in compare (trialwise.labels, rule 3); other text never matches a number."""
+    tables too, as in compare (trialwise.io.labels, rule 3); other text never matches a number."""
     import pandas as pd
 
     f = pd.DataFrame({"subject": ["s"] * 4, "image": list("abcd"), "truth": ["1", "0", "1", "cat"],
@@ -221,7 +222,7 @@ def test_read_trials_keeps_option_probabilities_and_clusters_as_the_log_readers_
     raw = _tidy_llm_table()
     t = tw.read_trials(raw, subject="model", image="q", truth="gold", response="pred",
                        probabilities=["p0", "p1", "p2", "p3"], clusters="passage")
-    assert list(t.columns) == [*tw.data.TRIAL_COLUMNS, *tw.data.OPTION_COLUMNS, "cluster"]
+    assert list(t.columns) == [*tw.io.TRIAL_COLUMNS, *trialwise.io.trials.OPTION_COLUMNS, "cluster"]
     np.testing.assert_array_equal(np.stack(t.probabilities), raw[["p0", "p1", "p2", "p3"]].to_numpy())
     assert (t.n_options == 4).all() and t.cluster.tolist() == raw.passage.tolist()
     as_text = raw.assign(pl=[str(r.tolist()) for r in raw[["p0", "p1", "p2", "p3"]].to_numpy()])
@@ -285,7 +286,7 @@ def test_model_results_in_a_folder_of_their_own_belong_to_the_experiment_above(t
         _session(tmp_path / exp / f"{exp}_resnet50_session-1.csv", "resnet50", rows[::-1])
         _session(tmp_path / exp / f"{exp}_cornet-s_dnn" / "session-1.csv", "cornet-s", rows)  # a fork's layout
     root = tmp_path if layout == "raw-data folder" else tmp_path / "edge"
-    t = tw.read_model_vs_human(root)
+    t = tw.io.read_model_vs_human(root)
     expected = {"edge", "sketch"} if layout == "raw-data folder" else {"edge"}
     assert set(t["experiment"]) == expected
     for exp in expected:
@@ -299,7 +300,7 @@ def test_one_observer_in_two_files_names_the_files(tmp_path):
     _session(tmp_path / "edge" / "edge_cornet-s_dnn" / "session-1.csv", "cornet-s", rows)
     with pytest.raises(ValueError, match=r"observer 'cornet-s' answered image 'a1' of experiment 'edge' in 2 files "
                                          r"\(.*edge_cornet-s_dnn/session-1\.csv, .*edge_cornet-s_session-1\.csv\)"):
-        tw.read_model_vs_human(tmp_path)
+        tw.io.read_model_vs_human(tmp_path)
 
 
 @pytest.mark.parametrize("sep", [";", "\t"])
@@ -307,12 +308,12 @@ def test_semicolon_and_tab_separated_files_read_as_the_comma_file(tmp_path, sep)
     frame = tw.datasets.model_vs_human("edge").head(300)
     frame.to_csv(tmp_path / "comma.csv", index=False)
     frame.to_csv(tmp_path / "other.csv", index=False, sep=sep)
-    pd.testing.assert_frame_equal(tw.read_table(tmp_path / "other.csv"), tw.read_table(tmp_path / "comma.csv"))
+    pd.testing.assert_frame_equal(tw.io.read_table(tmp_path / "other.csv"), tw.io.read_table(tmp_path / "comma.csv"))
     pd.testing.assert_frame_equal(tw.read_trials(tmp_path / "other.csv"), tw.read_trials(tmp_path / "comma.csv"))
     # a ragged line is still named, counted by the file's own separator
     (tmp_path / "ragged.csv").write_text(f"subject{sep}image{sep}truth{sep}response\ns{sep}i1{sep}cat{sep}cat\ns{sep}i2\n")
     with pytest.raises(ValueError, match=r"ragged\.csv: not a readable table \(line 3 has 2 field"):
-        tw.read_table(tmp_path / "ragged.csv")
+        tw.io.read_table(tmp_path / "ragged.csv")
 
 
 def test_a_table_of_correctness_only_is_read_from_its_correct_column(tmp_path):

@@ -17,10 +17,10 @@ import pytest
 from scipy import stats
 
 import trialwise as tw
-from trialwise.benchmark.ranks import ranking_stability
+from trialwise.leaderboards.ranks import ranking_stability
 from trialwise.cli import main
 
-PROTO = tw.Protocol(name="small")
+PROTO = tw.leaderboards.Protocol(name="small")
 
 
 def _trials(n: int = 40, seed: int = 1) -> pd.DataFrame:
@@ -124,7 +124,7 @@ def test_a_candidate_without_a_usable_pair_is_not_scored_nor_ranked_nor_tested(t
     assert (table.loc[table.status == "scored", "score"].notna()).all()
     assert "1 candidate(s) not scored, for they share fewer than 20 images" in out.out
     # the report's banner names it with its reason, as it names candidates that lack experiments
-    from trialwise.benchmark.report import render_report
+    from trialwise.report.leaderboard import render_report
 
     page = render_report(lb).html
     assert "Not scored (1): m1 — they share fewer than 20 images" in page
@@ -209,7 +209,7 @@ def _two_clusters(raw: pd.DataFrame) -> pd.DataFrame:
 
 
 def test_a_rounding_residue_of_the_standard_error_counts_as_zero():
-    from trialwise.intervals import degenerate_standard_errors, studentized_replicates
+    from trialwise._stats.intervals import degenerate_standard_errors, studentized_replicates
 
     se = 0.02
     assert degenerate_standard_errors(se, np.array([0.0, 4e-16, 1e-14 * se, 1e-3 * se, 0.4 * se])).tolist() == [
@@ -219,8 +219,8 @@ def test_a_rounding_residue_of_the_standard_error_counts_as_zero():
 
 
 def test_a_difference_with_two_clusters_per_condition_falls_back_to_bc_with_a_note_and_one_warning():
-    from trialwise.benchmark.differences import contrast_standard_errors
-    from trialwise.intervals import interval
+    from trialwise.leaderboards.differences import contrast_standard_errors
+    from trialwise._stats.intervals import interval
 
     with pytest.warns(tw.DegenerateDataWarning, match="only two clusters"):
         lb = tw.leaderboard(_two_clusters(_trials()), PROTO, clusters="passage", n_resamples=300, rng=0)

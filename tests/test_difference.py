@@ -9,8 +9,12 @@ from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
 import trialwise as tw
-from trialwise.difference import _swapped, difference_pvalues, pair_tables
-from trialwise.kappa import kappa_difference_variance
+import trialwise.planning.trials
+import trialwise.ec.estimate
+import trialwise._stats.resampling
+import trialwise._stats.intervals
+from trialwise.ec.difference import _swapped, difference_pvalues, pair_tables
+from trialwise._stats.kappa import kappa_difference_variance
 
 
 def observers(n=300, seed=0):
@@ -52,7 +56,7 @@ def test_counts_based_swap_equals_per_item_swapping_in_distribution():
     c = tw.error_consistency_difference(ref, x, y, n_resamples=10, rng=0).counts
     rng = np.random.default_rng(0)
     fast = _swapped(c, rng, (20000,))
-    fast_delta = tw.kappa_from_counts(fast.sum(-1)) - tw.kappa_from_counts(fast.sum(-2))
+    fast_delta = tw.ec.kappa_from_counts(fast.sum(-1)) - tw.ec.kappa_from_counts(fast.sum(-2))
     slow = []
     for _ in range(4000):  # the definition: swap x and y on each item with probability 1/2
         s = rng.random(len(x)) < 0.5
@@ -70,7 +74,7 @@ def test_swap_pvalue_matches_exact_enumeration_of_all_swaps():
     c = np.array([[[20, 3], [1, 6]], [[4, 2], [0, 14]]])
     d10 = [c[0, 0, 1], c[1, 0, 1]]
     d01 = [c[0, 1, 0], c[1, 1, 0]]
-    obs = abs(tw.kappa_from_counts(c.sum(-1)) - tw.kappa_from_counts(c.sum(-2)))
+    obs = abs(tw.ec.kappa_from_counts(c.sum(-1)) - tw.ec.kappa_from_counts(c.sum(-2)))
     # Distribution of #(x right, y wrong) after swapping: Bin(d10, ½) + Bin(d01, ½) per reference outcome.
     hits = 0.0
     for k0, k1 in itertools.product(range(d10[0] + d01[0] + 1), range(d10[1] + d01[1] + 1)):
@@ -78,7 +82,7 @@ def test_swap_pvalue_matches_exact_enumeration_of_all_swaps():
         t = c.copy()
         t[0, 0, 1], t[0, 1, 0] = k0, d10[0] + d01[0] - k0
         t[1, 0, 1], t[1, 1, 0] = k1, d10[1] + d01[1] - k1
-        d = abs(tw.kappa_from_counts(t.sum(-1)) - tw.kappa_from_counts(t.sum(-2)))
+        d = abs(tw.ec.kappa_from_counts(t.sum(-1)) - tw.ec.kappa_from_counts(t.sum(-2)))
         hits += prob * (d >= obs * (1 - 1e-12))
     m = 40000
     p = float(difference_pvalues(c, test="swap", n_resamples=m, rng=0))
@@ -92,12 +96,12 @@ def test_no_difference_gives_p_one_and_paper_test_is_a_t_test():
     res = tw.error_consistency_difference(ref, x, y, ci_method="percentile", test="paper", n_resamples=500, rng=4)
     # The same replicates, swapped at random, are what the t-test compares.
     rng = np.random.default_rng(11)
-    reps = tw.resampling.multinomial_cells(res.counts / res.n, res.n, size=500, rng=rng, cell_ndim=3)
+    reps = trialwise._stats.resampling.multinomial_cells(res.counts / res.n, res.n, size=500, rng=rng, cell_ndim=3)
     p = float(difference_pvalues(res.counts, test="paper", n_resamples=500, rng=np.random.default_rng(12),
                                  bootstrap=reps))
     sw = _swapped(reps, np.random.default_rng(12))
-    boot = tw.kappa_from_counts(reps.sum(-1)) - tw.kappa_from_counts(reps.sum(-2))
-    null = tw.kappa_from_counts(sw.sum(-1)) - tw.kappa_from_counts(sw.sum(-2))
+    boot = tw.ec.kappa_from_counts(reps.sum(-1)) - tw.ec.kappa_from_counts(reps.sum(-2))
+    null = tw.ec.kappa_from_counts(sw.sum(-1)) - tw.ec.kappa_from_counts(sw.sum(-2))
     assert p == pytest.approx(stats.ttest_ind(boot, null).pvalue, rel=1e-9)
 
 
@@ -115,15 +119,15 @@ def test_intervals_analytic_is_the_delta_method_and_bootstrap_matches_index_resa
         i = rng.integers(0, len(ref), len(ref))
         brute.append(cohen_kappa_score(ref[i], x[i]) - cohen_kappa_score(ref[i], y[i]))
     assert stats.ks_2samp(np.round(boot.bootstrap_distribution, 9), np.round(brute, 9)).pvalue > 0.001
-    for method in tw.intervals.CI_METHODS:
+    for method in trialwise._stats.intervals.CI_METHODS:
         r = tw.error_consistency_difference(ref, x, y, ci_method=method, n_resamples=2000, rng=3)
         assert r.confidence_interval.low < r.statistic < r.confidence_interval.high, method
         assert r.ci_method == method
 
 
 def test_swap_test_type_one_error_for_exchangeable_candidates():
-    cells = tw.planning.joint_cells(0.4, 0.4, 0.75, 0.7, 0.7)
-    counts = tw.resampling.multinomial_cells(cells, 200, size=1500, rng=0, cell_ndim=3)
+    cells = trialwise.planning.trials.joint_cells(0.4, 0.4, 0.75, 0.7, 0.7)
+    counts = trialwise._stats.resampling.multinomial_cells(cells, 200, size=1500, rng=0, cell_ndim=3)
     p = difference_pvalues(counts, test="swap", n_resamples=199, rng=1)
     se = np.sqrt(0.05 * 0.95 / 1500)  # 0.56 percentage points
     assert abs(np.mean(p <= 0.05) - 0.05) <= 3 * se
@@ -134,7 +138,7 @@ def test_result_object_and_frame():
     res = tw.error_consistency_difference(ref, x, y, n_resamples=300, rng=0)
     assert res.ci_method == "restricted-wald" and res.test == "restricted-wald"  # the default test and its interval
     swap = tw.error_consistency_difference(ref, x, y, test="swap", n_resamples=300, rng=0)
-    assert swap.ci_method == tw.ec.DEFAULT_CI_METHOD and swap.test == "swap"
+    assert swap.ci_method == trialwise.ec.estimate.DEFAULT_CI_METHOD and swap.test == "swap"
     frame = res.to_frame()
     assert frame.shape == (1, 15) and frame.ci_low.iloc[0] == res.confidence_interval.low
     assert "delta=" in repr(res) and "p-value (equal EC)" in res.summary()

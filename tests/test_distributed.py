@@ -107,8 +107,8 @@ def test_identical_across_block_sizes_and_chunks(client, monkeypatch):
     the local path. Tiles of ⌊√128⌋ = 11 observers (0–10, 11–21, 22–23) give the tile pairs
     (0,0) 55 pairs, (0,1) 121, (0,2) 22, (1,1) 55, (1,2) 22, (2,2) 1, the last four joined:
     blocks of 55, 121, 100; tiles of ⌊√256⌋ = 16 (0–15, 16–23): 120 + 128 joined, then 28."""
-    import trialwise.distributed as td
-    import trialwise.ec as ec
+    import trialwise._stats.distributed as td
+    import trialwise.ec.estimate as ec
 
     x = _observers()
     ref = _local(x, n_resamples=200, rng=11, keep_replicates=True)
@@ -176,7 +176,7 @@ def test_each_task_holds_only_its_block(client, monkeypatch):
     """What is shipped to a task is the block's item columns plus the weights' *stream*
     (not the B × items weights), and what comes back is O(pairs of the block), not
     O(pairs × B): measured as the pickled bytes of every task's arguments and result."""
-    import trialwise.distributed as td
+    import trialwise._stats.distributed as td
 
     n_items, B = 150, 4000
     x = _observers(n_items=n_items, n_obs=30, seed=4)  # 435 pairs
@@ -217,7 +217,7 @@ def test_client_must_be_a_dask_client():
 
 
 def test_client_without_dask_installed_says_how_to_install(monkeypatch):
-    from trialwise.distributed import check_client
+    from trialwise._stats.distributed import check_client
 
     monkeypatch.setitem(sys.modules, "distributed", None)  # `import distributed` now fails
     with pytest.raises(ImportError, match=r'pip install "trialwise\[dask\]"'):
@@ -225,7 +225,7 @@ def test_client_without_dask_installed_says_how_to_install(monkeypatch):
 
 
 def test_map_blocks_returns_every_block_once_and_raises_a_task_error(client, monkeypatch):
-    import trialwise.distributed as td
+    import trialwise._stats.distributed as td
 
     monkeypatch.setattr(td, "TASKS_PER_WORKER", 2)  # 4 in flight: the 30 blocks go through the window
     blocks = [(k, (k * 7, 3)) for k in range(30)]
@@ -297,9 +297,9 @@ def test_agreement_dask_path_is_identical_to_the_local_path(client, kw):
 def test_agreement_identical_across_block_sizes_and_chunks(client, monkeypatch):
     """Tasks of one tile or of several (locally: one block of all 780 pairs, or blocks of at
     most 256), weight chunks of 37 rows or the default: always the numbers of the local path."""
-    import trialwise.distributed as td
+    import trialwise._stats.distributed as td
 
-    ag = sys.modules["trialwise.agreement"]  # `trialwise.agreement` is also the function's name
+    ag = sys.modules["trialwise.similarity.capa"]
     probs, truth = _models(n_models=40, seed=1)  # tiles of 120, 256, 128, 120, 128, 28 pairs
     ref = _agree_local(probs, truth, n_resamples=200, rng=11)
     ref37 = _agree_local(probs, truth, n_resamples=200, rng=11, batch=37)
@@ -329,7 +329,7 @@ def test_agreement_identical_across_block_sizes_and_chunks(client, monkeypatch):
 def test_agreement_task_holds_only_its_block(client, monkeypatch):
     """A task gets the probabilities of its tile's models (not all models) and the weights'
     stream (not the B × questions weights), and returns O(pairs of the block) without the replicates."""
-    import trialwise.distributed as td
+    import trialwise._stats.distributed as td
 
     n_models, n_questions, k, B = 60, 100, 4, 2000
     probs, truth = _models(n_models, n_questions, k, seed=4)  # 1,770 pairs
@@ -385,7 +385,7 @@ def test_agreement_of_a_stored_array_is_read_by_the_workers_tile_by_tile(client,
     tile's two blocks of models — never the whole array, which is not shipped either."""
     import dask.array as da
 
-    import trialwise.distributed as td
+    import trialwise._stats.distributed as td
 
     probs, truth = _models(n_models=60, n_questions=100, seed=6)  # 4 chunks of models; 1,770 pairs
     da.to_npy_stack(str(tmp_path), da.from_array(probs, chunks=(16, 100, 4)), axis=0)
@@ -425,7 +425,7 @@ def test_error_consistency_of_a_stored_array_is_read_by_the_workers(client, monk
     observers — never the whole array, which is not shipped either."""
     import dask.array as da
 
-    import trialwise.distributed as td
+    import trialwise._stats.distributed as td
 
     x = _observers(n_items=60, n_obs=200, seed=8)  # 19,900 pairs; 25 chunks of observers
     da.to_npy_stack(str(tmp_path), da.from_array(x, chunks=(60, 8)), axis=1)
@@ -506,7 +506,7 @@ def test_a_stored_array_is_read_once_per_tile_pair_not_once_per_block(client, mo
     import cloudpickle
     import dask.array as da
 
-    import trialwise.distributed as td
+    import trialwise._stats.distributed as td
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the store's class, to the workers
     n_obs, chunk = 120, 8
@@ -543,7 +543,7 @@ def test_tiles_cover_every_pair_once_within_their_bounds():
     """``tile_edges``/``tile_blocks`` against brute force: every pair in exactly one block of at
     most ``size`` pairs, tiles of at most ``side`` observers that are whole chunks or part of one,
     and a block's pairs within as few tiles as its groups need (one group: two tiles)."""
-    from trialwise.distributed import tile_blocks, tile_edges
+    from trialwise._stats.distributed import tile_blocks, tile_edges
 
     rng = np.random.default_rng(0)
     for n_obs, side, chunks, size in ((24, 11, None, 128), (200, 11, [8] * 25, 128), (130, 50, [64, 64, 2], 2500),

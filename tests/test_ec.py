@@ -11,8 +11,8 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
 import trialwise as tw
-from trialwise.intervals import CI_METHODS
-from trialwise.significance import INDEPENDENCE_TESTS
+from trialwise._stats.intervals import CI_METHODS
+from trialwise._stats.significance import INDEPENDENCE_TESTS
 
 
 def correlated_pair(n, acc_a=0.7, acc_b=0.6, copy=0.4, seed=0):
@@ -87,7 +87,7 @@ def test_copy_null_agrees_with_brute_force_simulation():
     # The copy-null p-value equals a direct simulation written out trial by trial.
     counts = np.array([[50, 20], [14, 16]])
     n = counts.sum()
-    k_obs = abs(tw.kappa_from_counts(counts))
+    k_obs = abs(tw.ec.kappa_from_counts(counts))
     rng = np.random.default_rng(11)
     hits, m = 0, 4000
     for _ in range(m):
@@ -240,13 +240,13 @@ def test_unbiased_option():
     a, b = correlated_pair(80, seed=9)
     r = tw.error_consistency(a, b, rng=0, n_resamples=500)
     ru = tw.error_consistency(a, b, rng=0, n_resamples=500, unbiased=True)
-    assert ru.statistic == pytest.approx(tw.unbiased_kappa(r.statistic, 80))
+    assert ru.statistic == pytest.approx(tw.ec.unbiased_kappa(r.statistic, 80))
     assert ru.method == "bias-corrected kappa" and r.method == "kappa"
-    np.testing.assert_allclose(ru.bootstrap_distribution, tw.unbiased_kappa(r.bootstrap_distribution, 80))
+    np.testing.assert_allclose(ru.bootstrap_distribution, tw.ec.unbiased_kappa(r.bootstrap_distribution, 80))
     assert ru.pvalue == r.pvalue
     ra = tw.error_consistency(a, b, ci_method="analytic", unbiased=True)
     rb = tw.error_consistency(a, b, ci_method="analytic")
-    assert ra.confidence_interval.low == pytest.approx(tw.unbiased_kappa(rb.confidence_interval.low, 80))
+    assert ra.confidence_interval.low == pytest.approx(tw.ec.unbiased_kappa(rb.confidence_interval.low, 80))
 
 
 # ------------------------------------------------------------------ degenerate data

@@ -14,8 +14,8 @@ from scipy import stats
 
 import trialwise as tw
 from trialwise._core.errors import InvalidValueError
-from trialwise.ec import undefined_reasons
-from trialwise.significance import fisher_exact_pvalues, independence_pvalues
+from trialwise.ec.estimate import undefined_reasons
+from trialwise._stats.significance import fisher_exact_pvalues, independence_pvalues
 
 
 def _scipy(tables: np.ndarray) -> np.ndarray:
@@ -136,7 +136,7 @@ def test_vectorised_undefined_reasons_equal_the_table_by_table_rule():
 def test_scipys_own_pmf_decides_where_the_fast_pmf_cannot(monkeypatch):
     """The log-gamma pmf only screens: with a useless one (flat, so every comparison is "too close
     to call") every decision falls back to scipy's pmf and the search is redone in it — same p-values."""
-    from trialwise import significance
+    from trialwise._stats import significance
 
     tables = _random_tables(400, seed=6)
     monkeypatch.setattr(significance, "_log_pmf", lambda k, M, n, N: np.zeros(np.broadcast(k, M).shape))

@@ -6,6 +6,7 @@ import ast
 import collections
 import inspect
 import re
+import types
 import warnings
 from pathlib import Path
 
@@ -41,7 +42,7 @@ def _rows():
 
 
 def _public_callables():
-    modules = [tw, tw.comparison, tw.validity, tw.brainscore, tw.datasets, tw.plot]
+    modules = [tw] + [getattr(tw, name) for name in tw.__all__ if isinstance(getattr(tw, name), types.ModuleType)]
     seen = {}
     for module in modules:
         for name in getattr(module, "__all__", []):

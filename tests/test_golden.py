@@ -101,13 +101,13 @@ def test_the_guard_sees_a_change(monkeypatch):
     """A one-ulp change in a kernel is caught (the guard is not vacuous)."""
     import numpy as np
 
-    import trialwise.kappa as kappa
+    import trialwise._stats.kappa as kappa
 
     original = kappa.kappa_from_counts
 
     def nudged(*args, **kwargs):
         return np.nextafter(original(*args, **kwargs), np.inf) * (1 + 1e-9)
 
-    monkeypatch.setattr(cases.tw, "kappa_from_counts", nudged)
+    monkeypatch.setattr(cases.tw.ec, "kappa_from_counts", nudged)
     got = json.loads(json.dumps(cases.run(cases.CASES["kappa_functions"])))
     assert any(not _same(v, got.get(k)) for k, v in GOLDEN["kappa_functions"].items())

@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 import trialwise as tw
-from trialwise.resampling import bootstrap_weights, posterior_tables
+from trialwise._stats.resampling import bootstrap_weights, posterior_tables
 
 
 def test_posterior_draws_have_the_dirichlet_moments():
@@ -36,7 +36,7 @@ def test_interval_is_the_posterior_quantiles_of_kappa():
     res = tw.error_consistency(counts=counts, ci_method="jeffreys", n_resamples=40_000, rng=1)
     # Independent oracle: scipy's Dirichlet sampler, κ from the drawn cell probabilities.
     p = stats.dirichlet.rvs(counts.ravel() + 0.5, size=40_000, random_state=2).reshape(-1, 2, 2)
-    lo, hi = np.quantile(tw.kappa_from_counts(p), [0.025, 0.975])
+    lo, hi = np.quantile(tw.ec.kappa_from_counts(p), [0.025, 0.975])
     assert res.confidence_interval.low == pytest.approx(lo, abs=0.01)
     assert res.confidence_interval.high == pytest.approx(hi, abs=0.01)
     assert res.n_undefined == 0 and res.ci_method == "jeffreys"

@@ -10,7 +10,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
 import trialwise as tw
-from trialwise.kappa import cell_probabilities
+from trialwise._stats.kappa import cell_probabilities
 
 
 def _table(ca, cb):
@@ -32,20 +32,20 @@ def test_kappa_equals_sklearn_on_random_correctness():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             expected = cohen_kappa_score(ca, cb)
-        assert tw.kappa_from_counts(_table(ca, cb)) == pytest.approx(expected, abs=1e-12)
+        assert tw.ec.kappa_from_counts(_table(ca, cb)) == pytest.approx(expected, abs=1e-12)
 
 
 def test_kappa_vectorised_over_batch_equals_loop():
     rng = np.random.default_rng(1)
     batch = rng.integers(0, 50, size=(7, 5, 2, 2))
-    looped = np.array([[tw.kappa_from_counts(t) for t in row] for row in batch])
-    np.testing.assert_array_equal(tw.kappa_from_counts(batch), looped)
+    looped = np.array([[tw.ec.kappa_from_counts(t) for t in row] for row in batch])
+    np.testing.assert_array_equal(tw.ec.kappa_from_counts(batch), looped)
 
 
 @given(tables)
 def test_statistics_definitions(t):
     n = t.sum()
-    s = tw.table_statistics(t)
+    s = tw.ec.table_statistics(t)
     if n == 0:
         assert np.isnan(s.kappa)
         return
@@ -55,7 +55,7 @@ def test_statistics_definitions(t):
     assert s.c_obs == pytest.approx(c_obs) and s.c_exp == pytest.approx(c_exp)
     if c_exp < 1:
         assert s.kappa == pytest.approx((c_obs - c_exp) / (1 - c_exp), abs=1e-12)
-        lo, hi = tw.kappa_bounds(a, b)
+        lo, hi = tw.ec.kappa_bounds(a, b)
         assert lo - 1e-12 <= s.kappa <= hi + 1e-12
     else:
         assert np.isnan(s.kappa)
@@ -66,41 +66,41 @@ def test_variance_and_null_variance_equal_statsmodels():
     for _ in range(200):
         t = rng.integers(1, 80, size=(2, 2))
         res = cohens_kappa(t)
-        var, var0 = tw.kappa_variance(t)
+        var, var0 = tw.ec.kappa_variance(t)
         assert var == pytest.approx(res.var_kappa, rel=1e-10)
         assert var0 == pytest.approx(res.var_kappa0, rel=1e-10)
     batch = rng.integers(1, 80, size=(6, 2, 2))
-    var, _ = tw.kappa_variance(batch)
+    var, _ = tw.ec.kappa_variance(batch)
     np.testing.assert_allclose(var, [cohens_kappa(t).var_kappa for t in batch], rtol=1e-10)
 
 
 def test_degenerate_tables_exact():
     # One observer always correct, the other not: kappa is exactly 0 (seed 000, App. C).
-    assert tw.kappa_from_counts([[30, 10], [0, 0]]) == 0.0
-    assert tw.kappa_from_counts([[30, 0], [10, 0]]) == 0.0
+    assert tw.ec.kappa_from_counts([[30, 10], [0, 0]]) == 0.0
+    assert tw.ec.kappa_from_counts([[30, 0], [10, 0]]) == 0.0
     # One always wrong.
-    assert tw.kappa_from_counts([[0, 0], [12, 8]]) == 0.0
+    assert tw.ec.kappa_from_counts([[0, 0], [12, 8]]) == 0.0
     # Both always correct / both always wrong / one right one wrong always: c_exp = 1 or not.
-    assert np.isnan(tw.kappa_from_counts([[50, 0], [0, 0]]))
-    assert np.isnan(tw.kappa_from_counts([[0, 0], [0, 50]]))
-    assert tw.kappa_from_counts([[0, 50], [0, 0]]) == 0.0  # c_exp = 0: κ = (0 - 0)/1
-    assert np.isnan(tw.kappa_from_counts([[0, 0], [0, 0]]))
+    assert np.isnan(tw.ec.kappa_from_counts([[50, 0], [0, 0]]))
+    assert np.isnan(tw.ec.kappa_from_counts([[0, 0], [0, 50]]))
+    assert tw.ec.kappa_from_counts([[0, 50], [0, 0]]) == 0.0  # c_exp = 0: κ = (0 - 0)/1
+    assert np.isnan(tw.ec.kappa_from_counts([[0, 0], [0, 0]]))
 
 
 def test_unbiased_kappa_matches_definition():
     rng = np.random.default_rng(3)
     for _ in range(100):
         t = rng.integers(1, 40, size=(2, 2))
-        s = tw.table_statistics(t)
+        s = tw.ec.table_statistics(t)
         n = s.n
         c_exp_u = (n * s.c_exp - s.c_obs) / (n - 1)
         expected = (s.c_obs - c_exp_u) / (1 - c_exp_u)
-        assert tw.kappa_from_counts(t, unbiased=True) == pytest.approx(expected, abs=1e-12)
-        assert tw.unbiased_kappa(s.kappa, n) == pytest.approx(expected, abs=1e-12)
+        assert tw.ec.kappa_from_counts(t, unbiased=True) == pytest.approx(expected, abs=1e-12)
+        assert tw.ec.unbiased_kappa(s.kappa, n) == pytest.approx(expected, abs=1e-12)
 
 
 def test_kappa_max_published_example():
-    lo, hi = tw.kappa_bounds(0.8, 0.6)
+    lo, hi = tw.ec.kappa_bounds(0.8, 0.6)
     assert hi == pytest.approx(0.24 / 0.44, abs=1e-12)
 
 
@@ -112,8 +112,8 @@ def test_bounds_equal_brute_force_over_tables(n):
         for kb in range(1, n):
             ks = []
             for n11 in range(max(0, ka + kb - n), min(ka, kb) + 1):
-                ks.append(tw.kappa_from_counts([[n11, ka - n11], [kb - n11, n - ka - kb + n11]]))
-            lo, hi = tw.kappa_bounds(ka / n, kb / n)
+                ks.append(tw.ec.kappa_from_counts([[n11, ka - n11], [kb - n11, n - ka - kb + n11]]))
+            lo, hi = tw.ec.kappa_bounds(ka / n, kb / n)
             assert min(ks) == pytest.approx(lo, abs=1e-12)
             assert max(ks) == pytest.approx(hi, abs=1e-12)
 
@@ -125,30 +125,30 @@ def test_bounds_from_expected_agreement_are_envelopes():
         with np.errstate(divide="ignore", invalid="ignore"):
             b = (c_exp - 1 + a) / (2 * a - 1)
         ok = (b >= 0) & (b <= 1)
-        lo, hi = tw.kappa_bounds(a[ok], b[ok])
-        flo, fhi = tw.kappa_bounds_from_expected(c_exp)
+        lo, hi = tw.ec.kappa_bounds(a[ok], b[ok])
+        flo, fhi = tw.ec.kappa_bounds_from_expected(c_exp)
         assert np.nanmin(lo) == pytest.approx(flo, abs=2e-3)
         assert np.nanmax(hi) == pytest.approx(fhi, abs=2e-3)
         assert np.nanmin(lo) >= flo - 1e-9 and np.nanmax(hi) <= fhi + 1e-9
 
 
 def test_feasible_accuracy_published_examples():
-    lo, hi = tw.feasible_accuracy(0.9, 0.5)
+    lo, hi = tw.ec.feasible_accuracy(0.9, 0.5)
     assert (round(float(lo), 3), round(float(hi), 3)) == (0.75, 0.964)
-    lo, hi = tw.feasible_accuracy(0.5, 0.5)
+    lo, hi = tw.ec.feasible_accuracy(0.5, 0.5)
     assert (float(lo), float(hi)) == pytest.approx((0.25, 0.75))
-    lo, hi = tw.feasible_accuracy(0.5, -1.0)
+    lo, hi = tw.ec.feasible_accuracy(0.5, -1.0)
     assert (float(lo), float(hi)) == pytest.approx((0.5, 0.5))
-    lo, hi = tw.feasible_accuracy(0.8, -0.99)  # -1 is out of reach unless a_A = 0.5
+    lo, hi = tw.ec.feasible_accuracy(0.8, -0.99)  # -1 is out of reach unless a_A = 0.5
     assert np.isnan(lo) and np.isnan(hi)
 
 
 @settings(max_examples=300)
 @given(st.floats(0.02, 0.98), st.floats(-1, 1))
 def test_feasible_accuracy_is_the_attainable_set(a, k):
-    lo, hi = tw.feasible_accuracy(a, k)
+    lo, hi = tw.ec.feasible_accuracy(a, k)
     grid = np.linspace(1e-6, 1 - 1e-6, 4001)
-    kmin, kmax = tw.kappa_bounds(a, grid)
+    kmin, kmax = tw.ec.kappa_bounds(a, grid)
     attainable = (kmin <= k + 1e-9) & (k - 1e-9 <= kmax)
     if np.isnan(lo):
         assert not attainable.any()
@@ -162,17 +162,17 @@ def test_feasible_accuracy_is_the_attainable_set(a, k):
     # At the end points κ is exactly the binding bound.
     for end in (lo, hi):
         if 0 < end < 1:
-            emin, emax = tw.kappa_bounds(a, end)
+            emin, emax = tw.ec.kappa_bounds(a, end)
             assert k == pytest.approx(emax if k >= 0 else emin, abs=1e-9)
 
 
 @settings(max_examples=200)
 @given(st.floats(0.05, 0.95), st.floats(0.05, 0.95), st.floats(0, 1))
 def test_cell_probabilities_reproduce_kappa_and_margins(a, b, u):
-    lo, hi = tw.kappa_bounds(a, b)
+    lo, hi = tw.ec.kappa_bounds(a, b)
     k = float(lo + u * (hi - lo))
     p = cell_probabilities(k, a, b)
-    s = tw.table_statistics(p)  # proportions work as counts with n = 1
+    s = tw.ec.table_statistics(p)  # proportions work as counts with n = 1
     assert s.accuracy_a == pytest.approx(a, abs=1e-12)
     assert s.accuracy_b == pytest.approx(b, abs=1e-12)
     assert s.kappa == pytest.approx(k, abs=1e-9)
@@ -199,7 +199,7 @@ def test_cell_probabilities_reject_infeasible_kappa():
     ([[2**64, 1], [1, 1]], ValueError, r"`counts` holds more than 2\*\*53 items"),
 ])
 def test_kernels_check_their_counts(counts, exc, match):
-    for f in (tw.kappa_from_counts, tw.table_statistics, tw.kappa_variance):
+    for f in (tw.ec.kappa_from_counts, tw.ec.table_statistics, tw.ec.kappa_variance):
         with pytest.raises(exc, match=match):
             f(counts)
 
@@ -207,9 +207,9 @@ def test_kernels_check_their_counts(counts, exc, match):
 def test_kernels_accept_fractional_tables_and_rounding_noise():
     # posterior draws and weighted sums are fractional; -1e-13 is floating-point noise, not a negative count
     t = np.array([[30.25, 10.5], [8.0, -1e-13]])
-    assert float(tw.kappa_from_counts(t)) == pytest.approx(float(tw.kappa_from_counts(t.clip(0))), abs=1e-12)
+    assert float(tw.ec.kappa_from_counts(t)) == pytest.approx(float(tw.ec.kappa_from_counts(t.clip(0))), abs=1e-12)
     with pytest.raises(TypeError, match="`unbiased` must be True or False"):
-        tw.kappa_from_counts([[1, 2], [3, 4]], unbiased="no")
+        tw.ec.kappa_from_counts([[1, 2], [3, 4]], unbiased="no")
 
 
 @pytest.mark.parametrize("kappa, n, exc, match", [
@@ -221,16 +221,16 @@ def test_kernels_accept_fractional_tables_and_rounding_noise():
 ])
 def test_unbiased_kappa_checks(kappa, n, exc, match):
     with pytest.raises(exc, match=match):
-        tw.unbiased_kappa(kappa, n)
+        tw.ec.unbiased_kappa(kappa, n)
 
 
 def test_unbiased_kappa_keeps_undefined_kappa():
-    assert np.isnan(tw.unbiased_kappa(np.nan, 10))
-    assert float(tw.unbiased_kappa(0.5, 100)) == pytest.approx(100 * 0.5 / (99 + 0.5))
+    assert np.isnan(tw.ec.unbiased_kappa(np.nan, 10))
+    assert float(tw.ec.unbiased_kappa(0.5, 100)) == pytest.approx(100 * 0.5 / (99 + 0.5))
 
 
 def test_boschloo_is_refused_above_its_documented_size():
-    from trialwise.significance import BOSCHLOO_MAX_N, independence_pvalues
+    from trialwise._stats.significance import BOSCHLOO_MAX_N, independence_pvalues
 
     big = [[250_000, 250_000], [250_000, 250_000]]
     with pytest.raises(ValueError, match=r"`test`='boschloo' is refused on a table of n = 1000000 items.*"
@@ -269,10 +269,10 @@ def test_square_kappa_equals_sklearn_and_statsmodels(k):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             expected = cohen_kappa_score(a, b, labels=list(range(k)))
-        assert float(tw.kappa_from_counts(t)) == pytest.approx(expected, abs=1e-12)
+        assert float(tw.ec.kappa_from_counts(t)) == pytest.approx(expected, abs=1e-12)
         res = cohens_kappa(t)
-        assert float(tw.kappa_from_counts(t)) == pytest.approx(res.kappa, abs=1e-12)
-        var, var0 = tw.kappa_variance(t)
+        assert float(tw.ec.kappa_from_counts(t)) == pytest.approx(res.kappa, abs=1e-12)
+        var, var0 = tw.ec.kappa_variance(t)
         assert float(var) == pytest.approx(res.var_kappa, rel=1e-10, abs=1e-15)
         assert float(var0) == pytest.approx(res.var_kappa0, rel=1e-10)
 
@@ -280,16 +280,16 @@ def test_square_kappa_equals_sklearn_and_statsmodels(k):
 def test_square_kappa_batched_equals_loop_and_dtypes_agree():
     rng = np.random.default_rng(3)
     batch = rng.integers(0, 30, size=(4, 6, 4, 4))
-    looped = np.array([[float(tw.kappa_from_counts(t)) for t in row] for row in batch])
-    np.testing.assert_array_equal(tw.kappa_from_counts(batch), looped)
-    np.testing.assert_allclose(tw.kappa_from_counts(batch.astype(float)), looped, rtol=0, atol=1e-15)
-    var = tw.kappa_variance(batch)[0]
+    looped = np.array([[float(tw.ec.kappa_from_counts(t)) for t in row] for row in batch])
+    np.testing.assert_array_equal(tw.ec.kappa_from_counts(batch), looped)
+    np.testing.assert_allclose(tw.ec.kappa_from_counts(batch.astype(float)), looped, rtol=0, atol=1e-15)
+    var = tw.ec.kappa_variance(batch)[0]
     np.testing.assert_allclose(var, [[cohens_kappa(t).var_kappa for t in row] for row in batch], rtol=1e-10)
 
 
 def test_square_kappa_at_k2_is_the_correctness_kernel_exactly():
     """The K × K formula and the 2×2 closed form are the same number on integer tables (int64 arithmetic)."""
-    from trialwise.kappa import kappa_kernel, _kappa_square
+    from trialwise._stats.kappa import kappa_kernel, _kappa_square
 
     t = np.random.default_rng(4).integers(0, 200, size=(5000, 2, 2))
     np.testing.assert_array_equal(_kappa_square(t), kappa_kernel(t))
@@ -299,23 +299,23 @@ def test_square_kappa_at_k2_is_the_correctness_kernel_exactly():
 
 def test_square_kappa_degenerate_and_unbiased():
     one_class = np.array([[0, 0, 0], [5, 7, 9], [0, 0, 0]])       # A gives one class throughout
-    assert float(tw.kappa_from_counts(one_class)) == 0.0
-    assert np.isnan(tw.kappa_from_counts([[0, 0, 0], [0, 12, 0], [0, 0, 0]]))
-    assert np.isnan(tw.kappa_from_counts(np.zeros((3, 3))))
+    assert float(tw.ec.kappa_from_counts(one_class)) == 0.0
+    assert np.isnan(tw.ec.kappa_from_counts([[0, 0, 0], [0, 12, 0], [0, 0, 0]]))
+    assert np.isnan(tw.ec.kappa_from_counts(np.zeros((3, 3))))
     t = np.array([[20, 5, 0], [3, 30, 2], [1, 4, 35]])
-    k, n = float(tw.kappa_from_counts(t)), t.sum()
-    assert float(tw.kappa_from_counts(t, unbiased=True)) == pytest.approx(n * k / (n - 1 + k), abs=1e-12)
+    k, n = float(tw.ec.kappa_from_counts(t)), t.sum()
+    assert float(tw.ec.kappa_from_counts(t, unbiased=True)) == pytest.approx(n * k / (n - 1 + k), abs=1e-12)
     # the bias correction holds for K × K: (c_obs − ĉ_exp)/(1 − ĉ_exp) with ĉ_exp = (n·c_exp − c_obs)/(n − 1)
     p = t / n
     c_obs, c_exp = np.trace(p), p.sum(1) @ p.sum(0)
     c_hat = (n * c_exp - c_obs) / (n - 1)
-    assert float(tw.kappa_from_counts(t, unbiased=True)) == pytest.approx((c_obs - c_hat) / (1 - c_hat), abs=1e-12)
+    assert float(tw.ec.kappa_from_counts(t, unbiased=True)) == pytest.approx((c_obs - c_hat) / (1 - c_hat), abs=1e-12)
 
 
 def test_square_kappa_large_tables_take_the_float_path():
     t = np.array([[2**33, 2**30, 0], [2**29, 2**33, 2**28], [0, 2**30, 2**32]], dtype=np.int64)
     expected = cohens_kappa(t.astype(float)).kappa
-    assert float(tw.kappa_from_counts(t)) == pytest.approx(expected, abs=1e-12)
+    assert float(tw.ec.kappa_from_counts(t)) == pytest.approx(expected, abs=1e-12)
 
 
 def test_cohen_kappa_on_labels_is_the_kernel():
@@ -325,14 +325,14 @@ def test_cohen_kappa_on_labels_is_the_kernel():
     rng = np.random.default_rng(5)
     a, b, t = _random_square(rng, 4, 200)
     res = cohen_kappa(a, b)
-    assert res.statistic == float(tw.kappa_from_counts(t))
-    assert res.se == float(np.sqrt(tw.kappa_variance(t)[0]))
+    assert res.statistic == float(tw.ec.kappa_from_counts(t))
+    assert res.se == float(np.sqrt(tw.ec.kappa_variance(t)[0]))
 
 
 def test_kappa_gradient_over_sums_is_the_cell_gradient_by_the_chain_rule():
     """kappa_gradient_sums (n, n11, ca, cb) equals kappa_gradient through
     n10 = ca − n11, n01 = cb − n11, n00 = n − ca − cb + n11, and a finite difference."""
-    from trialwise.kappa import kappa_gradient, kappa_gradient_sums, kappa_from_counts
+    from trialwise._stats.kappa import kappa_gradient, kappa_gradient_sums, kappa_from_counts
 
     gen = np.random.default_rng(5)
     cells = gen.integers(0, 30, size=(200, 4)).astype(float) + 0.5
@@ -361,8 +361,8 @@ def test_kappa_from_sums_with_virtual_items_equals_the_weighted_tables(unbiased)
     float32 grid: the two forms give the same bits, for any number of threads, and ``out``."""
     from scipy.linalg import hadamard
 
-    from trialwise.ec import _sylvester_columns, _walsh_hadamard
-    from trialwise.kappa import kappa_from_sums, kappa_from_counts, unbiased_from_kappa
+    from trialwise.ec.estimate import _sylvester_columns, _walsh_hadamard
+    from trialwise._stats.kappa import kappa_from_sums, kappa_from_counts, unbiased_from_kappa
 
     gen = np.random.default_rng(8)
     n_obs, n_items, b, n_virtual = 7, 40, 600, 8
@@ -427,7 +427,7 @@ def test_sylvester_columns_are_read_back_or_refused():
     """The virtual items' Hadamard columns are read from their rows (any subset, any order of
     observers); columns that are not Sylvester–Hadamard columns give None (the engine then takes
     the product per pair)."""
-    from trialwise.ec import _sylvester_columns, prior_items
+    from trialwise.ec.estimate import _sylvester_columns, prior_items
 
     v = prior_items(20)
     np.testing.assert_array_equal(_sylvester_columns(v[:, [7, 2, 19]]), [8, 3, 20])

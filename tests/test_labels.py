@@ -1,4 +1,4 @@
-"""The one label-coding rule (trialwise.labels) and that every label-comparing function uses it (issue 14, item 11)."""
+"""The one label-coding rule (trialwise.io.labels) and that every label-comparing function uses it (issue 14, item 11)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import trialwise as tw
 from trialwise import comparison as cmp
-from trialwise.labels import code_labels, read_number
+from trialwise.io.labels import code_labels, read_number
 
 
 def _same_class_by_hand(x, y, truth_words: bool = True) -> bool:
@@ -182,7 +182,7 @@ def test_every_label_comparing_function_agrees_with_the_rule():
         np.testing.assert_array_equal(cmp.agreement_matrix(aa, ba).to_numpy(), cmp.agreement_matrix(a, b).to_numpy())
         ec = tw.error_consistency(aa, ba, truth=ya, ci_method="analytic")
         np.testing.assert_array_equal(ec.counts, ref)
-        rep = cmp.compare(ya, aa, ba, rng=0, n_resamples=99)
+        rep = tw.compare(ya, aa, ba, rng=0, n_resamples=99)
         assert rep.accuracy == {"A": pytest.approx(np.mean(a == y)), "B": pytest.approx(np.mean(b == y))}
         np.testing.assert_array_equal(rep.contingency, ref)
 
@@ -281,7 +281,7 @@ def test_cli_ec_and_compare_score_true_false_answers(afc_files, capsys):
 
 
 def test_leaderboard_value_delta_and_similarity_score_true_false_answers(afc_files):
-    from trialwise.benchmark.behavioral_images import accuracy_values
+    from trialwise.brainscore.behavioral_images import accuracy_values
 
     truth, ra, rb, d = afc_files
     trials = tw.read_trials(d / "tidy.csv")
@@ -303,7 +303,7 @@ def test_true_false_text_is_one_and_zero_only_among_zero_one_labels():
     (numbers against it are rule 4's TypeError; as text against text it simply does not match);
     with 0/1 labels it is 1 — decided on the whole columns, not the mismatched rows only."""
     import trialwise as tw
-    from trialwise.data import _same_label  # noqa: PLC2701 - the reading path's matcher, tested directly
+    from trialwise.io.trials import _same_label  # noqa: PLC2701 - the reading path's matcher, tested directly
 
     y = np.array([0, 1, 2, 1, 0, 2, 1, 0])
     a = np.array([0, "true", 2, 1, 0, 2, 1, 0], dtype=object)

@@ -173,7 +173,7 @@ def separate_states(insts, logprobs, model, *, calibration=None):
 def read_quiet(*args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        return tw.read_helm(*args, **kwargs)
+        return tw.io.read_helm(*args, **kwargs)
 
 
 def truth_of(inst):
@@ -188,7 +188,7 @@ def test_joint_method_three_models(tmp_path):
         write_run(tmp_path, f"mmlu:subject=anatomy,method=multiple_choice_joint,model={m}", m,
                   "multiple_choice_joint", joint_states(insts, a, m))
     trials = read_quiet(tmp_path, clusters="subject")
-    assert list(trials.columns) == [*tw.logs.LOG_COLUMNS, "cluster"]
+    assert list(trials.columns) == [*tw.io.LOG_COLUMNS, "cluster"]
     assert len(trials) == 60 and set(trials.experiment) == {"mmlu"}
     assert set(trials.condition) == {"mmlu:subject=anatomy,method=multiple_choice_joint"}
     assert set(trials.cluster) == {"anatomy"} and trials.probabilities.isna().all()
@@ -209,7 +209,7 @@ def test_joint_unmapped_answers_are_kept_as_na(tmp_path):
     write_run(tmp_path, "mmlu:model=m", "m", "multiple_choice_joint", joint_states(insts, ["A", "Z", "C"], "m"))
     with pytest.warns(tw.TrialwiseWarning, match=r"1 responses that map to no option \(kept as response 'na', "
                                                   r"incorrect\)"):
-        trials = tw.read_helm(tmp_path)
+        trials = tw.io.read_helm(tmp_path)
     assert trials.set_index("image").response.to_dict() == {"id100": "0", "id101": "na", "id102": "2"}
     assert not trials.set_index("image").correct["id101"]
 
@@ -252,7 +252,7 @@ def test_other_train_trials_and_perturbations_are_counted(tmp_path):
     write_run(tmp_path, "mmlu:model=m", "m", "multiple_choice_joint", states)
     with pytest.warns(tw.TrialwiseWarning, match=r"not used: 4 request states of train trials other than 0; "
                                                   r"1 request states of perturbed instances"):
-        trials = tw.read_helm(tmp_path)
+        trials = tw.io.read_helm(tmp_path)
     assert len(trials) == 4 and trials.attrs["log"]["records"] == 9
 
 
@@ -270,7 +270,7 @@ def test_not_multiple_choice(tmp_path):
     write_run(tmp_path, "gsm:model=m", "m", "generation", joint_states(instances(n=1), "A", "m"))
     with pytest.raises(tw.InvalidValueError, match=r"scenario_state\.json: field `adapter_spec\.method` must be a "
                                                     r"multiple-choice method .*; got 'generation'"):
-        tw.read_helm(tmp_path)
+        tw.io.read_helm(tmp_path)
 
 
 @pytest.mark.parametrize("tags", [[[], [], [], []], [["correct"], ["correct"], [], []]])
@@ -281,7 +281,7 @@ def test_exactly_one_correct_reference(tmp_path, tags):
     with pytest.raises(tw.InvalidValueError, match=r"scenario_state\.json: request_states\[0\]: exactly one of "
                                                     rf"`instance\.references` must be tagged 'correct'; "
                                                     rf"{sum(map(len, tags))} are"):
-        tw.read_helm(tmp_path)
+        tw.io.read_helm(tmp_path)
 
 
 def test_ragged_option_counts_between_models(tmp_path):
@@ -292,7 +292,7 @@ def test_ragged_option_counts_between_models(tmp_path):
     with pytest.raises(tw.InvalidValueError, match=r"request_states\[0\]: ragged option counts \(field "
                                                     r"`instance\.references`\): item 'id100' of "
                                                     r"'mmlu' has 3 options for 'b' but 4 for 'a'"):
-        tw.read_helm(tmp_path)
+        tw.io.read_helm(tmp_path)
 
 
 def test_separate_method_missing_reference(tmp_path):
@@ -301,7 +301,7 @@ def test_separate_method_missing_reference(tmp_path):
     write_run(tmp_path, "h:model=m", "m", "multiple_choice_separate_original", states[:-1])
     with pytest.raises(tw.InvalidValueError, match=r"ragged option counts: instance 'id101' has 3 references but "
                                                     r"log-probabilities for 2"):
-        tw.read_helm(tmp_path)
+        tw.io.read_helm(tmp_path)
 
 
 def test_duplicate_instances(tmp_path):
@@ -309,7 +309,7 @@ def test_duplicate_instances(tmp_path):
     write_run(tmp_path, "mmlu:model=m", "m", "multiple_choice_joint", joint_states(insts + insts[:1], "ABA", "m"))
     with pytest.raises(tw.InvalidValueError, match=r"request_states\[2\]: duplicate document: item 'id100' of 'mmlu' "
                                                     r"was already logged for model 'm'"):
-        tw.read_helm(tmp_path)
+        tw.io.read_helm(tmp_path)
 
 
 def test_unaligned_instances(tmp_path):
@@ -318,9 +318,9 @@ def test_unaligned_instances(tmp_path):
     write_run(tmp_path, "mmlu:model=b", "b", "multiple_choice_joint", joint_states(insts[:2], "AB", "b"))
     with pytest.raises(tw.InvalidValueError, match=r"unaligned items: 1 item\(s\) .* item 'id102' of 'mmlu' is missing "
                                                     r"for \['b'\]"):
-        tw.read_helm(tmp_path)
+        tw.io.read_helm(tmp_path)
     with pytest.warns(tw.TrialwiseWarning, match=r"1 unaligned records"):
-        assert len(tw.read_helm(tmp_path, unaligned="drop")) == 4
+        assert len(tw.io.read_helm(tmp_path, unaligned="drop")) == 4
 
 
 def test_bad_logprob_and_cluster_and_files(tmp_path):
@@ -329,21 +329,21 @@ def test_bad_logprob_and_cluster_and_files(tmp_path):
               separate_states(insts, [[-1.0, 0.5]], "m"))
     with pytest.raises(tw.InvalidValueError, match=r"request_states\[1\]: field `result\.completions\[0\]\.logprob` "
                                                     r"must be a finite number <= 0; got 0\.5"):
-        tw.read_helm(tmp_path / "r1")
+        tw.io.read_helm(tmp_path / "r1")
     write_run(tmp_path / "r2", "mmlu:model=m", "m", "multiple_choice_joint", joint_states(insts, "A", "m"))
     with pytest.raises(tw.InvalidValueError, match=r"`clusters`='subject' is not an argument of the run name "
                                                     r"'mmlu:model=m'"):
-        tw.read_helm(tmp_path / "r2", clusters="subject")
+        tw.io.read_helm(tmp_path / "r2", clusters="subject")
     broken = tmp_path / "r3" / "scenario_state.json"
     broken.parent.mkdir()
     broken.write_text('{"adapter_spec": ')
     with pytest.raises(tw.InvalidValueError, match=r"r3/scenario_state\.json: not a readable scenario_state\.json"):
-        tw.read_helm(broken)
+        tw.io.read_helm(broken)
     with pytest.raises(tw.InvalidValueError, match=r"empty: no evaluation log in this folder"):
         (tmp_path / "empty").mkdir()
-        tw.read_helm(tmp_path / "empty")
+        tw.io.read_helm(tmp_path / "empty")
     with pytest.raises(tw.InvalidValueError, match=r"`unaligned` must be one of 'error', 'drop'; got 'keep'"):
-        tw.read_helm(tmp_path / "r2", unaligned="keep")
+        tw.io.read_helm(tmp_path / "r2", unaligned="keep")
 
 
 # --------------------------------------------------------------------------- display_predictions.json
@@ -384,7 +384,7 @@ def test_display_predictions_joint_and_separate(tmp_path):
                                {"exact_match": float(a == truth_of(inst))}) for inst, a in zip(insts, answers)]
     write_display(tmp_path / "j", "mmlu:model=m", "m", "multiple_choice_joint", insts, joint)
     with pytest.warns(tw.TrialwiseWarning, match=r"1 responses that map to no option"):
-        trials = tw.read_helm(tmp_path / "j")
+        trials = tw.io.read_helm(tmp_path / "j")
     assert trials.set_index("image").response.to_dict() == {"id100": "0", "id101": "3", "id102": "na", "id103": "1"}
     assert trials.correct.tolist() == [a == truth_of(i) for i, a in zip(insts, answers)]
     assert trials.probabilities.isna().all()
@@ -412,11 +412,11 @@ def test_display_predictions_need_instances_and_run_spec(tmp_path):
     (folder / "instances.json").unlink()
     with pytest.raises(tw.InvalidValueError, match=r"display_predictions\.json: reading display_predictions\.json "
                                                     r"needs the run's instances\.json"):
-        tw.read_helm(folder)
+        tw.io.read_helm(folder)
     (folder / "run_spec.json").unlink()
     with pytest.raises(tw.InvalidValueError, match=r"needs the run's run_spec\.json and instances\.json next to it; "
                                                     r"run_spec\.json is missing"):
-        tw.read_helm(folder)
+        tw.io.read_helm(folder)
 
 
 def test_runs_of_one_scenario_number_their_instances_alike_and_stay_apart(tmp_path):
@@ -444,4 +444,4 @@ def test_a_run_without_a_usable_request_state_is_named(tmp_path):
                        "multiple_choice_joint", [])
     with pytest.raises(tw.InvalidValueError, match=r"no usable multiple-choice record in the 1 file\(s\) read "
                                                    r"\(no records\): .*model=org_m/scenario_state\.json"):
-        tw.read_helm(folder)
+        tw.io.read_helm(folder)

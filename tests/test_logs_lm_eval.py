@@ -26,7 +26,8 @@ import numpy as np
 import pytest
 
 import trialwise as tw
-from trialwise.data import check_probabilities
+import trialwise.io.logs.lm_eval
+from trialwise.io.trials import check_probabilities
 
 DATE = "2026-01-02T03-04-05.678901"
 
@@ -95,7 +96,7 @@ def simulate(rng, n_docs=30, k=4, models=("org/alpha", "org/beta", "gamma")):
 def read_quiet(*args, **kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        return tw.read_lm_eval(*args, **kwargs)
+        return tw.io.read_lm_eval(*args, **kwargs)
 
 
 @pytest.fixture
@@ -112,7 +113,7 @@ def three_models(tmp_path):
 def test_softmax_argmax_correct_against_brute_force(three_models):
     root, docs, truth = three_models
     trials = read_quiet(root, clusters="subject")
-    assert list(trials.columns) == [*tw.logs.LOG_COLUMNS, "cluster"]
+    assert list(trials.columns) == [*tw.io.LOG_COLUMNS, "cluster"]
     assert len(trials) == 3 * len(docs) and set(trials.subject) == set(truth)
     assert set(trials.experiment) == {"mmlu"} and set(trials.condition) == {"mmlu_x"}
     by_hash = {sha(json.dumps(d, indent=2, ensure_ascii=False)): i for i, d in enumerate(docs)}
@@ -215,9 +216,9 @@ def test_filters(tmp_path):
                                     record(0, doc, 0, ["a", "b"], [-3.0, -0.1], filter_key="strict")]})
     with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl: task 't' logs several filters "
                                                     r"\['none', 'strict'\]; choose one with `filter_name`"):
-        tw.read_lm_eval(tmp_path)
+        tw.io.read_lm_eval(tmp_path)
     with pytest.warns(tw.TrialwiseWarning, match=r"not used: 1 records of other filters than 'strict'"):
-        trials = tw.read_lm_eval(tmp_path, filter_name="strict")
+        trials = tw.io.read_lm_eval(tmp_path, filter_name="strict")
     assert trials.response.tolist() == ["1"] and trials.attrs["log"]["skipped"] == {
         "records of other filters than 'strict'": 1}
 
@@ -231,7 +232,7 @@ def test_unreadable_and_generation_records_are_counted_not_dropped_silently(tmp_
         fh.write(json.dumps(gen) + "\n" + '{"doc_id": 7, "doc": {"trunc\n')
     with pytest.warns(tw.TrialwiseWarning, match=r"read 1 trials from 1 lm-evaluation-harness file\(s\); not used: "
                                                   r"1 unreadable JSON lines; 1 records that are not multiple choice"):
-        trials = tw.read_lm_eval(tmp_path)
+        trials = tw.io.read_lm_eval(tmp_path)
     assert trials.attrs["log"]["records"] == 3 and trials.attrs["log"]["skipped"] == {
         "unreadable JSON lines": 1, "records that are not multiple choice (generation or perplexity tasks)": 1}
 
@@ -242,7 +243,7 @@ def test_logged_metric_disagreement_is_reported(tmp_path):
     row["acc"] = 0.0  # the harness scored this task another way
     write_run(tmp_path, "m", {"t": [row]})
     with pytest.warns(tw.TrialwiseWarning, match=r"1 trials whose correctness differs from the logged `acc`"):
-        trials = tw.read_lm_eval(tmp_path)
+        trials = tw.io.read_lm_eval(tmp_path)
     assert trials.attrs["log"]["metric_mismatches"] == 1 and trials.correct.tolist() == [True]
 
 
@@ -268,7 +269,7 @@ def test_ragged_option_counts(tmp_path):
         rows[2]["doc_hash"] = r["doc_hash"]
     with pytest.raises(tw.InvalidValueError, match=r"b/samples_t_.*\.jsonl:3: ragged option counts \(field `filtered_resps`\): item '[0-9a-f]+' "
                                                     r"of 't' has 3 options for 'b' but 4 for 'a'"):
-        tw.read_lm_eval(two_models(tmp_path, three_options))
+        tw.io.read_lm_eval(two_models(tmp_path, three_options))
 
 
 def test_arguments_and_resps_of_different_lengths(tmp_path):
@@ -276,7 +277,7 @@ def test_arguments_and_resps_of_different_lengths(tmp_path):
         rows[0]["filtered_resps"] = rows[0]["filtered_resps"][:3]
     with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl:1: field `arguments` must hold one "
                                                     r"\(context, continuation\) per option of `filtered_resps` \(3\)"):
-        tw.read_lm_eval(two_models(tmp_path, drop))
+        tw.io.read_lm_eval(two_models(tmp_path, drop))
 
 
 @pytest.mark.parametrize("value", ["0.5", "nan", "abc"])
@@ -285,7 +286,7 @@ def test_loglikelihoods_must_be_finite_and_not_positive(tmp_path, value):
         rows[1]["filtered_resps"][0][0] = value
     with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl:2: field `filtered_resps` must hold "
                                                     r"log-likelihoods"):
-        tw.read_lm_eval(two_models(tmp_path, bad))
+        tw.io.read_lm_eval(two_models(tmp_path, bad))
 
 
 def test_duplicate_document_in_a_file(tmp_path):
@@ -293,7 +294,7 @@ def test_duplicate_document_in_a_file(tmp_path):
         rows.append(dict(rows[0]))
     with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl:6: duplicate document: doc_id 0 of task 't' "
                                                     r"was already logged for model 'b' at line 1"):
-        tw.read_lm_eval(two_models(tmp_path, twice))
+        tw.io.read_lm_eval(two_models(tmp_path, twice))
 
 
 def test_two_logs_of_one_task_for_one_model(tmp_path):
@@ -302,7 +303,7 @@ def test_two_logs_of_one_task_for_one_model(tmp_path):
     (root / "b" / "samples_t_2026-02-02T00-00-00.000000.jsonl").write_text(src.read_text())
     with pytest.raises(tw.InvalidValueError, match=r"duplicate document: item '[0-9a-f]+' of 't' was already logged "
                                                     r"for model 'b' at .*samples_t_.*\.jsonl:1; read one log per model"):
-        tw.read_lm_eval(root)
+        tw.io.read_lm_eval(root)
 
 
 def test_unaligned_items_error_or_drop(tmp_path):
@@ -310,9 +311,9 @@ def test_unaligned_items_error_or_drop(tmp_path):
     with pytest.raises(tw.InvalidValueError, match=r"a/samples_t_.*\.jsonl:5: unaligned items: 1 item\(s\) are not "
                                                     r"logged for every model of their task, .* missing for \['b'\]; "
                                                     r"pass unaligned='drop'"):
-        tw.read_lm_eval(root)
+        tw.io.read_lm_eval(root)
     with pytest.warns(tw.TrialwiseWarning, match=r"not used: 1 unaligned records"):
-        trials = tw.read_lm_eval(root, unaligned="drop")
+        trials = tw.io.read_lm_eval(root, unaligned="drop")
     assert len(trials) == 8 and trials.attrs["log"]["skipped"] == {
         "unaligned records (items not logged for every model of their task)": 1}
 
@@ -321,42 +322,42 @@ def test_different_target_between_models(tmp_path):
     def other_target(rows):
         rows[0]["target"] = str((int(rows[0]["target"]) + 1) % 4)
     with pytest.raises(tw.InvalidValueError, match=r"the correct option \(field `target`\) of item '[0-9a-f]+' of 't' is '\d' for 'b'"):
-        tw.read_lm_eval(two_models(tmp_path, other_target))
+        tw.io.read_lm_eval(two_models(tmp_path, other_target))
 
 
 def test_missing_cluster_field(tmp_path):
     with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl:1: `clusters`='passage' is not a field of "
                                                     r"the logged `doc` \(fields: \['answer', 'choices'"):
-        tw.read_lm_eval(two_models(tmp_path), clusters="passage")
+        tw.io.read_lm_eval(two_models(tmp_path), clusters="passage")
 
 
 def test_bad_arguments_and_paths(tmp_path):
     with pytest.raises(tw.InvalidValueError, match=r"`normalization` must be one of 'none', 'length'; got 'norm'"):
-        tw.read_lm_eval(tmp_path, normalization="norm")
+        tw.io.read_lm_eval(tmp_path, normalization="norm")
     with pytest.raises(tw.InvalidTypeError, match=r"`clusters` must be a str or None; got int 3"):
-        tw.read_lm_eval(tmp_path, clusters=3)
+        tw.io.read_lm_eval(tmp_path, clusters=3)
     with pytest.raises(tw.InvalidTypeError, match=r"`paths` must be a file or folder path or a non-empty list"):
-        tw.read_lm_eval(42)
+        tw.io.read_lm_eval(42)
     with pytest.raises(tw.InvalidValueError, match=r"no evaluation log in this folder \(looked for samples_\*\.jsonl"):
-        tw.read_lm_eval(tmp_path)
+        tw.io.read_lm_eval(tmp_path)
     with pytest.raises(tw.InvalidValueError, match=r"nothing\.jsonl: no such file or folder"):
-        tw.read_lm_eval(tmp_path / "nothing.jsonl")
+        tw.io.read_lm_eval(tmp_path / "nothing.jsonl")
     other = tmp_path / "results.jsonl"
     other.write_text("{}\n")
     with pytest.raises(tw.InvalidValueError, match=r"results\.jsonl: not an lm-evaluation-harness samples file"):
-        tw.read_lm_eval(other)
+        tw.io.read_lm_eval(other)
     empty = tmp_path / "m" / f"samples_t_{DATE}.jsonl"
     empty.parent.mkdir()
     empty.write_text("\n")
     with pytest.raises(tw.InvalidValueError, match=r"samples_t_.*\.jsonl: the file is empty \(no logged document\)"):
-        tw.read_lm_eval(empty)
+        tw.io.read_lm_eval(empty)
     garbled = tmp_path / "g" / f"samples_t_{DATE}.jsonl"
     garbled.parent.mkdir()
     garbled.write_text('{"doc_id": 0}\nnot json\n')  # nothing usable: the first line of each kind is named
     with pytest.raises(tw.InvalidValueError, match=r"no usable multiple-choice record in the 1 file\(s\) read .*"
                        r"unreadable JSON lines: first at .*samples_t_.*\.jsonl:2; lines that are not a logged "
                        r"document: first at .*samples_t_.*\.jsonl:1"):
-        tw.read_lm_eval(garbled)
+        tw.io.read_lm_eval(garbled)
 
 
 def test_probabilities_must_sum_to_one():
@@ -458,7 +459,7 @@ def test_drop_also_drops_a_task_that_a_model_did_not_log_and_counts_it(tmp_path)
     kept = read_quiet(root)                                                   # the reader keeps the model
     assert len(kept) == 12 * 5 and kept.groupby("subject").size().to_dict() == {"org/a": 24, "org/b": 24, "org/new": 12}
     with pytest.warns(tw.TrialwiseWarning, match=r"24 records of tasks that not every model logged"):
-        dropped = tw.read_lm_eval(root, unaligned="drop")
+        dropped = tw.io.read_lm_eval(root, unaligned="drop")
     assert set(dropped.condition) == {"g_one"} and len(dropped) == 36
     assert dropped.attrs["log"]["skipped"] == {"records of tasks that not every model logged": 24}
     same = kept[kept.condition == "g_one"].reset_index(drop=True)
@@ -484,9 +485,9 @@ def test_two_harness_versions_align_by_doc_id_and_say_so(tmp_path):
                 del row["doc_hash"], row["prompt_hash"]
         write_run(tmp_path, m, {"t": rows})
     with pytest.warns(tw.TrialwiseWarning, match=r"20 trials of tasks whose logs identify documents differently"):
-        trials = tw.read_lm_eval(tmp_path)
+        trials = tw.io.read_lm_eval(tmp_path)
     assert set(trials.image) == {f"t/{i}" for i in range(10)} and len(trials) == 20
-    assert trials.attrs["log"]["noted"] == {tw.logs.lm_eval.MIXED_IDS: 20}
+    assert trials.attrs["log"]["noted"] == {trialwise.io.logs.lm_eval.MIXED_IDS: 20}
     for m, p in truth.items():  # each model's trials are its own documents
         mine = trials[trials.subject == m].set_index("image")
         for i in range(10):
@@ -504,8 +505,8 @@ def test_different_prompts_between_models_are_noted(tmp_path):
                 row["prompt_hash"] = sha("five-shot " + row["prompt_hash"])
         write_run(tmp_path, m, {"t": rows})
     with pytest.warns(tw.TrialwiseWarning, match=r"8 trials of items whose prompt differs between models"):
-        trials = tw.read_lm_eval(tmp_path)
-    assert len(trials) == 12 and trials.attrs["log"]["noted"] == {tw.logs.lm_eval.PROMPTS_DIFFER: 8}
+        trials = tw.io.read_lm_eval(tmp_path)
+    assert len(trials) == 12 and trials.attrs["log"]["noted"] == {trialwise.io.logs.lm_eval.PROMPTS_DIFFER: 8}
 
 
 def _early_run(root: Path, model: str, task: str, rows: list[dict]) -> Path:
@@ -540,7 +541,7 @@ def test_the_early_0_4_layout_gives_the_table_of_the_current_one(tmp_path):
     (one.parent / "results.json").unlink()
     with pytest.raises(ValueError, match=r"0.4.0/0.4.1 wrote it, <model_args>_<task>.jsonl next to the run's "
                                          r"results.json"):
-        tw.read_lm_eval(one)
+        tw.io.read_lm_eval(one)
 
 
 def test_different_numbers_of_shots_in_the_results_files_are_noted(tmp_path):
@@ -555,8 +556,8 @@ def test_different_numbers_of_shots_in_the_results_files_are_noted(tmp_path):
         results.write_text(json.dumps(data))
     with pytest.warns(tw.TrialwiseWarning, match=r"10 trials of tasks that the models ran with different numbers "
                                                   r"of few-shot examples"):
-        trials = tw.read_lm_eval(tmp_path)
-    assert trials.attrs["log"]["noted"] == {tw.logs.lm_eval.SHOTS_DIFFER: 10}
+        trials = tw.io.read_lm_eval(tmp_path)
+    assert trials.attrs["log"]["noted"] == {trialwise.io.logs.lm_eval.SHOTS_DIFFER: 10}
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".jsonl.gz"])
@@ -572,7 +573,7 @@ def test_an_empty_samples_file_is_an_error_naming_it_not_a_task_dropped(tmp_path
     empty.write_bytes(gzip.compress(b"") if suffix.endswith(".gz") else b"")
     with pytest.raises(tw.InvalidValueError, match=rf"samples_empty_{DATE}\.jsonl(\.gz)?: the file is empty "
                                                    r"\(no logged document\)"):
-        tw.read_lm_eval(tmp_path)
+        tw.io.read_lm_eval(tmp_path)
 
 
 def test_similarity_on_an_empty_or_garbled_log_names_the_file_and_line(tmp_path, capsys):

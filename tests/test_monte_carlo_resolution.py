@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import trialwise as tw
-from trialwise.significance import adjust_pvalues, check_monte_carlo_resolution
+from trialwise._stats.significance import adjust_pvalues, check_monte_carlo_resolution
 
 
 def _floor_by_brute_force(m: int, b: int, adjust: str, sides: int) -> float:

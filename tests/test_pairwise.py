@@ -8,7 +8,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 import trialwise as tw
-from trialwise.resampling import bootstrap_sums, bootstrap_weights, monte_carlo_pvalue
+from trialwise._stats.resampling import bootstrap_sums, bootstrap_weights, monte_carlo_pvalue
 
 
 def observers(n_items=300, n_obs=5, seed=0, missing=0.0):
@@ -228,7 +228,7 @@ def test_one_item_per_cluster_is_the_item_bootstrap(ci_method):
 
 
 def test_cluster_replicates_are_kappas_of_cluster_weighted_tables():
-    from trialwise.resampling import bootstrap_weights
+    from trialwise._stats.resampling import bootstrap_weights
 
     x, cl = _clustered_pair(np.random.default_rng(1), n_clusters=12, size=6)
     res = tw.pairwise_error_consistency(x, clusters=cl.astype(str), ci_method="percentile", n_resamples=20, rng=3)
@@ -291,8 +291,8 @@ def _many_observers(n_items=90, n_obs=25, seed=21):
 def test_pair_blocks_and_weight_replay_do_not_change_numbers(monkeypatch, kw):
     """300 pairs in blocks of 128, 256 and all 300, replicate chunks of 37 rows, the weights kept
     or drawn again per block: the same numbers to 1e-12 (in fact bit for bit)."""
-    import trialwise.ec as ec
-    import trialwise.resampling as rs
+    import trialwise.ec.estimate as ec
+    import trialwise._stats.resampling as rs
 
     x = _many_observers()
     if kw.get("clusters"):
@@ -326,8 +326,8 @@ def test_jeffreys_pseudo_counts_are_the_weights_of_orthogonal_virtual_items():
     2**k · Σ w < 2**22; the pair's table is the weighted 2×2 table on the items both saw."""
     from scipy.linalg import hadamard
 
-    from trialwise.kappa import kappa_from_counts
-    from trialwise.resampling import bootstrap_weights, child_seed, keyed_rng
+    from trialwise._stats.kappa import kappa_from_counts
+    from trialwise._stats.resampling import bootstrap_weights, child_seed, keyed_rng
 
     x = _many_observers(n_items=60, n_obs=18, seed=3)  # 153 pairs
     with warnings.catch_warnings():
@@ -358,8 +358,8 @@ def test_virtual_items_give_every_pair_cell_an_exact_gamma_half_pseudo_count(n_o
     2**-k (2**k · Σ w < 2**22): no weight moves by more than half a step."""
     from scipy import stats
 
-    from trialwise.ec import prior_items
-    from trialwise.resampling import ReplicateWeights
+    from trialwise.ec.estimate import prior_items
+    from trialwise._stats.resampling import ReplicateWeights
 
     v = prior_items(n_observers)
     n = v.shape[0]
@@ -379,7 +379,7 @@ def test_virtual_items_give_every_pair_cell_an_exact_gamma_half_pseudo_count(n_o
 
 
 def test_pair_block_size_bounds_the_memory_of_a_block():
-    from trialwise.ec import PAIR_BLOCK_BYTES, PAIR_STREAM_BLOCK, pair_block_size
+    from trialwise.ec.estimate import PAIR_BLOCK_BYTES, PAIR_STREAM_BLOCK, pair_block_size
 
     for n_pairs in (1, 100, 128, 129, 1770, 19_900, 499_500):
         for n_items in (50, 1000, 2000, 100_000):
@@ -397,7 +397,7 @@ def test_pair_block_size_bounds_the_memory_of_a_block():
 
 
 def test_replicates_are_kept_up_to_the_threshold_and_on_request(monkeypatch):
-    import trialwise.ec as ec
+    import trialwise.ec.estimate as ec
 
     df = observers(n_items=100, n_obs=4, seed=8)
     full = tw.pairwise_error_consistency(df, n_resamples=200, rng=1)
@@ -419,7 +419,7 @@ def test_replicates_are_kept_up_to_the_threshold_and_on_request(monkeypatch):
 
 @pytest.mark.parametrize("keep_bytes", [0, None])
 def test_replicate_weights_replay_the_same_chunks_and_advance_the_stream_once(keep_bytes):
-    from trialwise.resampling import ReplicateWeights, bootstrap_weights
+    from trialwise._stats.resampling import ReplicateWeights, bootstrap_weights
 
     strata = np.arange(40) % 3
     gen = np.random.default_rng(5)
@@ -433,7 +433,7 @@ def test_replicate_weights_replay_the_same_chunks_and_advance_the_stream_once(ke
 
 
 def test_replicates_not_kept_are_said_in_the_notes(monkeypatch):
-    import trialwise.ec as ec_module
+    import trialwise.ec.estimate as ec_module
 
     x = np.random.default_rng(0).random((60, 6)) < 0.7
     kept = tw.pairwise_error_consistency(x, n_resamples=50, rng=0)
@@ -489,7 +489,7 @@ def test_exact_weights_give_exact_sums_and_refuse_columns_they_were_not_made_for
     without the prior's rows) are refused."""
     from fractions import Fraction
 
-    from trialwise.resampling import ReplicateWeights
+    from trialwise._stats.resampling import ReplicateWeights
 
     g = np.random.default_rng(2)
     x = g.integers(0, 4, size=(50, 7))
@@ -524,8 +524,8 @@ def test_tail_counts_and_valid_counts_from_the_sorted_replicates():
     """The block's tail counts (replicates ≤ 0, ≥ 0) and non-NaN counts, read from the sorted
     columns by binary search, equal the counts over the unsorted replicates (brute force), NaN
     (undefined replicates) counted in neither tail; ties at 0 included."""
-    from trialwise.ec import _count_sorted
-    from trialwise.intervals import sorted_valid
+    from trialwise.ec.estimate import _count_sorted
+    from trialwise._stats.intervals import sorted_valid
 
     gen = np.random.default_rng(4)
     d = np.round(gen.normal(0.05, 0.2, size=(999, 300)), 2)

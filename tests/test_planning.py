@@ -6,14 +6,16 @@ from scipy import stats
 from scipy.special import ndtri
 
 import trialwise as tw
-from trialwise.kappa import kappa_difference_variance, kappa_from_counts, kappa_variance
-from trialwise.planning import joint_cells, _smallest_n
+import trialwise.planning.trials
+import trialwise._stats.resampling
+from trialwise._stats.kappa import kappa_difference_variance, kappa_from_counts, kappa_variance
+from trialwise.planning.trials import joint_cells, _smallest_n
 
 
 def test_ci_width_matches_per_trial_simulation():
     """The 4-cell engine against drawing every trial (seed 000, Algorithm 2)."""
-    r = tw.ci_width(160, 0.8, 0.7, 0.3, n_simulations=5000, rng=0)
-    a, b = tw.CopyModel(0.3, 0.8, 0.7).simulate_trials(160, size=5000, rng=1)
+    r = tw.planning.ci_width(160, 0.8, 0.7, 0.3, n_simulations=5000, rng=0)
+    a, b = tw.ec.CopyModel(0.3, 0.8, 0.7).simulate_trials(160, size=5000, rng=1)
     k = kappa_from_counts(np.stack([np.stack([(a & b).sum(-1), (a & ~b).sum(-1)], -1),
                                     np.stack([(~a & b).sum(-1), (~a & ~b).sum(-1)], -1)], -2))
     assert stats.ks_2samp(r.distribution, k).pvalue > 1e-3
@@ -23,8 +25,8 @@ def test_ci_width_matches_per_trial_simulation():
 
 def test_ci_width_large_n_agrees_with_fleiss_variance():
     n = 20_000
-    r = tw.ci_width(n, 0.75, 0.65, 0.4, rng=1)
-    sd = np.sqrt(kappa_variance(tw.cell_probabilities(0.4, 0.75, 0.65) * n)[0])
+    r = tw.planning.ci_width(n, 0.75, 0.65, 0.4, rng=1)
+    sd = np.sqrt(kappa_variance(tw.ec.cell_probabilities(0.4, 0.75, 0.65) * n)[0])
     assert float(r.half_width) == pytest.approx(ndtri(0.975) * sd, rel=0.03)
     assert abs(float(r.bias)) < 0.002
 
@@ -32,7 +34,7 @@ def test_ci_width_large_n_agrees_with_fleiss_variance():
 def test_ci_width_grid_broadcasts_and_frames():
     n = np.array([50, 500, 5000])[:, None]
     acc = np.array([0.55, 0.75, 0.95])
-    r = tw.ci_width(n, acc, acc, 0.5, n_simulations=2000, rng=0)
+    r = tw.planning.ci_width(n, acc, acc, 0.5, n_simulations=2000, rng=0)
     assert r.shape == (3, 3) and r.confidence_interval.low.shape == (3, 3) and r.distribution.shape == (2000, 3, 3)
     frame = r.to_frame()
     assert len(frame) == 9 and list(frame.columns[:4]) == ["n", "accuracy_a", "accuracy_b", "kappa"]
@@ -46,21 +48,21 @@ def test_ci_width_grid_broadcasts_and_frames():
 def test_ci_width_reproducible_and_worker_independent():
     kw = dict(n=np.array([20, 2000])[:, None], accuracy_a=np.linspace(0.55, 0.95, 5), accuracy_b=0.75, kappa=0.2,
               n_simulations=10_000, rng=3)
-    r1 = tw.ci_width(**kw, workers=1)
-    r2 = tw.ci_width(**kw, workers=2)
+    r1 = tw.planning.ci_width(**kw, workers=1)
+    r2 = tw.planning.ci_width(**kw, workers=2)
     np.testing.assert_array_equal(r1.confidence_interval.low, r2.confidence_interval.low)
     np.testing.assert_array_equal(r1.distribution, r2.distribution)
 
 
 def test_ci_width_errors():
     with pytest.raises(ValueError, match=r"not attainable with accuracies 0.9 and 0.5: it must lie in"):
-        tw.ci_width(100, 0.9, 0.5, 0.8)
+        tw.planning.ci_width(100, 0.9, 0.5, 0.8)
     with pytest.raises(ValueError, match="`n` must hold positive whole numbers"):
-        tw.ci_width([100, -5], 0.7, 0.7, 0.5)
+        tw.planning.ci_width([100, -5], 0.7, 0.7, 0.5)
     with pytest.raises(ValueError, match="`n_simulations` must be an integer >= 1"):
-        tw.ci_width(100, 0.7, 0.7, 0.5, n_simulations=0)
+        tw.planning.ci_width(100, 0.7, 0.7, 0.5, n_simulations=0)
     with pytest.raises(ValueError, match="`confidence_level` must be in"):
-        tw.ci_width(100, 0.7, 0.7, 0.5, confidence_level=95)
+        tw.planning.ci_width(100, 0.7, 0.7, 0.5, confidence_level=95)
 
 
 def test_smallest_n_search():
@@ -78,8 +80,8 @@ def test_plan_trials_verified_by_simulation(half_width, a, b, k):
     # estimate uses 10,000 experiments; the relative Monte-Carlo SE of a 95 % percentile
     # width is then about 1 % (√(2·0.025·0.975/10⁴)/φ(1.96)/3.92 for a normal κ̂), so
     # "met" is checked within 3 SE; n − 10 % widens the interval by about 5.4 %.
-    at_n = tw.ci_width(n, a, b, k, n_simulations=40_000, rng=99)
-    below = tw.ci_width(int(0.9 * n), a, b, k, n_simulations=40_000, rng=98)
+    at_n = tw.planning.ci_width(n, a, b, k, n_simulations=40_000, rng=99)
+    below = tw.planning.ci_width(int(0.9 * n), a, b, k, n_simulations=40_000, rng=98)
     assert float(at_n.half_width) <= half_width * 1.03
     assert float(below.half_width) > half_width
     # reproducible
@@ -90,24 +92,24 @@ def test_plan_trials_alternatives_follow_the_copy_model():
     plan = tw.plan_trials(half_width=0.05, accuracy_a=0.85, accuracy_b=0.75, kappa=0.3, rng=0)
     alt = plan.alternatives_frame()
     assert list(alt.scenario) == ["as planned", "reference accuracy 0.5", "reference accuracy 0.75"]
-    model = tw.CopyModel(0.3, 0.85, 0.75)
+    model = tw.ec.CopyModel(0.3, 0.85, 0.75)
     half = alt.iloc[1]
     assert half.p_copy == pytest.approx(float(model.p_copy))
     assert half.kappa == pytest.approx(float(model.p_copy))  # a reference at 50 %: κ = p_copy
     assert half.accuracy_b == pytest.approx(float(model.p_copy) * 0.5 + (1 - float(model.p_copy)) * float(model.latent_accuracy))
     # each alternative's n is itself a verified smallest n
     for _, row in alt.iterrows():
-        r = tw.ci_width(row.n_required, row.accuracy_a, row.accuracy_b, row.kappa, n_simulations=40_000, rng=7)
+        r = tw.planning.ci_width(row.n_required, row.accuracy_a, row.accuracy_b, row.kappa, n_simulations=40_000, rng=7)
         assert float(r.half_width) <= 0.05 * 1.03
     assert plan.notes[0].startswith(f"{plan.n} trials give")
     assert any("fewer" in note for note in plan.notes)
-    assert set(plan.to_frame().n) >= set(tw.planning.LITERATURE_TRIALS) | {plan.n}
+    assert set(plan.to_frame().n) >= set(trialwise.planning.trials.LITERATURE_TRIALS) | {plan.n}
     assert "required trials" in plan.summary() and plan.to_dict()["n"] == plan.n
 
 
 def test_plan_trials_notes_flag_ceiling_bias_and_unreachable_targets():
     plan = tw.plan_trials(half_width=0.3, accuracy_a=0.97, accuracy_b=0.97, kappa=0.5, rng=0)
-    assert float(plan.at_n.bias) < -tw.planning.BIAS_NOTE
+    assert float(plan.at_n.bias) < -trialwise.planning.trials.BIAS_NOTE
     assert any("biased by -0.0" in note for note in plan.notes)
     assert any("asymmetric" in note for note in plan.notes)
     unreachable = tw.plan_trials(half_width=0.01, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5, n_max=1000, rng=0)
@@ -141,7 +143,7 @@ def test_joint_model_has_the_requested_margins_and_kappas():
 def test_difference_variance_matches_simulation():
     cells = joint_cells(0.4, 0.3, 0.75, 0.7, 0.8)
     n = 2000
-    sims = tw.resampling.multinomial_cells(cells, n, size=20_000, rng=4, cell_ndim=3)
+    sims = trialwise._stats.resampling.multinomial_cells(cells, n, size=20_000, rng=4, cell_ndim=3)
     delta = kappa_from_counts(sims.sum(-1)) - kappa_from_counts(sims.sum(-2))
     _, var = kappa_difference_variance(cells * n)
     assert np.std(delta) == pytest.approx(np.sqrt(var), rel=0.03)
@@ -160,25 +162,25 @@ def test_difference_variance_of_one_kappa_is_fleiss():
 
 @pytest.mark.parametrize("acc", [(0.75, 0.75, 0.75), (0.7, 0.85, 0.6)])
 def test_power_at_zero_difference_is_alpha(acc):
-    r = tw.power_difference(0.3, 0.3, *acc, n=1000, n_simulations=40_000, rng=5)
+    r = tw.planning.power_difference(0.3, 0.3, *acc, n=1000, n_simulations=40_000, rng=5)
     assert abs(float(r.power) - 0.05) < 3 * np.sqrt(0.05 * 0.95 / 40_000)
     assert float(r.power_analytic) == pytest.approx(0.05)
 
 
 def test_power_agrees_with_large_sample_power_and_grows_with_n():
-    r = tw.power_difference(0.45, 0.3, 0.7, 0.7, 0.75, n=[200, 800, 3200], n_simulations=20_000, rng=6)
+    r = tw.planning.power_difference(0.45, 0.3, 0.7, 0.7, 0.75, n=[200, 800, 3200], n_simulations=20_000, rng=6)
     assert np.all(np.diff(r.power) > 0)
     np.testing.assert_allclose(r.power, r.power_analytic, atol=0.03)
     assert len(r.to_frame()) == 3
 
 
 def test_power_smallest_n():
-    r = tw.power_difference(0.4, 0.3, 0.75, 0.75, 0.75, power=0.8, rng=0)
+    r = tw.planning.power_difference(0.4, 0.3, 0.75, 0.75, 0.75, power=0.8, rng=0)
     assert r.reached and float(r.power) >= 0.8 and r.target_power == 0.8
     n = int(r.n)
-    lower = tw.power_difference(0.4, 0.3, 0.75, 0.75, 0.75, n=int(0.9 * n), n_simulations=40_000, rng=1)
+    lower = tw.planning.power_difference(0.4, 0.3, 0.75, 0.75, 0.75, n=int(0.9 * n), n_simulations=40_000, rng=1)
     assert float(lower.power) < 0.8
-    at = tw.power_difference(0.4, 0.3, 0.75, 0.75, 0.75, n=n, n_simulations=40_000, rng=2)
+    at = tw.planning.power_difference(0.4, 0.3, 0.75, 0.75, 0.75, n=n, n_simulations=40_000, rng=2)
     assert float(at.power) > 0.8 - 3 * float(at.power_se)
 
 
@@ -191,24 +193,24 @@ def test_power_counts_experiments_without_an_ec_as_failing():
     for n in (20, 40):
         undefined = (q[0, 0].sum() ** n + q[1, 1].sum() ** n + q[0, :, 0].sum() ** n + q[1, :, 1].sum() ** n
                      - q[0, 0, 0] ** n - q[1, 1, 1] ** n)
-        r = tw.power_difference(*args, n=n, n_simulations=20_000, rng=8)
+        r = tw.planning.power_difference(*args, n=n, n_simulations=20_000, rng=8)
         assert undefined > 0.2 and float(r.power) <= 1 - undefined + 4 * np.sqrt(0.25 / 20_000)
     # a searched n at the ceiling: a fresh simulation reaches the power (search 10,000, fresh 40,000 experiments)
-    found = tw.power_difference(0.6, 0.2, 0.95, 0.95, 0.95, power=0.8, rng=0)
+    found = tw.planning.power_difference(0.6, 0.2, 0.95, 0.95, 0.95, power=0.8, rng=0)
     assert found.reached and float(found.power) >= 0.8
-    fresh = tw.power_difference(0.6, 0.2, 0.95, 0.95, 0.95, n=int(found.n), n_simulations=40_000, rng=3)
+    fresh = tw.planning.power_difference(0.6, 0.2, 0.95, 0.95, 0.95, n=int(found.n), n_simulations=40_000, rng=3)
     assert float(fresh.power) > 0.8 - 3 * np.sqrt(0.16 / 10_000 + 0.16 / 40_000)
 
 
 def test_power_errors():
     with pytest.raises(ValueError, match="kappa_x equals kappa_y"):
-        tw.power_difference(0.3, 0.3, 0.7, 0.7, 0.7)
+        tw.planning.power_difference(0.3, 0.3, 0.7, 0.7, 0.7)
     with pytest.raises(ValueError, match="not attainable|cannot produce"):
-        tw.power_difference(0.9, 0.3, 0.9, 0.5, 0.7, n=100)
+        tw.planning.power_difference(0.9, 0.3, 0.9, 0.5, 0.7, n=100)
     with pytest.raises(ValueError, match=r"`alpha` must be in \(0, 1\)"):
-        tw.power_difference(0.4, 0.3, 0.7, 0.7, 0.7, n=100, alpha=0)
+        tw.planning.power_difference(0.4, 0.3, 0.7, 0.7, 0.7, n=100, alpha=0)
     with pytest.raises(TypeError, match="must be single numbers"):
-        tw.power_difference([0.4, 0.5], 0.3, 0.7, 0.7, 0.7)
+        tw.planning.power_difference([0.4, 0.5], 0.3, 0.7, 0.7, 0.7)
 
 
 # ----------------------------------------------------------------- App. G
@@ -217,7 +219,7 @@ def test_power_errors():
 def test_copy_model_intervals_match_bootstrap_away_from_ceiling():
     n = np.array([1000, 4000])[:, None]
     acc = np.array([0.55, 0.7, 0.85])
-    val = tw.validate_copy_model(n, acc, acc, 0.5, rng=0)
+    val = tw.planning.validate_copy_model(n, acc, acc, 0.5, rng=0)
     assert val.shape == (2, 3)
     np.testing.assert_allclose(val.width_ratio, 1.0, atol=0.08)
     np.testing.assert_allclose(val.model_low, val.bootstrap_low, atol=0.015)
@@ -231,17 +233,17 @@ def test_copy_model_intervals_match_bootstrap_away_from_ceiling():
 
 def test_ci_width_at_one_trial_is_degenerate_and_warns():
     with pytest.warns(tw.DegenerateDataWarning, match=r"n = 1 .*degenerate") as record:
-        r = tw.ci_width(1, 0.75, 0.75, 0.5, n_simulations=2000, rng=0)
+        r = tw.planning.ci_width(1, 0.75, 0.75, 0.5, n_simulations=2000, rng=0)
     assert len(record) == 1
     # brute force: one trial makes each observer constant, so κ̂ is 0 (one right, one wrong) or undefined
     # (c_exp = 1: both right or both wrong, probability P11 + P00; MC error of 2000 draws, 4 SE)
     assert float(r.width) == 0 and float(r.confidence_interval.low) == 0
-    cells = tw.cell_probabilities(0.5, 0.75, 0.75)
+    cells = tw.ec.cell_probabilities(0.5, 0.75, 0.75)
     assert float(r.share_undefined) == pytest.approx(cells[0, 0] + cells[1, 1], abs=4 * np.sqrt(0.25 / 2000))
     # a grid names the degenerate point; a regular grid does not warn
     with pytest.warns(tw.DegenerateDataWarning, match=r"at 1 of 3 grid points, e.g. n = 1 "):
-        tw.ci_width([1, 50, 500], 0.75, 0.75, 0.5, n_simulations=500, rng=0)
-    r = tw.ci_width([2, 50], 0.75, 0.75, 0.5, n_simulations=500, rng=0)
+        tw.planning.ci_width([1, 50, 500], 0.75, 0.75, 0.5, n_simulations=500, rng=0)
+    r = tw.planning.ci_width([2, 50], 0.75, 0.75, 0.5, n_simulations=500, rng=0)
     assert (r.width > 0).all()
 
 
@@ -259,8 +261,8 @@ def test_plan_trials_never_answers_a_degenerate_n():
 
 @pytest.mark.parametrize("n", [10**10, 10**11, 10**12])
 def test_ci_width_at_very_large_n_agrees_with_fleiss_variance(n):
-    r = tw.ci_width(n, 0.75, 0.65, 0.4, n_simulations=4000, rng=2)
-    sd = np.sqrt(kappa_variance(tw.cell_probabilities(0.4, 0.75, 0.65) * n)[0])
+    r = tw.planning.ci_width(n, 0.75, 0.65, 0.4, n_simulations=4000, rng=2)
+    sd = np.sqrt(kappa_variance(tw.ec.cell_probabilities(0.4, 0.75, 0.65) * n)[0])
     # 4000 simulations: the relative MC error of a 95 % percentile width is about 2 %; 3 SE
     assert float(r.half_width) == pytest.approx(ndtri(0.975) * sd, rel=0.06)
     assert -1 <= float(r.confidence_interval.low) < 0.4 < float(r.confidence_interval.high) <= 1
@@ -295,11 +297,11 @@ def test_plan_trials_half_width_errors(half_width, exc, match):
 
 def test_planning_broadcast_and_range_errors_name_the_arguments():
     with pytest.raises(ValueError, match=r"`n` \(shape \(3,\)\), `accuracy_a` \(shape \(2,\)\).*cannot be broadcast"):
-        tw.ci_width([10, 20, 30], [0.7, 0.8], 0.75, 0.5)
+        tw.planning.ci_width([10, 20, 30], [0.7, 0.8], 0.75, 0.5)
     with pytest.raises(ValueError, match=r"`kappa_x` must be in \[-1, 1\]; got 1.5"):
-        tw.power_difference(1.5, 0.3, 0.75, 0.75, 0.75)
+        tw.planning.power_difference(1.5, 0.3, 0.75, 0.75, 0.75)
     with pytest.raises(ValueError, match=r"`kappa_x` \(shape \(2,\)\), `kappa_y` \(shape \(3,\)\).*cannot be broadcast"):
-        tw.power_difference([0.5, 0.4], [0.3, 0.2, 0.1], 0.75, 0.75, 0.75, n=100)
+        tw.planning.power_difference([0.5, 0.4], [0.3, 0.2, 0.1], 0.75, 0.75, 0.75, n=100)
 
 
 # ----------------------------------------------------------------- experiments without an EC (review HR5, F2)
@@ -307,7 +309,7 @@ def test_planning_broadcast_and_range_errors_name_the_arguments():
 
 def _undefined_share(n, a, b, k):
     """P(κ̂ undefined) of n copy-model trials: every trial both right, or every trial both wrong."""
-    cells = tw.cell_probabilities(k, a, b)
+    cells = tw.ec.cell_probabilities(k, a, b)
     return cells[0, 0] ** n + cells[1, 1] ** n
 
 
@@ -326,12 +328,12 @@ def test_plan_trials_counts_undefined_experiments_as_failing(half_width, a, b, k
     # (10,000 experiments: SE of a 5 % share 0.22 %; the share falls by ≈ 5 %·|log P11| per trial, so 4 SE is
     # 0.0087/(0.05·|log P11|) trials, plus 1 for rounding)
     oracle = _smallest_defined_n(a, b, k, 0.05)
-    slack = 1 + 0.0087 / (0.05 * -np.log(tw.cell_probabilities(k, a, b)[0, 0]))
+    slack = 1 + 0.0087 / (0.05 * -np.log(tw.ec.cell_probabilities(k, a, b)[0, 0]))
     assert abs(plan.n - oracle) <= slack
     assert float(plan.at_n.share_undefined) <= 0.05 and float(plan.at_n.half_width) <= half_width
     assert any("set by the experiments without an EC" in note for note in plan.notes)
     # a fresh simulation of the planned design keeps the promise: share within 3 SE of the bound, half-width met
-    fresh = tw.ci_width(plan.n, a, b, k, n_simulations=40_000, rng=99)
+    fresh = tw.planning.ci_width(plan.n, a, b, k, n_simulations=40_000, rng=99)
     assert float(fresh.share_undefined) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 40_000)
     assert float(fresh.half_width) <= half_width
     # ignoring them (the old rule) answers a smaller n, with no warning
@@ -389,10 +391,10 @@ def test_plan_table_row_at_n_is_the_searchs_own_simulation(half_width, a, b, k):
     for column in ("low", "high", "half_width", "bias", "share_undefined", "median"):
         assert row[column] == at_n[column], column
     np.testing.assert_array_equal(plan.intervals.distribution[:, list(frame.n).index(plan.n)], plan.at_n.distribution)
-    if abs(float(plan.at_n.bias)) > tw.planning.BIAS_NOTE:
+    if abs(float(plan.at_n.bias)) > trialwise.planning.trials.BIAS_NOTE:
         assert f"biased by {float(plan.at_n.bias):+.3f}" in "\n".join(plan.notes)
     # every row is the simulation of its own n: the same with or without the other rows
-    assert list(frame.n) == sorted(set(tw.planning.LITERATURE_TRIALS) | {plan.n})
+    assert list(frame.n) == sorted(set(trialwise.planning.trials.LITERATURE_TRIALS) | {plan.n})
 
 
 def test_plan_result_half_width_is_the_attribute_its_repr_shows():

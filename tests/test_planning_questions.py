@@ -1,4 +1,4 @@
-"""Planning the number of questions (trialwise.planning_questions): oracles and calibration.
+"""Planning the number of questions (trialwise.planning.questions): oracles and calibration.
 
 Oracles: exact enumeration of the McNemar / two-proportion power (written here), statsmodels'
 exact McNemar test, scipy's one-way ANOVA F for the ICC, a finite-difference derivative and
@@ -70,10 +70,10 @@ def llm_questions(g, n, n_clusters=None, cluster_sd=0.0, k=4):
 # --------------------------------------------------------------------------- design effect and ICC
 
 def test_design_effect_formulas():
-    assert tw.design_effect(1, 0.7) == 1.0
-    assert tw.design_effect(20, 0.0) == 1.0
-    assert tw.design_effect(20, 0.1) == pytest.approx(1 + 19 * 0.1, abs=1e-12)
-    assert tw.design_effect(20, 0.1, cluster_size_cv=0.5) == pytest.approx(1 + (1.25 * 20 - 1) * 0.1, abs=1e-12)
+    assert tw.planning.design_effect(1, 0.7) == 1.0
+    assert tw.planning.design_effect(20, 0.0) == 1.0
+    assert tw.planning.design_effect(20, 0.1) == pytest.approx(1 + 19 * 0.1, abs=1e-12)
+    assert tw.planning.design_effect(20, 0.1, cluster_size_cv=0.5) == pytest.approx(1 + (1.25 * 20 - 1) * 0.1, abs=1e-12)
 
 
 def test_design_effect_matches_the_variance_of_clustered_means():
@@ -83,14 +83,14 @@ def test_design_effect_matches_the_variance_of_clustered_means():
     for icc, size in ((0.1, 10), (0.4, 5)):
         means = [clustered_cells(g, [0.3, 0.7], 40, size, icc)[0][:, 0].mean() for _ in range(3000)]
         ratio = np.var(means) / (0.3 * 0.7 / (40 * size))
-        assert ratio == pytest.approx(tw.design_effect(size, icc), rel=0.1)
+        assert ratio == pytest.approx(tw.planning.design_effect(size, icc), rel=0.1)
 
 
 def test_estimate_icc_matches_the_anova_f_and_the_truth():
     g = np.random.default_rng(2)
     x, codes = clustered_cells(g, [0.4, 0.6], 400, 12, 0.3)
     y = x[:, 0]
-    d = tw.estimate_icc(y, codes)
+    d = tw.planning.estimate_icc(y, codes)
     f = stats.f_oneway(*[y[codes == c] for c in range(400)]).statistic
     assert d.icc == pytest.approx((f - 1) / (f + 12 - 1), abs=1e-10)   # balanced: m₀ = m
     assert d.icc == pytest.approx(0.3, abs=0.05)                         # SE ≈ 0.02 at 400 clusters of 12
@@ -103,17 +103,17 @@ def test_estimate_icc_matches_the_anova_f_and_the_truth():
     msb = np.sum(sizes * (means - yy.mean()) ** 2) / (sizes.size - 1)
     msw = np.sum((yy - means[cc]) ** 2) / (yy.size - sizes.size)
     m0 = (yy.size - np.sum(sizes ** 2) / yy.size) / (sizes.size - 1)
-    unb = tw.estimate_icc(yy, cc)
+    unb = tw.planning.estimate_icc(yy, cc)
     assert unb.icc == pytest.approx((msb - msw) / (msb + (m0 - 1) * msw), abs=1e-10)
     assert unb.cluster_size_cv == pytest.approx(sizes.std() / sizes.mean(), abs=1e-12)
 
 
 def test_estimate_icc_from_a_trial_table_pools_the_models():
     trials = tw.datasets.llm_demo()
-    d = tw.estimate_icc(trials)
+    d = tw.planning.estimate_icc(trials)
     one = trials[trials.subject == "sim/demo-1b"]
-    single = tw.estimate_icc(one.correct.astype(float).to_numpy(), (one.experiment + one.cluster).to_numpy())
-    assert tw.estimate_icc(one).icc == pytest.approx(single.icc, abs=1e-12)
+    single = tw.planning.estimate_icc(one.correct.astype(float).to_numpy(), (one.experiment + one.cluster).to_numpy())
+    assert tw.planning.estimate_icc(one).icc == pytest.approx(single.icc, abs=1e-12)
     assert (d.n, d.n_clusters, d.cluster_size) == (400, 16, 25.0)
     assert -0.1 < d.icc < 0.5
 
@@ -133,9 +133,9 @@ def exact_mcnemar_power(p10, p01, n, alpha):
 def test_the_mcnemar_test_is_statsmodels_exact_mcnemar():
     from statsmodels.stats.contingency_tables import mcnemar
 
-    r = tw.power_accuracy_difference(0.75, 0.7, discordance=0.2, n=150, n_simulations=20, rng=0)
+    r = tw.planning.power_accuracy_difference(0.75, 0.7, discordance=0.2, n=150, n_simulations=20, rng=0)
     assert r.method == "mcnemar-exact"
-    from trialwise.planning_questions import _mcnemar_reject  # noqa: PLC2701 (test of a kernel)
+    from trialwise.planning.questions import _mcnemar_reject  # noqa: PLC2701 (test of a kernel)
     for n10, n01 in ((12, 3), (20, 9), (7, 7), (0, 6), (30, 16)):
         p = mcnemar([[50, n10], [n01, 40]], exact=True).pvalue
         for alpha in (0.05, 0.1):
@@ -144,7 +144,7 @@ def test_the_mcnemar_test_is_statsmodels_exact_mcnemar():
 
 @pytest.mark.parametrize("a,b,psi,n", [(0.75, 0.7, 0.2, 300), (0.6, 0.5, 0.3, 150), (0.9, 0.85, 0.09, 400)])
 def test_mcnemar_power_against_exact_enumeration(a, b, psi, n):
-    r = tw.power_accuracy_difference(a, b, discordance=psi, n=n, n_simulations=20_000, rng=3)
+    r = tw.planning.power_accuracy_difference(a, b, discordance=psi, n=n, n_simulations=20_000, rng=3)
     exact = exact_mcnemar_power((psi + a - b) / 2, (psi - a + b) / 2, n, 0.05)
     assert abs(float(r.power) - exact) < 4 * float(r.power_se) + 1e-3
     assert float(r.power_analytic) == pytest.approx(exact, abs=0.05)   # Connor's large-sample formula
@@ -152,7 +152,7 @@ def test_mcnemar_power_against_exact_enumeration(a, b, psi, n):
 
 def test_unpaired_power_against_exact_enumeration():
     a, b, n = 0.7, 0.6, 200
-    r = tw.power_accuracy_difference(a, b, paired=False, n=n, n_simulations=20_000, rng=4)
+    r = tw.planning.power_accuracy_difference(a, b, paired=False, n=n, n_simulations=20_000, rng=4)
     x, y = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
     pool = (x + y) / (2 * n)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -165,12 +165,12 @@ def test_unpaired_power_against_exact_enumeration():
 
 
 def test_the_searched_n_is_the_smallest_and_scales_with_the_design_effect():
-    base = tw.power_accuracy_difference(0.75, 0.7, discordance=0.2, n_simulations=4000, rng=5)
+    base = tw.planning.power_accuracy_difference(0.75, 0.7, discordance=0.2, n_simulations=4000, rng=5)
     n = int(base.n)
     assert float(base.power) >= 0.8 and base.reached
-    assert float(tw.power_accuracy_difference(0.75, 0.7, discordance=0.2, n=n - 40, n_simulations=4000,
+    assert float(tw.planning.power_accuracy_difference(0.75, 0.7, discordance=0.2, n=n - 40, n_simulations=4000,
                                               rng=6).power) < 0.8
-    clustered = tw.power_accuracy_difference(0.75, 0.7, discordance=0.2, cluster_size=10, icc=0.2,
+    clustered = tw.planning.power_accuracy_difference(0.75, 0.7, discordance=0.2, cluster_size=10, icc=0.2,
                                              n_simulations=4000, rng=5)
     assert float(clustered.design_effect) == pytest.approx(2.8) and clustered.method == "paired-wald"
     # the Wald test of clustered data at n / DE: Connor's large-sample n times the design effect
@@ -185,7 +185,7 @@ def test_planned_n_reaches_the_power_on_clustered_data(icc):
     # R = 300 benchmarks at the planned n, each tested with the cluster-robust z test:
     # achieved power within 3 MC SEs (0.023) of 0.8
     a, b, psi, size = 0.72, 0.64, 0.3, 8
-    plan = tw.power_accuracy_difference(a, b, discordance=psi, cluster_size=size, icc=icc, n_simulations=4000, rng=7)
+    plan = tw.planning.power_accuracy_difference(a, b, discordance=psi, cluster_size=size, icc=icc, n_simulations=4000, rng=7)
     n_clusters = int(np.ceil(int(plan.n) / size))
     p = [(psi + a - b) / 2, (psi - a + b) / 2, 1 - psi]
     g = np.random.default_rng(8)
@@ -200,7 +200,7 @@ def test_planned_n_reaches_the_power_on_clustered_data(icc):
 def test_accuracy_half_width_is_reached_on_clustered_data():
     # R = 400 clustered benchmarks at ICC 0.3: mean cluster-robust half-width within 3 % of the target,
     # and the Wald interval covers within 3 MC SEs
-    plan = tw.accuracy_half_width(0.7, half_width=0.04, cluster_size=10, icc=0.3)
+    plan = tw.planning.accuracy_half_width(0.7, half_width=0.04, cluster_size=10, icc=0.3)
     assert int(plan.n) == int(np.ceil(ndtri(0.975) ** 2 * 0.21 * 3.7 / 0.04 ** 2))
     g = np.random.default_rng(9)
     n_clusters = int(np.ceil(int(plan.n) / 10))
@@ -220,7 +220,7 @@ def test_accuracy_half_width_is_reached_on_clustered_data():
 def test_influence_values_are_the_derivative_of_capa():
     g = np.random.default_rng(10)
     r, x, _, truth, _ = llm_questions(g, 60)
-    phi = tw.agreement_influence(r, x, truth)
+    phi = tw.planning.agreement_influence(r, x, truth)
     assert capa(np.ones(60), r, x, truth) == pytest.approx(tw.agreement(r, x, truth, n_resamples=0).statistic, abs=1e-12)
     eps = 1e-6
     for q in (0, 17, 59):
@@ -234,7 +234,7 @@ def test_influence_values_are_the_derivative_of_capa():
 def test_the_delta_variance_matches_the_jackknife_and_the_bootstrap():
     g = np.random.default_rng(11)
     r, x, y, truth, _ = llm_questions(g, 500)
-    hw = tw.agreement_half_width(r, x, truth, n=500)
+    hw = tw.planning.agreement_half_width(r, x, truth, n=500)
     se_delta = float(hw.half_width) / ndtri(0.975)
     n = 500
     loo = np.array([capa(np.where(np.arange(n) == i, 0.0, 1.0), r, x, truth) for i in range(n)])
@@ -251,7 +251,7 @@ def test_planned_capa_difference_reaches_the_power_on_fresh_questions():
     # (A pilot *sample* adds its own error in δ̂: see benchmarks/planning_questions_study.py.)
     g = np.random.default_rng(12)
     r, x, y, truth, _ = llm_questions(g, 3000)
-    plan = tw.power_agreement_difference(r, x, y, truth, n_simulations=1000, rng=13)
+    plan = tw.planning.power_agreement_difference(r, x, y, truth, n_simulations=1000, rng=13)
     n = int(plan.n)
     assert 100 < n < 3000 and float(plan.power) >= 0.8
     z = ndtri(0.975)
@@ -279,13 +279,13 @@ def test_planned_capa_difference_reaches_the_power_on_fresh_questions():
 def test_pilot_clusters_give_the_design_effect_of_the_influence_values():
     g = np.random.default_rng(14)
     r, x, y, truth, codes = llm_questions(g, 2000, n_clusters=100, cluster_sd=0.8)
-    phi = tw.agreement_influence(r, x, truth)
-    d = tw.estimate_icc(phi, codes)
-    hw = tw.agreement_half_width(r, x, truth, n=2000, clusters=codes)
+    phi = tw.planning.agreement_influence(r, x, truth)
+    d = tw.planning.estimate_icc(phi, codes)
+    hw = tw.planning.agreement_half_width(r, x, truth, n=2000, clusters=codes)
     assert float(hw.design_effect) == pytest.approx(d.design_effect, abs=1e-12)
-    plain = tw.agreement_half_width(r, x, truth, n=2000)
+    plain = tw.planning.agreement_half_width(r, x, truth, n=2000)
     assert float(hw.half_width) == pytest.approx(float(plain.half_width) * np.sqrt(d.design_effect), rel=1e-12)
-    forced = tw.agreement_half_width(r, x, truth, n=2000, clusters=codes, icc=0.0)
+    forced = tw.planning.agreement_half_width(r, x, truth, n=2000, clusters=codes, icc=0.0)
     assert float(forced.design_effect) == 1.0
 
 
@@ -309,11 +309,11 @@ def ec_difference(counts):
 def test_power_difference_with_clusters_reaches_the_power_on_clustered_triplets():
     # known truth: the copy model's (r, x, y) cells, drawn in clusters of 5 with ICC 0.3 of every cell;
     # R = 200 benchmarks at the planned n, cluster jackknife Wald test: power within 3 MC SEs (0.085) of 0.8
-    from trialwise.planning import joint_cells
+    from trialwise.planning.trials import joint_cells
 
     args = (0.5, 0.3, 0.75, 0.75, 0.75)
-    plain = tw.power_difference(*args, n_simulations=2000, rng=15)
-    plan = tw.power_difference(*args, cluster_size=5, icc=0.3, n_simulations=2000, rng=15)
+    plain = tw.planning.power_difference(*args, n_simulations=2000, rng=15)
+    plan = tw.planning.power_difference(*args, cluster_size=5, icc=0.3, n_simulations=2000, rng=15)
     assert int(plan.n) == pytest.approx(2.2 * int(plain.n), rel=0.05)
     p = joint_cells(*args).ravel()                            # cells (r, x, y), index 0 = correct
     n_clusters = int(np.ceil(int(plan.n) / 5))

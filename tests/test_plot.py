@@ -10,7 +10,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import trialwise as tw  # noqa: E402
-from trialwise.kappa import kappa_bounds  # noqa: E402
+from trialwise._stats.kappa import kappa_bounds  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -35,7 +35,7 @@ def test_kappa_bounds_map(bound):
 
 def test_ci_width_figure_draws_bands_and_literature_marks():
     n = np.array([10, 100, 1000, 10_000])[:, None]
-    res = tw.ci_width(n, np.array([0.6, 0.9]), np.array([0.6, 0.9]), 0.5, n_simulations=500, rng=0)
+    res = tw.planning.ci_width(n, np.array([0.6, 0.9]), np.array([0.6, 0.9]), 0.5, n_simulations=500, rng=0)
     fig, ax = plt.subplots()
     out = tw.plot.plot_ci_width(res, ax=ax)
     assert out is fig
@@ -50,7 +50,7 @@ def test_ci_width_figure_draws_bands_and_literature_marks():
 
 
 def test_copy_model_validation_figure():
-    val = tw.validate_copy_model(np.array([200, 2000]), 0.75, 0.75, 0.5, n_resamples=500, n_simulations=500, rng=0)
+    val = tw.planning.validate_copy_model(np.array([200, 2000]), 0.75, 0.75, 0.5, n_resamples=500, n_simulations=500, rng=0)
     fig = tw.plot.plot_copy_model_validation(val)
     ax = fig.axes[0]
     segs = [c.get_segments() for c in ax.collections]
@@ -60,7 +60,7 @@ def test_copy_model_validation_figure():
 
 
 def test_kappa_bias_figure():
-    res = tw.ci_width(100, 0.9, 0.9, np.linspace(0, 0.9, 7), n_simulations=500, rng=0)
+    res = tw.planning.ci_width(100, 0.9, 0.9, np.linspace(0, 0.9, 7), n_simulations=500, rng=0)
     fig = tw.plot.plot_kappa_bias(res)
     line = [line for line in fig.axes[0].get_lines() if len(line.get_xdata()) == 7][0]
     np.testing.assert_allclose(line.get_ydata(), res.bias)
@@ -74,7 +74,7 @@ def test_benchmark_figures_draw_the_leaderboard(tmp_path):
 
     trials = tw.datasets.model_vs_human()
     trials = trials[trials["experiment"].isin(["edge", "cue-conflict"])]
-    lb = tw.leaderboard(trials, tw.MODEL_VS_HUMAN, n_resamples=200, rng=0)
+    lb = tw.leaderboard(trials, tw.leaderboards.MODEL_VS_HUMAN, n_resamples=200, rng=0)
     fig = tw.plot.plot_leaderboard(lb)
     pts = fig.axes[0].lines[0].get_xdata()
     cand = lb.table[lb.table["kind"] == "candidate"]
@@ -142,7 +142,7 @@ def test_agreement_matrix_heatmap_shows_counts_and_bowker_contributions():
 
 
 def test_ci_width_figure_marks_the_plan_and_titles_its_answer():
-    from trialwise.planning_curve import interval_curve
+    from trialwise.planning.curve import interval_curve
 
     plan = tw.plan_trials(half_width=0.15, accuracy_a=0.8, accuracy_b=0.7, kappa=0.3, n_simulations=300, rng=1)
     fig = tw.plot.plot_ci_width(interval_curve(plan, [10, 100, 1000], rng=1), plan=plan)
@@ -157,11 +157,11 @@ def test_ci_width_figure_marks_the_plan_and_titles_its_answer():
 def test_observed_agreement_regions_follow_kappa_bounds_and_the_binomial():
     from scipy import stats
 
-    from trialwise.observed_agreement import attainable_agreement, chance_agreement_interval
+    from trialwise.ec.observed_agreement import attainable_agreement, chance_agreement_interval
 
     ce = np.linspace(0, 0.99, 34)
     lo, hi = attainable_agreement(ce)
-    k_lo, k_hi = tw.kappa_bounds_from_expected(ce)
+    k_lo, k_hi = tw.ec.kappa_bounds_from_expected(ce)
     np.testing.assert_allclose((lo - ce) / (1 - ce), k_lo, atol=1e-12)
     np.testing.assert_allclose((hi - ce) / (1 - ce), k_hi, atol=1e-12)
     low, high = chance_agreement_interval(ce, 400, confidence_level=0.9)
@@ -175,7 +175,7 @@ def test_observed_agreement_regions_follow_kappa_bounds_and_the_binomial():
 
 
 def test_agreement_figure_draws_the_library_regions():
-    from trialwise.observed_agreement import attainable_agreement, chance_agreement_interval
+    from trialwise.ec.observed_agreement import attainable_agreement, chance_agreement_interval
 
     entries = pd.DataFrame({"experiment": "e", "n": [50, 200], "reference": ["h1", "h1|h2"],
                             "c_exp": [0.6, 0.7], "c_obs": [0.8, 0.75]})
@@ -225,14 +225,14 @@ def test_legends_sit_beside_the_data_in_every_figure_with_a_legend():
 
     gen = np.random.default_rng(0)
     y = gen.integers(0, 2, 300)
-    figs = [tw.plot.plot_ci_width(tw.ci_width(np.array([100, 1000])[:, None], 0.75, 0.75, 0.5, n_simulations=200,
+    figs = [tw.plot.plot_ci_width(tw.planning.ci_width(np.array([100, 1000])[:, None], 0.75, 0.75, 0.5, n_simulations=200,
                                               rng=0)),
-            tw.plot.plot_copy_model_validation(tw.validate_copy_model(np.array([200]), 0.75, 0.75, 0.5,
+            tw.plot.plot_copy_model_validation(tw.planning.validate_copy_model(np.array([200]), 0.75, 0.75, 0.5,
                                                                       n_resamples=200, n_simulations=200, rng=0)),
-            tw.plot.plot_kappa_bias(tw.ci_width(100, 0.9, 0.9, [0.0, 0.5], n_simulations=200, rng=0)),
+            tw.plot.plot_kappa_bias(tw.planning.ci_width(100, 0.9, 0.9, [0.0, 0.5], n_simulations=200, rng=0)),
             tw.plot.plot_reliability({"model": calibration_curve(y, np.clip(y * 0.6 + gen.random(300) * 0.4, 0, 1))})]
     trials = tw.datasets.model_vs_human("cue-conflict")
-    bench = tw.BehavioralBenchmark(trials, tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]), n_resamples=50,
+    bench = tw.brainscore.BehavioralBenchmark(trials, tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]), n_resamples=50,
                                    rng=0)
     figs.append(tw.plot.plot_brainscore(bench.score_table(trials[trials.subject.isin(["resnet50", "clip-16"])]),
                                         bench.ceiling))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import trialwise as tw
-from trialwise.benchmark.ranks import (
+from trialwise.leaderboards.ranks import (
     best_set,
     compact_letters,
     pairwise_bootstrap_pvalues,
@@ -189,7 +189,7 @@ def test_compact_letters_piepho_example():
 
 def test_leaderboard_table_carries_the_sets():
     lb = tw.leaderboard(tw.datasets.model_vs_human("cue-conflict"),
-                        protocol=tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]), n_resamples=300, rng=2)
+                        protocol=tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]), n_resamples=300, rng=2)
     t = lb.table
     for col in ("rank_set_low", "rank_set_high", "in_best_set", "group"):
         assert col in t.columns and col in lb.frame_columns
@@ -228,7 +228,7 @@ def test_simultaneous_rank_sets_are_calibrated():
 
 def test_best_set_method_and_result():
     lb = tw.leaderboard(tw.datasets.model_vs_human("cue-conflict"),
-                        protocol=tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]), n_resamples=300, rng=2)
+                        protocol=tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]), n_resamples=300, rng=2)
     b1, b3 = lb.best_set(), lb.best_set(k=3)
     t = lb.table.set_index("observer")
     assert set(b1.observers) == {o for o in lb.candidates if bool(t.loc[o, "in_best_set"])}
@@ -265,7 +265,7 @@ def _best_set_loops(s, reps, k, level):
 
 @pytest.mark.parametrize("seed,k", [(0, 1), (1, 1), (2, 2), (3, 3)])
 def test_best_set_is_the_step_down_over_models(seed, k):
-    from trialwise.benchmark.ranks import best_set
+    from trialwise.leaderboards.ranks import best_set
 
     gen = np.random.default_rng(seed)
     s = np.sort(gen.normal(0, 0.05, 9))[::-1] + np.linspace(0, 0.1, 9)

@@ -17,8 +17,8 @@ import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 import trialwise as tw  # noqa: E402
-from trialwise.benchmark.leaderboard import ExperimentBreakdown  # noqa: E402
-from trialwise.benchmark.report import format_p, render_report, unscored_candidates, write_report  # noqa: E402
+from trialwise.leaderboards.board import ExperimentBreakdown  # noqa: E402
+from trialwise.report.leaderboard import format_p, render_report, unscored_candidates, write_report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -33,7 +33,7 @@ def _close():
 def lb():
     trials = tw.datasets.model_vs_human()
     trials = trials[trials["experiment"].isin(["edge", "cue-conflict", "silhouette"])]
-    return tw.leaderboard(trials, tw.MODEL_VS_HUMAN, n_resamples=200, rng=0)
+    return tw.leaderboard(trials, tw.leaderboards.MODEL_VS_HUMAN, n_resamples=200, rng=0)
 
 
 def _text(report_html: str) -> str:
@@ -198,7 +198,7 @@ def test_report_has_a_shape_bias_section_on_cue_conflict_trials():
     trials = tw.datasets.texture_vs_shape("cue-conflict")
     keep = trials["subject"].isin(["resnet50", "vgg16-caffe"]) | (trials["observer_type"] == "human")
     trials = trials[keep.to_numpy()]
-    lb = tw.leaderboard(trials, tw.benchmark.TEXTURE_VS_SHAPE.replace(experiments=["cue-conflict"]),
+    lb = tw.leaderboard(trials, tw.leaderboards.TEXTURE_VS_SHAPE.replace(experiments=["cue-conflict"]),
                         n_resamples=100, rng=0)
     sb = tw.shape_bias(trials, groups="observer_type", n_resamples=200, rng=0)
     rep = render_report(lb, shape_bias=sb)
@@ -217,7 +217,7 @@ def test_report_has_a_shape_bias_section_on_cue_conflict_trials():
 def three():
     """A 3-model board (model-vs-human sample, two experiments), its table edited by each test."""
     trials = tw.datasets.model_vs_human_sample()
-    return tw.leaderboard(trials, tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"]), n_resamples=50,
+    return tw.leaderboard(trials, tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"]), n_resamples=50,
                           rng=0)
 
 
@@ -237,7 +237,7 @@ SEPARATED = [("A", 0.3, 0.25, 0.35, 1, "a", 0.9), ("B", 0.2, 0.15, 0.25, 2, "b",
 
 
 def test_headline_names_the_best_its_interval_and_that_it_is_separated(three):
-    from trialwise.benchmark.report import headline
+    from trialwise.report.leaderboard import headline
 
     assert headline(_board(three, SEPARATED)) == (
         "Most human-like: A (error consistency 0.300, 95% CI [0.250, 0.350]); separated from every other candidate "
@@ -245,7 +245,7 @@ def test_headline_names_the_best_its_interval_and_that_it_is_separated(three):
 
 
 def test_headline_counts_the_candidates_tied_with_the_best(three):
-    from trialwise.benchmark.report import headline
+    from trialwise.report.leaderboard import headline
 
     one = [("A", 0.3, 0.25, 0.35, 1, "a", 0.6), ("B", 0.28, 0.2, 0.33, 2, "ab", 0.4), ("C", 0.1, 0.05, 0.15, 3, "b", 0)]
     assert headline(_board(three, one)).endswith(
@@ -258,7 +258,7 @@ def test_headline_counts_the_candidates_tied_with_the_best(three):
 
 
 def test_headline_of_a_tie_at_the_top_names_every_tied_candidate(three):
-    from trialwise.benchmark.report import headline
+    from trialwise.report.leaderboard import headline
 
     tie = [("A", 0.3, 0.25, 0.35, 1, "a", 0.5), ("B", 0.3, 0.24, 0.36, 1, "a", 0.5), ("C", 0.1, 0.05, 0.15, 3, "b", 0)]
     assert headline(_board(three, tie)) == (
@@ -268,7 +268,7 @@ def test_headline_of_a_tie_at_the_top_names_every_tied_candidate(three):
 
 
 def test_headline_of_a_single_candidate_and_of_undefined_scores(three):
-    from trialwise.benchmark.report import headline
+    from trialwise.report.leaderboard import headline
 
     assert headline(_board(three, SEPARATED[:1])) == (
         "Most human-like: A (error consistency 0.300, 95% CI [0.250, 0.350]) — the only candidate with a score, so "
@@ -283,24 +283,24 @@ def test_headline_of_a_single_candidate_and_of_undefined_scores(three):
 
 
 def test_headline_says_most_accurate_and_lower_is_better(three):
-    from trialwise.benchmark.report import headline
+    from trialwise.report.leaderboard import headline
 
-    acc = headline(_board(three, SEPARATED, protocol=tw.benchmark.ACCURACY))
+    acc = headline(_board(three, SEPARATED, protocol=tw.leaderboards.ACCURACY))
     assert acc.startswith("Most accurate: A (accuracy 0.300, 95% CI [0.250, 0.350]); separated")
     lower = [(o, 1 - s, 1 - hi, 1 - lo, r, g, p) for o, s, lo, hi, r, g, p in SEPARATED]
-    diff = headline(_board(three, lower, protocol=tw.MODEL_VS_HUMAN.replace(metric="accuracy-difference")))
+    diff = headline(_board(three, lower, protocol=tw.leaderboards.MODEL_VS_HUMAN.replace(metric="accuracy-difference")))
     assert diff.startswith("Most human-like: A (squared accuracy difference 0.700, lower is better, 95% CI "
                            "[0.650, 0.750]); separated")
 
 
 def test_headline_counts_the_unscored_candidates(lb):
-    from trialwise.benchmark.report import headline
+    from trialwise.report.leaderboard import headline
 
     assert headline(lb).endswith("; 5 candidates not scored (see Left out).")
 
 
 def test_report_opens_with_the_answer_and_the_table_before_the_methods(three):
-    from trialwise.benchmark.report import headline
+    from trialwise.report.leaderboard import headline
 
     page = render_report(three).html
     answer = page.index(html_lib.escape(headline(three)))

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import trialwise as tw
-from trialwise.resampling import bootstrap_weights
+from trialwise._stats.resampling import bootstrap_weights
 
 
 def _weights(n, b, seed, strata, batch):
@@ -69,7 +69,7 @@ def test_pairwise_with_strata_does_not_depend_on_batch(ci_method):
 
 def test_leaderboard_does_not_depend_on_workers():
     trials = tw.datasets.model_vs_human("cue-conflict")
-    proto = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
     keep = trials["subject"].isin(["resnet50", "clip-16", "alexnet"]) | (trials["observer_type"] == "human")
     a = tw.leaderboard(trials[keep], proto, n_resamples=300, rng=4, workers=1)
     b = tw.leaderboard(trials[keep], proto, n_resamples=300, rng=4, workers=2)

@@ -5,17 +5,18 @@ import pytest
 from scipy import optimize, stats
 
 import trialwise as tw
-from trialwise.difference import difference_pvalues
-from trialwise.kappa import kappa_difference_variance
-from trialwise.planning import joint_cells
-from trialwise.restricted import constrained_cells, restricted_wald_interval, restricted_wald_pvalues
+import trialwise._stats.resampling
+from trialwise.ec.difference import difference_pvalues
+from trialwise._stats.kappa import kappa_difference_variance
+from trialwise.planning.trials import joint_cells
+from trialwise.ec.restricted import constrained_cells, restricted_wald_interval, restricted_wald_pvalues
 
 TABLE = np.array([[[30, 10], [8, 2]], [[5, 5], [10, 30]]])
 
 
 def delta_of(p):
     p = np.asarray(p, dtype=float).reshape(2, 2, 2)
-    return float(tw.kappa_from_counts(p.sum(-1)) - tw.kappa_from_counts(p.sum(-2)))
+    return float(tw.ec.kappa_from_counts(p.sum(-1)) - tw.ec.kappa_from_counts(p.sum(-2)))
 
 
 def test_constrained_cells_satisfy_the_constraint_and_the_kkt_conditions():
@@ -62,7 +63,7 @@ def test_pvalue_is_the_normal_tail_of_delta_over_the_restricted_standard_error()
 
 
 def test_interval_ends_are_where_the_test_switches_and_agree_with_the_pvalue():
-    counts = tw.resampling.multinomial_cells(joint_cells(0.3, 0.3, 0.8, 0.65, 0.85), 80, size=60, rng=2, cell_ndim=3)
+    counts = trialwise._stats.resampling.multinomial_cells(joint_cells(0.3, 0.3, 0.8, 0.65, 0.85), 80, size=60, rng=2, cell_ndim=3)
     lo, hi = restricted_wald_interval(counts, 0.9)
     p = restricted_wald_pvalues(counts)
     np.testing.assert_array_equal(p <= 0.1, (lo > 0) | (hi < 0))
@@ -99,14 +100,14 @@ AWKWARD = [(50, 0.95, 0.6, 0.9, 0.0), (50, 0.8, 0.6, 0.9, 0.5), (160, 0.6, 0.65,
 @pytest.mark.parametrize("n, a_ref, a_x, a_y, k", AWKWARD)
 def test_type_one_error_holds_where_the_swap_test_fails(n, a_ref, a_x, a_y, k):
     r = 400  # Monte-Carlo SE of a 5 % rate: 1.09 percentage points
-    counts = tw.resampling.multinomial_cells(joint_cells(k, k, a_ref, a_x, a_y), n, size=r, rng=7, cell_ndim=3)
+    counts = trialwise._stats.resampling.multinomial_cells(joint_cells(k, k, a_ref, a_x, a_y), n, size=r, rng=7, cell_ndim=3)
     p = restricted_wald_pvalues(counts)
     ok = ~np.isnan(p)
     assert np.mean(p[ok] <= 0.05) <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / ok.sum())
 
 
 def test_the_swap_test_rejects_too_often_at_the_most_awkward_point():
-    counts = tw.resampling.multinomial_cells(joint_cells(0.0, 0.0, 0.95, 0.6, 0.9), 50, size=400, rng=7, cell_ndim=3)
+    counts = trialwise._stats.resampling.multinomial_cells(joint_cells(0.0, 0.0, 0.95, 0.6, 0.9), 50, size=400, rng=7, cell_ndim=3)
     p = difference_pvalues(counts, test="swap", n_resamples=199, rng=1)
     assert np.mean(p <= 0.05) > 0.05 + 3 * np.sqrt(0.05 * 0.95 / 400)  # 31 % in docs/validity.md
 
@@ -114,7 +115,7 @@ def test_the_swap_test_rejects_too_often_at_the_most_awkward_point():
 @pytest.mark.parametrize("n, a_ref, a_x, a_y, k_x, k_y", [(50, 0.8, 0.65, 0.85, 0.2, 0.5), (160, 0.95, 0.6, 0.9, 0.0, 0.0)])
 def test_interval_covers(n, a_ref, a_x, a_y, k_x, k_y):
     r = 300  # Monte-Carlo SE of a 95 % coverage: 1.26 percentage points
-    counts = tw.resampling.multinomial_cells(joint_cells(k_x, k_y, a_ref, a_x, a_y), n, size=r, rng=8, cell_ndim=3)
+    counts = trialwise._stats.resampling.multinomial_cells(joint_cells(k_x, k_y, a_ref, a_x, a_y), n, size=r, rng=8, cell_ndim=3)
     lo, hi = restricted_wald_interval(counts)
     ok = ~np.isnan(lo)
     cover = (lo[ok] <= k_x - k_y + 1e-9) & (hi[ok] >= k_x - k_y - 1e-9)

@@ -26,9 +26,7 @@ from trialwise import comparison as cmp
 from trialwise._core.format import format_number, format_pvalue
 from trialwise._core.results import VOCABULARY, ConfidenceInterval, Result
 
-NAMESPACES = (tw, tw.comparison, tw.validity, tw.brainscore, tw.benchmark)
-#: Results whose summary() still returns a table for one release (FutureWarning), then text.
-SUMMARY_STILL_A_FRAME = ("CoverageStudy", "TypeOneErrorStudy")
+NAMESPACES = (tw, *(getattr(tw, name) for name in tw.__all__ if isinstance(getattr(tw, name), types.ModuleType)))
 #: Result classes another part of issue 15 makes subclasses of Result (the benchmark package).
 BENCHMARK_RESULTS = ("BenchmarkDifferenceResult", "CeilingResult", "BrainScoreResult", "Leaderboard", "KendallTau",
                      "ExperimentBreakdown")
@@ -70,7 +68,7 @@ def public_result_classes() -> dict[str, type]:
 
 @functools.cache
 def _pair():
-    a, b = tw.CopyModel(0.35, 0.8, 0.7).simulate_trials(120, rng=1)
+    a, b = tw.ec.CopyModel(0.35, 0.8, 0.7).simulate_trials(120, rng=1)
     return np.asarray(a, bool), np.asarray(b, bool)
 
 
@@ -112,8 +110,8 @@ def _leaderboard():
 
 @functools.cache
 def _bench():
-    proto = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
-    return tw.BehavioralBenchmark(_mvh(), proto, n_resamples=60, n_splits=4, rng=0)
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
+    return tw.brainscore.BehavioralBenchmark(_mvh(), proto, n_resamples=60, n_splits=4, rng=0)
 
 
 @functools.cache
@@ -147,18 +145,18 @@ FACTORIES = {
     "CopyModelFit": lambda: [_ec()[0].copy_model, _ec()[0].copy_decomposition("b")],
     "ErrorConsistencyDifferenceResult": lambda: [tw.error_consistency_difference(
         *_pair(), np.random.default_rng(2).random(120) < 0.75, n_resamples=100, rng=0)],
-    "CIWidthResult": lambda: [tw.ci_width([50, 100], 0.75, [0.7, 0.9], 0.3, n_simulations=100, rng=0),
-                              tw.ci_width(80, 0.75, 0.75, 0.3, n_simulations=100, rng=0)],
-    "PowerResult": lambda: [tw.power_difference(0.2, 0.5, 0.9, 0.75, 0.8, n=[100, 200], n_simulations=100, rng=0)],
-    "CopyModelValidation": lambda: [tw.validate_copy_model([60], 0.8, 0.7, 0.4, n_resamples=50, n_simulations=20,
+    "CIWidthResult": lambda: [tw.planning.ci_width([50, 100], 0.75, [0.7, 0.9], 0.3, n_simulations=100, rng=0),
+                              tw.planning.ci_width(80, 0.75, 0.75, 0.3, n_simulations=100, rng=0)],
+    "PowerResult": lambda: [tw.planning.power_difference(0.2, 0.5, 0.9, 0.75, 0.8, n=[100, 200], n_simulations=100, rng=0)],
+    "CopyModelValidation": lambda: [tw.planning.validate_copy_model([60], 0.8, 0.7, 0.4, n_resamples=50, n_simulations=20,
                                                            rng=0)],
     "PlanResult": lambda: [tw.plan_trials(0.15, 0.75, 0.75, 0.5, n_simulations=100, rng=0)],
     "QuestionPowerResult": lambda: [
-        tw.power_accuracy_difference(0.75, 0.7, discordance=0.2, n=[100, 300], n_simulations=100, rng=0),
-        tw.power_accuracy_difference(0.75, 0.65, paired=False, cluster_size=5, icc=0.1, n_simulations=100, rng=0)],
-    "HalfWidthResult": lambda: [tw.accuracy_half_width(0.7, n=[100, 400]),
-                                tw.accuracy_half_width(0.7, half_width=0.05, cluster_size=4, icc=0.2)],
-    "ClusterDesign": lambda: [tw.estimate_icc(tw.datasets.llm_demo())],
+        tw.planning.power_accuracy_difference(0.75, 0.7, discordance=0.2, n=[100, 300], n_simulations=100, rng=0),
+        tw.planning.power_accuracy_difference(0.75, 0.65, paired=False, cluster_size=5, icc=0.1, n_simulations=100, rng=0)],
+    "HalfWidthResult": lambda: [tw.planning.accuracy_half_width(0.7, n=[100, 400]),
+                                tw.planning.accuracy_half_width(0.7, half_width=0.05, cluster_size=4, icc=0.2)],
+    "ClusterDesign": lambda: [tw.planning.estimate_icc(tw.datasets.llm_demo())],
     "CoverageStudy": lambda: [tw.validity.coverage_study(_grid((0.3,)), methods=("jeffreys", "percentile"),
                                                          n_datasets=10, n_resamples=50, rng=0)],
     "TypeOneErrorStudy": lambda: [
@@ -235,13 +233,8 @@ def test_result_contract(name):
         # repr: one line
         text = repr(res)
         assert isinstance(text, str) and "\n" not in text and text.startswith(name)
-        # summary(): text (two classes: a table for one more release, with a FutureWarning)
-        if name in SUMMARY_STILL_A_FRAME:
-            with pytest.warns(FutureWarning, match="summary_frame"):
-                old = res.summary()
-            pd.testing.assert_frame_equal(old, res.summary_frame())
-        else:
-            assert isinstance(res.summary(), str) and res.summary()
+        # summary(): text
+        assert isinstance(res.summary(), str) and res.summary()
         # to_frame(): the class's fixed columns
         frame = res.to_frame()
         assert isinstance(frame, pd.DataFrame)

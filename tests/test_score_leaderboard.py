@@ -20,9 +20,9 @@ import pytest
 from scipy.stats import norm
 
 import trialwise as tw
-from trialwise.benchmark.hierarchy import build_design
-from trialwise.benchmark.swap import swap_differences
-from trialwise.resampling import bootstrap_weights, child_rngs
+from trialwise.leaderboards.hierarchy import build_design
+from trialwise.leaderboards.swap import swap_differences
+from trialwise._stats.resampling import bootstrap_weights, child_rngs
 
 
 def score_board(mu, n_items, rng, *, n_clusters=None, icc=0.0, tau=0.0, binary=False, partial=0.0):
@@ -53,7 +53,7 @@ def quiet_board(trials, **kwargs):
 def quiet_design(trials):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)
-        return build_design(trials, tw.ACCURACY)
+        return build_design(trials, tw.leaderboards.ACCURACY)
 
 
 def hierarchical_mean(frame: pd.DataFrame, column: str) -> pd.Series:
@@ -172,7 +172,7 @@ def test_swap_differences_of_scores_are_exact_in_float64():
 def test_error_consistency_refuses_scores_that_are_not_binary():
     trials = score_board([0.0, 0.2], [30], np.random.default_rng(10)).assign(observer_type="model")
     trials.loc[trials.subject == "m0", "observer_type"] = "human"
-    ec = tw.Protocol(name="ec", min_items=5)
+    ec = tw.leaderboards.Protocol(name="ec", min_items=5)
     with pytest.raises(tw.InvalidValueError, match=r"'error-consistency' needs 0/1 .*column 'score'.*e\.g\. 0\.\d+"):
         tw.leaderboard(trials, protocol=ec, n_resamples=10)
     binary = trials.assign(score=(trials.score > 0.5).astype(float))
@@ -248,8 +248,8 @@ def test_read_lm_eval_takes_a_per_document_metric_of_a_generation_task(tmp_path)
     scores = {"alpha": [1.0, 0.5, 0.0, 0.4, 1.0, 0.25], "beta": [1.0, 0.0, 0.0, 0.2, 0.5, 0.0]}
     write_generation_logs(tmp_path, scores)
     with pytest.raises(tw.InvalidValueError, match="generation tasks.*pass `metric=`"):
-        tw.read_lm_eval(tmp_path)
-    t = tw.read_lm_eval(tmp_path, metric="f1", clusters="passage")
+        tw.io.read_lm_eval(tmp_path)
+    t = tw.io.read_lm_eval(tmp_path, metric="f1", clusters="passage")
     assert t.attrs["log"]["metric"] == "f1" and t.attrs["log"]["skipped"] == {}
     got = t.groupby("subject").score.mean().to_dict()
     assert got == pytest.approx({k: np.mean(v) for k, v in scores.items()})
@@ -258,7 +258,7 @@ def test_read_lm_eval_takes_a_per_document_metric_of_a_generation_task(tmp_path)
     with pytest.warns(tw.DegenerateDataWarning, match="only two clusters"):  # 6 documents in 2 passages
         lb = tw.leaderboard(t, protocol="accuracy", n_resamples=100, rng=0, clusters="cluster")
     assert lb.table.set_index("observer").score.to_dict() == pytest.approx(got)
-    em = tw.read_lm_eval(tmp_path, metric="em")
+    em = tw.io.read_lm_eval(tmp_path, metric="em")
     assert em.score.tolist() == em.correct.astype(float).tolist()
 
 
@@ -266,25 +266,25 @@ def test_read_lm_eval_metric_errors_name_the_file_line_and_value(tmp_path):
     write_generation_logs(tmp_path / "pct", {"a": [100.0, 50.0], "b": [0.0, 100.0]})
     with pytest.raises(tw.InvalidValueError,
                        match=r"samples_drop_.*jsonl:\d+: field 'f1' .* got 100\.0 \(a percentage"):
-        tw.read_lm_eval(tmp_path / "pct", metric="f1")
+        tw.io.read_lm_eval(tmp_path / "pct", metric="f1")
     write_generation_logs(tmp_path / "pair", {"a": [1.0], "b": [0.0]}, field="bleu")
     with pytest.raises(tw.InvalidValueError, match=r"field 'f1' is not .*|`metric`='f1' is not a field"):
-        tw.read_lm_eval(tmp_path / "pair", metric="f1")
+        tw.io.read_lm_eval(tmp_path / "pair", metric="f1")
     path = next((tmp_path / "pair" / "a").glob("samples_*.jsonl"))
     row = json.loads(path.read_text())
     row["bleu"] = ["12", "1"]  # a corpus metric logs (reference, prediction)
     path.write_text(json.dumps(row) + "\n")
     with pytest.raises(tw.InvalidValueError, match=r"jsonl:1: field 'bleu' .* got \['12', '1'\]"):
-        tw.read_lm_eval(tmp_path / "pair", metric="bleu")
+        tw.io.read_lm_eval(tmp_path / "pair", metric="bleu")
     with pytest.raises(tw.InvalidTypeError, match="`metric` must be a str"):
-        tw.read_lm_eval(tmp_path / "pair", metric=1)
+        tw.io.read_lm_eval(tmp_path / "pair", metric=1)
 
 
 def test_read_lm_eval_metric_on_multiple_choice_is_the_logged_value():
     from importlib import resources
 
     with resources.as_file(resources.files("trialwise.datasets") / "llm-demo") as folder:
-        t = tw.read_lm_eval(folder, metric="acc")
+        t = tw.io.read_lm_eval(folder, metric="acc")
     assert t.score.tolist() == t.correct.astype(float).tolist()
     assert t.columns.tolist()[-1] == "score"
 
@@ -341,7 +341,7 @@ def test_swap_test_holds_its_level_for_two_models_of_equal_mean_score():
     p-values ≤ 0.05 (the engine of ``lb.difference(test="swap")``, M = 100) stays within
     0.05 + 3 MC SE when passages are swapped whole; swapping single questions of clustered
     data rejects far more often (so the check can fail)."""
-    from trialwise.benchmark.swap import swap_pvalue
+    from trialwise.leaderboards.swap import swap_pvalue
 
     rng = np.random.default_rng(7)
     r = 100
@@ -350,7 +350,7 @@ def test_swap_test_holds_its_level_for_two_models_of_equal_mean_score():
     def rejected(trials, clusters):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", tw.TrialwiseWarning)
-            design = build_design(trials, tw.ACCURACY, clusters=clusters)
+            design = build_design(trials, tw.leaderboards.ACCURACY, clusters=clusters)
         return swap_pvalue(*swap_differences(design, 0, 1, 100, rng=rng)) <= 0.05
 
     for _ in range(r):

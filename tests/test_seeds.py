@@ -27,7 +27,7 @@ import trialwise as tw
 import trialwise.brainscore
 from trialwise import comparison as cmp
 from trialwise._core.results import Result
-from trialwise.resampling import records_seed
+from trialwise._stats.resampling import records_seed
 
 # Public callables that take `rng=` but return no result object (nothing to record the seed in):
 # simulated data, whose caller seeds them.
@@ -37,7 +37,7 @@ NOT_RESULTS = {"CopyModel.simulate", "CopyModel.simulate_trials", "synthetic_2af
 
 @functools.cache
 def _pair():
-    a, b = tw.CopyModel(0.35, 0.8, 0.7).simulate_trials(120, rng=1)
+    a, b = tw.ec.CopyModel(0.35, 0.8, 0.7).simulate_trials(120, rng=1)
     return np.asarray(a, bool), np.asarray(b, bool)
 
 
@@ -68,7 +68,7 @@ def _grid(kappas):
     return tw.validity.study_grid(n=(60,), accuracies=(0.7,), kappas=kappas)
 
 
-_PROTO = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
+_PROTO = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"])
 _OST = np.random.default_rng(0).normal(150, 20, (60, 4))
 _MAJOR = cmp.symmetry_permutation_test  # (shorter lines below)
 
@@ -81,15 +81,15 @@ CASES = {
         *_pair(), np.random.default_rng(2).random(120) < 0.75, n_resamples=100, rng=rng),
     "agreement": lambda rng: tw.agreement(*_labels()[3:], _labels()[0], n_resamples=100, rng=rng),
     "pairwise_agreement": lambda rng: tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=50, rng=rng),
-    "ci_width": lambda rng: tw.ci_width(80, 0.75, 0.75, 0.3, n_simulations=100, rng=rng),
+    "ci_width": lambda rng: tw.planning.ci_width(80, 0.75, 0.75, 0.3, n_simulations=100, rng=rng),
     "plan_trials": lambda rng: tw.plan_trials(0.15, 0.75, 0.75, 0.5, n_simulations=100, rng=rng),
-    "power_difference": lambda rng: tw.power_difference(0.2, 0.5, 0.9, 0.75, 0.8, n=[100], n_simulations=100,
+    "power_difference": lambda rng: tw.planning.power_difference(0.2, 0.5, 0.9, 0.75, 0.8, n=[100], n_simulations=100,
                                                         rng=rng),
-    "validate_copy_model": lambda rng: tw.validate_copy_model([60], 0.8, 0.7, 0.4, n_resamples=30, n_simulations=10,
+    "validate_copy_model": lambda rng: tw.planning.validate_copy_model([60], 0.8, 0.7, 0.4, n_resamples=30, n_simulations=10,
                                                               rng=rng),
-    "power_accuracy_difference": lambda rng: tw.power_accuracy_difference(0.75, 0.7, discordance=0.2, n=[100],
+    "power_accuracy_difference": lambda rng: tw.planning.power_accuracy_difference(0.75, 0.7, discordance=0.2, n=[100],
                                                                           n_simulations=100, rng=rng),
-    "power_agreement_difference": lambda rng: tw.power_agreement_difference(
+    "power_agreement_difference": lambda rng: tw.planning.power_agreement_difference(
         _labels()[3], _labels()[4], _labels()[3][::-1], _labels()[0], n=[100], n_simulations=100, rng=rng),
     "shape_bias": lambda rng: tw.shape_bias(tw.datasets.texture_vs_shape("cue-conflict").head(600), n_resamples=40,
                                             rng=rng),
@@ -100,7 +100,7 @@ CASES = {
     "symmetry_permutation_test": lambda rng: _MAJOR(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]], n_resamples=99,
                                                     rng=rng),
     "leaderboard": lambda rng: tw.leaderboard(_mvh(), protocol=_PROTO, n_resamples=40, rng=rng),
-    "difference_test": lambda rng: tw.difference_test(_mvh(), "clip-16", "resnet50", reference="human",
+    "difference_test": lambda rng: tw.leaderboards.difference_test(_mvh(), "clip-16", "resnet50", reference="human",
                                                       protocol=_PROTO, n_resamples=40, rng=rng),
     "i2n": lambda rng: tw.brainscore.i2n(*tw.brainscore.synthetic_2afc(similarity=0.8, rng=1), n_splits=4,
                                          n_resamples=30, rng=rng),
@@ -129,7 +129,7 @@ def _assemblies():
 
 
 def _benchmark_score(rng):
-    bench = tw.BehavioralBenchmark(_mvh(), _PROTO, n_resamples=30, n_splits=4, rng=rng)
+    bench = tw.brainscore.BehavioralBenchmark(_mvh(), _PROTO, n_resamples=30, n_splits=4, rng=rng)
     return bench, bench(_mvh()[_mvh().subject == "clip-16"])
 
 
@@ -156,7 +156,7 @@ def _run(name, rng):
 
 def _random_public_callables() -> set[str]:
     found = set()
-    for ns in (tw, tw.comparison, tw.benchmark, tw.brainscore, tw.validity):
+    for ns in (tw, *(getattr(tw, name) for name in tw.__all__ if isinstance(getattr(tw, name), types.ModuleType))):
         for name in ns.__all__:
             obj = getattr(ns, name)
             members = [(name, obj)]
@@ -264,13 +264,13 @@ def test_records_seed_needs_a_keyword_only_rng_and_a_seed_field():
 def test_a_result_without_randomness_answers_seed_none():
     assert cmp.mcnemar(counts=[[150, 25], [15, 10]]).seed is None or isinstance(
         cmp.mcnemar(counts=[[150, 25], [15, 10]]).seed, int)
-    assert tw.accuracy_half_width(0.7, n=[100]).seed is None  # no rng at all: the vocabulary's default
+    assert tw.planning.accuracy_half_width(0.7, n=[100]).seed is None  # no rng at all: the vocabulary's default
 
 
 @pytest.mark.parametrize("call", [
     lambda: tw.error_consistency(counts=[[30, 10], [0, 0]], rng=0, n_resamples=200),      # through @records_seed
     lambda: tw.compare([0, 1, 2], [0, 1, 2], [0, 0, 1], rng=0, n_resamples=99),          # caveats collected, then one warning
-    lambda: tw.kappa_bounds(1, 1),                                                       # no wrapper
+    lambda: tw.ec.kappa_bounds(1, 1),                                                       # no wrapper
 ])
 def test_a_warning_points_at_the_users_line_whatever_lies_between(call):
     """However many of the library's frames (wrappers, helpers) lie between, a warning names the

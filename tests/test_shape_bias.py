@@ -11,9 +11,9 @@ from scipy import stats
 from scipy.special import expit, logit
 
 import trialwise as tw
-from trialwise.benchmark import PROTOCOLS
-from trialwise.resampling import bootstrap_weights
-from trialwise.shapebias import _OTHER, _SHAPE, _TEXTURE, _analyse, parse_cue_conflict
+from trialwise.leaderboards import PROTOCOLS
+from trialwise._stats.resampling import bootstrap_weights
+from trialwise.cue_conflict.shape_bias import _OTHER, _SHAPE, _TEXTURE, _analyse, parse_cue_conflict
 
 CATS = ["airplane", "bear", "bicycle", "bird", "boat", "bottle", "car", "cat"]
 
@@ -380,7 +380,7 @@ def test_ids_that_are_not_cue_conflict_ids_are_a_clear_error():
 
 
 def test_file_names_as_image_ids_are_read_as_image_id_reads_them():
-    """HR5 F8b: ids 'cat1-dog1.png' or model-vs-human's raw image names were refused although tw.image_id
+    """HR5 F8b: ids 'cat1-dog1.png' or model-vs-human's raw image names were refused although tw.io.image_id
     reads the cue-conflict id out of them; the counts are those of the plain ids, and a note says so."""
     plain = tw.shape_bias(small_frame(), n_resamples=100, rng=0).to_frame()
     for name in ("{}.png", "0001_cl_s01_0_x_0_{}.png"):

@@ -15,12 +15,14 @@ import numpy as np
 import pytest
 
 import trialwise as tw
-from trialwise.benchmark import PROTOCOLS
-from trialwise.benchmark.hierarchy import bootstrap_entries, build_design
-from trialwise.benchmark.leaderboard import _as_trials
+import trialwise._stats.intervals
+import trialwise.leaderboards.hierarchy
+from trialwise.leaderboards import PROTOCOLS
+from trialwise.leaderboards.hierarchy import bootstrap_entries, build_design
+from trialwise.leaderboards.board import _as_trials
 
-ALL_FLAT = tw.Protocol("every-experiment", aggregation=("reference", "condition"))
-ALL_NESTED = tw.Protocol("every-experiment-nested")
+ALL_FLAT = tw.leaderboards.Protocol("every-experiment", aggregation=("reference", "condition"))
+ALL_NESTED = tw.leaderboards.Protocol("every-experiment-nested")
 
 
 def _datasets():
@@ -90,7 +92,7 @@ def test_the_old_failure_and_its_cause(datasets):
 
 
 def test_min_items_changes_no_model_vs_human_number(datasets):
-    proto = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
     a = tw.leaderboard(datasets["model-vs-human"], proto.replace(min_items=1), n_resamples=100, rng=3)
     b = tw.leaderboard(datasets["model-vs-human"], proto.replace(min_items=160), n_resamples=100, rng=3)
     np.testing.assert_array_equal(a.scores, b.scores)
@@ -105,11 +107,11 @@ def test_min_items_changes_no_model_vs_human_number(datasets):
 ])
 def test_min_items_validation(bad, err, match):
     with pytest.raises(err, match=match):
-        tw.MODEL_VS_HUMAN.replace(min_items=bad)
+        tw.leaderboards.MODEL_VS_HUMAN.replace(min_items=bad)
 
 
 def test_protocol_with_none_of_its_experiments_is_an_error_naming_them(datasets):
-    proto = tw.MODEL_VS_HUMAN.replace(experiments=["sketch", "stylized"])
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["sketch", "stylized"])
     with pytest.raises(ValueError, match=r"none of the experiments of protocol 'model-vs-human'.*sketch, stylized"):
         tw.leaderboard(datasets["texture-vs-shape"], proto, n_resamples=10)
 
@@ -158,13 +160,13 @@ def _tiny_trials(seed=0, n_items=14):
                 if kind == "human" and gen.random() < 0.2:
                     continue
                 rows.append(("e0", cond, name, kind, f"{cond}-{i}", "a", "a", bool(gen.random() < p)))
-    return pd.DataFrame(rows, columns=list(tw.data.TRIAL_COLUMNS))
+    return pd.DataFrame(rows, columns=list(tw.io.TRIAL_COLUMNS))
 
 
 def _scores_with_weights(design, weights):
     """Row scores of the design when every unit's items carry the given weights (brute force)."""
-    from trialwise.benchmark.protocol import metric_from_sums
-    from trialwise.benchmark.hierarchy import row_scores
+    from trialwise.leaderboards.protocol import metric_from_sums
+    from trialwise.leaderboards.hierarchy import row_scores
 
     values = np.empty(design.n_entries)
     for unit, w in zip(design.units, weights):
@@ -180,10 +182,10 @@ def test_infinitesimal_jackknife_matches_brute_force(metric):
     """The IJ SE of every row score equals sqrt(Σ_i w_i d_i²) with d_i the numerical derivative
     of the score in item i's weight (central differences), on the data and on a replicate whose
     item weights are redrawn from the same streams."""
-    from trialwise.benchmark.hierarchy import bootstrap_entries_ij
-    from trialwise.resampling import bootstrap_weights, child_rngs
+    from trialwise.leaderboards.hierarchy import bootstrap_entries_ij
+    from trialwise._stats.resampling import bootstrap_weights, child_rngs
 
-    proto = tw.Protocol("tiny", metric=metric, min_items=3)
+    proto = tw.leaderboards.Protocol("tiny", metric=metric, min_items=3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)
         design = build_design(_as_trials(_tiny_trials()), proto)
@@ -207,18 +209,18 @@ def test_infinitesimal_jackknife_matches_brute_force(metric):
         np.testing.assert_allclose(expected, np.sqrt(var), rtol=1e-5)
         if r is not None:  # the replicate is the one bootstrap_entries_ij scored
             entries = ij.entries[r].astype(float)
-            np.testing.assert_allclose(tw.benchmark.hierarchy.row_scores(entries, design),
+            np.testing.assert_allclose(trialwise.leaderboards.hierarchy.row_scores(entries, design),
                                        _scores_with_weights(design, base), rtol=1e-5)
 
 
 def test_infinitesimal_jackknife_is_close_to_the_jackknife():
     """On a larger design the IJ SE and the leave-one-item-out jackknife SE agree (both are
     first-order delta-method SEs; they differ by O(1/n))."""
-    from trialwise.benchmark.hierarchy import bootstrap_entries_ij
+    from trialwise.leaderboards.hierarchy import bootstrap_entries_ij
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)
-        design = build_design(_as_trials(_tiny_trials(seed=3, n_items=80)), tw.Protocol("tiny", min_items=3))
+        design = build_design(_as_trials(_tiny_trials(seed=3, n_items=80)), tw.leaderboards.Protocol("tiny", min_items=3))
     ij = bootstrap_entries_ij(design, 2, rng=0)
     ones = [np.ones(u.right.shape[0]) for u in design.units]
     var = np.zeros(len(design.rows))
@@ -236,7 +238,7 @@ def test_infinitesimal_jackknife_is_close_to_the_jackknife():
 
 def test_studentized_interval_is_basic_with_a_constant_standard_error():
     """With SE* = SE on every replicate the bootstrap-t interval is the basic interval."""
-    from trialwise.intervals import basic_interval, studentized_interval
+    from trialwise._stats.intervals import basic_interval, studentized_interval
 
     dist = np.random.default_rng(0).gamma(2.0, 0.05, size=(999, 3))
     est = np.array([0.1, 0.2, 0.3])
@@ -246,7 +248,7 @@ def test_studentized_interval_is_basic_with_a_constant_standard_error():
     np.testing.assert_allclose(lo, blo, rtol=1e-12)
     np.testing.assert_allclose(hi, bhi, rtol=1e-12)
     with pytest.raises(ValueError, match="`standard_error` and `replicate_standard_error` are needed"):
-        tw.intervals.interval("studentized", dist, est, 0.9, standard_error=se)
+        trialwise._stats.intervals.interval("studentized", dist, est, 0.9, standard_error=se)
 
 
 def test_studentized_leaves_replicates_and_estimates_unchanged(datasets):
@@ -254,7 +256,7 @@ def test_studentized_leaves_replicates_and_estimates_unchanged(datasets):
     per-experiment scores keep bc, differences get the symmetric bootstrap-t; the tests'
     p-values do not depend on the leaderboard's ci_method (a bc leaderboard computes the same
     standard errors when a test needs them, from the same replicates)."""
-    proto = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
     a = tw.leaderboard(datasets["model-vs-human"], proto, n_resamples=100, ci_method="bc", rng=3)
     b = tw.leaderboard(datasets["model-vs-human"], proto, n_resamples=100, ci_method="studentized", rng=3)
     np.testing.assert_array_equal(a.scores, b.scores)
@@ -275,7 +277,7 @@ def test_studentized_leaves_replicates_and_estimates_unchanged(datasets):
 def test_studentized_interval_is_unbounded_where_the_standard_error_vanishes():
     """SE* = 0 on a replicate makes its t* ±∞: bounded while such replicates are fewer than α/2
     on a side, unbounded beyond; an undefined θ* with SE* = 0 (θ* = θ̂) is left out."""
-    from trialwise.intervals import studentized_interval
+    from trialwise._stats.intervals import studentized_interval
 
     gen = np.random.default_rng(1)
     dist = 0.3 + 0.05 * gen.standard_normal(1000)
@@ -305,8 +307,8 @@ def test_leaderboard_falls_back_to_bc_where_the_studentized_interval_is_unbounde
         for name, kind, right in (("h1", "human", i != 3), ("h2", "human", i != 11),
                                   ("m1", "model", bool(gen.random() < 0.7)), ("m2", "model", bool(gen.random() < 0.8))):
             rows.append(("e0", "c0", name, kind, f"i{i}", "a", "a" if right else "b", right))
-    trials = pd.DataFrame(rows, columns=list(tw.data.TRIAL_COLUMNS))
-    proto = tw.Protocol("tiny", min_items=20)
+    trials = pd.DataFrame(rows, columns=list(tw.io.TRIAL_COLUMNS))
+    proto = tw.leaderboards.Protocol("tiny", min_items=20)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)
         st = tw.leaderboard(trials, proto, n_resamples=400, rng=0)

@@ -1,4 +1,4 @@
-"""The swap test's kernel (benchmark/swap.py): grouped swap counts from packed bits.
+"""The swap test's kernel (leaderboards/swap.py): grouped swap counts from packed bits.
 
 Oracles written here: the exact swap distribution of error consistency by enumerating all
 2^k swaps of a small two-experiment design (items, and whole clusters), with κ computed
@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 import trialwise as tw
-from trialwise.benchmark import swap
-from trialwise.benchmark.hierarchy import build_design
-from trialwise.benchmark.swap import swap_differences, swap_pvalue
+from trialwise.leaderboards import swap
+from trialwise.leaderboards.hierarchy import build_design
+from trialwise.leaderboards.swap import swap_differences, swap_pvalue
 
 
 def test_groups_rebuild_every_row_and_segments_cover_every_bit_once():
@@ -114,7 +114,7 @@ def test_swap_null_is_the_exact_enumeration_of_swaps(clusters):
     probability (χ² over the distinct values), and the p-value agrees within 4 MC SE;
     undefined entries (NaN κ) are left out of their means, as in the enumeration."""
     trials, data = _board(np.random.default_rng(4))
-    design = build_design(trials, tw.Protocol("sim"), clusters=trials["cluster"].to_numpy() if clusters else None)
+    design = build_design(trials, tw.leaderboards.Protocol("sim"), clusters=trials["cluster"].to_numpy() if clusters else None)
     x, y = design.rows.index("x"), design.rows.index("y")
     m = 40_000
     observed, null = swap_differences(design, x, y, m, rng=5)
@@ -138,7 +138,7 @@ def test_swap_null_is_the_exact_enumeration_of_swaps(clusters):
 
 def test_swap_draws_do_not_depend_on_the_block_sizes(monkeypatch):
     trials, _ = _board(np.random.default_rng(4))
-    design = build_design(trials, tw.Protocol("sim"))
+    design = build_design(trials, tw.leaderboards.Protocol("sim"))
     x, y = design.rows.index("x"), design.rows.index("y")
     reference = swap_differences(design, x, y, 3000, rng=9)
     monkeypatch.setattr(swap, "_BLOCK", 40)

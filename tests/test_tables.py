@@ -1,4 +1,4 @@
-"""Items → count tables (trialwise.tables) against brute-force loops over the items."""
+"""Items → count tables (trialwise._stats.tables) against brute-force loops over the items."""
 
 import itertools
 import warnings
@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import trialwise as tw
-from trialwise.labels import code_labels
-from trialwise.tables import (
+from trialwise.io.labels import code_labels
+from trialwise._stats.tables import (
     agreement_table,
     correctness_table,
     pair_columns,
@@ -166,26 +166,26 @@ def test_agreement_table_leaves_out_missing_codes():
 
 
 def test_no_other_module_counts_items():
-    """Every items → counts step of the package goes through trialwise.tables."""
+    """Every items → counts step of the package goes through trialwise._stats.tables."""
     import pathlib
     import re
 
     root = pathlib.Path(tw.__file__).parent
     allowed = {
-        "tables.py",
-        "resampling.py",                  # bootstrap weights: how often each item is drawn, not a table
-        "benchmark/hierarchy.py",         # trials per (experiment, condition), bookkeeping
-        "benchmark/swap.py",              # how many items share each row of the swap's Δ, bookkeeping
+        "_stats/tables.py",
+        "_stats/resampling.py",                # bootstrap weights: how often each item is drawn, not a table
+        "leaderboards/hierarchy.py",         # trials per (experiment, condition), bookkeeping
+        "leaderboards/swap.py",              # how many items share each row of the swap's Δ, bookkeeping
         "comparison/ensemble.py",         # class frequencies of the truth (one-way)
         "comparison/probabilities.py",    # calibration bins
     }
     found = [str(p.relative_to(root)) for p in root.rglob("*.py")
              if re.search(r"np\.(bincount|add\.at)\(", p.read_text()) and str(p.relative_to(root)) not in allowed]
-    assert not found, f"count tables built outside trialwise.tables in {found}"
+    assert not found, f"count tables built outside trialwise._stats.tables in {found}"
 
 
 def test_cluster_sums_match_a_loop():
-    from trialwise.tables import cluster_sums
+    from trialwise._stats.tables import cluster_sums
 
     gen = np.random.default_rng(0)
     cols = gen.integers(0, 3, (40, 5))

@@ -76,11 +76,11 @@ def test_pairwise_bad_input(data, kwargs, exc, match):
 @pytest.mark.parametrize(
     "func, args, match",
     [
-        (tw.kappa_bounds, (1.2, 0.5), r"`accuracy_a` must be in \[0, 1\]; got 1.2"),
-        (tw.kappa_bounds, (0.5, np.nan), r"`accuracy_b` must not contain NaN"),
-        (tw.feasible_accuracy, (1.0, 0.5), r"`accuracy_a` must be in \(0, 1\)"),
-        (tw.feasible_accuracy, (0.5, 1.5), r"`kappa` must be in \[-1, 1\]; got 1.5"),
-        (tw.kappa_bounds_from_expected, (-0.1,), r"`c_exp` must be in \[0, 1\]"),
+        (tw.ec.kappa_bounds, (1.2, 0.5), r"`accuracy_a` must be in \[0, 1\]; got 1.2"),
+        (tw.ec.kappa_bounds, (0.5, np.nan), r"`accuracy_b` must not contain NaN"),
+        (tw.ec.feasible_accuracy, (1.0, 0.5), r"`accuracy_a` must be in \(0, 1\)"),
+        (tw.ec.feasible_accuracy, (0.5, 1.5), r"`kappa` must be in \[-1, 1\]; got 1.5"),
+        (tw.ec.kappa_bounds_from_expected, (-0.1,), r"`c_exp` must be in \[0, 1\]"),
     ],
 )
 def test_bounds_bad_input(func, args, match):
@@ -90,7 +90,7 @@ def test_bounds_bad_input(func, args, match):
 
 def test_bounds_wrong_type():
     with pytest.raises(TypeError, match="`accuracy_a` must be numeric"):
-        tw.kappa_bounds("high", 0.5)
+        tw.ec.kappa_bounds("high", 0.5)
 
 
 # --------------------------------------------------------------------------- shared validators (issue 14 item 12)
@@ -173,7 +173,7 @@ def test_numeric_arguments_are_not_coerced(value, exc, match):
 
 
 def test_strata_with_a_missing_label_are_rejected():
-    from trialwise.resampling import bootstrap_weights
+    from trialwise._stats.resampling import bootstrap_weights
 
     for strata in (["a", "b", np.nan], np.array([1.0, 2.0, np.nan]), ["a", None, "b"],
                    pd.array(["a", None, "b"], dtype="string")):
@@ -189,7 +189,7 @@ def test_rng_true_is_not_a_seed(flag):
     """``default_rng(True)`` is ``default_rng(1)``: a bool passed as ``rng`` is an error naming
     ``rng`` (issue 29), in the check and in every random function (they all call it)."""
     from trialwise._core.validation import check_rng
-    from trialwise.resampling import rng_and_seed
+    from trialwise._stats.resampling import rng_and_seed
 
     for check in (check_rng, rng_and_seed):
         with pytest.raises(tw.InvalidTypeError,
@@ -198,4 +198,4 @@ def test_rng_true_is_not_a_seed(flag):
     with pytest.raises(tw.InvalidTypeError, match=r"`rng` .*a bool is not a seed"):
         tw.error_consistency(counts=[[40, 10], [8, 22]], rng=flag)
     with pytest.raises(tw.InvalidTypeError, match=r"`rng` .*a bool is not a seed"):
-        tw.CopyModel(0.3, 0.8, 0.7).simulate_trials(50, rng=flag)
+        tw.ec.CopyModel(0.3, 0.8, 0.7).simulate_trials(50, rng=flag)

@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 
 import trialwise as tw
-from trialwise.ec import DEFAULT_CI_METHOD, DEFAULT_TEST
-from trialwise.validity import COVERAGE_BAND
+import trialwise.ec.difference
+from trialwise.ec.estimate import DEFAULT_CI_METHOD, DEFAULT_TEST
+from trialwise.validity.studies import COVERAGE_BAND
 
 # A handful of grid points: the ceiling where every bootstrap interval fails, a small n,
 # unequal accuracies, a high κ near its bound, and a large n.
@@ -91,7 +92,7 @@ def test_difference_study_runs_the_restricted_test_where_the_swap_test_fails():
     t = st.table.set_index("test")
     limit = 0.05 + 3 * np.sqrt(0.05 * 0.95 / 600)
     assert t.rejection_rate["restricted-wald"] <= limit < t.rejection_rate["swap"]
-    assert "restricted-wald" in tw.difference.DIFFERENCE_TESTS  # the study's default runs it too
+    assert "restricted-wald" in trialwise.ec.difference.DIFFERENCE_TESTS  # the study's default runs it too
 
 
 def test_grid_and_bad_input():

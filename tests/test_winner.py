@@ -8,7 +8,7 @@ import pytest
 from scipy import stats
 
 import trialwise as tw
-from trialwise.benchmark.winner import winner_score
+from trialwise.leaderboards.winner import winner_score
 
 
 def _brute_force(s, rep, higher, level):

@@ -115,7 +115,7 @@ def run(case) -> dict:
 def _pair_data(n=160, seed=11):
     g = np.random.default_rng(seed)
     truth = g.integers(0, 4, n)
-    m = tw.CopyModel(0.35, 0.8, 0.7)
+    m = tw.ec.CopyModel(0.35, 0.8, 0.7)
     a, b = m.simulate_trials(n, rng=seed)
     a, b = np.asarray(a, bool), np.asarray(b, bool)
     return a, b, truth
@@ -253,33 +253,33 @@ def pairwise_missing_strata():
 @case
 def kappa_functions():
     counts = np.array([[[40, 12], [9, 19]], [[5, 0], [2, 13]], [[30, 30], [20, 20]]])
-    return {"kappa": tw.kappa_from_counts(counts), "unbiased": tw.kappa_from_counts(counts, unbiased=True),
-            "variance": tw.kappa_variance(counts), "stats": tw.table_statistics(counts),
-            "cells": tw.cell_probabilities([0.2, -0.1, 0.6], [0.8, 0.7, 0.6], [0.7, 0.9, 0.55]),
-            "feasible": tw.feasible_accuracy([0.8, 0.6], [0.5, -0.2]),
-            "bounds": tw.kappa_bounds([0.8, 0.6], [0.7, 0.95]),
-            "bounds_expected": tw.kappa_bounds_from_expected([0.3, 0.6, 0.9]),
-            "unbiased_kappa": tw.unbiased_kappa([0.3, 0.5], [50, 200]),
-            "copy_parameters": tw.copy_parameters(counts)}
+    return {"kappa": tw.ec.kappa_from_counts(counts), "unbiased": tw.ec.kappa_from_counts(counts, unbiased=True),
+            "variance": tw.ec.kappa_variance(counts), "stats": tw.ec.table_statistics(counts),
+            "cells": tw.ec.cell_probabilities([0.2, -0.1, 0.6], [0.8, 0.7, 0.6], [0.7, 0.9, 0.55]),
+            "feasible": tw.ec.feasible_accuracy([0.8, 0.6], [0.5, -0.2]),
+            "bounds": tw.ec.kappa_bounds([0.8, 0.6], [0.7, 0.95]),
+            "bounds_expected": tw.ec.kappa_bounds_from_expected([0.3, 0.6, 0.9]),
+            "unbiased_kappa": tw.ec.unbiased_kappa([0.3, 0.5], [50, 200]),
+            "copy_parameters": tw.ec.copy_parameters(counts)}
 
 
 @case
 def copy_model():
-    m = tw.CopyModel([0.0, 0.3, 0.6], 0.8, [0.7, 0.75, 0.9])
-    fit = tw.CopyModel.from_counts([[40, 12], [9, 19]])
+    m = tw.ec.CopyModel([0.0, 0.3, 0.6], 0.8, [0.7, 0.75, 0.9])
+    fit = tw.ec.CopyModel.from_counts([[40, 12], [9, 19]])
     return {"model": m, "cells": m.cell_probabilities(), "exact": m.exact_table(100),
-            "reversed": m.reversed(), "from_p": tw.CopyModel.from_copy_probability(0.4, 0.8, 0.6),
+            "reversed": m.reversed(), "from_p": tw.ec.CopyModel.from_copy_probability(0.4, 0.8, 0.6),
             "fit": fit, "simulate": m.simulate(200, rng=15), "trials": m.simulate_trials(50, rng=16),
             "frame": m.to_frame()}
 
 
 @case
 def planning():
-    return {"ci_width": tw.ci_width([50, 200], 0.75, [0.7, 0.9], 0.3, n_simulations=300, rng=17),
+    return {"ci_width": tw.planning.ci_width([50, 200], 0.75, [0.7, 0.9], 0.3, n_simulations=300, rng=17),
             "plan": tw.plan_trials(0.1, 0.75, 0.75, 0.5, n_simulations=300, rng=18),
-            "power": tw.power_difference(0.2, 0.5, 0.9, 0.75, 0.8, n=[100, 300], n_simulations=300, rng=19),
-            "power_n": tw.power_difference(0.1, 0.5, 0.9, 0.75, 0.8, n_simulations=200, rng=20),
-            "validate": tw.validate_copy_model([60], 0.8, 0.7, 0.4, n_resamples=100, n_simulations=40, rng=21)}
+            "power": tw.planning.power_difference(0.2, 0.5, 0.9, 0.75, 0.8, n=[100, 300], n_simulations=300, rng=19),
+            "power_n": tw.planning.power_difference(0.1, 0.5, 0.9, 0.75, 0.8, n_simulations=200, rng=20),
+            "validate": tw.planning.validate_copy_model([60], 0.8, 0.7, 0.4, n_resamples=100, n_simulations=40, rng=21)}
 
 
 @case
@@ -314,7 +314,7 @@ def leaderboard_pairwise_and_difference():
     return {"pairwise": lb.pairwise(n_resamples=200), "pairwise_bootstrap": lb.pairwise(test="bootstrap"),
             "pairwise_studentized": lb.pairwise(test="studentized"),
             "difference": lb.difference("resnet50", "clip-16"),
-            "difference_test": tw.difference_test(t, "resnet50", "clip-16", n_resamples=200, rng=29),
+            "difference_test": tw.leaderboards.difference_test(t, "resnet50", "clip-16", n_resamples=200, rng=29),
             "percentile": tw.leaderboard(t, n_resamples=200, ci_method="percentile", rng=30).table}
 
 
@@ -338,9 +338,9 @@ def shape_bias():
 @case
 def brainscore():
     t = _mvh_small()
-    proto = tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge", "sketch"])
-    bench = tw.BehavioralBenchmark(t, proto, n_resamples=200, n_splits=10, rng=35)
-    acc = tw.BehavioralBenchmark(t, proto, metric="accuracy-distance", n_resamples=200, n_splits=10, rng=36)
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge", "sketch"])
+    bench = tw.brainscore.BehavioralBenchmark(t, proto, n_resamples=200, n_splits=10, rng=35)
+    acc = tw.brainscore.BehavioralBenchmark(t, proto, metric="accuracy-distance", n_resamples=200, n_splits=10, rng=36)
     published = {"clip-16": {"cue-conflict": 0.58, "edge": 0.62, "sketch": 0.71},
                  "resnet50": {"cue-conflict": 0.21, "edge": 0.30, "sketch": 0.45}}
     return {"ceiling": bench.ceiling, "score": bench(t[t.subject == "clip-16"]),
@@ -421,8 +421,8 @@ def comparison_report_and_ensemble():
     y, a, b, pa, pb = _labels()
     rep = tw.compare(y, a, b, pa, pb, n_resamples=999, rng=41)
     return {"report": rep.to_frame(), "dict": rep.to_dict(),
-            "ensemble": tw.ensemble_recommendation(y, a, b, pa, pb),
-            "ensemble_binary": tw.ensemble_recommendation(y == 0, a == 0, b == 0)}
+            "ensemble": tw.comparison.ensemble_recommendation(y, a, b, pa, pb),
+            "ensemble_binary": tw.comparison.ensemble_recommendation(y == 0, a == 0, b == 0)}
 
 
 def _cli(*argv):

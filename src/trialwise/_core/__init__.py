@@ -22,7 +22,7 @@ import cycle.
     ``format_number``, ``format_pvalue``, ``format_percent``.
 :mod:`trialwise._core.lazy`
     ``lazy_package`` (the PEP 562 ``__getattr__``/``__dir__`` with which ``trialwise`` and its
-    packages load each public name on first use), ``LazyPackage``.
+    packages load each public name on first use).
 :mod:`trialwise._core.deprecation`
     ``renamed_parameters`` (renamed arguments), ``Renamed`` (renamed attributes), ``REMOVED_IN``.
 """

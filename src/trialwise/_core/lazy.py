@@ -6,43 +6,29 @@ each package's ``__init__`` names where each of its public names lives, and
 :func:`lazy_package` loads a module the first time one of its names is asked for::
 
     __getattr__, __dir__ = lazy_package(__name__, __all__, {
-        "trialwise.ec": ("error_consistency", "pairwise_error_consistency"),
+        "trialwise.ec.estimate": ("error_consistency", "pairwise_error_consistency"),
     }, modules={"comparison": "trialwise.comparison"})
 
 ``from trialwise import error_consistency``, ``tw.error_consistency`` and
-``from trialwise import *`` work as before; the ``__init__`` also imports every name under
-``if TYPE_CHECKING:``, so type checkers and IDEs see them. A name that is neither public nor
-already loaded but is a submodule of the package (``tw.resampling``) is imported, as the old
-eager imports made it available.
+``from trialwise import *`` work; the ``__init__`` also imports every name under
+``if TYPE_CHECKING:``, so type checkers and IDEs see them. Any other name is an
+``AttributeError``: the modules inside a package are its internals, reached only by importing
+them by their full name (``import trialwise.ec.restricted``), as with any Python package.
 
-A public function named like the module that defines it (``trialwise.agreement.agreement``,
-``trialwise.comparison.mcnemar.mcnemar``) keeps its meaning: Python's import system binds a
-package's attribute to each submodule it loads, which would replace the function by its module
-whenever the module is imported for another reason; the package's module type keeps the
-function instead (:class:`LazyPackage`).
+No module of a package is named like one of the package's public names (``brainscore.ceiling``
+defines ``ceilings``; ``comparison.correctness`` defines ``mcnemar``;
+``tests/test_architecture.py`` checks it): Python binds a package's attribute to each submodule
+it imports, which would otherwise replace a public function by its module.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import sys
-import types
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["LazyPackage", "lazy_package"]
-
-
-class LazyPackage(types.ModuleType):
-    """The module type of a lazy package: a submodule bound to the package under the name of
-    a public function it defines (``trialwise.agreement``) leaves the function in place."""
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        functions = self.__dict__.get("_lazy_function_modules", {})
-        if isinstance(value, types.ModuleType) and value.__name__ == functions.get(name):
-            value = getattr(value, name)
-        super().__setattr__(name, value)
+__all__ = ["lazy_package"]
 
 
 def lazy_package(package: str, public: Iterable[str], attributes: Mapping[str, Iterable[str]], *,
@@ -68,17 +54,12 @@ def lazy_package(package: str, public: Iterable[str], attributes: Mapping[str, I
     if unmapped:  # a programming error in an __init__, caught by importing the package in any test
         raise ImportError(f"{package}.__all__ names without a module: {unmapped}")
     this = sys.modules[package]
-    this.__dict__["_lazy_function_modules"] = {
-        name: module for name, module in where.items() if module == f"{package}.{name}"}
-    this.__class__ = LazyPackage
 
     def __getattr__(name: str) -> Any:
         if name in where:
             value = getattr(importlib.import_module(where[name]), name)
         elif name in module_names:
             value = importlib.import_module(module_names[name])
-        elif not name.startswith("__") and importlib.util.find_spec(f"{package}.{name}") is not None:
-            return importlib.import_module(f"{package}.{name}")  # binds itself on the package
         else:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         setattr(this, name, value)  # the next lookup is an ordinary attribute

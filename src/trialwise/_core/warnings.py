@@ -43,7 +43,7 @@ class MonteCarloResolutionWarning(TrialwiseWarning):
 
     A Monte-Carlo p-value from B replicates is at least 1/(B + 1) (twice that for a two-sided
     bootstrap test); Holm's correction over m tests multiplies the smallest by m. Issued by
-    :func:`trialwise.significance.check_monte_carlo_resolution` when the smallest attainable
+    :func:`trialwise._stats.significance.check_monte_carlo_resolution` when the smallest attainable
     adjusted p-value is not below α.
     """
 

@@ -1,13 +1,13 @@
 """``trialwise brainscore``: Brain-Score behavioural scores with intervals for raw, ceiling and score, and ranks.
 
 Scores every candidate of a trials table against its human observers with
-:class:`trialwise.BehavioralBenchmark` (one joint bootstrap for all candidates and the
+:class:`trialwise.brainscore.BehavioralBenchmark` (one joint bootstrap for all candidates and the
 ceiling), prints the ceiling and one row per candidate ranked with the leaderboard's rank
-columns (:meth:`~trialwise.BehavioralBenchmark.score_table`), and with ``--out`` writes the
-HTML report (:mod:`trialwise.cli.brainscore_report`). It computes no statistic.
+columns (:meth:`~trialwise.brainscore.BehavioralBenchmark.score_table`), and with ``--out`` writes the
+HTML report (:mod:`trialwise.report.brainscore`). It computes no statistic.
 
 The per-image metrics (``--metric i2n|i1n|value-delta|ost``) go through the same benchmark
-(:mod:`trialwise.benchmark.behavioral_images`): I1n/I2n read the human trials from PATH and the
+(:mod:`trialwise.brainscore.behavioral_images`): I1n/I2n read the human trials from PATH and the
 candidates' class probabilities from ``--probabilities``, OST the target's solution times from
 PATH and the candidates' from ``--osts`` (without either: the bundled synthetic samples), value
 delta the trials as the trial-level metrics do (docs/brainscore.md, "Every metric through
@@ -37,15 +37,15 @@ from trialwise.cli.common import (
     write_csv,
     write_report,
 )
-from trialwise.cli.brainscore_report import describe_humans, describe_intervals
+from trialwise.report.brainscore import describe_humans, describe_intervals
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
 
 __all__ = ["add_brainscore", "run_brainscore"]
 
 
 def add_brainscore(sub) -> argparse.ArgumentParser:
-    from trialwise.benchmark import PROTOCOLS
-    from trialwise.benchmark.behavioral import BENCHMARK_METRICS
+    from trialwise.leaderboards import PROTOCOLS
+    from trialwise.brainscore.behavioral import BENCHMARK_METRICS
 
     p = sub.add_parser(
         "brainscore",
@@ -159,7 +159,7 @@ def _check_metric_options(args) -> None:
         raise CLIError(f"--scale must be a positive number; got {args.scale}")
 
 
-#: The columns of the per-image metrics' tables, matched in any letter case when read (trialwise.headers).
+#: The columns of the per-image metrics' tables, matched in any letter case when read (trialwise.io.headers).
 _IMAGE_COLUMNS = ("image", "truth", "response", "distractor", "subject", "candidate", "model", "ost")
 
 
@@ -232,9 +232,9 @@ def _image_inputs(args):
 
 
 def run_brainscore(args) -> int:
-    from trialwise.benchmark.behavioral import BehavioralBenchmark
-    from trialwise.benchmark.behavioral_images import IMAGE_METRICS
-    from trialwise.benchmark.hierarchy import reference_mask
+    from trialwise.brainscore.behavioral import BehavioralBenchmark
+    from trialwise.brainscore.behavioral_images import IMAGE_METRICS
+    from trialwise.leaderboards.hierarchy import reference_mask
 
     if args.splits is not None and args.splits < 1:
         raise CLIError(f"--splits must be at least 1; got {args.splits}")
@@ -268,7 +268,7 @@ def run_brainscore(args) -> int:
     with caught.collect():
         trials = read_trials_argument(args.path, args)
     what = args.path or "the bundled model-vs-human data"
-    from trialwise.benchmark import get_protocol
+    from trialwise.leaderboards import get_protocol
 
     protocol = get_protocol(args.protocol)
     if args.experiments:
@@ -333,7 +333,7 @@ def _finish(args, table, ceiling, bench, not_scored, what, few, caught, bar, mis
         write_csv(args.csv, table, "--csv", "table", seed=args.seed)
     failures: tuple[str, ...] = ()
     if args.out:
-        from trialwise.cli.brainscore_report import render_brainscore_report
+        from trialwise.report.brainscore import render_brainscore_report
 
         failures = write_report(args.out, lambda: render_brainscore_report(table, ceiling, bench, not_scored,
                                                                            source=what),

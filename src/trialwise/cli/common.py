@@ -36,7 +36,7 @@ figures failed after the tables were saved; 2 bad input (one line naming the fil
 130 interrupted."""
 
 
-#: What the commands that read a table say about reading it (their --help; trialwise.headers has the rules).
+#: What the commands that read a table say about reading it (their --help; trialwise.io.headers has the rules).
 TABLES = ("Tables: header names match the column names and options ignoring surrounding spaces and letter case "
           "('Subject' is 'subject'; a header of the exact name wins, else two that differ only in case are an error naming them); a row whose every "
           "field is empty (a last line ',,,,' of a spreadsheet export) is skipped with a warning; values are read "
@@ -367,7 +367,7 @@ def add_column_options(parser: Any, columns: tuple[str, ...] = TRIAL_COLUMNS) ->
 def read_trials_argument(path: str | None, args: Any):
     """The trials a command's ``PATH`` names: the bundled model-vs-human data without one, a folder of
     model-vs-human raw-data CSVs, or a tidy CSV/Parquet table read with the ``--<column>-column`` options."""
-    from trialwise.data import read_model_vs_human, read_trials
+    from trialwise.io.trials import read_model_vs_human, read_trials
 
     score = getattr(args, "score", None)
     named = (("score", score), ("clusters", getattr(args, "clusters", None)),
@@ -397,9 +397,9 @@ def read_trials_argument(path: str | None, args: Any):
 
 
 def read_table(path: str, columns: Any = ()):
-    """The table of ``path`` (:func:`trialwise.read_table`): headers stripped, ``columns`` (the names the command
+    """The table of ``path`` (:func:`trialwise.io.read_table`): headers stripped, ``columns`` (the names the command
     looks for) matched in any letter case, empty rows skipped with a warning — read inside a ``Warnings.collect``."""
-    from trialwise.data import read_table
+    from trialwise.io.trials import read_table
 
     with reading(path):
         return read_table(path, columns=[c for c in columns if isinstance(c, str)])

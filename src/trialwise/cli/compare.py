@@ -53,8 +53,8 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
     import pandas as pd
 
     from trialwise.comparison.rows import check_row_sums, looks_like
-    from trialwise.data import decimal_comma_hint
-    from trialwise.headers import row_numbers
+    from trialwise.io.trials import decimal_comma_hint
+    from trialwise.io.headers import row_numbers
 
     if columns is None:
         return None
@@ -86,9 +86,9 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
         names = list(classes)
     else:
         from trialwise.comparison.columns import classes_from_columns
-        from trialwise.labels import code_labels
+        from trialwise.io.labels import code_labels
 
-        try:  # the classes of the truth, by the one label rule (trialwise.labels): "1" names 1.0
+        try:  # the classes of the truth, by the one label rule (trialwise.io.labels): "1" names 1.0
             truth = code_labels({"--truth": labels}).classes
         except InputError as exc:
             raise CLIError(f"{what}: {exc}") from None
@@ -106,7 +106,7 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
 
 
 def run_compare(args) -> int:
-    from trialwise.comparison import compare
+    from trialwise.comparison.report import compare
 
     what = args.file
     caught = Warnings()
@@ -124,7 +124,7 @@ def run_compare(args) -> int:
     for flag, col in (("--truth", args.truth), ("--a", args.a), ("--b", args.b)):
         if col is not None and frame[col].isna().any():
             row = int(frame[col].isna().to_numpy().nonzero()[0][0])
-            from trialwise.headers import row_numbers
+            from trialwise.io.headers import row_numbers
 
             raise CLIError(f"{what}: column {col!r} ({flag}) is empty in data row {row_numbers(frame)[row]}")
     if args.classes is not None and not (args.proba_a and len(args.proba_a) > 1 or args.proba_b and len(args.proba_b) > 1):

@@ -8,9 +8,9 @@ import os
 import warnings
 from typing import Any
 
-from trialwise.ec import DEFAULT_CI_METHOD, DEFAULT_TEST, error_consistency
-from trialwise.intervals import CI_METHODS
-from trialwise.significance import INDEPENDENCE_TESTS
+from trialwise.ec.estimate import DEFAULT_CI_METHOD, DEFAULT_TEST, error_consistency
+from trialwise._stats.intervals import CI_METHODS
+from trialwise._stats.significance import INDEPENDENCE_TESTS
 from trialwise.cli.common import CLIError, DATASETS, EPILOG, TABLES, clean, read_table
 from trialwise.cli.progress import Warnings
 
@@ -75,7 +75,7 @@ def _columns(args) -> list[str]:
 
 def _load_pair(args) -> tuple[Any, Any, dict, tuple[str, str]]:
     from trialwise import datasets
-    from trialwise.data import paired_correctness
+    from trialwise.io.trials import paired_correctness
 
     if args.dataset:
         if args.files:

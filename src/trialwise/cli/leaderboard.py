@@ -6,8 +6,8 @@ import argparse
 import math
 import sys
 
-from trialwise.benchmark.differences import BENCHMARK_TESTS, SWAP_TESTS
-from trialwise.benchmark.leaderboard import BENCHMARK_CI_METHODS, DEFAULT_CI_METHOD
+from trialwise.leaderboards.differences import BENCHMARK_TESTS, SWAP_TESTS
+from trialwise.leaderboards.board import BENCHMARK_CI_METHODS, DEFAULT_CI_METHOD
 from trialwise.cli.common import (
     CLIError,
     EPILOG,
@@ -84,19 +84,19 @@ def add_leaderboard(sub) -> argparse.ArgumentParser:
 
 
 def _protocols():
-    from trialwise.benchmark import PROTOCOLS
+    from trialwise.leaderboards import PROTOCOLS
 
     return PROTOCOLS
 
 
 def _metrics():
-    from trialwise.benchmark import METRICS
+    from trialwise.leaderboards import METRICS
 
     return METRICS
 
 
 def _unscored_lines(lb) -> list[str]:
-    from trialwise.benchmark.report import unscored_candidates
+    from trialwise.report.leaderboard import unscored_candidates
 
     un = unscored_candidates(lb)
     if not len(un):
@@ -125,7 +125,7 @@ def _csv_table(lb):
     protocol's name (the file's name for a protocol built from the trials)."""
     import pandas as pd
 
-    from trialwise.benchmark.report import unscored_candidates
+    from trialwise.report.leaderboard import unscored_candidates
 
     t = lb.table.copy()
     t["status"] = ["reference" if k == "reference" else "scored" for k in t["kind"]]
@@ -149,7 +149,7 @@ def _csv_table(lb):
 
 
 def _common_experiments(trials, protocol, reference) -> list[str]:
-    from trialwise.benchmark.hierarchy import reference_mask
+    from trialwise.leaderboards.hierarchy import reference_mask
 
     t = trials if protocol.experiments is None else trials[trials["experiment"].isin(protocol.experiments)]
     cand = t[~reference_mask(t, protocol, reference)]
@@ -173,7 +173,7 @@ def _data_name(path: str | None) -> str | None:
 
 def _report_shape_bias(trials, lb, args):
     """Shape bias of the scored observers for the report, when the trials hold cue-conflict images."""
-    from trialwise.shapebias import shape_bias
+    from trialwise.cue_conflict.shape_bias import shape_bias
 
     if "cue-conflict" not in set(trials["experiment"]):
         return None
@@ -184,8 +184,8 @@ def _report_shape_bias(trials, lb, args):
 
 
 def run_leaderboard(args) -> int:
-    from trialwise.benchmark.leaderboard import leaderboard
-    from trialwise.benchmark.protocol import protocol_for_trials
+    from trialwise.leaderboards.board import leaderboard
+    from trialwise.leaderboards.protocol import protocol_for_trials
 
     bar = Progress(args.progress)
     caught = Warnings()
@@ -224,7 +224,7 @@ def run_leaderboard(args) -> int:
     # the unscored candidates lacking experiments are set out in full below, instead of their note
     notes = [n for n in lb.notes if getattr(n, "kind", "") != "candidates-not-scored"]
     print(lb.summary(notes=False))  # the notes follow, with the unscored candidates set out in full
-    from trialwise.benchmark.report import headline
+    from trialwise.report.leaderboard import headline
 
     print(headline(lb))  # the answer in one sentence, as the report opens
     for line in _unscored_lines(lb):
@@ -235,7 +235,7 @@ def run_leaderboard(args) -> int:
         sig = pairs[pairs["significant"]]
         print(f"\n{args.test} tests ({args.tests}, {args.adjust}-adjusted): {len(sig)} of {len(pairs)} "
               f"differences significant at {1 - args.confidence_level:g}")
-        from trialwise.benchmark.report import format_p
+        from trialwise.report.leaderboard import format_p
 
         for r in sig.itertuples():
             print(f"  {r.observer_a} vs {r.observer_b}: {r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}], "
@@ -250,7 +250,7 @@ def run_leaderboard(args) -> int:
         write_csv(args.pairwise_csv, pairs, "--pairwise-csv", "tests", seed=args.seed)
     failures: tuple[str, ...] = ()
     if args.out:
-        from trialwise.benchmark.report import render_report
+        from trialwise.report.leaderboard import render_report
 
         failures = write_report(args.out, lambda: render_report(lb, pairwise=pairs,
                                                                 shape_bias=_report_shape_bias(trials, lb, args)),

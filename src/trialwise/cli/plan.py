@@ -57,7 +57,7 @@ def _options(text: str) -> str:
 
 def run_plan(args) -> int:
     from trialwise._core.errors import InputError
-    from trialwise.planning import plan_trials
+    from trialwise.planning.trials import plan_trials
 
     if args.max_trials < 2:
         raise CLIError(f"--max-trials must be at least 2: one trial cannot estimate EC (κ of a single item is "
@@ -95,7 +95,7 @@ def run_plan(args) -> int:
               f"{args.max_trials} trials; raise --max-trials or accept a wider interval", file=sys.stderr)
     if args.figure is not None:
         use_agg()
-        from trialwise.planning_curve import CURVE_TRIALS, interval_curve
+        from trialwise.planning.curve import CURVE_TRIALS, interval_curve
         from trialwise.plot import plot_ci_width
 
         drawing = f"simulating the interval-vs-trials curve ({CURVE_TRIALS.size} trial counts × {args.simulations}) …"

@@ -36,7 +36,7 @@ def add_shape_bias(sub) -> argparse.ArgumentParser:
             "tidy CSV/Parquet trials table or a folder of model-vs-human raw-data CSVs (as for leaderboard and "
             "brainscore); without PATH the bundled --dataset is used. Image ids may be file names "
             "('airplane1-bicycle2.png', model-vs-human's '0001_cl_s01_0_airplane_0_airplane1-bicycle2.png'): the "
-            "id is read from them as tw.image_id does."
+            "id is read from them as tw.io.image_id does."
         ) + " " + TABLES,
         epilog=EPILOG,
     )
@@ -68,7 +68,7 @@ def add_shape_bias(sub) -> argparse.ArgumentParser:
 
 def run_shape_bias(args) -> int:
     from trialwise import datasets
-    from trialwise.shapebias import shape_bias
+    from trialwise.cue_conflict.shape_bias import shape_bias
 
     if args.resamples < 1:
         raise CLIError(f"--resamples must be a positive number of bootstrap replicates; got {args.resamples}")

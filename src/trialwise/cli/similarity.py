@@ -1,11 +1,11 @@
 """``trialwise similarity``: how alike language models are, from the logs of evaluation harnesses.
 
-Reads lm-evaluation-harness ``--log_samples`` files (:func:`trialwise.read_lm_eval`) or HELM
-run folders (:func:`trialwise.read_helm`), then prints, and with ``--out`` writes as an HTML
+Reads lm-evaluation-harness ``--log_samples`` files (:func:`trialwise.io.read_lm_eval`) or HELM
+run folders (:func:`trialwise.io.read_helm`), then prints, and with ``--out`` writes as an HTML
 report: the similarity matrix with intervals (:func:`trialwise.pairwise_agreement`, all pairs
 resampled jointly), the differences of similarity with a common model
-(:meth:`trialwise.PairwiseAgreementResult.difference`, adjusted over the family by
-:func:`trialwise.significance.adjust_pvalues`), and the accuracy leaderboard with rank sets and
+(:meth:`trialwise.similarity.PairwiseAgreementResult.difference`, adjusted over the family by
+:func:`trialwise._stats.significance.adjust_pvalues`), and the accuracy leaderboard with rank sets and
 tie groups (:func:`trialwise.leaderboard`, protocol ``"accuracy"``). It computes no statistic.
 """
 
@@ -20,7 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 from trialwise._core.errors import InputError
-from trialwise.agreement import AGREEMENT_CI_METHODS, AGREEMENT_METRICS
+from trialwise.similarity.capa import AGREEMENT_CI_METHODS, AGREEMENT_METRICS
 from trialwise.cli.common import (
     CLIError,
     EPILOG,
@@ -31,7 +31,7 @@ from trialwise.cli.common import (
     write_report,
 )
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
-from trialwise.significance import ADJUSTMENTS, Adjustment
+from trialwise._stats.significance import ADJUSTMENTS, Adjustment
 
 __all__ = ["add_similarity", "run_similarity", "detect_format", "differences", "DIFFERENCE_LIMIT"]
 
@@ -146,7 +146,8 @@ def _read(args, paths: list[str]):
 
 
 def _read_logs(args, paths: list[str]):
-    from trialwise.logs import read_helm, read_lm_eval
+    from trialwise.io.logs.helm import read_helm
+    from trialwise.io.logs.lm_eval import read_lm_eval
 
     for path in paths:
         if not os.path.exists(path):
@@ -192,19 +193,19 @@ def differences(res, *, adjust: Adjustment, alpha: float, progress=None):
     """Every test of equal similarity to a common model, adjusted over the family (library calls only).
 
     One row per reference R and pair {X, Y} of the other models:
-    :meth:`~trialwise.PairwiseAgreementResult.difference` ``(R, X, Y)``, i.e.
+    :meth:`~trialwise.similarity.PairwiseAgreementResult.difference` ``(R, X, Y)``, i.e.
     similarity(R, X) − similarity(R, Y), its percentile interval and two-sided bootstrap
     p-value from the joint replicates; ``pvalue_adjusted`` by
-    :func:`trialwise.significance.adjust_pvalues` over all rows; ``significant`` when it is
+    :func:`trialwise._stats.significance.adjust_pvalues` over all rows; ``significant`` when it is
     below ``alpha``. Rows are ordered by adjusted p, then by the size of the difference.
     ``attrs["notes"]``: the note of
-    :func:`trialwise.significance.check_monte_carlo_resolution` (also a warning) when B is too
+    :func:`trialwise._stats.significance.check_monte_carlo_resolution` (also a warning) when B is too
     small for any adjusted p-value of the family to reach ``alpha``.
     """
     import numpy as np
     import pandas as pd
 
-    from trialwise.significance import adjust_pvalues, check_monte_carlo_resolution
+    from trialwise._stats.significance import adjust_pvalues, check_monte_carlo_resolution
 
     names = list(res.observers)
     triples = [(r, x, y) for r in names for i, x in enumerate(names) for y in names[i + 1:] if r not in (x, y)]
@@ -241,7 +242,7 @@ def _fmt(x) -> str:
 
 
 def _print_similarity(res, order: list) -> None:
-    from trialwise.benchmark.report import format_p
+    from trialwise.report.leaderboard import format_p
     from trialwise.plot.similarity import METRIC_SYMBOLS
 
     symbol = METRIC_SYMBOLS.get(res.method, res.method)
@@ -274,7 +275,7 @@ def _print_similarity(res, order: list) -> None:
 
 
 def _print_differences(diffs, args, n_models: int) -> None:
-    from trialwise.benchmark.report import format_p
+    from trialwise.report.leaderboard import format_p
 
     alpha = round(1 - args.confidence_level, 12)  # 0.05, not 0.050000000000000044
     sig = diffs[diffs["significant"]]
@@ -296,8 +297,8 @@ def _print_differences(diffs, args, n_models: int) -> None:
 
 
 def run_similarity(args) -> int:
-    from trialwise.agreement import pairwise_agreement
-    from trialwise.benchmark.leaderboard import leaderboard
+    from trialwise.similarity.capa import pairwise_agreement
+    from trialwise.leaderboards.board import leaderboard
     from trialwise.plot.similarity import similarity_order
 
     bar = Progress(args.progress)
@@ -359,7 +360,7 @@ def run_similarity(args) -> int:
         write_csv(args.differences_csv, diffs, "--differences-csv", "difference tests", seed=args.seed)
     failures: tuple[str, ...] = ()
     if args.out:
-        from trialwise.cli.similarity_report import render_similarity_report
+        from trialwise.report.similarity import render_similarity_report
 
         failures = write_report(args.out, lambda: render_similarity_report(
             res, diffs, lb, order=order, trials=trials, source=", ".join(paths), fmt=fmt, clusters=args.clusters),

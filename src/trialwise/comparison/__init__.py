@@ -1,19 +1,19 @@
-"""Comparing two classifiers (“Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning*): every method as its own function, and :func:`compare`.
+"""Comparing two classifiers (“Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning*): every method as its own function; :func:`trialwise.compare` runs them all.
 
-* :mod:`~trialwise.comparison.mcnemar` — the correct/incorrect 2×2 table (needs the truth):
+* :mod:`~trialwise.comparison.correctness` — the correct/incorrect 2×2 table (needs the truth):
   contingency table, McNemar (five variants), Yule's Q; any K via the collapse.
-* :mod:`~trialwise.comparison.agreement` — the K × K agreement matrix of the predicted
+* :mod:`~trialwise.comparison.matrix` — the K × K agreement matrix of the predicted
   labels (no truth): disagreement, Cohen's κ, Bowker, Stuart–Maxwell, the omnibus
   permutation test.
 * :mod:`~trialwise.comparison.probabilities` — predicted probabilities: Brier score and
   skill, calibration curves and ECE, and the paired per-sample-score tests.
-* :mod:`~trialwise.comparison.auc` — AUC and DeLong's test, binary, OvR and OvO.
+* :mod:`~trialwise.comparison.roc` — AUC and DeLong's test, binary, OvR and OvO.
 * :mod:`~trialwise.comparison.ensemble` — the ensemble recommendation of §14.3.11.
-* :mod:`~trialwise.comparison.report` — :func:`compare`, all of the above in one report.
+* :mod:`~trialwise.comparison.report` — :func:`trialwise.compare`, all of the above in one report.
 * :mod:`~trialwise.comparison.result` — the result classes (:class:`ComparisonResult` and
   its typed subclasses, :class:`CalibrationCurve`).
 
-Every function here compares labels through :func:`trialwise.labels.code_labels`: one
+Every function here compares labels through :func:`trialwise.io.labels.code_labels`: one
 rule for when a prediction is the truth's class, or two classifiers' labels agree.
 """
 
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from trialwise._core.lazy import lazy_package
 
 if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
-    from trialwise.comparison.agreement import (
+    from trialwise.comparison.matrix import (
         PERMUTATION_STATISTICS,
         agreement_matrix,
         bowker_test,
@@ -33,9 +33,9 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
         stuart_maxwell_test,
         symmetry_permutation_test,
     )
-    from trialwise.comparison.auc import MULTI_CLASS, auc, delong_test
+    from trialwise.comparison.roc import MULTI_CLASS, auc, delong_test
     from trialwise.comparison.ensemble import DECISIONS, ensemble_recommendation
-    from trialwise.comparison.mcnemar import MCNEMAR_METHODS, contingency_table, mcnemar, yules_q
+    from trialwise.comparison.correctness import MCNEMAR_METHODS, contingency_table, mcnemar, yules_q
     from trialwise.comparison.probabilities import (
         BIN_STRATEGIES,
         CALIBRATION_KINDS,
@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
         wilcoxon_test,
     )
     from trialwise.comparison.ensemble import EnsembleRecommendation
-    from trialwise.comparison.report import ComparisonReport, compare
+    from trialwise.comparison.report import ComparisonReport
     from trialwise.comparison.result import (
         AgreementResult,
         AUCResult,
@@ -69,23 +69,23 @@ __all__ = [
     "AUCResult", "AgreementResult", "CalibrationCurve", "ComparisonReport", "ComparisonResult", "EnsembleRecommendation",
     "McNemarResult", "ScoreResult", "SymmetryTestResult",
     "agreement_matrix", "auc", "bowker_test", "brier_score", "brier_skill_score", "calibration_curve",
-    "cohen_kappa", "compare", "contingency_table", "delong_test", "disagreement", "ensemble_recommendation", "error_correlation",
+    "cohen_kappa", "contingency_table", "delong_test", "disagreement", "ensemble_recommendation", "error_correlation",
     "expected_calibration_error", "mcnemar", "paired_ttest", "sample_scores", "score_difference",
     "stuart_maxwell_test", "symmetry_permutation_test", "wilcoxon_test", "yules_q",
 ]
 
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
-    "trialwise.comparison.agreement": ("PERMUTATION_STATISTICS", "agreement_matrix", "bowker_test",
+    "trialwise.comparison.matrix": ("PERMUTATION_STATISTICS", "agreement_matrix", "bowker_test",
                                        "cohen_kappa", "disagreement", "stuart_maxwell_test",
                                        "symmetry_permutation_test"),
-    "trialwise.comparison.auc": ("MULTI_CLASS", "auc", "delong_test"),
+    "trialwise.comparison.roc": ("MULTI_CLASS", "auc", "delong_test"),
     "trialwise.comparison.ensemble": ("DECISIONS", "ensemble_recommendation", "EnsembleRecommendation"),
-    "trialwise.comparison.mcnemar": ("MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"),
+    "trialwise.comparison.correctness": ("MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"),
     "trialwise.comparison.probabilities": ("BIN_STRATEGIES", "CALIBRATION_KINDS", "PROBA_SUM_TOLERANCE",
                                            "SCORES", "brier_score", "brier_skill_score", "calibration_curve",
                                            "error_correlation", "expected_calibration_error", "paired_ttest",
                                            "sample_scores", "score_difference", "wilcoxon_test"),
-    "trialwise.comparison.report": ("ComparisonReport", "compare"),
+    "trialwise.comparison.report": ("ComparisonReport",),
     "trialwise.comparison.result": ("AgreementResult", "AUCResult", "CalibrationCurve", "ComparisonResult",
                                     "McNemarResult", "ScoreResult", "SymmetryTestResult"),
 })

@@ -4,7 +4,7 @@ A comparison function that meets degenerate data returns its documented value, s
 the result (its ``notes``: a short note, and the message as a note of kind ``"warning"``) and calls
 :func:`caveat`. Called on its own, that issues one warning of the library's class. Inside
 :func:`collecting` — which :func:`~trialwise.compare` and
-:func:`~trialwise.ensemble_recommendation` use around the methods they run — the caveat
+:func:`~trialwise.comparison.ensemble_recommendation` use around the methods they run — the caveat
 goes to the caller's list instead, and the caller issues at most one warning per kind.
 
 The list lives in a :class:`contextvars.ContextVar`, so each thread (and each asyncio

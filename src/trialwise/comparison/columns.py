@@ -6,14 +6,14 @@ import os
 from collections.abc import Iterable, Sequence
 
 from trialwise._core.errors import InputError, InvalidValueError
-from trialwise.labels import code_labels
+from trialwise.io.labels import code_labels
 
 
 __all__ = ["classes_from_columns", "read_columns"]
 
 
 def _named_classes(names: list[str], classes: list) -> tuple[int, ...] | None:
-    """The class (its index in ``classes``) that each name is, under the label rule of :mod:`trialwise.labels`;
+    """The class (its index in ``classes``) that each name is, under the label rule of :mod:`trialwise.io.labels`;
     None unless every name is a distinct one of ``classes``."""
     try:
         coding = code_labels({"labels": classes}, classes=names, classes_name="columns", strict=False)
@@ -34,7 +34,7 @@ def classes_from_columns(columns: Sequence[str], labels: Iterable, *, option: st
         Names of the probability columns, one per class.
     labels : iterable
         The labels that occur (e.g. the true labels). A name is the class of a label by
-        the one rule of :mod:`trialwise.labels` (:func:`~trialwise.labels.code_labels`):
+        the one rule of :mod:`trialwise.io.labels` (:func:`~trialwise.io.labels.code_labels`):
         ``"1"`` names the label ``1.0``, ``"true"`` the label ``1`` of 0/1 labels.
     option : str, default "--classes"
         How the error messages name the way to pass the classes explicitly
@@ -57,7 +57,7 @@ def classes_from_columns(columns: Sequence[str], labels: Iterable, *, option: st
         different classes (``p_10, p_11`` with labels ``0, 1, 10, 11``): pass the classes
         explicitly (``option``).
     InvalidTypeError
-        ``labels`` that :func:`~trialwise.labels.code_labels` refuses (numbers mixed with text).
+        ``labels`` that :func:`~trialwise.io.labels.code_labels` refuses (numbers mixed with text).
 
     Examples
     --------

@@ -34,12 +34,12 @@ from trialwise._core.results import Result, jsonable
 from trialwise.comparison.result import WARNING, ComparisonResult
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import collecting, warn_once_per_kind
-from trialwise.comparison.agreement import bowker_test
+from trialwise.comparison.matrix import bowker_test
 from trialwise.comparison.inputs import check_classes
-from trialwise.comparison.mcnemar import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
+from trialwise.comparison.correctness import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
 from trialwise.comparison.probabilities import error_correlation, expected_calibration_error
-from trialwise.labels import LabelCoding
-from trialwise.comparison.mcnemar import McNemarMethod
+from trialwise.io.labels import LabelCoding
+from trialwise.comparison.correctness import McNemarMethod
 
 __all__ = ["DECISIONS", "ensemble_recommendation"]
 
@@ -171,7 +171,7 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
     max_ece : float, default 0.1
         An ECE above this asks for calibration before soft averaging.
     mcnemar_method : str, default "exact"
-        The McNemar variant (see :func:`~trialwise.comparison.mcnemar`).
+        The McNemar variant (see :func:`~trialwise.comparison.correctness`).
     n_bins : int, default 10
         Number of bins of the ECE.
 
@@ -186,7 +186,7 @@ def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any 
 
     Notes
     -----
-    Truth and predictions are coded together by the rule of :mod:`trialwise.labels`.
+    Truth and predictions are coded together by the rule of :mod:`trialwise.io.labels`.
 
     References
     ----------

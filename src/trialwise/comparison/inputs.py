@@ -24,8 +24,8 @@ from trialwise._core.warnings import TrialwiseWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.comparison.probabilities import Probabilities, probabilities
 from trialwise.comparison.rows import frame_prefix
-from trialwise.labels import code_labels
-from trialwise.tables import agreement_table
+from trialwise.io.labels import code_labels
+from trialwise._stats.tables import agreement_table
 
 __all__ = ["ARGMAX_AGREEMENT_WARN", "check_classes", "column_order_caveat", "common_columns", "default_names",
            "prepared_probabilities"]

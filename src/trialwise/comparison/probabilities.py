@@ -43,7 +43,7 @@ from trialwise.comparison.result import CalibrationCurve, ComparisonResult, Scor
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat, collecting
 from trialwise.comparison.rows import PROBA_SUM_TOLERANCE, frame_classes, looks_like, renormalised
-from trialwise.labels import code_labels
+from trialwise.io.labels import code_labels
 
 __all__ = ["PROBA_SUM_TOLERANCE",
            "SCORES", "BIN_STRATEGIES", "CALIBRATION_KINDS", "Probabilities",
@@ -103,7 +103,7 @@ def probabilities(y_true: Any, proba: Any, name: str = "proba", *, classes: Any 
     """Check ``proba`` against ``y_true`` and return them coded (see the module docstring).
 
     The labels of ``y_true`` and the classes (``classes=``, the DataFrame's columns, or
-    the classes of ``y_true``) are coded together by the rule of :mod:`trialwise.labels`:
+    the classes of ``y_true``) are coded together by the rule of :mod:`trialwise.io.labels`:
     a column named ``"1"`` is the class of the label ``1``.
 
     Rows off by rounding are renormalised with a warning (module docstring).

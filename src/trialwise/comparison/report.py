@@ -15,26 +15,26 @@ import pandas as pd
 from scipy import stats
 
 from trialwise._core import validation as v
-from trialwise import ec as _ec
+from trialwise.ec import estimate as _ec
 import warnings
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
-from trialwise.resampling import records_seed
+from trialwise._stats.resampling import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, outside_stacklevel
 from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind
-from trialwise.comparison.agreement import (
+from trialwise.comparison.matrix import (
     bowker_test,
     cohen_kappa,
     disagreement,
     stuart_maxwell_test,
     symmetry_permutation_test,
 )
-from trialwise.comparison.auc import auc, delong_test
+from trialwise.comparison.roc import auc, delong_test
 from trialwise.comparison.ensemble import EnsembleRecommendation, recommend
 from trialwise.comparison.inputs import check_classes, default_names, prepared_probabilities
-from trialwise.comparison.mcnemar import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
+from trialwise.comparison.correctness import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
 from trialwise.comparison.result import ComparisonResult, ScoreResult, SymmetryTestResult, comparison_notes
 from trialwise.comparison.probabilities import (
     BIN_STRATEGIES,
@@ -47,12 +47,12 @@ from trialwise.comparison.probabilities import (
     score_difference,
     wilcoxon_test,
 )
-from trialwise.kappa import canonical_orientation, kappa_from_counts, table_statistics
-from trialwise.labels import LabelCoding
-from trialwise.significance import ADJUSTMENTS, independence_pvalues
-from trialwise.tables import agreement_table
+from trialwise._stats.kappa import canonical_orientation, kappa_from_counts, table_statistics
+from trialwise.io.labels import LabelCoding
+from trialwise._stats.significance import ADJUSTMENTS, independence_pvalues
+from trialwise._stats.tables import agreement_table
 from trialwise.comparison.probabilities import BinStrategy, Score
-from trialwise.significance import Adjustment
+from trialwise._stats.significance import Adjustment
 
 __all__ = ["compare"]
 
@@ -292,7 +292,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     pred_a, pred_b : array_like, optional
         The predicted labels. If omitted, the class of highest probability in ``proba_*``.
         Truth and predictions are coded together once, by the rule of
-        :mod:`trialwise.labels` (``1 == 1.0 == True == '1'``; numbers mixed with other
+        :mod:`trialwise.io.labels` (``1 == 1.0 == True == '1'``; numbers mixed with other
         text are a ``TypeError``; missing values a ``ValueError``), and every method uses
         that coding.
     proba_a, proba_b : array_like or pandas.DataFrame, optional

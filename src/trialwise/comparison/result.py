@@ -8,9 +8,9 @@ subclasses, which add the method family's own numbers as attributes:
 * :class:`SymmetryTestResult` — :func:`~trialwise.comparison.bowker_test`,
   :func:`~trialwise.comparison.stuart_maxwell_test`,
   :func:`~trialwise.comparison.symmetry_permutation_test`;
-* :class:`McNemarResult` — :func:`~trialwise.comparison.mcnemar`,
+* :class:`McNemarResult` — :func:`~trialwise.comparison.correctness`,
   :func:`~trialwise.comparison.yules_q`;
-* :class:`AUCResult` — :func:`~trialwise.comparison.auc`,
+* :class:`AUCResult` — :func:`~trialwise.comparison.roc`,
   :func:`~trialwise.comparison.delong_test`;
 * :class:`ScoreResult` — the probability scores (Brier, ECE, paired score tests, error
   correlations).
@@ -238,7 +238,7 @@ class SymmetryTestResult(ComparisonResult):
 
 @dataclass(frozen=True, repr=False)
 class McNemarResult(ComparisonResult):
-    """:func:`~trialwise.comparison.mcnemar` and :func:`~trialwise.comparison.yules_q` on the correctness table.
+    """:func:`~trialwise.comparison.correctness` and :func:`~trialwise.comparison.yules_q` on the correctness table.
 
     ``n10`` (A right, B wrong), ``n01`` and ``discordant`` = n10 + n01; ``n_resamples``
     of the permutation variant; ``odds_ratio`` behind Yule's Q.
@@ -253,7 +253,7 @@ class McNemarResult(ComparisonResult):
 
 @dataclass(frozen=True, repr=False)
 class AUCResult(ComparisonResult):
-    """:func:`~trialwise.comparison.auc` and :func:`~trialwise.comparison.delong_test`.
+    """:func:`~trialwise.comparison.roc` and :func:`~trialwise.comparison.delong_test`.
 
     ``se`` the DeLong standard error (of the AUC, or of the difference); ``per_class`` the
     one-vs-rest table (AUCs; for the test also per-class differences, z and p-values,

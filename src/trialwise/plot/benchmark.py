@@ -8,7 +8,7 @@ import numpy as np
 
 from trialwise._core.errors import InvalidValueError
 from trialwise.plot._common import draw_intervals, figure_axes, label_inches, legend_outside, shared_xlim
-from trialwise.observed_agreement import attainable_agreement, chance_agreement_interval
+from trialwise.ec.observed_agreement import attainable_agreement, chance_agreement_interval
 
 __all__ = [
     "plot_leaderboard",
@@ -53,7 +53,7 @@ def plot_leaderboard(lb, *, ax: Any = None):
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
     >>> trials = tw.datasets.model_vs_human_sample()
-    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> protocol = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_leaderboard(lb)
     >>> [t.get_text() for t in fig.axes[0].get_yticklabels()]
@@ -112,7 +112,7 @@ def plot_rank_intervals(lb, *, ax: Any = None):
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
     >>> trials = tw.datasets.model_vs_human_sample()
-    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> protocol = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_rank_intervals(lb)
     >>> len(fig.axes), len(fig.axes[0].get_yticklabels())
@@ -156,7 +156,7 @@ def plot_rank_intervals(lb, *, ax: Any = None):
 def plot_pairwise_matrix(pairwise, *, order=None, ax: Any = None):
     """Adjusted p-values of the pairwise tests as a matrix; significant cells outlined.
 
-    ``pairwise``: the frame of :meth:`trialwise.Leaderboard.pairwise` (``which="all"``).
+    ``pairwise``: the frame of :meth:`trialwise.leaderboards.Leaderboard.pairwise` (``which="all"``).
     The colour scale is log10 p, clipped at 10⁻⁴ (labelled "≤ 0.0001").
 
     Parameters
@@ -178,7 +178,7 @@ def plot_pairwise_matrix(pairwise, *, order=None, ax: Any = None):
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
     >>> trials = tw.datasets.model_vs_human_sample()
-    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> protocol = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_pairwise_matrix(lb.pairwise(n_resamples=200))
     >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
@@ -234,7 +234,7 @@ def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = No
     Parameters
     ----------
     breakdown : ExperimentBreakdown
-        From :meth:`trialwise.Leaderboard.by_experiment`.
+        From :meth:`trialwise.leaderboards.Leaderboard.by_experiment`.
     observers : sequence of str, optional
         Which observers, top to bottom.
     ncols : int, default 4
@@ -257,7 +257,7 @@ def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = No
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
     >>> trials = tw.datasets.model_vs_human_sample()
-    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> protocol = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_experiments(lb.by_experiment())
     >>> [a.get_title() for a in fig.axes]
@@ -302,14 +302,14 @@ def plot_experiments(breakdown, *, observers=None, ncols: int = 4, fig: Any = No
 def plot_rank_correlation(breakdown, *, ax: Any = None):
     """Kendall's τ between the candidates' rankings in every two experiments, as a heatmap.
 
-    ``breakdown``: :meth:`trialwise.Leaderboard.by_experiment`. Cells are annotated with
+    ``breakdown``: :meth:`trialwise.leaderboards.Leaderboard.by_experiment`. Cells are annotated with
     τ; grey cells are the diagonal and the undefined ones (fewer than two candidates, or
     a constant ranking).
 
     Parameters
     ----------
     breakdown : ExperimentBreakdown
-        From :meth:`trialwise.Leaderboard.by_experiment`.
+        From :meth:`trialwise.leaderboards.Leaderboard.by_experiment`.
     ax : matplotlib.axes.Axes, optional
         Axes to draw into (default: a new figure).
 
@@ -323,7 +323,7 @@ def plot_rank_correlation(breakdown, *, ax: Any = None):
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
     >>> trials = tw.datasets.model_vs_human_sample()
-    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> protocol = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_rank_correlation(lb.by_experiment())
     >>> [t.get_text() for t in fig.axes[0].get_xticklabels()]
@@ -357,18 +357,18 @@ def plot_rank_correlation(breakdown, *, ax: Any = None):
 def plot_agreement(entries, *, experiment: str | None = None, confidence_level: float = 0.95, ax: Any = None):
     """Observed vs expected agreement of every pair (Geirhos, Meding & Wichmann 2020, Fig. 1–2).
 
-    ``entries``: :meth:`trialwise.Leaderboard.entries` (optionally one ``experiment``).
+    ``entries``: :meth:`trialwise.leaderboards.Leaderboard.entries` (optionally one ``experiment``).
     The grey region is what κ's bounds allow (Geirhos et al. 2020, eq. 2–6;
-    :func:`trialwise.observed_agreement.attainable_agreement`). The band around the
+    :func:`trialwise.ec.observed_agreement.attainable_agreement`). The band around the
     diagonal is where independent observers fall with ``confidence_level``
-    (:func:`trialwise.observed_agreement.chance_agreement_interval`); it depends on
+    (:func:`trialwise.ec.observed_agreement.chance_agreement_interval`); it depends on
     the number of trials n of a pair, so when the pairs' n differ two bands are drawn:
     the widest (smallest n) and the narrowest (largest n), each labelled with its n.
 
     Parameters
     ----------
     entries : pandas.DataFrame
-        From :meth:`trialwise.Leaderboard.entries` (columns ``experiment, n, c_obs, c_exp``, ...).
+        From :meth:`trialwise.leaderboards.Leaderboard.entries` (columns ``experiment, n, c_obs, c_exp``, ...).
     experiment : str, optional
         Draw only this experiment's pairs.
     confidence_level : float, default 0.95
@@ -391,7 +391,7 @@ def plot_agreement(entries, *, experiment: str | None = None, confidence_level: 
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
     >>> trials = tw.datasets.model_vs_human_sample()
-    >>> protocol = tw.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
+    >>> protocol = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_agreement(lb.entries(), experiment="colour")
     >>> fig.axes[0].get_xlabel()

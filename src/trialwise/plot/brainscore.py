@@ -17,10 +17,10 @@ def plot_brainscore(table: Any, ceiling: Any, *, axes: Any = None):
     Parameters
     ----------
     table : pandas.DataFrame
-        :meth:`trialwise.BehavioralBenchmark.score_table` (``observer, statistic, ci_low,
+        :meth:`trialwise.brainscore.BehavioralBenchmark.score_table` (``observer, statistic, ci_low,
         ci_high, raw, raw_low, raw_high`` and ``rank``).
     ceiling : CeilingResult
-        :attr:`trialwise.BehavioralBenchmark.ceiling`.
+        :attr:`trialwise.brainscore.BehavioralBenchmark.ceiling`.
     axes : pair of matplotlib.axes.Axes, optional
         Axes to draw into (default: a new figure with two panels).
 
@@ -34,7 +34,7 @@ def plot_brainscore(table: Any, ceiling: Any, *, axes: Any = None):
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
     >>> trials = tw.datasets.model_vs_human("cue-conflict")
-    >>> bench = tw.BehavioralBenchmark(trials, tw.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
+    >>> bench = tw.brainscore.BehavioralBenchmark(trials, tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict"]),
     ...                                n_resamples=200, rng=0)
     >>> table = bench.score_table(trials[trials.subject.isin(["resnet50", "convnext-base"])])
     >>> fig = plot_brainscore(table, bench.ceiling)

@@ -15,7 +15,7 @@ __all__ = ["plot_reliability", "plot_agreement_matrix"]
 def plot_reliability(*curves, labels=None, ax: Any = None):
     """Reliability diagram of one or more calibration curves (*Machine Learning & Signals Learning*, ch. 14, Fig. 14.3).
 
-    ``curves``: :class:`~trialwise.CalibrationCurve` objects (from
+    ``curves``: :class:`~trialwise.comparison.CalibrationCurve` objects (from
     :func:`trialwise.comparison.calibration_curve` or ``report.calibration``), or one
     dict of them keyed by name. Each curve is drawn through its non-empty bins (observed
     vs mean predicted, marker area ∝ count); the dashed diagonal is perfect calibration,

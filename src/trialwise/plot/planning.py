@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from trialwise._core.errors import InvalidTypeError
-from trialwise.planning_result import CIWidthResult, CopyModelValidation, PlanResult
+from trialwise.planning.results import CIWidthResult, CopyModelValidation, PlanResult
 from trialwise.plot._common import figure_axes, legend_outside, palette
 
 __all__ = ["plot_ci_width", "plot_copy_model_validation", "plot_kappa_bias"]
@@ -32,13 +32,13 @@ def plot_ci_width(result: CIWidthResult, *, literature=(147, 160, 600, 1280, 322
     Parameters
     ----------
     result : CIWidthResult
-        From :func:`trialwise.ci_width` with several values of n (e.g.
+        From :func:`trialwise.planning.ci_width` with several values of n (e.g.
         ``n=np.logspace(1, 5, 30).round()[:, None]`` against a vector of accuracies).
     literature : sequence of int
         Trial counts to mark (``()`` for none).
     plan : PlanResult, optional
         From :func:`trialwise.plan_trials` (``result`` then usually from
-        :func:`trialwise.planning_curve.interval_curve`): its answer is marked too, and
+        :func:`trialwise.planning.curve.interval_curve`): its answer is marked too, and
         the title says how many trials reach its target half-width.
     ax : matplotlib.axes.Axes, optional
         Axes to draw into (default: a new figure).
@@ -57,7 +57,7 @@ def plot_ci_width(result: CIWidthResult, *, literature=(147, 160, 600, 1280, 322
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
-    >>> r = tw.ci_width(n=[[100], [1000]], accuracy_a=[0.75, 0.9], accuracy_b=0.75, kappa=0.5,
+    >>> r = tw.planning.ci_width(n=[[100], [1000]], accuracy_a=[0.75, 0.9], accuracy_b=0.75, kappa=0.5,
     ...                 n_simulations=500, rng=0)
     >>> fig = plot_ci_width(r)
     >>> len(fig.axes), fig.axes[0].get_xscale()
@@ -65,7 +65,7 @@ def plot_ci_width(result: CIWidthResult, *, literature=(147, 160, 600, 1280, 322
     >>> plt.close(fig)
     """
     if not isinstance(result, CIWidthResult):
-        raise InvalidTypeError(f"`result` must be a CIWidthResult from trialwise.ci_width; got {type(result).__name__}")
+        raise InvalidTypeError(f"`result` must be a CIWidthResult from trialwise.planning.ci_width; got {type(result).__name__}")
     if plan is not None and not isinstance(plan, PlanResult):
         raise InvalidTypeError(f"`plan` must be a PlanResult from trialwise.plan_trials; got {type(plan).__name__}")
     if plan is not None and plan.n:
@@ -98,7 +98,7 @@ def plot_copy_model_validation(validation: CopyModelValidation, *, ax: Any = Non
     Parameters
     ----------
     validation : CopyModelValidation
-        From :func:`trialwise.validate_copy_model`.
+        From :func:`trialwise.planning.validate_copy_model`.
     ax : matplotlib.axes.Axes, optional
         Axes to draw into (default: a new figure).
 
@@ -116,7 +116,7 @@ def plot_copy_model_validation(validation: CopyModelValidation, *, ax: Any = Non
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
-    >>> val = tw.validate_copy_model(n=[200, 1000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+    >>> val = tw.planning.validate_copy_model(n=[200, 1000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
     ...                              n_resamples=500, n_simulations=500, rng=0)
     >>> fig = plot_copy_model_validation(val)
     >>> [t.get_text().splitlines()[0] for t in fig.axes[0].get_xticklabels()]
@@ -125,7 +125,7 @@ def plot_copy_model_validation(validation: CopyModelValidation, *, ax: Any = Non
     """
     if not isinstance(validation, CopyModelValidation):
         raise InvalidTypeError(
-            f"`validation` must be a CopyModelValidation from trialwise.validate_copy_model; got {type(validation).__name__}"
+            f"`validation` must be a CopyModelValidation from trialwise.planning.validate_copy_model; got {type(validation).__name__}"
         )
     fig, ax = figure_axes(ax, (8.6, 4.0))
     frame = validation.to_frame()
@@ -143,13 +143,13 @@ def plot_copy_model_validation(validation: CopyModelValidation, *, ax: Any = Non
 def plot_kappa_bias(result: CIWidthResult, *, ax: Any = None):
     """Deviation of κ̂ from the true κ against the true κ (Klein et al. 2025, App. E, Fig. 7).
 
-    ``result`` comes from :func:`trialwise.ci_width` over a range of κ; one band
+    ``result`` comes from :func:`trialwise.planning.ci_width` over a range of κ; one band
     (interval of κ̂ − κ) and one mean-bias line per remaining design (n, accuracies).
 
     Parameters
     ----------
     result : CIWidthResult
-        From :func:`trialwise.ci_width` with several values of ``kappa``.
+        From :func:`trialwise.planning.ci_width` with several values of ``kappa``.
     ax : matplotlib.axes.Axes, optional
         Axes to draw into (default: a new figure).
 
@@ -167,7 +167,7 @@ def plot_kappa_bias(result: CIWidthResult, *, ax: Any = None):
     --------
     >>> import matplotlib; matplotlib.use("Agg")
     >>> import matplotlib.pyplot as plt, trialwise as tw
-    >>> r = tw.ci_width(n=200, accuracy_a=0.75, accuracy_b=0.75, kappa=[0.0, 0.4, 0.8],
+    >>> r = tw.planning.ci_width(n=200, accuracy_a=0.75, accuracy_b=0.75, kappa=[0.0, 0.4, 0.8],
     ...                 n_simulations=500, rng=0)
     >>> fig = plot_kappa_bias(r)
     >>> fig.axes[0].get_xlabel()
@@ -175,7 +175,7 @@ def plot_kappa_bias(result: CIWidthResult, *, ax: Any = None):
     >>> plt.close(fig)
     """
     if not isinstance(result, CIWidthResult):
-        raise InvalidTypeError(f"`result` must be a CIWidthResult from trialwise.ci_width; got {type(result).__name__}")
+        raise InvalidTypeError(f"`result` must be a CIWidthResult from trialwise.planning.ci_width; got {type(result).__name__}")
     fig, ax = figure_axes(ax, (8.0, 4.0))
     series = list(_series(result, "kappa"))
     for color, (design, part) in zip(palette(len(series)), series):

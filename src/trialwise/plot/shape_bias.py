@@ -41,7 +41,7 @@ def plot_shape_bias(result, *, observers=None, humans=None, per_category: bool =
     """Shape bias of every observer, ordered by value, with the humans drawn as one group.
 
     By default one row per observer (and group) of ``result`` (a
-    :class:`trialwise.ShapeBiasResult`), the most shape-biased at the top, each with its
+    :class:`trialwise.cue_conflict.ShapeBiasResult`), the most shape-biased at the top, each with its
     interval; the humans are not rows of their own but one group in one colour: a shaded
     band over the range of the individual humans' shape bias and a line at the group's
     value (the group row of ``result`` with its interval, when it has one; else the mean of

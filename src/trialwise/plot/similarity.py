@@ -1,6 +1,6 @@
 """Figure of the agreement between many models: the similarity matrix, ordered by clustering.
 
-Draws a finished :class:`trialwise.PairwiseAgreementResult`; the order of the models is
+Draws a finished :class:`trialwise.similarity.PairwiseAgreementResult`; the order of the models is
 the leaf order of a hierarchical clustering (:func:`similarity_order`), a display choice
 that computes no statistic.
 """
@@ -31,7 +31,7 @@ def similarity_order(matrix: Any) -> list:
     Parameters
     ----------
     matrix : pandas.DataFrame
-        Observers × observers, symmetric (e.g. :meth:`trialwise.PairwiseAgreementResult.matrix`);
+        Observers × observers, symmetric (e.g. :meth:`trialwise.similarity.PairwiseAgreementResult.matrix`);
         the diagonal is ignored.
 
     Returns

@@ -25,7 +25,7 @@ def plot_coverage(study, method: str, *, confidence_level: float = 0.95, kappa: 
     Parameters
     ----------
     study : CoverageStudy
-        From :func:`trialwise.validity.coverage_study`.
+        From :func:`trialwise.validity.studies.coverage_study`.
     method : str
         The interval method to show.
     confidence_level : float, default 0.95

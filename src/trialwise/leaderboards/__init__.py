@@ -1,0 +1,32 @@
+"""Leaderboards whose ranks carry confidence: protocols, the jointly bootstrapped hierarchy, ranks, differences.
+
+:func:`trialwise.leaderboard` is at the top of the package; here are its result
+(:class:`Leaderboard`), the protocols (which experiments count and how they are averaged), and
+the test of a difference between two candidates. Modules: ``protocol``, ``trials`` (any input
+as the trial table), ``hierarchy`` (trials → design, the joint bootstrap), ``influence`` (every
+item's influence on a score), ``board`` (the leaderboard), ``ranks`` (rank sets, the set of the
+best, tie groups, Kendall's τ), ``differences`` and ``swap`` (tests of "alike"), ``winner``,
+``experiments`` (per-experiment scores), ``notes``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trialwise._core.lazy import lazy_package
+
+if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
+    from trialwise.leaderboards.board import Leaderboard, difference_test
+    from trialwise.leaderboards.differences import BenchmarkDifferenceResult
+    from trialwise.leaderboards.protocol import ACCURACY, FLAT, METRICS, MODEL_VS_HUMAN, PROTOCOLS, TEXTURE_VS_SHAPE, Protocol, get_protocol
+
+__all__ = [
+    "Leaderboard", "difference_test", "BenchmarkDifferenceResult", "ACCURACY", "FLAT", "METRICS",
+    "MODEL_VS_HUMAN", "PROTOCOLS", "TEXTURE_VS_SHAPE", "Protocol", "get_protocol",
+]
+
+__getattr__, __dir__ = lazy_package(__name__, __all__, {
+    "trialwise.leaderboards.board": ("Leaderboard", "difference_test",),
+    "trialwise.leaderboards.differences": ("BenchmarkDifferenceResult",),
+    "trialwise.leaderboards.protocol": ("ACCURACY", "FLAT", "METRICS", "MODEL_VS_HUMAN", "PROTOCOLS", "TEXTURE_VS_SHAPE", "Protocol", "get_protocol",),
+})

@@ -1,0 +1,468 @@
+"""The results of the planning functions (:mod:`trialwise.planning`): grids of designs and plans.
+
+A module of their own because ``planning/trials.py`` (the simulations) is already ~580 lines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from trialwise._core.deprecation import Renamed
+from trialwise._core.format import format_percent
+from trialwise._core.results import ConfidenceInterval, Result, jsonable
+
+__all__ = ["CIWidthResult", "ClusterDesign", "CopyModelValidation", "HalfWidthResult", "PlanResult", "PowerResult",
+           "QuestionPowerResult"]
+
+
+class _GridResult(Result):
+    """Results over a broadcast grid of designs: every array field has the grid's shape.
+
+    ``to_frame()`` has one row per grid point and the columns ``frame_columns``; a column
+    is the attribute of that name, or the path given in ``_frame_sources``.
+    """
+
+    _frame_sources: dict[str, str] = {}
+
+    def _column(self, name: str) -> Any:
+        value: Any = self
+        for part in self._frame_sources.get(name, name).split("."):
+            value = getattr(value, part)
+        return value
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return np.shape(self._column(self.frame_columns[0]))
+
+    def to_frame(self):
+        """:class:`pandas.DataFrame` with one row per grid point.
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns ``frame_columns``; the grid flattened in C order.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> r = tw.planning.ci_width(n=[100, 1000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                 n_simulations=1000, rng=0)
+        >>> r.to_frame()[["n", "half_width"]].round(3).values.tolist()
+        [[100.0, 0.192], [1000.0, 0.063]]
+        """
+        import pandas as pd
+
+        return pd.DataFrame({c: np.ravel(np.asarray(self._column(c))) for c in self.frame_columns},
+                            columns=list(self.frame_columns))
+
+    def summary(self) -> str:
+        """The class name, then :meth:`to_frame` as text.
+
+        Returns
+        -------
+        str
+            One header line and one line per grid point.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> r = tw.planning.ci_width(n=[100, 1000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                 n_simulations=1000, rng=0)
+        >>> lines = r.summary().splitlines()
+        >>> lines[0], len(lines)
+        ('CIWidthResult', 4)
+        """
+        return f"{type(self).__name__}\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict: the settings and ``grid``, the :meth:`to_frame` records (NaN as None).
+
+        Returns
+        -------
+        dict
+            The scalar fields (``confidence_level``, ``n_simulations``, ...) and ``grid``,
+            a list of one dict per grid point.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> r = tw.planning.ci_width(n=[100, 1000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                 n_simulations=1000, rng=0)
+        >>> d = r.to_dict()
+        >>> d["n_simulations"], len(d["grid"]), round(d["grid"][0]["half_width"], 3)
+        (1000, 2, 0.192)
+        """
+        # every _GridResult subclass is a frozen dataclass; this base class itself is not
+        names = [f.name for f in fields(self) if np.ndim(getattr(self, f.name)) == 0  # type: ignore[arg-type]
+                 and not isinstance(getattr(self, f.name), ConfidenceInterval)]
+        out = {k: getattr(self, k) for k in names if k not in self._dict_exclude}
+        out["grid"] = self.to_frame().to_dict(orient="records")
+        return jsonable(out)
+
+    def __repr__(self) -> str:
+        if self.shape == ():
+            inner = ", ".join(f"{c}={float(self._column(c)):.4g}" for c in self.frame_columns)
+        else:
+            inner = f"<grid of shape {self.shape}>"
+        return f"{type(self).__name__}({inner})"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True, repr=False)
+class CIWidthResult(_GridResult):
+    """Distribution of κ̂ over simulated experiments, per design (see :func:`trialwise.planning.ci_width`).
+
+    ``kappa`` is the design's true κ; ``statistic`` the mean of κ̂ and ``median`` its
+    median; ``confidence_interval``: the central ``confidence_level`` interval of κ̂
+    (arrays ``low``, ``high``); ``width`` and ``half_width`` (= width/2); ``bias`` =
+    statistic − κ; ``share_undefined``: experiments with an undefined κ̂ (left out of the
+    rest). ``to_frame()`` keeps the columns ``low``, ``high``, ``mean`` (see
+    ``frame_columns``); the attributes ``low``, ``high`` and ``mean`` are deprecated
+    (FutureWarning) in favour of ``confidence_interval.low``/``.high`` and ``statistic``.
+    ``distribution`` (n_simulations, *shape) holds the simulated κ̂ (NaN = undefined)
+    as an unordered sample: within a grid point the experiments come sorted by A's number
+    of correct trials (see ``order_free`` in :func:`trialwise._stats.resampling.multinomial_tables`),
+    so use it for histograms and quantiles, not as a sequence.
+    """
+
+    n: NDArray
+    accuracy_a: NDArray
+    accuracy_b: NDArray
+    kappa: NDArray
+    confidence_interval: ConfidenceInterval
+    statistic: NDArray
+    median: NDArray
+    share_undefined: NDArray
+    confidence_level: float
+    n_simulations: int
+    distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
+
+    frame_columns = ("n", "accuracy_a", "accuracy_b", "kappa", "low", "high", "width", "half_width",
+                     "mean", "median", "bias", "share_undefined")
+    _frame_sources = {"low": "confidence_interval.low", "high": "confidence_interval.high", "mean": "statistic"}
+    low = Renamed("confidence_interval.low")
+    high = Renamed("confidence_interval.high")
+    mean = Renamed("statistic")
+
+    @property
+    def width(self) -> NDArray:
+        return np.asarray(self.confidence_interval.high) - np.asarray(self.confidence_interval.low)
+
+    @property
+    def half_width(self) -> NDArray:
+        return self.width / 2
+
+    @property
+    def bias(self) -> NDArray:
+        return np.asarray(self.statistic) - np.asarray(self.kappa)
+
+
+@dataclass(frozen=True, repr=False)
+class PowerResult(_GridResult):
+    """Power of the test of κ_X = κ_Y against a shared reference (:func:`trialwise.planning.power_difference`).
+
+    ``power`` is simulated (Monte-Carlo SE ``power_se``); ``power_analytic`` is the
+    large-sample normal approximation; ``se`` the large-sample SE of the difference.
+    When the smallest n was searched, ``target_power`` is set and ``reached`` says
+    whether ``n_max`` sufficed. ``statistic`` is the same as ``power`` (the estimate).
+    """
+
+    n: NDArray
+    power: NDArray
+    power_se: NDArray
+    power_analytic: NDArray
+    delta: NDArray
+    se: NDArray
+    alpha: float
+    n_simulations: int
+    target_power: float | None = None
+    reached: bool = True
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
+
+    frame_columns = ("n", "delta", "se", "power", "power_se", "power_analytic")
+
+    @property
+    def statistic(self) -> NDArray:
+        """The simulated power (same as ``power``)."""
+        return self.power
+
+
+@dataclass(frozen=True, repr=False)
+class QuestionPowerResult(PowerResult):
+    """Power to tell two accuracies or two agreements apart on n questions (:mod:`trialwise.planning.questions`).
+
+    :class:`PowerResult` plus the cluster ``design_effect`` (``n_effective = n /
+    design_effect`` independent questions carry the same information as the n clustered
+    ones) and ``method``, the test whose power it is (``"mcnemar-exact"``,
+    ``"paired-wald"`` (clustered), ``"two-proportion-z"``, ``"capa-wald"``, ``"capa-discrete-wald"``). ``n`` counts questions.
+    """
+
+    design_effect: float = 1.0
+    method: str = "mcnemar-exact"
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
+
+    frame_columns = PowerResult.frame_columns + ("design_effect", "n_effective")  # type: ignore[assignment]
+    _frame_sources = {"design_effect": "design_effect_grid"}
+
+    @property
+    def design_effect_grid(self) -> NDArray:
+        """``design_effect`` broadcast to the grid (a column of :meth:`to_frame`)."""
+        return np.broadcast_to(self.design_effect, np.shape(self.power)).astype(float)
+
+    @property
+    def n_effective(self) -> NDArray:
+        """``n / design_effect``: the number of independent questions the simulation draws (before rounding)."""
+        return np.asarray(self.n) / self.design_effect
+
+
+@dataclass(frozen=True, repr=False)
+class HalfWidthResult(_GridResult):
+    """Large-sample half-width of the interval of one accuracy or one CAPA at n questions.
+
+    ``statistic`` is the planning value (the accuracy, or κ_p of the pilot); ``sd`` the
+    per-question standard deviation σ₁ (so ``SE = σ₁·√(design_effect / n)``); ``half_width``
+    = z·SE at ``confidence_level``. When n was solved for, ``half_width_target`` is set and
+    ``n`` is the smallest n reaching it.
+    """
+
+    n: NDArray
+    statistic: NDArray
+    sd: NDArray
+    design_effect: NDArray
+    half_width: NDArray
+    confidence_level: float
+    method: str
+    half_width_target: float | None = None
+
+    frame_columns = ("n", "n_effective", "statistic", "sd", "design_effect", "half_width")
+
+    @property
+    def n_effective(self) -> NDArray:
+        return np.asarray(self.n) / np.asarray(self.design_effect)
+
+
+@dataclass(frozen=True, repr=False)
+class ClusterDesign(_GridResult):
+    """Intra-cluster correlation of per-question values and the design effect it implies (:func:`trialwise.planning.estimate_icc`).
+
+    ``statistic`` is the one-way ANOVA estimate of the ICC (it can be negative; plan with
+    ``max(icc, 0)``); ``cluster_size`` the mean cluster size m̄ and ``cluster_size_cv`` the
+    coefficient of variation of the sizes; ``design_effect`` = 1 + ((1 + cv²)·m̄ − 1)·ICC
+    (Eldridge et al. 2006), with the ICC floored at 0.
+    """
+
+    statistic: float
+    n: int
+    n_clusters: int
+    cluster_size: float
+    cluster_size_cv: float
+    method: str = "anova"
+
+    frame_columns = ("n", "n_clusters", "cluster_size", "cluster_size_cv", "icc", "design_effect")
+
+    @property
+    def icc(self) -> float:
+        """The estimated intra-cluster correlation (same as ``statistic``)."""
+        return self.statistic
+
+    @property
+    def design_effect(self) -> float:
+        return 1 + ((1 + self.cluster_size_cv ** 2) * self.cluster_size - 1) * max(self.statistic, 0.0)
+
+
+@dataclass(frozen=True, repr=False)
+class CopyModelValidation(_GridResult):
+    """Copy-model vs bootstrap intervals per design (Klein et al. 2025, App. G; :func:`trialwise.planning.validate_copy_model`).
+
+    One design per grid point: ``kappa`` the true κ, ``data_kappa`` κ of the table of n
+    trials closest to it, the bootstrap and copy-model intervals around it and their
+    ``width_ratio``. No single estimate: ``statistic`` is None.
+    """
+
+    n: NDArray
+    accuracy_a: NDArray
+    accuracy_b: NDArray
+    kappa: NDArray
+    data_kappa: NDArray
+    bootstrap_low: NDArray
+    bootstrap_high: NDArray
+    model_low: NDArray
+    model_high: NDArray
+    confidence_level: float
+    n_resamples: int
+    n_simulations: int
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
+
+    frame_columns = ("n", "accuracy_a", "accuracy_b", "kappa", "data_kappa", "bootstrap_low", "bootstrap_high",
+                     "model_low", "model_high", "width_ratio")
+
+    @property
+    def width_ratio(self) -> NDArray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.asarray(self.model_high) - self.model_low) / (np.asarray(self.bootstrap_high) - self.bootstrap_low)
+
+
+@dataclass(frozen=True, repr=False)
+class PlanResult(Result):
+    """Smallest number of trials for a target interval half-width (:func:`trialwise.plan_trials`).
+
+    Attributes
+    ----------
+    n : int or None
+        Smallest n reaching ``half_width_target`` (None: not reached by ``n_max``).
+    at_n : CIWidthResult or None
+        The expected interval at ``n``.
+    intervals : CIWidthResult
+        Expected intervals at the literature's trial counts and at ``n``; each row is the
+        simulation of its n on the stream the search uses for that n, so the row at ``n``
+        is ``at_n``.
+    alternatives : list of dict
+        The required n if the reference accuracy were different (same copy
+        probability and latent accuracy of B): ``scenario, accuracy_a, accuracy_b,
+        kappa, p_copy, n_required``.
+    notes : tuple of str
+        Recommendations computed from these numbers.
+
+    ``to_frame()`` is the expected-interval table (columns
+    :attr:`CIWidthResult.frame_columns`); ``statistic`` is None (the answer is ``n``).
+    """
+
+    n: int | None
+    half_width_target: float
+    accuracy_a: float
+    accuracy_b: float
+    kappa: float
+    confidence_level: float
+    n_simulations: int
+    at_n: CIWidthResult | None
+    intervals: CIWidthResult
+    alternatives: list
+    notes: tuple
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
+
+    frame_columns = CIWidthResult.frame_columns
+
+    @property
+    def half_width(self) -> float | None:
+        """The expected half-width at ``n`` (``at_n.half_width``, as the repr shows it); None when no n up to
+        ``n_max`` reaches ``half_width_target``."""
+        return None if self.at_n is None else float(self.at_n.half_width)
+
+    def __repr__(self) -> str:
+        got = "" if self.half_width is None else f", half_width={self.half_width:.4g}"
+        return (
+            f"PlanResult(n={self.n}{got}, target={self.half_width_target:g}, accuracy_a={self.accuracy_a:g}, "
+            f"accuracy_b={self.accuracy_b:g}, kappa={self.kappa:g}, {format_percent(self.confidence_level)})"
+        )
+
+    __str__ = __repr__
+
+    def alternatives_frame(self):
+        """The required n under other reference accuracies, as a table.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per scenario; columns ``scenario, accuracy_a, accuracy_b, kappa,
+            p_copy, n_required``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> plan = tw.plan_trials(half_width=0.1, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                       n_simulations=1000, rng=0)
+        >>> plan.alternatives_frame()[["scenario", "n_required"]].values.tolist()
+        [['as planned', 371], ['reference accuracy 0.5', 265]]
+        """
+        import pandas as pd
+
+        return pd.DataFrame(self.alternatives, columns=["scenario", "accuracy_a", "accuracy_b", "kappa", "p_copy", "n_required"])
+
+    def to_frame(self):
+        """The expected-interval table (one row per trial count).
+
+        Returns
+        -------
+        pandas.DataFrame
+            :meth:`CIWidthResult.to_frame` of ``intervals``: the literature's trial counts
+            and the planned ``n``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> plan = tw.plan_trials(half_width=0.1, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                       n_simulations=1000, rng=0)
+        >>> frame = plan.to_frame()
+        >>> round(float(frame.loc[frame.n == plan.n, "half_width"].iloc[0]), 3)
+        0.1
+        """
+        return self.intervals.to_frame()
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict: the plan, ``intervals`` (the :meth:`to_frame` records) and ``alternatives`` (NaN as None).
+
+        Returns
+        -------
+        dict
+            ``n``, ``half_width_target``, ``half_width``, the design, ``intervals``,
+            ``alternatives`` and ``notes``.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> plan = tw.plan_trials(half_width=0.1, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                       n_simulations=1000, rng=0)
+        >>> d = plan.to_dict()
+        >>> d["n"], d["half_width_target"], len(d["alternatives"])
+        (371, 0.1, 2)
+        """
+        frame = self.to_frame()
+        return jsonable({
+            "n": self.n,
+            "half_width_target": self.half_width_target,
+            "half_width": None if self.at_n is None else float(self.at_n.half_width),
+            "accuracy_a": self.accuracy_a,
+            "accuracy_b": self.accuracy_b,
+            "kappa": self.kappa,
+            "confidence_level": self.confidence_level,
+            "n_simulations": self.n_simulations,
+            "intervals": frame.to_dict(orient="records"),
+            "alternatives": [dict(r) for r in self.alternatives],
+            "notes": list(self.notes),
+            "seed": self.seed,
+        })
+
+    def summary(self) -> str:
+        """A readable text block: the design, the required n, the intervals, the alternatives, the notes.
+
+        Returns
+        -------
+        str
+            Several paragraphs of text.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> plan = tw.plan_trials(half_width=0.1, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
+        ...                       n_simulations=1000, rng=0)
+        >>> print(plan.summary().splitlines()[1])
+        required trials: 371
+        """
+        head = (
+            f"Planning: EC {self.kappa:g} between observers with accuracies {self.accuracy_a:g} (A, reference) "
+            f"and {self.accuracy_b:g}; target half-width {self.half_width_target:g} "
+            f"({format_percent(self.confidence_level)}, {self.n_simulations} simulated experiments per n)"
+        )
+        req = f"required trials: {self.n}" if self.n is not None else "required trials: not reached"
+        cols = ["n", "low", "high", "half_width", "bias", "share_undefined"]
+        table = self.to_frame()[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}")
+        alts = self.alternatives_frame().to_string(index=False, float_format=lambda x: f"{x:.3f}")
+        notes = "\n".join(f"  - {n}" for n in self.notes)
+        return (f"{head}\n{req}\n\nexpected intervals of the EC estimate:\n{table}\n\n"
+                f"if the reference accuracy were different (same copy probability):\n{alts}\n\nnotes:\n{notes}")

@@ -1,0 +1,107 @@
+"""The HTML report of ``trialwise brainscore``: the ceiling, the ranked score table and its figure.
+
+It lays out finished results (:meth:`trialwise.brainscore.BehavioralBenchmark.score_table` and the
+benchmark's :class:`~trialwise.brainscore.behavioral.CeilingResult`) in the one page frame
+of :mod:`trialwise.report.page`, and computes nothing.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+import numpy as np
+
+from trialwise._core.format import format_rank_set
+from trialwise.report import page as html_page
+from trialwise.report.page import Report
+
+__all__ = ["describe_humans", "describe_intervals", "render_brainscore_report"]
+
+#: How the score and its intervals are formed, per-image metric by metric (the functions' docstrings).
+_IMAGE_TEXT = {
+    "i2n": ("score = mean over splits of raw / √ceiling, clipped to [0, 1]",
+            "bias-corrected jackknife-t intervals over images within objects (the same half splits for every "
+            "candidate); ranks from the bootstrap replicates of the images within objects, the same for every "
+            "candidate"),
+    "value-delta": ("score = clip(raw / ceiling, 0, 1)",
+                    "raw interval from the percentile interval of source − target (bootstrap of each side's trials), "
+                    "ceiling interval from a bootstrap of the humans' trials (the same for every candidate), score "
+                    "interval [raw low / ceiling high, raw high / ceiling low]; ranks from the raw replicates"),
+    "ost": ("score = clip(raw / ceiling, 0, 1)",
+            "percentile intervals of one bootstrap of the images (the same draws for every candidate and the "
+            "ceiling)"),
+}
+_IMAGE_TEXT["i1n"] = _IMAGE_TEXT["i2n"]
+
+
+def describe_humans(bench: Any) -> str:
+    """The humans of a benchmark in words: "N human observers", or for OST "N images, M measurements"."""
+    if bench.humans:
+        return f"{len(bench.humans)} human observers"
+    t = bench.human_trials
+    return f"{t['image'].nunique()} images, {len(t)} measurements of the target"
+
+
+def describe_intervals(metric: str) -> tuple[str, str]:
+    """(the score's formula, how the intervals and the rank replicates are formed) of a benchmark's metric."""
+    return _IMAGE_TEXT.get(metric, ("score = clip(raw / ceiling, 0, 1)",
+                                    "percentile intervals of one joint bootstrap of the images within conditions "
+                                    "(the same replicates for every candidate, the humans and the ceiling)"))
+
+
+def _num(x: Any) -> str:
+    x = float(x)
+    return "undefined" if not np.isfinite(x) else f"{x:.3f}"
+
+
+def _ci(lo: Any, hi: Any) -> str:
+    return f"[{_num(lo)}, {_num(hi)}]" if np.isfinite(float(lo)) and np.isfinite(float(hi)) else ""
+
+
+def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source: str) -> Report:
+    """The report as HTML text (:class:`trialwise.report.page.Report`: ``html``, ``failures``)."""
+    from trialwise.plot.brainscore import plot_brainscore
+
+    failures: list[str] = []
+    level = f"{bench.confidence_level * 100:g}% CI"
+    title = f"trialwise brainscore — {bench.metric}"
+    cc = ceiling.confidence_interval
+    formula, intervals = describe_intervals(bench.metric)
+    parts = [f"<p class='note'>Trials: {html.escape(source)}; protocol {html.escape(bench.protocol.name)}; "
+             f"{describe_humans(bench)}; {len(table)} candidate(s) scored. "
+             f"{html.escape(intervals[0].upper() + intervals[1:])} "
+             f"(B = {bench.n_resamples})"
+             + (". Error consistency as Brain-Score computes it: abs() of the mean κ (--brainscore-compatible)"
+                if bench.brainscore_compatible else "") + ".</p>",
+             f"<p>Ceiling {_num(ceiling.statistic)} ({level} {_ci(cc.low, cc.high)}): {html.escape(ceiling.method)}.</p>",
+             "<h2>Scores</h2>",
+             html_page.figure("Scores", lambda: plot_brainscore(table, ceiling), failures),
+             html_page.table({
+                 "candidate": list(table["observer"]),
+                 "score": [_num(x) for x in table["statistic"]],
+                 f"score {level}": [_ci(a, b) for a, b in zip(table["ci_low"], table["ci_high"])],
+                 "raw": [_num(x) for x in table["raw"]],
+                 f"raw {level}": [_ci(a, b) for a, b in zip(table["raw_low"], table["raw_high"])],
+                 "rank": [str(r) for r in table["rank"]],
+                 "rank set": [format_rank_set(a, b) for a, b in zip(table["rank_low"], table["rank_high"])],
+                 "all at once": [format_rank_set(a, b) for a, b in zip(table["rank_set_low"], table["rank_set_high"])],
+                 "best set": ["*" if bool(b) else "" for b in table["in_best_set"]],
+                 "group": list(table["group"]),
+             }, text=("candidate", "group")),
+             f"<p class='note'>{html.escape(formula)}. Rank sets (Mogstad, Romano, Shaikh &amp; Wilhelm "
+             f"2024) of the raw values on the joint replicates (the ceiling is common, so this is the order of the "
+             f"scores without the ties of clipping): <b>rank set</b> holds that candidate's true rank, <b>all at "
+             f"once</b> every candidate's jointly, <b>best set</b> the best candidate, each with "
+             f"{bench.confidence_level * 100:g}% confidence; candidates sharing a letter in <b>group</b> are not "
+             f"separated by Holm-corrected tests.</p>"]
+    if not_scored:
+        parts += ["<h2>Not scored</h2>",
+                  html_page.table({"candidate": list(not_scored),
+                                   "lacks images of": [", ".join(v) for v in not_scored.values()]},
+                                  text=("candidate", "lacks images of"), wrap=("lacks images of",)),
+                  "<p class='note'>A score is over exactly the benchmark's images, and brainscore has no option to "
+                  "leave some out: leave a candidate's incomplete experiments out with --experiments, or compare it on "
+                  "the images it has with trialwise leaderboard (raw values, no ceiling). The printed output says "
+                  "how many images each one lacks.</p>"]
+    return html_page.page(title, parts, failures=failures)

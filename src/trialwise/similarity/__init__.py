@@ -1,0 +1,24 @@
+"""Similarity of language models: CAPA (κ_p on the probabilities given to the options), its discrete
+form, choice agreement and error consistency, for one pair or every pair, with clustered intervals.
+
+:func:`trialwise.agreement` and :func:`trialwise.pairwise_agreement` are at the top of the
+package; here are their result classes. Modules: ``capa`` (the statistics and the all-pairs
+bootstrap), ``gram`` (the chunked Gram path of every pair's point value), ``results``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from trialwise._core.lazy import lazy_package
+
+if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
+    from trialwise.similarity.results import ModelAgreementResult, AgreementDifferenceResult, PairwiseAgreementResult
+
+__all__ = [
+    "ModelAgreementResult", "AgreementDifferenceResult", "PairwiseAgreementResult",
+]
+
+__getattr__, __dir__ = lazy_package(__name__, __all__, {
+    "trialwise.similarity.results": ("ModelAgreementResult", "AgreementDifferenceResult", "PairwiseAgreementResult",),
+})

@@ -1,0 +1,383 @@
+"""The results of :func:`trialwise.agreement` and :func:`trialwise.pairwise_agreement`.
+
+Kept apart from :mod:`trialwise.agreement` (the computation), as :mod:`trialwise.ec.results`
+is from :mod:`trialwise.ec`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from trialwise._core.errors import InvalidValueError
+from trialwise._core.format import format_number, format_percent, format_pvalue
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._stats.intervals import percentile_interval
+from trialwise.ec.results import pair_matrix
+
+__all__ = ["ModelAgreementResult", "PairwiseAgreementResult", "AgreementDifferenceResult"]
+
+#: Readable names of the metrics, for summaries.
+METRIC_NAMES = {
+    "capa": "CAPA (kappa_p on option probabilities)",
+    "capa-discrete": "CAPA, discrete (kappa_p on one-hot choices)",
+    "choice": "choice agreement (share of questions with the same choice)",
+    "ec": "error consistency (kappa on correctness)",
+}
+
+
+@dataclass(frozen=True, repr=False)
+class ModelAgreementResult(Result):
+    """Agreement of two classifiers over the same questions, with its confidence interval.
+
+    Attributes
+    ----------
+    statistic : float
+        κ_p (``method`` ``"capa"`` or ``"capa-discrete"``), error consistency (``"ec"``) or
+        the share of questions with the same choice (``"choice"``); NaN when undefined
+        (chance agreement c_exp = 1, see ``notes``).
+    confidence_interval : ConfidenceInterval
+    pvalue : float or None
+        CAPA: one-sided bootstrap p-value of H0 κ_p ≤ 0 (no more agreement than chance),
+        ``(1 + #{κ_p* ≤ 0}) / (1 + B)``; ``"ec"``: the test of κ = 0 of
+        :func:`trialwise.error_consistency`; None for ``"choice"``.
+    n : int
+        Questions.
+    n_clusters : int
+        Resampling units: clusters of questions, or ``n`` without clusters.
+    c_obs, c_exp : float
+        Observed and chance agreement (c_exp NaN for ``"choice"``).
+    p_correct_a, p_correct_b : float
+        Mean probability on the correct option (the accuracy for one-hot choices); NaN
+        without ``truth``.
+    n_resamples, n_undefined : int
+        Bootstrap replicates, and those with an undefined statistic (left out).
+    bootstrap_distribution : ndarray, shape (n_resamples,)
+    notes : tuple of str
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    pvalue: float | None
+    n: int
+    confidence_level: float
+    method: str
+    ci_method: str
+    n_clusters: int
+    c_obs: float
+    c_exp: float
+    p_correct_a: float
+    p_correct_b: float
+    n_resamples: int
+    n_undefined: int
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    notes: tuple[str, ...] = ()
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
+
+    frame_columns = (
+        "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n", "n_clusters",
+        "c_obs", "c_exp", "p_correct_a", "p_correct_b", "method", "ci_method", "n_resamples", "n_undefined",
+    )
+
+    def summary(self) -> str:
+        """Text block: the metric, the estimate with its interval, then the notes.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> a = [[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4], [0.6, 0.3, 0.1]]
+        >>> b = [[0.6, 0.3, 0.1], [0.2, 0.6, 0.2], [0.5, 0.2, 0.3], [0.2, 0.7, 0.1]]
+        >>> res = tw.agreement(a, b, [0, 1, 2, 1], n_resamples=200, rng=0)
+        >>> print(res.summary().splitlines()[0])
+        Agreement: CAPA (kappa_p on option probabilities)
+        """
+        ci = self.confidence_interval
+        lines = [
+            f"Agreement: {METRIC_NAMES.get(self.method, self.method)}",
+            f"  statistic = {format_number(self.statistic)}, {format_percent(self.confidence_level)} CI "
+            f"[{format_number(ci.low)}, {format_number(ci.high)}] ({self.ci_method}, B = {self.n_resamples}, "
+            f"{self.n_clusters} resampling units)",
+            f"  n = {self.n} questions, c_obs = {format_number(self.c_obs)}, c_exp = {format_number(self.c_exp)}"
+            + ("" if self.pvalue is None else f", p = {format_pvalue(self.pvalue)}"
+               + (" (H0: no more agreement than chance)" if self.method != "ec" else " (H0: kappa = 0)")),
+        ]
+        return "\n".join(lines + [f"  note: {n}" for n in self.notes])
+
+
+@dataclass(frozen=True, repr=False)
+class AgreementDifferenceResult(Result):
+    """Difference of two agreements with a common model: agreement(reference, x) − agreement(reference, y).
+
+    Attributes
+    ----------
+    statistic : float
+        The difference of the two statistics.
+    confidence_interval : ConfidenceInterval
+        Percentile interval of the jointly resampled differences.
+    pvalue : float
+        Two-sided bootstrap p-value of H0: equal agreement,
+        ``min(1, 2 (1 + min(#{Δ* ≤ 0}, #{Δ* ≥ 0})) / (1 + B))`` (the test the percentile
+        interval inverts).
+    reference, x, y : hashable
+    agreement_x, agreement_y : float
+        The two agreements.
+    n, n_resamples : int
+    confidence_level : float
+    method : str
+        The agreement metric.
+    bootstrap_distribution : ndarray, shape (n_resamples,)
+    """
+
+    statistic: float
+    confidence_interval: ConfidenceInterval
+    pvalue: float
+    reference: Any
+    x: Any
+    y: Any
+    agreement_x: float
+    agreement_y: float
+    n: int
+    confidence_level: float
+    method: str
+    n_resamples: int
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+
+    frame_columns = ("reference", "x", "y", "statistic", "ci_low", "ci_high", "pvalue", "agreement_x",
+                     "agreement_y", "n", "confidence_level", "method", "n_resamples")
+
+
+@dataclass(frozen=True, repr=False)
+class PairwiseAgreementResult(Result):
+    """Agreement of every pair of classifiers, resampled jointly.
+
+    Array attributes have one entry per pair (in the order of ``observer_a`` /
+    ``observer_b``); ``bootstrap_distribution`` (n_resamples, n_pairs) is one joint sample,
+    so differences of columns ("is J more similar to X than to Y?") have correct
+    bootstrap uncertainty. :meth:`pair` gives one pair as a :class:`ModelAgreementResult`,
+    :meth:`to_frame` one row per pair, :meth:`matrix` an observers × observers table.
+    """
+
+    observers: tuple
+    observer_a: NDArray
+    observer_b: NDArray
+    statistic: NDArray
+    confidence_interval: ConfidenceInterval
+    pvalue: NDArray
+    n: NDArray
+    confidence_level: float
+    method: str
+    ci_method: str
+    n_clusters: int
+    c_obs: NDArray
+    c_exp: NDArray
+    p_correct_a: NDArray
+    p_correct_b: NDArray
+    n_resamples: int
+    n_undefined: NDArray
+    bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
+    pair_notes: tuple = ()
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
+
+    frame_columns = (
+        "observer_a", "observer_b", "statistic", "ci_low", "ci_high", "pvalue", "n",
+        "c_obs", "c_exp", "p_correct_a", "p_correct_b", "n_undefined",
+    )
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """Every pair's caveats, as ``"a–b: note"``."""
+        per_pair = self.pair_notes if self.pair_notes else ((),) * len(self.statistic)
+        return tuple(f"{a}–{b}: {note}" for a, b, notes in zip(self.observer_a, self.observer_b, per_pair)
+                     for note in notes)
+
+    def __len__(self) -> int:
+        return len(self.statistic)
+
+    def __repr__(self) -> str:
+        stat = np.asarray(self.statistic, dtype=float)
+        ok = ~np.isnan(stat)
+        med = format_number(np.median(stat[ok])) if ok.any() else "nan"
+        return (f"PairwiseAgreementResult({self.method}, {len(self.observers)} observers, {len(stat)} pairs, "
+                f"median={med}, {format_percent(self.confidence_level)} CI ({self.ci_method}), "
+                f"n_resamples={self.n_resamples})")
+
+    __str__ = __repr__
+
+    def pair(self, a: Any, b: Any) -> ModelAgreementResult:
+        """One pair (A = ``a``, B = ``b``) as a :class:`ModelAgreementResult`.
+
+        Parameters
+        ----------
+        a, b : hashable
+            Two observer names (either order).
+
+        Returns
+        -------
+        ModelAgreementResult
+
+        Raises
+        ------
+        KeyError
+            If the pair was not computed.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=200, rng=0)
+        >>> one = res.pair("sim/demo-7b", "sim/demo-7b-chat")
+        >>> round(one.statistic, 3), one.n
+        (0.244, 400)
+        """
+        for i, (x, y) in enumerate(zip(self.observer_a, self.observer_b)):
+            if (x, y) in ((a, b), (b, a)):
+                break
+        else:
+            raise KeyError(f"no pair ({a!r}, {b!r}) in this result")
+        swap = (x, y) != (a, b)
+        pa, pb = (self.p_correct_b[i], self.p_correct_a[i]) if swap else (self.p_correct_a[i], self.p_correct_b[i])
+        return ModelAgreementResult(
+            statistic=float(self.statistic[i]),
+            confidence_interval=ConfidenceInterval(float(self.confidence_interval.low[i]),
+                                                   float(self.confidence_interval.high[i])),
+            pvalue=None if np.isnan(self.pvalue[i]) else float(self.pvalue[i]),
+            n=int(self.n[i]), confidence_level=self.confidence_level, method=self.method, ci_method=self.ci_method,
+            n_clusters=self.n_clusters, c_obs=float(self.c_obs[i]), c_exp=float(self.c_exp[i]),
+            p_correct_a=float(pa), p_correct_b=float(pb), n_resamples=self.n_resamples,
+            n_undefined=int(self.n_undefined[i]),
+            bootstrap_distribution=self.bootstrap_distribution[:, i] if self.bootstrap_distribution.size else np.empty(0),
+            notes=tuple(self.pair_notes[i]) if self.pair_notes else (),
+        )
+
+    def difference(self, reference: Any, x: Any, y: Any) -> AgreementDifferenceResult:
+        """Is ``reference`` more similar to ``x`` than to ``y``? The difference of the two agreements.
+
+        Parameters
+        ----------
+        reference, x, y : hashable
+            Three observer names; the pairs (reference, x) and (reference, y) must have been
+            computed.
+
+        Returns
+        -------
+        AgreementDifferenceResult
+            ``agreement(reference, x) − agreement(reference, y)`` with the percentile interval
+            of the jointly resampled differences and a two-sided bootstrap p-value of H0: equal
+            agreement (calibration: ``docs/language_models.md``).
+
+        Raises
+        ------
+        KeyError
+            If a pair was not computed.
+        InvalidValueError
+            If ``x`` and ``y`` are the same, or the result holds no bootstrap replicates.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=500, rng=0)
+        >>> d = res.difference("sim/demo-7b-chat", "sim/demo-7b", "sim/demo-13b")
+        >>> round(d.statistic, 3), d.pvalue < 0.01
+        (0.083, True)
+        """
+        if x == y:
+            raise InvalidValueError(f"`x` and `y` must be two different observers; got {x!r} twice")
+        if not self.bootstrap_distribution.size:
+            raise InvalidValueError("this result holds no bootstrap replicates (n_resamples = 0) or kept none "
+                                    "(keep_replicates=False)")
+        first, second = self.pair(reference, x), self.pair(reference, y)
+        d = first.bootstrap_distribution - second.bootstrap_distribution
+        d = d[~np.isnan(d)]
+        est = first.statistic - second.statistic
+        low, high = percentile_interval(d, self.confidence_level) if d.size else (np.nan, np.nan)
+        tail = min(np.sum(d <= 0), np.sum(d >= 0))
+        pvalue = min(1.0, 2 * (1 + tail) / (1 + d.size)) if d.size and not np.isnan(est) else np.nan
+        return AgreementDifferenceResult(
+            statistic=float(est), confidence_interval=ConfidenceInterval(float(low), float(high)), pvalue=float(pvalue),
+            reference=reference, x=x, y=y, agreement_x=first.statistic, agreement_y=second.statistic, n=first.n,
+            confidence_level=self.confidence_level, method=self.method, n_resamples=self.n_resamples,
+            bootstrap_distribution=first.bootstrap_distribution - second.bootstrap_distribution)
+
+    def to_frame(self):
+        """:class:`pandas.DataFrame` with one row per pair.
+
+        Columns: ``observer_a, observer_b, statistic, ci_low, ci_high, pvalue, n`` (as
+        :meth:`trialwise.ec.PairwiseErrorConsistencyResult.to_frame`), then ``c_obs, c_exp,
+        p_correct_a, p_correct_b, n_undefined``.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), metric="choice", n_resamples=200, rng=0)
+        >>> res.to_frame().columns[:7].tolist()
+        ['observer_a', 'observer_b', 'statistic', 'ci_low', 'ci_high', 'pvalue', 'n']
+        """
+        import pandas as pd
+
+        return pd.DataFrame({
+            "observer_a": list(self.observer_a), "observer_b": list(self.observer_b),
+            "statistic": self.statistic, "ci_low": self.confidence_interval.low,
+            "ci_high": self.confidence_interval.high, "pvalue": self.pvalue, "n": self.n,
+            "c_obs": self.c_obs, "c_exp": self.c_exp, "p_correct_a": self.p_correct_a,
+            "p_correct_b": self.p_correct_b, "n_undefined": self.n_undefined,
+        }, columns=list(self.frame_columns))
+
+    def matrix(self, value: str = "statistic"):
+        """Observers × observers :class:`pandas.DataFrame` of one per-pair value (diagonal NaN).
+
+        Parameters
+        ----------
+        value : str, default "statistic"
+            A numeric column of :meth:`to_frame`.
+
+        Returns
+        -------
+        pandas.DataFrame
+
+        Raises
+        ------
+        InvalidValueError
+            If ``value`` is not a symmetric numeric column of :meth:`to_frame`.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), metric="choice", n_resamples=200, rng=0)
+        >>> res.matrix().shape
+        (4, 4)
+        """
+        allowed = ("statistic", "ci_low", "ci_high", "pvalue", "n", "c_obs", "c_exp", "n_undefined")
+        if value not in allowed:
+            raise InvalidValueError(f"`value` must be one of {list(allowed)}; got {value!r}")
+        return pair_matrix(self.to_frame(), self.observers, value)
+
+    def summary(self) -> str:
+        """Text block: the settings, then :meth:`to_frame` as text.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=200, rng=0)
+        >>> print(res.summary().splitlines()[0])
+        Pairwise agreement, CAPA (kappa_p on option probabilities): 4 observers, 6 pairs, 95% CI (percentile, B = 200, joint resampling of 400 questions)
+        """
+        units = f"{self.n_clusters} {'questions' if self.n_clusters == int(np.max(self.n, initial=0)) else 'clusters'}"
+        head = (f"Pairwise agreement, {METRIC_NAMES.get(self.method, self.method)}: {len(self.observers)} observers, "
+                f"{len(self)} pairs, " + (f"point values only (n_resamples = 0), {units}" if self.n_resamples == 0 else
+                                          f"{format_percent(self.confidence_level)} CI ({self.ci_method}, "
+                                          f"B = {self.n_resamples}, joint resampling of {units})"))
+        return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
