@@ -24,6 +24,8 @@ marked ``# fixed by helper-1`` / ``# fixed by helper-3`` / ``# fixed by the lead
 
 from __future__ import annotations
 
+import functools
+
 import gzip
 import hashlib
 import importlib.util
@@ -338,6 +340,11 @@ pw = tw.pairwise_error_consistency
 ecd = tw.error_consistency_difference
 A6 = [1, 0, 1, 1, 0, 1]
 
+
+
+@functools.lru_cache(maxsize=1)
+def _demo_agreement():
+    return tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=50, rng=0)
 
 def _generation_trials():
     """Two models on a generation task (read_lm_eval(metric=...)): no options, scored right or wrong."""
@@ -1195,6 +1202,12 @@ API = [
     ("agree-ci-method", tw.agreement, (P3A, P3B, YI), dict(ci_method="jeffreys"), ValueError, r"`ci_method` must be one of 'percentile', 'bca', 'bc', 'basic', 'jackknife-t'; got 'jeffreys'"),
     ("agree-clusters-nan", tw.agreement, (P3A, P3B, YI), dict(clusters=[None] + [1] * (N - 1)), ValueError, r"`clusters` has a missing label at question 0"),
     ("agree-ec-clusters-missing", tw.agreement, (P3A, P3B, YI), dict(metric="ec", clusters=[None] * N), ValueError, r"`clusters` has a missing label"),
+    ("pw-agree-differences-adjust", lambda: _demo_agreement().differences(adjust="sidak"), None, None, ValueError,
+     r"`adjust` must be one of .*holm.*; got 'sidak'"),
+    ("pw-agree-differences-alpha", lambda: _demo_agreement().differences(alpha=5), None, None, ValueError,
+     r"`alpha` must be .*; got 5"),
+    ("pw-agree-differences-no-replicates", lambda: tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=0).differences(),
+     None, None, ValueError, r"holds no bootstrap replicates"),
     ("pw-agree-list", tw.pairwise_agreement, (P3A.to_numpy().tolist(),), {}, TypeError, r"`trials` must be a trial table .* or a \(models × questions × options\) numpy array; got list"),
     ("pw-agree-array-2d", tw.pairwise_agreement, (P3A.to_numpy(),), dict(truth=YI), ValueError, r"`trials` as an array must be 3-D \(models × questions × options\)"),
     ("pw-agree-array-sum", tw.pairwise_agreement, (np.stack([P3A.to_numpy(), 1.1 * P3B.to_numpy()]),), dict(truth=YI), ValueError, r"`trials` rows must sum to 1 .* model 1, question 0 sums to 1\.1"),

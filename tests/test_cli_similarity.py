@@ -27,7 +27,6 @@ from statsmodels.stats.multitest import multipletests
 
 import trialwise as tw
 from trialwise.cli import main
-from trialwise.cli.similarity import differences
 from trialwise.plot.similarity import similarity_order
 
 DEMO = str(resources.files("trialwise.datasets").joinpath("llm-demo"))
@@ -281,9 +280,11 @@ def test_unwritable_report_is_one_line(tmp_path, capsys):
     assert code == 2 and re.search(r"--out .*r\.html: permission denied", err) and "Traceback" not in err
 
 
-def test_differences_helper_orders_and_adjusts(demo_run):
+def test_the_family_of_differences_orders_and_adjusts(demo_run):
     _, _, res = demo_run
-    frame = differences(res, adjust="bh", alpha=0.05)
+    family = res.differences(adjust="bh", alpha=0.05)
+    frame = family.table
+    assert family.n_tests == len(frame) == 4 * 3 * 2 // 2 and family.n_significant == int(frame["significant"].sum())
     bh = multipletests(frame["pvalue"].to_numpy(), method="fdr_bh")[1]
     np.testing.assert_allclose(frame["pvalue_adjusted"], bh, atol=1e-12)
     assert (frame["difference"] >= 0).all() and (frame["adjust"] == "bh").all()
@@ -339,7 +340,7 @@ def test_the_family_of_difference_tests_holds_its_familywise_level():
                                       "response": p.argmax(1).astype(str), "n_options": k,
                                       "probabilities": [tuple(r) for r in p]}))
         res = tw.pairwise_agreement(pd.concat(rows, ignore_index=True), n_resamples=1000, rng=rng)
-        frame = differences(res, adjust="holm", alpha=0.05)
+        frame = res.differences(adjust="holm", alpha=0.05).table
         familywise += bool(frame["significant"].any())
         marginal.append(float((frame["pvalue"] < 0.05).mean()))
     rate = familywise / reps

@@ -139,6 +139,10 @@ FACTORIES = {
     "AgreementDifferenceResult": lambda: [
         tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=100, rng=0).difference(
             "sim/demo-7b", "sim/demo-1b", "sim/demo-13b")],
+    "AgreementDifferenceFamily": lambda: [
+        tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=500, rng=0).differences(),
+        tw.pairwise_agreement(tw.datasets.llm_demo(), metric="choice", n_resamples=500, rng=0).differences(
+            adjust="bh", alpha=0.01)],
     "PairwiseAgreementResult": lambda: [
         tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=100, rng=0),
         tw.pairwise_agreement(tw.datasets.llm_demo(), metric="ec", n_resamples=100, rng=0)],

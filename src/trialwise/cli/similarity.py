@@ -4,8 +4,7 @@ Reads lm-evaluation-harness ``--log_samples`` files (:func:`trialwise.io.read_lm
 run folders (:func:`trialwise.io.read_helm`), then prints, and with ``--out`` writes as an HTML
 report: the similarity matrix with intervals (:func:`trialwise.pairwise_agreement`, all pairs
 resampled jointly), the differences of similarity with a common model
-(:meth:`trialwise.similarity.PairwiseAgreementResult.difference`, adjusted over the family by
-:func:`trialwise._stats.significance.adjust_pvalues`), and the accuracy leaderboard with rank sets and
+(:meth:`trialwise.similarity.PairwiseAgreementResult.differences`, adjusted over the family), and the accuracy leaderboard with rank sets and
 tie groups (:func:`trialwise.leaderboard`, protocol ``"accuracy"``). It computes no statistic.
 """
 
@@ -31,9 +30,9 @@ from trialwise.cli.common import (
     write_report,
 )
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
-from trialwise._stats.significance import ADJUSTMENTS, Adjustment
+from trialwise._stats.significance import ADJUSTMENTS
 
-__all__ = ["add_similarity", "run_similarity", "detect_format", "differences", "DIFFERENCE_LIMIT"]
+__all__ = ["add_similarity", "run_similarity", "detect_format", "DIFFERENCE_LIMIT"]
 
 #: More differences than this (M (M−1)(M−2)/2 for M models) are not computed unless asked for.
 DIFFERENCE_LIMIT = 5_000
@@ -189,50 +188,6 @@ def _check_metric(args, trials) -> None:
                            f"the tasks every model answered (counted in the output), or leave those models out")
 
 
-def differences(res, *, adjust: Adjustment, alpha: float, progress=None):
-    """Every test of equal similarity to a common model, adjusted over the family (library calls only).
-
-    One row per reference R and pair {X, Y} of the other models:
-    :meth:`~trialwise.similarity.PairwiseAgreementResult.difference` ``(R, X, Y)``, i.e.
-    similarity(R, X) − similarity(R, Y), its percentile interval and two-sided bootstrap
-    p-value from the joint replicates; ``pvalue_adjusted`` by
-    :func:`trialwise._stats.significance.adjust_pvalues` over all rows; ``significant`` when it is
-    below ``alpha``. Rows are ordered by adjusted p, then by the size of the difference.
-    ``attrs["notes"]``: the note of
-    :func:`trialwise._stats.significance.check_monte_carlo_resolution` (also a warning) when B is too
-    small for any adjusted p-value of the family to reach ``alpha``.
-    """
-    import numpy as np
-    import pandas as pd
-
-    from trialwise._stats.significance import adjust_pvalues, check_monte_carlo_resolution
-
-    names = list(res.observers)
-    triples = [(r, x, y) for r in names for i, x in enumerate(names) for y in names[i + 1:] if r not in (x, y)]
-    rows = []
-    for done, (r, x, y) in enumerate(triples, 1):
-        d = res.difference(r, x, y)
-        if d.statistic < 0:  # say it the way round it goes: R is more similar to x than to y
-            x, y = y, x
-            d = res.difference(r, x, y)
-        rows.append({"reference": r, "more_similar": x, "less_similar": y, "difference": d.statistic,
-                     "ci_low": d.confidence_interval.low, "ci_high": d.confidence_interval.high, "pvalue": d.pvalue,
-                     "similarity_more": d.agreement_x, "similarity_less": d.agreement_y})
-        if progress is not None and (done % 200 == 0 or done == len(triples)):
-            progress("differences", done, len(triples))
-    frame = pd.DataFrame(rows, columns=["reference", "more_similar", "less_similar", "difference", "ci_low", "ci_high",
-                                        "pvalue", "similarity_more", "similarity_less"])
-    frame["pvalue_adjusted"] = adjust_pvalues(frame["pvalue"].to_numpy(dtype=float), adjust) if len(frame) else []
-    frame["significant"] = np.asarray(frame["pvalue_adjusted"], dtype=float) < alpha
-    frame["adjust"] = adjust
-    order = np.lexsort((-frame["difference"].to_numpy(dtype=float), frame["pvalue_adjusted"].to_numpy(dtype=float)))
-    out = frame.iloc[order].reset_index(drop=True)
-    floor = check_monte_carlo_resolution(int(frame["pvalue"].notna().sum()), n_resamples=res.n_resamples, alpha=alpha,
-                                         adjust=adjust, sides=2, what="difference")
-    out.attrs["notes"] = (floor,) if floor is not None else ()
-    return out
-
-
 def _fmt(x) -> str:
     try:
         x = float(x)
@@ -278,11 +233,11 @@ def _print_differences(diffs, args, n_models: int) -> None:
     from trialwise.report.leaderboard import format_p
 
     alpha = round(1 - args.confidence_level, 12)  # 0.05, not 0.050000000000000044
-    sig = diffs[diffs["significant"]]
+    sig = diffs.table[diffs.table["significant"]]
     print(f"\nDifferences of similarity with a common model: is R more similar to X than to Y? "
-          f"{len(diffs)} tests (every model as R, every pair X, Y of the others; two-sided bootstrap test of equal "
+          f"{diffs.n_tests} tests (every model as R, every pair X, Y of the others; two-sided bootstrap test of equal "
           f"similarity, {args.adjust}-adjusted): {len(sig)} significant at {alpha:g}")
-    for note in diffs.attrs.get("notes", ()):
+    for note in diffs.notes:
         if getattr(note, "kind", "") == "monte-carlo-resolution":
             v = note.values
             print(f"  {len(sig)} significant by construction: no difference can reach {alpha:g} after "
@@ -326,8 +281,8 @@ def run_similarity(args) -> int:
             diffs = None
             if args.differences == "all" or (args.differences == "auto" and 0 < n_tests <= DIFFERENCE_LIMIT):
                 bar.phase("differences", lambda total: f"{total} tests of equal similarity to a common model")
-                diffs = differences(res, adjust=args.adjust, alpha=round(1 - args.confidence_level, 12),
-                                    progress=bar)
+                diffs = res.differences(adjust=args.adjust, alpha=round(1 - args.confidence_level, 12),
+                                        progress=bar)
             bar.phase("bootstrap", lambda total: f"accuracy leaderboard: bootstrapping {total} conditions × "
                                                  f"B = {args.resamples}")
             lb = leaderboard(trials, protocol="accuracy", n_resamples=args.resamples,
@@ -357,7 +312,7 @@ def run_similarity(args) -> int:
         if diffs is None:
             raise CLIError(f"--differences-csv {args.differences_csv}: no tests to write (--differences none, "
                            f"fewer than 3 models, or more than {DIFFERENCE_LIMIT} tests without --differences all)")
-        write_csv(args.differences_csv, diffs, "--differences-csv", "difference tests", seed=args.seed)
+        write_csv(args.differences_csv, diffs.to_frame(), "--differences-csv", "difference tests", seed=args.seed)
     failures: tuple[str, ...] = ()
     if args.out:
         from trialwise.report.similarity import render_similarity_report

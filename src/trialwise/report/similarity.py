@@ -1,7 +1,7 @@
 """The HTML report of ``trialwise similarity``: one self-contained page, figures as embedded PNG.
 
 It lays out finished results (a :class:`trialwise.similarity.PairwiseAgreementResult`, the frame of
-difference tests of :func:`trialwise.cli.similarity.differences`, an accuracy
+difference tests of :meth:`trialwise.similarity.PairwiseAgreementResult.differences`, an accuracy
 :class:`trialwise.leaderboards.Leaderboard`) and computes nothing. A figure that cannot be drawn leaves a
 one-line note in its place and is listed in :attr:`trialwise.report.leaderboard.Report.failures`;
 the tables carry every number.
@@ -82,16 +82,17 @@ def _differences_section(diffs, res) -> list[str]:
     if diffs is None:
         return ["<h2>Differences of similarity</h2><p class='note'>Not computed (fewer than 3 models, "
                 "<code>--differences none</code>, or too many tests).</p>"]
-    alpha = 1 - res.confidence_level
-    sig = diffs[diffs["significant"]]
-    adjust = str(diffs["adjust"].iloc[0]) if len(diffs) else ""
+    alpha = diffs.alpha
+    table = diffs.table
+    sig = table[table["significant"]]
+    adjust = diffs.adjust
     parts = ["<h2>Differences of similarity</h2>",
              f"<p class='note'>Is model R more similar to X than to Y? For every model R and every pair X, Y of the "
              f"other models: similarity(R, X) − similarity(R, Y) from the joint bootstrap replicates, its "
              f"{res.confidence_level * 100:g}% percentile interval (not adjusted) and a two-sided bootstrap test of "
-             f"equal similarity; p-values {html.escape(adjust)}-adjusted over the {len(diffs)} tests. "
-             f"<b>{len(sig)}</b> of {len(diffs)} significant at α = {alpha:g}.</p>"]
-    for note in diffs.attrs.get("notes", ()):  # B too small for any adjusted p to reach α
+             f"equal similarity; p-values {html.escape(adjust)}-adjusted over the {diffs.n_tests} tests. "
+             f"<b>{len(sig)}</b> of {diffs.n_tests} significant at α = {alpha:g}.</p>"]
+    for note in diffs.notes:  # B too small for any adjusted p to reach α
         if getattr(note, "kind", "") == "monte-carlo-resolution":
             parts.append(f"<p class='note'><b>None can be significant with these replicates:</b> "
                          f"{html.escape(str(note))}.</p>")
@@ -104,7 +105,7 @@ def _differences_section(diffs, res) -> list[str]:
             "CI": [_ci(a, b) for a, b in zip(sig.ci_low, sig.ci_high)],
             "adjusted p": [format_p(p) for p in sig.pvalue_adjusted],
         }, text=("R", "more similar to X", "than to Y")))
-    rest = diffs[~diffs["significant"]]
+    rest = table[~table["significant"]]
     if len(rest):
         parts += [f"<details><summary>the {len(rest)} tests that are not significant</summary>",
                   _table({"R": [str(x) for x in rest.reference], "X": [str(x) for x in rest.more_similar],

@@ -3,7 +3,8 @@ form, choice agreement and error consistency, for one pair or every pair, with c
 
 :func:`trialwise.agreement` and :func:`trialwise.pairwise_agreement` are at the top of the
 package; here are their result classes. Modules: ``capa`` (the statistics and the all-pairs
-bootstrap), ``gram`` (the chunked Gram path of every pair's point value), ``results``.
+bootstrap), ``gram`` (the chunked Gram path of every pair's point value), ``results``, ``family``
+(the family of difference tests with a common model, adjusted for multiplicity).
 """
 
 from __future__ import annotations
@@ -13,12 +14,14 @@ from typing import TYPE_CHECKING
 from trialwise._core.lazy import lazy_package
 
 if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
+    from trialwise.similarity.family import AgreementDifferenceFamily
     from trialwise.similarity.results import ModelAgreementResult, AgreementDifferenceResult, PairwiseAgreementResult
 
 __all__ = [
-    "ModelAgreementResult", "AgreementDifferenceResult", "PairwiseAgreementResult",
+    "ModelAgreementResult", "AgreementDifferenceResult", "AgreementDifferenceFamily", "PairwiseAgreementResult",
 ]
 
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
-    "trialwise.similarity.results": ("ModelAgreementResult", "AgreementDifferenceResult", "PairwiseAgreementResult",),
+    "trialwise.similarity.family": ("AgreementDifferenceFamily",),
+    "trialwise.similarity.results": ("ModelAgreementResult", "AgreementDifferenceResult", "PairwiseAgreementResult"),
 })

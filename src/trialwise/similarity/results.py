@@ -1,13 +1,16 @@
 """The results of :func:`trialwise.agreement` and :func:`trialwise.pairwise_agreement`.
 
-Kept apart from :mod:`trialwise.agreement` (the computation), as :mod:`trialwise.ec.results`
-is from :mod:`trialwise.ec`.
+Kept apart from :mod:`trialwise.similarity.capa` (the computation), as :mod:`trialwise.ec.results`
+is from :mod:`trialwise.ec.estimate`. The family of difference tests of a pairwise result
+(:meth:`PairwiseAgreementResult.differences`, what ``trialwise similarity`` prints) is computed
+here from the result's joint replicates, with no new resampling; its result class is in
+:mod:`trialwise.similarity.family`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -16,6 +19,8 @@ from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result
 from trialwise._stats.intervals import percentile_interval
+from trialwise._stats.significance import Adjustment
+from trialwise.similarity.family import AgreementDifferenceFamily
 from trialwise.ec.results import pair_matrix
 
 __all__ = ["ModelAgreementResult", "PairwiseAgreementResult", "AgreementDifferenceResult"]
@@ -303,6 +308,82 @@ class PairwiseAgreementResult(Result):
             reference=reference, x=x, y=y, agreement_x=first.statistic, agreement_y=second.statistic, n=first.n,
             confidence_level=self.confidence_level, method=self.method, n_resamples=self.n_resamples,
             bootstrap_distribution=first.bootstrap_distribution - second.bootstrap_distribution)
+
+    def differences(self, *, adjust: Adjustment = "holm", alpha: float = 0.05,
+                    progress: Callable[[str, int, int], Any] | None = None) -> AgreementDifferenceFamily:
+        """Every test of equal similarity to a common model, adjusted over the family.
+
+        For every model R as the reference and every pair {X, Y} of the other models:
+        :meth:`difference` ``(R, X, Y)`` from the joint replicates (no new resampling),
+        said the way round it goes, then the p-values adjusted over all
+        ``M (M − 1) (M − 2) / 2`` tests of M models.
+
+        Parameters
+        ----------
+        adjust : {"holm", "bonferroni", "bh", "by", "none"}, default "holm"
+            The multiplicity adjustment over the family
+            (:func:`scipy.stats.false_discovery_control` for ``"bh"``/``"by"``).
+        alpha : float, default 0.05
+            The significance level of the ``significant`` column.
+        progress : callable, optional
+            Called as ``progress("differences", done, total)`` every 200 tests and at the end.
+
+        Returns
+        -------
+        AgreementDifferenceFamily
+
+        Warns
+        -----
+        MonteCarloResolutionWarning
+            When B is too small for any adjusted p-value of the family to reach ``alpha``
+            (also in ``notes``).
+
+        Raises
+        ------
+        InvalidValueError
+            If the result holds no bootstrap replicates, or ``adjust``/``alpha`` is invalid.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=500, rng=0)
+        >>> fam = res.differences(adjust="holm", alpha=0.05)
+        >>> fam.n_tests, fam.table.columns[:3].tolist()
+        (12, ['reference', 'more_similar', 'less_similar'])
+        """
+        import pandas as pd
+
+        from trialwise._core.validation import check_choice, check_probability
+        from trialwise._stats.significance import ADJUSTMENTS, adjust_pvalues, check_monte_carlo_resolution
+
+        check_choice(adjust, "adjust", ADJUSTMENTS)
+        check_probability(alpha, "alpha", open_interval=True)
+        names = list(self.observers)
+        triples = [(r, x, y) for r in names for i, x in enumerate(names) for y in names[i + 1:] if r not in (x, y)]
+        rows = []
+        for done, (r, x, y) in enumerate(triples, 1):
+            d = self.difference(r, x, y)
+            if d.statistic < 0:  # say it the way round it goes: R is more similar to x than to y
+                x, y = y, x
+                d = self.difference(r, x, y)
+            rows.append({"reference": r, "more_similar": x, "less_similar": y, "difference": d.statistic,
+                         "ci_low": d.confidence_interval.low, "ci_high": d.confidence_interval.high,
+                         "pvalue": d.pvalue, "similarity_more": d.agreement_x, "similarity_less": d.agreement_y})
+            if progress is not None and (done % 200 == 0 or done == len(triples)):
+                progress("differences", done, len(triples))
+        frame = pd.DataFrame(rows, columns=list(AgreementDifferenceFamily.frame_columns[:9]))
+        pvalues = frame["pvalue"].to_numpy(dtype=float)
+        frame["pvalue_adjusted"] = adjust_pvalues(pvalues, adjust) if len(frame) else []
+        frame["significant"] = np.asarray(frame["pvalue_adjusted"], dtype=float) < alpha
+        frame["adjust"] = adjust
+        order = np.lexsort((-frame["difference"].to_numpy(dtype=float), frame["pvalue_adjusted"].to_numpy(dtype=float)))
+        table = frame.iloc[order].reset_index(drop=True)
+        floor = check_monte_carlo_resolution(int(frame["pvalue"].notna().sum()), n_resamples=self.n_resamples,
+                                             alpha=alpha, adjust=adjust, sides=2, what="difference")
+        return AgreementDifferenceFamily(
+            table=table, adjust=adjust, alpha=alpha, n_tests=len(table), n_significant=int(table["significant"].sum()),
+            confidence_level=self.confidence_level, method=self.method, n_resamples=self.n_resamples,
+            notes=(floor,) if floor is not None else ())
 
     def to_frame(self):
         """:class:`pandas.DataFrame` with one row per pair.
