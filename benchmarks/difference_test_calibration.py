@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from trialwise.ec.difference import difference_pvalues
-from trialwise._stats.kappa import kappa_bounds
+from trialwise._stats.bounds import kappa_bounds
 from trialwise.planning.trials import joint_cells
 from trialwise.ec.restricted import restricted_wald_interval, restricted_wald_pvalues
 

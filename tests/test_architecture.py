@@ -273,3 +273,57 @@ def test_no_module_is_named_like_a_public_name_of_its_package():
         clashes += [f"{where}.{name}" for name in ns.__all__
                     if name in modules and not isinstance(getattr(ns, name), types.ModuleType)]
     assert not clashes, f"modules named like a public name of their package: {clashes}"
+
+
+# ------------------------------------------------------------------ layers (issue 30)
+
+#: The packages from the bottom up. A module imports only from its own package and from packages
+#: of lower layers (function-level imports included): the core at the bottom, the numerics and the
+#: readers on it, the statistics of the domains above them, Brain-Score on the leaderboards, the
+#: calibration studies above every domain they study, then the figures, the reports and the CLI.
+LAYERS = (
+    ("_core",),
+    ("_stats", "io"),
+    ("ec", "datasets"),
+    ("similarity", "planning", "comparison", "cue_conflict", "leaderboards"),
+    ("brainscore",),
+    ("validity",),
+    ("plot",),
+    ("report",),
+    ("cli",),
+)
+#: Imports that reach up a layer, each with its reason (kept inside the function that needs it).
+UPWARD = {
+    ("trialwise.leaderboards.board", "trialwise.report.leaderboard"):
+        "Leaderboard.report(path) writes the HTML report: a convenience that imports the report layer when called",
+}
+
+
+def _layer(module: str) -> int | None:
+    parts = module.split(".")
+    if len(parts) < 2:
+        return None  # trialwise/__init__.py: the public names of every layer
+    for i, layer in enumerate(LAYERS):
+        if parts[1] in layer:
+            return i
+    raise AssertionError(f"{module}: package {parts[1]!r} is in no layer of LAYERS")
+
+
+def test_every_package_imports_only_from_lower_layers():
+    problems = []
+    for module in MODULES:
+        own = _layer(module)
+        if own is None:
+            continue
+        for line, target, _, _ in _imports(module):
+            other = _layer(target)
+            if other is None or target.split(".")[1] == module.split(".")[1]:
+                continue
+            if other >= own and (module, target) not in UPWARD:
+                problems.append(f"{module}:{line} imports {target} (layer {other} ≥ its own {own})")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_layer_check_sees_an_upward_import():
+    assert _layer("trialwise.ec.estimate") < _layer("trialwise.report.page") < _layer("trialwise.cli.app")
+    assert _layer("trialwise._core.results") == 0 and _layer("trialwise") is None

@@ -544,7 +544,8 @@ def test_influence_prefix_gives_the_same_bits_as_every_pattern_summing_it(trials
 def test_kappa_and_its_gradient_from_the_same_products():
     """kappa_gradient_sums(with_kappa=True): κ is kappa_from_cells' bits on integer sums, the
     gradient the closed forms' bits (computed here as written in the docstring)."""
-    from trialwise._stats.kappa import kappa_from_cells, kappa_from_sums, kappa_gradient_sums
+    from trialwise._stats.kappa import kappa_from_cells, kappa_from_sums
+    from trialwise._stats.kappa_derivatives import kappa_gradient_sums
 
     gen = np.random.default_rng(0)
     n = gen.integers(0, 300, size=(40, 50)).astype(float)

@@ -8,7 +8,8 @@ from scipy import stats
 
 import trialwise as tw
 from trialwise.ec.copymodel import copy_parameters, fit_copy_model
-from trialwise._stats.kappa import kappa_bounds, kappa_from_counts
+from trialwise._stats.kappa import kappa_from_counts
+from trialwise._stats.bounds import kappa_bounds
 from trialwise._stats.resampling import bootstrap_tables
 
 prob = st.floats(0.01, 0.99)

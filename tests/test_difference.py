@@ -14,7 +14,7 @@ import trialwise.ec.estimate
 import trialwise._stats.resampling
 import trialwise._stats.intervals
 from trialwise.ec.difference import _swapped, difference_pvalues, pair_tables
-from trialwise._stats.kappa import kappa_difference_variance
+from trialwise._stats.kappa_derivatives import kappa_difference_variance
 
 
 def observers(n=300, seed=0):

@@ -10,7 +10,7 @@ from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import cohens_kappa
 
 import trialwise as tw
-from trialwise._stats.kappa import cell_probabilities
+from trialwise._stats.bounds import cell_probabilities
 
 
 def _table(ca, cb):
@@ -332,7 +332,8 @@ def test_cohen_kappa_on_labels_is_the_kernel():
 def test_kappa_gradient_over_sums_is_the_cell_gradient_by_the_chain_rule():
     """kappa_gradient_sums (n, n11, ca, cb) equals kappa_gradient through
     n10 = ca − n11, n01 = cb − n11, n00 = n − ca − cb + n11, and a finite difference."""
-    from trialwise._stats.kappa import kappa_gradient, kappa_gradient_sums, kappa_from_counts
+    from trialwise._stats.kappa import kappa_from_counts
+    from trialwise._stats.kappa_derivatives import kappa_gradient, kappa_gradient_sums
 
     gen = np.random.default_rng(5)
     cells = gen.integers(0, 30, size=(200, 4)).astype(float) + 0.5

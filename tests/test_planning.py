@@ -8,7 +8,8 @@ from scipy.special import ndtri
 import trialwise as tw
 import trialwise.planning.trials
 import trialwise._stats.resampling
-from trialwise._stats.kappa import kappa_difference_variance, kappa_from_counts, kappa_variance
+from trialwise._stats.kappa import kappa_from_counts, kappa_variance
+from trialwise._stats.kappa_derivatives import kappa_difference_variance
 from trialwise.planning.trials import joint_cells, _smallest_n
 
 

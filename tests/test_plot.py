@@ -10,7 +10,7 @@ import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import trialwise as tw  # noqa: E402
-from trialwise._stats.kappa import kappa_bounds  # noqa: E402
+from trialwise._stats.bounds import kappa_bounds
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ from scipy import optimize, stats
 import trialwise as tw
 import trialwise._stats.resampling
 from trialwise.ec.difference import difference_pvalues
-from trialwise._stats.kappa import kappa_difference_variance
+from trialwise._stats.kappa_derivatives import kappa_difference_variance
 from trialwise.planning.trials import joint_cells
 from trialwise.ec.restricted import constrained_cells, restricted_wald_interval, restricted_wald_pvalues
 

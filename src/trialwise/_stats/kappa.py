@@ -1,4 +1,4 @@
-"""Count kernels: Cohen's kappa on count tables, its variance and its bounds.
+"""Count kernels: Cohen's kappa on count tables and its variance.
 
 Every function here is a pure, vectorised function of count tables with any leading
 batch shape. Correctness tables are ``(..., 2, 2)``, laid out as::
@@ -15,8 +15,9 @@ package, for error consistency (κ on correctness), Cohen's κ on labels
 :mod:`trialwise._stats.tables`; the bootstrap calls these kernels on a whole batch of replicate
 tables.
 
-Why this module is long: about 950 lines, every count kernel of κ (the statistic, its
-variance, bounds and bias correction) in one place, most of them docstrings with the formulas.
+Why this module is long: about 630 lines, every count kernel of κ (the statistic, its
+variance and bias correction) in one place, most of them docstrings with the formulas. Its bounds
+are in :mod:`trialwise._stats.bounds`, its derivatives in :mod:`trialwise._stats.kappa_derivatives`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 import numbers
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Literal, NamedTuple, overload
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -32,25 +33,8 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.threads import thread_budget
-from trialwise._core.validation import check_kappa, check_probability
-from trialwise._core.warnings import DegenerateDataWarning, warn
 
-__all__ = [
-    "TableStatistics",
-    "table_statistics",
-    "kappa_from_counts",
-    "kappa_from_sums",
-    "unbiased_kappa",
-    "kappa_variance",
-    "kappa_bounds",
-    "kappa_bounds_from_expected",
-    "feasible_accuracy",
-    "cell_probabilities",
-    "kappa_gradient",
-    "kappa_gradient_sums",
-    "kappa_hessian",
-    "kappa_difference_variance",
-]
+__all__ = ["TableStatistics", "table_statistics", "kappa_from_counts", "kappa_from_sums", "unbiased_kappa", "kappa_variance"]
 
 
 #: Largest table total accepted (2**53): beyond it counts are not exact in float64.
@@ -119,7 +103,7 @@ def _check_unbiased(unbiased: object) -> bool:
     return bool(unbiased)
 
 
-def _cells(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+def table_cells(counts: ArrayLike) -> tuple[NDArray, NDArray, NDArray, NDArray]:
     c = np.asarray(counts, dtype=np.float64)
     return c[..., 0, 0], c[..., 0, 1], c[..., 1, 0], c[..., 1, 1]
 
@@ -440,7 +424,7 @@ def table_statistics(counts: ArrayLike) -> TableStatistics:
     >>> float(s.accuracy_a), float(s.accuracy_b), round(float(s.kappa), 4)
     (0.8, 0.7, 0.2105)
     """
-    n11, n10, n01, n00 = _cells(_check_tables(counts))
+    n11, n10, n01, n00 = table_cells(_check_tables(counts))
     n = n11 + n10 + n01 + n00
     with np.errstate(invalid="ignore", divide="ignore"):
         safe = np.where(n > 0, n, np.nan)
@@ -523,7 +507,7 @@ def kappa_kernel(counts: ArrayLike, unbiased: bool = False) -> NDArray:
         kappa = _kappa_int(c.astype(np.int64, copy=False))
         n = c.sum(axis=(-2, -1)) if unbiased else None
     else:
-        n11, n10, n01, n00 = _cells(c)
+        n11, n10, n01, n00 = table_cells(c)
         kappa = kappa_from_cells(n11, n10, n01, n00)
         n = n11 + n10 + n01 + n00 if unbiased else None
     if unbiased:
@@ -646,398 +630,3 @@ def kappa_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
         var = (term_a + term_b - term_c) / scale
         var0 = (pe + pe**2 - (rows * cols * (rows + cols)).sum(axis=-1)) / scale
     return var, var0
-
-
-def kappa_bounds(accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> tuple[NDArray, NDArray]:
-    """Smallest and largest κ attainable by observers with these accuracies.
-
-    Parameters
-    ----------
-    accuracy_a, accuracy_b : array_like
-        Accuracies in [0, 1]; broadcast against each other.
-
-    Returns
-    -------
-    kappa_min, kappa_max : ndarray
-        NaN where κ is undefined (both accuracies 0, or both 1: ``c_exp = 1``); 0 where
-        exactly one accuracy is 0 or 1.
-
-    Warns
-    -----
-    DegenerateDataWarning
-        Once, when some bounds are NaN (κ undefined): how many, and the first pair of accuracies.
-
-    Notes
-    -----
-    Given the margins, ``|a_A + a_B − 1| ≤ c_obs ≤ 1 − |a_A − a_B|`` (Geirhos,
-    Meding & Wichmann 2020, eq. 2-6). With ``D = 1 − c_exp = a_A(1−a_B) + a_B(1−a_A)`` this gives::
-
-        κ_max = 2·min(a_A(1−a_B), a_B(1−a_A)) / D
-        κ_min = −2·min(a_A·a_B, (1−a_A)(1−a_B)) / D
-
-    κ_max = 1 only when the accuracies are equal, but κ_min = −1 only when
-    ``a_A = a_B = 0.5``: even with inverted accuracies ``a_B = 1 − a_A``,
-    ``κ_min = −2a(1−a)/(a² + (1−a)²) > −1`` (Klein et al. 2025, App. D).
-
-    References
-    ----------
-    Geirhos, Meding & Wichmann (2020). Beyond accuracy: quantifying trial-by-trial
-    behaviour of CNNs and humans by measuring error consistency. NeurIPS.
-
-    Klein, Meyen, Brendel, Wichmann & Meding (2025). Quantifying uncertainty in error
-    consistency: towards reliable behavioral comparison of classifiers. NeurIPS.
-
-    Examples
-    --------
-    >>> lo, hi = kappa_bounds(0.8, 0.6)
-    >>> round(float(hi), 4), round(float(lo), 4)
-    (0.5455, -0.3636)
-    """
-    a = check_probability(accuracy_a, "accuracy_a")
-    b = check_probability(accuracy_b, "accuracy_b")
-    a, b = v.check_broadcast(a, b, names=("accuracy_a", "accuracy_b"))
-    lo, hi = attainable_kappa(a, b)
-    undefined = np.isnan(lo)
-    if undefined.any():
-        k = int(np.flatnonzero(undefined.ravel())[0])
-        warn(f"kappa_bounds: κ is undefined (expected agreement 1) where both accuracies are 0 or both are 1, so "
-             f"{int(undefined.sum())} of {undefined.size} pair(s) of bounds are NaN; e.g. accuracy_a="
-             f"{a.ravel()[k]:g}, accuracy_b={b.ravel()[k]:g}", DegenerateDataWarning)
-    return lo, hi
-
-
-def attainable_kappa(a: NDArray | float, b: NDArray | float) -> tuple[NDArray, NDArray]:
-    """:func:`kappa_bounds` of checked accuracies (float arrays that broadcast), without its warning:
-    for callers that handle the undefined (NaN) bounds themselves."""
-    d = a * (1 - b) + b * (1 - a)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        hi = 2 * np.minimum(a * (1 - b), b * (1 - a)) / d
-        lo = -2 * np.minimum(a * b, (1 - a) * (1 - b)) / d
-    hi = np.where(d > 0, hi, np.nan)
-    lo = np.where(d > 0, lo, np.nan)
-    return lo[()], hi[()]
-
-
-def kappa_bounds_from_expected(c_exp: ArrayLike) -> tuple[NDArray, NDArray]:
-    """Bounds on κ given only the expected agreement (Geirhos, Meding & Wichmann 2020, eq. 2-6).
-
-    Parameters
-    ----------
-    c_exp : array_like
-        Expected agreement ``a_A·a_B + (1 − a_A)(1 − a_B)``, in [0, 1].
-
-    Returns
-    -------
-    kappa_min, kappa_max : ndarray
-        The bounds; NaN where ``c_exp = 1``.
-
-    Warns
-    -----
-    DegenerateDataWarning
-        Once, when some ``c_exp`` is 1 (κ undefined there): how many.
-
-    Notes
-    -----
-    For ``c_exp ≤ ½``: ``−c_exp/(1−c_exp) ≤ κ ≤ (1 − √(1−2c_exp) − c_exp)/(1−c_exp)``;
-    for ``c_exp ≥ ½``: ``(√(2c_exp−1) − c_exp)/(1−c_exp) ≤ κ ≤ 1``.
-    These are the bounds over all accuracy pairs with this ``c_exp``; at ``c_exp = 1``
-    κ is undefined (NaN).
-
-    References
-    ----------
-    Geirhos, Meding & Wichmann (2020). Beyond accuracy: quantifying trial-by-trial
-    behaviour of CNNs and humans by measuring error consistency. NeurIPS.
-
-    Examples
-    --------
-    >>> lo, hi = kappa_bounds_from_expected(0.5)
-    >>> float(lo), float(hi)
-    (-1.0, 1.0)
-    """
-    ce = check_probability(c_exp, "c_exp")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        low_branch = ce <= 0.5
-        s_low = np.sqrt(np.clip(1 - 2 * ce, 0, None))
-        s_high = np.sqrt(np.clip(2 * ce - 1, 0, None))
-        lo = np.where(low_branch, -ce / (1 - ce), (s_high - ce) / (1 - ce))
-        hi = np.where(low_branch, (1 - s_low - ce) / (1 - ce), 1.0)
-    lo = np.where(ce < 1, lo, np.nan)
-    hi = np.where(ce < 1, hi, np.nan)
-    if (ce == 1).any():
-        warn(f"kappa_bounds_from_expected: κ is undefined where the expected agreement c_exp is 1, so "
-             f"{int((ce == 1).sum())} of {ce.size} pair(s) of bounds are NaN", DegenerateDataWarning)
-    return lo[()], hi[()]
-
-
-def feasible_accuracy(accuracy_a: ArrayLike, kappa: ArrayLike) -> tuple[NDArray, NDArray]:
-    """Range of accuracies of B for which κ is attainable with an observer of accuracy a_A.
-
-    The set ``{a_B : κ_min(a_A, a_B) ≤ κ ≤ κ_max(a_A, a_B)}`` is an interval; this
-    returns its end points, for positive and negative κ.
-
-    Parameters
-    ----------
-    accuracy_a : array_like
-        Accuracy of A, in the open interval (0, 1) (at 0 or 1 κ is 0 or undefined for
-        every a_B).
-    kappa : array_like
-        Target κ in [−1, 1]; broadcast against ``accuracy_a``.
-
-    Returns
-    -------
-    low, high : ndarray
-        NaN where no accuracy attains κ (possible only for κ < 0: κ = −1 needs
-        ``a_A = 0.5``).
-
-    Notes
-    -----
-    For κ ≥ 0 (inverse of κ_max; Geirhos, Meding & Wichmann 2020, eq. 2-6)::
-
-        a_B ∈ [ a·κ / (2aκ − 2a − κ + 2),  a(2 − κ) / (κ + 2a(1 − κ)) ]
-
-    For κ < 0 the binding bound is κ_min, which decreases in a_B on
-    ``a_B ≤ 1 − a`` (where ``κ_min = −2a·a_B/D``) and increases on ``a_B ≥ 1 − a``
-    (where ``κ_min = −2(1−a)(1−a_B)/D``). Solving ``κ_min = κ`` on each branch::
-
-        low  = −κ·a / (2a + κ(1 − 2a))
-        high = 1 + κ(1 − a) / (2(1 − a) + κ(2a − 1))
-
-    feasible iff ``κ ≥ κ_min(a, 1 − a) = −2a(1−a)/(a² + (1−a)²)``.
-
-    References
-    ----------
-    Geirhos, Meding & Wichmann (2020). Beyond accuracy: quantifying trial-by-trial
-    behaviour of CNNs and humans by measuring error consistency. NeurIPS.
-
-    Examples
-    --------
-    >>> [round(float(x), 3) for x in feasible_accuracy(0.9, 0.5)]
-    [0.75, 0.964]
-    >>> [round(float(x), 3) for x in feasible_accuracy(0.5, -0.5)]
-    [0.25, 0.75]
-    """
-    a = check_probability(accuracy_a, "accuracy_a", open_interval=True)
-    k = check_kappa(kappa, "kappa")
-    a, k = v.check_broadcast(a, k, names=("accuracy_a", "kappa"))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        lo_pos = a * k / (2 * a * k - 2 * a - k + 2)
-        hi_pos = a * (2 - k) / (k + 2 * a * (1 - k))
-        lo_neg = -k * a / (2 * a + k * (1 - 2 * a))
-        hi_neg = 1 + k * (1 - a) / (2 * (1 - a) + k * (2 * a - 1))
-        attainable = k >= -2 * a * (1 - a) / (a**2 + (1 - a) ** 2) - 1e-12
-    lo = np.where(k >= 0, lo_pos, np.where(attainable, lo_neg, np.nan))
-    hi = np.where(k >= 0, hi_pos, np.where(attainable, hi_neg, np.nan))
-    return lo[()], hi[()]
-
-
-def cell_probabilities(kappa: ArrayLike, accuracy_a: ArrayLike, accuracy_b: ArrayLike) -> NDArray:
-    """The 2×2 cell probabilities with these accuracies and this κ (broadcast).
-
-    For correctness the table has one free parameter once the margins are fixed, so
-    ``(κ, a_A, a_B)`` determine it: ``c_obs − c_exp = 2(P11 − a_A·a_B)`` gives
-    ``P11 = a_A·a_B + κ(1 − c_exp)/2``, and the margins give the rest.
-
-    Parameters
-    ----------
-    kappa : array_like
-        Target κ in [−1, 1].
-    accuracy_a, accuracy_b : array_like
-        Accuracies of A and B in [0, 1]; all three broadcast against each other.
-
-    Returns
-    -------
-    ndarray, shape (..., 2, 2)
-        ``[[P11, P10], [P01, P00]]``.
-
-    Raises
-    ------
-    ValueError
-        If κ is outside ``[κ_min, κ_max]`` for these accuracies (a cell would be
-        negative); the message gives the feasible range.
-
-    Examples
-    --------
-    >>> cell_probabilities(0.5, 0.8, 0.8).round(3).tolist()
-    [[0.72, 0.08], [0.08, 0.12]]
-    """
-    k = check_kappa(kappa, "kappa")
-    a = check_probability(accuracy_a, "accuracy_a")
-    b = check_probability(accuracy_b, "accuracy_b")
-    k, a, b = v.check_broadcast(k, a, b, names=("kappa", "accuracy_a", "accuracy_b"))
-    lo, hi = attainable_kappa(a, b)
-    tol = 1e-12
-    bad = ~np.isnan(lo) & ((k < lo - tol) | (k > hi + tol))
-    if bad.any():
-        i = np.flatnonzero(bad.ravel())[0]
-        raise InvalidValueError(
-            f"`kappa` = {k.ravel()[i]:g} is not attainable with accuracies "
-            f"{a.ravel()[i]:g} and {b.ravel()[i]:g}: it must lie in "
-            f"[{lo.ravel()[i]:.4g}, {hi.ravel()[i]:.4g}]"
-        )
-    c_exp = a * b + (1 - a) * (1 - b)
-    p11 = a * b + np.where(np.isnan(lo), 0.0, k) * (1 - c_exp) / 2
-    p10 = a - p11
-    p01 = b - p11
-    p00 = 1 - a - b + p11
-    cells = np.stack([np.stack([p11, p10], -1), np.stack([p01, p00], -1)], -2)
-    return np.clip(cells, 0.0, 1.0)
-
-
-def kappa_gradient(cells: ArrayLike) -> NDArray:
-    """Gradient of κ with respect to the four cells of 2×2 tables, shape (..., 2, 2).
-
-    κ = 2(p11·p00 − p10·p01) / ((p11+p10)(p10+p00) + (p11+p01)(p01+p00)) is homogeneous of
-    degree 0 in the cells, so the gradient is the same for counts and proportions up to
-    the factor n, and ``Σ cells · gradient = 0``. NaN where κ is undefined.
-    """
-    n11, n10, n01, n00 = _cells(cells)
-    num = 2.0 * (n11 * n00 - n10 * n01)
-    den = (n11 + n10) * (n10 + n00) + (n11 + n01) * (n01 + n00)
-    d_num = np.stack([2 * n00, -2 * n01, -2 * n10, 2 * n11], -1)
-    d_den = np.stack(
-        [
-            (n10 + n00) + (n01 + n00),
-            (n10 + n00) + (n11 + n10),
-            (n11 + n01) + (n01 + n00),
-            (n11 + n10) + (n11 + n01),
-        ],
-        -1,
-    )
-    with np.errstate(invalid="ignore", divide="ignore"):
-        g = (d_num * den[..., None] - num[..., None] * d_den) / (den**2)[..., None]
-    g = np.where((den > 0)[..., None], g, np.nan)
-    return g.reshape(g.shape[:-1] + (2, 2))
-
-
-@overload
-def kappa_gradient_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLike, *,
-                        with_kappa: Literal[False] = ...) -> NDArray: ...
-
-
-@overload
-def kappa_gradient_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLike, *,
-                        with_kappa: Literal[True]) -> tuple[NDArray, NDArray]: ...
-
-
-def kappa_gradient_sums(n: ArrayLike, n11: ArrayLike, ca: ArrayLike, cb: ArrayLike, *,
-                        with_kappa: bool = False) -> NDArray | tuple[NDArray, NDArray]:
-    """Gradient of κ with respect to a 2×2 table's sums, shape ``(4, …)``: items ``n``, both
-    correct ``n11``, each observer correct ``ca``, ``cb``.
-
-    κ = ``N / D`` with ``N = 2(n·n11 − ca·cb)`` and ``D = n(ca + cb) − 2·ca·cb`` (the cells
-    ``n11, ca − n11, cb − n11, n − ca − cb + n11`` of :func:`kappa_gradient`; it is that
-    gradient by the chain rule, written out so the bootstrap's influence computation needs
-    no intermediate (…, 2, 2) arrays): ``∂κ/∂n = (2·n11·D − N(ca + cb)) / D²``,
-    ``∂κ/∂n11 = 2n / D``, ``∂κ/∂ca = (−2·cb·D − N(n − 2cb)) / D²`` and symmetrically for
-    ``cb``. Not finite where κ is undefined (``D = 0``). ``with_kappa=True`` returns
-    ``(κ, gradient)``, κ as ``N / D`` from the same products: the bits of
-    :func:`kappa_from_sums` on exact sums (integers, as in a bootstrap), where ``N`` and ``D``
-    are exact.
-
-    Examples
-    --------
-    >>> g = kappa_gradient_sums(10.0, 6.0, 7.0, 8.0)
-    >>> bool(abs(g @ [10.0, 6.0, 7.0, 8.0]) < 1e-12)   # κ does not change when the table is scaled
-    True
-    """
-    n, n11, ca, cb = (np.asarray(x, dtype=float) for x in (n, n11, ca, cb))
-    shape = np.broadcast_shapes(n.shape, n11.shape, ca.shape, cb.shape)
-    # in place, a few arrays of the table's shape; each value is the same operations as the
-    # closed forms above (a factor ±2 moved is exact), so the same bits
-    g = np.empty((4,) + shape)
-    s, num, den, tmp = (np.empty(shape) for _ in range(4))
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        np.add(ca, cb, out=s)
-        np.multiply(ca, cb, out=tmp)
-        np.multiply(n, n11, out=num)
-        num -= tmp
-        num *= 2.0  # N
-        np.multiply(n, s, out=den)
-        tmp *= 2.0
-        den -= tmp  # D
-        inv2 = np.multiply(den, den, out=tmp)
-        np.divide(1.0, inv2, out=inv2)
-        g0, g1, g2, g3 = (g[k, ...] for k in range(4))  # views, also of 0-d tables
-        np.multiply(n11, den, out=g0)  # (2·n11·D − N(ca + cb)) / D²
-        g0 *= 2.0
-        g0 -= np.multiply(num, s)
-        g0 *= inv2
-        np.divide(n, den, out=g1)  # 2n / D
-        g1 *= 2.0
-        for gk, first in ((g2, cb), (g3, ca)):  # (−2·cb·D − N(n − 2cb)) / D², and with ca for ∂κ/∂cb
-            np.multiply(first, den, out=gk)
-            gk *= -2.0
-            part = np.multiply(first, 2.0, out=np.empty(shape))
-            np.subtract(n, part, out=part)
-            part *= num
-            gk -= part
-            gk *= inv2
-        kappa = np.divide(num, den, out=s) if with_kappa else None
-    if kappa is not None:
-        return kappa, g
-    return g
-
-
-# Second derivatives of κ's numerator 2(p11·p00 − p10·p01) and denominator
-# (p11+p10)(p10+p00) + (p11+p01)(p01+p00) over the cells (p11, p10, p01, p00): constants.
-_NUM_HESSIAN = np.array([[0, 0, 0, 2], [0, 0, -2, 0], [0, -2, 0, 0], [2, 0, 0, 0]], dtype=float)
-_DEN_HESSIAN = np.array([[0, 1, 1, 2], [1, 2, 0, 1], [1, 0, 2, 1], [2, 1, 1, 0]], dtype=float)
-
-
-def kappa_hessian(cells: ArrayLike) -> NDArray:
-    """Hessian of κ over the four cells (p11, p10, p01, p00) of 2×2 tables, shape (..., 4, 4).
-
-    With κ = N/D (numerator and denominator of :func:`kappa_gradient`, both quadratic),
-    differentiating κD = N twice gives
-    ``∇²κ = (∇²N − κ ∇²D − ∇κ ∇Dᵀ − ∇D ∇κᵀ) / D``. NaN where κ is undefined.
-    """
-    n11, n10, n01, n00 = _cells(cells)
-    num = 2.0 * (n11 * n00 - n10 * n01)
-    den = (n11 + n10) * (n10 + n00) + (n11 + n01) * (n01 + n00)
-    d_den = np.stack([n10 + n01 + 2 * n00, n11 + 2 * n10 + n00, n11 + 2 * n01 + n00, 2 * n11 + n10 + n01], -1)
-    g = kappa_gradient(cells).reshape(d_den.shape)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        kappa = num / den
-        outer = g[..., :, None] * d_den[..., None, :]
-        h = (_NUM_HESSIAN - kappa[..., None, None] * _DEN_HESSIAN - outer - np.swapaxes(outer, -1, -2)) / den[..., None, None]
-    return np.where((den > 0)[..., None, None], h, np.nan)
-
-
-def kappa_difference_variance(counts: ArrayLike) -> tuple[NDArray, NDArray]:
-    """Difference of two dependent κ's against one reference, and its delta-method variance.
-
-    Parameters
-    ----------
-    counts : array_like, shape (..., 2, 2, 2)
-        Counts (or probabilities with ``n = 1``) of the joint outcomes of a reference R and
-        two observers X and Y on the same items, axes ``(R, X, Y)``, index 0 = correct.
-
-    Returns
-    -------
-    delta, var : ndarray
-        ``κ(R, X) − κ(R, Y)`` and its large-sample variance ``(Σ g²p − (Σ gp)²)/n``
-        with ``g`` the gradient of the difference over the eight cell proportions
-        ``p`` (multinomial delta method). For one κ this formula is the variance of
-        Fleiss, Cohen & Everitt (1969) (:func:`kappa_variance`).
-
-    Examples
-    --------
-    >>> c = np.array([[[30, 10], [8, 2]], [[5, 5], [10, 30]]])
-    >>> d, var = kappa_difference_variance(c)
-    >>> round(float(d), 4), round(float(var), 5)
-    (0.14, 0.01298)
-    """
-    c = np.asarray(counts, dtype=float)
-    if c.shape[-3:] != (2, 2, 2):
-        raise InvalidValueError(f"`counts` must have shape (..., 2, 2, 2) (reference, x, y); got {c.shape}")
-    n = c.sum(axis=(-3, -2, -1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        p = c / n[..., None, None, None]
-    rx, ry = p.sum(axis=-1), p.sum(axis=-2)
-    g = kappa_gradient(rx)[..., :, :, None] - kappa_gradient(ry)[..., :, None, :]
-    delta = kappa_kernel(rx) - kappa_kernel(ry)
-    first = (g * p).sum(axis=(-3, -2, -1))
-    second = (g**2 * p).sum(axis=(-3, -2, -1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        var = (second - first**2) / n
-    return delta[()], var[()]

@@ -25,7 +25,7 @@ from trialwise.leaderboards.hierarchy import build_design, reference_mask
 from trialwise.leaderboards.board import DEFAULT_CI_METHOD, leaderboard_from_design
 from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.protocol import Protocol, get_protocol
-from trialwise._stats.kappa import cell_probabilities, feasible_accuracy
+from trialwise._stats.bounds import cell_probabilities, feasible_accuracy
 from trialwise._stats.resampling import child_rngs
 from trialwise.io.trials import TRIAL_COLUMNS
 

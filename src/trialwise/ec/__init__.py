@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.ec.results import ErrorConsistencyResult, PairwiseErrorConsistencyResult
     from trialwise.ec.difference import ErrorConsistencyDifferenceResult
     from trialwise.ec.copymodel import CopyModel, CopyModelFit, copy_parameters
-    from trialwise._stats.kappa import cell_probabilities, feasible_accuracy, kappa_bounds, kappa_bounds_from_expected, kappa_from_counts, kappa_variance, table_statistics, unbiased_kappa
+    from trialwise._stats.kappa import kappa_from_counts, kappa_variance, table_statistics, unbiased_kappa
+    from trialwise._stats.bounds import cell_probabilities, feasible_accuracy, kappa_bounds, kappa_bounds_from_expected
 
 __all__ = [
     "ErrorConsistencyResult", "PairwiseErrorConsistencyResult", "ErrorConsistencyDifferenceResult",
@@ -34,5 +35,6 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.ec.results": ("ErrorConsistencyResult", "PairwiseErrorConsistencyResult",),
     "trialwise.ec.difference": ("ErrorConsistencyDifferenceResult",),
     "trialwise.ec.copymodel": ("CopyModel", "CopyModelFit", "copy_parameters",),
-    "trialwise._stats.kappa": ("cell_probabilities", "feasible_accuracy", "kappa_bounds", "kappa_bounds_from_expected", "kappa_from_counts", "kappa_variance", "table_statistics", "unbiased_kappa",),
+    "trialwise._stats.kappa": ("kappa_from_counts", "kappa_variance", "table_statistics", "unbiased_kappa"),
+    "trialwise._stats.bounds": ("cell_probabilities", "feasible_accuracy", "kappa_bounds", "kappa_bounds_from_expected"),
 })

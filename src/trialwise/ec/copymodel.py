@@ -39,7 +39,8 @@ from trialwise._core.format import format_number, format_percent
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.intervals import interval
-from trialwise._stats.kappa import feasible_accuracy, kappa_bounds, kappa_from_counts, table_statistics
+from trialwise._stats.kappa import kappa_from_counts, table_statistics
+from trialwise._stats.bounds import feasible_accuracy, kappa_bounds
 from trialwise._stats.resampling import jackknife_tables, multinomial_tables
 
 __all__ = ["CopyModel", "CopyModelFit", "copy_parameters", "fit_copy_model"]

@@ -23,7 +23,8 @@ from trialwise._core.results import ConfidenceInterval, Note, Result
 from trialwise._stats.resampling import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.intervals import CI_METHODS, interval
-from trialwise._stats.kappa import kappa_difference_variance, kappa_from_counts
+from trialwise._stats.kappa import kappa_from_counts
+from trialwise._stats.kappa_derivatives import kappa_difference_variance
 from trialwise.io.labels import code_labels
 from trialwise._stats.tables import correctness_table, triplet_margins
 from trialwise.ec.restricted import restricted_wald_interval, restricted_wald_pvalues
@@ -273,7 +274,7 @@ def error_consistency_difference(
         triplets (one multinomial over the eight cells), ``jeffreys`` draws the eight
         cell probabilities from their Dirichlet(counts + ½) posterior, ``analytic`` is
         the Wald interval with the multinomial delta-method variance
-        (:func:`trialwise._stats.kappa.kappa_difference_variance`).
+        (:func:`trialwise._stats.kappa_derivatives.kappa_difference_variance`).
     test : {"restricted-wald", "swap", "paper"}, default "restricted-wald"
         See :func:`difference_pvalues`. ``swap`` tests exchangeability of X and Y, not
         equal EC: it rejects too often when their accuracies differ.

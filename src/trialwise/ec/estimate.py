@@ -31,16 +31,8 @@ from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, 
 from trialwise._stats.intervals import CI_METHODS, CIMethod, interval, jackknife_t_pvalue, percentile_from_sorted, sorted_valid
 from trialwise.ec.results import ErrorConsistencyResult, PairwiseErrorConsistencyResult
 from trialwise.io.labels import code_labels
-from trialwise._stats.kappa import (
-    kappa_from_sums,
-    kappa_kernel,
-    unbiased_from_kappa,
-    attainable_kappa,
-    canonical_orientation,
-    kappa_from_counts,
-    kappa_variance,
-    table_statistics,
-)
+from trialwise._stats.kappa import kappa_from_sums, kappa_kernel, unbiased_from_kappa, canonical_orientation, kappa_from_counts, kappa_variance, table_statistics
+from trialwise._stats.bounds import attainable_kappa
 from trialwise._stats.resampling import (
     JEFFREYS_PRIOR,
     ReplicateWeights,

@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from trialwise._core import validation as v
-from trialwise._stats.kappa import kappa_bounds_from_expected
+from trialwise._stats.bounds import kappa_bounds_from_expected
 
 __all__ = ["attainable_agreement", "chance_agreement_interval"]
 

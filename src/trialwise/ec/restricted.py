@@ -19,7 +19,8 @@ from scipy.special import ndtr, ndtri
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
-from trialwise._stats.kappa import kappa_gradient, kappa_hessian, kappa_kernel
+from trialwise._stats.kappa import kappa_kernel
+from trialwise._stats.kappa_derivatives import kappa_gradient, kappa_hessian
 from trialwise._stats.tables import triplet_margins
 
 __all__ = ["SMOOTHING", "constrained_cells", "restricted_wald_pvalues", "restricted_wald_interval"]
@@ -162,7 +163,7 @@ def restricted_wald_pvalues(counts: ArrayLike, *, smoothing: float = SMOOTHING) 
 
     ``z = Δ̂ / √(V(p̃)/n)`` with ``Δ̂`` from the counts, ``p̃`` = :func:`constrained_cells`
     (δ₀ = 0) and ``V(p) = Σ gᵢ² pᵢ − (Σ gᵢ pᵢ)²`` the multinomial delta-method variance
-    (:func:`trialwise._stats.kappa.kappa_difference_variance`) evaluated at ``p̃``;
+    (:func:`trialwise._stats.kappa_derivatives.kappa_difference_variance`) evaluated at ``p̃``;
     ``p = 2 Φ(−|z|)``. NaN where Δ̂ is undefined.
 
     Parameters

@@ -64,7 +64,6 @@ from trialwise.leaderboards.ranks import (
     ranking_stability,
 )
 from trialwise._stats.significance import adjust_pvalues, check_monte_carlo_resolution
-from trialwise.report.leaderboard import write_report
 from trialwise.leaderboards.winner import WinnerScore, winner_score
 from trialwise._stats.intervals import degenerate_standard_errors
 from trialwise.leaderboards.differences import BenchmarkTest
@@ -905,6 +904,8 @@ class Leaderboard(Result):
         True
         """
         import os
+
+        from trialwise.report.leaderboard import write_report  # the layer above: only when a report is asked for
 
         if not isinstance(path, (str, os.PathLike)):
             raise InvalidTypeError(f"`path` must be a file path (str or os.PathLike); got {type(path).__name__}")

@@ -31,7 +31,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._stats.kappa import kappa_from_cells, kappa_from_sums, kappa_gradient_sums
+from trialwise._stats.kappa import kappa_from_cells, kappa_from_sums
+from trialwise._stats.kappa_derivatives import kappa_gradient_sums
 
 __all__ = ["Protocol", "METRICS", "METRIC_RANGE", "HIGHER_IS_BETTER", "MODEL_VS_HUMAN", "ACCURACY", "GROUND_TRUTH", "FLAT", "TEXTURE_VS_SHAPE", "PROTOCOLS", "get_protocol", "protocol_for_trials",
            "TRIALS_NAME", "metric_from_sums",
@@ -96,7 +97,7 @@ def metric_gradient(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDAr
     with respect to its table's sums ``(n, n11, ca, cb)``, shape ``(4, …)``; not finite where
     the metric is undefined.
 
-    For κ, :func:`trialwise._stats.kappa.kappa_gradient_sums`. Every metric is unchanged when all
+    For κ, :func:`trialwise._stats.kappa_derivatives.kappa_gradient_sums`. Every metric is unchanged when all
     four sums are scaled, so ``gradient · sums = 0``.
     """
     n, n11, ca, cb = (np.asarray(x, dtype=float) for x in (n, n11, ca, cb))
@@ -119,7 +120,7 @@ def metric_gradient(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDAr
 def metric_and_gradient(metric: str, n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray) -> tuple[NDArray, NDArray]:
     """:func:`metric_from_sums` and :func:`metric_gradient` at once, shapes ``(…)`` and ``(4, …)``.
 
-    For κ both come from the same products (:func:`trialwise._stats.kappa.kappa_gradient_sums` with
+    For κ both come from the same products (:func:`trialwise._stats.kappa_derivatives.kappa_gradient_sums` with
     ``with_kappa=True``): on exact sums (integers, as in a bootstrap) the same bits as the two
     calls. The bootstrap's influence computation calls it on every replicate.
     """

@@ -31,12 +31,9 @@ from trialwise._stats.intervals import quantile_sorted, sorted_valid, percentile
 from trialwise._core.results import ConfidenceInterval
 from trialwise._stats.resampling import records_seed, bootstrap_tables, child_seed, keyed_rng, multinomial_cells, multinomial_tables
 from trialwise.planning.results import CIWidthResult, CopyModelValidation, PlanResult, PowerResult
-from trialwise._stats.kappa import (
-    kappa_kernel,
-    cell_probabilities,
-    kappa_difference_variance,
-    kappa_variance,
-)
+from trialwise._stats.kappa import kappa_kernel, kappa_variance
+from trialwise._stats.kappa_derivatives import kappa_difference_variance
+from trialwise._stats.bounds import cell_probabilities
 
 __all__ = ["ci_width", "plan_trials", "power_difference", "validate_copy_model", "LITERATURE_TRIALS"]
 
@@ -577,7 +574,7 @@ def power_difference(
     X and Y (e.g. two models) each copy the reference R (e.g. a human) under their own
     copy model, independently given R, on the same n trials. The test is the two-sided
     Wald test of κ(R, X) = κ(R, Y) with the multinomial delta-method variance of the
-    difference (:func:`trialwise._stats.kappa.kappa_difference_variance`), which accounts for
+    difference (:func:`trialwise._stats.kappa_derivatives.kappa_difference_variance`), which accounts for
     the shared reference.
 
     Parameters

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._stats.kappa import attainable_kappa as kappa_bounds  # undefined bounds are drawn blank
+from trialwise._stats.bounds import attainable_kappa as kappa_bounds
 from trialwise.plot._common import figure_axes
 
 __all__ = ["plot_kappa_bounds"]

@@ -45,7 +45,8 @@ from trialwise.leaderboards.ranks import rank_intervals, rank_scores
 from trialwise.io.trials import TRIAL_COLUMNS
 from trialwise.ec.estimate import check_options, kappa_intervals
 from trialwise._stats.intervals import CI_METHODS
-from trialwise._stats.kappa import attainable_kappa as kappa_bounds, cell_probabilities, kappa_from_counts
+from trialwise._stats.kappa import kappa_from_counts
+from trialwise._stats.bounds import attainable_kappa as kappa_bounds, cell_probabilities
 from trialwise.planning.trials import joint_cells
 from trialwise._stats.significance import INDEPENDENCE_TESTS, independence_pvalues
 
