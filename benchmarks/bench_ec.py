@@ -135,7 +135,7 @@ def old_pairwise(x: np.ndarray, n_resamples: int, rng: int):
     """The default pairwise call before pair blocks (kept here only to measure against)."""
     from trialwise.ec.estimate import JEFFREYS_PRIOR, _infer, check_options
     from trialwise._stats.kappa import kappa_kernel
-    from trialwise._stats.resampling import child_seed, keyed_rng
+    from trialwise._stats.streams import child_seed, keyed_rng
     from trialwise._stats.tables import pairwise_tables
 
     opts = check_options(0.95, "jeffreys", "fisher", n_resamples, False, rng)

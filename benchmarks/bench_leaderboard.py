@@ -415,7 +415,7 @@ def main() -> None:
 def compare(trials, lb, b: int) -> None:
     """Before/after: the old kernels against the library's, same data and seeds (IJ: identical numbers; swap: same distribution)."""
     from trialwise.leaderboards.hierarchy import bootstrap_entries_ij
-    from trialwise._stats.resampling import keyed_rng
+    from trialwise._stats.streams import keyed_rng
 
     design = lb._swaps.design
     order = [lb.observers.index(o) for o in lb.table["observer"] if o != lb.reference_row]

@@ -33,7 +33,7 @@ from trialwise.leaderboards import differences as _differences
 from trialwise.leaderboards import swap as _swap
 from trialwise.leaderboards.hierarchy import aggregate, build_design
 from trialwise.leaderboards.protocol import metric_from_sums
-from trialwise._stats.resampling import keyed_rng
+from trialwise._stats.streams import keyed_rng
 
 
 def per_item_swap_differences(design, x, y, n_resamples, *, rng=None, weights=None):

@@ -17,7 +17,8 @@ from sklearn.metrics import cohen_kappa_score
 
 import trialwise as tw
 import trialwise.brainscore as bs
-from trialwise._stats.resampling import bootstrap_weights, child_rngs
+from trialwise._stats.resampling import bootstrap_weights
+from trialwise._stats.streams import child_rngs
 
 # --------------------------------------------------------------------------- Brain-Score's arithmetic, written here
 

@@ -9,7 +9,8 @@ from scipy import stats
 
 import trialwise as tw
 from trialwise.leaderboards.hierarchy import bootstrap_entries_ij, build_design, row_scores
-from trialwise._stats.resampling import bootstrap_weights, child_rngs
+from trialwise._stats.resampling import bootstrap_weights
+from trialwise._stats.streams import child_rngs
 
 
 def _clustered_board(gen, n_clusters=30, size=10, sd_cluster=1.0, models=(0.3, 0.5, 0.7, 0.9)):

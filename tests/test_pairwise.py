@@ -8,7 +8,8 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 import trialwise as tw
-from trialwise._stats.resampling import bootstrap_sums, bootstrap_weights, monte_carlo_pvalue
+from trialwise._stats.resampling import bootstrap_sums, bootstrap_weights
+from trialwise._stats.monte_carlo import monte_carlo_pvalue
 
 
 def observers(n_items=300, n_obs=5, seed=0, missing=0.0):
@@ -327,7 +328,8 @@ def test_jeffreys_pseudo_counts_are_the_weights_of_orthogonal_virtual_items():
     from scipy.linalg import hadamard
 
     from trialwise._stats.kappa import kappa_from_counts
-    from trialwise._stats.resampling import bootstrap_weights, child_seed, keyed_rng
+    from trialwise._stats.resampling import bootstrap_weights
+    from trialwise._stats.streams import child_seed, keyed_rng
 
     x = _many_observers(n_items=60, n_obs=18, seed=3)  # 153 pairs
     with warnings.catch_warnings():

@@ -22,7 +22,8 @@ from scipy.stats import norm
 import trialwise as tw
 from trialwise.leaderboards.hierarchy import build_design
 from trialwise.leaderboards.swap import swap_differences
-from trialwise._stats.resampling import bootstrap_weights, child_rngs
+from trialwise._stats.resampling import bootstrap_weights
+from trialwise._stats.streams import child_rngs
 
 
 def score_board(mu, n_items, rng, *, n_clusters=None, icc=0.0, tau=0.0, binary=False, partial=0.0):

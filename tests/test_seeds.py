@@ -27,7 +27,7 @@ import trialwise as tw
 import trialwise.brainscore
 from trialwise import comparison as cmp
 from trialwise._core.results import Result
-from trialwise._stats.resampling import records_seed
+from trialwise._stats.streams import records_seed
 
 # Public callables that take `rng=` but return no result object (nothing to record the seed in):
 # simulated data, whose caller seeds them.

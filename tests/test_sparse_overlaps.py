@@ -183,7 +183,8 @@ def test_infinitesimal_jackknife_matches_brute_force(metric):
     of the score in item i's weight (central differences), on the data and on a replicate whose
     item weights are redrawn from the same streams."""
     from trialwise.leaderboards.hierarchy import bootstrap_entries_ij
-    from trialwise._stats.resampling import bootstrap_weights, child_rngs
+    from trialwise._stats.resampling import bootstrap_weights
+    from trialwise._stats.streams import child_rngs
 
     proto = tw.leaderboards.Protocol("tiny", metric=metric, min_items=3)
     with warnings.catch_warnings():

@@ -189,7 +189,7 @@ def test_rng_true_is_not_a_seed(flag):
     """``default_rng(True)`` is ``default_rng(1)``: a bool passed as ``rng`` is an error naming
     ``rng`` (issue 29), in the check and in every random function (they all call it)."""
     from trialwise._core.validation import check_rng
-    from trialwise._stats.resampling import rng_and_seed
+    from trialwise._stats.streams import rng_and_seed
 
     for check in (check_rng, rng_and_seed):
         with pytest.raises(tw.InvalidTypeError,

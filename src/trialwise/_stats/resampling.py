@@ -7,28 +7,25 @@ with an item-indicator column ``x``, so many pairs × many replicates is one mat
 bounded for any B × n. A single 2×2 table is resampled as one multinomial draw over its
 four cells, which has the same distribution and costs O(1) per replicate.
 
-Everything random in trialwise draws through this module: ``rng=`` handling, chunking,
-the split of a stream into independent child streams (:func:`child_rngs`,
-:func:`child_seed`, :func:`keyed_rng`), the one null loop of every Monte-Carlo and
-permutation test (:func:`monte_carlo_test`) with its tie tolerance
-(:data:`TIE_TOLERANCE`), the p-value convention ``(1 + hits) / (1 + M)`` and the
-accounting of undefined replicates live here. The module is longer than most (about 700
-lines) for that reason: it is the single place where trialwise draws random numbers.
+Everything random in trialwise draws through the resampling engine: this module (the
+weights, chunking, the chunked products, the multinomial and posterior tables, the
+accounting of undefined replicates), :mod:`trialwise._stats.streams` (``rng=`` handling, the
+seed a result records, the split of a stream into independent child streams) and
+:mod:`trialwise._stats.monte_carlo` (the one null loop of every Monte-Carlo and permutation
+test, its tie tolerance and the p-value convention ``(1 + hits) / (1 + M)``).
+
+Why this module is long: about 720 lines, the bootstrap weights in their three forms
+(multinomial, Bayesian, stratified by cluster), the chunked products and the replicate
+tables, every one of them with its memory bound.
 """
 
 from __future__ import annotations
 
 import collections
 import copy
-import functools
-import inspect
-import numbers
-import secrets
-import types
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, cast, get_args
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -36,31 +33,13 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.threads import thread_budget
 from trialwise._core.validation import check_positive_int, check_rng, missing_mask
-from trialwise._stats.tables import pair_columns  # re-exported: items → tables live in trialwise._stats.tables
+from trialwise._stats.streams import child_rngs, keyed_rng
+from trialwise._stats.tables import (
+    pair_columns,  # re-exported: items → tables live in trialwise._stats.tables
+)
 
-__all__ = [
-    "bootstrap_index_rows",
-    "bootstrap_weights",
-    "bootstrap_sums",
-    "multinomial_tables",
-    "multinomial_cells",
-    "bootstrap_tables",
-    "posterior_tables",
-    "jackknife_tables",
-    "monte_carlo_pvalue",
-    "monte_carlo_test",
-    "MonteCarloTest",
-    "child_rngs",
-    "child_seed",
-    "keyed_rng",
-    "pair_columns",
-    "ReplicateWeights",
-    "fresh_seed",
-    "rng_and_seed",
-    "records_seed",
-]
+__all__ = ["bootstrap_index_rows", "bootstrap_weights", "bootstrap_sums", "multinomial_tables", "multinomial_cells", "bootstrap_tables", "posterior_tables", "jackknife_tables", "pair_columns", "ReplicateWeights"]
 
-_F = TypeVar("_F", bound=Callable[..., Any])
 
 #: Working memory a chunk of replicates may take, in bytes (weights + products).
 BATCH_BYTES = 64 * 2**20
@@ -73,14 +52,6 @@ SIMULATION_BLOCK = 2**18
 JEFFREYS_PRIOR = 0.5
 _EXACT_FLOAT32 = 2**24  # integers below this are exact in float32
 _COUNT_DRAWS = 2**16  # item draws counted at a time by bootstrap_weights (512 KB of int64: in the L2 cache)
-#: Relative tolerance of "at least as extreme" in every Monte-Carlo test: a replicate statistic
-#: within this relative distance of the observed one counts as a tie, i.e. as a hit, so that
-#: replicates equal to the observed value mathematically are not lost to rounding (e.g. κ of a
-#: permuted table that is the observed table). Integer statistics are compared exactly.
-TIE_TOLERANCE = 1e-12
-#: Null replicates × tested statistics per call of ``draw_null`` in :func:`monte_carlo_test`
-#: (default ``batch``: about 16 MB per float64 array of replicate statistics).
-NULL_BLOCK = 2**21
 
 
 def _strata_members(n_items: int, strata: ArrayLike | None) -> list[NDArray]:
@@ -744,283 +715,3 @@ def jackknife_tables(
     weights = weights.reshape(weights.shape + (1,) * (values.ndim - weights.ndim))
     weights = np.broadcast_to(weights, values.shape)
     return np.where(weights > 0, values, np.nan), weights
-
-
-def monte_carlo_pvalue(hits: ArrayLike, m: ArrayLike) -> NDArray:
-    """``(1 + hits) / (1 + M)``: the Monte-Carlo p-value that is never exactly 0.
-
-    It is the exact p-value of the randomised test that counts the observed statistic
-    among the M simulated ones (Davison & Hinkley 1997, §4.2.1).
-    """
-    hits = np.asarray(hits, dtype=float)
-    m = np.asarray(m, dtype=float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(m > 0, (1.0 + hits) / (1.0 + m), np.nan)[()]
-
-
-# --------------------------------------------------------------------------- child streams
-
-
-def child_rngs(rng: Any, n: int) -> list[np.random.Generator]:
-    """``n`` independent child generators of ``rng``: the one way trialwise splits a stream.
-
-    Parameters
-    ----------
-    rng : None, int, sequence of int, numpy.random.SeedSequence or numpy.random.Generator
-        The parent; a seed is first made a generator (``numpy.random.default_rng``).
-    n : int
-        Number of children (0 gives an empty list).
-
-    Returns
-    -------
-    list of numpy.random.Generator
-
-    Notes
-    -----
-    This is numpy's ``Generator.spawn`` (``SeedSequence.spawn``): child ``k`` is seeded by
-    the parent's ``SeedSequence`` extended by the spawn key ``k`` (and by how many children
-    the parent has spawned before), so the children are independent of each other and of
-    the parent's own stream, do not consume the parent's stream, and child ``k`` does not
-    depend on ``n``. Giving each unit of work its own child is what makes results
-    independent of chunking and of the number of worker threads. For a seed ``s``,
-    ``child_rngs(s, n)[k]`` is ``keyed_rng(s, (k,))``.
-
-    Examples
-    --------
-    >>> a, b = child_rngs(0, 2)
-    >>> bool(a.random() == child_rngs(0, 5)[0].random())
-    True
-    """
-    n = int(n)
-    if n < 0:
-        raise InvalidValueError(f"`n` must be >= 0; got {n}")
-    return check_rng(rng).spawn(n)
-
-
-def child_seed(rng: Any, *, bits: int = 63) -> int:
-    """One integer seed drawn from ``rng``'s stream, for streams made later or lazily by key.
-
-    Use it where the child streams cannot all be spawned up front: the seed is kept, and
-    :func:`child_rngs` ``(seed, n)`` or :func:`keyed_rng` ``(seed, key)`` re-create the same
-    streams whenever they are needed (e.g. one stream per pair of a leaderboard, made on
-    the first test of that pair, or the same streams for a ceiling and for every model
-    scored against it).
-
-    Parameters
-    ----------
-    rng : None, int or numpy.random.Generator
-    bits : int, default 63
-        Size of the seed: ``Generator.integers(2**bits)`` (63 keeps it a non-negative
-        int64), or for 64 one raw output of the bit generator (``random_raw``; 64 bits
-        for numpy's default PCG64). Seeded results of existing functions fix it: 64 for
-        the Jeffreys pseudo-counts of :func:`trialwise.pairwise_error_consistency` and
-        :func:`trialwise.shape_bias`, 62 for the planning searches, 63 elsewhere.
-
-    Returns
-    -------
-    int
-    """
-    if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) or not 1 <= bits <= 64:
-        raise InvalidValueError(f"`bits` must be an integer in [1, 64]; got {bits!r}")
-    gen = check_rng(rng)
-    return int(gen.bit_generator.random_raw()) if bits == 64 else int(gen.integers(2 ** int(bits)))
-
-
-def keyed_rng(seed: int | Sequence[int], key: Sequence[int] = ()) -> np.random.Generator:
-    """The child stream ``key`` of a seed: ``SeedSequence(seed, spawn_key=key)``, as a Generator.
-
-    ``keyed_rng(seed, (k,))`` is ``child_rngs(seed, n)[k]``; a key of several integers
-    (e.g. a pair ``(i, j)``) names a child that can be made on demand, in any order, and
-    is the same whenever it is made. ``keyed_rng(seed)`` is ``numpy.random.default_rng(seed)``.
-    """
-    ss = np.random.SeedSequence(seed, spawn_key=tuple(int(k) for k in key))
-    return np.random.Generator(np.random.PCG64(ss))
-
-
-# --------------------------------------------------------------------------- Monte-Carlo tests
-
-
-@dataclass(frozen=True)
-class MonteCarloTest:
-    """Outcome of :func:`monte_carlo_test`, elementwise over the tested statistics.
-
-    ``pvalue`` is ``(1 + hits) / (1 + n_defined)`` (NaN where no replicate is defined);
-    ``hits`` counts the defined replicates at least as extreme as the observed statistic,
-    ``n_defined`` the replicates whose statistic is not NaN, out of ``n_resamples``.
-    """
-
-    pvalue: Any
-    hits: NDArray
-    n_defined: NDArray
-    n_resamples: int
-
-    @property
-    def n_undefined(self) -> NDArray:
-        """Replicates whose statistic was undefined (NaN), left out of M."""
-        return self.n_resamples - self.n_defined
-
-
-Alternative = Literal["greater", "less", "two-sided"]
-ALTERNATIVES: tuple[Alternative, ...] = get_args(Alternative)
-
-
-def _tail_counts(null: NDArray, observed: NDArray, alternative: str) -> tuple[NDArray, NDArray]:
-    """Hits and defined replicates over the first axis of ``null``, with the tie tolerance."""
-    if alternative == "two-sided":
-        null, observed = np.abs(null), np.abs(observed)
-    elif alternative == "less":
-        null, observed = -null, -observed  # negation is exact: "≤" becomes "≥"
-    if not (np.issubdtype(null.dtype, np.inexact) or np.issubdtype(observed.dtype, np.inexact)):
-        return np.sum(null >= observed, axis=0), np.full(observed.shape, null.shape[0])
-    # The threshold moves towards less extreme by TIE_TOLERANCE relative to |observed|.
-    threshold = np.where(observed >= 0, observed * (1 - TIE_TOLERANCE), observed * (1 + TIE_TOLERANCE))
-    ok = ~np.isnan(null)
-    return np.sum(ok & (null >= threshold), axis=0), ok.sum(axis=0)
-
-
-def monte_carlo_test(
-    observed: ArrayLike,
-    draw_null: Callable[[np.random.Generator, int], ArrayLike] | ArrayLike,
-    n_resamples: int | None = None,
-    *,
-    rng: Any = None,
-    alternative: Literal["greater", "less", "two-sided"] = "greater",
-    batch: int | None = None,
-) -> MonteCarloTest:
-    """Monte-Carlo (permutation, parametric-bootstrap) p-values: the one null loop of trialwise.
-
-    Parameters
-    ----------
-    observed : array_like, shape S
-        The observed statistic(s) T; any batch shape S is tested elementwise.
-    draw_null : callable or array_like
-        ``draw_null(generator, b)`` returns the statistics of ``b`` replicates drawn under
-        H0, shape ``(b, *S)``; NaN marks an undefined replicate, which is left out of M.
-        Or the null statistics already drawn, shape ``(M, *S)`` (then ``n_resamples``,
-        ``rng`` and ``batch`` are not used).
-    n_resamples : int
-        Replicates M to draw.
-    rng : None, int or numpy.random.Generator
-        Passed to every call of ``draw_null`` (the same generator, in order).
-    alternative : {"greater", "less", "two-sided"}, default "greater"
-        Which replicates count as at least as extreme: ``T* ≥ T``, ``T* ≤ T``, or
-        ``|T*| ≥ |T|`` (for a null symmetric about 0, such as a swap of two observers).
-    batch : int, optional
-        Replicates per call of ``draw_null`` (default: :data:`NULL_BLOCK` divided by
-        the number of tested statistics), so that memory stays bounded.
-
-    Returns
-    -------
-    MonteCarloTest
-        ``pvalue`` (a float for a scalar ``observed``), ``hits``, ``n_defined``,
-        ``n_resamples``.
-
-    Notes
-    -----
-    ``p = (1 + #{T* at least as extreme as T}) / (1 + M)`` over the M defined replicates
-    (Davison & Hinkley 1997, §4.2.1; scipy's ``monte_carlo_test`` uses the same
-    convention): the exact p-value of the randomised test, never 0. A replicate within
-    :data:`TIE_TOLERANCE` (relative) of T counts as a tie, i.e. as a hit; integer
-    statistics are compared exactly.
-
-    The replicates are drawn in chunks of ``batch`` from one generator, in order. They do
-    not depend on ``batch`` when ``draw_null`` draws each chunk with single generator
-    calls of shape ``(b, ...)``, row after row; a ``draw_null`` that makes several calls
-    per chunk interleaves them, and its seeded p-values then depend on ``batch``.
-
-    Examples
-    --------
-    McNemar's permutation test of 10 vs 2 discordant items: each replicate swaps the
-    12 discordant items at random, so ``n10*`` is Binomial(12, ½).
-
-    >>> res = monte_carlo_test(abs(10 - 2), lambda g, b: abs(2 * g.binomial(12, 0.5, size=b) - 12),
-    ...                        9999, rng=0)
-    >>> round(float(res.pvalue), 2)
-    0.04
-    """
-    if alternative not in ALTERNATIVES:
-        raise InvalidValueError(f"`alternative` must be one of {ALTERNATIVES}; got {alternative!r}")
-    obs = np.asarray(observed)
-    if not callable(draw_null):
-        null = np.asarray(draw_null)
-        if null.shape[1:] != obs.shape:
-            raise InvalidValueError(f"the null statistics must have shape (M, *{obs.shape}); got {null.shape}")
-        hits, defined = _tail_counts(null, obs, alternative)
-        return MonteCarloTest(monte_carlo_pvalue(hits, defined), hits, defined, null.shape[0])
-    m = check_positive_int(n_resamples, "n_resamples")
-    rows = max(1, NULL_BLOCK // max(obs.size, 1)) if batch is None else check_positive_int(batch, "batch")
-    gen = check_rng(rng)
-    hits = np.zeros(obs.shape, dtype=np.int64)
-    defined = np.zeros(obs.shape, dtype=np.int64)
-    done = 0
-    while done < m:
-        b = min(rows, m - done)
-        null = np.asarray(draw_null(gen, b))
-        if null.shape != (b,) + obs.shape:
-            raise InvalidValueError(f"`draw_null(generator, {b})` must return shape {(b,) + obs.shape}; got {null.shape}")
-        h, d = _tail_counts(null, obs, alternative)
-        hits += h
-        defined += d
-        done += b
-    return MonteCarloTest(monte_carlo_pvalue(hits, defined), hits, defined, m)
-
-
-# --------------------------------------------------------------------------- the seed a result records
-
-def fresh_seed() -> int:
-    """A new seed: 32 bits from the operating system (``secrets.randbits``) — short enough to
-    print, type and keep exact in JSON, and enough to tell runs apart. The seed drawn by every
-    random function given ``rng=None`` (:func:`rng_and_seed`) and by every command run without
-    ``--seed``."""
-    return secrets.randbits(32)
-
-
-def rng_and_seed(rng: Any) -> tuple[Any, int | None]:
-    """``(rng, seed)``: what a random public function passes on as ``rng=`` and the seed its
-    result records (``result.seed``), so that ``rng=result.seed`` repeats the result bit for bit.
-
-    ``None`` draws a fresh seed (:func:`fresh_seed`, 32 bits) and passes it on *as that
-    integer*, so the run takes the
-    very path that ``rng=seed`` takes later (``default_rng(seed)`` is the generator of
-    ``SeedSequence(seed)``). An integer seed is passed on and recorded as is. A
-    :class:`numpy.random.Generator` (or a ``SeedSequence``/``BitGenerator``) is passed on
-    unchanged and the seed is ``None``: the caller owns that stream and its state.
-    """
-    check_rng(rng)  # the same errors as before: a bool, a negative seed, a string, ...
-    if rng is None:
-        seed = fresh_seed()
-        return seed, seed
-    if isinstance(rng, numbers.Integral):
-        return int(rng), int(rng)
-    return rng, None
-
-
-
-
-def records_seed(func: _F) -> _F:
-    """Decorator of a public function (or method) that draws random numbers: its result records
-    in ``seed`` the seed it used, so that ``rng=result.seed`` repeats the result bit for bit.
-
-    ``rng=None`` becomes a fresh integer seed, an integer is kept, a Generator is passed on and
-    recorded as ``None`` (:func:`rng_and_seed`). ``rng`` must be a
-    keyword-only parameter and the result a frozen dataclass with a field ``seed``, which is
-    set once, here, as its ``__init__`` would set it.
-    """
-    parameter = inspect.signature(func).parameters.get("rng")
-    if parameter is None or parameter.kind is not inspect.Parameter.KEYWORD_ONLY:
-        raise InvalidTypeError(f"records_seed: {func.__qualname__} has no keyword-only parameter `rng`")
-    inner, seeded, error = func, rng_and_seed, InvalidTypeError  # free variables of `wrapper` (see below)
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        kwargs["rng"], seed = seeded(kwargs.get("rng"))
-        result = inner(*args, **kwargs)
-        if "seed" not in getattr(result, "__dataclass_fields__", {}):
-            raise error(f"records_seed: {type(result).__name__} (from {inner.__qualname__}) has no field `seed`")
-        object.__setattr__(result, "seed", seed)  # a frozen dataclass's own field, as its __init__ sets it
-        return result
-
-    # The wrapper runs with the globals of `func`'s module (it reads only free variables and
-    # builtins): doctest finds a module's functions by their __globals__, and would otherwise
-    # skip the examples in the docstring of every decorated function.
-    made = types.FunctionType(wrapper.__code__, func.__globals__, func.__name__, None, wrapper.__closure__)
-    return cast(_F, functools.update_wrapper(made, func))

@@ -15,12 +15,18 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.threads import thread_budget
 from trialwise._core.results import Note
-from trialwise._core.warnings import MonteCarloResolutionWarning, warn
-from trialwise._stats.kappa import canonical_orientation, kappa_from_cells, kappa_kernel, kappa_variance
-from trialwise._stats.resampling import monte_carlo_test, multinomial_tables
+from trialwise._core.threads import thread_budget
 from trialwise._core.validation import check_choice
+from trialwise._core.warnings import MonteCarloResolutionWarning, warn
+from trialwise._stats.kappa import (
+    canonical_orientation,
+    kappa_from_cells,
+    kappa_kernel,
+    kappa_variance,
+)
+from trialwise._stats.monte_carlo import monte_carlo_test
+from trialwise._stats.resampling import multinomial_tables
 
 __all__ = ["INDEPENDENCE_TESTS", "ADJUSTMENTS", "independence_pvalues", "fisher_exact_pvalues", "adjust_pvalues",
            "check_monte_carlo_resolution"]

@@ -47,7 +47,8 @@ from trialwise.leaderboards.hierarchy import (
 from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.protocol import Protocol, get_protocol
 from trialwise._stats.intervals import interval
-from trialwise._stats.resampling import bootstrap_sums, child_rngs, child_seed, rng_and_seed
+from trialwise._stats.resampling import bootstrap_sums
+from trialwise._stats.streams import child_rngs, child_seed, rng_and_seed
 
 __all__ = ["ASSEMBLY_PROTOCOL", "BENCHMARK_METRICS", "BehavioralBenchmark", "BrainScoreResult", "CeilingResult"]
 

@@ -22,7 +22,8 @@ from numpy.typing import NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import ConfidenceInterval
-from trialwise._stats.resampling import records_seed, bootstrap_index_rows, bootstrap_sums, child_rngs
+from trialwise._stats.resampling import bootstrap_index_rows, bootstrap_sums
+from trialwise._stats.streams import records_seed, child_rngs
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
 from trialwise._stats.intervals import interval
 

@@ -43,7 +43,8 @@ from scipy.special import ndtri
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval
-from trialwise._stats.resampling import records_seed, bootstrap_weights, child_rngs
+from trialwise._stats.resampling import bootstrap_weights
+from trialwise._stats.streams import records_seed, child_rngs
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
 from trialwise._stats.intervals import jackknife_t_interval

@@ -32,7 +32,7 @@ from trialwise.brainscore.behavioral import ASSEMBLY_PROTOCOL, BehavioralBenchma
 from trialwise.leaderboards.protocol import get_protocol
 from trialwise.brainscore.ost import ost_correlation
 from trialwise.brainscore.delta import BRAINSCORE_SCALE, value_delta
-from trialwise._stats.resampling import child_seed, rng_and_seed
+from trialwise._stats.streams import child_seed, rng_and_seed
 
 __all__ = ["ErrorConsistency", "I1n", "I2n", "OSTCorrelation", "ValueDelta", "score_array"]
 

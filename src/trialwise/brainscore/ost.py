@@ -22,7 +22,8 @@ from scipy.stats import rankdata
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, Note
-from trialwise._stats.resampling import records_seed, bootstrap_index_rows, child_rngs
+from trialwise._stats.resampling import bootstrap_index_rows
+from trialwise._stats.streams import records_seed, child_rngs
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
 from trialwise._stats.intervals import interval

@@ -26,7 +26,7 @@ from trialwise.leaderboards.board import DEFAULT_CI_METHOD, leaderboard_from_des
 from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.protocol import Protocol, get_protocol
 from trialwise._stats.bounds import cell_probabilities, feasible_accuracy
-from trialwise._stats.resampling import child_rngs
+from trialwise._stats.streams import child_rngs
 from trialwise.io.trials import TRIAL_COLUMNS
 
 __all__ = ["MODEL_ACCURACY", "published_intervals", "synthetic_trials"]

@@ -13,7 +13,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from trialwise._core import validation as v
-from trialwise._stats.resampling import child_rngs
+from trialwise._stats.streams import child_rngs
 
 __all__ = ["synthetic_2afc"]
 

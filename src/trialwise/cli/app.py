@@ -107,7 +107,7 @@ def _draw_seed(args) -> int | None:
     """A seed for a command that draws random numbers and was given no ``--seed``: drawn, set, and returned."""
     if not hasattr(args, "seed") or args.seed is not None or not _DRAWS.get(args.command, lambda _: True)(args):
         return None
-    from trialwise._stats.resampling import fresh_seed
+    from trialwise._stats.streams import fresh_seed
 
     args.seed = fresh_seed()
     return args.seed

@@ -21,7 +21,8 @@ from scipy import stats
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError
 from trialwise._core.results import ConfidenceInterval
-from trialwise._stats.resampling import records_seed, monte_carlo_test
+from trialwise._stats.monte_carlo import monte_carlo_test
+from trialwise._stats.streams import records_seed
 from trialwise.comparison.result import ComparisonResult, McNemarResult, comparison_notes
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat

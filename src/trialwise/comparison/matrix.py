@@ -23,7 +23,8 @@ from scipy import stats
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval
-from trialwise._stats.resampling import records_seed, NULL_BLOCK, monte_carlo_test
+from trialwise._stats.monte_carlo import NULL_BLOCK, monte_carlo_test
+from trialwise._stats.streams import records_seed
 from trialwise.comparison.result import AgreementResult, ComparisonResult, SymmetryTestResult, comparison_notes
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat

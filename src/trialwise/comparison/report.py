@@ -21,7 +21,7 @@ import warnings
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
-from trialwise._stats.resampling import records_seed
+from trialwise._stats.streams import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, outside_stacklevel
 from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind
 from trialwise.comparison.matrix import (

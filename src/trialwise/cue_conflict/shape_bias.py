@@ -31,7 +31,9 @@ from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result, jsonable, one_row_frame
-from trialwise._stats.resampling import records_seed, bootstrap_sums, child_rngs, child_seed, monte_carlo_pvalue, monte_carlo_test
+from trialwise._stats.resampling import bootstrap_sums
+from trialwise._stats.monte_carlo import monte_carlo_pvalue, monte_carlo_test
+from trialwise._stats.streams import records_seed, child_rngs, child_seed
 from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
 from trialwise.ec.estimate import UNDEFINED_WARN_SHARE
 from trialwise._stats.intervals import percentile_interval

@@ -20,7 +20,7 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Note, Result
-from trialwise._stats.resampling import records_seed
+from trialwise._stats.streams import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.intervals import CI_METHODS, interval
 from trialwise._stats.kappa import kappa_from_counts
@@ -28,12 +28,8 @@ from trialwise._stats.kappa_derivatives import kappa_difference_variance
 from trialwise.io.labels import code_labels
 from trialwise._stats.tables import correctness_table, triplet_margins
 from trialwise.ec.restricted import restricted_wald_interval, restricted_wald_pvalues
-from trialwise._stats.resampling import (
-    jackknife_tables,
-    monte_carlo_test,
-    multinomial_cells,
-    posterior_tables,
-)
+from trialwise._stats.resampling import jackknife_tables, multinomial_cells, posterior_tables
+from trialwise._stats.monte_carlo import monte_carlo_test
 from trialwise.ec.estimate import DEFAULT_CI_METHOD
 
 __all__ = ["DIFFERENCE_TESTS", "DEFAULT_DIFFERENCE_TEST", "error_consistency_difference", "difference_pvalues"]

@@ -25,7 +25,7 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, make_notes
-from trialwise._stats.resampling import records_seed
+from trialwise._stats.streams import records_seed
 from trialwise._core.threads import thread_budget
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, warn
 from trialwise._stats.intervals import CI_METHODS, CIMethod, interval, jackknife_t_pvalue, percentile_from_sorted, sorted_valid
@@ -33,16 +33,9 @@ from trialwise.ec.results import ErrorConsistencyResult, PairwiseErrorConsistenc
 from trialwise.io.labels import code_labels
 from trialwise._stats.kappa import kappa_from_sums, kappa_kernel, unbiased_from_kappa, canonical_orientation, kappa_from_counts, kappa_variance, table_statistics
 from trialwise._stats.bounds import attainable_kappa
-from trialwise._stats.resampling import (
-    JEFFREYS_PRIOR,
-    ReplicateWeights,
-    bootstrap_sums,
-    bootstrap_tables,
-    child_seed,
-    jackknife_tables,
-    monte_carlo_pvalue,
-    posterior_tables,
-)
+from trialwise._stats.resampling import JEFFREYS_PRIOR, ReplicateWeights, bootstrap_sums, bootstrap_tables, jackknife_tables, posterior_tables
+from trialwise._stats.monte_carlo import monte_carlo_pvalue
+from trialwise._stats.streams import child_seed
 from trialwise._stats.significance import INDEPENDENCE_TESTS, IndependenceTest, independence_pvalues
 from trialwise._stats.tables import cluster_sums, correctness_table, pair_columns, pairwise_tables, tables_from_sums
 

@@ -24,7 +24,7 @@ from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
-from trialwise._stats.resampling import records_seed, child_rngs, child_seed
+from trialwise._stats.streams import records_seed, child_rngs, child_seed
 from trialwise._core.warnings import DegenerateDataWarning, TrialwiseWarning, warn
 from trialwise.leaderboards.trials import as_trials
 from trialwise.leaderboards.differences import (

@@ -49,7 +49,8 @@ from trialwise._stats.intervals import (
     symmetric_studentized_interval,
     symmetric_studentized_pvalue,
 )
-from trialwise._stats.resampling import keyed_rng, monte_carlo_pvalue
+from trialwise._stats.monte_carlo import monte_carlo_pvalue
+from trialwise._stats.streams import keyed_rng
 
 __all__ = ["BENCHMARK_TESTS", "SWAP_TESTS", "TEST_DESCRIPTIONS", "BenchmarkDifferenceResult", "SwapNulls", "RowStandardErrors", "contrast_standard_errors",
            "difference_interval", "difference_pvalue", "pair_pvalues"]

@@ -13,7 +13,7 @@ bootstrap replicate is a multinomial weight vector over its items shared by ever
 observer, so each entry's table is a weighted column sum and a unit's replicates are one
 chunked matrix product. Units are independent given the seed: unit ``u`` (in sorted
 (experiment, condition) order) draws from the ``u``-th child stream of ``rng``
-(:func:`trialwise._stats.resampling.child_rngs`). With ``bootstrap_entries_ij`` every unit also
+(:func:`trialwise._stats.streams.child_rngs`). With ``bootstrap_entries_ij`` every unit also
 yields the infinitesimal-jackknife variance of every row score on the data and on every
 replicate (:mod:`trialwise.leaderboards.influence`), for the studentized interval.
 
@@ -43,7 +43,8 @@ from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.protocol import (GROUND_TRUTH, MODEL_VS_HUMAN, Protocol, metric_and_gradient, metric_from_exact_sums,
                                           metric_from_sums, metric_gradient)
 from trialwise.io.trials import SCORE_COLUMN, SCORE_SOURCE
-from trialwise._stats.resampling import BATCH_BYTES, ReplicateWeights, bootstrap_sums, child_rngs
+from trialwise._stats.resampling import BATCH_BYTES, ReplicateWeights, bootstrap_sums
+from trialwise._stats.streams import child_rngs
 from trialwise._stats.tables import cluster_sums, pair_columns
 
 __all__ = ["Design", "build_design", "reference_mask", "bootstrap_entries", "bootstrap_entries_ij", "EntryBootstrap",

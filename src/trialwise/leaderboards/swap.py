@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from trialwise._core.validation import check_positive_int, check_rng
 from trialwise.leaderboards.hierarchy import Design, Unit, aggregate, entry_weights
 from trialwise.leaderboards.protocol import metric_from_exact_sums
-from trialwise._stats.resampling import monte_carlo_test
+from trialwise._stats.monte_carlo import monte_carlo_test
 from trialwise._stats.tables import cluster_sums
 
 __all__ = ["swap_differences", "swap_pvalue"]
@@ -257,5 +257,5 @@ def swap_differences(
 
 def swap_pvalue(observed: float, null: NDArray) -> float:
     """Two-sided Monte-Carlo p-value ``(1 + #|Δ*| ≥ |Δ|) / (1 + M)`` over defined Δ*
-    (:func:`trialwise._stats.resampling.monte_carlo_test` on the drawn swap distribution)."""
+    (:func:`trialwise._stats.monte_carlo.monte_carlo_test` on the drawn swap distribution)."""
     return float(monte_carlo_test(float(observed), np.asarray(null, dtype=float), alternative="two-sided").pvalue)

@@ -37,7 +37,8 @@ from scipy.stats import binom
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._stats.resampling import records_seed, child_seed, multinomial_cells
+from trialwise._stats.resampling import multinomial_cells
+from trialwise._stats.streams import records_seed, child_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.planning.trials import SIMULATIONS_WHY, check_design, seeded_rng, smallest_n
 from trialwise.planning.results import ClusterDesign, HalfWidthResult, QuestionPowerResult

@@ -29,7 +29,8 @@ from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.ec.copymodel import CopyModel, check_n
 from trialwise._stats.intervals import quantile_sorted, sorted_valid, percentile_interval
 from trialwise._core.results import ConfidenceInterval
-from trialwise._stats.resampling import records_seed, bootstrap_tables, child_seed, keyed_rng, multinomial_cells, multinomial_tables
+from trialwise._stats.resampling import bootstrap_tables, multinomial_cells, multinomial_tables
+from trialwise._stats.streams import records_seed, child_seed, keyed_rng
 from trialwise.planning.results import CIWidthResult, CopyModelValidation, PlanResult, PowerResult
 from trialwise._stats.kappa import kappa_kernel, kappa_variance
 from trialwise._stats.kappa_derivatives import kappa_difference_variance

@@ -30,7 +30,9 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, make_notes
-from trialwise._stats.resampling import records_seed, ReplicateWeights, bootstrap_weights, monte_carlo_pvalue
+from trialwise._stats.resampling import ReplicateWeights, bootstrap_weights
+from trialwise._stats.monte_carlo import monte_carlo_pvalue
+from trialwise._stats.streams import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
 from trialwise.similarity.gram import gram_sums
 from trialwise.similarity.results import ModelAgreementResult, PairwiseAgreementResult

@@ -36,7 +36,8 @@ from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_percent
 from trialwise._core.results import Result
-from trialwise._stats.resampling import records_seed, multinomial_cells, multinomial_tables, posterior_tables
+from trialwise._stats.resampling import multinomial_cells, multinomial_tables, posterior_tables
+from trialwise._stats.streams import records_seed
 from trialwise.ec.difference import DIFFERENCE_TESTS, difference_pvalues
 from trialwise.leaderboards.differences import BENCHMARK_TESTS, BenchmarkTest
 from trialwise.leaderboards.board import DEFAULT_CI_METHOD, leaderboard
