@@ -235,7 +235,7 @@ def stored_main(n_obs: int, B: int, chunk: int, n_items: int = 2000) -> None:
 
     import dask.array as da
 
-    from trialwise.ec.estimate import pair_block_size
+    from trialwise.ec.blocks import pair_block_size
 
     pairs = n_obs * (n_obs - 1) // 2
     want = -(-pairs // (td.TASKS_PER_WORKER * 2))  # td.task_block_size for 2 workers

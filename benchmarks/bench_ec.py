@@ -82,7 +82,8 @@ import warnings
 import numpy as np
 
 import trialwise as tw
-from trialwise.ec.estimate import _pair_columns, _correctness_matrix
+from trialwise.ec.blocks import _pair_columns
+from trialwise.ec.pairwise import _correctness_matrix
 from trialwise._stats.resampling import bootstrap_sums
 
 
@@ -133,7 +134,8 @@ def observers_with_missing(n_obs: int, n_items: int, seed: int = 0) -> np.ndarra
 
 def old_pairwise(x: np.ndarray, n_resamples: int, rng: int):
     """The default pairwise call before pair blocks (kept here only to measure against)."""
-    from trialwise.ec.estimate import JEFFREYS_PRIOR, _infer, check_options
+    from trialwise.ec.pair import JEFFREYS_PRIOR
+    from trialwise.ec.inference import infer, check_options
     from trialwise._stats.kappa import kappa_kernel
     from trialwise._stats.streams import child_seed, keyed_rng
     from trialwise._stats.tables import pairwise_tables
@@ -194,7 +196,7 @@ def memory_section(large_resamples: int) -> None:
 def call_with_engine_time(x, **kwargs):
     """``pairwise_error_consistency(x, **kwargs)``, its wall time and the time spent inside its
     engine (``trialwise._stats.resampling.bootstrap_sums``: weights, product, κ of every pair-replicate)."""
-    import trialwise.ec.estimate as ec
+    import trialwise.ec.pair as ec
 
     engine = ec.bootstrap_sums
     spent = [0.0]
@@ -219,7 +221,7 @@ def call_with_engine_time(x, **kwargs):
 def overhead_section(repeats: int = 1) -> None:
     """(d): whole default call / engine time inside it (median ratio of ``repeats`` calls), and the Fisher
     tests before/after."""
-    import trialwise.ec.estimate as ec
+    import trialwise.ec.pair as ec
     from scipy import stats
 
     from trialwise._stats.significance import fisher_exact_pvalues
@@ -269,7 +271,7 @@ class _Timers:
     """Wraps named functions of the engine's modules and adds up the seconds spent in each category."""
 
     def __init__(self) -> None:
-        import trialwise.ec.estimate as ec
+        import trialwise.ec.pair as ec
         import trialwise._stats.resampling as rs
 
         self.seconds: dict[str, float] = {}
@@ -345,7 +347,7 @@ def gemm_rate(rows: int, inner: int, cols: int, dtype, repeats: int = 3, cpu: bo
 
 def engine_run(x: np.ndarray, b: int, method: str) -> dict:
     """One default-style call; returns the engine seconds, its profile and the product shapes."""
-    import trialwise.ec.estimate as ec
+    import trialwise.ec.pair as ec
 
     engine = ec.bootstrap_sums
     calls: list = []
@@ -422,7 +424,7 @@ def kappa_section(repeats: int) -> None:
     as the engine had it (products (b × N) @ (N × pairs) and (b × N) @ (N × observers) for n11 and the
     observers' sums, added in the slices) and as it has it now (their Walsh–Hadamard transform, gathered
     in the slices); same numbers, checked."""
-    from trialwise.ec.estimate import _sylvester_columns, _walsh_hadamard, prior_items
+    from trialwise.ec.blocks import _sylvester_columns, _walsh_hadamard, prior_items
     from trialwise._stats.kappa import kappa_from_sums
 
     print(f"\n(f) κ of the sums, one thread, CPU ns per pair-replicate (min of {repeats}); "

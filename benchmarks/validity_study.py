@@ -26,7 +26,7 @@ import benchmark_test_calibration as btc  # benchmarks/ is on the path when run 
 import difference_test_calibration as dtc
 import trialwise as tw
 from trialwise.validity.studies import CoverageStudy, TypeOneErrorStudy
-from trialwise.ec.estimate import DEFAULT_CI_METHOD, DEFAULT_TEST
+from trialwise.ec.inference import DEFAULT_CI_METHOD, DEFAULT_TEST
 from trialwise.validity.studies import COVERAGE_BAND
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -313,7 +313,7 @@ def _guide_numbers(cov: CoverageStudy, t1: TypeOneErrorStudy, d: TypeOneErrorStu
     out["swap_max"] = _pct(dt[dt.test == "swap"].rejection_rate.max())
     out["swap_min"] = _pct(dt[dt.test == "swap"].rejection_rate.min())
     out["paper_min"] = _pct(dt[dt.test == "paper"].rejection_rate.min())
-    from trialwise.ec.estimate import SPARSE_EXPECTED_COUNT
+    from trialwise.ec.inference import SPARSE_EXPECTED_COUNT
 
     allc = cov.table[np.isclose(cov.table.confidence_level, 0.95)].copy()
     a, b = allc.accuracy_a, allc.accuracy_b

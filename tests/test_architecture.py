@@ -325,5 +325,5 @@ def test_every_package_imports_only_from_lower_layers():
 
 
 def test_the_layer_check_sees_an_upward_import():
-    assert _layer("trialwise.ec.estimate") < _layer("trialwise.report.page") < _layer("trialwise.cli.app")
+    assert _layer("trialwise.ec.pair") < _layer("trialwise.report.page") < _layer("trialwise.cli.app")
     assert _layer("trialwise._core.results") == 0 and _layer("trialwise") is None

@@ -10,7 +10,7 @@ from sklearn.metrics import cohen_kappa_score
 
 import trialwise as tw
 import trialwise.planning.trials
-import trialwise.ec.estimate
+import trialwise.ec.pair
 import trialwise._stats.resampling
 import trialwise._stats.intervals
 from trialwise.ec.difference import _swapped, difference_pvalues, pair_tables
@@ -138,7 +138,7 @@ def test_result_object_and_frame():
     res = tw.error_consistency_difference(ref, x, y, n_resamples=300, rng=0)
     assert res.ci_method == "restricted-wald" and res.test == "restricted-wald"  # the default test and its interval
     swap = tw.error_consistency_difference(ref, x, y, test="swap", n_resamples=300, rng=0)
-    assert swap.ci_method == trialwise.ec.estimate.DEFAULT_CI_METHOD and swap.test == "swap"
+    assert swap.ci_method == trialwise.ec.inference.DEFAULT_CI_METHOD and swap.test == "swap"
     frame = res.to_frame()
     assert frame.shape == (1, 15) and frame.ci_low.iloc[0] == res.confidence_interval.low
     assert "delta=" in repr(res) and "p-value (equal EC)" in res.summary()

@@ -108,7 +108,7 @@ def test_identical_across_block_sizes_and_chunks(client, monkeypatch):
     (0,0) 55 pairs, (0,1) 121, (0,2) 22, (1,1) 55, (1,2) 22, (2,2) 1, the last four joined:
     blocks of 55, 121, 100; tiles of ⌊√256⌋ = 16 (0–15, 16–23): 120 + 128 joined, then 28."""
     import trialwise._stats.distributed as td
-    import trialwise.ec.estimate as ec
+    import trialwise.ec.blocks as ec
 
     x = _observers()
     ref = _local(x, n_resamples=200, rng=11, keep_replicates=True)

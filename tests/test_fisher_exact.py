@@ -14,7 +14,7 @@ from scipy import stats
 
 import trialwise as tw
 from trialwise._core.errors import InvalidValueError
-from trialwise.ec.estimate import undefined_reasons
+from trialwise.ec.inference import undefined_reasons
 from trialwise._stats.significance import fisher_exact_pvalues, independence_pvalues
 
 

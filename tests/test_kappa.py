@@ -362,7 +362,7 @@ def test_kappa_from_sums_with_virtual_items_equals_the_weighted_tables(unbiased)
     float32 grid: the two forms give the same bits, for any number of threads, and ``out``."""
     from scipy.linalg import hadamard
 
-    from trialwise.ec.estimate import _sylvester_columns, _walsh_hadamard
+    from trialwise.ec.blocks import _sylvester_columns, _walsh_hadamard
     from trialwise._stats.kappa import kappa_from_sums, kappa_from_counts, unbiased_from_kappa
 
     gen = np.random.default_rng(8)
@@ -428,7 +428,7 @@ def test_sylvester_columns_are_read_back_or_refused():
     """The virtual items' Hadamard columns are read from their rows (any subset, any order of
     observers); columns that are not Sylvester–Hadamard columns give None (the engine then takes
     the product per pair)."""
-    from trialwise.ec.estimate import _sylvester_columns, prior_items
+    from trialwise.ec.blocks import _sylvester_columns, prior_items
 
     v = prior_items(20)
     np.testing.assert_array_equal(_sylvester_columns(v[:, [7, 2, 19]]), [8, 3, 20])

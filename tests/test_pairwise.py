@@ -292,7 +292,7 @@ def _many_observers(n_items=90, n_obs=25, seed=21):
 def test_pair_blocks_and_weight_replay_do_not_change_numbers(monkeypatch, kw):
     """300 pairs in blocks of 128, 256 and all 300, replicate chunks of 37 rows, the weights kept
     or drawn again per block: the same numbers to 1e-12 (in fact bit for bit)."""
-    import trialwise.ec.estimate as ec
+    import trialwise.ec.blocks as ec
     import trialwise._stats.resampling as rs
 
     x = _many_observers()
@@ -360,7 +360,7 @@ def test_virtual_items_give_every_pair_cell_an_exact_gamma_half_pseudo_count(n_o
     2**-k (2**k · Σ w < 2**22): no weight moves by more than half a step."""
     from scipy import stats
 
-    from trialwise.ec.estimate import prior_items
+    from trialwise.ec.blocks import prior_items
     from trialwise._stats.resampling import ReplicateWeights
 
     v = prior_items(n_observers)
@@ -381,7 +381,7 @@ def test_virtual_items_give_every_pair_cell_an_exact_gamma_half_pseudo_count(n_o
 
 
 def test_pair_block_size_bounds_the_memory_of_a_block():
-    from trialwise.ec.estimate import PAIR_BLOCK_BYTES, PAIR_STREAM_BLOCK, pair_block_size
+    from trialwise.ec.blocks import PAIR_BLOCK_BYTES, PAIR_STREAM_BLOCK, pair_block_size
 
     for n_pairs in (1, 100, 128, 129, 1770, 19_900, 499_500):
         for n_items in (50, 1000, 2000, 100_000):
@@ -399,7 +399,7 @@ def test_pair_block_size_bounds_the_memory_of_a_block():
 
 
 def test_replicates_are_kept_up_to_the_threshold_and_on_request(monkeypatch):
-    import trialwise.ec.estimate as ec
+    import trialwise.ec.pairwise as ec
 
     df = observers(n_items=100, n_obs=4, seed=8)
     full = tw.pairwise_error_consistency(df, n_resamples=200, rng=1)
@@ -435,7 +435,7 @@ def test_replicate_weights_replay_the_same_chunks_and_advance_the_stream_once(ke
 
 
 def test_replicates_not_kept_are_said_in_the_notes(monkeypatch):
-    import trialwise.ec.estimate as ec_module
+    import trialwise.ec.pairwise as ec_module
 
     x = np.random.default_rng(0).random((60, 6)) < 0.7
     kept = tw.pairwise_error_consistency(x, n_resamples=50, rng=0)
@@ -526,7 +526,7 @@ def test_tail_counts_and_valid_counts_from_the_sorted_replicates():
     """The block's tail counts (replicates ≤ 0, ≥ 0) and non-NaN counts, read from the sorted
     columns by binary search, equal the counts over the unsorted replicates (brute force), NaN
     (undefined replicates) counted in neither tail; ties at 0 included."""
-    from trialwise.ec.estimate import _count_sorted
+    from trialwise.ec.blocks import _count_sorted
     from trialwise._stats.intervals import sorted_valid
 
     gen = np.random.default_rng(4)

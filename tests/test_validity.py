@@ -12,7 +12,7 @@ import pytest
 
 import trialwise as tw
 import trialwise.ec.difference
-from trialwise.ec.estimate import DEFAULT_CI_METHOD, DEFAULT_TEST
+from trialwise.ec.inference import DEFAULT_CI_METHOD, DEFAULT_TEST
 from trialwise.validity.studies import COVERAGE_BAND
 
 # A handful of grid points: the ceiling where every bootstrap interval fails, a small n,

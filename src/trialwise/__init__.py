@@ -41,7 +41,8 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.comparison.report import compare
     from trialwise.cue_conflict.shape_bias import shape_bias
     from trialwise.ec.difference import error_consistency_difference
-    from trialwise.ec.estimate import error_consistency, pairwise_error_consistency
+    from trialwise.ec.pair import error_consistency
+    from trialwise.ec.pairwise import pairwise_error_consistency
     from trialwise.io.trials import read_trials
     from trialwise.leaderboards.board import leaderboard
     from trialwise.planning.trials import plan_trials
@@ -71,7 +72,8 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.comparison.report": ("compare",),
     "trialwise.cue_conflict.shape_bias": ("shape_bias",),
     "trialwise.ec.difference": ("error_consistency_difference",),
-    "trialwise.ec.estimate": ("error_consistency", "pairwise_error_consistency"),
+    "trialwise.ec.pair": ("error_consistency",),
+    "trialwise.ec.pairwise": ("pairwise_error_consistency",),
     "trialwise.io.trials": ("read_trials",),
     "trialwise.leaderboards.board": ("leaderboard",),
     "trialwise.planning.trials": ("plan_trials",),

@@ -6,7 +6,7 @@ each package's ``__init__`` names where each of its public names lives, and
 :func:`lazy_package` loads a module the first time one of its names is asked for::
 
     __getattr__, __dir__ = lazy_package(__name__, __all__, {
-        "trialwise.ec.estimate": ("error_consistency", "pairwise_error_consistency"),
+        "trialwise.ec.pair": ("error_consistency",),
     }, modules={"comparison": "trialwise.comparison"})
 
 ``from trialwise import error_consistency``, ``tw.error_consistency`` and

@@ -8,7 +8,8 @@ import os
 import warnings
 from typing import Any
 
-from trialwise.ec.estimate import DEFAULT_CI_METHOD, DEFAULT_TEST, error_consistency
+from trialwise.ec.pair import error_consistency
+from trialwise.ec.inference import DEFAULT_CI_METHOD, DEFAULT_TEST
 from trialwise._stats.intervals import CI_METHODS
 from trialwise._stats.significance import INDEPENDENCE_TESTS
 from trialwise.cli.common import CLIError, DATASETS, EPILOG, TABLES, clean, read_table

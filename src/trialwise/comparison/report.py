@@ -15,7 +15,7 @@ import pandas as pd
 from scipy import stats
 
 from trialwise._core import validation as v
-from trialwise.ec import estimate as _ec
+from trialwise.ec import inference as _ec
 import warnings
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError

@@ -35,7 +35,7 @@ from trialwise._stats.resampling import bootstrap_sums
 from trialwise._stats.monte_carlo import monte_carlo_pvalue, monte_carlo_test
 from trialwise._stats.streams import records_seed, child_rngs, child_seed
 from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesWarning, warn
-from trialwise.ec.estimate import UNDEFINED_WARN_SHARE
+from trialwise.ec.inference import UNDEFINED_WARN_SHARE
 from trialwise._stats.intervals import percentile_interval
 from trialwise._stats.tables import agreement_table
 from trialwise.io.trials import check_items, image_id, read_trials

@@ -30,7 +30,7 @@ from trialwise._stats.tables import correctness_table, triplet_margins
 from trialwise.ec.restricted import restricted_wald_interval, restricted_wald_pvalues
 from trialwise._stats.resampling import jackknife_tables, multinomial_cells, posterior_tables
 from trialwise._stats.monte_carlo import monte_carlo_test
-from trialwise.ec.estimate import DEFAULT_CI_METHOD
+from trialwise.ec.inference import DEFAULT_CI_METHOD
 
 __all__ = ["DIFFERENCE_TESTS", "DEFAULT_DIFFERENCE_TEST", "error_consistency_difference", "difference_pvalues"]
 
@@ -263,7 +263,7 @@ def error_consistency_difference(
     ci_method : str, optional
         ``"restricted-wald"`` or any of :data:`trialwise._stats.intervals.CI_METHODS`. Default
         (``None``): the test's own interval — ``"restricted-wald"`` with the default test,
-        the library default :data:`trialwise.ec.estimate.DEFAULT_CI_METHOD` with the others.
+        the library default :data:`trialwise.ec.inference.DEFAULT_CI_METHOD` with the others.
         ``restricted-wald`` inverts the restricted Wald test
         (:func:`trialwise.ec.restricted.restricted_wald_interval`), so it excludes 0 exactly
         when its p-value is below ``1 − confidence_level``. Bootstrap methods resample the

@@ -1,6 +1,6 @@
 """The results of :func:`trialwise.error_consistency` and :func:`trialwise.pairwise_error_consistency`.
 
-A module of their own because ``ec/estimate.py`` (the computation) is already ~600 lines. This one
+A module of their own because ``ec/pair.py`` (the computation) is already ~600 lines. This one
 is a little longer than 500 lines only because every public method has a numpydoc
 docstring with a runnable example.
 """
@@ -55,7 +55,7 @@ class ErrorConsistencyResult(Result):
     notes : tuple of str
         Caveats: why κ is undefined or exactly 0 by construction (a note of kind
         ``"undefined"``), and whether the table is so sparse (smallest expected cell
-        count below :data:`trialwise.ec.estimate.SPARSE_EXPECTED_COUNT`) that the validity study
+        count below :data:`trialwise.ec.inference.SPARSE_EXPECTED_COUNT`) that the validity study
         found no interval method within [93.5 %, 96.5 %] coverage at nominal 95 % (kind
         ``"coverage"``; it says what to expect, ``docs/validity.md``). Empty otherwise.
         The deprecated ``undefined_reason`` and ``coverage_warning`` return these notes

@@ -37,7 +37,9 @@ from trialwise._core.warnings import DegenerateDataWarning, UndefinedReplicatesW
 from trialwise.similarity.gram import gram_sums
 from trialwise.similarity.results import ModelAgreementResult, PairwiseAgreementResult
 from trialwise.io.trials import PROBABILITY_SUM_TOLERANCE
-from trialwise.ec.estimate import PAIR_BLOCK_BYTES, error_consistency, pairwise_error_consistency
+from trialwise.ec.pair import error_consistency
+from trialwise.ec.blocks import PAIR_BLOCK_BYTES
+from trialwise.ec.pairwise import pairwise_error_consistency
 from trialwise._stats.intervals import interval, jackknife_t_pvalue
 from trialwise.io.labels import label_number
 from trialwise._stats.tables import cluster_sums
@@ -395,7 +397,7 @@ def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes
 
     A block is a run of tiles (:func:`model_tiles`) of about ``m`` pairs, which need about
     ``m·(24·B + (10 + 2·n_options)·n_questions)`` bytes, ``m`` within
-    :data:`trialwise.ec.estimate.PAIR_BLOCK_BYTES`. All blocks see the same replicate weights
+    :data:`trialwise.ec.blocks.PAIR_BLOCK_BYTES`. All blocks see the same replicate weights
     (:class:`trialwise._stats.resampling.ReplicateWeights`, drawn from ``opts["rng"]`` exactly as one
     pass of the unblocked bootstrap). With a Dask ``client`` the blocks run as tasks on its cluster.
     """
@@ -803,7 +805,7 @@ def pairwise_agreement(
     of the per-question columns. The pairs are taken in tiles of 16 × 16 models
     (:func:`model_tiles`, :data:`AGREEMENT_TILE`), each one product with the columns of its
     ≤ 32 models and ≤ 256 pairs, and in blocks of tiles within
-    :data:`trialwise.ec.estimate.PAIR_BLOCK_BYTES` (256 MiB), each reduced to its intervals and
+    :data:`trialwise.ec.blocks.PAIR_BLOCK_BYTES` (256 MiB), each reduced to its intervals and
     p-values before the next: memory beyond the input and the result is bounded whatever the
     number of pairs, and, the tiles being fixed, the numbers do not depend on the blocks.
     ``pvalue`` is as in

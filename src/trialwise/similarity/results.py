@@ -1,7 +1,7 @@
 """The results of :func:`trialwise.agreement` and :func:`trialwise.pairwise_agreement`.
 
 Kept apart from :mod:`trialwise.similarity.capa` (the computation), as :mod:`trialwise.ec.results`
-is from :mod:`trialwise.ec.estimate`. The family of difference tests of a pairwise result
+is from :mod:`trialwise.ec.pair`. The family of difference tests of a pairwise result
 (:meth:`PairwiseAgreementResult.differences`, what ``trialwise similarity`` prints) is computed
 here from the result's joint replicates, with no new resampling; its result class is in
 :mod:`trialwise.similarity.family`.

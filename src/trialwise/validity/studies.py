@@ -44,7 +44,7 @@ from trialwise.leaderboards.board import DEFAULT_CI_METHOD, leaderboard
 from trialwise.leaderboards.protocol import MODEL_VS_HUMAN
 from trialwise.leaderboards.ranks import rank_intervals, rank_scores
 from trialwise.io.trials import TRIAL_COLUMNS
-from trialwise.ec.estimate import check_options, kappa_intervals
+from trialwise.ec.inference import check_options, kappa_intervals
 from trialwise._stats.intervals import CI_METHODS
 from trialwise._stats.kappa import kappa_from_counts
 from trialwise._stats.bounds import attainable_kappa as kappa_bounds, cell_probabilities
