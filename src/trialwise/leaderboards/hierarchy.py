@@ -36,7 +36,7 @@ from scipy import sparse
 
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.threads import thread_budget
-from trialwise._core.validation import check_positive_int, check_rng
+from trialwise._core.validation import check_positive_int
 from trialwise._core.warnings import DegenerateDataWarning, TrialwiseWarning, warn
 from trialwise.leaderboards.influence import UnitInfluence
 from trialwise.leaderboards.notes import StructuredNote
@@ -152,17 +152,64 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     is a candidate and the one reference is :data:`~trialwise.leaderboards.protocol.GROUND_TRUTH`,
     an oracle column added to every unit that saw each of its items and is always right;
     the reference row then has no entries.
+
+    Three steps: the protocol's experiments and conditions (:func:`_select_trials`), the
+    reference group and the candidates (:func:`_choose_observers`), then one :class:`Unit` per
+    condition with its entries (:func:`_build_unit`); the notes of the whole design last.
     """
     import pandas as pd
 
     excluded: list[dict] = []
     notes: list[StructuredNote] = []
-    given = trials  # (a second pass without the unpaired candidates starts from it)
     unpaired = dict(unpaired or {})
     if not len(trials):
         raise InvalidValueError("`trials`: the table has no rows, so there is nothing to score")
-    if clusters is not None:
-        trials = trials.assign(_cluster=np.asarray(clusters))
+    t = _select_trials(trials.assign(_cluster=np.asarray(clusters)) if clusters is not None else trials, protocol,
+                       excluded, notes)
+    obs = _choose_observers(t, protocol, reference, require_candidates, unpaired, excluded, notes)
+    t = obs.trials
+    value_col, dtype, n_differ = _item_values(t, protocol)
+    if n_differ:  # the scores are what is averaged: say so, with the user's column and how swaps work
+        partial = t[value_col].to_numpy(float)
+        notes.append(StructuredNote("per-item-scores", column=str(trials.attrs.get(SCORE_SOURCE, SCORE_COLUMN)),
+                                    n_partial=int(((partial != 0.0) & (partial != 1.0)).sum()), n_differ=n_differ,
+                                    clustered=clusters is not None))
+    tally = _Tally()
+    units: list[Unit] = []
+    for u, ((e, c), g) in enumerate(t.groupby(["experiment", "condition"], sort=True)):
+        units.append(_build_unit(u, e, c, g, obs, protocol, value_col, dtype, clustered=clusters is not None,
+                                 tally=tally))
+    entry_rows = np.concatenate(tally.rows).astype(np.intp) if tally.rows else np.empty(0, np.intp)
+    if not len(entry_rows) and tally.sparse:
+        raise InvalidValueError(f"no pair of observers shares the protocol's min_items ({protocol.min_items}) images "
+                                f"in any condition, so there is nothing to score; lower `min_items` "
+                                f"(protocol.replace(min_items=...); trialwise leaderboard --min-items; for an "
+                                f"assembly, the `min_items=` of "
+                                f"tw.brainscore.ErrorConsistency or BehavioralBenchmark.from_assembly) or collect "
+                                f"more trials")
+    entry_exps = np.concatenate(tally.experiments).astype(np.intp) if tally.experiments else np.empty(0, np.intp)
+    lone = {c: [e for x, e in enumerate(obs.experiments) if not np.any((entry_rows == i) & (entry_exps == x))]
+            for i, c in enumerate(obs.candidates)}  # every pair under min_items in every condition of these experiments
+    lone = {c: x for c, x in lone.items() if x}
+    if lone:  # not scored, like a candidate lacking the experiments: the design again, without them
+        return build_design(trials, protocol, reference, require_candidates=require_candidates,
+                            partial_by_design=partial_by_design, clusters=clusters, unpaired={**unpaired, **lone})
+    _design_notes(notes, tally, protocol, obs.experiments, len(units), partial_by_design)
+    excl = pd.DataFrame(excluded or None, columns=["experiment", "condition", "subject", "n_trials", "reason"])
+    return Design(
+        protocol=protocol, rows=obs.rows, candidates=tuple(obs.candidates), references=obs.references,
+        experiments=tuple(obs.experiments), units=units, entry_row=np.concatenate(tally.rows).astype(np.intp),
+        entry_unit=np.concatenate(tally.units).astype(np.intp),
+        entry_experiment=np.concatenate(tally.experiments).astype(np.intp),
+        entry_reference=np.concatenate(tally.references).astype(np.intp), entry_sums=np.concatenate(tally.sums, axis=1),
+        excluded=excl, notes=notes,
+    )
+
+
+def _select_trials(trials, protocol: Protocol, excluded: list[dict], notes: list[StructuredNote]):
+    """The trials of the protocol's experiments and conditions; what is left out goes to ``excluded``."""
+    import pandas as pd
+
     exps_all = sorted(trials["experiment"].unique())
     if protocol.experiments is not None:
         missing = [e for e in protocol.experiments if e not in exps_all]
@@ -224,7 +271,28 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         raise InvalidValueError(f"protocol {protocol.name!r} leaves no trials: it excludes every condition of the "
                                 f"trials' experiments ({', '.join(map(str, keep_exp))}); name the conditions to score "
                                 f"(`protocol.replace(conditions=..., exclude=...)`)")
-    # Reference group and candidates.
+    return t
+
+
+@dataclass
+class _Observers:
+    """The reference group and the candidates of a design, and the trials kept for them."""
+
+    trials: Any
+    truth: bool
+    references: tuple
+    candidates: list
+    experiments: list
+    rows: tuple
+
+    def __post_init__(self) -> None:
+        self.row_of = {c: i for i, c in enumerate(self.candidates)}
+        self.ref_of = {r: i for i, r in enumerate(self.references)}
+
+
+def _choose_observers(t, protocol: Protocol, reference: Any, require_candidates: bool, unpaired: dict,
+                      excluded: list[dict], notes: list[StructuredNote]) -> _Observers:
+    """The reference group, and the candidates that cover every experiment (others go to ``excluded``)."""
     truth = protocol.against_ground_truth
     if truth:
         if reference is not None:
@@ -279,150 +347,139 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         warn(notes[-1], TrialwiseWarning)
     if len(references) == 1 and not truth:
         notes.append(StructuredNote("one-reference-observer", reference=references[0]))
-    t = t[t["subject"].isin(set(candidates) | set(references))]
-    rows = tuple(candidates) + (REFERENCE_ROW.format(reference=label),)
-    row_of = {c: i for i, c in enumerate(candidates)}
-    ref_of = {r: i for i, r in enumerate(references)}
-    n_refs = len(references)
+    return _Observers(trials=t[t["subject"].isin(set(candidates) | set(references))], truth=truth,
+                      references=references, candidates=candidates, experiments=exps,
+                      rows=tuple(candidates) + (REFERENCE_ROW.format(reference=label),))
 
-    value_col, dtype, n_differ = _item_values(t, protocol)
-    if n_differ:  # the scores are what is averaged: say so, with the user's column and how swaps work
-        partial = t[value_col].to_numpy(float)
-        notes.append(StructuredNote("per-item-scores", column=str(trials.attrs.get(SCORE_SOURCE, SCORE_COLUMN)),
-                                    n_partial=int(((partial != 0.0) & (partial != 1.0)).sum()), n_differ=n_differ,
-                                    clustered=clusters is not None))
 
-    units: list[Unit] = []
-    lab_row: list[list[Any]] = []
-    lab_unit, lab_exp, lab_ref, sums = [], [], [], []
-    n_partial = 0
-    n_disjoint = 0
-    two_clusters: list[str] = []  # conditions of exactly two clusters (experiment/condition)
-    sparse_count: dict[str, NDArray] = {}  # per experiment: candidate and reference pairs left out
-    total_count: dict[str, NDArray] = {}
-    for u, ((e, c), g) in enumerate(t.groupby(["experiment", "condition"], sort=True)):
-        img_codes, images = pd.factorize(g["image"], sort=True)
-        obs_codes, observers = pd.factorize(g["subject"], sort=True)
-        right = np.zeros((len(images), len(observers)), dtype)
-        seen = np.zeros((len(images), len(observers)), np.uint8)
-        seen[img_codes, obs_codes] = 1
-        right[img_codes, obs_codes] = g[value_col].to_numpy(dtype)
-        observers = tuple(observers)
-        n_partial += int((seen.sum(axis=0) < len(images)).sum())
-        cluster_codes = None
-        if clusters is not None:
-            labels = pd.Series(g["_cluster"].to_numpy(), index=img_codes)
-            if (labels.groupby(level=0).nunique() > 1).any():
-                item = images[int(np.flatnonzero((labels.groupby(level=0).nunique() > 1).to_numpy())[0])]
-                raise InvalidValueError(f"`clusters`: item {item!r} of condition {c!r} of experiment {e!r} has "
-                                        "more than one cluster label (a cluster label belongs to the item)")
-            first = labels.groupby(level=0).first().sort_index()
-            cluster_codes = pd.factorize(first.to_numpy(), sort=True)[0].astype(np.intp)
-            if cluster_codes.max(initial=0) < 1:  # one cluster: every replicate the same, an interval of no width
-                raise InvalidValueError(
-                    f"`clusters` (--clusters): condition {c!r} of experiment {e!r} holds a single cluster "
-                    f"({str(first.iloc[0])!r}), and clusters are resampled within each condition, so every condition "
-                    f"needs at least 2 (conditions are fixed, not resampled); cluster by a finer column, or leave "
-                    f"`clusters` out when each condition is one cluster")
-            if cluster_codes.max(initial=0) == 1:  # two clusters: legal, but few resamples (docs/benchmark.md)
-                two_clusters.append(f"{e}/{c}")
-        if truth:  # the oracle: saw every item of the unit, always right
-            right = np.concatenate([right, np.ones((len(images), 1), dtype)], axis=1)
-            seen = np.concatenate([seen, np.ones((len(images), 1), np.uint8)], axis=1)
-            observers += (GROUND_TRUTH,)
-        col = {o: k for k, o in enumerate(observers)}
-        refs_u = [r for r in references if r in col]
-        pairs, rws, rfs = [], [], []
-        for cand in candidates:
-            if cand not in col:
-                raise InvalidValueError(f"candidate {cand!r} has no trial in condition {c!r} of experiment {e!r}")
-            for r in refs_u:
-                pairs.append((col[cand], col[r]))
-                rws.append(row_of[cand])
-                rfs.append(ref_of[r])
-        for i, r1 in enumerate(refs_u):
-            for r2 in refs_u[i + 1:]:
-                pairs.append((col[r1], col[r2]))
-                rws.append(len(candidates))
-                rfs.append(ref_of[r1] * n_refs + ref_of[r2])
-        if not refs_u:
-            raise InvalidValueError(f"no reference observer saw condition {c!r} of experiment {e!r}")
-        pairs_arr = np.array(pairs, dtype=np.intp).reshape(-1, 2)
-        shared = (seen[:, pairs_arr[:, 0]] & seen[:, pairs_arr[:, 1]]).sum(axis=0)
-        rws_arr = np.array(rws, dtype=np.intp)
-        for cand in candidates:
-            if not np.any(shared[rws_arr == row_of[cand]]):
-                raise InvalidValueError(f"candidate {cand!r} shares no image with any reference observer in condition "
-                                 f"{c!r} of experiment {e!r}")
-        empty = shared < protocol.min_items
-        if empty.any():
-            is_ref_pair = rws_arr[empty] == len(candidates)
-            n_disjoint += int((shared == 0).sum())
-            sparse_count[e] = sparse_count.get(e, np.zeros(2, np.int64)) + [int((~is_ref_pair).sum()),
-                                                                            int(is_ref_pair.sum())]
-            pairs_arr, rws, rfs = pairs_arr[~empty], list(rws_arr[~empty]), list(np.asarray(rfs)[~empty])
-        total_count[e] = total_count.get(e, np.zeros(2, np.int64)) + [int((rws_arr < len(candidates)).sum()),
-                                                                      int((rws_arr == len(candidates)).sum())]
-        cols, to_sums = pair_columns(right, seen, pairs_arr)
-        total = cols.sum(axis=0, dtype=np.int64 if dtype == np.uint8 else np.float64)  # exact for 0/1
-        s = np.stack(to_sums(total[None].astype(float)))[:, 0]
-        start = sum(len(x) for x in lab_row)
-        units.append(Unit(e, c, observers, right, seen, pairs_arr, np.arange(start, start + len(pairs_arr)),
-                          cluster_codes))
-        lab_row.append(rws)
-        lab_unit.append([u] * len(pairs_arr))
-        lab_exp.append([exps.index(e)] * len(pairs_arr))
-        lab_ref.append(rfs)
-        sums.append(s)
-    entry_rows = np.concatenate(lab_row).astype(np.intp) if lab_row else np.empty(0, np.intp)
-    if not len(entry_rows) and sparse_count:
-        raise InvalidValueError(f"no pair of observers shares the protocol's min_items ({protocol.min_items}) images "
-                                f"in any condition, so there is nothing to score; lower `min_items` "
-                                f"(protocol.replace(min_items=...); trialwise leaderboard --min-items; for an "
-                                f"assembly, the `min_items=` of "
-                                f"tw.brainscore.ErrorConsistency or BehavioralBenchmark.from_assembly) or collect "
-                                f"more trials")
-    entry_exps = np.concatenate(lab_exp).astype(np.intp) if lab_exp else np.empty(0, np.intp)
-    lone = {c: [e for x, e in enumerate(exps) if not np.any((entry_rows == i) & (entry_exps == x))]
-            for i, c in enumerate(candidates)}  # every pair under min_items in every condition of these experiments
-    lone = {c: x for c, x in lone.items() if x}
-    if lone:  # not scored, like a candidate lacking the experiments: the design again, without them
-        return build_design(given, protocol, reference, require_candidates=require_candidates,
-                            partial_by_design=partial_by_design, clusters=clusters, unpaired={**unpaired, **lone})
-    if two_clusters:
-        msg = StructuredNote("two-clusters", conditions=two_clusters, n_conditions=len(units))
+@dataclass
+class _Tally:
+    """What the units of a design add up to: their entries' labels and sums, and the counts of the notes."""
+
+    rows: list = field(default_factory=list)
+    units: list = field(default_factory=list)
+    experiments: list = field(default_factory=list)
+    references: list = field(default_factory=list)
+    sums: list = field(default_factory=list)
+    n_partial: int = 0
+    n_disjoint: int = 0
+    two_clusters: list = field(default_factory=list)  # conditions of exactly two clusters (experiment/condition)
+    sparse: dict = field(default_factory=dict)  # per experiment: candidate and reference pairs left out
+    total: dict = field(default_factory=dict)
+
+
+def _unit_clusters(g, img_codes, images, e, c, tally: _Tally) -> NDArray:
+    """The cluster code of each item of one condition (0 … C − 1); an error for one cluster."""
+    import pandas as pd
+
+    labels = pd.Series(g["_cluster"].to_numpy(), index=img_codes)
+    if (labels.groupby(level=0).nunique() > 1).any():
+        item = images[int(np.flatnonzero((labels.groupby(level=0).nunique() > 1).to_numpy())[0])]
+        raise InvalidValueError(f"`clusters`: item {item!r} of condition {c!r} of experiment {e!r} has "
+                                "more than one cluster label (a cluster label belongs to the item)")
+    first = labels.groupby(level=0).first().sort_index()
+    codes = pd.factorize(first.to_numpy(), sort=True)[0].astype(np.intp)
+    if codes.max(initial=0) < 1:  # one cluster: every replicate the same, an interval of no width
+        raise InvalidValueError(
+            f"`clusters` (--clusters): condition {c!r} of experiment {e!r} holds a single cluster "
+            f"({str(first.iloc[0])!r}), and clusters are resampled within each condition, so every condition "
+            f"needs at least 2 (conditions are fixed, not resampled); cluster by a finer column, or leave "
+            f"`clusters` out when each condition is one cluster")
+    if codes.max(initial=0) == 1:  # two clusters: legal, but few resamples (docs/benchmark.md)
+        tally.two_clusters.append(f"{e}/{c}")
+    return codes
+
+
+def _build_unit(u: int, e: str, c: str, g, obs: _Observers, protocol: Protocol, value_col: str, dtype: Any, *,
+                clustered: bool, tally: _Tally) -> Unit:
+    """One condition's :class:`Unit`: its correctness matrix and its entries (candidate–reference and
+    reference–reference pairs sharing at least ``min_items`` items), added to ``tally``."""
+    import pandas as pd
+
+    img_codes, images = pd.factorize(g["image"], sort=True)
+    obs_codes, observers = pd.factorize(g["subject"], sort=True)
+    right = np.zeros((len(images), len(observers)), dtype)
+    seen = np.zeros((len(images), len(observers)), np.uint8)
+    seen[img_codes, obs_codes] = 1
+    right[img_codes, obs_codes] = g[value_col].to_numpy(dtype)
+    observers = tuple(observers)
+    tally.n_partial += int((seen.sum(axis=0) < len(images)).sum())
+    cluster_codes = _unit_clusters(g, img_codes, images, e, c, tally) if clustered else None
+    if obs.truth:  # the oracle: saw every item of the unit, always right
+        right = np.concatenate([right, np.ones((len(images), 1), dtype)], axis=1)
+        seen = np.concatenate([seen, np.ones((len(images), 1), np.uint8)], axis=1)
+        observers += (GROUND_TRUTH,)
+    col = {o: k for k, o in enumerate(observers)}
+    refs_u = [r for r in obs.references if r in col]
+    n_refs, n_cand = len(obs.references), len(obs.candidates)
+    pairs, rws, rfs = [], [], []
+    for cand in obs.candidates:
+        if cand not in col:
+            raise InvalidValueError(f"candidate {cand!r} has no trial in condition {c!r} of experiment {e!r}")
+        for r in refs_u:
+            pairs.append((col[cand], col[r]))
+            rws.append(obs.row_of[cand])
+            rfs.append(obs.ref_of[r])
+    for i, r1 in enumerate(refs_u):
+        for r2 in refs_u[i + 1:]:
+            pairs.append((col[r1], col[r2]))
+            rws.append(n_cand)
+            rfs.append(obs.ref_of[r1] * n_refs + obs.ref_of[r2])
+    if not refs_u:
+        raise InvalidValueError(f"no reference observer saw condition {c!r} of experiment {e!r}")
+    pairs_arr = np.array(pairs, dtype=np.intp).reshape(-1, 2)
+    shared = (seen[:, pairs_arr[:, 0]] & seen[:, pairs_arr[:, 1]]).sum(axis=0)
+    rws_arr = np.array(rws, dtype=np.intp)
+    for cand in obs.candidates:
+        if not np.any(shared[rws_arr == obs.row_of[cand]]):
+            raise InvalidValueError(f"candidate {cand!r} shares no image with any reference observer in condition "
+                             f"{c!r} of experiment {e!r}")
+    empty = shared < protocol.min_items
+    if empty.any():
+        is_ref_pair = rws_arr[empty] == n_cand
+        tally.n_disjoint += int((shared == 0).sum())
+        tally.sparse[e] = tally.sparse.get(e, np.zeros(2, np.int64)) + [int((~is_ref_pair).sum()),
+                                                                        int(is_ref_pair.sum())]
+        pairs_arr, rws, rfs = pairs_arr[~empty], list(rws_arr[~empty]), list(np.asarray(rfs)[~empty])
+    tally.total[e] = tally.total.get(e, np.zeros(2, np.int64)) + [int((rws_arr < n_cand).sum()),
+                                                                  int((rws_arr == n_cand).sum())]
+    cols, to_sums = pair_columns(right, seen, pairs_arr)
+    total = cols.sum(axis=0, dtype=np.int64 if dtype == np.uint8 else np.float64)  # exact for 0/1
+    start = sum(len(x) for x in tally.rows)
+    tally.rows.append(rws)
+    tally.units.append([u] * len(pairs_arr))
+    tally.experiments.append([obs.experiments.index(e)] * len(pairs_arr))
+    tally.references.append(rfs)
+    tally.sums.append(np.stack(to_sums(total[None].astype(float)))[:, 0])
+    return Unit(e, c, observers, right, seen, pairs_arr, np.arange(start, start + len(pairs_arr)), cluster_codes)
+
+
+def _design_notes(notes: list[StructuredNote], tally: _Tally, protocol: Protocol, exps: list, n_units: int,
+                  partial_by_design: bool) -> None:
+    """The notes (and warnings) of the whole design: clusters, partial images, sparse pairs, the protocol."""
+    if tally.two_clusters:
+        msg = StructuredNote("two-clusters", conditions=tally.two_clusters, n_conditions=n_units)
         notes.append(msg)
         warn(msg, DegenerateDataWarning)
-    if n_partial:
-        msg = StructuredNote("partial-images", n=n_partial)
+    if tally.n_partial:
+        msg = StructuredNote("partial-images", n=tally.n_partial)
         notes.append(msg)
         if not partial_by_design:
             warn(msg, TrialwiseWarning)
-    for e, (n_cand, n_ref) in sparse_count.items():
-        tot_cand, tot_ref = total_count[e]
+    for e, (n_cand, n_ref) in tally.sparse.items():
+        tot_cand, tot_ref = tally.total[e]
         notes.append(StructuredNote("sparse-pairs", experiment=e, n_candidate=int(n_cand),
                                     total_candidate=int(tot_cand), n_reference=int(n_ref),
                                     total_reference=int(tot_ref), min_items=protocol.min_items,
-                                    n_disjoint=n_disjoint))
-    gone = [e for e, (_, n_ref) in sparse_count.items() if total_count[e][1] and n_ref == total_count[e][1]]
+                                    n_disjoint=tally.n_disjoint))
+    gone = [e for e, (_, n_ref) in tally.sparse.items() if tally.total[e][1] and n_ref == tally.total[e][1]]
     if gone:
         notes.append(StructuredNote("reference-row-empty", experiments=gone, min_items=protocol.min_items))
     if protocol.from_trials is not None:  # said first: it is what every number below was scored by
         known = [e for e in exps if e in (MODEL_VS_HUMAN.experiments or ())]
         mixed = {"own": [e for e in exps if e not in known], "known": known} if known else {}
         notes.insert(0, StructuredNote("protocol-from-trials", stand_in=protocol.from_trials, n_experiments=len(exps),
-                                       n_conditions=len(units), averaging=protocol.averaging(), **mixed))
-    if excluded:
-        excl = pd.DataFrame(excluded, columns=["experiment", "condition", "subject", "n_trials", "reason"])
-    else:
-        excl = pd.DataFrame(columns=["experiment", "condition", "subject", "n_trials", "reason"])
-    return Design(
-        protocol=protocol, rows=rows, candidates=tuple(candidates), references=references, experiments=tuple(exps),
-        units=units, entry_row=np.concatenate(lab_row).astype(np.intp),
-        entry_unit=np.concatenate(lab_unit).astype(np.intp), entry_experiment=np.concatenate(lab_exp).astype(np.intp),
-        entry_reference=np.concatenate(lab_ref).astype(np.intp), entry_sums=np.concatenate(sums, axis=1),
-        excluded=excl, notes=notes,
-    )
+                                       n_conditions=n_units, averaging=protocol.averaging(), **mixed))
 
 
 def _item_values(trials, protocol: Protocol) -> tuple[str, Any, int]:
