@@ -21,16 +21,17 @@ Tests of Hypotheses*, §3.3), of cluster sums when clusters are swapped.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.validation import check_positive_int, check_rng
-from trialwise.leaderboards.hierarchy import Design, Unit, aggregate, entry_weights
-from trialwise.leaderboards.protocol import metric_from_exact_sums
 from trialwise._stats.monte_carlo import monte_carlo_test
 from trialwise._stats.tables import cluster_sums
+from trialwise.leaderboards.hierarchy import Design, Unit, aggregate, entry_weights
+from trialwise.leaderboards.protocol import metric_from_exact_sums
 
 __all__ = ["swap_differences", "swap_pvalue"]
 
@@ -153,7 +154,41 @@ def swap_differences(
     """
     m = check_positive_int(n_resamples, "n_resamples")
     gen = check_rng(rng)
-    metric = design.protocol.metric
+    plan = _swap_plan(design, x, y)
+    if weights is None:  # weights of the entries in their row's score, all entries defined
+        weights = entry_weights(np.zeros(design.n_entries), design)
+    out = _swap_draws(plan, design, m, gen, weights)
+    values = design.values()
+    ent_x, ent_y = plan.ent_x, plan.ent_y
+    observed = aggregate(values[ent_x], design, entries=ent_x)[0][0] - aggregate(values[ent_y], design, entries=ent_y)[0][0]
+    return float(observed), out
+
+
+@dataclass
+class _SwapPlan:
+    """What every swap of two candidates' responses changes, computed once per pair of candidates."""
+
+    ent_x: NDArray  # x's entries and y's
+    ent_y: NDArray
+    wx: NDArray  # where each unit's entries of x (y) sit among ent_x (ent_y), in unit order
+    wy: NDArray
+    take_all: NDArray  # (4, entries): the column of the products each sum of each entry takes (width: none)
+    base_x: NDArray  # the sums before any swap, minus (plus) the offsets of the flipped runs
+    base_y: NDArray
+    reps: list  # per unit: the distinct swap rows R_g (up to sign)
+    spans: list  # per unit: (first group, end group, first column, end column)
+    seg_word: NDArray  # the bit runs of the groups: word, mask and group of each segment
+    seg_mask: NDArray
+    seg_group: NDArray
+    flip: NDArray  # the bits of items of −R_g, flipped before counting
+    first_segment: NDArray
+    n_words: int
+    width: int
+    dtype: Any  # float32 when every unit's columns are integers
+
+
+def _swap_plan(design: Design, x: int, y: int) -> _SwapPlan:
+    """Every unit's distinct swap columns side by side, and the bit runs that count them."""
     ent_x = np.flatnonzero(design.entry_row == x)
     ent_y = np.flatnonzero(design.entry_row == y)
     # every unit's distinct swap columns side by side: products[:, k] (the last column: no change);
@@ -188,38 +223,46 @@ def swap_differences(
     wx, wy = (np.concatenate(w) if w else np.empty(0, np.intp) for w in (where_x, where_y))
     # the swapped sums are base ± (Σ_g K'_g·R_g − offset) with K'_g the set bits of g's flipped run
     offset = np.concatenate(offsets + [np.zeros(1)])[take_all][:, None, :]
-    base_x = design.entry_sums[:, ent_x[wx]][:, None, :] - offset
-    base_y = design.entry_sums[:, ent_y[wy]][:, None, :] + offset
     size = np.concatenate(sizes) if sizes else np.zeros(0, np.int64)
     seg_word, seg_mask, seg_group = _segments(size)
     n_words = -(-int(size.sum()) // 64)
     flip = np.zeros(n_words, np.uint64)
     bit = np.flatnonzero(np.concatenate(negatives)) if negatives else np.empty(0, np.intp)
     np.bitwise_or.at(flip, bit // 64, np.left_shift(np.uint64(1), (bit % 64).astype(np.uint64)))
-    first_segment = np.searchsorted(seg_group, [s[0] for s in spans] + [n_groups])
+    # 0/1 correctness: the counts and sums are small integers, exact in float32 (half the memory traffic)
+    return _SwapPlan(
+        ent_x=ent_x, ent_y=ent_y, wx=wx, wy=wy, take_all=take_all,
+        base_x=design.entry_sums[:, ent_x[wx]][:, None, :] - offset,
+        base_y=design.entry_sums[:, ent_y[wy]][:, None, :] + offset, reps=reps, spans=spans,
+        seg_word=seg_word, seg_mask=seg_mask, seg_group=seg_group, flip=flip,
+        first_segment=np.searchsorted(seg_group, [sp[0] for sp in spans] + [n_groups]), n_words=n_words, width=width,
+        dtype=np.float32 if all(d == np.float32 for d in dtypes) else np.float64)
+
+
+def _swap_draws(plan: _SwapPlan, design: Design, m: int, gen: np.random.Generator, weights: NDArray) -> NDArray:
+    """Δ* of ``m`` swaps: the swap bits drawn 64 to a word, counted per group, the sums and metrics of
+    every entry in blocks that stay in cache, averaged with ``weights`` (undefined entries: level by level)."""
+    metric = design.protocol.metric
+    ent_x, ent_y, wx, wy, take_all = plan.ent_x, plan.ent_y, plan.wx, plan.wy, plan.take_all
+    first_segment, spans, width, dtype = plan.first_segment, plan.spans, plan.width, plan.dtype
     # per unit: its segments' rows of R (a segment counts for its group)
-    seg_reps = [rep[seg_group[first_segment[u]:first_segment[u + 1]] - spans[u][0]] for u, rep in enumerate(reps)]
-    # weights of the entries in their row's score, all entries defined; a row without entries has none
-    if weights is None:
-        weights = entry_weights(np.zeros(design.n_entries), design)
+    seg_reps = [rep[plan.seg_group[first_segment[u]:first_segment[u + 1]] - spans[u][0]].astype(dtype)
+                for u, rep in enumerate(plan.reps)]
     w_x, w_y = weights[ent_x[wx]], weights[ent_y[wy]]
     fast = len(ent_x) > 0 and len(ent_y) > 0
     out = np.empty(m)
     slow_rows, slow_x, slow_y = [], [], []
     # sums that no swap changes (n and cb when both candidates saw every item) are not gathered
-    fixed = np.concatenate([~rep.any(axis=0) for rep in reps] + [np.ones(1, bool)])
+    fixed = np.concatenate([~rep.any(axis=0) for rep in plan.reps] + [np.ones(1, bool)])
     moving = [not fixed[t].all() for t in take_all]
     step = max(1, _BLOCK // max(take_all.size, 1))  # swaps per block of sums (in cache)
-    draws = step * max(1, _DRAWS // (step * max(len(seg_word), width + 1, 1)))  # swaps per block of draws
-    # 0/1 correctness: the counts and sums are small integers, exact in float32 (half the memory traffic)
-    dtype = np.float32 if all(d == np.float32 for d in dtypes) else np.float64
-    seg_reps = [r.astype(dtype) for r in seg_reps]
+    draws = step * max(1, _DRAWS // (step * max(len(plan.seg_word), width + 1, 1)))  # swaps per block of draws
     products = np.zeros((min(draws, m), width + 1), dtype)
     for lo in range(0, m, draws):
         hi = min(m, lo + draws)
-        words = gen.integers(0, 2**64, size=(hi - lo, n_words), dtype=np.uint64)  # the same stream for any block
-        words ^= flip
-        counts = _popcount(np.take(words, seg_word, axis=1) & seg_mask).astype(dtype)
+        words = gen.integers(0, 2**64, size=(hi - lo, plan.n_words), dtype=np.uint64)  # the same stream for any block
+        words ^= plan.flip
+        counts = _popcount(np.take(words, plan.seg_word, axis=1) & plan.seg_mask).astype(dtype)
         for (_, _, c0, c1), (s0, s1), rep in zip(spans, zip(first_segment[:-1], first_segment[1:]), seg_reps):
             np.matmul(counts[:, s0:s1], rep, out=products[:hi - lo, c0:c1])
         for a in range(lo, hi, step):  # every entry of every unit at once, in cache
@@ -229,11 +272,11 @@ def swap_differences(
             for j in range(4):
                 if moving[j]:
                     change = np.take(block, take_all[j], axis=1)
-                    sums_y.append(base_y[j] - change)
-                    sums_x.append(base_x[j] + change)
+                    sums_y.append(plan.base_y[j] - change)
+                    sums_x.append(plan.base_x[j] + change)
                 else:
-                    sums_x.append(np.broadcast_to(base_x[j], (z - a, len(wx))))
-                    sums_y.append(np.broadcast_to(base_y[j], (z - a, len(wy))))
+                    sums_x.append(np.broadcast_to(plan.base_x[j], (z - a, len(wx))))
+                    sums_y.append(np.broadcast_to(plan.base_y[j], (z - a, len(wy))))
             vx, vy = metric_from_exact_sums(metric, *sums_x), metric_from_exact_sums(metric, *sums_y)
             ok = np.isfinite(vx).all(axis=1) & np.isfinite(vy).all(axis=1) if fast else np.zeros(z - a, bool)
             out[a:z] = vx @ w_x - vy @ w_y
@@ -250,9 +293,7 @@ def swap_differences(
         sx, _ = aggregate(vx_all, design, entries=ent_x)
         sy, _ = aggregate(vy_all, design, entries=ent_y)
         out[rows_slow] = sx[:, 0] - sy[:, 0]
-    values = design.values()
-    observed = aggregate(values[ent_x], design, entries=ent_x)[0][0] - aggregate(values[ent_y], design, entries=ent_y)[0][0]
-    return float(observed), out
+    return out
 
 
 def swap_pvalue(observed: float, null: NDArray) -> float:
