@@ -301,16 +301,38 @@ _figure = html_page.figure
 def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_bias: Any = None) -> Report:
     """The report of ``lb`` (a :class:`trialwise.leaderboards.Leaderboard`) as HTML text, without writing it.
 
-    Returns a :class:`Report` (``.html``, ``.failures``). See :func:`write_report`.
+    Returns a :class:`Report` (``.html``, ``.failures``). See :func:`write_report`. The sections,
+    in order: the answer and the table, how the numbers were made, rank sets, the difference
+    tests (``pairwise``), per experiment, shape bias (``shape_bias``), observed against expected
+    agreement, what was left out.
     """
     failures: list[str] = []
-    level = f"{lb.confidence_level * 100:g}%"
     title = title or f"trialwise leaderboard — {lb.protocol.name}"
-    pct = f"{lb.confidence_level * 100:g}%"
-    k = len(lb.candidates)
-    # the first screen: the answer, then the table; how the numbers were made follows them
-    parts = [f"<p class='answer'>{html.escape(headline(lb))}</p>", _leaderboard_table(lb)]
     unscored = unscored_candidates(lb)
+    parts = _first_screen(lb, unscored, failures) + _method_section(lb)
+    if len(lb.candidates) >= 2:
+        parts += ["<h2>Rank sets</h2>", _figure("Rank sets", lambda: plot.plot_rank_intervals(lb), failures)]
+    if pairwise is not None and len(pairwise):
+        parts += _pairwise_section(lb, pairwise, failures)
+    parts += _experiment_section(lb, failures)
+    if shape_bias is not None:
+        parts += _shape_bias_section(lb, shape_bias, failures)
+    if not lb.protocol.against_ground_truth:  # against an always-right oracle the agreement is the accuracy itself
+        parts += ["<h2>Observed vs expected agreement</h2>",
+                  _figure("Observed vs expected agreement",
+                          lambda: plot.plot_agreement(lb.entries(), confidence_level=lb.confidence_level), failures)]
+    left = _left_out(lb)
+    if left:
+        parts += ["<h2 id='left-out'>Left out</h2>", *left]
+    # the unscored candidates are listed under Left out
+    notes = [n for n in lb.notes if not (len(unscored) and getattr(n, "kind", "") == "candidates-not-scored")]
+    return html_page.page(title, parts, notes=notes, failures=failures)
+
+
+def _first_screen(lb, unscored, failures: list[str]) -> list[str]:
+    """The answer, the table, who was not scored, how to read rank sets, the scores' figure."""
+    pct = f"{lb.confidence_level * 100:g}%"
+    parts = [f"<p class='answer'>{html.escape(headline(lb))}</p>", _leaderboard_table(lb)]
     if len(unscored):
         names = ", ".join(unscored["observer"].astype(str))
         parts.append(f"<p class='warn'>Not scored ({len(unscored)}): {html.escape(names)} — they lack experiments "
@@ -326,10 +348,17 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
                  f"{pct} confidence; models that share a letter in <b>group</b> are not separated by "
                  f"Holm-corrected pairwise tests at α = {format_p(1 - lb.confidence_level)}.</p>")
     parts += ["<h2>Scores</h2>", _figure("Leaderboard", lambda: plot.plot_leaderboard(lb), failures)]
-    parts += [f"<h2>How these numbers were made</h2><p class='note'>{html.escape(lb.describe())}. {level} intervals "
-              f"from a joint hierarchical bootstrap ({html.escape(str(lb.ci_method))}, B = {lb.n_resamples}): "
-              f"{'clusters of items' if lb.resampled == 'clusters' else 'items'} resampled within each "
-              f"condition, the same replicate for every observer, every level recomputed.</p>"]
+    return parts
+
+
+def _method_section(lb) -> list[str]:
+    """How the numbers were made: the bootstrap, rank stability, scores outside their intervals."""
+    level = f"{lb.confidence_level * 100:g}%"
+    k = len(lb.candidates)
+    parts = [f"<h2>How these numbers were made</h2><p class='note'>{html.escape(lb.describe())}. {level} intervals "
+             f"from a joint hierarchical bootstrap ({html.escape(str(lb.ci_method))}, B = {lb.n_resamples}): "
+             f"{'clusters of items' if lb.resampled == 'clusters' else 'items'} resampled within each "
+             f"condition, the same replicate for every observer, every level recomputed.</p>"]
     tau = lb.kendall_tau
     if k >= 2 and np.isfinite(tau.statistic):
         parts.append(f"<p>Rank stability: mean Kendall's τ between the ranking and the bootstrap rankings "
@@ -352,21 +381,32 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
         parts.append("<p class='note'>“undefined”: no pair value could be computed for this row (e.g. the reference "
                      "row with fewer than two reference observers sharing items); no interval is shown for an "
                      "undefined score.</p>")
-    if k >= 2:
-        parts += ["<h2>Rank sets</h2>", _figure("Rank sets", lambda: plot.plot_rank_intervals(lb), failures)]
-    if pairwise is not None and len(pairwise):
-        test, adjust = pairwise["test"].iloc[0], pairwise["adjust"].iloc[0]
-        what = TEST_DESCRIPTIONS.get(str(test), "")
-        parts.append(f"<h2>Difference tests</h2><p class='note'>{html.escape(str(test))} tests"
-                     + (f" ({html.escape(what)})" if what else "") + ", p-values adjusted by "
-                     f"{html.escape(str(adjust))} over the {len(pairwise)} pair(s) shown; significant: adjusted p "
-                     f"below {1 - lb.confidence_level:g}.</p>")
-        n_pairs = k * (k - 1) // 2
-        if len(pairwise) == n_pairs and n_pairs > 1:
-            order = [o for o in t["observer"] if o != lb.reference_row]
-            parts.append(_figure("Difference tests",
-                                 lambda: plot.plot_pairwise_matrix(pairwise, order=order), failures))
-        parts.append(_pairwise_table(pairwise, lb.confidence_level))
+    return parts
+
+
+def _pairwise_section(lb, pairwise, failures: list[str]) -> list[str]:
+    """The difference tests: what they test, the significance matrix (all pairs), the table."""
+    k, t = len(lb.candidates), lb.table
+    test, adjust = pairwise["test"].iloc[0], pairwise["adjust"].iloc[0]
+    what = TEST_DESCRIPTIONS.get(str(test), "")
+    parts = [f"<h2>Difference tests</h2><p class='note'>{html.escape(str(test))} tests"
+             + (f" ({html.escape(what)})" if what else "") + ", p-values adjusted by "
+             f"{html.escape(str(adjust))} over the {len(pairwise)} pair(s) shown; significant: adjusted p "
+             f"below {1 - lb.confidence_level:g}.</p>"]
+    n_pairs = k * (k - 1) // 2
+    if len(pairwise) == n_pairs and n_pairs > 1:
+        order = [o for o in t["observer"] if o != lb.reference_row]
+        parts.append(_figure("Difference tests",
+                             lambda: plot.plot_pairwise_matrix(pairwise, order=order), failures))
+    parts.append(_pairwise_table(pairwise, lb.confidence_level))
+    return parts
+
+
+def _experiment_section(lb, failures: list[str]) -> list[str]:
+    """Per experiment: the panels, the rank correlation between experiments, the table (several experiments only)."""
+    level = f"{lb.confidence_level * 100:g}%"
+    k, t = len(lb.candidates), lb.table
+    parts: list[str] = []
     breakdown = lb.by_experiment()
     if breakdown.table["experiment"].nunique() > 1:
         order = list(t["observer"])
@@ -391,36 +431,31 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
                   _html_table(per[["experiment", "observer", "score", "ci", "rank"]]
                               .rename(columns={"ci": f"{level} CI"}), text_columns=("experiment", "observer")),
                   "</details>"]
-    if shape_bias is not None:
-        sb = shape_bias.to_frame()
-        groups = [o for o, kind in zip(sb["observer"], sb["kind"]) if kind == "group"]
-        cands = sb[sb["observer"].isin(lb.candidates)].sort_values("shape_bias", ascending=False)["observer"].tolist()
-        shown = groups + cands  # one row each, ordered by value; the humans are one group, not rows
-        parts += ["<h2>Shape bias (cue-conflict images)</h2>",
-                  f"<p class='note'>Share of shape decisions among the answers that named the shape or the texture "
-                  f"of a cue-conflict image (Geirhos et al. 2019), per observer and group, with {level} intervals "
-                  f"({html.escape(str(sb['ci_method'].iloc[0]))}) from a bootstrap over images shared by all "
-                  f"observers. The figure orders the groups and the scored candidates by their shape bias and "
-                  f"draws the humans as one group: a line at the group's value (shaded: its interval) and a "
-                  f"lighter band over the range of the individual humans (every observer is in the table).</p>",
-                  _figure("Shape bias", lambda: plot.plot_shape_bias(shape_bias, observers=shown), failures),
-                  "<details><summary>as a table</summary>",
-                  _html_table(sb.assign(shape_bias=[_fmt(x) for x in sb["shape_bias"]],
-                                        ci=[_ci(a, b, s) for a, b, s in zip(sb["ci_low"], sb["ci_high"],
-                                                                            sb["shape_bias"])])
-                              [["observer", "kind", "shape_bias", "ci", "n_shape", "n_texture"]]
-                              .rename(columns={"ci": f"{level} CI"}), text_columns=("observer", "kind")),
-                  "</details>"]
-    if not lb.protocol.against_ground_truth:  # against an always-right oracle the agreement is the accuracy itself
-        parts += ["<h2>Observed vs expected agreement</h2>",
-                  _figure("Observed vs expected agreement",
-                          lambda: plot.plot_agreement(lb.entries(), confidence_level=lb.confidence_level), failures)]
-    left = _left_out(lb)
-    if left:
-        parts += ["<h2 id='left-out'>Left out</h2>", *left]
-    # the unscored candidates are listed under Left out
-    notes = [n for n in lb.notes if not (len(unscored) and getattr(n, "kind", "") == "candidates-not-scored")]
-    return html_page.page(title, parts, notes=notes, failures=failures)
+    return parts
+
+
+def _shape_bias_section(lb, shape_bias, failures: list[str]) -> list[str]:
+    """Shape bias of the cue-conflict images: the humans as one group, the candidates ordered by value."""
+    level = f"{lb.confidence_level * 100:g}%"
+    sb = shape_bias.to_frame()
+    groups = [o for o, kind in zip(sb["observer"], sb["kind"]) if kind == "group"]
+    cands = sb[sb["observer"].isin(lb.candidates)].sort_values("shape_bias", ascending=False)["observer"].tolist()
+    shown = groups + cands  # one row each, ordered by value; the humans are one group, not rows
+    return ["<h2>Shape bias (cue-conflict images)</h2>",
+          f"<p class='note'>Share of shape decisions among the answers that named the shape or the texture "
+          f"of a cue-conflict image (Geirhos et al. 2019), per observer and group, with {level} intervals "
+          f"({html.escape(str(sb['ci_method'].iloc[0]))}) from a bootstrap over images shared by all "
+          f"observers. The figure orders the groups and the scored candidates by their shape bias and "
+          f"draws the humans as one group: a line at the group's value (shaded: its interval) and a "
+          f"lighter band over the range of the individual humans (every observer is in the table).</p>",
+          _figure("Shape bias", lambda: plot.plot_shape_bias(shape_bias, observers=shown), failures),
+          "<details><summary>as a table</summary>",
+          _html_table(sb.assign(shape_bias=[_fmt(x) for x in sb["shape_bias"]],
+                                ci=[_ci(a, b, s) for a, b, s in zip(sb["ci_low"], sb["ci_high"],
+                                                                    sb["shape_bias"])])
+                      [["observer", "kind", "shape_bias", "ci", "n_shape", "n_texture"]]
+                      .rename(columns={"ci": f"{level} CI"}), text_columns=("observer", "kind")),
+          "</details>"]
 
 
 def write_report(lb, path: Any, *, title: str | None = None, pairwise: Any = None,
