@@ -45,7 +45,7 @@ class Record:
     probabilities: tuple[float, ...] | None
     cluster: str | None
     where: str
-    score: float | None = None  # the logged per-item value of the chosen metric (``read_lm_eval(metric=...)``)
+    score: float | None = None  # the logged per-item value of the chosen metric (``read_lm_eval(score=...)``)
 
 
 class Tally:
@@ -198,7 +198,7 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
     info.update(extra or {})
     frame.attrs["log"] = info
     if SCORE_COLUMN in frame.columns:  # an accuracy leaderboard averages it (trialwise.io.trials.SCORE_SOURCE)
-        frame.attrs[SCORE_SOURCE] = str(info.get("metric") or SCORE_COLUMN)
+        frame.attrs[SCORE_SOURCE] = str(info.get("score") or SCORE_COLUMN)
     if tally.skipped or tally.noted:
         unused = "; ".join(f"{n} {reason}" for reason, n in tally.skipped.items())
         parts = [f"not used: {unused}"] if unused else []
