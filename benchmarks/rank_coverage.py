@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main(r: int = 400) -> None:
     warnings.simplefilter("ignore", tw.TrialwiseWarning)
     t0 = time.perf_counter()
-    study = tw.validity.benchmark_coverage_study(n_datasets=r, n_resamples=1000, tests=False, rng=0)
+    study = tw.validity.benchmark_coverage_study(n_datasets=r, n_resamples=1000, run_tests=False, rng=0)
     out = ROOT / "docs" / "validity"
     out.mkdir(parents=True, exist_ok=True)
     study.ranks.to_csv(out / "rank_coverage.csv", index=False)

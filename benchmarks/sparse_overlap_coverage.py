@@ -33,7 +33,7 @@ def main() -> None:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 st = benchmark_coverage_study(n_datasets=r, n_resamples=b, n_items=n_items, reference_items=ref,
-                                              ci_method=ci, tests=False, rng=1)
+                                              ci_method=ci, run_tests=False, rng=1)
             t = st.table.assign(n_items=n_items, reference_items=ref, shared_by_humans=ref * ref / n_items,
                                 ci_method=ci, n_datasets=r, n_resamples=b)
             rows.append(t)

@@ -488,7 +488,7 @@ def test_pairwise_bootstrap_does_not_depend_on_the_block_size(monkeypatch, metri
 
 
 def test_ec_on_generation_tasks_uses_correctness_only():
-    """Review HR5, F9: generation trials (n_options 0, read_lm_eval(metric=...)) have an EC, κ on `correct`."""
+    """Review HR5, F9: generation trials (n_options 0, read_lm_eval(score=...)) have an EC, κ on `correct`."""
     import pandas as pd
     from sklearn.metrics import cohen_kappa_score
 

@@ -347,7 +347,7 @@ def _demo_agreement():
     return tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=50, rng=0)
 
 def _generation_trials():
-    """Two models on a generation task (read_lm_eval(metric=...)): no options, scored right or wrong."""
+    """Two models on a generation task (read_lm_eval(score=...)): no options, scored right or wrong."""
     import pandas as pd
 
     return pd.DataFrame({"condition": "gsm", "image": ["d0", "d1", "d2", "d3"] * 2, "subject": ["a"] * 4 + ["b"] * 4,
@@ -718,12 +718,12 @@ API = [
     ("pc-disjoint", lambda: tw.io.paired_correctness(trials()[trials().image == "c1-0"].iloc[:1],
                                                   trials()[trials().image == "c1-1"].iloc[:1]), None, None, ValueError,
      r"a and b share no item"),
-    ("image-id-none", tw.io.image_id, (None,), {}, TypeError, r"`names` must be a list"),
-    ("image-id-int", tw.io.image_id, (123,), {}, TypeError, r"`names` must be a list"),
-    ("image-id-str", tw.io.image_id, ("a_b.png",), {}, TypeError, r"`names` must be a list"),
-    ("image-id-missing", tw.io.image_id, (["a_b.png", None],), {}, ValueError, r"`names` has a missing value.* at position 1"),
-    ("image-id-nested", tw.io.image_id, ([["a.png"], ["b.png"]],), {}, TypeError, r"`names` must hold file names \(text\); got \['a\.png'\] at position 0"),
-    ("image-id-numbers", tw.io.image_id, ([1, 2],), {}, TypeError, r"`names` must hold file names"),
+    ("image-id-none", tw.io.image_id, (None,), {}, TypeError, r"`filenames` must be a list"),
+    ("image-id-int", tw.io.image_id, (123,), {}, TypeError, r"`filenames` must be a list"),
+    ("image-id-str", tw.io.image_id, ("a_b.png",), {}, TypeError, r"`filenames` must be a list"),
+    ("image-id-missing", tw.io.image_id, (["a_b.png", None],), {}, ValueError, r"`filenames` has a missing value.* at position 1"),
+    ("image-id-nested", tw.io.image_id, ([["a.png"], ["b.png"]],), {}, TypeError, r"`filenames` must hold file names \(text\); got \['a\.png'\] at position 0"),
+    ("image-id-numbers", tw.io.image_id, ([1, 2],), {}, TypeError, r"`filenames` must hold file names"),
     ("rt-bytes", tw.read_trials, (b"trials.csv",), {}, TypeError, r"`source` must be .*; got bytes"),
     ("rt-score-range", tw.read_trials, (trials().assign(f1=1.5),), dict(score="f1"), ValueError,
      r"trials: column 'f1' must hold scores in \[0, 1\]; row 1 has 1\.5"),
@@ -775,10 +775,10 @@ API = [
      r"samples_t_.*\.jsonl: task 't' logs several filters \['none', 'strict'\]; choose one with `filter_name`"),
     ("lme-cluster-field", lambda: tw.io.read_lm_eval(str(F("lme_unaligned")), clusters="passage"), None, None, ValueError,
      r"samples_t_.*\.jsonl:1: `clusters`='passage' is not a field of the logged `doc`"),
-    ("lme-metric-int", lambda: tw.io.read_lm_eval(str(F("lme_ragged")), metric=1), None, None, TypeError,
-     r"`metric` must be a str or None; got int 1"),
-    ("lme-metric-missing", lambda: tw.io.read_lm_eval(str(F("lme_unaligned")), metric="f1"), None, None, ValueError,
-     r"samples_t_.*\.jsonl:1: `metric`='f1' is not a field of the logged record \(numeric fields: \['acc'\]\)"),
+    ("lme-score-int", lambda: tw.io.read_lm_eval(str(F("lme_ragged")), score=1), None, None, TypeError,
+     r"`score` must be a str or None; got int 1"),
+    ("lme-score-missing", lambda: tw.io.read_lm_eval(str(F("lme_unaligned")), score="f1"), None, None, ValueError,
+     r"samples_t_.*\.jsonl:1: `score`='f1' is not a field of the logged record \(numeric fields: \['acc'\]\)"),
     # ---- files from other programs (issue 17, HR3)
     ("trials-decimal-comma-probabilities", lambda: tw.read_trials(str(F("probs_comma_csv")), probabilities=["p0", "p1"]),
      None, None, ValueError, r"probs_comma\.csv: row 1: column 'p0' \(`probabilities`\) must hold a number; got '0,8' "
@@ -789,8 +789,8 @@ API = [
                                                                   tw.io.read_table(str(F("cond_b_csv")))),
      None, None, ValueError, r"a and b: 2 image\(s\) have more than one condition across observers, and the labels "
      r"differ only in number formatting — e\.g\. image 'i1' of experiment 'e': '0\.1' by 'b'; '0\.10' by 'a'"),
-    ("lme-metric-range", lambda: tw.io.read_lm_eval(str(F("lme_metric_range")), metric="acc"), None, None, ValueError,
-     r"samples_t_.*\.jsonl:1: field 'acc' \(`metric`\) must be a per-document score in \[0, 1\]; got 2\.0 "
+    ("lme-score-range", lambda: tw.io.read_lm_eval(str(F("lme_metric_range")), score="acc"), None, None, ValueError,
+     r"samples_t_.*\.jsonl:1: field 'acc' \(`score`\) must be a per-document score in \[0, 1\]; got 2\.0 "
      r"\(a percentage"),
     ("lme-early-broken-array", lambda: tw.io.read_lm_eval(str(F("lme_early_broken"))), None, None, ValueError,
      r"pretrained__m_t\.jsonl: not a readable JSON array of logged documents"),
@@ -1110,8 +1110,8 @@ API = [
     ("am-length", cmp.agreement_matrix, (PA, PB[:-1]), {}, ValueError, r"`pred_b` has 59"),
     ("am-none", cmp.agreement_matrix, (None, PB), {}, TypeError, r"pred_a"),
     ("am-empty", cmp.agreement_matrix, ([], []), {}, ValueError, r"`pred_a` is empty"),
-    ("am-labels-missing", cmp.agreement_matrix, (PA, PB), dict(labels=["cat"]), ValueError, r"which is not one of `labels`"),
-    ("am-labels-twice", cmp.agreement_matrix, (PA, PB), dict(labels=["cat", "cat", "dog", "car"]), ValueError, r"`labels` contains the class 'cat' twice"),
+    ("am-classes-missing", cmp.agreement_matrix, (PA, PB), dict(classes=["cat"]), ValueError, r"which is not one of `classes`"),
+    ("am-classes-twice", cmp.agreement_matrix, (PA, PB), dict(classes=["cat", "cat", "dog", "car"]), ValueError, r"`classes` contains the class 'cat' twice"),
     ("am-pd-NA", cmp.agreement_matrix, ([pd.NA] + list(PA[1:]), PB), {}, ValueError, r"`pred_a` has a missing value"),  # fixed by helper-1
     ("dis-counts-1x1", cmp.disagreement, (), dict(counts=[[5]]), ValueError, r"`counts` must be a square K × K table with K >= 2"),
     ("dis-counts-rect", cmp.disagreement, (), dict(counts=[[1, 2, 3], [4, 5, 6]]), ValueError, r"`counts` must be a square"),
@@ -1121,7 +1121,7 @@ API = [
     ("dis-counts-complex", cmp.disagreement, (), dict(counts=[[1j, 0], [0, 1]]), TypeError, r"`counts`"),  # fixed by helper-1
     ("dis-counts-2^63", cmp.disagreement, (), dict(counts=[[HUGE, 0], [0, 1]]), ValueError, r"`counts`"),  # fixed by helper-1
     ("ck-level", cmp.cohen_kappa, (PA, PB), dict(confidence_level=1), ValueError, r"`confidence_level`"),
-    ("ck-labels-size", cmp.cohen_kappa, (), dict(counts=KCOUNTS, labels=["a", "b"]), ValueError, r"`labels` names 2 classes"),
+    ("ck-classes-size", cmp.cohen_kappa, (), dict(counts=KCOUNTS, classes=["a", "b"]), ValueError, r"`classes` names 2 classes"),
     ("bowker-counts-neg", cmp.bowker_test, (), dict(counts=[[1, -1], [1, 1]]), ValueError, r"`counts`"),
     ("bowker-none", cmp.bowker_test, (), {}, TypeError, r"pass the predictions pred_a and pred_b, or `counts`"),
     ("sm-frame-mismatch", cmp.stuart_maxwell_test, (), dict(counts=pd.DataFrame(KCOUNTS, index=list("abc"), columns=list("abd"))),
@@ -1163,10 +1163,10 @@ API = [
     ("cal-strategy", cmp.calibration_curve, (YB, PRA), dict(bin_strategy="log"), ValueError, r"`bin_strategy` must be one of"),
     ("cal-kind", cmp.calibration_curve, (YB, PRA), dict(kind="all"), ValueError, r"`kind` must be one of"),
     ("ece-bins-neg", cmp.expected_calibration_error, (YB, PRA), dict(n_bins=-1), ValueError, r"`n_bins`"),
-    ("ss-score", cmp.sample_scores, (YB, PRA), dict(score="f1"), ValueError, r"`score` must be one of"),
+    ("ss-scoring-rule", cmp.sample_scores, (YB, PRA), dict(scoring_rule="f1"), ValueError, r"`scoring_rule` must be one of"),
     ("sd-length", cmp.score_difference, (YB, PRA, PRB[:-1]), {}, ValueError, r"`proba_b` has 59"),
     ("sd-nan", cmp.score_difference, (YB, PRA, np.r_[NAN, PRB[1:]]), {}, ValueError, r"`proba_b` must not contain NaN"),
-    ("tt-score", cmp.paired_ttest, (YB, PRA, PRB), dict(score="auc"), ValueError, r"`score` must be one of"),
+    ("tt-scoring-rule", cmp.paired_ttest, (YB, PRA, PRB), dict(scoring_rule="auc"), ValueError, r"`scoring_rule` must be one of"),
     ("wil-none", cmp.wilcoxon_test, (YB, PRA, None), {}, TypeError, r"`proba_b`"),
     ("corr-method", cmp.error_correlation, (YB, PRA, PRB), dict(method="kendall!"), ValueError, r"`method` must be one of"),
     # ---- comparison: AUC

@@ -446,10 +446,6 @@ def test_kendall_tau_speaks_the_result_vocabulary(trials):
                         n_resamples=30, rng=1)
     tau = lb.kendall_tau
     assert float(tau) == tau.statistic and tau.n_resamples == 30
-    with pytest.warns(FutureWarning, match="use `statistic`"):
-        assert tau.mean == tau.statistic
-    with pytest.warns(FutureWarning, match="use `bootstrap_distribution`"):
-        assert tau.distribution is tau.bootstrap_distribution
     for result in (lb, tau, lb.by_experiment(), lb.difference("clip-16", "resnet50")):
         assert "\n" not in repr(result) and isinstance(result.summary(), str)
         assert list(result.to_frame().columns) == list(result.frame_columns)

@@ -146,9 +146,9 @@ def test_combined_is_the_larger_of_swap_and_studentized(board):
     p = {t: board.difference("x", "y", test=t).pvalue for t in ("combined", "studentized", "swap")}
     assert p["combined"] == max(p["swap"], p["studentized"])
     res = board.difference("x", "y")
-    assert res.test == "combined" and res.n_permutations == 400 and "combined: the larger" in res.summary()
+    assert res.test == "combined" and res.n_null_resamples == 400 and "combined: the larger" in res.summary()
     stud = board.difference("x", "y", test="studentized")
-    assert stud.n_permutations == 0 and "M =" not in stud.summary().splitlines()[-1]
+    assert stud.n_null_resamples == 0 and "M =" not in stud.summary().splitlines()[-1]
     pw = board.pairwise()
     row = pw[(pw.observer_a.isin(["x", "y"])) & (pw.observer_b.isin(["x", "y"]))].iloc[0]
     assert row.pvalue == p["combined"] and row.test == "combined"

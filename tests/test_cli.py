@@ -323,6 +323,21 @@ def test_compare_json_equals_the_library(predictions, capsys):
     assert "DeLong class dog" in ours and "Bowker symmetry" in ours
 
 
+def test_compare_scoring_rule_is_the_librarys(predictions, capsys):
+    path, frame = predictions
+    cols_a, cols_b = ["m1_cat", "m1_dog", "m1_eel"], ["m2_cat", "m2_dog", "m2_eel"]
+    code, out, _ = run(["compare", str(path), "--truth", "y", "--a", "model_1", "--b", "model_2",
+                        "--proba-a", *cols_a, "--proba-b", *cols_b, "--scoring-rule", "log-loss", "--seed", "3",
+                        "--json"], capsys)
+    assert code == 0
+    ours = {m["key"]: m for m in json.loads(out)["methods"]}
+    rep = tw.compare(frame["y"], frame["model_1"], frame["model_2"], frame[cols_a].set_axis(["cat", "dog", "eel"], axis=1),
+                     frame[cols_b].set_axis(["cat", "dog", "eel"], axis=1), names=("model_1", "model_2"),
+                     scoring_rule="log-loss", rng=3)
+    assert "paired-t-log-loss" in ours and "paired-t-brier" not in ours
+    assert ours["paired-t-log-loss"]["statistic"] == pytest.approx(rep["paired-t-log-loss"].statistic, rel=1e-9)
+
+
 def test_compare_text_report_and_figures(predictions, capsys, tmp_path):
     path, _ = predictions
     rel, heat = tmp_path / "rel.png", tmp_path / "heat.png"

@@ -342,7 +342,7 @@ def test_permutation_by_pair_binomials_equals_swapping_items():
     for _ in range(3000):
         swap = gen.random(len(a)) < 0.5
         aa, bb = np.where(swap, b, a), np.where(swap, a, b)
-        m = agreement_matrix(aa, bb, labels="ABC").to_numpy()
+        m = agreement_matrix(aa, bb, classes="ABC").to_numpy()
         brute.append(np.abs(m - m.T)[np.triu_indices(3, 1)].sum())
     fast_p = symmetry_permutation_test(a, b, n_resamples=3000, rng=5).pvalue
     observed = symmetry_permutation_test(a, b, n_resamples=1, rng=0).statistic
@@ -357,9 +357,9 @@ def test_brier_and_log_loss_against_sklearn():
     p = gen.random(300)
     assert brier_score(y, p).statistic == pytest.approx(brier_score_loss(y, p), abs=1e-12)
     assert brier_score(y, p, convention="multiclass").statistic == pytest.approx(2 * brier_score_loss(y, p))
-    assert sample_scores(y, p, score="log-loss").mean() == pytest.approx(log_loss(y, p), abs=1e-10)
+    assert sample_scores(y, p, scoring_rule="log-loss").mean() == pytest.approx(log_loss(y, p), abs=1e-10)
     y3, p3 = _random_proba(gen, 400, 4)
-    assert sample_scores(y3, p3, score="log-loss").mean() == pytest.approx(log_loss(y3, p3), abs=1e-10)
+    assert sample_scores(y3, p3, scoring_rule="log-loss").mean() == pytest.approx(log_loss(y3, p3), abs=1e-10)
     onehot = np.eye(4)[y3]
     assert brier_score(y3, p3).statistic == pytest.approx(np.mean(np.sum((p3 - onehot) ** 2, axis=1)))
     # t interval of the mean per-sample score
@@ -399,17 +399,17 @@ def test_paired_tests_against_scipy():
     pb = pb[np.argsort(gen.random(120))]
     sa, sb = sample_scores(y, pa), sample_scores(y, pb)
     for score in ("brier", "log-loss"):
-        sa, sb = sample_scores(y, pa, score=score), sample_scores(y, pb, score=score)
-        t = paired_ttest(y, pa, pb, score=score)
+        sa, sb = sample_scores(y, pa, scoring_rule=score), sample_scores(y, pb, scoring_rule=score)
+        t = paired_ttest(y, pa, pb, scoring_rule=score)
         assert t.statistic == pytest.approx(stats.ttest_rel(sa, sb).statistic, abs=1e-12)
         assert t.pvalue == pytest.approx(stats.ttest_rel(sa, sb).pvalue, abs=1e-12)
-        w = wilcoxon_test(y, pa, pb, score=score)
+        w = wilcoxon_test(y, pa, pb, scoring_rule=score)
         assert w.statistic == stats.wilcoxon(sa, sb).statistic and w.pvalue == pytest.approx(stats.wilcoxon(sa, sb).pvalue)
-        r = error_correlation(y, pa, pb, score=score)
+        r = error_correlation(y, pa, pb, scoring_rule=score)
         assert r.statistic == pytest.approx(stats.pearsonr(sa, sb).statistic, abs=1e-12)
         ci = stats.pearsonr(sa, sb).confidence_interval()
         assert (r.confidence_interval.low, r.confidence_interval.high) == pytest.approx((ci.low, ci.high))
-        rs = error_correlation(y, pa, pb, score=score, method="spearman")
+        rs = error_correlation(y, pa, pb, scoring_rule=score, method="spearman")
         assert rs.statistic == pytest.approx(stats.spearmanr(sa, sb).statistic, abs=1e-12)
         assert rs.pvalue == pytest.approx(stats.spearmanr(sa, sb).pvalue, abs=1e-12)
 
@@ -655,7 +655,7 @@ def test_degenerate_input_gives_documented_values_with_warnings():
     with pytest.warns(tw.DegenerateDataWarning, match="constant"):
         assert np.isnan(error_correlation([0, 1, 1, 0], [0.5] * 4, [0.2, 0.8, 0.7, 0.4]).statistic)
     with pytest.warns(tw.DegenerateDataWarning, match="raised to 1e-15"):
-        assert sample_scores([0, 1], [0.0, 0.0], score="log-loss")[1] == pytest.approx(-np.log(1e-15))
+        assert sample_scores([0, 1], [0.0, 0.0], scoring_rule="log-loss")[1] == pytest.approx(-np.log(1e-15))
     with pytest.warns(tw.DegenerateDataWarning, match="zero"):                        # Q with an empty cell
         assert yules_q(counts=[[5, 0], [3, 2]]).statistic == 1
 

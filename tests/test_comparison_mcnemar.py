@@ -195,7 +195,7 @@ def test_degenerate_kappa_and_q():
     (lambda: mcnemar([1, 0]), TypeError, "pass the labels"),
     (lambda: mcnemar(counts=[[1, -1], [0, 2]]), ValueError, "non-negative"),
     (lambda: cohen_kappa(["a"], ["a", "b"]), ValueError, "same length"),
-    (lambda: cohen_kappa(["a", "b"], ["a", "c"], labels=["a", "b"]), ValueError, "'c'"),
+    (lambda: cohen_kappa(["a", "b"], ["a", "c"], classes=["a", "b"]), ValueError, "'c'"),
 ])
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):

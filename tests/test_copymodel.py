@@ -360,15 +360,3 @@ def test_copy_parameters_bad_input(counts, exc, match):
     with pytest.raises(exc, match=match):
         copy_parameters(counts)
 
-
-def test_old_attribute_names_warn_and_still_work():
-    m = tw.ec.CopyModel(0.3, 0.8, 0.7)
-    with pytest.warns(FutureWarning, match="use `accuracy_reference`"):
-        assert float(m.accuracy_ref) == float(m.accuracy_reference)
-    with pytest.warns(FutureWarning, match="use `reference_observer`"):
-        assert m.reference == m.reference_observer == "a"
-    fit = tw.error_consistency([1, 1, 0, 1, 0, 1, 1, 0] * 5, [1, 0, 0, 1, 1, 1, 1, 0] * 5, rng=0).copy_model
-    with pytest.warns(FutureWarning, match="use `reference_observer`"):
-        assert fit.reference == fit.reference_observer
-    with pytest.warns(FutureWarning, match="use `accuracy_reference`"):
-        assert fit.accuracy_ref == fit.accuracy_reference

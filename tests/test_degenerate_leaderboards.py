@@ -192,7 +192,7 @@ def test_studentized_interval_of_one_small_table_covers_where_bc_does_not_ci_lig
             warnings.simplefilter("ignore", tw.TrialwiseWarning)
             st = tw.validity.benchmark_coverage_study(
                 n_datasets=100, n_resamples=300, n_items=30, n_experiments=1, n_conditions=1,
-                simulated_humans=[(0.95, 0.45)], tests=False, ci_method=method, rng=4)
+                simulated_humans=[(0.95, 0.45)], run_tests=False, ci_method=method, rng=4)
         cov[method] = st.table.set_index("observer")["coverage"].drop(index="human–human")
     se = np.sqrt(0.95 * 0.05 / 100)
     assert (cov["studentized"] >= 0.95 - 3 * se - 0.01).all(), cov

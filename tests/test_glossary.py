@@ -7,37 +7,46 @@ import collections
 import inspect
 import re
 import types
-import warnings
 from pathlib import Path
-
-import pytest
 
 import trialwise as tw
 
 GLOSSARY = Path(__file__).parents[1] / "docs" / "glossary.md"
-DEPRECATED = {"n_permutations": "n_resamples", "accuracy_ref": "accuracy_reference", "strategy": "bin_strategy"}
 REQUIRED = object()
+TUPLE = object()  # "a tuple": any tuple default (the axes and method lists of a validity study)
+
+
+def _table_rows():
+    """``[(names, kinds, allowed defaults or None = any)]``, one per row of the glossary's argument tables."""
+    rows = []
+    for line in GLOSSARY.read_text().splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) != 4 or cells[1] not in ("data", "option", "data or option"):
+            continue
+        names = re.findall(r"`([a-z_0-9]+)`", cells[0])
+        kinds = frozenset(cells[1].split(" or "))
+        text = cells[2]
+        allowed: list | None = []
+        if text.startswith(("see ", "any", "function's own")):
+            allowed = None  # the default is the function's own
+        else:
+            if "required" in text:
+                allowed.append(REQUIRED)
+            if "a tuple" in text:
+                allowed.append(TUPLE)
+            for value in re.findall(r"`([^`]*)`", text):
+                # the glossary's literals: "x" (taken verbatim, backslashes included), 0.95, None, ("A", "B")
+                allowed.append(value[1:-1] if value[:1] == value[-1:] == '"' else ast.literal_eval(value))
+        rows.append((names, kinds, allowed))
+    return rows
 
 
 def _rows():
-    """``{name: [(kind, allowed defaults or None = any)]}`` from the glossary's tables."""
+    """``{name: [(kinds, allowed defaults or None = any)]}``: the rows each name stands in."""
     rows = collections.defaultdict(list)
-    for line in GLOSSARY.read_text().splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != 4 or cells[1] not in ("data", "option"):
-            continue
-        names = re.findall(r"`([a-z_0-9]+)`", cells[0])
-        text = cells[2]
-        allowed: list | None = []
-        if text.startswith(("see ", "any", "a tuple", "function's own")):
-            allowed = None  # the default is the function's own
-        elif "required" in text:
-            allowed.append(REQUIRED)
-        for value in re.findall(r"`([^`]*)`", text) if allowed is not None else ():
-            # the glossary's literals: "x" (taken verbatim, backslashes included), 0.95, None, ("A", "B")
-            allowed.append(value[1:-1] if value[:1] == value[-1:] == '"' else ast.literal_eval(value))
+    for names, kinds, allowed in _table_rows():
         for name in names:
-            rows[name].append((cells[1], allowed))
+            rows[name].append((kinds, allowed))
     return rows
 
 
@@ -71,7 +80,17 @@ def _parameters():
 
 def test_the_glossary_parses():
     assert len(ROWS) > 60 and len(CALLABLES) > 100
-    assert ROWS["confidence_level"] == [("option", [0.95])]
+    assert ROWS["confidence_level"] == [({"option"}, [0.95])]
+    assert ROWS["truth"] == [({"data", "option"}, [None])]
+    assert ROWS["n"] == [({"data", "option"}, [REQUIRED, TUPLE, None])]
+
+
+def test_each_name_stands_in_one_row():
+    """One meaning per name: a name in two rows of the glossary has two meanings (rename one)
+    or one meaning written twice (merge the rows)."""
+    counts = collections.Counter(name for names, _, _ in _table_rows() for name in names)
+    twice = sorted(name for name, k in counts.items() if k > 1)
+    assert not twice, f"names that stand in more than one row of docs/glossary.md: {twice}"
 
 
 def test_every_shared_name_is_in_the_glossary():
@@ -89,44 +108,22 @@ def test_every_glossary_name_has_its_kind_and_default():
             continue
         default = REQUIRED if p.default is inspect.Parameter.empty else p.default
         kind = "option" if p.kind is p.KEYWORD_ONLY else "data"
-        ok = any(kind == k and (allowed is None or any(default is a or (a is not REQUIRED and default == a)
-                                                       for a in allowed))
-                 for k, allowed in ROWS[p.name])
+        ok = any(kind in kinds and (allowed is None or any(_matches(default, a) for a in allowed))
+                 for kinds, allowed in ROWS[p.name])
         if not ok:
             wrong.append(f"{where}({p.name}: {kind}, default {p.default!r})")
     assert not wrong, "signatures that contradict docs/glossary.md:\n" + "\n".join(wrong)
+
+
+def _matches(default, allowed) -> bool:
+    if allowed is REQUIRED or default is REQUIRED:
+        return default is allowed
+    if allowed is TUPLE:
+        return isinstance(default, tuple)
+    return default is allowed or default == allowed
 
 
 def test_randomness_is_always_keyword_rng_none():
     for where, p in _parameters():
         if p.name in ("rng", "seed", "random_state"):
             assert (p.name, p.kind, p.default) == ("rng", p.KEYWORD_ONLY, None), where
-
-
-def test_no_signature_uses_a_deprecated_name():
-    used = [f"{where}({p.name})" for where, p in _parameters() if p.name in DEPRECATED]
-    assert not used
-
-
-@pytest.mark.parametrize("old,new", sorted(DEPRECATED.items()))
-def test_deprecated_names_still_work_with_a_future_warning(old, new):
-    wrapped = [(w, fn) for w, fn in CALLABLES.items() if old in getattr(fn, "__renamed_parameters__", {})]
-    assert wrapped, f"no public function accepts the deprecated `{old}` any more"
-    for where, fn in wrapped:
-        assert fn.__renamed_parameters__[old] == new
-        assert new in inspect.signature(fn).parameters, where
-
-
-def test_a_deprecated_name_warns_and_is_passed_on():
-    import numpy as np
-
-    y = np.array([0, 1, 0, 1, 1, 0, 1, 0])
-    p = np.array([0.2, 0.7, 0.4, 0.9, 0.6, 0.1, 0.8, 0.3])
-    with pytest.warns(FutureWarning, match="`strategy` is deprecated .* use `bin_strategy`"):
-        old = tw.comparison.calibration_curve(y, p, strategy="quantile", n_bins=2)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        new = tw.comparison.calibration_curve(y, p, bin_strategy="quantile", n_bins=2)
-    assert old.to_frame().equals(new.to_frame())
-    with pytest.raises(TypeError, match="pass `bin_strategy` only"):
-        tw.comparison.calibration_curve(y, p, strategy="quantile", bin_strategy="quantile")

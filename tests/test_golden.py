@@ -53,6 +53,10 @@ RENAMED_SEGMENTS: dict[str, str] = {
     r"^(\.copy_model|\.copy_decomposition_b)\.reference$": r"\1.reference_observer",
     r"^\.frame\[accuracy_ref\]": ".frame[accuracy_reference]",
     r"^\.frame\[reference\](\[\d+\])$": r".frame[reference_observer]\1",
+    # issue 30, one name per concept: the swaps M behind a p-value are `n_null_resamples` (B stays
+    # `n_resamples`); a calibration curve's `strategy` is `bin_strategy`, the argument that sets it
+    r"\.n_permutations$": ".n_null_resamples",
+    r"\.strategy$": ".bin_strategy",
 }
 
 # Caveat attributes merged into the one prose field ``notes`` (issue 15): their empty values

@@ -119,16 +119,18 @@ def test_reliability_diagram_draws_the_non_empty_bins_and_reports_brier_and_ece(
     y3 = gen.integers(0, 3, 300)
     p3 = gen.dirichlet(np.ones(3), 300)
     cw = calibration_curve(y3, p3, kind="classwise", n_bins=5)
-    assert tw.plot.plot_reliability(cw, labels=["m"], ax=ax2) is ax2.figure
+    assert tw.plot.plot_reliability(cw, names=["m"], ax=ax2) is ax2.figure
     assert len([ln for ln in ax2.get_lines() if ln.get_linestyle() == "-"]) == 3
     with pytest.raises(ValueError, match="at least one"):
         tw.plot.plot_reliability()
+    with pytest.raises(ValueError, match=r"`names` must name each curve once; got 2 names for 1 curve\(s\)"):
+        tw.plot.plot_reliability(cw, names=["m", "n"])
 
 
 def test_agreement_matrix_heatmap_shows_counts_and_bowker_contributions():
     from trialwise.comparison import bowker_test
 
-    res = bowker_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]], labels="ABC")
+    res = bowker_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]], classes="ABC")
     fig = tw.plot.plot_agreement_matrix(res)
     ax = fig.axes[0]
     np.testing.assert_array_equal(ax.images[0].get_array(), [[70, 6, 4], [10, 55, 5], [8, 7, 35]])

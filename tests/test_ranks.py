@@ -213,7 +213,7 @@ def test_simultaneous_rank_sets_are_calibrated():
     """CI-light: R = 100 simulated benchmarks, B = 300 (about 40 s). MC SE at 95 %: 2.2 points."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)
-        st = tw.validity.benchmark_coverage_study(n_datasets=100, n_resamples=300, n_experiments=1, tests=False,
+        st = tw.validity.benchmark_coverage_study(n_datasets=100, n_resamples=300, n_experiments=1, run_tests=False,
                                                   rng=11)
     r = st.ranks.set_index(["rank_set", "observer"])
     floor = 0.95 - 3 * math.sqrt(0.95 * 0.05 / 100)

@@ -294,7 +294,7 @@ def test_to_dict_represents_nan_as_none():
     assert math.isnan(res.statistic)
     d = res.to_dict()
     assert d["statistic"] is None and d["ci_low"] is None
-    assert d["undefined_reason"] == res.notes[0] and d["notes"] == [res.notes[0]]
+    assert d["notes"] == [res.notes[0]] and res.notes[0].kind == "undefined"
 
 
 def test_a_result_without_a_value_answers_none():
@@ -304,50 +304,12 @@ def test_a_result_without_a_value_answers_none():
         rec.no_such_attribute  # noqa: B018
 
 
-# ------------------------------------------------------------------ old names warn for one release
-
-DEPRECATED = [
-    # (factory of a result, old attribute, getter of the new value)
-    (lambda: tw.error_consistency(counts=[[30, 10], [0, 0]], rng=0, n_resamples=50), "undefined_reason",
-     lambda r: r.notes[0]),
-    (lambda: tw.error_consistency(counts=[[18, 0], [1, 1]], rng=0, n_resamples=50), "coverage_warning",
-     lambda r: r.notes[-1]),
-    (lambda: _ec()[0], "undefined_reason", lambda r: None),
-    (lambda: _ec()[0].copy_model, "kappa", lambda r: r.statistic),
-    (lambda: _ec()[0].copy_model, "kappa_interval", lambda r: r.confidence_interval),
-    (lambda: FACTORIES["PairwiseErrorConsistencyResult"]()[0], "undefined_reason", lambda r: (None,) * len(r)),
-    (lambda: FACTORIES["PairwiseErrorConsistencyResult"]()[0], "coverage_warning",
-     lambda r: tuple(next((x for x in n if x.kind == "coverage"), None) for n in r.pair_notes)),
-    (lambda: FACTORIES["CIWidthResult"]()[0], "low", lambda r: r.confidence_interval.low),
-    (lambda: FACTORIES["CIWidthResult"]()[0], "high", lambda r: r.confidence_interval.high),
-    (lambda: FACTORIES["CIWidthResult"]()[0], "mean", lambda r: r.statistic),
-    (lambda: cmp.calibration_curve([0, 1, 1, 0], [0.2, 0.7, 0.6, 0.4]), "ece", lambda r: r.statistic),
-    (lambda: cmp.mcnemar(counts=[[150, 25], [15, 10]]), "note", lambda r: r.notes[0]),
-    (lambda: cmp.mcnemar(counts=[[150, 25], [15, 10]]), "details",
-     lambda r: {"n10": 25, "n01": 15, "discordant": 40}),
-]
-
-
-@pytest.mark.parametrize("make, old, new", DEPRECATED, ids=[f"{i}-{d[1]}" for i, d in enumerate(DEPRECATED)])
-def test_old_attribute_names_warn_and_still_work(make, old, new):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", tw.TrialwiseWarning)
-        res = make()
-    with pytest.warns(FutureWarning, match=rf"`{type(res).__name__}\.{old}` is deprecated.*use `"):
-        value = getattr(res, old)
-    expected = new(res)
-    if isinstance(expected, np.ndarray):
-        np.testing.assert_array_equal(value, expected)
-    else:
-        assert value == expected
-
-
-def test_report_lookup_by_key_and_by_old_label():
+def test_report_lookup_by_key():
     rep = _compare()
     assert rep["mcnemar-exact"] is rep.results[rep.keys().index("mcnemar-exact")]
     assert len(set(rep.keys())) == len(rep.keys())              # keys are unique
-    with pytest.warns(FutureWarning, match="use its key 'mcnemar-exact'"):
-        assert rep["McNemar (exact)"] is rep["mcnemar-exact"]
+    with pytest.raises(KeyError, match="available keys"):
+        rep["McNemar (exact)"]                                   # a display label is not a key
     with pytest.raises(KeyError, match="available keys"):
         rep["no such method"]
 

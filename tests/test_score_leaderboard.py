@@ -248,10 +248,10 @@ def write_generation_logs(root, scores, *, field="f1"):
 def test_read_lm_eval_takes_a_per_document_metric_of_a_generation_task(tmp_path):
     scores = {"alpha": [1.0, 0.5, 0.0, 0.4, 1.0, 0.25], "beta": [1.0, 0.0, 0.0, 0.2, 0.5, 0.0]}
     write_generation_logs(tmp_path, scores)
-    with pytest.raises(tw.InvalidValueError, match="generation tasks.*pass `metric=`"):
+    with pytest.raises(tw.InvalidValueError, match="generation tasks.*pass `score=`"):
         tw.io.read_lm_eval(tmp_path)
-    t = tw.io.read_lm_eval(tmp_path, metric="f1", clusters="passage")
-    assert t.attrs["log"]["metric"] == "f1" and t.attrs["log"]["skipped"] == {}
+    t = tw.io.read_lm_eval(tmp_path, score="f1", clusters="passage")
+    assert t.attrs["log"]["score"] == "f1" and t.attrs["log"]["skipped"] == {}
     got = t.groupby("subject").score.mean().to_dict()
     assert got == pytest.approx({k: np.mean(v) for k, v in scores.items()})
     assert (t.n_options == 0).all() and t.probabilities.isna().all()
@@ -259,33 +259,33 @@ def test_read_lm_eval_takes_a_per_document_metric_of_a_generation_task(tmp_path)
     with pytest.warns(tw.DegenerateDataWarning, match="only two clusters"):  # 6 documents in 2 passages
         lb = tw.leaderboard(t, protocol="accuracy", n_resamples=100, rng=0, clusters="cluster")
     assert lb.table.set_index("observer").score.to_dict() == pytest.approx(got)
-    em = tw.io.read_lm_eval(tmp_path, metric="em")
+    em = tw.io.read_lm_eval(tmp_path, score="em")
     assert em.score.tolist() == em.correct.astype(float).tolist()
 
 
-def test_read_lm_eval_metric_errors_name_the_file_line_and_value(tmp_path):
+def test_read_lm_eval_score_errors_name_the_file_line_and_value(tmp_path):
     write_generation_logs(tmp_path / "pct", {"a": [100.0, 50.0], "b": [0.0, 100.0]})
     with pytest.raises(tw.InvalidValueError,
                        match=r"samples_drop_.*jsonl:\d+: field 'f1' .* got 100\.0 \(a percentage"):
-        tw.io.read_lm_eval(tmp_path / "pct", metric="f1")
+        tw.io.read_lm_eval(tmp_path / "pct", score="f1")
     write_generation_logs(tmp_path / "pair", {"a": [1.0], "b": [0.0]}, field="bleu")
-    with pytest.raises(tw.InvalidValueError, match=r"field 'f1' is not .*|`metric`='f1' is not a field"):
-        tw.io.read_lm_eval(tmp_path / "pair", metric="f1")
+    with pytest.raises(tw.InvalidValueError, match=r"`score`='f1' is not a field"):
+        tw.io.read_lm_eval(tmp_path / "pair", score="f1")
     path = next((tmp_path / "pair" / "a").glob("samples_*.jsonl"))
     row = json.loads(path.read_text())
     row["bleu"] = ["12", "1"]  # a corpus metric logs (reference, prediction)
     path.write_text(json.dumps(row) + "\n")
     with pytest.raises(tw.InvalidValueError, match=r"jsonl:1: field 'bleu' .* got \['12', '1'\]"):
-        tw.io.read_lm_eval(tmp_path / "pair", metric="bleu")
-    with pytest.raises(tw.InvalidTypeError, match="`metric` must be a str"):
-        tw.io.read_lm_eval(tmp_path / "pair", metric=1)
+        tw.io.read_lm_eval(tmp_path / "pair", score="bleu")
+    with pytest.raises(tw.InvalidTypeError, match="`score` must be a str"):
+        tw.io.read_lm_eval(tmp_path / "pair", score=1)
 
 
-def test_read_lm_eval_metric_on_multiple_choice_is_the_logged_value():
+def test_read_lm_eval_score_on_multiple_choice_is_the_logged_value():
     from importlib import resources
 
     with resources.as_file(resources.files("trialwise.datasets") / "llm-demo") as folder:
-        t = tw.io.read_lm_eval(folder, metric="acc")
+        t = tw.io.read_lm_eval(folder, score="acc")
     assert t.score.tolist() == t.correct.astype(float).tolist()
     assert t.columns.tolist()[-1] == "score"
 

@@ -137,7 +137,7 @@ def test_sparse_overlap_calibration_ci_light(ci_method):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)
         st = tw.validity.benchmark_coverage_study(n_datasets=120, n_resamples=300, n_items=400,
-                                                  reference_items=100, tests=False, ci_method=ci_method, rng=2)
+                                                  reference_items=100, run_tests=False, ci_method=ci_method, rng=2)
     t = st.table.set_index("observer")
     assert (t["contains_estimate"] == 1.0).all()
     rows = t if ci_method == "studentized" else t.drop(index="human–human")

@@ -296,7 +296,7 @@ def validity_studies():
             "benchmark": tw.validity.benchmark_coverage_study(n_datasets=2, n_resamples=60,
                                                               n_items=80, rng=25).table,
             "benchmark_sparse": tw.validity.benchmark_coverage_study(n_datasets=2, n_resamples=60, n_items=120,
-                                                                     reference_items=60, tests=False,
+                                                                     reference_items=60, run_tests=False,
                                                                      rng=26).table}
 
 
@@ -387,12 +387,12 @@ def comparison_agreement():
 def comparison_probabilities():
     y, a, b, pa, pb = _labels()
     out = {}
-    for s in cmp.SCORES:
-        out[f"brier_{s}"] = cmp.score_difference(y, pa, pb, score=s)
-        out[f"ttest_{s}"] = cmp.paired_ttest(y, pa, pb, score=s)
-        out[f"wilcoxon_{s}"] = cmp.wilcoxon_test(y, pa, pb, score=s)
-        out[f"scores_{s}"] = cmp.sample_scores(y, pa, score=s)
-        out[f"correlation_{s}"] = cmp.error_correlation(y, pa, pb, score=s)
+    for s in cmp.SCORING_RULES:
+        out[f"brier_{s}"] = cmp.score_difference(y, pa, pb, scoring_rule=s)
+        out[f"ttest_{s}"] = cmp.paired_ttest(y, pa, pb, scoring_rule=s)
+        out[f"wilcoxon_{s}"] = cmp.wilcoxon_test(y, pa, pb, scoring_rule=s)
+        out[f"scores_{s}"] = cmp.sample_scores(y, pa, scoring_rule=s)
+        out[f"correlation_{s}"] = cmp.error_correlation(y, pa, pb, scoring_rule=s)
     out["spearman"] = cmp.error_correlation(y, pa, pb, method="spearman")
     out["brier"] = cmp.brier_score(y, pa)
     out["bss"] = cmp.brier_skill_score(y, pa)

@@ -16,13 +16,11 @@ import cycle.
     ``as_float_array``, ``missing_mask``.
 :mod:`trialwise._core.results`
     ``Result`` (the base of every result object), ``ConfidenceInterval``, ``Note``,
-    ``VOCABULARY``, ``jsonable``, ``one_row_frame``, ``make_notes``, ``note_of``, ``records_seed``
+    ``VOCABULARY``, ``jsonable``, ``one_row_frame``, ``make_notes``, ``records_seed``
     (the decorator with which a random public function records its seed in its result).
 :mod:`trialwise._core.format`
     ``format_number``, ``format_pvalue``, ``format_percent``.
 :mod:`trialwise._core.lazy`
     ``lazy_package`` (the PEP 562 ``__getattr__``/``__dir__`` with which ``trialwise`` and its
     packages load each public name on first use).
-:mod:`trialwise._core.deprecation`
-    ``renamed_parameters`` (renamed arguments), ``Renamed`` (renamed attributes), ``REMOVED_IN``.
 """

@@ -4,7 +4,7 @@ Every public result is a :class:`Result`: a frozen dataclass (or a class with th
 contract) defined next to the function that makes it (as ``scipy.stats._binomtest``
 defines ``BinomTestResult``). This module holds only what they share: :class:`Result`,
 :class:`ConfidenceInterval`, :class:`Note` and the helpers every result uses
-(:func:`jsonable`, :func:`one_row_frame`, :func:`make_notes`, :func:`note_of`); the number
+(:func:`jsonable`, :func:`one_row_frame`, :func:`make_notes`); the number
 formatters are in :mod:`trialwise._core.format`.
 """
 
@@ -38,9 +38,9 @@ class Note(str):
     """A caveat (a ``str``) with a ``kind`` saying where it comes from (e.g. ``"undefined"``)
     and, optionally, the ``values`` (numbers and names) its text states.
 
-    Results keep every caveat in ``notes``, a tuple of str; the ``kind`` lets a deprecated
-    single-purpose attribute (``undefined_reason``, ``coverage_warning``) find its note, and
-    lets code read a note's ``values`` instead of parsing its wording.
+    Results keep every caveat in ``notes``, a tuple of str; the ``kind`` lets code find a
+    note of one kind (``"undefined"``, ``"coverage"``) and read its ``values`` instead of
+    parsing its wording.
     """
 
     kind: str
@@ -66,18 +66,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value.item() if hasattr(value, "item") else value
-
-
-def note_of(kind: str):
-    """Getter for a deprecated attribute that held the note of one ``kind`` (None if absent)."""
-
-    def get(result: Any) -> str | None:
-        for note in result.notes:
-            if getattr(note, "kind", "") == kind:
-                return str(note)
-        return None
-
-    return get
 
 
 def make_notes(*pairs: tuple[str, str | None]) -> tuple[Note, ...]:
@@ -144,18 +132,12 @@ class Result:
     :class:`pandas.DataFrame` whose columns are the class attribute ``frame_columns``
     (the same for any input); ``to_dict()`` returns a JSON-safe dict:
     ``json.dumps(result.to_dict(), allow_nan=False)`` works because NaN (and ±inf) are
-    represented as ``None``. (``CoverageStudy`` and ``TypeOneErrorStudy`` still return
-    their table from ``summary()`` for one release, with a FutureWarning; see their
-    docstrings.)
+    represented as ``None``.
 
     A subclass is a frozen dataclass declaring the vocabulary it has as fields (or
     properties). The defaults above come from ``__getattr__``, not from class attributes,
     because a dataclass takes an inherited class attribute of a field's name as that
     field's default.
-
-    Old attribute names (``kappa``, ``mean``, ``ece``, ``kappa_interval``, ``low``/``high``,
-    ``note``, ``undefined_reason``, ``coverage_warning``, ...) are kept for one release as
-    properties that emit a ``FutureWarning`` naming the new name.
     """
 
     __slots__ = ()

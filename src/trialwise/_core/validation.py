@@ -46,7 +46,7 @@ def check_confidence_level(value: Any) -> float:
     return value
 
 
-#: Largest number of random draws (``n_resamples``, ``n_permutations``, ``n_simulations``, ...)
+#: Largest number of random draws (``n_resamples``, ``n_simulations``, ``n_splits``, ...)
 #: accepted: 10**7. Every replicate keeps at least one float64 per statistic in memory, and
 #: a bootstrap of one 2×2 table keeps four counts, so 10**7 replicates already take 80 MB
 #: per statistic (320 MB of tables); a pairwise or benchmark bootstrap keeps one value per
@@ -57,7 +57,7 @@ MAX_DRAWS = 10**7
 #: every statistic is computed) no longer represents every integer.
 MAX_COUNT = 2**53
 #: Arguments that are a number of random draws, bounded by :data:`MAX_DRAWS`.
-DRAW_ARGUMENTS = frozenset({"n_resamples", "n_permutations", "n_simulations", "n_datasets", "n_splits", "n_draws"})
+DRAW_ARGUMENTS = frozenset({"n_resamples", "n_simulations", "n_datasets", "n_splits", "n_draws"})
 
 
 def check_positive_int(value: Any, name: str, minimum: int = 1, maximum: int | None = None) -> int:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import warnings
 
 from trialwise._core.errors import InputError
 from trialwise.cli.common import CLIError, EPILOG, TABLES, clean, read_table, save_figure, use_agg
@@ -34,8 +33,8 @@ def add_compare(sub) -> argparse.ArgumentParser:
                      help="the class of each probability column (default: the column names, or what follows "
                           "their common prefix)")
     cmp.add_argument("--names", nargs=2, metavar=("A", "B"), help="names in the report (default: the columns)")
-    cmp.add_argument("--score", choices=("brier", "log-loss"), default="brier",
-                     help="per-sample score of the paired tests (default: brier)")
+    cmp.add_argument("--scoring-rule", choices=("brier", "log-loss"), default="brier",
+                     help="scoring rule of the per-sample scores of the paired tests (default: brier)")
     cmp.add_argument("--bins", type=int, default=10, help="calibration bins (default 10)")
     cmp.add_argument("--confidence-level", type=float, default=0.95)
     cmp.add_argument("--resamples", type=int, default=10000, help="permutations (default 10000)")
@@ -148,7 +147,7 @@ def run_compare(args) -> int:
             rep = compare(frame[args.truth].to_numpy(),
                           frame[args.a].to_numpy() if args.a else None,
                           frame[args.b].to_numpy() if args.b else None,
-                          proba_a, proba_b, names=names, score=args.score, n_bins=args.bins,
+                          proba_a, proba_b, names=names, scoring_rule=args.scoring_rule, n_bins=args.bins,
                           classes=args.classes,  # given: the library checks the order against the labels
                           confidence_level=args.confidence_level, n_resamples=args.resamples, rng=args.seed)
         except InputError as exc:  # the library's input errors, named with the file

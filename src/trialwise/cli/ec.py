@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import warnings
 from typing import Any
 
 from trialwise.ec.pair import error_consistency

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import warnings
 
 from trialwise.cli.common import CLIError, EPILOG, clean, save_figure, use_agg
 from trialwise.cli.progress import Progress, Warnings, add_progress_options

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
 import sys
 import threading
 import time
@@ -120,10 +119,10 @@ class Warnings:
     """Collect the warnings of a block; :meth:`report` prints one line per kind on stderr.
 
     A kind is the warning's class. Its line gives the count and the first message
-    (``trialwise: warning (SparseTableWarning ×190): ...``); details are in the results
-    (``coverage_warning``, ``undefined_reason``, ``notes``) and, with ``--json``, in the
-    ``warnings`` field. When the command then fails with an input error, the warnings it had
-    collected and not reported are printed before the error line (:meth:`report_unreported`,
+    (``trialwise: warning (SparseTableWarning ×190): ...``); details are in the results'
+    ``notes`` and, with ``--json``, in the ``warnings`` field. When the command then fails
+    with an input error, the warnings it had collected and not reported are printed before
+    the error line (:meth:`report_unreported`,
     called by :mod:`trialwise.cli.app`): a skipped empty row may explain the error.
     """
 

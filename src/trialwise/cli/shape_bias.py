@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import sys
-import warnings
 
 from trialwise._core.errors import InputError
 from trialwise.cli.common import (

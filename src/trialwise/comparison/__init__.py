@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
         BIN_STRATEGIES,
         CALIBRATION_KINDS,
         PROBA_SUM_TOLERANCE,
-        SCORES,
+        SCORING_RULES,
         brier_score,
         brier_skill_score,
         calibration_curve,
@@ -65,7 +65,7 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
 
 __all__ = [
     "BIN_STRATEGIES", "CALIBRATION_KINDS", "DECISIONS", "MCNEMAR_METHODS", "MULTI_CLASS", "PERMUTATION_STATISTICS",
-    "PROBA_SUM_TOLERANCE", "SCORES",
+    "PROBA_SUM_TOLERANCE", "SCORING_RULES",
     "AUCResult", "AgreementResult", "CalibrationCurve", "ComparisonReport", "ComparisonResult", "EnsembleRecommendation",
     "McNemarResult", "ScoreResult", "SymmetryTestResult",
     "agreement_matrix", "auc", "bowker_test", "brier_score", "brier_skill_score", "calibration_curve",
@@ -82,7 +82,7 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.comparison.ensemble": ("DECISIONS", "ensemble_recommendation", "EnsembleRecommendation"),
     "trialwise.comparison.correctness": ("MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"),
     "trialwise.comparison.probabilities": ("BIN_STRATEGIES", "CALIBRATION_KINDS", "PROBA_SUM_TOLERANCE",
-                                           "SCORES", "brier_score", "brier_skill_score", "calibration_curve",
+                                           "SCORING_RULES", "brier_score", "brier_skill_score", "calibration_curve",
                                            "error_correlation", "expected_calibration_error", "paired_ttest",
                                            "sample_scores", "score_difference", "wilcoxon_test"),
     "trialwise.comparison.report": ("ComparisonReport",),

@@ -46,9 +46,9 @@ PERMUTATION_STATISTICS: tuple[PermutationStatistic, ...] = get_args(PermutationS
 MAX_ITEMS = 2**53
 
 
-def _codes(pred_a: Any, pred_b: Any, labels: Any) -> tuple[NDArray, NDArray, NDArray]:
+def _codes(pred_a: Any, pred_b: Any, classes: Any) -> tuple[NDArray, NDArray, NDArray]:
     """Both predictions coded together (:func:`trialwise.io.labels.code_labels`), and the class names."""
-    coding = code_labels({"pred_a": pred_a, "pred_b": pred_b}, classes=labels, classes_name="labels")
+    coding = code_labels({"pred_a": pred_a, "pred_b": pred_b}, classes=classes)
     return coding.codes["pred_a"], coding.codes["pred_b"], np.asarray(coding.classes, dtype=object)
 
 
@@ -89,7 +89,7 @@ def _same_classes(index: Any, columns: Any) -> bool:
     return bool(np.array_equal(coding.codes["counts.index"], coding.codes["counts.columns"]))
 
 
-def _matrix(pred_a: Any, pred_b: Any, counts: Any, labels: Any) -> tuple[NDArray, NDArray]:
+def _matrix(pred_a: Any, pred_b: Any, counts: Any, classes: Any) -> tuple[NDArray, NDArray]:
     """The agreement matrix as int64 ndarray, and the class names."""
     if counts is not None:
         if pred_a is not None or pred_b is not None:
@@ -102,21 +102,21 @@ def _matrix(pred_a: Any, pred_b: Any, counts: Any, labels: Any) -> tuple[NDArray
             names = np.asarray(counts.index, dtype=object)
         arr = _square_counts(counts)
         if names is None:
-            names = np.asarray(list(labels) if labels is not None else range(arr.shape[0]), dtype=object)
+            names = np.asarray(list(classes) if classes is not None else range(arr.shape[0]), dtype=object)
             if len(names) != arr.shape[0]:
-                raise InvalidValueError(f"`labels` names {len(names)} classes but `counts` is {arr.shape[0]} × {arr.shape[0]}")
+                raise InvalidValueError(f"`classes` names {len(names)} classes but `counts` is {arr.shape[0]} × {arr.shape[0]}")
         return arr, names
     if pred_a is None or pred_b is None:
         raise InvalidTypeError("pass the predictions pred_a and pred_b, or `counts`")
-    ia, ib, names = _codes(pred_a, pred_b, labels)
+    ia, ib, names = _codes(pred_a, pred_b, classes)
     return agreement_table(ia, ib, len(names)), names
 
 
-def agreement_matrix(pred_a: Any, pred_b: Any, *, labels: Any = None) -> pd.DataFrame:
+def agreement_matrix(pred_a: Any, pred_b: Any, *, classes: Any = None) -> pd.DataFrame:
     """The K × K agreement matrix ``N[j, k]``: items A labels ``j`` and B labels ``k`` (§14.3.2).
 
     It does not use the truth. Rows are classifier A, columns classifier B; the classes
-    are ``labels`` in that order, or every class either classifier predicts (in natural
+    are ``classes`` in that order, or every class either classifier predicts (in natural
     order). Labels are the same class under the rule of :mod:`trialwise.io.labels`
     (``1 == 1.0 == True == '1'``; numbers mixed with other text are a ``TypeError``).
 
@@ -124,7 +124,7 @@ def agreement_matrix(pred_a: Any, pred_b: Any, *, labels: Any = None) -> pd.Data
     ----------
     pred_a, pred_b : array_like
         The labels predicted by classifiers A and B, one per item.
-    labels : sequence, optional
+    classes : sequence, optional
         The classes, in order (default: every class either classifier predicts).
 
     Returns
@@ -144,7 +144,7 @@ def agreement_matrix(pred_a: Any, pred_b: Any, *, labels: Any = None) -> pd.Data
     cat    1    0
     dog    1    1
     """
-    mat, names = _matrix(pred_a, pred_b, None, labels)
+    mat, names = _matrix(pred_a, pred_b, None, classes)
     return pd.DataFrame(mat, index=pd.Index(names, name="A"), columns=pd.Index(names, name="B"))
 
 
@@ -188,7 +188,7 @@ def disagreement(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None) 
                            n_disagree=int(m - np.trace(mat)))
 
 
-def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, labels: Any = None,
+def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, classes: Any = None,
                 confidence_level: float = 0.95) -> ComparisonResult:
     """Cohen's κ between two classifiers' *labels*, any number of classes (§14.1.5, §14.3.6).
 
@@ -203,7 +203,7 @@ def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, l
     counts : array_like or pandas.DataFrame, optional
         The K × K agreement matrix (A in rows) instead of the predictions; a DataFrame's
         index and columns name the classes.
-    labels : sequence, optional
+    classes : sequence, optional
         The classes, in order (default: every class either classifier predicts).
     confidence_level : float, default 0.95
         Level of the Wald interval.
@@ -238,7 +238,7 @@ def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, l
     (0.692, ConfidenceInterval(low=0.608, high=0.777))
     """
     level = v.check_confidence_level(confidence_level)
-    mat, classes = _matrix(pred_a, pred_b, counts, labels)
+    mat, classes = _matrix(pred_a, pred_b, counts, classes)
     n = int(mat.sum())
     p = mat / n
     rows, cols = p.sum(axis=1), p.sum(axis=0)
@@ -282,7 +282,7 @@ def _never_disagree(test: str, method: str, m: int, fields: dict) -> SymmetryTes
 
 
 def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
-                labels: Any = None) -> SymmetryTestResult:
+                classes: Any = None) -> SymmetryTestResult:
     """Bowker's test of symmetry, H0: ``n_jk = n_kj`` in expectation for every pair j < k (§14.3.4).
 
     ``χ²_B = Σ_{j<k} (n_jk − n_kj)² / (n_jk + n_kj)``, referred to χ² with one degree of
@@ -302,7 +302,7 @@ def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
     counts : array_like or pandas.DataFrame, optional
         The K × K agreement matrix (A in rows) instead of the predictions; a DataFrame's
         index and columns name the classes.
-    labels : sequence, optional
+    classes : sequence, optional
         The classes, in order (default: every class either classifier predicts).
 
     Returns
@@ -331,7 +331,7 @@ def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
     >>> res.contributions["share"].round(3).tolist()
     [0.375, 0.5, 0.125]
     """
-    mat, names = _matrix(pred_a, pred_b, counts, labels)
+    mat, names = _matrix(pred_a, pred_b, counts, classes)
     table = _contributions(mat, names)
     m = int(mat.sum())
     pair_total = table["n_jk"] + table["n_kj"]
@@ -349,7 +349,7 @@ def bowker_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
 
 
 def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None,
-                        labels: Any = None) -> ComparisonResult:
+                        classes: Any = None) -> ComparisonResult:
     """Stuart–Maxwell test of marginal homogeneity: does each classifier predict each class equally often? (§14.3.4)
 
     With ``d = row sums − column sums`` of the agreement matrix and its covariance
@@ -373,7 +373,7 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
     counts : array_like or pandas.DataFrame, optional
         The K × K agreement matrix (A in rows) instead of the predictions; a DataFrame's
         index and columns name the classes.
-    labels : sequence, optional
+    classes : sequence, optional
         The classes, in order (default: every class either classifier predicts).
 
     Returns
@@ -404,7 +404,7 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
     >>> round(res.statistic, 3), round(res.pvalue, 3)
     (2.636, 0.268)
     """
-    mat, names = _matrix(pred_a, pred_b, counts, labels)
+    mat, names = _matrix(pred_a, pred_b, counts, classes)
     m = int(mat.sum())
     n = mat.astype(float)
     d = n.sum(axis=1) - n.sum(axis=0)
@@ -438,7 +438,7 @@ def stuart_maxwell_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any =
 
 
 @records_seed
-def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, labels: Any = None,
+def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, classes: Any = None,
                               statistic: PermutationStatistic = "asymmetry", n_resamples: int = 10000,
                               rng: Any = None) -> ComparisonResult:
     """Omnibus permutation test of exchangeability of the two classifiers' labels (§14.3.5).
@@ -457,7 +457,7 @@ def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts:
     counts : array_like or pandas.DataFrame, optional
         The K × K agreement matrix (A in rows) instead of the predictions; a DataFrame's
         index and columns name the classes.
-    labels : sequence, optional
+    classes : sequence, optional
         The classes, in order (default: every class either classifier predicts).
     statistic : {"asymmetry", "bowker"}
         ``asymmetry``: ``S = Σ_{j<k} |n_jk − n_kj|`` (the chapter's choice);
@@ -497,7 +497,7 @@ def symmetry_permutation_test(pred_a: Any = None, pred_b: Any = None, *, counts:
     statistic = v.check_choice(statistic, "statistic", PERMUTATION_STATISTICS)
     b = v.check_positive_int(n_resamples, "n_resamples")
     gen = v.check_rng(rng)
-    mat, names = _matrix(pred_a, pred_b, counts, labels)
+    mat, names = _matrix(pred_a, pred_b, counts, classes)
     m = int(mat.sum())
     _, _, upper, lower = _pairs(mat)
     total = upper + lower

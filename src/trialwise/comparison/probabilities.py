@@ -36,7 +36,6 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from trialwise._core import validation as v
-from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import ConfidenceInterval
 from trialwise.comparison.result import CalibrationCurve, ComparisonResult, ScoreResult, comparison_notes
@@ -46,14 +45,14 @@ from trialwise.comparison.rows import PROBA_SUM_TOLERANCE, frame_classes, looks_
 from trialwise.io.labels import code_labels
 
 __all__ = ["PROBA_SUM_TOLERANCE",
-           "SCORES", "BIN_STRATEGIES", "CALIBRATION_KINDS", "Probabilities",
+           "SCORING_RULES", "BIN_STRATEGIES", "CALIBRATION_KINDS", "Probabilities",
            "probabilities", "sample_scores", "brier_score", "brier_skill_score", "calibration_curve",
            "expected_calibration_error", "score_difference", "paired_ttest", "wilcoxon_test",
            "error_correlation"]
 
 #: Per-sample scores: Brier (squared error) and log-loss (cross-entropy).
-Score = Literal["brier", "log-loss"]
-SCORES: tuple[Score, ...] = get_args(Score)
+ScoringRule = Literal["brier", "log-loss"]
+SCORING_RULES: tuple[ScoringRule, ...] = get_args(ScoringRule)
 #: Binning of a calibration curve: equal-width or equal-count bins.
 BinStrategy = Literal["uniform", "quantile"]
 BIN_STRATEGIES: tuple[BinStrategy, ...] = get_args(BinStrategy)
@@ -171,8 +170,8 @@ def _convention(data: Probabilities, convention: str | None) -> str:
     return convention
 
 
-def _scores(data: Probabilities, score: str, convention: str | None) -> NDArray:
-    if score == "brier":
+def _scores(data: Probabilities, scoring_rule: str, convention: str | None) -> NDArray:
+    if scoring_rule == "brier":
         if _convention(data, convention) == "binary":
             out = (data.p[:, 1] - (data.y == 1)) ** 2
         else:
@@ -187,7 +186,7 @@ def _scores(data: Probabilities, score: str, convention: str | None) -> NDArray:
     return np.round(out, SCORE_DECIMALS)
 
 
-def sample_scores(y_true: Any, proba: Any, *, score: Score = "brier", classes: Any = None,
+def sample_scores(y_true: Any, proba: Any, *, scoring_rule: ScoringRule = "brier", classes: Any = None,
                   convention: str | None = None) -> NDArray:
     """Per-item score ``S_i`` (lower is better): Brier or log-loss (§14.2.4, §14.3.10).
 
@@ -198,7 +197,7 @@ def sample_scores(y_true: Any, proba: Any, *, score: Score = "brier", classes: A
     proba : array_like or pandas.DataFrame
         The positive-class probability per item (binary) or an n × K matrix of class
         probabilities (module docstring).
-    score : {"brier", "log-loss"}, default "brier"
+    scoring_rule : {"brier", "log-loss"}, default "brier"
         ``brier``: ``(p_i − y_i)²`` for binary problems, ``Σ_k (p_ik − y_ik)²`` for K > 2
         (see ``convention``). ``log-loss``: ``−log p_{i, y_i}``; a true-class probability
         below 1e-15 is raised to 1e-15 with a warning.
@@ -239,11 +238,11 @@ def sample_scores(y_true: Any, proba: Any, *, score: Score = "brier", classes: A
     --------
     >>> sample_scores([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1]).tolist()
     [0.01, 0.04, 0.09, 0.01]
-    >>> sample_scores([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1], score="log-loss").round(3).tolist()
+    >>> sample_scores([1, 0, 1, 0], [0.9, 0.2, 0.7, 0.1], scoring_rule="log-loss").round(3).tolist()
     [0.105, 0.223, 0.357, 0.105]
     """
-    score = v.check_choice(score, "score", SCORES)
-    return _scores(probabilities(y_true, proba, classes=classes), score, convention)
+    scoring_rule = v.check_choice(scoring_rule, "scoring_rule", SCORING_RULES)
+    return _scores(probabilities(y_true, proba, classes=classes), scoring_rule, convention)
 
 
 def _mean_interval(values: NDArray, level: float) -> ConfidenceInterval:
@@ -403,7 +402,6 @@ def _curve_inputs(data: Probabilities, kind: str) -> list[tuple[Any, NDArray, ND
     return [(c, data.p[:, j], data.y == j) for j, c in enumerate(data.classes)]
 
 
-@renamed_parameters(strategy="bin_strategy")
 def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bins: int = 10,
                       bin_strategy: BinStrategy = "uniform", classes: Any = None) -> CalibrationCurve:
     """Calibration curve (reliability diagram) and its ECE (§14.2.3, §14.3.8).
@@ -487,11 +485,10 @@ def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bin
     table = pd.concat(tables, ignore_index=True)
     ece = float(np.mean(list(eces.values())))
     brier = float(_scores(data, "brier", None).mean())
-    return CalibrationCurve(kind=kind, strategy=strategy, n_bins=n_bins, table=table, statistic=ece,
+    return CalibrationCurve(kind=kind, bin_strategy=strategy, n_bins=n_bins, table=table, statistic=ece,
                             per_class=eces if kind == "classwise" else {}, brier=brier, n=len(data.y))
 
 
-@renamed_parameters(strategy="bin_strategy")
 def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = None, n_bins: int = 10,
                                bin_strategy: BinStrategy = "uniform", classes: Any = None) -> ComparisonResult:
     """Expected calibration error ``ECE = Σ_b |I_b|/M · |ȳ_b − p̄_b|`` (§14.2.3, §14.3.8).
@@ -550,7 +547,7 @@ def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = No
     curve = calibration_curve(y_true, proba, kind=kind, n_bins=n_bins, bin_strategy=bin_strategy, classes=classes)
     empty = int((curve.table["count"] == 0).sum())
     return ScoreResult(f"ECE ({curve.kind})", curve.statistic, n=curve.n, key=f"ece-{curve.kind}",
-                       notes=comparison_notes(f"{n_bins} {curve.strategy} bins" + (f", {empty} empty" if empty else "")),
+                       notes=comparison_notes(f"{n_bins} {curve.bin_strategy} bins" + (f", {empty} empty" if empty else "")),
                        curve=curve, per_class=curve.per_class)
 
 
@@ -577,19 +574,19 @@ def paired_probabilities(y_true: Any, proba_a: Any, proba_b: Any, *,
     return a, b
 
 
-def _paired(y_true: Any, proba_a: Any, proba_b: Any, score: str, classes: Any,
+def _paired(y_true: Any, proba_a: Any, proba_b: Any, scoring_rule: str, classes: Any,
             convention: str | None) -> tuple[NDArray, NDArray]:
-    score = v.check_choice(score, "score", SCORES)
+    scoring_rule = v.check_choice(scoring_rule, "scoring_rule", SCORING_RULES)
     a, b = paired_probabilities(y_true, proba_a, proba_b, classes=classes)
-    return _scores(a, score, convention), _scores(b, score, convention)
+    return _scores(a, scoring_rule, convention), _scores(b, scoring_rule, convention)
 
 
-def score_difference(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = "brier", classes: Any = None,
+def score_difference(y_true: Any, proba_a: Any, proba_b: Any, *, scoring_rule: ScoringRule = "brier", classes: Any = None,
                      convention: str | None = None, confidence_level: float = 0.95) -> ComparisonResult:
     """Mean paired score difference ``δ̄ = S̄_A − S̄_B`` with its t interval (§14.2.4).
 
     ``δ̄ > 0`` favours B (its loss is lower). The interval is the paired t interval
-    (``scipy.stats.ttest_rel``). See :func:`sample_scores` for ``score`` and ``convention``.
+    (``scipy.stats.ttest_rel``). See :func:`sample_scores` for ``scoring_rule`` and ``convention``.
 
     Parameters
     ----------
@@ -597,8 +594,8 @@ def score_difference(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = 
         The true class of each item.
     proba_a, proba_b : array_like or pandas.DataFrame
         The two classifiers' probabilities on the same items (module docstring).
-    score : {"brier", "log-loss"}, default "brier"
-        The per-item score (see :func:`sample_scores`).
+    scoring_rule : {"brier", "log-loss"}, default "brier"
+        The scoring rule of the per-item scores (see :func:`sample_scores`).
     classes : sequence, optional
         The classes: ``(negative, positive)`` for a binary score, else the class of each
         column (default: the DataFrame's columns or the sorted classes of ``y_true``).
@@ -632,15 +629,15 @@ def score_difference(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = 
     (0.0092, 0.0688, 0.0596)
     """
     level = v.check_confidence_level(confidence_level)
-    sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
+    sa, sb = _paired(y_true, proba_a, proba_b, scoring_rule, classes, convention)
     d = sa - sb
-    return ScoreResult(f"score difference ({score})", float(d.mean()),
-                       confidence_interval=_mean_interval(d, level), n=len(d), key=f"score-difference-{score}",
+    return ScoreResult(f"score difference ({scoring_rule})", float(d.mean()),
+                       confidence_interval=_mean_interval(d, level), n=len(d), key=f"score-difference-{scoring_rule}",
                        notes=comparison_notes(f"mean S_A - S_B (> 0 favours B); paired t {100 * level:g}% CI"),
                        mean_a=float(sa.mean()), mean_b=float(sb.mean()))
 
 
-def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = "brier", classes: Any = None,
+def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, scoring_rule: ScoringRule = "brier", classes: Any = None,
                  convention: str | None = None) -> ComparisonResult:
     """Paired t-test of ``E[δ_i] = 0`` on the per-sample scores (§14.2.5, ``scipy.stats.ttest_rel``).
 
@@ -652,8 +649,8 @@ def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = "bri
         The true class of each item.
     proba_a, proba_b : array_like or pandas.DataFrame
         The two classifiers' probabilities on the same items (module docstring).
-    score : {"brier", "log-loss"}, default "brier"
-        The per-item score (see :func:`sample_scores`).
+    scoring_rule : {"brier", "log-loss"}, default "brier"
+        The scoring rule of the per-item scores (see :func:`sample_scores`).
     classes : sequence, optional
         The classes: ``(negative, positive)`` for a binary score, else the class of each
         column (default: the DataFrame's columns or the sorted classes of ``y_true``).
@@ -687,20 +684,20 @@ def paired_ttest(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = "bri
     >>> round(res.statistic, 3), round(res.pvalue, 3)
     (0.297, 0.779)
     """
-    sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
+    sa, sb = _paired(y_true, proba_a, proba_b, scoring_rule, classes, convention)
     d = sa - sb
-    name = f"paired t-test ({score})"
+    name = f"paired t-test ({scoring_rule})"
     if len(d) < 2 or np.all(d == d[0]):
         msg = "paired t-test: the score differences do not vary (or n < 2); t is undefined"
         caveat(msg, DegenerateDataWarning)
-        return ScoreResult(name, np.nan, n=len(d), key=f"paired-t-{score}",
+        return ScoreResult(name, np.nan, n=len(d), key=f"paired-t-{scoring_rule}",
                            notes=comparison_notes("undefined: constant differences", msg))
     res = stats.ttest_rel(sa, sb)
-    return ScoreResult(name, float(res.statistic), float(res.pvalue), n=len(d), key=f"paired-t-{score}",
+    return ScoreResult(name, float(res.statistic), float(res.pvalue), n=len(d), key=f"paired-t-{scoring_rule}",
                        notes=comparison_notes(f"t with {int(res.df)} df on S_A - S_B"), df=int(res.df))
 
 
-def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = "brier", classes: Any = None,
+def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, scoring_rule: ScoringRule = "brier", classes: Any = None,
                   convention: str | None = None) -> ComparisonResult:
     """Wilcoxon signed-rank test on the per-sample score differences (§14.2.6, ``scipy.stats.wilcoxon``).
 
@@ -715,8 +712,8 @@ def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = "br
         The true class of each item.
     proba_a, proba_b : array_like or pandas.DataFrame
         The two classifiers' probabilities on the same items (module docstring).
-    score : {"brier", "log-loss"}, default "brier"
-        The per-item score (see :func:`sample_scores`).
+    scoring_rule : {"brier", "log-loss"}, default "brier"
+        The scoring rule of the per-item scores (see :func:`sample_scores`).
     classes : sequence, optional
         The classes: ``(negative, positive)`` for a binary score, else the class of each
         column (default: the DataFrame's columns or the sorted classes of ``y_true``).
@@ -749,19 +746,19 @@ def wilcoxon_test(y_true: Any, proba_a: Any, proba_b: Any, *, score: Score = "br
     >>> res.statistic, res.w_plus, res.w_minus
     (10.0, 11.0, 10.0)
     """
-    sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
+    sa, sb = _paired(y_true, proba_a, proba_b, scoring_rule, classes, convention)
     d = sa - sb
     nz = d[d != 0]
-    name = f"Wilcoxon signed-rank ({score})"
+    name = f"Wilcoxon signed-rank ({scoring_rule})"
     if nz.size == 0:
         msg = "Wilcoxon test: every score difference is zero; W = 0, p = 1"
         caveat(msg, DegenerateDataWarning)
-        return ScoreResult(name, 0.0, 1.0, n=len(d), key=f"wilcoxon-{score}",
+        return ScoreResult(name, 0.0, 1.0, n=len(d), key=f"wilcoxon-{scoring_rule}",
                            notes=comparison_notes("all differences zero", msg))
     ranks = stats.rankdata(np.abs(nz))
     w_plus, w_minus = float(ranks[nz > 0].sum()), float(ranks[nz < 0].sum())
     res = stats.wilcoxon(sa, sb, zero_method="wilcox")
-    return ScoreResult(name, float(res.statistic), float(res.pvalue), n=len(d), key=f"wilcoxon-{score}",
+    return ScoreResult(name, float(res.statistic), float(res.pvalue), n=len(d), key=f"wilcoxon-{scoring_rule}",
                        notes=comparison_notes(f"W = min(W+, W-); {nz.size} non-zero differences"),
                        w_plus=w_plus, w_minus=w_minus, n_nonzero=int(nz.size))
 
@@ -777,7 +774,7 @@ def _nearly_constant(x: NDArray) -> bool:
     return bool(np.all(x == x[0]) or np.linalg.norm(x - mean) < np.finfo(float).eps ** 0.75 * abs(mean))
 
 
-def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = "pearson", score: Score = "brier",
+def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = "pearson", scoring_rule: ScoringRule = "brier",
                       classes: Any = None, convention: str | None = None,
                       confidence_level: float = 0.95) -> ComparisonResult:
     """Correlation of the two classifiers' per-sample scores (§14.2.8 Pearson, §14.2.9 Spearman).
@@ -796,8 +793,8 @@ def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = 
         The two classifiers' probabilities on the same items (module docstring).
     method : {"pearson", "spearman"}, default "pearson"
         The correlation coefficient.
-    score : {"brier", "log-loss"}, default "brier"
-        The per-item score (see :func:`sample_scores`).
+    scoring_rule : {"brier", "log-loss"}, default "brier"
+        The scoring rule of the per-item scores (see :func:`sample_scores`).
     classes : sequence, optional
         The classes: ``(negative, positive)`` for a binary score, else the class of each
         column (default: the DataFrame's columns or the sorted classes of ``y_true``).
@@ -842,13 +839,13 @@ def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = 
     """
     method = v.check_choice(method, "method", ("pearson", "spearman"))
     level = v.check_confidence_level(confidence_level)
-    sa, sb = _paired(y_true, proba_a, proba_b, score, classes, convention)
-    name = f"{method.capitalize()} error correlation ({score})"
+    sa, sb = _paired(y_true, proba_a, proba_b, scoring_rule, classes, convention)
+    name = f"{method.capitalize()} error correlation ({scoring_rule})"
     n = len(sa)
     if n < 3 or _nearly_constant(sa) or _nearly_constant(sb):
         msg = f"{method} error correlation: a score column is constant (or n < 3); r is undefined"
         caveat(msg, DegenerateDataWarning)
-        return ScoreResult(name, np.nan, n=n, key=f"{method}-error-correlation-{score}",
+        return ScoreResult(name, np.nan, n=n, key=f"{method}-error-correlation-{scoring_rule}",
                            notes=comparison_notes("undefined: constant scores", msg))
     if method == "pearson":
         res = stats.pearsonr(sa, sb)
@@ -862,5 +859,5 @@ def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = 
         if n > 3 and abs(r) < 1:
             half = stats.norm.ppf(0.5 + level / 2) * np.sqrt((1 + r * r / 2) / (n - 3))
             ci = ConfidenceInterval(float(np.tanh(np.arctanh(r) - half)), float(np.tanh(np.arctanh(r) + half)))
-    return ScoreResult(name, r, p, confidence_interval=ci, n=n, key=f"{method}-error-correlation-{score}",
-                       notes=comparison_notes(f"{method} r of per-sample {score} scores; Fisher-z {100 * level:g}% CI"))
+    return ScoreResult(name, r, p, confidence_interval=ci, n=n, key=f"{method}-error-correlation-{scoring_rule}",
+                       notes=comparison_notes(f"{method} r of per-sample {scoring_rule} scores; Fisher-z {100 * level:g}% CI"))

@@ -16,13 +16,12 @@ from scipy import stats
 
 from trialwise._core import validation as v
 from trialwise.ec import inference as _ec
-import warnings
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
 from trialwise._stats.streams import records_seed
-from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning, outside_stacklevel
+from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning
 from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind
 from trialwise.comparison.matrix import (
     bowker_test,
@@ -38,7 +37,7 @@ from trialwise.comparison.correctness import MCNEMAR_METHODS, code_pair_labels, 
 from trialwise.comparison.result import ComparisonResult, ScoreResult, SymmetryTestResult, comparison_notes
 from trialwise.comparison.probabilities import (
     BIN_STRATEGIES,
-    SCORES,
+    SCORING_RULES,
     Probabilities,
     brier_score,
     calibration_curve,
@@ -51,7 +50,7 @@ from trialwise._stats.kappa import canonical_orientation, kappa_from_counts, tab
 from trialwise.io.labels import LabelCoding
 from trialwise._stats.significance import ADJUSTMENTS, independence_pvalues
 from trialwise._stats.tables import agreement_table
-from trialwise.comparison.probabilities import BinStrategy, Score
+from trialwise.comparison.probabilities import BinStrategy, ScoringRule
 from trialwise._stats.significance import Adjustment
 
 __all__ = ["compare"]
@@ -67,8 +66,7 @@ class ComparisonReport(Result):
 
     ``results`` holds one :class:`ComparisonResult` per method (the label and the key carry
     the classifier for single-classifier rows, e.g. "Brier score [A]", ``"brier[A]"``);
-    ``report[key]`` returns one result by its stable ``key`` (:meth:`keys` lists them;
-    looking up by the display label still works for one release, with a FutureWarning);
+    ``report[key]`` returns one result by its stable ``key`` (:meth:`keys` lists them);
     ``contingency`` the correct/incorrect table; ``agreement`` the agreement matrix
     (DataFrame); ``symmetry`` Bowker's test of that matrix (for every K; for K = 2 it is
     McNemar's test on the labels, and a row of ``results`` only for K > 2); ``calibration`` the calibration curves by classifier; ``recommendation``
@@ -118,11 +116,6 @@ class ComparisonReport(Result):
     def __getitem__(self, key: str) -> ComparisonResult:
         for r in self.results:
             if r.key == key:
-                return r
-        for r in self.results:
-            if r.method == key:
-                warnings.warn(f"looking up a ComparisonReport by the label {key!r} is deprecated and will be removed "
-                              f"in trialwise 0.3; use its key {r.key!r}", FutureWarning, stacklevel=outside_stacklevel())
                 return r
         raise KeyError(f"no method {key!r}; available keys: {', '.join(self.keys())}")
 
@@ -280,7 +273,7 @@ def _predict(data: Probabilities) -> np.ndarray:
 
 @records_seed
 def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = None, proba_b: Any = None, *,
-            names: tuple[str, str] | None = None, classes: Any = None, score: Score = "brier", n_bins: int = 10,
+            names: tuple[str, str] | None = None, classes: Any = None, scoring_rule: ScoringRule = "brier", n_bins: int = 10,
             bin_strategy: BinStrategy = "uniform", confidence_level: float = 0.95, alpha: float = 0.05,
             adjust: Adjustment = "holm", n_resamples: int = 10000, rng: Any = None) -> ComparisonReport:
     """Compare two classifiers on the same items with every applicable method of *Machine Learning & Signals Learning*, ch. 14.
@@ -310,8 +303,8 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     classes : sequence, optional
         The class of each probability column. Every class of ``y_true`` must be one of
         them, each once.
-    score : {"brier", "log-loss"}
-        The per-sample score of the paired tests and the error correlation.
+    scoring_rule : {"brier", "log-loss"}
+        The scoring rule of the per-sample scores of the paired tests and the error correlation.
     n_bins, bin_strategy
         Calibration bins (:func:`~trialwise.comparison.calibration_curve`).
     confidence_level, alpha
@@ -359,7 +352,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     """
     level = v.check_confidence_level(confidence_level)
     v.check_probability(alpha, "alpha")
-    score = v.check_choice(score, "score", SCORES)
+    scoring_rule = v.check_choice(scoring_rule, "scoring_rule", SCORING_RULES)
     adjust = v.check_choice(adjust, "adjust", ADJUSTMENTS)
     n_bins = v.check_positive_int(n_bins, "n_bins")
     bin_strategy = v.check_choice(bin_strategy, "bin_strategy", BIN_STRATEGIES)
@@ -390,7 +383,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         right_a, right_b = coding.matches("pred_a", "y_true"), coding.matches("pred_b", "y_true")
         table = coded_correctness_table(coding)
         agreement = _agreement(coding)
-        lab: dict[str, Any] = {"labels": list(agreement.index)}      # the predicted classes, named and ordered as in the report
+        lab: dict[str, Any] = {"classes": list(agreement.index)}      # the predicted classes, named and ordered as in the report
         both = len(checked) == 2
 
         sections: list[tuple[str, list[str]]] = []
@@ -416,7 +409,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
         paired: list[ComparisonResult] = []
         aucs: dict[str, list[ComparisonResult]] = {na: [], nb: []}
         if both:
-            kw = {"score": score, "classes": classes}
+            kw = {"scoring_rule": scoring_rule, "classes": classes}
             pearson = error_correlation(y, proba_a, proba_b, confidence_level=level, **kw)
             paired = [score_difference(y, proba_a, proba_b, confidence_level=level, **kw),
                       paired_ttest(y, proba_a, proba_b, **kw), wilcoxon_test(y, proba_a, proba_b, **kw), pearson,
@@ -472,7 +465,7 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
             "mcnemar": lambda: mc["exact"], "yules_q": lambda: q,
             "bowker": lambda: symmetry}
         if both:
-            checks["error_correlation"] = (lambda: pearson) if score == "brier" else \
+            checks["error_correlation"] = (lambda: pearson) if scoring_rule == "brier" else \
                 (lambda: error_correlation(y, proba_a, proba_b, classes=classes))
             checks["ece"] = lambda: (calibration[na].statistic, calibration[nb].statistic)
         with collecting():           # the recommendation quotes its own degenerate checkpoints

@@ -28,7 +28,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._core.deprecation import Renamed
 from trialwise._core.format import format_number, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Note, Result, jsonable, one_row_frame
 
@@ -45,15 +44,6 @@ __all__ = [
 #: Note kinds: the message a method warned with (not repeated in the one-line ``note``), and
 #: a short caveat that is part of it.
 WARNING, CAVEAT = "warning", "caveat"
-
-
-def _old_details(result: ComparisonResult) -> dict:
-    out = {f.name: getattr(result, f.name) for f in fields(result)
-           if f.name not in _COMMON and getattr(result, f.name) is not None}
-    caveats = [str(n) for n in result.notes if getattr(n, "kind", "") in (WARNING, CAVEAT)]
-    if caveats:
-        out["caveat"] = caveats[-1]
-    return out
 
 
 @dataclass(frozen=True, repr=False)
@@ -79,9 +69,8 @@ class ComparisonResult(Result):
         Stable identifier (``"mcnemar-exact"``, ``"brier[A]"``), independent of the label.
 
     The ``note`` column of :meth:`to_frame` and of the report's table is the one-line text
-    of the notes (without the warning messages). Deprecated (FutureWarning): ``note``
-    (read ``notes``) and ``details`` (the method-specific numbers as a dict: they are
-    typed attributes of the subclasses now, :class:`McNemarResult`, :class:`AUCResult`, …).
+    of the notes (without the warning messages); the method-specific numbers are typed
+    attributes of the subclasses (:class:`McNemarResult`, :class:`AUCResult`, …).
     """
 
     method: str
@@ -94,8 +83,6 @@ class ComparisonResult(Result):
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("key", "method", "statistic", "pvalue", "ci_low", "ci_high", "n", "note")
-    details = Renamed(_old_details, "the result's typed attributes (e.g. `n10`, `contributions`)")
-    note = Renamed(lambda self: self.one_line_note(), "notes")
 
     def one_line_note(self) -> str:
         """The notes except the warning messages, joined by "; " (the ``note`` column of the tables).
@@ -185,9 +172,6 @@ class ComparisonResult(Result):
         out = {f.name: getattr(self, f.name) for f in fields(self)}
         out["confidence_interval"] = list(self.confidence_interval)
         return jsonable(out)
-
-
-_COMMON = {f.name for f in fields(ComparisonResult)}
 
 
 def comparison_notes(note: str = "", warning: str | None = None, *caveats: str | None) -> tuple[Note, ...]:
@@ -304,11 +288,11 @@ class CalibrationCurve(Result):
     error (mean over classes for classwise, each in ``per_class``); ``brier`` the Brier
     score of the same predictions (binary convention at K = 2, multi-class above), for
     legends. ``to_frame()`` is the table with the columns ``frame_columns`` (``class`` is
-    NaN except for classwise curves). ``ece`` is the deprecated name of ``statistic``.
+    NaN except for classwise curves).
     """
 
     kind: str
-    strategy: str
+    bin_strategy: str
     n_bins: int
     table: Any
     statistic: float
@@ -317,11 +301,10 @@ class CalibrationCurve(Result):
     n: int
 
     frame_columns = ("class", "bin", "lower", "upper", "count", "mean_predicted", "observed", "gap")
-    ece = Renamed("statistic")
 
     def __repr__(self) -> str:
         empty = int((self.table["count"] == 0).sum())
-        return (f"CalibrationCurve({self.kind}, {self.n_bins} {self.strategy} bins, ECE={format_number(self.statistic, 4)}, "
+        return (f"CalibrationCurve({self.kind}, {self.n_bins} {self.bin_strategy} bins, ECE={format_number(self.statistic, 4)}, "
                 f"Brier={format_number(self.brier, 4)}, n={self.n}, empty bins={empty})")
 
     __str__ = __repr__

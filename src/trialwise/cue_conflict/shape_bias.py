@@ -27,7 +27,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core import validation as v
-from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result, jsonable, one_row_frame
@@ -124,7 +123,7 @@ class ShapeBiasDifferenceResult(Result):
     ci_method : str
     n_resamples : int
         Replicates behind the interval (and the bootstrap p-value).
-    n_permutations : int
+    n_null_resamples : int
         Swaps behind the ``swap`` p-value (0 for ``bootstrap``).
     n_undefined : int
         Replicates in which Δ was undefined (left out).
@@ -144,13 +143,13 @@ class ShapeBiasDifferenceResult(Result):
     confidence_level: float
     ci_method: str
     n_resamples: int
-    n_permutations: int
+    n_null_resamples: int
     n_undefined: int
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("observer_a", "observer_b", "statistic", "ci_low", "ci_high", "confidence_level", "pvalue",
-                     "test", "shape_bias_a", "shape_bias_b", "ci_method", "n_resamples", "n_permutations",
+                     "test", "shape_bias_a", "shape_bias_b", "ci_method", "n_resamples", "n_null_resamples",
                      "n_undefined")
 
     def __repr__(self) -> str:
@@ -179,7 +178,7 @@ class ShapeBiasDifferenceResult(Result):
           difference           -0.741
         """
         ci = self.confidence_interval
-        reps = (f"{self.n_permutations} swaps" if self.test == "swap" else f"B = {self.n_resamples}")
+        reps = (f"{self.n_null_resamples} swaps" if self.test == "swap" else f"B = {self.n_resamples}")
         return "\n".join([
             f"Difference in shape bias: {self.observer_a} − {self.observer_b}",
             f"  shape bias a, b      {format_number(self.shape_bias_a)}, {format_number(self.shape_bias_b)}",
@@ -394,7 +393,6 @@ class ShapeBiasResult(Result):
             "rows": rows, "notes": list(self.notes), "seed": self.seed,
         })
 
-    @renamed_parameters(n_permutations="n_resamples")
     @records_seed
     def difference(self, a: str, b: str, *, test: ShapeBiasTest = "bootstrap",
                    n_resamples: int = 10000, rng: Any = None) -> ShapeBiasDifferenceResult:
@@ -457,7 +455,7 @@ class ShapeBiasResult(Result):
             statistic=float(est), confidence_interval=ConfidenceInterval(float(lo), float(hi)), pvalue=float(p),
             test=test, null=null, observer_a=a, observer_b=b, shape_bias_a=float(self.statistic[ia]),
             shape_bias_b=float(self.statistic[ib]), confidence_level=self.confidence_level,
-            ci_method=self.ci_method, n_resamples=self.n_resamples, n_permutations=n_perm,
+            ci_method=self.ci_method, n_resamples=self.n_resamples, n_null_resamples=n_perm,
             n_undefined=int((~ok).sum()), bootstrap_distribution=dist,
         )
 

@@ -33,7 +33,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
-from trialwise._core.deprecation import Renamed, renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
@@ -204,7 +203,6 @@ class CopyModel:
     0.15
     """
 
-    @renamed_parameters(accuracy_ref="accuracy_reference", reference="reference_observer")
     def __init__(
         self,
         kappa: ArrayLike,
@@ -254,7 +252,6 @@ class CopyModel:
         self._reference = reference
 
     @classmethod
-    @renamed_parameters(accuracy_ref="accuracy_reference", reference="reference_observer")
     def from_copy_probability(
         cls,
         p_copy: ArrayLike,
@@ -306,7 +303,6 @@ class CopyModel:
         return obj
 
     @classmethod
-    @renamed_parameters(reference="reference_observer")
     def from_counts(cls, counts: ArrayLike, *, reference_observer: str = "a") -> CopyModel:
         """Decompose observed 2×2 tables: κ = p_copy · mismatch, with ``reference_observer`` copied.
 
@@ -405,9 +401,6 @@ class CopyModel:
     @property
     def reference_observer(self) -> str:
         return self._reference
-
-    reference = Renamed("reference_observer")
-    accuracy_ref = Renamed("accuracy_reference")
 
     @property
     def accuracy_a(self) -> NDArray:
@@ -653,14 +646,13 @@ class CopyModelFit(Result):
     """Copy-model decomposition of an observed error consistency, with bootstrap CIs.
 
     ``statistic = p_copy · mismatch`` (the EC, κ): the *other* observer copies the
-    *reference* (``reference`` = ``"a"`` or ``"b"``) with probability ``p_copy`` and
+    *reference* (``reference_observer`` = ``"a"`` or ``"b"``) with probability ``p_copy`` and
     otherwise answers with ``latent_accuracy`` (Klein et al. 2025, Prop. 2).
     ``confidence_interval`` (of κ) and each ``*_interval`` are
     :class:`ConfidenceInterval` from the same bootstrap replicates (``ci_method``);
     ``n_undefined`` replicates had a reference that was always right or always wrong,
     where the decomposition is undefined, and were left out. ``to_frame()`` has one row
-    per quantity (``kappa``, ``p_copy``, ``mismatch``, ``latent_accuracy``). The old names
-    ``kappa`` and ``kappa_interval`` still work, with a FutureWarning.
+    per quantity (``kappa``, ``p_copy``, ``mismatch``, ``latent_accuracy``).
     """
 
     reference_observer: str
@@ -681,10 +673,6 @@ class CopyModelFit(Result):
 
     _ROWS = ("kappa", "p_copy", "mismatch", "latent_accuracy")
     frame_columns = ("quantity", "estimate", "ci_low", "ci_high")
-    kappa = Renamed("statistic")
-    kappa_interval = Renamed("confidence_interval")
-    reference = Renamed("reference_observer")
-    accuracy_ref = Renamed("accuracy_reference")
 
     def _quantity(self, name: str) -> tuple[float, ConfidenceInterval]:
         if name == "kappa":

@@ -13,10 +13,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._core.deprecation import Renamed, renamed_parameters
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Result, jsonable, note_of
+from trialwise._core.results import ConfidenceInterval, Result, jsonable
 from trialwise.ec.copymodel import CopyModelFit, fit_copy_model
 
 __all__ = ["ErrorConsistencyResult", "PairwiseErrorConsistencyResult", "pair_matrix"]
@@ -30,7 +29,7 @@ class ErrorConsistencyResult(Result):
     ----------
     statistic : float
         κ (or the bias-corrected κ_u when ``method == "bias-corrected kappa"``); NaN
-        when undefined (see ``undefined_reason``).
+        when undefined (see ``notes``).
     confidence_interval : ConfidenceInterval
     pvalue : float
         Two-sided p-value for H0: κ = 0 (independent observers).
@@ -58,8 +57,6 @@ class ErrorConsistencyResult(Result):
         count below :data:`trialwise.ec.inference.SPARSE_EXPECTED_COUNT`) that the validity study
         found no interval method within [93.5 %, 96.5 %] coverage at nominal 95 % (kind
         ``"coverage"``; it says what to expect, ``docs/validity.md``). Empty otherwise.
-        The deprecated ``undefined_reason`` and ``coverage_warning`` return these notes
-        (or None).
     bootstrap_distribution : ndarray, shape (n_resamples,)
         The replicate statistics (NaN = undefined); empty for the analytic interval.
     bootstrap_tables : ndarray, shape (n_resamples, 2, 2)
@@ -97,8 +94,6 @@ class ErrorConsistencyResult(Result):
         "accuracy_a", "accuracy_b", "c_obs", "c_exp", "kappa_min", "kappa_max",
         "method", "ci_method", "test", "n_resamples", "n_undefined",
     )
-    undefined_reason = Renamed(note_of("undefined"), "notes")
-    coverage_warning = Renamed(note_of("coverage"), "notes")
 
     @property
     def copy_model(self) -> CopyModelFit:
@@ -108,7 +103,6 @@ class ErrorConsistencyResult(Result):
         """
         return self.copy_decomposition("a")
 
-    @renamed_parameters(reference="reference_observer")
     def copy_decomposition(self, reference_observer: str = "a") -> CopyModelFit:
         """Copy-model decomposition with ``reference_observer`` (``"a"`` or ``"b"``) as the observer that is copied.
 
@@ -238,9 +232,7 @@ class ErrorConsistencyResult(Result):
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict: the :meth:`to_frame` row, ``counts``, ``n_undefined_null`` and ``notes``.
 
-        NaN is None. For one release the dict also keeps the keys ``undefined_reason``
-        and ``coverage_warning`` (the notes of those kinds, or None), so JSON readers
-        keep working; read ``notes`` instead.
+        NaN is None.
 
         Returns
         -------
@@ -259,8 +251,6 @@ class ErrorConsistencyResult(Result):
         out["counts"] = np.asarray(self.counts).tolist()
         out["n_undefined_null"] = int(self.n_undefined_null)
         out["seed"] = self.seed
-        out["undefined_reason"] = note_of("undefined")(self)
-        out["coverage_warning"] = note_of("coverage")(self)
         out["notes"] = list(self.notes)
         return jsonable(out)
 
@@ -308,8 +298,6 @@ class PairwiseErrorConsistencyResult(Result):
         "observer_a", "observer_b", "statistic", "ci_low", "ci_high", "pvalue", "n",
         "accuracy_a", "accuracy_b", "c_obs", "c_exp", "kappa_min", "kappa_max", "n_undefined", "coverage_warning",
     )
-    undefined_reason = Renamed(lambda self: self._per_pair("undefined"), "pair_notes")
-    coverage_warning = Renamed(lambda self: self._per_pair("coverage"), "pair_notes")
 
     @property
     def notes(self) -> tuple[str, ...]:

@@ -266,7 +266,7 @@ def code_labels(arrays: Mapping[str, Any], *, classes: Any = None, classes_name:
         e.g. ``{"y_true": y, "pred_a": a, "pred_b": b}``. Each must be 1-D.
     classes : sequence, optional
         The known classes, in the order wanted (e.g. the columns of a probability
-        matrix, or ``labels=``). They are coded by the same rule and must be distinct
+        matrix, or ``classes=``). They are coded by the same rule and must be distinct
         under it. Without them the classes are every label found, in natural order.
     classes_name : str
         The name of ``classes`` in error messages.

@@ -38,10 +38,10 @@ OPTION_COLUMNS = ("n_options", "probabilities")
 #: Tolerance of the check that an item's option probabilities sum to 1.
 PROBABILITY_SUM_TOLERANCE = 1e-6
 #: The column of a per-item score in [0, 1] (partial credit, F1, ...) when one is read (``read_trials(score=...)``,
-#: ``read_lm_eval(metric=...)``); an accuracy leaderboard averages it instead of ``correct``.
+#: ``read_lm_eval(score=...)``); an accuracy leaderboard averages it instead of ``correct``.
 SCORE_COLUMN = "score"
 #: Key of ``DataFrame.attrs`` naming the column the scores were read from (``read_trials(score=...)``,
-#: ``read_lm_eval(metric=...)``): only a table that carries it has its ``score`` column used.
+#: ``read_lm_eval(score=...)``): only a table that carries it has its ``score`` column used.
 SCORE_SOURCE = "score_source"
 
 
@@ -891,7 +891,7 @@ def _check_number_formatting(trials, experiment: str, image: str, n_images: int,
 _IMAGENET_SYNSET = re.compile(r"^n\d{8}$")
 
 
-def image_id(names: Any):
+def image_id(filenames: Any):
     """The stimulus id inside a model-vs-human ``imagename`` (same for every observer).
 
     Human file names carry a trial number and an observer code
@@ -902,13 +902,13 @@ def image_id(names: Any):
 
     Parameters
     ----------
-    names : sequence of str or pandas.Series
+    filenames : sequence of str or pandas.Series
         Image file names.
 
     Returns
     -------
     pandas.Series
-        The ids, as text, with the index of ``names``.
+        The ids, as text, with the index of ``filenames``.
 
     Examples
     --------
@@ -918,16 +918,16 @@ def image_id(names: Any):
     """
     import pandas as pd
 
-    if names is None or isinstance(names, (str, bytes)) or not np.iterable(names):
-        raise InvalidTypeError(f"`names` must be a list (or Series) of image file names; got {show(names)}")
-    s = pd.Series(names, dtype=object)
+    if filenames is None or isinstance(filenames, (str, bytes)) or not np.iterable(filenames):
+        raise InvalidTypeError(f"`filenames` must be a list (or Series) of image file names; got {show(filenames)}")
+    s = pd.Series(filenames, dtype=object)
     missing = s.isna().to_numpy()
     if missing.any():
-        raise InvalidValueError(f"`names` has a missing value at position {int(np.flatnonzero(missing)[0])}")
+        raise InvalidValueError(f"`filenames` has a missing value at position {int(np.flatnonzero(missing)[0])}")
     text = np.fromiter((isinstance(x, str) for x in s), bool, count=len(s))
     if not text.all():
         i = int(np.flatnonzero(~text)[0])
-        raise InvalidTypeError(f"`names` must hold file names (text); got {show(s.iloc[i])} at position {i}")
+        raise InvalidTypeError(f"`filenames` must hold file names (text); got {show(s.iloc[i])} at position {i}")
     s = s.astype(str)
     stem = s.str.replace(r"\.[A-Za-z0-9]+$", "", regex=True)
     parts = stem.str.rsplit("_", n=2)

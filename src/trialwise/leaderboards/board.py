@@ -20,7 +20,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core import validation as v
-from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
@@ -384,7 +383,6 @@ class Leaderboard(Result):
                 f"{self.reference_row!r}. Observers: {list(self.observers)}")
         raise InvalidValueError(f"{name!r} is not an observer of this leaderboard; observers: {list(self.observers)}")
 
-    @renamed_parameters(n_permutations="n_resamples")
     def difference(self, x: Any, y: Any, *, test: BenchmarkTest = "combined",
                    n_resamples: int | None = None) -> BenchmarkDifferenceResult:
         """Δ = score(x) − score(y) with its CI (joint bootstrap) and a test of "alike".
@@ -442,7 +440,7 @@ class Leaderboard(Result):
         i, j = self._row(x), self._row(y)
         if i == j:
             raise InvalidValueError("`x` and `y` must be different observers")
-        p, null = difference_pvalue(self.scores, self.replicates, i, j, test=test, n_permutations=m,
+        p, null = difference_pvalue(self.scores, self.replicates, i, j, test=test, n_null_resamples=m,
                                     swaps=self._swaps, standard_errors=self._row_standard_errors)
         boot = self.replicates[:, i] - self.replicates[:, j]
         est = float(self.scores[i] - self.scores[j])
@@ -452,10 +450,9 @@ class Leaderboard(Result):
             pvalue=p, score_x=float(self.scores[i]), score_y=float(self.scores[j]), protocol=self.protocol.name,
             metric=self.protocol.metric, confidence_level=self.confidence_level,
             ci_method=STUDENTIZED_FALLBACK if notes else self.difference_ci_method,
-            test=test, n_resamples=self.n_resamples, n_permutations=m if test in SWAP_TESTS else 0,
+            test=test, n_resamples=self.n_resamples, n_null_resamples=m if test in SWAP_TESTS else 0,
             bootstrap_distribution=boot, null_distribution=null, notes=tuple(notes))
 
-    @renamed_parameters(n_permutations="n_resamples")
     def pairwise(self, *, which: str = "all", test: BenchmarkTest = "combined", adjust: Adjustment = "holm",
                  alpha: float = 0.05,
                  n_resamples: int | None = None, workers: int | None = None,
@@ -543,7 +540,7 @@ class Leaderboard(Result):
             pairs = [(order[a], order[b]) for a in range(len(order)) for b in range(a + 1, len(order))]
         else:
             pairs = list(zip(order[:-1], order[1:]))
-        pv = pair_pvalues(self.scores, self.replicates, pairs, test=test, n_permutations=m, swaps=self._swaps,
+        pv = pair_pvalues(self.scores, self.replicates, pairs, test=test, n_null_resamples=m, swaps=self._swaps,
                           standard_errors=self._row_standard_errors, workers=workers, progress=progress)
         ia = np.array([p[0] for p in pairs], dtype=int)
         ib = np.array([p[1] for p in pairs], dtype=int)

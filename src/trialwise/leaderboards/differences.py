@@ -78,7 +78,9 @@ class BenchmarkDifferenceResult(Result):
     from the joint hierarchical bootstrap (``ci_method``); ``pvalue`` of H0 "x and y are
     alike" by ``test``; ``null_distribution`` the swap replicates behind it (``swap``,
     ``combined``, ``paper``), the studentized replicates ``t*·SE`` (``studentized``) or the
-    bootstrap replicates of Δ (``bootstrap``).
+    bootstrap replicates of Δ (``bootstrap``); ``n_resamples`` the bootstrap replicates B
+    behind the interval, ``n_null_resamples`` the swaps M behind a swap p-value (0 for
+    ``studentized`` and ``bootstrap``, which draw none).
     """
 
     x: str
@@ -94,7 +96,7 @@ class BenchmarkDifferenceResult(Result):
     ci_method: str
     test: str
     n_resamples: int
-    n_permutations: int
+    n_null_resamples: int
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0))
     null_distribution: NDArray = field(default_factory=lambda: np.empty(0))
     notes: tuple[str, ...] = ()
@@ -102,7 +104,7 @@ class BenchmarkDifferenceResult(Result):
 
     frame_columns: ClassVar[tuple[str, ...]] = (
         "x", "y", "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "score_x", "score_y", "protocol",
-        "metric", "ci_method", "test", "n_resamples", "n_permutations")
+        "metric", "ci_method", "test", "n_resamples", "n_null_resamples")
 
     @property
     def method(self) -> str:
@@ -146,14 +148,14 @@ class BenchmarkDifferenceResult(Result):
             f"  difference           {format_number(self.statistic)}",
             f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   "
             f"({self.ci_method}, hierarchical bootstrap, B = {self.n_resamples})",
-            f"  p-value (alike)      {format_pvalue(self.pvalue)}   ({_test_label(self.test, self.n_permutations)})",
+            f"  p-value (alike)      {format_pvalue(self.pvalue)}   ({_test_label(self.test, self.n_null_resamples)})",
         ] + [f"  note: {n}" for n in self.notes])
 
 
-def _test_label(test: str, n_permutations: int) -> str:
+def _test_label(test: str, n_null_resamples: int) -> str:
     if test == "combined":
-        return f"combined: the larger of swap (M = {n_permutations}) and studentized"
-    return f"{test}, M = {n_permutations}" if test in SWAP_TESTS else test
+        return f"combined: the larger of swap (M = {n_null_resamples}) and studentized"
+    return f"{test}, M = {n_null_resamples}" if test in SWAP_TESTS else test
 
 
 class SwapNulls:
@@ -293,7 +295,7 @@ def difference_interval(dist: NDArray, estimate: NDArray, standard_error: NDArra
     return lo, hi, fallback, np.atleast_1d(n_flat)
 
 
-def difference_pvalue(scores: NDArray, replicates: NDArray, i: int, j: int, *, test: str, n_permutations: int,
+def difference_pvalue(scores: NDArray, replicates: NDArray, i: int, j: int, *, test: str, n_null_resamples: int,
                       swaps: SwapNulls, standard_errors: RowStandardErrors | None = None,
                       progress: Callable[[str, int, int], None] | None = None) -> tuple[float, NDArray]:
     """The p-value of H0 "rows i and j are alike" by ``test``, and the null distribution behind it.
@@ -332,7 +334,7 @@ def difference_pvalue(scores: NDArray, replicates: NDArray, i: int, j: int, *, t
         if test == "studentized":
             with np.errstate(invalid="ignore", divide="ignore"):
                 return p_t, (boot - observed) / s_rep[:, 0] * s0[0]
-    null = swaps.null(i, j, n_permutations)
+    null = swaps.null(i, j, n_null_resamples)
     if test == "swap":
         return swap_pvalue(observed, null), null
     if test == "combined":
@@ -345,7 +347,7 @@ def difference_pvalue(scores: NDArray, replicates: NDArray, i: int, j: int, *, t
 
 
 def pair_pvalues(scores: NDArray, replicates: NDArray, pairs: Sequence[tuple[int, int]], *, test: str,
-                 n_permutations: int, swaps: SwapNulls, standard_errors: RowStandardErrors | None = None,
+                 n_null_resamples: int, swaps: SwapNulls, standard_errors: RowStandardErrors | None = None,
                  workers: int | None = None, progress: Callable[[str, int, int], None] | None = None) -> NDArray:
     """:func:`difference_pvalue` of every pair, swap tests in threads (default: all cores).
 
@@ -359,7 +361,7 @@ def pair_pvalues(scores: NDArray, replicates: NDArray, pairs: Sequence[tuple[int
         progress(f"{test} tests", 0, len(pairs))
 
     def run(pair: tuple[int, int]) -> float:
-        p = difference_pvalue(scores, replicates, pair[0], pair[1], test=test, n_permutations=n_permutations,
+        p = difference_pvalue(scores, replicates, pair[0], pair[1], test=test, n_null_resamples=n_null_resamples,
                               swaps=swaps, standard_errors=standard_errors)[0]
         done[0] += 1
         if progress is not None:

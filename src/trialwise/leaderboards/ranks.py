@@ -9,7 +9,6 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from trialwise._core.deprecation import Renamed
 from trialwise._core.format import format_number, format_percent
 from trialwise._core.results import ConfidenceInterval, Result
 from trialwise._stats.significance import adjust_pvalues
@@ -77,9 +76,6 @@ class KendallTau(Result):
 
     frame_columns: ClassVar[tuple[str, ...]] = ("statistic", "ci_low", "ci_high", "confidence_level", "n_resamples")
     method: ClassVar[str] = "Kendall's tau-b, ranking vs bootstrap rankings"
-
-    mean = Renamed("statistic")
-    distribution = Renamed("bootstrap_distribution")
 
     @property
     def n_resamples(self) -> int:

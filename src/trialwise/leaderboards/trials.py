@@ -18,7 +18,7 @@ __all__ = ["as_trials"]
 
 def _unused_score_column(trials: Any) -> None:
     warn(f"trials: column {SCORE_COLUMN!r} is not used as per-item scores: only a table read with "
-         f"trialwise.read_trials(..., score=COLUMN) or read_lm_eval(..., metric=NAME) carries them "
+         f"trialwise.read_trials(..., score=COLUMN) or read_lm_eval(..., score=FIELD) carries them "
          f"(DataFrame.attrs[{SCORE_SOURCE!r}]); `correct` is used", TrialwiseWarning)
 
 
@@ -29,7 +29,7 @@ def as_trials(trials: Any):
     response per observer and item) and used as it is; anything else goes through
     :func:`trialwise.read_trials`. Its ``score`` column (per-item scores in [0, 1], checked)
     is kept only when the table says where the scores came from
-    (``attrs[SCORE_SOURCE]``, set by ``read_trials(score=...)`` and ``read_lm_eval(metric=...)``):
+    (``attrs[SCORE_SOURCE]``, set by ``read_trials(score=...)`` and ``read_lm_eval(score=...)``):
     a column that merely happens to be called ``score`` (a confidence, a rating) is not
     taken for partial credit — a warning says it is not used.
     """

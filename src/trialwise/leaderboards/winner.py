@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from trialwise._core.format import format_number, format_percent
 from trialwise._core.results import ConfidenceInterval, Result

@@ -715,8 +715,8 @@ def _diff_reject(counts: NDArray, cols: NDArray, outer: NDArray, z: float) -> ND
 @records_seed
 def power_agreement_difference(
     reference: ArrayLike,
-    a: ArrayLike,
-    b: ArrayLike,
+    x: ArrayLike,
+    y: ArrayLike,
     truth: ArrayLike | None = None,
     *,
     n: ArrayLike | None = None,
@@ -731,12 +731,12 @@ def power_agreement_difference(
     rng: Any = None,
     n_max: int = 1_000_000,
 ) -> QuestionPowerResult:
-    """Power to tell κ_p(reference, a) from κ_p(reference, b) ("is judge J more similar to X than to Y?"), from a pilot.
+    """Power to tell κ_p(reference, x) from κ_p(reference, y) ("is judge J more similar to X than to Y?"), from a pilot.
 
     Parameters
     ----------
-    reference, a, b : array_like, shape (n_pilot, k)
-        Pilot option probabilities of the reference (the judge) and of the two models.
+    reference, x, y : array_like, shape (n_pilot, k)
+        Pilot option probabilities of the reference (the judge) and of the two candidates.
     truth : array_like of int, shape (n_pilot,)
         Correct option per pilot question.
     n : int or array_like of int, optional
@@ -756,7 +756,7 @@ def power_agreement_difference(
     Returns
     -------
     QuestionPowerResult
-        ``delta`` = κ_p(R, A) − κ_p(R, B) in the pilot, ``se`` its large-sample SE at n.
+        ``delta`` = κ_p(R, X) − κ_p(R, Y) in the pilot, ``se`` its large-sample SE at n.
 
     Notes
     -----
@@ -764,7 +764,7 @@ def power_agreement_difference(
     questions is a multinomial draw over them (:func:`trialwise._stats.resampling.multinomial_cells`),
     and the test is the two-sided Wald test of the difference with its delta-method SE
     computed in that benchmark, ``√(mean(φ_diff²)/n_e)`` with
-    φ_diff = φ_RA − φ_RB (:func:`agreement_influence`; the shared reference makes the two
+    φ_diff = φ_RX − φ_RY (:func:`agreement_influence`; the shared reference makes the two
     correlated, which the difference of the influence values accounts for). The analytic
     power is ``Φ(|δ|/SE − z) + Φ(−|δ|/SE − z)``.
 
@@ -790,7 +790,7 @@ def power_agreement_difference(
     """
     a_lvl = float(v.check_probability(alpha, "alpha", open_interval=True))
     n_sim = v.check_replicates(n_simulations, "n_simulations", why=SIMULATIONS_WHY)
-    cols = _capa_columns([(reference, "reference"), (a, "a"), (b, "b")], truth, metric)
+    cols = _capa_columns([(reference, "reference"), (x, "x"), (y, "y")], truth, metric)
     mean = cols.mean(axis=0)
     delta = float(_capa_parts(mean, 2, 3, 5)[0] - _capa_parts(mean, 2, 4, 6)[0])
     phi = _influence(cols, [(2, 3, 5), (2, 4, 6)], signs=(1, -1))[:, 0]
@@ -804,7 +804,7 @@ def power_agreement_difference(
         return multinomial_cells(uniform, m, size=size, rng=gen, statistic=lambda t: _diff_reject(t, cols, outer, z))
 
     n_arr, n_eff, gen, reached = _sizes(simulate, n, power, a_lvl, delta,
-                                        "κ_p(`reference`, `a`) and κ_p(`reference`, `b`) in the pilot",
+                                        "κ_p(`reference`, `x`) and κ_p(`reference`, `y`) in the pilot",
                                         z, sd1, de, n_sim, n_max, rng)
     pw = np.asarray(simulate(n_eff, n_sim, gen).mean(axis=0), dtype=float)
     se = sd1 / np.sqrt(n_eff)

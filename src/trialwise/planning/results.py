@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._core.deprecation import Renamed
 from trialwise._core.format import format_percent
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
 
@@ -121,9 +120,8 @@ class CIWidthResult(_GridResult):
     median; ``confidence_interval``: the central ``confidence_level`` interval of κ̂
     (arrays ``low``, ``high``); ``width`` and ``half_width`` (= width/2); ``bias`` =
     statistic − κ; ``share_undefined``: experiments with an undefined κ̂ (left out of the
-    rest). ``to_frame()`` keeps the columns ``low``, ``high``, ``mean`` (see
-    ``frame_columns``); the attributes ``low``, ``high`` and ``mean`` are deprecated
-    (FutureWarning) in favour of ``confidence_interval.low``/``.high`` and ``statistic``.
+    rest). ``to_frame()`` has the columns ``low``, ``high`` (the interval) and ``mean``
+    (``statistic``); see ``frame_columns``.
     ``distribution`` (n_simulations, *shape) holds the simulated κ̂ (NaN = undefined)
     as an unordered sample: within a grid point the experiments come sorted by A's number
     of correct trials (see ``order_free`` in :func:`trialwise._stats.resampling.multinomial_tables`),
@@ -146,9 +144,6 @@ class CIWidthResult(_GridResult):
     frame_columns = ("n", "accuracy_a", "accuracy_b", "kappa", "low", "high", "width", "half_width",
                      "mean", "median", "bias", "share_undefined")
     _frame_sources = {"low": "confidence_interval.low", "high": "confidence_interval.high", "mean": "statistic"}
-    low = Renamed("confidence_interval.low")
-    high = Renamed("confidence_interval.high")
-    mean = Renamed("statistic")
 
     @property
     def width(self) -> NDArray:

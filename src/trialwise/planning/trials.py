@@ -23,7 +23,6 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
 from trialwise._core import validation as v
-from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.ec.copymodel import CopyModel, check_n
@@ -535,10 +534,10 @@ def _plan_notes(target, level, n_req, n_max, at_n, rows, degenerate=(), undefine
 # --------------------------------------------------------------------------- power
 
 
-def joint_cells(kappa_x, kappa_y, accuracy_ref, accuracy_x, accuracy_y) -> NDArray:
+def joint_cells(kappa_x, kappa_y, accuracy_reference, accuracy_x, accuracy_y) -> NDArray:
     """P(r, x, y) of a reference and two observers that each copy it independently."""
-    px = CopyModel(kappa_x, accuracy_ref, accuracy_x).cell_probabilities()  # (..., r, x)
-    py = CopyModel(kappa_y, accuracy_ref, accuracy_y).cell_probabilities()  # (..., r, y)
+    px = CopyModel(kappa_x, accuracy_reference, accuracy_x).cell_probabilities()  # (..., r, x)
+    py = CopyModel(kappa_y, accuracy_reference, accuracy_y).cell_probabilities()  # (..., r, y)
     px, py = np.broadcast_arrays(px, py)
     marg = px.sum(axis=-1)  # P(r)
     return px[..., :, :, None] * py[..., :, None, :] / marg[..., :, None, None]
@@ -551,7 +550,6 @@ def _rejections(counts: NDArray, z: float) -> NDArray:
     return np.where(np.isfinite(stat), stat > z, False)
 
 
-@renamed_parameters(accuracy_ref="accuracy_reference")
 @records_seed
 def power_difference(
     kappa_x: ArrayLike,

@@ -12,7 +12,7 @@ from trialwise.plot._common import figure_axes, label_inches, legend_outside, pa
 __all__ = ["plot_reliability", "plot_agreement_matrix"]
 
 
-def plot_reliability(*curves, labels=None, ax: Any = None):
+def plot_reliability(*curves, names=None, ax: Any = None):
     """Reliability diagram of one or more calibration curves (*Machine Learning & Signals Learning*, ch. 14, Fig. 14.3).
 
     ``curves``: :class:`~trialwise.comparison.CalibrationCurve` objects (from
@@ -26,7 +26,7 @@ def plot_reliability(*curves, labels=None, ax: Any = None):
     ----------
     *curves : CalibrationCurve or dict of them
         The curves to draw, or one dict ``{name: curve}``.
-    labels : sequence of str, optional
+    names : sequence of str, optional
         One name per curve (default: the dict's keys, else "classifier 1", ...).
     ax : matplotlib.axes.Axes, optional
         Axes to draw into (default: a new figure).
@@ -47,24 +47,24 @@ def plot_reliability(*curves, labels=None, ax: Any = None):
     >>> rng = np.random.default_rng(0)
     >>> y = rng.random(500) < 0.4
     >>> proba = np.clip(0.4 + 0.3 * (y - 0.4) + rng.normal(0, 0.1, 500), 0, 1)
-    >>> fig = plot_reliability(tw.comparison.calibration_curve(y, proba, n_bins=5), labels=["model"])
+    >>> fig = plot_reliability(tw.comparison.calibration_curve(y, proba, n_bins=5), names=["model"])
     >>> [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     ['perfect calibration', 'model (BS=0.124, ECE=0.252)']
     >>> plt.close(fig)
     """
     if len(curves) == 1 and isinstance(curves[0], dict):
-        labels = list(curves[0]) if labels is None else labels
+        names = list(curves[0]) if names is None else names
         curves = tuple(curves[0].values())
     if not curves:
         raise InvalidValueError("plot_reliability needs at least one calibration curve")
-    labels = list(labels) if labels is not None else [f"classifier {i + 1}" for i in range(len(curves))]
-    if len(labels) != len(curves):
-        raise InvalidValueError(f"`labels` names {len(labels)} curves but {len(curves)} were given")
-    fig, ax = figure_axes(ax, figsize=(4.8 + label_inches([f"{x} (BS=0.000, ECE=0.000)" for x in labels], 7), 4.4))
+    names = list(names) if names is not None else [f"classifier {i + 1}" for i in range(len(curves))]
+    if len(names) != len(curves):
+        raise InvalidValueError(f"`names` must name each curve once; got {len(names)} names for {len(curves)} curve(s)")
+    fig, ax = figure_axes(ax, figsize=(4.8 + label_inches([f"{x} (BS=0.000, ECE=0.000)" for x in names], 7), 4.4))
     ax.plot([0, 1], [0, 1], ls="--", color="0.5", lw=1, label="perfect calibration")
     colors = palette(sum(len(c.per_class) or 1 for c in curves))
     i = 0
-    for curve, label in zip(curves, labels):
+    for curve, label in zip(curves, names):
         groups = curve.table.groupby("class", sort=False) if "class" in curve.table else [(None, curve.table)]
         for cls, table in groups:
             full = table[table["count"] > 0]
@@ -81,7 +81,7 @@ def plot_reliability(*curves, labels=None, ax: Any = None):
     ax.set_ylim(0, 1)
     ax.set_aspect("equal")
     legend_outside(ax)
-    ax.set_title(f"reliability diagram ({kind}, {curves[0].n_bins} {curves[0].strategy} bins)", fontsize=9)
+    ax.set_title(f"reliability diagram ({kind}, {curves[0].n_bins} {curves[0].bin_strategy} bins)", fontsize=9)
     return fig
 
 

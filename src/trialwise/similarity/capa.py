@@ -671,7 +671,7 @@ def _table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str
     n = len(uniques)
     first = np.unique(codes, return_index=True)[1]
     k = trials["n_options"].to_numpy()[first].astype(np.int64)
-    generation = k == 0  # read_lm_eval(metric=...): generation tasks, scored right or wrong, no options
+    generation = k == 0  # read_lm_eval(score=...): generation tasks, scored right or wrong, no options
     if generation.any():
         where = trials[keys].iloc[first[np.flatnonzero(generation)[0]]].astype(str).tolist()
         if agreement_metric != "ec":

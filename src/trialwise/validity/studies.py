@@ -32,7 +32,6 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
-from trialwise._core.deprecation import renamed_parameters
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_percent
 from trialwise._core.results import Result
@@ -300,7 +299,7 @@ class BenchmarkCoverageStudy(_Study):
     ranks: Any = None
     tests: Any = None
     confidence_level: float = 0.95
-    n_permutations: int = 0
+    n_null_resamples: int = 0
 
     def summary(self) -> str:
         """The three tables (scores, ranks, tests) as text.
@@ -313,7 +312,7 @@ class BenchmarkCoverageStudy(_Study):
         --------
         >>> import trialwise as tw
         >>> st = tw.validity.benchmark_coverage_study(n_datasets=2, n_resamples=50, n_items=40, n_experiments=1,
-        ...                                           n_conditions=2, tests=False, rng=0)
+        ...                                           n_conditions=2, run_tests=False, rng=0)
         >>> st.summary().splitlines()[0]
         'Score intervals (95%, R = 2 benchmarks, B = 50)'
         """
@@ -322,7 +321,7 @@ class BenchmarkCoverageStudy(_Study):
             f"Score intervals ({format_percent(self.confidence_level)}, R = {self.n_datasets} benchmarks, B = {self.n_resamples})",
             self.table.to_string(index=False, **fmt),
             "Rank intervals", self.ranks.to_string(index=False, **fmt),
-            f"Tests of x vs y (rejection rates; unequal accuracies; M = {self.n_permutations})",
+            f"Tests of x vs y (rejection rates; unequal accuracies; M = {self.n_null_resamples})",
             self.tests.to_string(index=False, **fmt),
         ])
 
@@ -727,7 +726,6 @@ def _true_score(obs: tuple[float, float], others: Sequence[tuple[float, float]],
     return float(np.mean(per_exp))
 
 
-@renamed_parameters(n_permutations="n_resamples")
 @records_seed
 def benchmark_coverage_study(
     *,
@@ -741,7 +739,7 @@ def benchmark_coverage_study(
     reference_items: int | None = None,
     min_items: int = 20,
     ci_method: str = DEFAULT_CI_METHOD,
-    tests: bool = True,
+    run_tests: bool = True,
     simulated_humans: Sequence[tuple[float, float]] | None = None,
     y_hard: float = 0.42,
     score_difference: float = 0.0,
@@ -764,7 +762,7 @@ def benchmark_coverage_study(
     texture-vs-shape's texture-filled-rotated experiment), so two humans share about
     ``reference_items² / n_items`` items and a model shares ``reference_items`` with each
     human. ``min_items`` is the protocol's rule for pairs that share too few items
-    (:class:`trialwise.leaderboards.Protocol`); ``ci_method`` the leaderboard's interval; ``tests=False``
+    (:class:`trialwise.leaderboards.Protocol`); ``ci_method`` the leaderboard's interval; ``run_tests=False``
     skips the x-vs-y tests (faster).
 
     Measured:
@@ -811,8 +809,8 @@ def benchmark_coverage_study(
     ci_method : str, default "studentized"
         The leaderboard's interval method (default: the leaderboard's own default, so the
         study measures what users get).
-    tests : bool, default True
-        Run the x-vs-y tests.
+    run_tests : bool, default True
+        Run the x-vs-y tests (else ``tests`` is empty).
     simulated_humans : sequence of (float, float), optional
         The reference observers, each as its probabilities of being right on easy and on
         hard items (default :data:`BENCHMARK_HUMANS`: five humans); e.g. one human near
@@ -845,7 +843,7 @@ def benchmark_coverage_study(
     --------
     >>> import trialwise as tw
     >>> st = tw.validity.benchmark_coverage_study(n_datasets=2, n_resamples=50, n_items=40, n_experiments=1,
-    ...                                           n_conditions=2, tests=False, rng=0)
+    ...                                           n_conditions=2, run_tests=False, rng=0)
     >>> st.table.observer.tolist()
     ['m1', 'm2', 'm3', 'm4', 'x', 'y', 'human–human']
     """
@@ -962,7 +960,7 @@ def benchmark_coverage_study(
                 rank_width[kind][k].append(rh - rl)
         best_cov.append(all(bool(tab.loc[k, "in_best_set"]) for k in best_true))
         best_size.append(int(tab.loc[cand, "in_best_set"].astype(bool).sum()))
-        if tests:
+        if run_tests:
             for test in pvals:
                 pvals[test].append(lb.difference("x", "y", test=test, n_resamples=m).pvalue)
             res = lb.difference("x", "y", test="bootstrap")  # the interval does not depend on the test
@@ -973,7 +971,7 @@ def benchmark_coverage_study(
             progress("benchmark coverage", d + 1, r)
     rows = []
     intervals = {o: (est[o], lo[o], hi[o], truth[o]) for o in truth}
-    if tests:
+    if run_tests:
         intervals["x − y"] = (diff_est, diff_lo, diff_hi, truth["x"] - truth["y"])
     for o, (e_list, l_list, h_list, true) in intervals.items():
         e_, l_, h_ = (np.asarray(x, dtype=float) for x in (e_list, l_list, h_list))
@@ -1005,8 +1003,8 @@ def benchmark_coverage_study(
                       coverage=float(np.mean(best_cov)), mean_width=float(np.mean(best_size))))
     rank_table = pd.DataFrame(ranks)
     rank_table["coverage_se"] = _rate_se(rank_table.coverage.to_numpy(), np.full(len(rank_table), r))
-    test_rows = []  # was `tests = []`, which shadowed the flag and left this table always empty
-    for test, p_list in pvals.items() if tests else ():
+    test_rows = []
+    for test, p_list in pvals.items() if run_tests else ():
         p = np.asarray(p_list, dtype=float)
         for a in alphas:
             rate = float(np.mean(p <= a))
@@ -1014,4 +1012,4 @@ def benchmark_coverage_study(
                               rejection_se=float(_rate_se(np.asarray(rate), np.asarray(r)))))
     return BenchmarkCoverageStudy(table=pd.DataFrame(rows), n_datasets=r, n_resamples=b,
                                   wall_time=time.perf_counter() - t0, ranks=rank_table, tests=pd.DataFrame(test_rows),
-                                  confidence_level=level, n_permutations=m)
+                                  confidence_level=level, n_null_resamples=m)

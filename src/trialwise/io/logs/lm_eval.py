@@ -50,7 +50,7 @@ def read_lm_eval(
     filter_name: str | None = None,
     clusters: str | None = None,
     unaligned: Literal["error", "drop"] = "error",
-    metric: str | None = None,
+    score: str | None = None,
 ):
     """Read lm-evaluation-harness ``--log_samples`` files of one or more models into a trial table.
 
@@ -81,7 +81,7 @@ def read_lm_eval(
         (and counted). ``"drop"`` also drops (and counts) the tasks that some model did not
         log at all, so that every model answers every item left, as the agreement functions
         need; with ``"error"`` such a model is kept (a leaderboard names what it lacks).
-    metric : str, optional
+    score : str, optional
         A per-document metric the harness logged (``"f1"``, ``"em"``, ``"exact_match"``,
         ``"acc"``, ...) whose value becomes the trial's ``score`` column (a number in
         [0, 1]), which an accuracy leaderboard averages (``docs/language_models.md``, "Scores
@@ -161,7 +161,7 @@ def read_lm_eval(
     """
     normalization = check_choice(normalization, "normalization", ("none", "length"))
     unaligned = check_choice(unaligned, "unaligned", ("error", "drop"))
-    for value, name in ((filter_name, "filter_name"), (clusters, "clusters"), (metric, "metric")):
+    for value, name in ((filter_name, "filter_name"), (clusters, "clusters"), (score, "score")):
         if value is not None and not isinstance(value, str):
             raise InvalidTypeError(f"`{name}` must be a str or None; got {type(value).__name__} {show(value)}")
     files = _find_files(paths)
@@ -181,7 +181,7 @@ def read_lm_eval(
         delimiter = _delimiter(task, results)
         tally.read(path)
         found, wrong, ids, use_hash = _read_samples(path, task, group, model, delimiter, normalization, filter_name,
-                                                    clusters, tally, metric)
+                                                    clusters, tally, score)
         read.append((task, found, ids, use_hash))
         mismatches += wrong
         shots = (results or {}).get("n-shot")
@@ -194,18 +194,18 @@ def read_lm_eval(
     generation = tally.skipped.get(_GENERATION, 0)
     if not records and generation:
         raise InvalidValueError(f"no multiple-choice record in the {tally.files} file(s) read: {generation} record(s) "
-                                f"of generation tasks, which need a per-document score: pass `metric=` (e.g. "
-                                f"metric='f1' or 'exact_match', a field the harness logged)")
+                                f"of generation tasks, which need a per-document score: pass `score=` (e.g. "
+                                f"score='f1' or 'exact_match', a field the harness logged)")
     if mismatches:
         acc = "acc_norm" if normalization == "length" else "acc"
         tally.note(f"trials whose correctness differs from the logged `{acc}` (kept; the task may score its "
                    f"options differently)", mismatches)
     return assemble(records, tally, source="lm-evaluation-harness", unaligned=unaligned, clusters=clusters,
                     options_field="filtered_resps", truth_field="target",
-                    extra={"normalization": normalization, "metric_mismatches": mismatches, "metric": metric})
+                    extra={"normalization": normalization, "metric_mismatches": mismatches, "score": score})
 
 
-#: The reason counted for generation records read without ``metric=``.
+#: The reason counted for generation records read without ``score=``.
 _GENERATION = "records that are not multiple choice (generation or perplexity tasks)"
 
 
@@ -364,18 +364,18 @@ def _gold(target: str, options: Sequence[str]) -> int | None:
     return matches[0] if matches else None
 
 
-def _metric_value(row: dict[str, Any], metric: str, where: str) -> float:
-    """The per-document value of ``metric`` in a logged record: a number in [0, 1], else an error."""
-    if metric not in row:
+def _score_value(row: dict[str, Any], field: str, where: str) -> float:
+    """The per-document value of the logged ``field`` (``score=``) in a record: a number in [0, 1], else an error."""
+    if field not in row:
         fields = sorted(k for k, v in row.items() if isinstance(v, (int, float)) and k not in ("doc_id",))
-        raise InvalidValueError(f"{where}: `metric`={metric!r} is not a field of the logged record (numeric "
+        raise InvalidValueError(f"{where}: `score`={field!r} is not a field of the logged record (numeric "
                                 f"fields: {fields})")
-    value = row[metric]
+    value = row[field]
     number = float(value) if isinstance(value, (int, float)) else math.nan
     if not 0.0 <= number <= 1.0:  # NaN, out of range, or not a number (a corpus metric's pair)
         hint = (" (a percentage, as SQuAD's `f1` and `exact`? rescale it to [0, 1] in a table and read that with "
                 "tw.read_trials(..., score=...))" if isinstance(value, (int, float)) and 1.0 < value <= 100.0 else "")
-        raise InvalidValueError(f"{where}: field {metric!r} (`metric`) must be a per-document score in [0, 1]; "
+        raise InvalidValueError(f"{where}: field {field!r} (`score`) must be a per-document score in [0, 1]; "
                                 f"got {show(value)}{hint}")
     return number
 
@@ -392,7 +392,7 @@ def _cluster(row: dict[str, Any], clusters: str | None, where: str) -> str | Non
 
 def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str, normalization: str,
                   filter_name: str | None, clusters: str | None, tally: Tally,
-                  metric: str | None = None) -> tuple[list[Record], int, list[tuple[str, Any]], bool]:
+                  score_field: str | None = None) -> tuple[list[Record], int, list[tuple[str, Any]], bool]:
     """The records of one samples file, the number disagreeing with the logged metric, each record's
     ``(doc_id, prompt_hash)`` and whether its items are identified by ``doc_hash``."""
     lines = _open_lines(path)
@@ -422,9 +422,9 @@ def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str,
     use_hash = all(isinstance(row.get("doc_hash"), str) for _, row in rows)
     for number, row in sorted(rows, key=lambda nr: _doc_order(nr[1]["doc_id"])):
         where = f"{path}:{number}"
-        score = None if metric is None else _metric_value(row, metric, where)
+        score = None if score_field is None else _score_value(row, score_field, where)
         lls = _loglikelihoods(row["filtered_resps"])
-        if lls is None and metric is None:
+        if lls is None and score_field is None:
             tally.skip(_GENERATION, where=where)
             continue
         if lls is None:  # a generation task, scored by the logged metric

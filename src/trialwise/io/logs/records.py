@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import collections
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import show
 from trialwise._core.warnings import TrialwiseWarning, warn
-from trialwise.io.trials import OPTION_COLUMNS, SCORE_COLUMN, SCORE_SOURCE, TRIAL_COLUMNS, check_probabilities
+from trialwise.io.trials import OPTION_COLUMNS, SCORE_COLUMN, SCORE_SOURCE, TRIAL_COLUMNS
 
 __all__ = ["LOG_COLUMNS", "Record", "softmax", "assemble", "log_paths", "Tally", "finite_float"]
 
@@ -45,7 +45,7 @@ class Record:
     probabilities: tuple[float, ...] | None
     cluster: str | None
     where: str
-    score: float | None = None  # the logged per-item value of the chosen metric (``read_lm_eval(metric=...)``)
+    score: float | None = None  # the logged per-item value of the chosen metric (``read_lm_eval(score=...)``)
 
 
 class Tally:
@@ -198,7 +198,7 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
     info.update(extra or {})
     frame.attrs["log"] = info
     if SCORE_COLUMN in frame.columns:  # an accuracy leaderboard averages it (trialwise.io.trials.SCORE_SOURCE)
-        frame.attrs[SCORE_SOURCE] = str(info.get("metric") or SCORE_COLUMN)
+        frame.attrs[SCORE_SOURCE] = str(info.get("score") or SCORE_COLUMN)
     if tally.skipped or tally.noted:
         unused = "; ".join(f"{n} {reason}" for reason, n in tally.skipped.items())
         parts = [f"not used: {unused}"] if unused else []
