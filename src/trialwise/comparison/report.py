@@ -1,6 +1,10 @@
 """``compare()``: every applicable method of “Classifier Comparison” for two classifiers, in one report.
 
 The chapter: “Classifier Comparison”, ch. 14 of *Machine Learning & Signals Learning*.
+
+Why this module is long: about 510 lines, the report's result class (its sections, lookup and
+table) and :func:`compare` with its three steps (argument checks, the paired probability tests,
+each classifier's probabilities), which only this function uses.
 """
 
 from __future__ import annotations
@@ -350,22 +354,9 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
     >>> round(rep["mcnemar-exact"].pvalue, 3), rep.recommendation.decision
     (0.282, 'symmetric fusion')
     """
-    level = v.check_confidence_level(confidence_level)
-    v.check_probability(alpha, "alpha")
-    scoring_rule = v.check_choice(scoring_rule, "scoring_rule", SCORING_RULES)
-    adjust = v.check_choice(adjust, "adjust", ADJUSTMENTS)
-    n_bins = v.check_positive_int(n_bins, "n_bins")
-    bin_strategy = v.check_choice(bin_strategy, "bin_strategy", BIN_STRATEGIES)
-    gen = v.check_rng(rng)
-    if names is None:
-        names = default_names(y_true, pred_a, pred_b, proba_a, proba_b)
-    if not (isinstance(names, (tuple, list)) and len(names) == 2 and str(names[0]) != str(names[1])):
-        raise InvalidValueError(f"`names` must be two different names; got {names!r}")
-    na, nb = (str(x) for x in names)
-    v.check_aligned(y_true=y_true, pred_a=pred_a, pred_b=pred_b, proba_a=proba_a, proba_b=proba_b)
-    y = y_true.to_numpy() if isinstance(y_true, (pd.Series, pd.Index)) else y_true
-    if classes is not None:
-        check_classes(y, classes)
+    level, scoring_rule, adjust, n_bins, bin_strategy, gen, (na, nb), y = _compare_iv(
+        y_true, pred_a, pred_b, proba_a, proba_b, confidence_level, alpha, scoring_rule, adjust, n_bins, bin_strategy,
+        rng, names, classes)
     # Every method runs with its caveats collected (for this call only, thread-safe): each
     # degenerate result says so in its note, and the report warns once per kind at the end.
     with collecting() as caveats:
@@ -406,54 +397,11 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
                 [bowker, stuart_maxwell_test(pred_a, pred_b, **lab),
                  symmetry_permutation_test(pred_a, pred_b, n_resamples=n_resamples, rng=gen, **lab)])
 
-        paired: list[ComparisonResult] = []
-        aucs: dict[str, list[ComparisonResult]] = {na: [], nb: []}
-        if both:
-            kw = {"scoring_rule": scoring_rule, "classes": classes}
-            pearson = error_correlation(y, proba_a, proba_b, confidence_level=level, **kw)
-            paired = [score_difference(y, proba_a, proba_b, confidence_level=level, **kw),
-                      paired_ttest(y, proba_a, proba_b, **kw), wilcoxon_test(y, proba_a, proba_b, **kw), pearson,
-                      error_correlation(y, proba_a, proba_b, method="spearman", confidence_level=level, **kw)]
-            # the DeLong tests carry both classifiers' AUCs with their intervals: computed once
-            tests = [delong_test(y, proba_a, proba_b, adjust=adjust, classes=classes, confidence_level=level)]
-            if checked["proba_a"].k > 2:
-                tests.append(delong_test(y, proba_a, proba_b, multi_class="ovo", classes=classes,
-                                         confidence_level=level))
-            paired += tests
-            for test in tests:
-                aucs[na].append(test.aucs[0])
-                aucs[nb].append(test.aucs[1])
-            per_class = tests[0].per_class
-            for row in [] if per_class is None else per_class.to_dict(orient="records"):
-                paired.append(ComparisonResult(f"DeLong class {row['class']}", row["difference"], row["p_adjusted"],
-                                               n=n, key=f"delong-class[{row['class']}]",
-                                               notes=comparison_notes(f"one-vs-rest, {adjust}-adjusted over "
-                                                                      f"{len(per_class)} classes; raw p = "
-                                                                      f"{row['pvalue']:.3g}")))
-
-        calibration = {}
-        single = []
-        for name, arg in ((na, "proba_a"), (nb, "proba_b")):
-            if arg not in checked:
-                continue
-            proba, k = (proba_a if arg == "proba_a" else proba_b), checked[arg].k
-            curve = calibration_curve(y, proba, n_bins=n_bins, bin_strategy=bin_strategy, classes=classes)
-            calibration[name] = curve
-            brier = brier_score(y, proba, classes=classes, confidence_level=level)
-            rows = [brier, ScoreResult("Brier skill score", brier.skill, n=n, key="brier-skill",
-                                       notes=comparison_notes("1 - BS/BS_ref, base-rate reference")),
-                    ScoreResult(f"ECE ({curve.kind})", curve.statistic, n=n, key=f"ece-{curve.kind}",
-                                notes=comparison_notes(f"{n_bins} {bin_strategy} bins"))]
-            if k > 2:
-                cw = calibration_curve(y, proba, kind="classwise", n_bins=n_bins, bin_strategy=bin_strategy,
-                                       classes=classes)
-                rows.append(ScoreResult("ECE (classwise)", cw.statistic, n=n, key="ece-classwise",
-                                        notes=comparison_notes(f"{n_bins} {bin_strategy} bins")))
-            if not both:
-                rows.append(auc(y, proba, classes=classes, confidence_level=level))
-                if k > 2:
-                    rows.append(auc(y, proba, multi_class="ovo", classes=classes, confidence_level=level))
-            single += [_tag(r, name) for r in rows + aucs[name]]
+        paired, aucs, pearson = _paired_probabilities(y, proba_a, proba_b, checked, names=(na, nb), n=n, level=level,
+                                                      scoring_rule=scoring_rule, adjust=adjust, classes=classes)
+        single, calibration = _each_classifier_probabilities(y, proba_a, proba_b, checked, aucs, names=(na, nb), n=n,
+                                                             level=level, n_bins=n_bins, bin_strategy=bin_strategy,
+                                                             classes=classes, both=both)
         if single:
             add("Probabilities, each classifier", single)
         if paired:
@@ -476,3 +424,89 @@ def compare(y_true: Any, pred_a: Any = None, pred_b: Any = None, proba_a: Any = 
                             contingency=table, agreement=agreement, symmetry=symmetry, results=tuple(results),
                             calibration=calibration, recommendation=rec,
                             sections=tuple((t, tuple(m)) for t, m in sections))
+
+def _compare_iv(y_true, pred_a, pred_b, proba_a, proba_b, confidence_level, alpha, scoring_rule, adjust, n_bins,
+                bin_strategy, rng, names, classes):
+    """:func:`compare`'s arguments checked: the options, the generator, the two names and the truth as an array."""
+    level = v.check_confidence_level(confidence_level)
+    v.check_probability(alpha, "alpha")
+    scoring_rule = v.check_choice(scoring_rule, "scoring_rule", SCORING_RULES)
+    adjust = v.check_choice(adjust, "adjust", ADJUSTMENTS)
+    n_bins = v.check_positive_int(n_bins, "n_bins")
+    bin_strategy = v.check_choice(bin_strategy, "bin_strategy", BIN_STRATEGIES)
+    gen = v.check_rng(rng)
+    if names is None:
+        names = default_names(y_true, pred_a, pred_b, proba_a, proba_b)
+    if not (isinstance(names, (tuple, list)) and len(names) == 2 and str(names[0]) != str(names[1])):
+        raise InvalidValueError(f"`names` must be two different names; got {names!r}")
+    v.check_aligned(y_true=y_true, pred_a=pred_a, pred_b=pred_b, proba_a=proba_a, proba_b=proba_b)
+    y = y_true.to_numpy() if isinstance(y_true, (pd.Series, pd.Index)) else y_true
+    if classes is not None:
+        check_classes(y, classes)
+    return level, scoring_rule, adjust, n_bins, bin_strategy, gen, (str(names[0]), str(names[1])), y
+
+
+def _paired_probabilities(y, proba_a, proba_b, checked, *, names, n, level, scoring_rule, adjust, classes):
+    """The paired tests of two classifiers' probabilities (score difference, t, Wilcoxon, correlations,
+    DeLong with its per-class rows), each classifier's AUCs from the DeLong tests, and Pearson's
+    error correlation (reused by the recommendation). Empty when one classifier has no probabilities."""
+    na, nb = names
+    paired: list[ComparisonResult] = []
+    aucs: dict[str, list[ComparisonResult]] = {na: [], nb: []}
+    pearson = None
+    if len(checked) == 2:
+        kw = {"scoring_rule": scoring_rule, "classes": classes}
+        pearson = error_correlation(y, proba_a, proba_b, confidence_level=level, **kw)
+        paired = [score_difference(y, proba_a, proba_b, confidence_level=level, **kw),
+                  paired_ttest(y, proba_a, proba_b, **kw), wilcoxon_test(y, proba_a, proba_b, **kw), pearson,
+                  error_correlation(y, proba_a, proba_b, method="spearman", confidence_level=level, **kw)]
+        # the DeLong tests carry both classifiers' AUCs with their intervals: computed once
+        tests = [delong_test(y, proba_a, proba_b, adjust=adjust, classes=classes, confidence_level=level)]
+        if checked["proba_a"].k > 2:
+            tests.append(delong_test(y, proba_a, proba_b, multi_class="ovo", classes=classes,
+                                     confidence_level=level))
+        paired += tests
+        for test in tests:
+            aucs[na].append(test.aucs[0])
+            aucs[nb].append(test.aucs[1])
+        per_class = tests[0].per_class
+        for row in [] if per_class is None else per_class.to_dict(orient="records"):
+            paired.append(ComparisonResult(f"DeLong class {row['class']}", row["difference"], row["p_adjusted"],
+                                           n=n, key=f"delong-class[{row['class']}]",
+                                           notes=comparison_notes(f"one-vs-rest, {adjust}-adjusted over "
+                                                                  f"{len(per_class)} classes; raw p = "
+                                                                  f"{row['pvalue']:.3g}")))
+
+    return paired, aucs, pearson
+
+
+def _each_classifier_probabilities(y, proba_a, proba_b, checked, aucs, *, names, n, level, n_bins, bin_strategy,
+                                   classes, both):
+    """Each classifier's probabilities alone: Brier score and skill, ECE (top-label, classwise), the
+    calibration curves, and the AUCs (from the DeLong tests when both classifiers have probabilities)."""
+    na, nb = names
+    calibration = {}
+    single = []
+    for name, arg in ((na, "proba_a"), (nb, "proba_b")):
+        if arg not in checked:
+            continue
+        proba, k = (proba_a if arg == "proba_a" else proba_b), checked[arg].k
+        curve = calibration_curve(y, proba, n_bins=n_bins, bin_strategy=bin_strategy, classes=classes)
+        calibration[name] = curve
+        brier = brier_score(y, proba, classes=classes, confidence_level=level)
+        rows = [brier, ScoreResult("Brier skill score", brier.skill, n=n, key="brier-skill",
+                                   notes=comparison_notes("1 - BS/BS_ref, base-rate reference")),
+                ScoreResult(f"ECE ({curve.kind})", curve.statistic, n=n, key=f"ece-{curve.kind}",
+                            notes=comparison_notes(f"{n_bins} {bin_strategy} bins"))]
+        if k > 2:
+            cw = calibration_curve(y, proba, kind="classwise", n_bins=n_bins, bin_strategy=bin_strategy,
+                                   classes=classes)
+            rows.append(ScoreResult("ECE (classwise)", cw.statistic, n=n, key="ece-classwise",
+                                    notes=comparison_notes(f"{n_bins} {bin_strategy} bins")))
+        if not both:
+            rows.append(auc(y, proba, classes=classes, confidence_level=level))
+            if k > 2:
+                rows.append(auc(y, proba, multi_class="ovo", classes=classes, confidence_level=level))
+        single += [_tag(r, name) for r in rows + aucs[name]]
+    return single, calibration
+
