@@ -60,6 +60,11 @@ def _old_details(result: ComparisonResult) -> dict:
 class ComparisonResult(Result):
     """One method of the classifier-comparison toolkit (ch. 14 of *Machine Learning & Signals Learning*): its value, p and CI.
 
+    The ``note`` column of :meth:`to_frame` and of the report's table is the one-line text
+    of the notes (without the warning messages). Deprecated (FutureWarning): ``note``
+    (read ``notes``) and ``details`` (the method-specific numbers as a dict: they are
+    typed attributes of the subclasses now, :class:`McNemarResult`, :class:`AUCResult`, …).
+
     Attributes
     ----------
     method : str
@@ -77,11 +82,6 @@ class ComparisonResult(Result):
         full message of any warning the method issued (a note of kind ``"warning"``).
     key : str
         Stable identifier (``"mcnemar-exact"``, ``"brier[A]"``), independent of the label.
-
-    The ``note`` column of :meth:`to_frame` and of the report's table is the one-line text
-    of the notes (without the warning messages). Deprecated (FutureWarning): ``note``
-    (read ``notes``) and ``details`` (the method-specific numbers as a dict: they are
-    typed attributes of the subclasses now, :class:`McNemarResult`, :class:`AUCResult`, …).
     """
 
     method: str
