@@ -4,19 +4,17 @@ The top level holds the functions users call first, the result base, the errors 
 and one package per thing users do; everything else of a domain lives in its package, under
 one path (``tw.ec.CopyModel``, ``tw.leaderboards.Leaderboard``, ``tw.comparison.mcnemar``):
 
-========================  ===========================================================
-``trialwise.ec``          error consistency: results, copy model, κ on count tables
-``trialwise.similarity``  language models: CAPA, choice agreement, their results
-``trialwise.planning``    how many trials or questions, power
-``trialwise.leaderboards`` protocols, leaderboards, ranks, differences
-``trialwise.brainscore``  Brain-Score's metrics and benchmarks with intervals
-``trialwise.comparison``  the two-classifier toolkit (McNemar, κ, Brier, AUC, …)
-``trialwise.cue_conflict`` shape bias
-``trialwise.io``          reading tables, model-vs-human folders, evaluation logs
-``trialwise.datasets``    the bundled data
-``trialwise.validity``    calibration studies of the intervals and tests
-``trialwise.plot``        figures of finished results
-========================  ===========================================================
+* ``trialwise.ec`` — error consistency: results, copy model, κ on count tables
+* ``trialwise.similarity`` — language models: CAPA, choice agreement, their results
+* ``trialwise.planning`` — how many trials or questions, power
+* ``trialwise.leaderboards`` — protocols, leaderboards, ranks, differences
+* ``trialwise.brainscore`` — Brain-Score's metrics and benchmarks with intervals
+* ``trialwise.comparison`` — the two-classifier toolkit (McNemar, κ, Brier, AUC, …)
+* ``trialwise.cue_conflict`` — shape bias
+* ``trialwise.io`` — reading tables, model-vs-human folders, evaluation logs
+* ``trialwise.datasets`` — the bundled data
+* ``trialwise.validity`` — calibration studies of the intervals and tests
+* ``trialwise.plot`` — figures of finished results
 
 ``import trialwise`` is cheap (about the CPU time of ``import numpy``): each public name is
 loaded from its module on first use, so scipy.stats, pandas and matplotlib are imported only by

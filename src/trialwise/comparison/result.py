@@ -50,6 +50,10 @@ WARNING, CAVEAT = "warning", "caveat"
 class ComparisonResult(Result):
     """One method of the classifier-comparison toolkit (ch. 14 of *Machine Learning & Signals Learning*): its value, p and CI.
 
+    The ``note`` column of :meth:`to_frame` and of the report's table is the one-line text
+    of the notes (without the warning messages); the method-specific numbers are typed
+    attributes of the subclasses (:class:`McNemarResult`, :class:`AUCResult`, …).
+
     Attributes
     ----------
     method : str
@@ -67,10 +71,6 @@ class ComparisonResult(Result):
         full message of any warning the method issued (a note of kind ``"warning"``).
     key : str
         Stable identifier (``"mcnemar-exact"``, ``"brier[A]"``), independent of the label.
-
-    The ``note`` column of :meth:`to_frame` and of the report's table is the one-line text
-    of the notes (without the warning messages); the method-specific numbers are typed
-    attributes of the subclasses (:class:`McNemarResult`, :class:`AUCResult`, …).
     """
 
     method: str

@@ -135,6 +135,9 @@ def _copy_parameters(c: NDArray) -> tuple[NDArray, NDArray, NDArray]:
 class CopyModel:
     """The copy model for a pair of observers: κ = p_copy · mismatch (Klein et al. 2025, Prop. 2).
 
+    All parameters broadcast against each other like numpy arrays, so one model can
+    hold a whole grid (n × accuracies × κ); every attribute then has that shape.
+
     Parameters
     ----------
     kappa : array_like
@@ -148,9 +151,6 @@ class CopyModel:
         reference: ``"a"`` means "B copies A", ``"b"`` means "A copies B". It only
         changes the orientation of :meth:`cell_probabilities`, :meth:`simulate` and
         :meth:`exact_table`; the decomposition is always "other copies reference".
-
-    All parameters broadcast against each other like numpy arrays, so one model can
-    hold a whole grid (n × accuracies × κ); every attribute then has that shape.
 
     Attributes
     ----------

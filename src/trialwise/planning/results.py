@@ -307,6 +307,9 @@ class CopyModelValidation(_GridResult):
 class PlanResult(Result):
     """Smallest number of trials for a target interval half-width (:func:`trialwise.plan_trials`).
 
+    ``to_frame()`` is the expected-interval table (columns
+    :attr:`CIWidthResult.frame_columns`); ``statistic`` is None (the answer is ``n``).
+
     Attributes
     ----------
     n : int or None
@@ -323,9 +326,6 @@ class PlanResult(Result):
         kappa, p_copy, n_required``.
     notes : tuple of str
         Recommendations computed from these numbers.
-
-    ``to_frame()`` is the expected-interval table (columns
-    :attr:`CIWidthResult.frame_columns`); ``statistic`` is None (the answer is ``n``).
     """
 
     n: int | None

@@ -16,7 +16,7 @@ def plot_coverage(study, method: str, *, confidence_level: float = 0.95, kappa: 
                   ax: Any = None):
     """Heatmap of an interval method's coverage: accuracy pairs × n, one panel per κ.
 
-    ``study`` is a :class:`trialwise.CoverageStudy`. Cells are coloured by coverage on a
+    ``study`` is a :class:`trialwise.validity.CoverageStudy`. Cells are coloured by coverage on a
     diverging scale centred at the nominal level and annotated in percent; grey cells
     are unattainable or left out; a cell whose point has ≥ 1 % undefined estimates or
     replicates is marked ``*`` (the coverage requirement does not apply there). With

@@ -65,7 +65,7 @@ def read_helm(
     Returns
     -------
     pandas.DataFrame
-        One row per model and instance, columns :data:`~trialwise.io.logs.LOG_COLUMNS` (then
+        One row per model and instance, columns :data:`~trialwise.io.LOG_COLUMNS` (then
         ``cluster``): ``experiment`` the scenario (the run name before ``:``), ``condition``
         the run name without its model arguments, ``subject`` the model
         (``adapter_spec.model``), ``image`` the instance id after the run's arguments

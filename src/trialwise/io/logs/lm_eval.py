@@ -95,7 +95,7 @@ def read_lm_eval(
     Returns
     -------
     pandas.DataFrame
-        One row per model and document, columns :data:`~trialwise.io.logs.LOG_COLUMNS`
+        One row per model and document, columns :data:`~trialwise.io.LOG_COLUMNS`
         (then ``cluster``): ``experiment`` the task's group in ``results_*.json``
         (``group_subtasks``; the task itself when it has none), ``condition`` the task,
         ``subject`` the model, ``observer_type`` ``"model"``, ``image`` the ``doc_hash``
