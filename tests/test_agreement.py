@@ -297,7 +297,7 @@ def test_pairwise_needs_every_model_on_every_question():
 # ----------------------------------------------------------------------------- calibration (CI-light)
 
 def _simulate(rng, n_clusters, size, icc, k=4):
-    """The benchmark of benchmarks/agreement_coverage.py (same model, written out again)."""
+    """The benchmark of benchmarks/calibration/agreement_coverage.py (same model, written out again)."""
     n = n_clusters * size
     cl = np.repeat(np.arange(n_clusters), size)
     r, e = np.sqrt(icc), np.sqrt(1 - icc)
@@ -341,14 +341,14 @@ def _coverage(n_clusters, size, icc, resample_clusters, r, seed, b=300):
 
 def test_default_interval_covers_on_independent_questions():
     # R = 400 datasets of 400 questions (B = 200): Monte-Carlo SE of a 95 % coverage is 0.011; allow
-    # 3 SE. The study (benchmarks/agreement_coverage.py, R = 500) measured 0.934-0.956 at 100-1000
+    # 3 SE. The study (benchmarks/calibration/agreement_coverage.py, R = 500) measured 0.934-0.956 at 100-1000
     # questions. (Seed 1 gave 0.875 in 200 datasets whose κ̂ spread, SD 0.0142, was 2.6 SE of an SD
     # above its value over 2000 datasets, 0.0126: a chance draw; this test uses seed 3.)
     assert _coverage(400, 1, 0.0, False, 400, seed=3, b=200) >= 0.95 - 3 * 0.0109
 
 
 def test_item_bootstrap_undercovers_with_clusters_and_the_cluster_bootstrap_comes_close():
-    # 50 clusters of 20 questions, intra-cluster correlation 0.5 (benchmarks/agreement_coverage.py,
+    # 50 clusters of 20 questions, intra-cluster correlation 0.5 (benchmarks/calibration/agreement_coverage.py,
     # R = 500: items 0.78, clusters 0.91, percentile); R = 200 here, SE 0.015 at 95 %
     items = _coverage(50, 20, 0.5, False, 200, seed=2)
     clusters = _coverage(50, 20, 0.5, True, 200, seed=2)

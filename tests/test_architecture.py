@@ -193,7 +193,7 @@ HEAVY = ("scipy", "scipy.stats", "pandas", "matplotlib")
 
 def test_import_trialwise_does_not_load_scipy_pandas_or_matplotlib():
     """``import trialwise`` (and its packages) costs about ``import numpy``: the heavy libraries
-    are imported by the functions that need them (not timed here: benchmarks/bench_import.py)."""
+    are imported by the functions that need them (not timed here: benchmarks/speed/bench_import.py)."""
     out = _fresh_python(
         "import sys, trialwise, trialwise.comparison, trialwise.leaderboards, trialwise.plot, trialwise.io.logs, "
         f"trialwise.datasets\nprint(sorted(m for m in {HEAVY!r} if m in sys.modules))")

@@ -188,7 +188,7 @@ def test_a_bootstrap_without_its_generator_cannot_run_the_studentized_test():
 
 @pytest.mark.slow
 def test_combined_test_holds_its_level_where_the_bootstrap_test_does_not():
-    """CI-light version of benchmarks/benchmark_test_calibration.py: one reference observer near
+    """CI-light version of benchmarks/calibration/benchmark_test_calibration.py: one reference observer near
     ceiling, 12 conditions of 40 items, x and y with equal true scores and accuracies 0.16 apart
     (docs/validity.md has R = 1000 per design)."""
     with warnings.catch_warnings():

@@ -5,7 +5,7 @@ commit c642dbe: ``metrics/value_delta/metric.py``, ``benchmarks/ferguson2024/ben
 with ``helpers.split_dataframe``, ``metrics/ost/metric.py`` ``correlate``,
 ``metrics/error_consistency/metric.py`` ``aggregate``), scipy.stats.spearmanr, sklearn's κ.
 Calibration: CI-light coverage studies on simulated data with known truth (R and B below;
-the full study is benchmarks/brainscore_metrics_coverage.py).
+the full study is benchmarks/calibration/brainscore_metrics_coverage.py).
 """
 
 from __future__ import annotations

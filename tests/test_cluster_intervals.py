@@ -3,7 +3,7 @@
 Oracles: the statistic recomputed with each cluster (or item) left out by brute force, the
 t quantile with G − 1 degrees of freedom from scipy, and for a mean the one-sample t
 interval of ``scipy.stats.ttest_1samp``. Calibration on clustered simulations with known
-population values (the full study: ``benchmarks/cluster_coverage.py``, docs/validity.md).
+population values (the full study: ``benchmarks/calibration/cluster_coverage.py``, docs/validity.md).
 """
 
 from __future__ import annotations

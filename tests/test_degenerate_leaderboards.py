@@ -181,7 +181,7 @@ def test_no_usable_pair_is_an_error_naming_min_items_and_lowering_it_scores():
 
 @pytest.mark.slow
 def test_studentized_interval_of_one_small_table_covers_where_bc_does_not_ci_light():
-    """CI-light run of benchmarks/studentized_fallback_coverage.py's ``one-table`` design (R = 100,
+    """CI-light run of benchmarks/calibration/studentized_fallback_coverage.py's ``one-table`` design (R = 100,
     B = 300): one reference observer and one condition of 30 items, so every score is the κ of one
     small table and its studentized interval often reaches past every replicate (HR3's item 6).
     It still covers within Monte-Carlo error where ``bc`` under-covers, which is why a score's
@@ -320,7 +320,7 @@ def test_an_accuracy_at_the_ceiling_over_several_conditions_is_named_but_not_rep
 
 @pytest.mark.slow
 def test_differences_with_few_clusters_ci_light():
-    """CI-light run of benchmarks/difference_few_clusters.py (R = 60 boards per k, B = 200; the
+    """CI-light run of benchmarks/calibration/difference_few_clusters.py (R = 60 boards per k, B = 200; the
     figures of docs/benchmark.md are R = 400, B = 500): with 10 clusters per condition the
     studentized difference interval covers and the combined test holds its level; with 2 the
     interval is bc on most boards — finite, named in a warning — and under-covers as documented,
@@ -328,7 +328,7 @@ def test_differences_with_few_clusters_ci_light():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).parents[1] / "benchmarks" / "difference_few_clusters.py"
+    path = Path(__file__).parents[1] / "benchmarks" / "calibration" / "difference_few_clusters.py"
     spec = importlib.util.spec_from_file_location("difference_few_clusters", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

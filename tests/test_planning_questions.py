@@ -4,7 +4,7 @@ Oracles: exact enumeration of the McNemar / two-proportion power (written here),
 exact McNemar test, scipy's one-way ANOVA F for the ICC, a finite-difference derivative and
 the jackknife for CAPA's influence values. Calibration (CI-light, R stated per test): data
 with known truth drawn at the planned n — clustered at ICC 0.1–0.5 — reach the target power
-and half-width within Monte-Carlo error. The full study: benchmarks/planning_questions_study.py.
+and half-width within Monte-Carlo error. The full study: benchmarks/calibration/planning_questions_study.py.
 """
 
 from __future__ import annotations
@@ -248,7 +248,7 @@ def test_planned_capa_difference_reaches_the_power_on_fresh_questions():
     # known truth: a population of 3000 questions (planned from in full, so the pilot is the truth);
     # R = 300 benchmarks of the planned n questions drawn from it, each tested with the jackknife-SE
     # Wald test (independent of the delta formula): achieved power within 3 MC SEs (0.07) of 0.8.
-    # (A pilot *sample* adds its own error in δ̂: see benchmarks/planning_questions_study.py.)
+    # (A pilot *sample* adds its own error in δ̂: see benchmarks/calibration/planning_questions_study.py.)
     g = np.random.default_rng(12)
     r, x, y, truth, _ = llm_questions(g, 3000)
     plan = tw.planning.power_agreement_difference(r, x, y, truth, n_simulations=1000, rng=13)

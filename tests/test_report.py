@@ -172,13 +172,13 @@ def test_undefined_score_and_single_candidate_are_said_not_printed_as_nan():
 
 # --------------------------------------------------------------------------- in a real browser
 
-_RENDER = ROOT / "benchmarks" / "render_report.py"
+_RENDER = ROOT / "benchmarks" / "diagnostics" / "render_report.py"
 
 
 @pytest.mark.skipif(not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")),
                     reason="needs headless Chromium (apt-get install -y chromium)")
 def test_report_layout_in_a_browser(tmp_path):
-    """Nothing wider than the page, no figure shrunk to fit: benchmarks/render_report.py's checks."""
+    """Nothing wider than the page, no figure shrunk to fit: benchmarks/diagnostics/render_report.py's checks."""
     spec = importlib.util.spec_from_file_location("render_report", _RENDER)
     render = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(render)

@@ -316,7 +316,7 @@ def test_score_intervals_cover_and_cluster_resampling_is_needed():
     """R = 60 boards of 3 models × 300 questions (20 passages × 15, latent ICC 0.3, model ×
     passage interaction 0.3): the cluster bootstrap's studentized intervals cover the true mean
     score Φ(μ/√(2 + τ² + 0.25)); resampling single questions under-covers. Independent
-    questions: item intervals cover. The full study: benchmarks/score_leaderboard_calibration.py."""
+    questions: item intervals cover. The full study: benchmarks/calibration/score_leaderboard_calibration.py."""
     mu = np.array([-0.3, 0.0, 0.4])
     rng = np.random.default_rng(20261124)
     hits = {"independent": [], "items": [], "clusters": []}

@@ -129,7 +129,7 @@ def test_partial_data_scores_what_is_there_and_names_what_is_missing(datasets):
 @pytest.mark.slow
 @pytest.mark.parametrize("ci_method", ["bc", "studentized"])
 def test_sparse_overlap_calibration_ci_light(ci_method):
-    """CI-light run of benchmarks/sparse_overlap_coverage.py (R = 120, B = 300): humans see 100 of
+    """CI-light run of benchmarks/calibration/sparse_overlap_coverage.py (R = 120, B = 300): humans see 100 of
     400 items per condition (pairs of humans share ~25, models 100 with each human). Model rows
     cover their true scores within Monte-Carlo error (3 SE below 0.95 and the narrower width of
     B = 300 percentiles); every interval contains its estimate. The studentized interval also

@@ -1,4 +1,4 @@
-"""The reduced validity study that runs in CI (the full grid: benchmarks/validity_study.py).
+"""The reduced validity study that runs in CI (the full grid: benchmarks/calibration/validity_study.py).
 
 Each assertion allows 3 Monte-Carlo standard errors (a false alarm about 0.3 % of the time
 per assertion): with R experiments a coverage c has SE √(c(1 − c)/R), stated per test.

@@ -352,7 +352,7 @@ class ReplicateWeights:
         ``n_rows · column_max < 2**14``: a step of about ``n_rows · column_max / 2**21``, at
         most about ``2**-7``) or ``2**51`` (float64): each weight moves by at most half a
         step, which adds about ``step**2 / 12`` (≤ ``2**-14/12``) to its variance of 1
-        (docs/architecture.md, "Speed").
+        (docs/performance.md, "Speed of the bootstrap engine").
 
     Examples
     --------

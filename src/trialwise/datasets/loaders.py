@@ -125,7 +125,7 @@ def texture_vs_shape(experiment: str | None = None):
 def llm_demo():
     """Simulated lm-evaluation-harness logs: 4 language models, 2 tasks of 200 four-option questions.
 
-    Not real data: written by ``benchmarks/make_llm_demo.py`` (seed 20261123) in exactly the
+    Not real data: written by ``benchmarks/data/make_llm_demo.py`` (seed 20261123) in exactly the
     format of lm-evaluation-harness 0.4.x ``--log_samples`` (gzip-compressed), and read here
     with :func:`trialwise.io.read_lm_eval` (``clusters="subject"``). The tasks ``demo_stem`` and
     ``demo_humanities`` (group ``demo_mmlu``) have 8 subjects of 25 questions each; the
@@ -156,7 +156,7 @@ def synthetic_2afc_sample():
     """Simulated 2AFC object-recognition data for I1n/I2n: human trials and three models' probabilities.
 
     Not real data (no Rajalingham et al. 2018 data can be downloaded here): written by
-    ``benchmarks/make_2afc_sample.py`` with :func:`trialwise.brainscore.synthetic_i2n`, 8 objects
+    ``benchmarks/data/make_2afc_sample.py`` with :func:`trialwise.brainscore.synthetic_i2n`, 8 objects
     × 10 images, 60 trials per image from 20 simulated subjects (seed 20261123), and three
     models whose per-image pattern has similarity 0.2, 0.5 and 0.8 to the humans'.
 
@@ -199,7 +199,7 @@ def synthetic_ost_sample():
     """Simulated object solution times (OSTs) for the OST benchmark: the target's and three models'.
 
     Not real data (no Kar et al. 2019 data can be downloaded here): written by
-    ``benchmarks/make_ost_sample.py``, 200 images of difficulty ``d``; the target's OST of an
+    ``benchmarks/data/make_ost_sample.py``, 200 images of difficulty ``d``; the target's OST of an
     image in each of 8 repeated measurements is ``150 + 20 d + N(0, 25²)`` ms; three models of
     similarity 0.3, 0.6 and 0.9 to ``d``, each never solving (NaN) 3 % of the images (seed
     20261124).

@@ -357,7 +357,7 @@ def pairwise_error_consistency(
     Every weighted sum is exact — integer weights, or Bayesian weights rounded per replicate
     to a grid ``2**-k`` fine enough (a step of at most about ``2**-7``) that it changes no interval beyond
     its Monte-Carlo error — so the product runs in float32 and a seed gives the same bits for
-    any number of BLAS threads (docs/architecture.md, "Speed of the bootstrap engine").
+    any number of BLAS threads (docs/performance.md, "Speed of the bootstrap engine").
 
     Examples
     --------

@@ -308,7 +308,7 @@ def difference_pvalue(scores: NDArray, replicates: NDArray, i: int, j: int, *, t
     ``(1 + #{SE* = 0}) / (1 + n)``: where that exceeds α (the interval is then ``bc``,
     :func:`difference_interval`) the test keeps its level but cannot reject. It is not
     replaced by the test dual to ``bc``: with two clusters per condition that test rejected
-    22–31 % of true nulls at α = 0.05 (``benchmarks/difference_few_clusters.py``). ``swap``: the swap test
+    22–31 % of true nulls at α = 0.05 (``benchmarks/calibration/difference_few_clusters.py``). ``swap``: the swap test
     (:func:`trialwise.leaderboards.swap.swap_pvalue`). ``combined``: the larger of the two
     (null distribution: the swap test's). ``bootstrap``: two-sided, from the bootstrap
     distribution of Δ (inverting its percentile interval). ``paper``: a two-sample t-test

@@ -46,7 +46,7 @@ def studentized_score_interval(dist: NDArray, estimate: NDArray, level: float, s
     The interval may reach beyond every replicate (a score of one small table, e.g. of a
     single reference observer, whose SE* is small on a share of the replicates): that is the
     studentization widening a percentile range that under-covers, not a failure of it
-    (docs/benchmark.md, "Sparse overlaps": ``benchmarks/studentized_fallback_coverage.py``).
+    (docs/benchmark.md, "Sparse overlaps": ``benchmarks/calibration/studentized_fallback_coverage.py``).
     """
     lo, hi = score_interval("studentized", dist, estimate, level, standard_error=standard_error,
                             replicate_standard_error=replicate_standard_error)

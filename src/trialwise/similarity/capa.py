@@ -51,7 +51,7 @@ AgreementMetric = Literal["capa", "capa-discrete", "choice", "ec"]
 AGREEMENT_METRICS: tuple[AgreementMetric, ...] = get_args(AgreementMetric)
 AgreementCIMethod = Literal["percentile", "bca", "bc", "basic", "jackknife-t"]
 AGREEMENT_CI_METHODS: tuple[AgreementCIMethod, ...] = get_args(AgreementCIMethod)
-#: Default interval: see the coverage study in docs/language_models.md (benchmarks/agreement_coverage.py).
+#: Default interval: see the coverage study in docs/language_models.md (benchmarks/calibration/agreement_coverage.py).
 DEFAULT_AGREEMENT_CI_METHOD: AgreementCIMethod = "percentile"
 #: ``1 − c_exp`` at or below this: chance agreement is 1 and κ_p is undefined (NaN).
 DEGENERATE_GAP = 1e-12

@@ -21,7 +21,7 @@ from trialwise.io.trials import PROBABILITY_SUM_TOLERANCE
 __all__ = ["gram_sums", "gram_chunk_questions", "GRAM_CHUNK_BYTES"]
 
 #: Bytes of one float64 question chunk (models × questions × options) in the point-value Gram path.
-GRAM_CHUNK_BYTES = 8 * 2**20  # as fast as 64 MB chunks at 1,000 models (benchmarks/bench_agreement.py), less memory
+GRAM_CHUNK_BYTES = 8 * 2**20  # as fast as 64 MB chunks at 1,000 models (benchmarks/speed/bench_agreement.py), less memory
 
 
 def gram_chunk_questions(n_models: int, n_options: int, chunk_bytes: int = GRAM_CHUNK_BYTES) -> int:

@@ -5,7 +5,7 @@ Data with a known truth are simulated from the copy model's cell probabilities
 analysed by the library's own code paths — the interval dispatch of
 :func:`trialwise.error_consistency`, :func:`trialwise._stats.significance.independence_pvalues`
 and :func:`trialwise.ec.difference.difference_pvalues` — vectorised over the simulated
-experiments. ``benchmarks/validity_study.py`` runs the full grid and writes
+experiments. ``benchmarks/calibration/validity_study.py`` runs the full grid and writes
 ``docs/validity.md``; the test-suite runs a few grid points.
 
 Monte-Carlo error: a coverage (or rejection rate) estimated from R experiments has
