@@ -2,14 +2,15 @@
 
 The functions users call first are at the top of the package (:func:`trialwise.error_consistency`,
 :func:`trialwise.pairwise_error_consistency`, :func:`trialwise.error_consistency_difference`);
-here are their result classes, the copy model (Geirhos et al.'s κ as the probability that one
-observer copies the other) and the closed forms on count tables: κ and its variance, its bounds
+here are their result classes, the copy model (κ = p_copy · mismatch: the probability that one
+observer copies the other, times a mismatch factor; Klein et al. 2025) and the closed forms on count tables: κ and its variance, its bounds
 given two accuracies, the bias-corrected κ.
 
-Modules: ``estimate`` (one pair and every pair, the pair blocks, Dask), ``results``,
-``difference`` (is κ(R, X) = κ(R, Y)?) with its default test in ``restricted`` (the restricted
-Wald test), ``copymodel``, ``observed_agreement`` (the chance region of the figures). The
-numerics on count tables are shared with the rest of trialwise in :mod:`trialwise._stats`.
+Modules: ``pair`` (one pair), ``pairwise`` (every pair, resampled jointly; Dask), ``blocks`` (the
+kernel of one block of pairs), ``inference`` (the core both share: interval, test, notes),
+``results``, ``difference`` (is κ(R, X) = κ(R, Y)?) with its default test in ``restricted`` (the
+restricted Wald test), ``copymodel``, ``observed_agreement`` (the chance region of the figures).
+The numerics on count tables are shared with the rest of trialwise in ``trialwise._stats``.
 """
 
 from __future__ import annotations
