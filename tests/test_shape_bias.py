@@ -13,7 +13,8 @@ from scipy.special import expit, logit
 import trialwise as tw
 from trialwise.leaderboards import PROTOCOLS
 from trialwise._stats.resampling import bootstrap_weights
-from trialwise.cue_conflict.shape_bias import _OTHER, _SHAPE, _TEXTURE, _analyse, parse_cue_conflict
+from trialwise.cue_conflict.shape_bias import _analyse, parse_cue_conflict
+from trialwise.cue_conflict.results import OTHER, SHAPE, TEXTURE
 
 CATS = ["airplane", "bear", "bicycle", "bird", "boat", "bottle", "car", "cat"]
 
