@@ -366,7 +366,8 @@ def add_column_options(parser: Any, columns: tuple[str, ...] = TRIAL_COLUMNS) ->
 def read_trials_argument(path: str | None, args: Any):
     """The trials a command's ``PATH`` names: the bundled model-vs-human data without one, a folder of
     model-vs-human raw-data CSVs, or a tidy CSV/Parquet table read with the ``--<column>-column`` options."""
-    from trialwise.io.trials import read_model_vs_human, read_trials
+    from trialwise.io.trials import read_trials
+    from trialwise.io.model_vs_human import read_model_vs_human
 
     score = getattr(args, "score", None)
     named = (("score", score), ("clusters", getattr(args, "clusters", None)),
@@ -398,7 +399,7 @@ def read_trials_argument(path: str | None, args: Any):
 def read_table(path: str, columns: Any = ()):
     """The table of ``path`` (:func:`trialwise.io.read_table`): headers stripped, ``columns`` (the names the command
     looks for) matched in any letter case, empty rows skipped with a warning — read inside a ``Warnings.collect``."""
-    from trialwise.io.trials import read_table
+    from trialwise.io.tables import read_table
 
     with reading(path):
         return read_table(path, columns=[c for c in columns if isinstance(c, str)])

@@ -52,7 +52,7 @@ def _proba_columns(frame, columns: list[str] | None, classes: list[str] | None, 
     import pandas as pd
 
     from trialwise.comparison.rows import check_row_sums, looks_like
-    from trialwise.io.trials import decimal_comma_hint
+    from trialwise.io.tables import decimal_comma_hint
     from trialwise.io.headers import row_numbers
 
     if columns is None:

@@ -33,7 +33,8 @@ from trialwise._stats.streams import child_rngs, child_seed, records_seed
 from trialwise.cue_conflict.results import (CATEGORY_COLUMNS, FRAME_COLUMNS, OTHER, SHAPE, TEXTURE, UNSEEN,
                                             ShapeBiasResult)
 from trialwise.ec.inference import UNDEFINED_WARN_SHARE
-from trialwise.io.trials import check_items, image_id, read_trials
+from trialwise.io.trials import check_items, read_trials
+from trialwise.io.model_vs_human import image_id
 
 __all__ = ["shape_bias", "parse_cue_conflict", "CI_METHODS", "DEFAULT_CI_METHOD", "CUE_CONFLICT_ID"]
 

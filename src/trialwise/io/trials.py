@@ -1,22 +1,14 @@
-"""Reading trial tables (tidy CSV/Parquet, model-vs-human raw-data folders) and pairing trials by item.
+"""Trial tables: :func:`read_trials` (any table of trials, checked, in one column vocabulary,
+:data:`TRIAL_COLUMNS`) and :func:`paired_correctness` (two observers' trials paired by item).
 
-Why this module is long: about 850 lines, the reader of each input format and the checks of
-a trial table, which share one column vocabulary (:data:`TRIAL_COLUMNS`).
+Why this module is long: about 600 lines, the checks of a trial table (columns, labels,
+correctness, per-item scores, option probabilities), which every reader shares. Reading a file
+is :mod:`trialwise.io.tables`; model-vs-human's raw-data folders :mod:`trialwise.io.model_vs_human`.
 """
 
 from __future__ import annotations
 
-import bz2
-import csv
-import gzip
-import io
-import itertools
-import lzma
-import os
-import re
-import zlib
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -25,10 +17,9 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import show
 from trialwise.io.headers import drop_empty_rows, match_columns, row_numbers
 from trialwise.io.labels import code_labels, read_number
+from trialwise.io.tables import check_path, decimal_comma_hint, read_table
 
-__all__ = ["read_table", "paired_correctness", "read_trials", "read_model_vs_human", "image_id", "TRIAL_COLUMNS",
-           "OPTION_COLUMNS", "PROBABILITY_SUM_TOLERANCE", "check_probabilities", "SCORE_COLUMN", "SCORE_SOURCE",
-           "check_scores"]
+__all__ = ["paired_correctness", "read_trials", "TRIAL_COLUMNS", "OPTION_COLUMNS", "PROBABILITY_SUM_TOLERANCE", "check_probabilities", "SCORE_COLUMN", "SCORE_SOURCE", "check_scores"]
 
 #: Columns of a trials table as :func:`read_trials` returns it.
 TRIAL_COLUMNS = ("experiment", "condition", "subject", "observer_type", "image", "truth", "response", "correct")
@@ -97,291 +88,14 @@ def check_scores(values: Any, where: str, column: str) -> np.ndarray:
     return x
 
 
-def check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
-    """``value`` as a Path, or a ``TypeError`` naming ``name`` (``frame_ok``: a DataFrame is also accepted)."""
-    if isinstance(value, (str, os.PathLike)):
-        return Path(value)
-    kind = "a pandas DataFrame or the path of a CSV/Parquet file" if frame_ok else "a file path (str or pathlib.Path)"
-    hint = ""
-    if isinstance(value, (list, tuple)):
-        hint = ("; to read several files, read each and concatenate: "
-                "pd.concat([tw.read_trials(p) for p in paths], ignore_index=True)")
-    raise InvalidTypeError(f"`{name}` must be {kind}; got {type(value).__name__} {show(value)}{hint}")
-
-
-def check_file(p: Path) -> None:
-    """An ``InvalidValueError`` naming ``p`` unless it is a regular file: missing, a folder, or something else
-    (``/dev/null``, a pipe) each said as such."""
-    if p.is_file():
-        return
-    if p.is_dir():
-        raise InvalidValueError(f"{p}: is a folder, not a file")
-    if p.exists():
-        raise InvalidValueError(f"{p}: is not a regular file (a device, pipe or socket); save the table to a file "
-                                f"and give its path")
-    raise InvalidValueError(f"{p}: no such file")
-
-
-_OPENERS: dict[str, Callable[..., Any]] = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
-
-
-def _separator(raw: bytes) -> str:
-    """The field separator of a CSV file: ``,``, or ``;`` / tab when the header has no comma but one of those
-    (files saved by Excel in locales with a decimal comma, and tab-separated files)."""
-    header = raw.lstrip(b"\xef\xbb\xbf\r\n").split(b"\n", 1)[0]
-    if b"," in header:
-        return ","
-    counts = {";": header.count(b";"), "\t": header.count(b"\t")}
-    best = max(counts, key=counts.__getitem__)
-    return best if counts[best] else ","
-
-
-def decimal_comma_hint(value: Any) -> str:
-    """A note for a message about ``value`` that is not a number, when it is one written with a decimal comma."""
-    if isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+,\d+\s*", value):
-        return (f" ({value.strip()!r} looks like a number written with a decimal comma: save the file with decimal "
-                f"points, e.g. in the spreadsheet's CSV export settings)")
-    return ""
-
-
-def _check_fields(p: Path, raw: bytes, sep: str = ",") -> None:
-    """A ``ValueError`` naming the line when a row has more or fewer fields than the header.
-
-    pandas fills a short row with empty values and, when every row has one field too many
-    (a separator at the end of each line), silently makes the first column the index and
-    shifts the others; both change the data without a word. ``raw``: the file's bytes;
-    ``sep``: the field separator.
-    """
-    if b'"' in raw:  # quoted fields may hold separators and line breaks: let the csv module parse them
-        reader = csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline=""), delimiter=sep)
-        rows = [(reader.line_num, len(row)) for row in reader if row]
-    else:
-        lines = raw.split(b"\n")
-        fields = np.fromiter(map(bytes.count, lines, itertools.repeat(sep.encode())), np.int64, len(lines)) + 1
-        filled = np.fromiter(map(len, map(bytes.strip, lines)), np.int64, len(lines)) > 0
-        numbers = np.flatnonzero(filled)
-        rows = list(zip((numbers + 1).tolist(), fields[numbers].tolist())) if numbers.size else []
-        if rows and np.all(fields[numbers] == rows[0][1]):
-            return
-    if not rows:
-        return
-    n = rows[0][1]
-    for line, k in rows[1:]:
-        if k != n:
-            raise InvalidValueError(
-                f"{p}: not a readable table (line {line} has {k} field(s) but the header has {n}): a separator is "
-                f"missing or extra on that line; fix the line and read the file again"
-            )
-
-
-def _separator_lines(raw: bytes, sep: str) -> tuple[bytes, list[int]]:
-    """``raw`` with its lines of separators only made blank, and their line numbers.
-
-    Such a line (``,,,,``, as a spreadsheet exports an empty row, even with fewer or more
-    separators than the header) is an empty row, not a trial: pandas skips the blank line
-    left in its place. In a file with quoted fields only the lines the csv module reads as
-    a row of empty fields are blanked (a line of commas inside a quoted field stays).
-    """
-    s = re.escape(sep.encode())
-    spans = [m.span() for m in re.finditer(rb'(?m)^[ \t"]*' + s + rb'[' + s + rb' \t\r"]*$', raw)]
-    if not spans:
-        return raw, []
-    numbers, line, pos = [], 1, 0
-    for start, _ in spans:
-        line += raw.count(b"\n", pos, start)
-        pos = start
-        numbers.append(line)
-    header = len(raw) - len(raw.lstrip(b"\xef\xbb\xbf\r\n \t"))
-    first = raw.count(b"\n", 0, header) + 1  # the header's line is never an empty row
-    keep = [k for k, n in enumerate(numbers) if n != first]
-    if b'"' in raw:
-        reader = csv.reader(io.StringIO(raw.decode("utf-8-sig"), newline=""), delimiter=sep)
-        rows = {reader.line_num for row in reader if row and not any(f.strip() for f in row)}
-        keep = [k for k in keep if numbers[k] in rows]
-    if not keep:
-        return raw, []
-    pieces, pos = [], 0
-    for k in keep:
-        pieces.append(raw[pos:spans[k][0]])
-        pos = spans[k][1]
-    pieces.append(raw[pos:])
-    return b"".join(pieces), [numbers[k] for k in keep]
-
-
-def _data_row_index(raw: bytes, sep: str, skipped: list[int]) -> list[int] | None:
-    """The index of the rows pandas reads from ``raw`` once the lines ``skipped`` (separators only) are blanked:
-    each row's position among the file's data rows, the skipped ones included (0 = the first row after the
-    header), so that later errors name the row of the file (:func:`trialwise.io.headers.row_numbers`). Lines of
-    spaces only are not rows (pandas skips them). ``None`` when the rows cannot be told apart by line."""
-    text = raw.decode("utf-8-sig", errors="replace")
-    gone = set(skipped)
-    starts: list[int] = []
-    if '"' in text:
-        reader, end = csv.reader(io.StringIO(text, newline=""), delimiter=sep), 0
-        for row in reader:
-            if row and (len(row) > 1 or row[0].strip()):
-                starts.append(end + 1)
-            end = reader.line_num
-    else:
-        # a skipped line is a row even when it holds only tabs or spaces (a tab-separated file's `\t\t\t`)
-        starts = [k + 1 for k, line in enumerate(text.split("\n")) if line.strip() or k + 1 in gone]
-    starts = starts[1:]  # the header
-    if not gone <= set(starts):
-        return None
-    return [k for k, line in enumerate(starts) if line not in gone]
-
-
-def _read_bytes(p: Path) -> bytes:
-    """The file's content, decompressed by its suffix (.gz, .bz2, .xz) as pandas would."""
-    with _OPENERS.get(p.suffix.lower(), open)(p, "rb") as fh:
-        return fh.read()
-
-
-def read_table(path: str | Path, *, columns: Sequence[str | None] = ()):
-    """Read a CSV (optionally gzip-compressed) or Parquet file into a DataFrame of text columns.
-
-    Every CSV column is read as text (``"40"`` stays ``"40"``, ``"0.10"`` stays
-    ``"0.10"``); an empty field is missing. Fields are separated by commas, or by
-    semicolons or tabs when the header line has no comma but those (as Excel saves a CSV
-    file where the decimal separator is a comma, and tab-separated files); numbers written
-    with a decimal comma are not read as numbers, and an error about one says so.
-
-    Header names lose the spaces around them (``subject, image`` as R's ``write.csv(...,
-    sep=", ")`` writes them). A row whose every field is empty — the line of separators
-    only (``,,,,``) a spreadsheet adds at the end — is not a trial: it is skipped with one
-    warning naming the lines. Values are kept as they are (:mod:`trialwise.io.headers`).
-
-    Parameters
-    ----------
-    path : str or Path
-        A ``.csv`` file (``.csv.gz``, ``.bz2``, ``.xz`` decompressed by suffix) or a
-        ``.parquet`` file.
-    columns : sequence of str, optional
-        Names the caller will look for: when no header has one of them exactly, a header
-        that differs from it only in letter case (``Subject``, ``IMAGE``) is renamed to it
-        when it is the only such header; two such headers (``Subject`` and ``SUBJECT``)
-        are an error naming both. A header of the exact name always wins.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The table; CSV columns as text. Its index numbers the data rows of the file
-        (0 = the row after the header), also when empty rows were skipped, so that an
-        error about a row names it as the file does
-        (:func:`trialwise.io.headers.row_numbers`).
-
-    Raises
-    ------
-    TypeError
-        ``path`` is not a str or path.
-    ValueError
-        The file is missing, empty, malformed, ragged (a line with more or fewer fields
-        than the header) or a truncated compressed file, or two headers are the same name
-        but for spaces or (among ``columns``, with no exact match) letter case; the message
-        names the file (and the line, or both headers).
-    ImportError
-        A Parquet file and no Parquet engine (``pip install pyarrow``).
-
-    Warns
-    -----
-    TrialwiseWarning
-        Rows with every field empty were skipped (the message names the file and lines).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "trials.csv"
-    >>> _ = path.write_text("subject,image,condition,correct\\nann,im1,40,1\\nann,im2,0.10,0\\n")
-    >>> read_table(path)["condition"].tolist()
-    ['40', '0.10']
-    """
-    p = check_path(path, "path")
-    check_file(p)
-    if isinstance(columns, str) or not all(c is None or isinstance(c, str) for c in columns):
-        raise InvalidTypeError(f"`columns` must be a list of column names; got {show(columns)}")
-    frame, skipped = _read_frame(p)
-    return drop_empty_rows(match_columns(frame, columns, str(p)), str(p), lines=skipped)
-
-
-def _read_frame(p: Path) -> tuple[Any, list[int]]:
-    """The table of file ``p`` as pandas reads it (CSV as text) and the lines of separators only it left out;
-    an ``InvalidValueError`` naming the file when it cannot be read."""
-    import pandas as pd
-
-    if p.suffix.lower() == ".parquet":
-        try:
-            return pd.read_parquet(p), []
-        except ImportError:
-            raise ImportError(f"{p}: reading a Parquet file needs pyarrow, which is not installed: "
-                              f"pip install pyarrow (or save the table as CSV)") from None
-        except (ValueError, OSError) as exc:
-            raise InvalidValueError(f"{p}: not a readable Parquet file ({_first_line(exc)})") from None
-    try:
-        if p.suffix.lower() in (".zip", ".zst", ".tar"):
-            return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""]), []
-        raw = _read_bytes(p)
-        _check_text(p, raw)
-        sep = _separator(raw)
-        cleaned, skipped = _separator_lines(raw, sep)
-        _check_fields(p, cleaned, sep)
-        frame = pd.read_csv(io.BytesIO(cleaned), dtype=str, keep_default_na=False, na_values=[""], sep=sep)
-        if skipped:  # the rows after a skipped line keep their number in the file
-            index = _data_row_index(raw, sep, skipped)
-            if index is not None and len(index) == len(frame):
-                frame.index = pd.Index(index, dtype="int64")
-        return frame, skipped
-    except pd.errors.EmptyDataError:
-        raise InvalidValueError(f"{p}: the file is empty") from None
-    except EOFError:
-        raise InvalidValueError(f"{p}: the compressed file is truncated (it ends before its end-of-stream marker); "
-                         f"copy or download it again") from None
-    except (pd.errors.ParserError, UnicodeDecodeError, csv.Error, ValueError, OSError, zlib.error,
-            lzma.LZMAError) as exc:
-        if isinstance(exc, ValueError) and str(exc).startswith(f"{p}: "):
-            raise
-        if isinstance(exc, UnicodeDecodeError):  # e.g. a Latin-1 file saved by a spreadsheet
-            raise InvalidValueError(f"{p}: not a readable table: not UTF-8 text ({_undecodable(p)}); save it as "
-                                    f"UTF-8 (CSV UTF-8 in a spreadsheet's Save As)") from None
-        raise InvalidValueError(f"{p}: not a readable table ({_first_line(exc)})") from None
-
-
-def _check_text(p: Path, raw: bytes) -> None:
-    """An error naming the file when its bytes are a spreadsheet or UTF-16 text rather than a CSV table."""
-    if raw.startswith(b"PK\x03\x04"):
-        raise InvalidValueError(f"{p}: is a zip archive (an Excel .xlsx workbook?), not CSV text; save the sheet as "
-                                f"CSV UTF-8 and read that")
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        raise InvalidValueError(f"{p}: is UTF-16 text, not UTF-8; save it as UTF-8 (CSV UTF-8 in a spreadsheet's "
-                                f"Save As)")
-
-
-def _undecodable(p: Path) -> str:
-    """Where a file stops being UTF-8: the byte and its line."""
-    try:
-        raw = _read_bytes(p)
-    except (OSError, EOFError, zlib.error, lzma.LZMAError):
-        return "an undecodable byte"
-    try:
-        raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[:exc.start].count(b"\n") + 1
-        return f"byte 0x{raw[exc.start]:02x} on line {line}"
-    return "an undecodable byte"
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _need(frame, column: str, what: str) -> None:
+def require_column(frame, column: str, what: str) -> None:
     if column not in frame.columns:
         raise InvalidValueError(f"{what}: no column {column!r}; columns found: {', '.join(map(str, frame.columns))}")
 
 
 def _correctness(frame, *, truth: str, response: str, correct: str | None, what: str) -> np.ndarray:
     if correct is not None:
-        _need(frame, correct, what)
+        require_column(frame, correct, what)
         if frame[correct].isna().any():  # pd.NA, None, NaN: a missing value, not a correctness
             row = int(np.flatnonzero(frame[correct].isna().to_numpy())[0])
             raise InvalidValueError(f"{what}: column {correct!r} has an empty value (row {row_numbers(frame)[row]}); "
@@ -394,8 +108,8 @@ def _correctness(frame, *, truth: str, response: str, correct: str | None, what:
                 f"{what}: column {correct!r} must hold 0/1 or true/false; found {frame[correct][bad].iloc[0]!r}"
             )
         return raw.map(mapping).to_numpy(bool)
-    _need(frame, truth, what)
-    _need(frame, response, what)
+    require_column(frame, truth, what)
+    require_column(frame, response, what)
     for col in (truth, response):
         if frame[col].isna().any():
             row = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
@@ -510,7 +224,7 @@ def paired_correctness(
     out = []
     for frame, name in ((a, names[0]), (b, names[1])):
         for k in keys:
-            _need(frame, k, name)
+            require_column(frame, k, name)
         dup = frame.duplicated(subset=keys)
         if dup.any():
             row = frame.loc[dup, keys].iloc[0].tolist()
@@ -552,7 +266,7 @@ def _check_paired_conditions(tables: list, keys: list[str], n_paired: int, names
 
 def _pick(frame, given: str | None, defaults: Sequence[str], what: str, required: bool = True) -> str | None:
     if given is not None:
-        _need(frame, given, what)
+        require_column(frame, given, what)
         return given
     for name in defaults:
         if name in frame.columns:
@@ -697,8 +411,8 @@ def read_trials(
     if len(frame) == 0:
         raise InvalidValueError(f"{what}: the table has no rows")
     check_layout(frame, what)
-    _need(frame, subject, what)
-    _need(frame, image, what)
+    require_column(frame, subject, what)
+    require_column(frame, image, what)
     out = pd.DataFrame(index=frame.index)
     exp_col = _pick(frame, experiment, ["experiment"], what, required=False)
     cond_col = _pick(frame, condition, ["condition"], what, required=False)
@@ -721,7 +435,7 @@ def read_trials(
     if score is not None:
         if not isinstance(score, str):
             raise InvalidTypeError(f"`score` must be the name of a column; got {type(score).__name__} {show(score)}")
-        _need(frame, score, what)
+        require_column(frame, score, what)
         scores = check_scores(frame[score], what, score)
     if correct is None and scores is not None and _pick(frame, truth, ["truth", "category"], what,
                                                         required=False) is None:
@@ -730,7 +444,7 @@ def read_trials(
         out["response"] = frame[response] if response in frame.columns else ""
     elif correct is None:
         t_col = _pick(frame, truth, ["truth", "category"], what)
-        _need(frame, response, what)
+        require_column(frame, response, what)
         out["truth"] = frame[t_col]
         out["response"] = frame[response]
         out["correct"] = _correctness(out, truth="truth", response="response", correct=None, what=what)
@@ -749,7 +463,7 @@ def read_trials(
         out[SCORE_COLUMN] = scores
         out.attrs[SCORE_SOURCE] = score
     if clusters is not None:
-        _need(frame, clusters, what)
+        require_column(frame, clusters, what)
         if frame[clusters].isna().any():
             row = int(np.flatnonzero(frame[clusters].isna().to_numpy())[0])
             raise InvalidValueError(f"{what}: column {clusters!r} (`clusters`) has an empty value (row {row_numbers(frame)[row]})")
@@ -786,7 +500,7 @@ def _option_probabilities(frame, probabilities: Any, what: str) -> tuple[list[in
     import pandas as pd
 
     if isinstance(probabilities, str):
-        _need(frame, probabilities, what)
+        require_column(frame, probabilities, what)
         cells, numbers = [], row_numbers(frame)
         for row, cell in enumerate(frame[probabilities].tolist()):
             if isinstance(cell, str):
@@ -802,7 +516,7 @@ def _option_probabilities(frame, probabilities: Any, what: str) -> tuple[list[in
             raise InvalidTypeError(f"`probabilities` must be a column name or a list of column names (one per "
                                    f"option); got {probabilities!r}")
         for c in cols:
-            _need(frame, c, what)
+            require_column(frame, c, what)
         numbers = row_numbers(frame)
         values = frame[cols].apply(lambda col: col if pd.api.types.is_numeric_dtype(col) else col.map(read_number))
         for c in cols:
@@ -886,164 +600,3 @@ def _check_number_formatting(trials, experiment: str, image: str, n_images: int,
 
 
 # --------------------------------------------------------------------------- model-vs-human
-
-
-_IMAGENET_SYNSET = re.compile(r"^n\d{8}$")
-
-
-def image_id(filenames: Any):
-    """The stimulus id inside a model-vs-human ``imagename`` (same for every observer).
-
-    Human file names carry a trial number and an observer code
-    (``0001_nse_s01_0.03_elephant_10_n02504458_7209.png``), model file names ``dnn``
-    instead of ``s01`` or just the stimulus (``airplane1-bicycle2.png``). The id is the
-    last ``_``-separated field without extension, or the last two when they form an
-    ImageNet file id (``n02504458_7209``), as in the bundled data.
-
-    Parameters
-    ----------
-    filenames : sequence of str or pandas.Series
-        Image file names.
-
-    Returns
-    -------
-    pandas.Series
-        The ids, as text, with the index of ``filenames``.
-
-    Examples
-    --------
-    >>> image_id(["0001_nse_s01_0.03_elephant_10_n02504458_7209.png", "airplane1-bicycle2.png",
-    ...           "0007_cl_s05_0_airplane_0_airplane1-bicycle2.png"]).tolist()
-    ['n02504458_7209', 'airplane1-bicycle2', 'airplane1-bicycle2']
-    """
-    import pandas as pd
-
-    if filenames is None or isinstance(filenames, (str, bytes)) or not np.iterable(filenames):
-        raise InvalidTypeError(f"`filenames` must be a list (or Series) of image file names; got {show(filenames)}")
-    s = pd.Series(filenames, dtype=object)
-    missing = s.isna().to_numpy()
-    if missing.any():
-        raise InvalidValueError(f"`filenames` has a missing value at position {int(np.flatnonzero(missing)[0])}")
-    text = np.fromiter((isinstance(x, str) for x in s), bool, count=len(s))
-    if not text.all():
-        i = int(np.flatnonzero(~text)[0])
-        raise InvalidTypeError(f"`filenames` must hold file names (text); got {show(s.iloc[i])} at position {i}")
-    s = s.astype(str)
-    stem = s.str.replace(r"\.[A-Za-z0-9]+$", "", regex=True)
-    parts = stem.str.rsplit("_", n=2)
-    last = parts.str[-1]
-    prev = parts.apply(lambda p: p[-2] if len(p) >= 2 else "")
-    imagenet = prev.str.match(_IMAGENET_SYNSET.pattern)
-    return pd.Series(np.where(imagenet, prev + "_" + last, last), index=s.index)
-
-
-_MVH_COLUMNS = ("subj", "object_response", "category", "condition", "imagename")
-
-
-def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
-    """Read a folder of model-vs-human raw-data CSVs into a trials table.
-
-    Parameters
-    ----------
-    path : str or Path
-        The benchmark's ``raw-data`` folder (one sub-folder per experiment, named after
-        it: ``raw-data/colour/colour_subject-01_session_1.csv``) or one experiment's folder
-        (``raw-data/colour``, which holds CSV files itself). Every ``*.csv`` below it is one
-        observer's session, with the columns ``subj, session, trial, rt, object_response,
-        category, condition, imagename``; deeper folders (a model's results saved in a folder
-        of their own, ``colour/colour_cornet-s_dnn/session-1.csv``) belong to the experiment
-        above them.
-    humans : str
-        Regular expression that a ``subj`` of a human observer matches in full
-        (default ``subject-\\d+``); all others are models.
-
-    Returns
-    -------
-    pandas.DataFrame
-        As :func:`read_trials` returns it, plus ``rt`` and ``trial``. The experiment is
-        the name of the folder under ``path`` that holds the file (at any depth), or the
-        name of ``path`` itself when ``path`` holds CSV files directly (one experiment's
-        folder); an empty ``condition`` (models of single-condition
-        experiments) is ``"0"``; image ids are normalised with :func:`image_id`; a
-        response ``na`` (no answer in time) is incorrect.
-
-    Raises
-    ------
-    TypeError
-        ``path`` is not a str or path.
-    ValueError
-        The folder has no CSV, a file lacks a column or is malformed (file and line
-        named), or an observer answered an image twice.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> root = pathlib.Path(tempfile.mkdtemp())
-    >>> (root / "colour").mkdir()
-    >>> header = "subj,session,trial,rt,object_response,category,condition,imagename\\n"
-    >>> _ = (root / "colour" / "a.csv").write_text(
-    ...     header + "subject-01,1,1,0.8,cat,cat,cr,0001_cr_s01_cr_cat_0_n02123045_1.png\\n")
-    >>> _ = (root / "colour" / "b.csv").write_text(
-    ...     header + "resnet50,1,1,,dog,cat,cr,0001_cr_dnn_cr_cat_0_n02123045_1.png\\n")
-    >>> trials = read_model_vs_human(root)
-    >>> trials[["experiment", "subject", "observer_type", "image", "correct"]].values.tolist()
-    [['colour', 'subject-01', 'human', 'n02123045_1', True], ['colour', 'resnet50', 'model', 'n02123045_1', False]]
-    """
-    import pandas as pd
-
-    root = check_path(path, "path")
-    if not isinstance(humans, str):
-        raise InvalidTypeError(f"`humans` must be a regular expression (str); got {type(humans).__name__} {show(humans)}")
-    try:
-        human = re.compile(humans)
-    except re.error as exc:
-        raise InvalidValueError(f"`humans` must be a regular expression; got {humans!r} ({exc})") from None
-    if root.is_file():
-        raise InvalidValueError(f"{root}: is a file, not a folder: read_model_vs_human reads the raw-data folder "
-                                f"of model-vs-human (one CSV per session); read a trials table with read_trials")
-    if not root.is_dir():
-        raise InvalidValueError(f"{root}: {'is not a folder' if root.exists() else 'no such folder'}")
-    files = sorted(root.rglob("*.csv"))
-    if not files:
-        raise InvalidValueError(f"{root}: no .csv files found")
-    # one experiment's folder holds session files itself; the raw-data folder holds one folder per experiment
-    single = root.resolve().name if any(f.parent == root for f in files) else None
-    parts = []
-    for f in files:
-        frame = read_table(f, columns=(*_MVH_COLUMNS, "session", "trial", "rt"))
-        for col in _MVH_COLUMNS:
-            _need(frame, col, str(f))
-        if len(frame) == 0:
-            raise InvalidValueError(f"{f}: the file has no trials")
-        for col in ("subj", "imagename", "category", "object_response"):
-            if frame[col].isna().any():
-                row = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
-                raise InvalidValueError(f"{f}: column {col!r} has an empty value (row {row_numbers(frame)[row]})")
-        part = pd.DataFrame({
-            "experiment": single or f.relative_to(root).parts[0],
-            "condition": frame["condition"].fillna("0").replace({"nan": "0", "NaN": "0"}).astype(str),
-            "subject": frame["subj"],
-            "observer_type": ["human" if human.fullmatch(str(s)) else "model" for s in frame["subj"]],
-            "image": image_id(frame["imagename"]).to_numpy(),
-            "category": frame["category"],
-            "response": frame["object_response"],
-            "trial": frame["trial"] if "trial" in frame else "",
-            "rt": pd.to_numeric(frame["rt"], errors="coerce") if "rt" in frame else np.nan,
-        })
-        parts.append(part)
-    raw = pd.concat(parts, ignore_index=True)
-    source = np.repeat(np.arange(len(files)), [len(p) for p in parts])
-    dup = raw.duplicated(subset=["experiment", "subject", "image"], keep=False).to_numpy()
-    if dup.any() and len(set(source[dup])) > 1:  # one observer in two files (two sessions, or a copy in a sub-folder)
-        e, subj, i = raw.loc[np.flatnonzero(dup)[0], ["experiment", "subject", "image"]]
-        same = np.flatnonzero(dup & (raw["experiment"] == e).to_numpy() & (raw["subject"] == subj).to_numpy()
-                              & (raw["image"] == i).to_numpy())
-        where = sorted({str(files[k]) for k in source[same]})
-        if len(where) > 1:
-            raise InvalidValueError(f"{root}: observer {subj!r} answered image {i!r} of experiment {e!r} in "
-                                    f"{len(where)} files ({', '.join(where[:3])}); keep one file per observer "
-                                    f"and session (a copy of a model's results in another folder counts twice)")
-    trials = read_trials(raw, truth="category")
-    trials["trial"] = raw["trial"].to_numpy()
-    trials["rt"] = raw["rt"].to_numpy()
-    return trials

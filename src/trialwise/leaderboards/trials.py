@@ -10,8 +10,8 @@ from typing import Any
 
 from trialwise._core.errors import InvalidTypeError
 from trialwise._core.warnings import TrialwiseWarning, warn
-from trialwise.io.trials import (SCORE_COLUMN, SCORE_SOURCE, TRIAL_COLUMNS, check_items, check_layout, check_path, check_scores,
-                            read_trials)
+from trialwise.io.trials import SCORE_COLUMN, SCORE_SOURCE, TRIAL_COLUMNS, check_items, check_layout, check_scores, read_trials
+from trialwise.io.tables import check_path
 
 __all__ = ["as_trials"]
 
