@@ -13,7 +13,7 @@ import pytest
 import trialwise as tw
 import trialwise.ec.difference
 from trialwise.ec.inference import DEFAULT_CI_METHOD, DEFAULT_TEST
-from trialwise.validity.studies import COVERAGE_BAND
+from trialwise.validity.results import COVERAGE_BAND
 
 # A handful of grid points: the ceiling where every bootstrap interval fails, a small n,
 # unequal accuracies, a high κ near its bound, and a large n.

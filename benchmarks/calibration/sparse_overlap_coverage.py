@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from trialwise.validity.studies import benchmark_coverage_study
+from trialwise.validity.leaderboard_study import benchmark_coverage_study
 
 #: (n_items, reference_items): humans share ~ r²/n items, models r with each human.
 DESIGNS = ((400, 60), (400, 100), (300, 110), (200, 200))

@@ -25,9 +25,9 @@ import pandas as pd
 import benchmark_test_calibration as btc  # benchmarks/calibration/ is on the path when run as a script
 import difference_test_calibration as dtc
 import trialwise as tw
-from trialwise.validity.studies import CoverageStudy, TypeOneErrorStudy
+from trialwise.validity.results import CoverageStudy, TypeOneErrorStudy
 from trialwise.ec.inference import DEFAULT_CI_METHOD, DEFAULT_TEST
-from trialwise.validity.studies import COVERAGE_BAND
+from trialwise.validity.results import COVERAGE_BAND
 
 ROOT = Path(__file__).resolve().parents[2]
 
