@@ -188,8 +188,7 @@ def benchmark_coverage_study(
         if reference_items > n:
             raise InvalidValueError(f"`reference_items` must be at most `n_items` ({n}); got {reference_items}")
     w = _world(n_e, n_c, simulated_humans, y_hard, score_difference)
-    humans, params, names, kinds, truth, cand, true_rank, easy = (
-        w.humans, w.params, w.names, w.kinds, w.truth, w.candidates, w.true_rank, w.easy)
+    names, kinds, truth, cand, true_rank = w.names, w.kinds, w.truth, w.candidates, w.true_rank
     proto = MODEL_VS_HUMAN.replace(name="simulated", exclude={}, experiments=None, min_items=min_items)
     gen = v.check_rng(rng)
     children = child_rngs(gen, r)
@@ -209,32 +208,9 @@ def benchmark_coverage_study(
     diff_lo: list[float] = []
     diff_hi: list[float] = []
     t0 = time.perf_counter()
-    cols: dict[str, list[Any]] = {c: [] for c in TRIAL_COLUMNS}
-    # The layout of one dataset (everything but the answers) is the same every time.
-    for e in range(n_e):
-        for c in range(n_c):
-            for j, name in enumerate(names):
-                cols["experiment"] += [f"e{e}"] * n
-                cols["condition"] += [f"c{c}"] * n
-                cols["subject"] += [name] * n
-                cols["observer_type"] += [kinds[j]] * n
-                cols["image"] += [f"e{e}c{c}i{i}" for i in range(n)]
-    layout = pd.DataFrame({k: cols[k] for k in ("experiment", "condition", "subject", "observer_type", "image")})
-    layout["truth"] = ""
-    layout["response"] = ""
+    layout = _layout(names, kinds, n_e, n_c, n)  # the same for every dataset: everything but the answers
     for d, g in enumerate(children):
-        blocks = []
-        for pi in easy.ravel():
-            z = g.random(n) < pi  # easy items
-            prob = np.where(z[None, :], params[:, :1], params[:, 1:])  # (observers, items)
-            blocks.append((g.random(prob.shape) < prob).ravel())
-        trials = layout.assign(correct=np.concatenate(blocks))[list(TRIAL_COLUMNS)]
-        if reference_items is not None:  # each human keeps a random subset of every condition's items
-            seen = np.ones((n_e * n_c, len(names), n), bool)
-            seen[:, : len(humans)] = False
-            picks = np.argsort(g.random((n_e * n_c, len(humans), n)), axis=-1)[..., :reference_items]
-            np.put_along_axis(seen[:, : len(humans)], picks, True, axis=-1)
-            trials = trials[seen.ravel()]
+        trials = _simulate_trials(g, layout, w, n, reference_items)
         lb = leaderboard(trials, proto, n_resamples=b, confidence_level=level, ci_method=ci_method, rng=g,
                          workers=1)
         tab = lb.table.set_index("observer")
@@ -385,3 +361,41 @@ def _rank_table(rank_cov, rank_width, best_cov, best_size, true_rank, cand, r: i
     rank_table = pd.DataFrame(ranks)
     rank_table["coverage_se"] = rate_se(rank_table.coverage.to_numpy(), np.full(len(rank_table), r))
     return rank_table
+
+
+def _layout(names: list, kinds: list, n_e: int, n_c: int, n: int):
+    """The trial table of one simulated benchmark without its answers: every observer on every item."""
+    import pandas as pd
+
+    cols: dict[str, list[Any]] = {c: [] for c in TRIAL_COLUMNS}
+    for e in range(n_e):
+        for c in range(n_c):
+            for j, name in enumerate(names):
+                cols["experiment"] += [f"e{e}"] * n
+                cols["condition"] += [f"c{c}"] * n
+                cols["subject"] += [name] * n
+                cols["observer_type"] += [kinds[j]] * n
+                cols["image"] += [f"e{e}c{c}i{i}" for i in range(n)]
+    layout = pd.DataFrame({k: cols[k] for k in ("experiment", "condition", "subject", "observer_type", "image")})
+    layout["truth"] = ""
+    layout["response"] = ""
+    return layout
+
+
+def _simulate_trials(g: np.random.Generator, layout, w: _World, n: int, reference_items: int | None):
+    """One simulated benchmark: per condition, which items are easy, then every observer's answers;
+    with ``reference_items``, each human keeps a random subset of every condition's items."""
+    blocks = []
+    for pi in w.easy.ravel():
+        z = g.random(n) < pi  # easy items
+        prob = np.where(z[None, :], w.params[:, :1], w.params[:, 1:])  # (observers, items)
+        blocks.append((g.random(prob.shape) < prob).ravel())
+    trials = layout.assign(correct=np.concatenate(blocks))[list(TRIAL_COLUMNS)]
+    if reference_items is not None:
+        n_units, n_humans = w.easy.size, len(w.humans)
+        seen = np.ones((n_units, len(w.names), n), bool)
+        seen[:, :n_humans] = False
+        picks = np.argsort(g.random((n_units, n_humans, n)), axis=-1)[..., :reference_items]
+        np.put_along_axis(seen[:, :n_humans], picks, True, axis=-1)
+        trials = trials[seen.ravel()]
+    return trials
