@@ -44,7 +44,8 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.io.trials import read_trials
     from trialwise.leaderboards.board import leaderboard
     from trialwise.planning.trials import plan_trials
-    from trialwise.similarity.capa import agreement, pairwise_agreement
+    from trialwise.similarity.capa import agreement
+    from trialwise.similarity.pairwise import pairwise_agreement
 
 __version__ = VERSION
 
@@ -75,7 +76,8 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.io.trials": ("read_trials",),
     "trialwise.leaderboards.board": ("leaderboard",),
     "trialwise.planning.trials": ("plan_trials",),
-    "trialwise.similarity.capa": ("agreement", "pairwise_agreement"),
+    "trialwise.similarity.capa": ("agreement",),
+    "trialwise.similarity.pairwise": ("pairwise_agreement",),
 }, modules={name: f"trialwise.{name}" for name in (
     "ec", "similarity", "planning", "leaderboards", "brainscore", "comparison", "cue_conflict", "io", "datasets",
     "validity", "plot")})

@@ -127,7 +127,7 @@ def tile_edges(n_observers: int, side: int, chunks: Iterable[int] | None = None)
 
 def tile_blocks(pairs: Any, edges: Any, size: int) -> list[Any]:
     """The positions of ``pairs`` (p × 2 observer numbers) in blocks of at most ``size`` pairs,
-    grouped by tiles (:func:`tile_edges`), as :func:`trialwise.similarity.capa.model_tiles` does.
+    grouped by tiles (:func:`tile_edges`), as :func:`trialwise.similarity.pairwise.model_tiles` does.
 
     A pair belongs to the (unordered) pair of tiles of its two observers; the groups come in
     tile order (I ≤ J: (0, 0), (0, 1), …, (1, 1), …), each group keeps the pairs' order, and

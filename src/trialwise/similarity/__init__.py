@@ -2,8 +2,8 @@
 form, choice agreement and error consistency, for one pair or every pair, with clustered intervals.
 
 :func:`trialwise.agreement` and :func:`trialwise.pairwise_agreement` are at the top of the
-package; here are their result classes. Modules: ``capa`` (the statistics and the all-pairs
-bootstrap), ``gram`` (the chunked Gram path of every pair's point value), ``results``, ``family``
+package; here are their result classes. Modules: ``capa`` (the statistics, one pair),
+``pairwise`` (every pair, resampled jointly in tiles; Dask), ``gram`` (the chunked Gram path of every pair's point value), ``results``, ``family``
 (the family of difference tests with a common model, adjusted for multiplicity).
 """
 
