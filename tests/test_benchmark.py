@@ -490,7 +490,7 @@ def test_bootstrap_bits_do_not_depend_on_its_slices(trials, monkeypatch, cluster
     its weights come in cache-sized chunks: one replicate per slice and per chunk gives the
     same bits as the default, for the replicates and the IJ standard errors alike."""
     from trialwise._stats import resampling
-    from trialwise.leaderboards import hierarchy
+    from trialwise.leaderboards import bootstrap as hierarchy
 
     design = _mixed_design(trials, clusters)
     assert not all(u.seen.all() for u in design.units)  # missing data: every pair has its n column
@@ -569,7 +569,8 @@ def test_kappa_and_its_gradient_from_the_same_products():
 def test_aggregate_each_is_each_aggregate(trials):
     """aggregate_each shares the levels the averages have in common; the numbers are those of
     separate aggregate calls (NaN entries included), against a pandas oracle too."""
-    from trialwise.leaderboards.hierarchy import aggregate, aggregate_each, bootstrap_entries
+    from trialwise.leaderboards.hierarchy import aggregate, aggregate_each
+    from trialwise.leaderboards.bootstrap import bootstrap_entries
 
     design = _mixed_design(trials)
     entries = bootstrap_entries(design, 40, rng=1)

@@ -8,7 +8,8 @@ import pytest
 from scipy import stats
 
 import trialwise as tw
-from trialwise.leaderboards.hierarchy import bootstrap_entries_ij, build_design, row_scores
+from trialwise.leaderboards.hierarchy import build_design, row_scores
+from trialwise.leaderboards.bootstrap import bootstrap_entries_ij
 from trialwise._stats.resampling import bootstrap_weights
 from trialwise._stats.streams import child_rngs
 

@@ -18,7 +18,8 @@ import trialwise as tw
 import trialwise._stats.intervals
 import trialwise.leaderboards.hierarchy
 from trialwise.leaderboards import PROTOCOLS
-from trialwise.leaderboards.hierarchy import bootstrap_entries, build_design
+from trialwise.leaderboards.hierarchy import build_design
+from trialwise.leaderboards.bootstrap import bootstrap_entries
 from trialwise.leaderboards.board import _as_trials
 
 ALL_FLAT = tw.leaderboards.Protocol("every-experiment", aggregation=("reference", "condition"))
@@ -182,7 +183,7 @@ def test_infinitesimal_jackknife_matches_brute_force(metric):
     """The IJ SE of every row score equals sqrt(Σ_i w_i d_i²) with d_i the numerical derivative
     of the score in item i's weight (central differences), on the data and on a replicate whose
     item weights are redrawn from the same streams."""
-    from trialwise.leaderboards.hierarchy import bootstrap_entries_ij
+    from trialwise.leaderboards.bootstrap import bootstrap_entries_ij
     from trialwise._stats.resampling import bootstrap_weights
     from trialwise._stats.streams import child_rngs
 
@@ -217,7 +218,7 @@ def test_infinitesimal_jackknife_matches_brute_force(metric):
 def test_infinitesimal_jackknife_is_close_to_the_jackknife():
     """On a larger design the IJ SE and the leave-one-item-out jackknife SE agree (both are
     first-order delta-method SEs; they differ by O(1/n))."""
-    from trialwise.leaderboards.hierarchy import bootstrap_entries_ij
+    from trialwise.leaderboards.bootstrap import bootstrap_entries_ij
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", tw.TrialwiseWarning)

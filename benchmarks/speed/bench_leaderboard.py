@@ -414,7 +414,7 @@ def main() -> None:
 
 def compare(trials, lb, b: int) -> None:
     """Before/after: the old kernels against the library's, same data and seeds (IJ: identical numbers; swap: same distribution)."""
-    from trialwise.leaderboards.hierarchy import bootstrap_entries_ij
+    from trialwise.leaderboards.bootstrap import bootstrap_entries_ij
     from trialwise._stats.streams import keyed_rng
 
     design = lb._swaps.design

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import trialwise as tw
-from trialwise.leaderboards import board as leaderboard, hierarchy
+from trialwise.leaderboards import board as leaderboard, bootstrap, hierarchy
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The modules the old sources import, where they are now (the packages of the 1.0 layout).
@@ -90,7 +90,7 @@ def main() -> None:
 
     refs: dict = {}
     for _ in range(args.repeats):
-        for tag, mod in (("before", old), ("now", hierarchy)):
+        for tag, mod in (("before", old), ("now", bootstrap)):
             for name in ("bootstrap_entries", "bootstrap_entries_ij"):
                 res, c, t = timed(getattr(mod, name), design, b, rng=1, workers=w)
                 keep(f"{name} {tag}", c, t)

@@ -299,7 +299,7 @@ def studentized_interval(
     interval corrects the bias and the skewness of θ̂ to second order, where the
     percentile interval only reproduces them; it needs an SE that can be computed on
     every replicate (for benchmark scores, the infinitesimal jackknife:
-    :func:`trialwise.leaderboards.hierarchy.bootstrap_entries_ij`).
+    :func:`trialwise.leaderboards.bootstrap.bootstrap_entries_ij`).
 
     Examples
     --------

@@ -36,14 +36,8 @@ from trialwise.brainscore.assembly import trials_from_assembly
 from trialwise.brainscore.behavioral_images import IMAGE_METRICS, ImageMetricScorer
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
 from trialwise.brainscore.ceiling import check_two_references
-from trialwise.leaderboards.hierarchy import (
-    Design,
-    bootstrap_entries,
-    build_design,
-    group_mean,
-    reference_mask,
-    row_scores,
-)
+from trialwise.leaderboards.hierarchy import Design, build_design, group_mean, reference_mask, row_scores
+from trialwise.leaderboards.bootstrap import bootstrap_entries
 from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.protocol import Protocol, get_protocol
 from trialwise._stats.intervals import interval

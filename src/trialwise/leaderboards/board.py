@@ -43,15 +43,8 @@ from trialwise.leaderboards.experiments import (
     score_interval,
     studentized_score_interval,
 )
-from trialwise.leaderboards.hierarchy import (
-    Design,
-    aggregate,
-    aggregate_each,
-    bootstrap_entries,
-    bootstrap_entries_ij,
-    build_design,
-    row_scores,
-)
+from trialwise.leaderboards.hierarchy import Design, aggregate, aggregate_each, build_design, row_scores
+from trialwise.leaderboards.bootstrap import bootstrap_entries, bootstrap_entries_ij
 from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.protocol import (HIGHER_IS_BETTER, METRIC_RANGE, Protocol, get_protocol, metric_from_sums,
                                           protocol_for_trials)
@@ -105,7 +98,7 @@ class BootstrapScores:
     them).
     ``standard_errors`` (rows) and ``replicate_standard_errors`` (B, rows): the
     infinitesimal-jackknife SE of every row score on the data and on every replicate
-    (:func:`~trialwise.leaderboards.hierarchy.bootstrap_entries_ij`), when asked for.
+    (:func:`~trialwise.leaderboards.bootstrap.bootstrap_entries_ij`), when asked for.
     """
 
     scores: NDArray

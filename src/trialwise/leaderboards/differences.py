@@ -41,7 +41,8 @@ from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result
 from trialwise._core.threads import thread_budget
-from trialwise.leaderboards.hierarchy import Design, bootstrap_entries_ij, entry_weights
+from trialwise.leaderboards.hierarchy import Design, entry_weights
+from trialwise.leaderboards.bootstrap import bootstrap_entries_ij
 from trialwise.leaderboards.swap import swap_differences, swap_pvalue
 from trialwise._stats.intervals import (
     degenerate_standard_errors,
@@ -193,7 +194,7 @@ class RowStandardErrors:
     Given (a leaderboard made with ``ci_method="studentized"`` has them), or computed on
     first use by re-running the bootstrap from a copy of its generator (``rng``, taken
     before the bootstrap drew anything): the same replicates, now with their standard
-    errors (:func:`~trialwise.leaderboards.hierarchy.bootstrap_entries_ij`), once.
+    errors (:func:`~trialwise.leaderboards.bootstrap.bootstrap_entries_ij`), once.
     """
 
     def __init__(self, design: Design, n_resamples: int, rng: np.random.Generator | None,

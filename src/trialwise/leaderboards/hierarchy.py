@@ -13,22 +13,22 @@ bootstrap replicate is a multinomial weight vector over its items shared by ever
 observer, so each entry's table is a weighted column sum and a unit's replicates are one
 chunked matrix product. Units are independent given the seed: unit ``u`` (in sorted
 (experiment, condition) order) draws from the ``u``-th child stream of ``rng``
-(:func:`trialwise._stats.streams.child_rngs`). With ``bootstrap_entries_ij`` every unit also
-yields the infinitesimal-jackknife variance of every row score on the data and on every
-replicate (:mod:`trialwise.leaderboards.influence`), for the studentized interval.
+(:func:`trialwise._stats.streams.child_rngs`); the bootstrap itself is
+:mod:`trialwise.leaderboards.bootstrap`. With ``bootstrap_entries_ij`` every unit also yields
+the infinitesimal-jackknife variance of every row score on the data and on every replicate
+(:mod:`trialwise.leaderboards.influence`), for the studentized interval.
 
-Why this module is long: about 760 lines, because the design, its aggregation and its
-bootstrap share one layout (entries grouped by unit, rows and levels as index arrays)
-that no other module should need to know; the influence and the swap test, which only
-read it, live in :mod:`~trialwise.leaderboards.influence` and :mod:`~trialwise.leaderboards.swap`.
+Why this module is long: about 660 lines, because the design and its aggregation share one
+layout (entries grouped by unit, rows and levels as index arrays) that the bootstrap, the
+influence and the swap test only read (:mod:`~trialwise.leaderboards.bootstrap`,
+:mod:`~trialwise.leaderboards.influence`, :mod:`~trialwise.leaderboards.swap`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,29 +36,23 @@ from scipy import sparse
 
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.threads import thread_budget
-from trialwise._core.validation import check_positive_int
 from trialwise._core.warnings import DegenerateDataWarning, TrialwiseWarning, warn
-from trialwise.leaderboards.influence import UnitInfluence
-from trialwise.leaderboards.notes import StructuredNote
-from trialwise.leaderboards.protocol import (GROUND_TRUTH, MODEL_VS_HUMAN, Protocol, metric_and_gradient, metric_from_exact_sums,
-                                          metric_from_sums, metric_gradient)
-from trialwise.io.trials import SCORE_COLUMN, SCORE_SOURCE
-from trialwise._stats.resampling import BATCH_BYTES, ReplicateWeights, bootstrap_sums
-from trialwise._stats.streams import child_rngs
 from trialwise._stats.tables import cluster_sums, pair_columns
+from trialwise.io.trials import SCORE_COLUMN, SCORE_SOURCE
+from trialwise.leaderboards.notes import StructuredNote
+from trialwise.leaderboards.protocol import (
+    GROUND_TRUTH,
+    MODEL_VS_HUMAN,
+    Protocol,
+    metric_from_sums,
+)
 
-__all__ = ["Design", "build_design", "reference_mask", "bootstrap_entries", "bootstrap_entries_ij", "EntryBootstrap",
-           "aggregate", "aggregate_each", "group_mean", "row_scores", "entry_weights"]
+__all__ = ["Design", "build_design", "reference_mask", "aggregate", "aggregate_each", "group_mean", "row_scores", "entry_weights"]
 
 #: Name of the reference group's own row (pairs of distinct reference observers).
 REFERENCE_ROW = "{reference}–{reference}"
 #: Values per block of :func:`group_mean` (about 8 MB of float64).
 _GROUP_BLOCK = 2**20
-#: Bytes of the bootstrap's per-replicate work (metric, gradient, influences) per slice of
-#: replicates, as estimated in `_bootstrap_unit` (an upper bound: the live temporaries are fewer):
-#: about the CPU's L2 cache. 4 MB took 6–10 % less CPU time than 2 MB on model-vs-human (half as
-#: many slices, so half the per-call overhead of their ~60 numpy and scipy calls), 8 MB no less.
-_SLICE_BYTES = 2**22
 
 
 @dataclass
@@ -662,183 +656,3 @@ def entry_weights(values: NDArray, design: Design) -> NDArray:
 # --------------------------------------------------------------------------- bootstrap
 
 
-@dataclass(frozen=True)
-class EntryBootstrap:
-    """Replicate entry values and the infinitesimal-jackknife (IJ) standard error of every row score.
-
-    ``entries`` (B, n_entries) as from :func:`bootstrap_entries`; ``standard_errors``
-    (n_rows,) on the data; ``replicate_standard_errors`` (B, n_rows), each computed on its
-    replicate (the studentized interval divides by them).
-    """
-
-    entries: NDArray
-    standard_errors: NDArray
-    replicate_standard_errors: NDArray
-
-
-def _bootstrap(design: Design, n_resamples: int, *, rng: Any, workers: int | None,
-               progress: Callable[[str, int, int], None] | None, dtype: Any,
-               influence: bool) -> tuple[NDArray, list[tuple[NDArray, NDArray, NDArray]]]:
-    """The engine of :func:`bootstrap_entries` and :func:`bootstrap_entries_ij`."""
-    b = check_positive_int(n_resamples, "n_resamples")
-    gens = child_rngs(rng, len(design.units))
-    out = np.empty((b, design.n_entries), dtype=dtype)
-    metric = design.protocol.metric
-    done = [0]
-    per_unit: list[Any] = [None] * len(design.units)
-    weight = entry_weights(design.values(), design) if influence else np.empty(0)
-
-    def run(u: int) -> None:
-        unit = design.units[u]
-        p = len(unit.entries)
-        if not p:  # every pair of the unit left out (min_items): nothing to resample
-            per_unit[u] = (np.empty(0, np.intp), np.empty(0), np.empty((b, 0)))
-        else:
-            per_unit[u] = _bootstrap_unit(design, u, b, gens[u], out, metric, weight if influence else None)
-        done[0] += 1
-        if progress is not None:
-            progress("bootstrap", done[0], len(design.units))
-
-    if progress is not None:
-        progress("bootstrap", 0, len(design.units))
-    n_workers = min(len(design.units), thread_budget() if workers is None else workers)
-    with _one_blas_thread():
-        if n_workers <= 1:
-            for u in range(len(design.units)):
-                run(u)
-        else:
-            # largest units first (items × entries), so that no core is left with one big unit at the end;
-            # every unit has its own stream and slot, so the order does not change a number
-            size = [u.right.shape[0] * max(len(u.entries), 1) for u in design.units]
-            with ThreadPoolExecutor(n_workers) as ex:
-                list(ex.map(run, sorted(range(len(design.units)), key=lambda u: -size[u])))
-    return out, per_unit
-
-
-def _one_blas_thread() -> Any:
-    """A context in which BLAS runs on one thread (``threadpoolctl``).
-
-    The bootstrap's parallelism is over units (:func:`_bootstrap`'s threads); each unit's product
-    is a small share of its work, and a multithreaded BLAS called from those threads leaves its
-    idle threads spinning on the cores the units need (model-vs-human, B = 10,000: 6.4 → 5.6 s
-    wall, 6.4 → 5.5 s CPU). One thread whatever ``workers`` is, so the sums are the same bits for
-    any ``workers``. The limit is process-wide while the bootstrap runs (threadpoolctl sets the
-    BLAS library's own thread count): other threads of the caller's process that call BLAS
-    meanwhile also get one thread.
-    """
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(1, user_api="blas")
-
-
-def _bootstrap_unit(design: Design, u: int, b: int, gen: Any, out: NDArray, metric: str,
-                    weight: NDArray | None) -> tuple[NDArray, NDArray, NDArray]:
-    """Unit ``u``'s replicates, written into its columns of ``out``; with the entry weights
-    ``weight`` (IJ) also its rows, their IJ variance on the data and on every replicate.
-
-    The product is chunked over replicates by the engine (:func:`bootstrap_sums`, stream
-    ``gen``); the metric, its gradient and the influences run on slices of a chunk of
-    about :data:`_SLICE_BYTES`, so that their temporaries stay in the CPU cache. Every
-    value is computed by the same operations whatever the slicing (elementwise, or sums
-    in a fixed order), and the sums of integer columns are exact whatever the chunking, so
-    neither changes a bit; columns of real scores keep the chunks they always had.
-    """
-    unit = design.units[u]
-    # resampled clusters do not keep the number of items fixed: every pair needs its n column
-    cols, to_sums = pair_columns(unit.right, unit.seen, unit.pairs, fixed_total=unit.clusters is None)
-    cols = unit.resampled(cols)
-    entries = unit.entries
-    p = len(entries)
-    at: Any = slice(int(entries[0]), int(entries[-1]) + 1) if np.array_equal(entries, np.arange(
-        entries[0], entries[0] + p)) else entries  # a unit's entries are consecutive (build_design)
-    exact = bool(np.issubdtype(cols.dtype, np.integer))  # integer columns: exact sums, any chunking
-    inf = None if weight is None else UnitInfluence.of(unit.right, unit.seen, unit.pairs, design.entry_row[entries],
-                                                      weight[entries], clusters=unit.clusters)
-    var_rep = np.empty((b, 0 if inf is None else len(inf.rows)))
-    # the engine's chunks (a few large products: small ones would wake BLAS's threads for every
-    # slice); the IJ's chunks of real sums as before: its arrays within BATCH_BYTES
-    batch = (None if exact or inf is None else
-             max(1, min(b, BATCH_BYTES // (8 * (12 * p + 2 * int(inf.offsets[-1]) + cols.shape[0])))))
-    per_rep = 8 * (cols.shape[1] + 16 * p) + (0 if inf is None else 12 * int(inf.offsets[-1]) + 4 * cols.shape[0])
-    step = max(1, _SLICE_BYTES // per_rep)
-    first = [0]
-
-    def statistic(sums: NDArray, w: NDArray | None = None) -> NDArray:
-        r0 = first[0]
-        first[0] += len(sums)
-        for lo in range(0, len(sums), step):
-            hi = min(lo + step, len(sums))
-            if inf is None:
-                s = to_sums(np.asarray(sums[lo:hi], dtype=float))  # float64 slice by slice, in the cache
-                out[r0 + lo:r0 + hi, at] = (metric_from_exact_sums(metric, *s) if exact  # the same bits, fewer passes
-                                             else metric_from_sums(metric, *s))
-            else:  # replicates last (entries × replicates), the layout of the influences' product
-                st = np.empty((sums.shape[1], hi - lo))  # float64 in one transposing pass (κ's dtype)
-                np.copyto(st, sums[lo:hi].T)
-                sums_t = tuple(np.ascontiguousarray(np.asarray(x).T) for x in to_sums(st.T))
-                values, gradient = (metric_and_gradient(metric, *sums_t) if exact else
-                                    (metric_from_sums(metric, *sums_t), metric_gradient(metric, *sums_t)))
-                weights = cast(NDArray, w)  # given: with_weights below whenever there are influences
-                var_rep[r0 + lo:r0 + hi] = inf.replicate_variance(gradient, np.isfinite(values), weights[lo:hi])
-                out[r0 + lo:r0 + hi, at] = values.T
-        return np.empty((len(sums), 0))
-
-    # integer columns: weights made for exact products (float32 while the sums stay below 2**24), drawn
-    # in that dtype; the sums then reach `statistic` as they come out of the product (no float64 copy
-    # of the chunk: the slices are cast in the cache), the same numbers from the same stream
-    weights = (ReplicateWeights(cols.shape[0], b, rng=gen, n_columns=cols.shape[1], keep_bytes=0,
-                                column_max=max(1, int(cols.max(initial=0)))) if exact else None)
-    bootstrap_sums(cols, b, rng=gen, statistic=statistic, with_weights=inf is not None, batch=batch, weights=weights)
-    if inf is None:
-        return np.empty(0, np.intp), np.empty(0), var_rep
-    obs = tuple(x[None] for x in design.entry_sums[:, entries])
-    return inf.rows, inf.variance(metric, obs, metric_from_sums(metric, *obs), None)[0], var_rep
-
-
-def bootstrap_entries(
-    design: Design,
-    n_resamples: int,
-    *,
-    rng: Any = None,
-    workers: int | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
-    dtype: Any = np.float32,
-) -> NDArray:
-    """Replicate metric values of every entry, shape (n_resamples, n_entries).
-
-    Items are resampled within each unit, jointly for all its observers; unit ``u`` uses
-    the ``u``-th spawned child of ``rng`` (so the replicates do not depend on
-    ``workers``).
-    """
-    return _bootstrap(design, n_resamples, rng=rng, workers=workers, progress=progress, dtype=dtype,
-                      influence=False)[0]
-
-
-def bootstrap_entries_ij(
-    design: Design,
-    n_resamples: int,
-    *,
-    rng: Any = None,
-    workers: int | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
-    dtype: Any = np.float32,
-) -> EntryBootstrap:
-    """:func:`bootstrap_entries` (the same replicates) with the infinitesimal-jackknife
-    standard error of every row score, on the data and on every replicate.
-
-    A row score is ``Σ_e c_e·m(S_e)``, with ``c_e`` the entry's weight
-    (:func:`entry_weights`, from the data) and ``S_e = Σ_i w_i x_ie`` the sums ``(n, n11,
-    ca, cb)`` of its table as weighted sums over its unit's items. Item i's influence is
-    ``d_i = Σ_e c_e ∇m(S_e) · x_ie`` (:func:`metric_gradient`; 0 for an undefined entry)
-    and the IJ variance is ``Σ_i w_i d_i²`` over the items of every unit (Efron 2014), with
-    ``w = 1`` on the data and the replicate's item weights on a replicate (the same draws).
-    Items of different units are resampled independently, so their variances add.
-    """
-    entries, per_unit = _bootstrap(design, n_resamples, rng=rng, workers=workers, progress=progress, dtype=dtype,
-                                   influence=True)
-    var = np.zeros(len(design.rows))
-    var_rep = np.zeros((entries.shape[0], len(design.rows)))
-    for rows, v_obs, v_rep in per_unit:  # unit order: the sums do not depend on `workers`
-        var[rows] += v_obs
-        var_rep[:, rows] += v_rep
-    return EntryBootstrap(entries, np.sqrt(var), np.sqrt(var_rep))

@@ -5,7 +5,7 @@ times a pair metric ``m`` of its table's sums ``S_e = Σ_i w_i x_ie`` over the u
 weighted by the bootstrap's item weights ``w`` (1 on the data). Item ``i``'s influence is
 ``d_i = Σ_e c_e ∇m(S_e) · x_ie`` (:func:`trialwise.leaderboards.protocol.metric_gradient`) and
 the IJ variance of the score is ``Σ_i w_i d_i²`` (Efron 2014, "Estimation and accuracy after
-model selection", JASA 109:991–1007). :func:`trialwise.leaderboards.hierarchy.bootstrap_entries_ij`
+model selection", JASA 109:991–1007). :func:`trialwise.leaderboards.bootstrap.bootstrap_entries_ij`
 computes it on the data and on every replicate, for the studentized interval.
 """
 
