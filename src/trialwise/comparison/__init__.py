@@ -6,7 +6,8 @@
   labels (no truth): disagreement, Cohen's κ, Bowker, Stuart–Maxwell, the omnibus
   permutation test.
 * :mod:`~trialwise.comparison.probabilities` — predicted probabilities: Brier score and
-  skill, calibration curves and ECE, and the paired per-sample-score tests.
+  skill, and the paired per-sample-score tests; :mod:`~trialwise.comparison.calibration` —
+  calibration curves and ECE.
 * :mod:`~trialwise.comparison.roc` — AUC and DeLong's test, binary, OvR and OvO.
 * :mod:`~trialwise.comparison.ensemble` — the ensemble recommendation of §14.3.11.
 * :mod:`~trialwise.comparison.report` — :func:`trialwise.compare`, all of the above in one report.
@@ -36,21 +37,8 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.comparison.roc import MULTI_CLASS, auc, delong_test
     from trialwise.comparison.ensemble import DECISIONS, ensemble_recommendation
     from trialwise.comparison.correctness import MCNEMAR_METHODS, contingency_table, mcnemar, yules_q
-    from trialwise.comparison.probabilities import (
-        BIN_STRATEGIES,
-        CALIBRATION_KINDS,
-        PROBA_SUM_TOLERANCE,
-        SCORING_RULES,
-        brier_score,
-        brier_skill_score,
-        calibration_curve,
-        error_correlation,
-        expected_calibration_error,
-        paired_ttest,
-        sample_scores,
-        score_difference,
-        wilcoxon_test,
-    )
+    from trialwise.comparison.probabilities import PROBA_SUM_TOLERANCE, SCORING_RULES, brier_score, brier_skill_score, error_correlation, paired_ttest, sample_scores, score_difference, wilcoxon_test
+    from trialwise.comparison.calibration import BIN_STRATEGIES, CALIBRATION_KINDS, calibration_curve, expected_calibration_error
     from trialwise.comparison.ensemble import EnsembleRecommendation
     from trialwise.comparison.report import ComparisonReport
     from trialwise.comparison.result import (
@@ -81,10 +69,11 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.comparison.roc": ("MULTI_CLASS", "auc", "delong_test"),
     "trialwise.comparison.ensemble": ("DECISIONS", "ensemble_recommendation", "EnsembleRecommendation"),
     "trialwise.comparison.correctness": ("MCNEMAR_METHODS", "contingency_table", "mcnemar", "yules_q"),
-    "trialwise.comparison.probabilities": ("BIN_STRATEGIES", "CALIBRATION_KINDS", "PROBA_SUM_TOLERANCE",
-                                           "SCORING_RULES", "brier_score", "brier_skill_score", "calibration_curve",
-                                           "error_correlation", "expected_calibration_error", "paired_ttest",
-                                           "sample_scores", "score_difference", "wilcoxon_test"),
+    "trialwise.comparison.probabilities": ("PROBA_SUM_TOLERANCE", "SCORING_RULES", "brier_score", "brier_skill_score",
+                                           "error_correlation", "paired_ttest", "sample_scores", "score_difference",
+                                           "wilcoxon_test"),
+    "trialwise.comparison.calibration": ("BIN_STRATEGIES", "CALIBRATION_KINDS", "calibration_curve",
+                                         "expected_calibration_error"),
     "trialwise.comparison.report": ("ComparisonReport",),
     "trialwise.comparison.result": ("AgreementResult", "AUCResult", "CalibrationCurve", "ComparisonResult",
                                     "McNemarResult", "ScoreResult", "SymmetryTestResult"),

@@ -37,7 +37,8 @@ from trialwise.comparison._caveats import collecting, warn_once_per_kind
 from trialwise.comparison.matrix import bowker_test
 from trialwise.comparison.inputs import check_classes
 from trialwise.comparison.correctness import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
-from trialwise.comparison.probabilities import error_correlation, expected_calibration_error
+from trialwise.comparison.probabilities import error_correlation
+from trialwise.comparison.calibration import expected_calibration_error
 from trialwise.io.labels import LabelCoding
 from trialwise.comparison.correctness import McNemarMethod
 

@@ -39,22 +39,14 @@ from trialwise.comparison.ensemble import EnsembleRecommendation, recommend
 from trialwise.comparison.inputs import check_classes, default_names, prepared_probabilities
 from trialwise.comparison.correctness import MCNEMAR_METHODS, code_pair_labels, coded_correctness_table, mcnemar, yules_q
 from trialwise.comparison.result import ComparisonResult, ScoreResult, SymmetryTestResult, comparison_notes
-from trialwise.comparison.probabilities import (
-    BIN_STRATEGIES,
-    SCORING_RULES,
-    Probabilities,
-    brier_score,
-    calibration_curve,
-    error_correlation,
-    paired_ttest,
-    score_difference,
-    wilcoxon_test,
-)
+from trialwise.comparison.probabilities import SCORING_RULES, Probabilities, brier_score, error_correlation, paired_ttest, score_difference, wilcoxon_test
+from trialwise.comparison.calibration import BIN_STRATEGIES, calibration_curve
 from trialwise._stats.kappa import canonical_orientation, kappa_from_counts, table_statistics
 from trialwise.io.labels import LabelCoding
 from trialwise._stats.significance import ADJUSTMENTS, independence_pvalues
 from trialwise._stats.tables import agreement_table
-from trialwise.comparison.probabilities import BinStrategy, ScoringRule
+from trialwise.comparison.probabilities import ScoringRule
+from trialwise.comparison.calibration import BinStrategy
 from trialwise._stats.significance import Adjustment
 
 __all__ = ["compare"]
