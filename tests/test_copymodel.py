@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import trialwise as tw
-from trialwise.ec.copymodel import copy_parameters, fit_copy_model
+from trialwise.ec.copymodel import copy_parameters
+from trialwise.ec.copy_fit import fit_copy_model
 from trialwise._stats.kappa import kappa_from_counts
 from trialwise._stats.bounds import kappa_bounds
 from trialwise._stats.resampling import bootstrap_tables

@@ -9,7 +9,8 @@ given two accuracies, the bias-corrected κ.
 Modules: ``pair`` (one pair), ``pairwise`` (every pair, resampled jointly; Dask), ``blocks`` (the
 kernel of one block of pairs), ``inference`` (the core both share: interval, test, notes),
 ``results``, ``difference`` (is κ(R, X) = κ(R, Y)?) with its default test in ``restricted`` (the
-restricted Wald test), ``copymodel``, ``observed_agreement`` (the chance region of the figures).
+restricted Wald test), ``copymodel`` (with its fit to a table in ``copy_fit``),
+``observed_agreement`` (the chance region of the figures).
 The numerics on count tables are shared with the rest of trialwise in ``trialwise._stats``.
 """
 
@@ -22,7 +23,8 @@ from trialwise._core.lazy import lazy_package
 if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
     from trialwise.ec.results import ErrorConsistencyResult, PairwiseErrorConsistencyResult
     from trialwise.ec.difference import ErrorConsistencyDifferenceResult
-    from trialwise.ec.copymodel import CopyModel, CopyModelFit, copy_parameters
+    from trialwise.ec.copymodel import CopyModel, copy_parameters
+    from trialwise.ec.copy_fit import CopyModelFit
     from trialwise._stats.kappa import kappa_from_counts, kappa_variance, table_statistics, unbiased_kappa
     from trialwise._stats.bounds import cell_probabilities, feasible_accuracy, kappa_bounds, kappa_bounds_from_expected
 
@@ -35,7 +37,8 @@ __all__ = [
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.ec.results": ("ErrorConsistencyResult", "PairwiseErrorConsistencyResult",),
     "trialwise.ec.difference": ("ErrorConsistencyDifferenceResult",),
-    "trialwise.ec.copymodel": ("CopyModel", "CopyModelFit", "copy_parameters",),
+    "trialwise.ec.copymodel": ("CopyModel", "copy_parameters"),
+    "trialwise.ec.copy_fit": ("CopyModelFit",),
     "trialwise._stats.kappa": ("kappa_from_counts", "kappa_variance", "table_statistics", "unbiased_kappa"),
     "trialwise._stats.bounds": ("cell_probabilities", "feasible_accuracy", "kappa_bounds", "kappa_bounds_from_expected"),
 })

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
-from trialwise.ec.copymodel import CopyModelFit, fit_copy_model
+from trialwise.ec.copy_fit import CopyModelFit, fit_copy_model
 
 __all__ = ["ErrorConsistencyResult", "PairwiseErrorConsistencyResult", "pair_matrix"]
 
