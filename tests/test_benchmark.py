@@ -408,7 +408,7 @@ def _empty(tmp_path):
 
 def test_leaderboard_is_built_from_its_bootstrap(trials):
     from trialwise.leaderboards.hierarchy import build_design
-    from trialwise.leaderboards.board import bootstrap_scores
+    from trialwise.leaderboards.replicates import bootstrap_scores
 
     cue = MVH.replace(experiments=["cue-conflict", "edge"])
     t = trials[trials.experiment.isin(cue.experiments)]

@@ -10,7 +10,7 @@ import pytest
 import trialwise as tw
 from trialwise.leaderboards.differences import contrast_standard_errors
 from trialwise.leaderboards.hierarchy import build_design, row_scores
-from trialwise.leaderboards.board import bootstrap_scores
+from trialwise.leaderboards.replicates import bootstrap_scores
 from trialwise.leaderboards.protocol import metric_from_sums
 from trialwise._stats.intervals import symmetric_studentized_interval, symmetric_studentized_pvalue
 

@@ -20,7 +20,7 @@ import trialwise.leaderboards.hierarchy
 from trialwise.leaderboards import PROTOCOLS
 from trialwise.leaderboards.hierarchy import build_design
 from trialwise.leaderboards.bootstrap import bootstrap_entries
-from trialwise.leaderboards.board import _as_trials
+from trialwise.leaderboards.trials import as_trials as _as_trials
 
 ALL_FLAT = tw.leaderboards.Protocol("every-experiment", aggregation=("reference", "condition"))
 ALL_NESTED = tw.leaderboards.Protocol("every-experiment-nested")

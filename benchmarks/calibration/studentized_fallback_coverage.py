@@ -39,7 +39,7 @@ import pandas as pd
 import trialwise as tw
 from trialwise.leaderboards.experiments import score_interval, studentized_score_interval
 from trialwise.leaderboards.hierarchy import build_design
-from trialwise.leaderboards.board import bootstrap_scores
+from trialwise.leaderboards.replicates import bootstrap_scores
 
 HUMANS = ((0.97, 0.35), (0.95, 0.45), (0.92, 0.30), (0.90, 0.50), (0.96, 0.40))  # (p right | easy, | hard)
 MODELS = {"m1": (0.98, 0.20), "m2": (0.95, 0.40), "m3": (0.90, 0.55), "m4": (0.80, 0.55), "x": (0.93, 0.30)}

@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 
 import trialwise as tw
-from trialwise.leaderboards import board as leaderboard, bootstrap, hierarchy
+from trialwise.leaderboards import bootstrap, hierarchy, replicates, scoring
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The modules the old sources import, where they are now (the packages of the 1.0 layout).
@@ -80,7 +80,7 @@ def main() -> None:
     old, _ = old_modules(args.before)
     warnings.simplefilter("ignore", tw.TrialwiseWarning)
     trials = tw.read_trials(tw.datasets.model_vs_human())
-    design = leaderboard.build_design(leaderboard.as_trials(trials), tw.leaderboards.MODEL_VS_HUMAN)
+    design = scoring.build_design(scoring.as_trials(trials), tw.leaderboards.MODEL_VS_HUMAN)
     print(f"B = {b}, workers = {w or 'all'}; {len(design.units)} conditions, {design.n_entries:,} entries; "
           f"before = {args.before}; {uptime()}")
     rows: dict[str, list[tuple[float, float]]] = {}
@@ -110,16 +110,17 @@ def main() -> None:
                 ((r2, key), (e2, _)), c, t = timed(hierarchy.aggregate_each, entries, design, ((), ("experiment",)))
                 assert np.array_equal(r1[:, key["row"]], r2, equal_nan=True) and np.array_equal(e1, e2, equal_nan=True)
             keep(f"aggregation {tag}", c, t)
-        saved = (leaderboard.bootstrap_entries_ij, leaderboard.row_scores, leaderboard.aggregate,
-                 leaderboard.aggregate_each, leaderboard.build_design)
-        leaderboard.bootstrap_entries_ij, leaderboard.row_scores, leaderboard.aggregate, leaderboard.build_design = (
+        # the leaderboard with the old hierarchy: its bootstrap and aggregation (replicates.py) and its design
+        saved = (replicates.bootstrap_entries_ij, replicates.row_scores, replicates.aggregate,
+                 replicates.aggregate_each, scoring.build_design)
+        replicates.bootstrap_entries_ij, replicates.row_scores, replicates.aggregate, scoring.build_design = (
             old.bootstrap_entries_ij, old.row_scores, old.aggregate, old.build_design)
-        leaderboard.aggregate_each = lambda v, d, keeps: [old.aggregate(v, d, keep=k) for k in keeps]
+        replicates.aggregate_each = lambda v, d, keeps: [old.aggregate(v, d, keep=k) for k in keeps]
         try:
             lb_old, c, t = timed(tw.leaderboard, trials, n_resamples=b, rng=0, workers=w)
         finally:
-            (leaderboard.bootstrap_entries_ij, leaderboard.row_scores, leaderboard.aggregate,
-             leaderboard.aggregate_each, leaderboard.build_design) = saved
+            (replicates.bootstrap_entries_ij, replicates.row_scores, replicates.aggregate,
+             replicates.aggregate_each, scoring.build_design) = saved
         keep("tw.leaderboard before", c, t)
         lb, c, t = timed(tw.leaderboard, trials, n_resamples=b, rng=0, workers=w)
         keep("tw.leaderboard now", c, t)

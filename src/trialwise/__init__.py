@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.ec.pair import error_consistency
     from trialwise.ec.pairwise import pairwise_error_consistency
     from trialwise.io.trials import read_trials
-    from trialwise.leaderboards.board import leaderboard
+    from trialwise.leaderboards.scoring import leaderboard
     from trialwise.planning.trials import plan_trials
     from trialwise.similarity.capa import agreement
     from trialwise.similarity.pairwise import pairwise_agreement
@@ -74,7 +74,7 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.ec.pair": ("error_consistency",),
     "trialwise.ec.pairwise": ("pairwise_error_consistency",),
     "trialwise.io.trials": ("read_trials",),
-    "trialwise.leaderboards.board": ("leaderboard",),
+    "trialwise.leaderboards.scoring": ("leaderboard",),
     "trialwise.planning.trials": ("plan_trials",),
     "trialwise.similarity.capa": ("agreement",),
     "trialwise.similarity.pairwise": ("pairwise_agreement",),

@@ -22,7 +22,8 @@ from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.leaderboards.trials import as_trials
 from trialwise.brainscore.ceiling import ceilings, unceil_score
 from trialwise.leaderboards.hierarchy import build_design, reference_mask
-from trialwise.leaderboards.board import DEFAULT_CI_METHOD, leaderboard_from_design
+from trialwise.leaderboards.board import DEFAULT_CI_METHOD
+from trialwise.leaderboards.scoring import leaderboard_from_design
 from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.protocol import Protocol, get_protocol
 from trialwise._stats.bounds import cell_probabilities, feasible_accuracy

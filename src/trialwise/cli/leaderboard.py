@@ -184,7 +184,7 @@ def _report_shape_bias(trials, lb, args):
 
 
 def run_leaderboard(args) -> int:
-    from trialwise.leaderboards.board import leaderboard
+    from trialwise.leaderboards.scoring import leaderboard
     from trialwise.leaderboards.protocol import protocol_for_trials
 
     bar = Progress(args.progress)

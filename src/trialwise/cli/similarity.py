@@ -253,7 +253,7 @@ def _print_differences(diffs, args, n_models: int) -> None:
 
 def run_similarity(args) -> int:
     from trialwise.similarity.pairwise import pairwise_agreement
-    from trialwise.leaderboards.board import leaderboard
+    from trialwise.leaderboards.scoring import leaderboard
     from trialwise.plot.similarity import similarity_order
 
     bar = Progress(args.progress)

@@ -3,10 +3,12 @@
 :func:`trialwise.leaderboard` is at the top of the package; here are its result
 (:class:`Leaderboard`), the protocols (which experiments count and how they are averaged), and
 the test of a difference between two candidates. Modules: ``protocol``, ``trials`` (any input
-as the trial table), ``hierarchy`` (trials → design, the joint bootstrap), ``influence`` (every
-item's influence on a score), ``board`` (the leaderboard), ``ranks`` (rank sets, the set of the
-best, tie groups, Kendall's τ), ``differences`` and ``swap`` (tests of "alike"), ``winner``,
-``experiments`` (per-experiment scores), ``notes``.
+as the trial table), ``hierarchy`` (trials → design), ``bootstrap`` (the joint bootstrap of every
+entry), ``replicates`` (the rows' scores in every replicate), ``influence`` (every item's influence
+on a score), ``scoring`` (:func:`trialwise.leaderboard`, ``difference_test``), ``board`` (the
+:class:`Leaderboard` result), ``ranks`` (rank sets, the set of the best, tie groups, Kendall's τ),
+``differences`` and ``swap`` (tests of "alike"), ``winner``, ``experiments`` (per-experiment
+scores), ``notes``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import TYPE_CHECKING
 from trialwise._core.lazy import lazy_package
 
 if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
-    from trialwise.leaderboards.board import Leaderboard, difference_test
+    from trialwise.leaderboards.board import Leaderboard
+    from trialwise.leaderboards.scoring import difference_test
     from trialwise.leaderboards.differences import BenchmarkDifferenceResult
     from trialwise.leaderboards.protocol import ACCURACY, FLAT, METRICS, MODEL_VS_HUMAN, PROTOCOLS, TEXTURE_VS_SHAPE, Protocol, get_protocol
 
@@ -26,7 +29,8 @@ __all__ = [
 ]
 
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
-    "trialwise.leaderboards.board": ("Leaderboard", "difference_test",),
+    "trialwise.leaderboards.board": ("Leaderboard",),
+    "trialwise.leaderboards.scoring": ("difference_test",),
     "trialwise.leaderboards.differences": ("BenchmarkDifferenceResult",),
     "trialwise.leaderboards.protocol": ("ACCURACY", "FLAT", "METRICS", "MODEL_VS_HUMAN", "PROTOCOLS", "TEXTURE_VS_SHAPE", "Protocol", "get_protocol",),
 })

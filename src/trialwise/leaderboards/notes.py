@@ -126,7 +126,7 @@ def _from_trials(stand_in: str, n_experiments: int, n_conditions: int, averaging
                  own: Sequence[str] = (), known: Sequence[str] = ()) -> str:
     if known:  # model-vs-human's experiments beside the user's own: none left out
         shown = ", ".join(map(str, own[:5])) + (f", … ({len(own) - 5} more)" if len(own) > 5 else "")
-        named = ((f"no protocol named, and " if stand_in == "model-vs-human" else "")
+        named = (("no protocol named, and " if stand_in == "model-vs-human" else "")
                  + f"the trials hold experiments that model-vs-human does not have ({shown}) beside "
                  f"{len(known)} of its own, so that none is left out")
         tail = ("; model-vs-human's exclusions do not apply: pass --protocol model-vs-human (protocol=\"model-vs-human\") "

@@ -23,7 +23,8 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
 from trialwise._stats.streams import child_rngs, records_seed
 from trialwise.io.trials import TRIAL_COLUMNS
-from trialwise.leaderboards.board import DEFAULT_CI_METHOD, leaderboard
+from trialwise.leaderboards.board import DEFAULT_CI_METHOD
+from trialwise.leaderboards.scoring import leaderboard
 from trialwise.leaderboards.differences import BENCHMARK_TESTS, BenchmarkTest
 from trialwise.leaderboards.protocol import MODEL_VS_HUMAN
 from trialwise.leaderboards.ranks import rank_intervals, rank_scores
