@@ -327,3 +327,22 @@ def test_every_package_imports_only_from_lower_layers():
 def test_the_layer_check_sees_an_upward_import():
     assert _layer("trialwise.ec.pair") < _layer("trialwise.report.page") < _layer("trialwise.cli.app")
     assert _layer("trialwise._core.results") == 0 and _layer("trialwise") is None
+
+
+def test_a_name_asked_for_in_the_wrong_place_says_where_it_is():
+    """``tw.kappa_bounds`` (a name of a package, not of the top level) is an AttributeError that names
+    its one path; an unknown name just says it is unknown; neither loads scipy or pandas."""
+    out = _fresh_python("""
+import sys
+import trialwise as tw
+for name in ("kappa_bounds", "Leaderboard", "no_such_name"):
+    try:
+        getattr(tw, name)
+    except AttributeError as exc:
+        print(exc)
+print(sorted(m for m in ("scipy", "pandas") if m in sys.modules))
+""")
+    lines = out.strip().splitlines()
+    assert lines[0].endswith("has no attribute 'kappa_bounds'; it is trialwise.ec.kappa_bounds"), lines[0]
+    assert lines[1].endswith("; it is trialwise.leaderboards.Leaderboard"), lines[1]
+    assert lines[2] == "module 'trialwise' has no attribute 'no_such_name'" and lines[3] == "[]", lines

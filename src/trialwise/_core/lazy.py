@@ -12,8 +12,10 @@ each package's ``__init__`` names where each of its public names lives, and
 ``from trialwise import error_consistency``, ``tw.error_consistency`` and
 ``from trialwise import *`` work; the ``__init__`` also imports every name under
 ``if TYPE_CHECKING:``, so type checkers and IDEs see them. Any other name is an
-``AttributeError``: the modules inside a package are its internals, reached only by importing
-them by their full name (``import trialwise.ec.restricted``), as with any Python package.
+``AttributeError`` (naming the public package that has it, if one does: ``tw.kappa_bounds`` →
+"it is trialwise.ec.kappa_bounds"): the modules inside a package are its internals, reached only
+by importing them by their full name (``import trialwise.ec.restricted``), as with any Python
+package.
 
 No module of a package is named like one of the package's public names (``brainscore.ceiling``
 defines ``ceilings``; ``comparison.correctness`` defines ``mcnemar``;
@@ -61,9 +63,18 @@ def lazy_package(package: str, public: Iterable[str], attributes: Mapping[str, I
         elif name in module_names:
             value = importlib.import_module(module_names[name])
         else:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+            raise AttributeError(f"module {package!r} has no attribute {name!r}" + _where_else(name))
         setattr(this, name, value)  # the next lookup is an ordinary attribute
         return value
+
+    def _where_else(name: str) -> str:
+        """``"; it is trialwise.ec.kappa_bounds"`` when a public package of this one exports ``name``
+        (each package's ``__init__`` is cheap to import: its names load on first use)."""
+        if name.startswith("_"):
+            return ""
+        found = [f"{target}.{name}" for target in module_names.values()
+                 if name in getattr(importlib.import_module(target), "__all__", ())]
+        return f"; it is {' or '.join(found)}" if found else ""
 
     def __dir__() -> list[str]:
         return sorted(set(public) | {n for n in this.__dict__ if n.startswith("__") and n.endswith("__")})
