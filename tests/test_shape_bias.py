@@ -300,7 +300,7 @@ def _simulate(gen, theta_c, m, other, k, conc=8.0):
     cats = np.repeat(np.arange(len(theta_c)), m)
     p = gen.beta(theta_c[cats] * conc, (1 - theta_c[cats]) * conc)
     shape = gen.random((len(cats), k)) < p[:, None]
-    resp = np.where(gen.random((len(cats), k)) < other, _OTHER, np.where(shape, _SHAPE, _TEXTURE))
+    resp = np.where(gen.random((len(cats), k)) < other, OTHER, np.where(shape, SHAPE, TEXTURE))
     return resp.astype(np.int8), cats
 
 

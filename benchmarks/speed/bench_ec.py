@@ -134,7 +134,7 @@ def observers_with_missing(n_obs: int, n_items: int, seed: int = 0) -> np.ndarra
 
 def old_pairwise(x: np.ndarray, n_resamples: int, rng: int):
     """The default pairwise call before pair blocks (kept here only to measure against)."""
-    from trialwise.ec.pair import JEFFREYS_PRIOR
+    from trialwise._stats.resampling import JEFFREYS_PRIOR
     from trialwise.ec.inference import infer, check_options
     from trialwise._stats.kappa import kappa_kernel
     from trialwise._stats.streams import child_seed, keyed_rng
@@ -152,7 +152,7 @@ def old_pairwise(x: np.ndarray, n_resamples: int, rng: int):
         return kappa_kernel(tables + pseudo.standard_gamma(JEFFREYS_PRIOR, size=tables.shape))
 
     dist = bootstrap_sums(cols, n_resamples, statistic=statistic, rng=opts.rng, kind="bayesian")
-    return _infer(counts, dist, opts)
+    return infer(counts, dist, opts)
 
 
 def memory_case(which: str, n_obs: int, n_items: int, n_resamples: int) -> None:
