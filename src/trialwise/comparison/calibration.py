@@ -79,7 +79,7 @@ def calibration_curve(y_true: Any, proba: Any, *, kind: str | None = None, n_bin
         The true class of each item.
     proba : array_like or pandas.DataFrame
         The positive-class probability per item (binary) or an n × K matrix of class
-        probabilities (module docstring).
+        probabilities (:mod:`trialwise.comparison.probabilities` says which forms are read).
     kind : {"binary", "top-label", "classwise"}, optional
         ``binary`` (default at K = 2): the positive-class probability against the positive
         rate. ``top-label`` (default at K > 2): the top probability (confidence) against
@@ -169,7 +169,7 @@ def expected_calibration_error(y_true: Any, proba: Any, *, kind: str | None = No
         The true class of each item.
     proba : array_like or pandas.DataFrame
         The positive-class probability per item (binary) or an n × K matrix of class
-        probabilities (module docstring).
+        probabilities (:mod:`trialwise.comparison.probabilities` says which forms are read).
     kind : {"binary", "top-label", "classwise"}, optional
         What is calibrated (see :func:`calibration_curve`).
     n_bins : int, default 10
