@@ -229,6 +229,11 @@ class Result:
     def to_frame(self):
         """:class:`pandas.DataFrame` with the columns ``frame_columns``.
 
+        A result that holds its rows in a ``table`` field (a DataFrame: a study, a family of
+        tests, per-observer rows) gives a copy of that table with the columns
+        ``frame_columns`` (NaN where a row has no such value); any other result gives one row
+        built from its fields.
+
         Returns
         -------
         pandas.DataFrame
@@ -243,6 +248,9 @@ class Result:
         >>> list(frame.columns[:3]), round(float(frame["statistic"].iloc[0]), 3)
         (['statistic', 'ci_low', 'ci_high'], 0.526)
         """
+        table = getattr(self, "table", None)
+        if table is not None and hasattr(table, "reindex"):
+            return table.reindex(columns=list(self.frame_columns)).copy()
         return one_row_frame(self)
 
     def to_dict(self) -> dict[str, Any]:

@@ -330,21 +330,3 @@ class CalibrationCurve(Result):
         """
         return repr(self) + "\n" + self.table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
 
-    def to_frame(self):
-        """The per-bin table (a copy), columns ``frame_columns``.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per bin (and class): class, bin, lower, upper, count, mean_predicted,
-            observed, gap.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> y, proba = [1, 0, 1, 0, 1, 0], [0.9, 0.2, 0.7, 0.3, 0.6, 0.15]
-        >>> curve = tw.comparison.calibration_curve(y, proba, n_bins=2)
-        >>> curve.to_frame()[["bin", "count", "gap"]].round(3).values.tolist()
-        [[0.0, 3.0, -0.217], [1.0, 3.0, 0.267]]
-        """
-        return self.table.reindex(columns=list(self.frame_columns)).copy()

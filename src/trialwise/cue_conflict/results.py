@@ -253,24 +253,6 @@ class ShapeBiasResult(Result):
 
     __str__ = __repr__
 
-    def to_frame(self):
-        """One row per observer, then per group (columns :data:`FRAME_COLUMNS`).
-
-        Returns
-        -------
-        pandas.DataFrame
-            A copy of ``table``.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
-        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
-        >>> res.to_frame()[["observer", "kind", "shape_bias"]].round(3).values.tolist()
-        [['resnet50', 'observer', 0.221], ['subject-01', 'observer', 0.962]]
-        """
-        return self.table.reindex(columns=list(self.frame_columns)).copy()
-
     def summary(self) -> str:
         """A readable text block: every row with its interval and counts, then the notes.
 

@@ -68,22 +68,6 @@ class AgreementDifferenceFamily(Result):
 
     __str__ = __repr__
 
-    def to_frame(self):
-        """The rows (a copy), with the columns ``frame_columns``.
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=500, rng=0)
-        >>> res.differences().to_frame().columns[:3].tolist()
-        ['reference', 'more_similar', 'less_similar']
-        """
-        return self.table.reindex(columns=list(self.frame_columns)).copy()
-
     def summary(self) -> str:
         """The family as text: how many tests, how many significant, then the significant rows.
 

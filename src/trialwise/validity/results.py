@@ -32,25 +32,6 @@ class _Study(Result):
     wall_time: float
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
-    def to_frame(self):
-        """The long table with the class's fixed columns.
-
-        Returns
-        -------
-        pandas.DataFrame
-            A copy of ``table`` with the columns ``frame_columns`` (NaN where the study does
-            not fill one).
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> grid = tw.validity.study_grid(n=[160], accuracies=[0.75], kappas=[0.0])
-        >>> st = tw.validity.type_one_error_study(grid, tests=["fisher"], alphas=[0.05], n_datasets=50, rng=0)
-        >>> list(st.to_frame().columns[:3])
-        ['n', 'accuracy_a', 'accuracy_b']
-        """
-        return self.table.reindex(columns=list(self.frame_columns)).copy()
-
     def __repr__(self) -> str:
         return (f"{type(self).__name__}(<{len(self.table)} rows>, R = {self.n_datasets} experiments per point, "
                 f"B = {self.n_resamples}, {self.wall_time:.0f} s)")
