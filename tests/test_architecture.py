@@ -177,6 +177,16 @@ def test_a_long_module_says_why_in_its_docstring(module):
         "'Why this module is long: about N lines, ...'")
 
 
+HARD_MAX_LINES = 800
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_is_over_800_lines(module):
+    """Issue 30: a module over 800 lines is split by concept, whatever its docstring says."""
+    n_lines = len(MODULES[module].read_text(encoding="utf-8").splitlines())
+    assert n_lines <= HARD_MAX_LINES, f"{module} has {n_lines} lines (at most {HARD_MAX_LINES}): split it by concept"
+
+
 # ------------------------------------------------------------------ start-up (issue 29, item 9)
 
 def _fresh_python(code: str) -> str:

@@ -7,10 +7,12 @@ rank intervals and Kendall's τ). The tests between candidates are in
 :mod:`trialwise.leaderboards.differences`, the per-experiment breakdown in
 :mod:`trialwise.leaderboards.experiments`.
 
-Why this module is long: about 990 lines, the result class of the public leaderboard API (its
-table, rank sets, differences, winner, breakdown, report, summary), most of them docstrings.
-It is the one module of trialwise over 800 lines; splitting the class's methods from their
-computations is the next step of its restructuring.
+The class holds the public methods and their docstrings; what they compute lives in the
+modules they call: the table in :mod:`trialwise.leaderboards.table`, the notes on degenerate
+data in :mod:`trialwise.leaderboards.degenerate`, the tests in
+:mod:`trialwise.leaderboards.differences`, the rank sets in :mod:`trialwise.leaderboards.ranks`.
+Why this module is long: about 770 lines, most of them the numpydoc docstrings (with runnable
+examples) of the eleven public methods of the class users hold.
 """
 
 from __future__ import annotations
@@ -26,12 +28,7 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_percent
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
 from trialwise._core.warnings import DegenerateDataWarning, warn
-from trialwise._stats.intervals import degenerate_standard_errors
-from trialwise._stats.significance import (
-    Adjustment,
-    adjust_pvalues,
-    check_monte_carlo_resolution,
-)
+from trialwise._stats.significance import Adjustment, adjust_pvalues, check_monte_carlo_resolution
 from trialwise.leaderboards.differences import (
     BENCHMARK_TESTS,
     SWAP_TESTS,
@@ -44,30 +41,13 @@ from trialwise.leaderboards.differences import (
     difference_pvalue,
     pair_pvalues,
 )
-from trialwise.leaderboards.experiments import (
-    ExperimentBreakdown,
-    experiment_breakdown,
-    score_interval,
-    studentized_score_interval,
-)
-from trialwise.leaderboards.hierarchy import (
-    Design,
-)
+from trialwise.leaderboards.experiments import ExperimentBreakdown, experiment_breakdown, score_interval
+from trialwise.leaderboards.hierarchy import Design
 from trialwise.leaderboards.notes import StructuredNote
-from trialwise.leaderboards.protocol import (
-    HIGHER_IS_BETTER,
-    METRIC_RANGE,
-    Protocol,
-    metric_from_sums,
-)
-from trialwise.leaderboards.ranks import (
-    BestSet,
-    KendallTau,
-    best_set,
-    rank_columns,
-    ranking_stability,
-)
+from trialwise.leaderboards.protocol import HIGHER_IS_BETTER, Protocol
+from trialwise.leaderboards.ranks import BestSet, KendallTau, best_set, ranking_stability
 from trialwise.leaderboards.replicates import BootstrapScores, Progress
+from trialwise.leaderboards.table import TABLE_COLUMNS, entry_table, score_table
 from trialwise.leaderboards.winner import WinnerScore, winner_score
 
 __all__ = ["Leaderboard", "KendallTau", "ExperimentBreakdown", "BenchmarkDifferenceResult", "BENCHMARK_TESTS", "BENCHMARK_CI_METHODS"]
@@ -82,12 +62,6 @@ STUDENTIZED_FALLBACK = "bc"
 #: The interval of differences of scores under ``ci_method="studentized"``: the symmetric
 #: bootstrap-t interval that the ``studentized`` test inverts.
 STUDENTIZED_DIFFERENCE = "symmetric-studentized"
-
-
-
-#: Columns of :attr:`Leaderboard.table`.
-TABLE_COLUMNS = ("observer", "kind", "score", "ci_low", "ci_high", "rank", "rank_low", "rank_high", "rank_set_low",
-                 "rank_set_high", "in_best_set", "group", "p_best", "n_undefined")
 
 
 @dataclass(frozen=True, repr=False, eq=False)
@@ -183,64 +157,23 @@ class Leaderboard(Result):
         2     cornet-s  0.218   0.176    0.267
         3      clip-16  0.202   0.161    0.248
         """
-        import pandas as pd
-
         k = len(design.candidates)
-        higher = HIGHER_IS_BETTER[design.protocol.metric]
         scores, replicates = boot.scores, boot.replicates
         se, se_rep = boot.standard_errors, boot.replicate_standard_errors
         if ci_method == "studentized" and (se is None or se_rep is None):
             raise InvalidValueError("ci_method='studentized' needs the bootstrap's standard errors: "
                                     "bootstrap_scores(..., standard_errors=True)")
-        notes = list(design.notes if notes is None else notes)
-        fallback = np.zeros(len(scores), dtype=bool)
-        if ci_method == "studentized" and se is not None and se_rep is not None:
-            lo, hi, fallback = studentized_score_interval(replicates, scores, confidence_level, se, se_rep,
-                                                          bounds=METRIC_RANGE[design.protocol.metric])
-        else:
-            lo, hi = score_interval(ci_method, replicates, scores, confidence_level)
-        at_bound = interval_at_bound(design, scores, replicates, lo, hi, confidence_level)
-        if at_bound is not None:  # an exact interval given in place of bc is not a bc fallback
-            fallback &= ~np.isin(design.rows, [n for n, r in zip(at_bound.values["names"],
-                                                                  at_bound.values["replaced"]) if r])
-        if fallback.any() and se is not None and se_rep is not None:
-            flat = np.sum(degenerate_standard_errors(se, se_rep) & ~np.isnan(replicates), axis=0)
-            notes.append(StructuredNote(
-                "studentized-fallback", names=[design.rows[i] for i in np.flatnonzero(fallback)],
-                n_flat=[int(flat[i]) for i in np.flatnonzero(fallback)], n_resamples=replicates.shape[0],
-                confidence_level=confidence_level, difference=False))
-        if at_bound is not None:
-            notes.append(at_bound)
-            warn(str(at_bound), DegenerateDataWarning)
-        ranked = rank_columns(scores[:k], replicates[:, :k], higher_is_better=higher,
-                              confidence_level=confidence_level)
-        ranks = ranked["rank"]
-        frame = pd.DataFrame({
-            "observer": list(design.rows),
-            "kind": ["candidate"] * k + ["reference"],
-            "score": scores,
-            "ci_low": lo,
-            "ci_high": hi,
-            **{c: np.append(ranked[c], np.nan) for c in ("rank", "rank_low", "rank_high", "rank_set_low",
-                                                          "rank_set_high")},
-            "in_best_set": pd.array(list(ranked["in_best_set"]) + [pd.NA], dtype="boolean"),
-            "group": list(ranked["group"]) + [pd.NA],
-            "p_best": np.append(ranked["p_best"], np.nan),
-            "n_undefined": np.isnan(replicates).sum(axis=0),
-        })
-        # an accuracy leaderboard has no reference row (its reference is the ground truth)
-        order = ([] if design.protocol.against_ground_truth else [k]) + list(np.argsort(ranks, kind="stable"))
-        table = frame.iloc[order].reset_index(drop=True)
-        for col in ("rank", "rank_low", "rank_high", "rank_set_low", "rank_set_high"):
-            table[col] = table[col].astype("Int64")
+        table, notes = score_table(design, boot, confidence_level=confidence_level, ci_method=ci_method,
+                                   notes=design.notes if notes is None else notes)
         return cls(
             protocol=design.protocol, observers=design.rows, candidates=design.candidates,
             references=design.references, n_resamples=replicates.shape[0], confidence_level=confidence_level,
             ci_method=ci_method, table=table,
-            kendall_tau=ranking_stability(scores[:k], replicates[:, :k], higher_is_better=higher,
+            kendall_tau=ranking_stability(scores[:k], replicates[:, :k],
+                                          higher_is_better=HIGHER_IS_BETTER[design.protocol.metric],
                                           confidence_level=confidence_level),
             scores=scores, replicates=replicates, excluded=design.excluded,
-            notes=tuple(notes), _design=design,
+            notes=notes, _design=design,
             _experiment_scores=boot.experiment_scores, _experiment_replicates=boot.experiment_replicates,
             _swaps=SwapNulls(design, boot.swap_seed),
             _row_standard_errors=RowStandardErrors(design, replicates.shape[0], boot.bootstrap_rng, se, se_rep),
@@ -662,52 +595,9 @@ class Leaderboard(Result):
         >>> e.groupby("experiment").size().to_dict()
         {'colour': 18, 'contrast': 90}
         """
-        import pandas as pd
-
-        d = self._design
-        n, n11, ca, cb = d.entry_sums
-        refs = d.references
-        label = [refs[r] if row < len(d.candidates) else f"{refs[r // len(refs)]}|{refs[r % len(refs)]}"
-                 for row, r in zip(d.entry_row, d.entry_reference)]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            pa, pb = ca / n, cb / n
-            frame = pd.DataFrame({
-                "experiment": [d.units[u].experiment for u in d.entry_unit],
-                "condition": [d.units[u].condition for u in d.entry_unit],
-                "observer": np.array(d.rows, dtype=object)[d.entry_row], "reference": label, "n": n.astype(int),
-                "accuracy_observer": pa, "accuracy_reference": pb, "c_obs": (n - ca - cb + 2 * n11) / n,
-                "c_exp": pa * pb + (1 - pa) * (1 - pb), "value": d.values(),
-            })
-        return frame
+        return entry_table(self._design)
 
     # ------------------------------------------------------------------ output
-
-    def to_frame(self):
-        """The leaderboard table (a copy).
-
-        Returns
-        -------
-        DataFrame
-            ``table``: the reference row first, then the candidates by rank (columns as in
-            :func:`leaderboard`).
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> trials = tw.datasets.model_vs_human_sample()
-        >>> protocol = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
-        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
-        >>> frame = lb.to_frame()
-        >>> frame[["observer", "score", "rank", "rank_low", "rank_high"]].round(3)
-              observer  score  rank  rank_low  rank_high
-        0  human–human  0.426  <NA>      <NA>       <NA>
-        1     resnet50  0.218     1         1          3
-        2     cornet-s  0.218     2         1          3
-        3      clip-16  0.202     3         1          3
-        >>> frame is lb.table
-        False
-        """
-        return self.table.copy()
 
     def summary(self, max_rows: int | None = None, *, notes: bool = True) -> str:
         """The table as text, with the rank stability and (``notes=True``) what was left out.
@@ -881,114 +771,3 @@ class Leaderboard(Result):
         })
 
 
-def interval_at_bound(design: Design, scores: NDArray, replicates: NDArray, low: NDArray, high: NDArray,
-                      confidence_level: float) -> StructuredNote | None:
-    """Accuracy rows whose interval has no width because every replicate is at 0 or 1 (all items
-    right, or all wrong): the bootstrap cannot show their uncertainty. Where the score is one
-    binomial proportion (one condition in all, items resampled, 0/1 correctness), ``low`` and
-    ``high`` get its exact Clopper–Pearson interval in place (``scipy.stats.binomtest``); every
-    such row is named in the returned note with the exact interval of its items taken as one
-    sample (Clopper & Pearson 1934, *Biometrika* 26:404–413).
-    """
-    from scipy import stats
-
-    if design.protocol.metric != "accuracy":
-        return None
-    with np.errstate(invalid="ignore"):
-        at_bound = np.isin(scores, (0.0, 1.0)) & (low == high) & np.all(
-            np.isnan(replicates) | (replicates == scores), axis=0)
-    if not at_bound.any():
-        return None
-    names, n_items, exact, replaced = [], [], [], []
-    for r in np.flatnonzero(at_bound):
-        entries = np.flatnonzero(design.entry_row == r)
-        n, _, ca, _ = design.entry_sums[:, entries].sum(axis=1)
-        ci = stats.binomtest(int(round(ca)), int(n)).proportion_ci(confidence_level, "exact")
-        one_sample = len(entries) == 1 and design.units[design.entry_unit[entries[0]]].clusters is None \
-            and float(ca).is_integer()
-        if one_sample:
-            low[r], high[r] = ci.low, ci.high
-        names.append(design.rows[r])
-        n_items.append(int(n))
-        exact.append([float(ci.low), float(ci.high)])
-        replaced.append(bool(one_sample))
-    return StructuredNote("interval-at-bound", names=names, n_items=n_items, exact=exact, replaced=replaced,
-                          confidence_level=confidence_level)
-
-
-def undefined_conditions(design: Design) -> StructuredNote | None:
-    """The note ``undefined-conditions``: conditions where a row has no defined pair value, so its
-    score leaves them out (``None`` when there are none); rows with pairs but no defined value in
-    any condition (no score: NaN) are named in its ``never``, with the cause.
-
-    A pair value is undefined where the metric is (κ: both observers always right, or
-    always wrong, on the items they share); the reference row also has none where fewer
-    than two reference observers saw the condition. Rows without a pair in a condition for
-    lack of shared items are the note ``sparse-pairs``'s, and a reference row with no pair
-    at all (one reference observer) the note ``one-reference-observer``'s. When no candidate
-    has a defined value anywhere (every observer always right: nothing to rank) it is an error.
-    """
-    values = design.values()
-    shape = (len(design.units), len(design.rows))
-    defined, has_pair = np.zeros(shape, bool), np.zeros(shape, bool)
-    np.logical_or.at(defined, (design.entry_unit, design.entry_row), np.isfinite(values))
-    has_pair[design.entry_unit, design.entry_row] = True
-    scored: NDArray = np.asarray(defined.any(axis=0))  # rows with a value somewhere
-    never_rows = np.flatnonzero(has_pair.any(axis=0) & ~scored)  # pairs, but no value anywhere: no score
-    never = {design.rows[r]: _undefined_cause(design, int(r)) for r in never_rows}
-    k = len(design.candidates)
-    if k and not scored[:k].any():
-        cause = _undefined_cause(design, *range(k))
-        raise InvalidValueError(
-            f"`trials`: no candidate has a defined {design.protocol.metric} in any condition — every candidate and "
-            f"the reference observers it is paired with are {cause} on the images they share, where κ is undefined "
-            f"(0/0), so there is nothing to rank. Error consistency compares errors: score accuracy instead "
-            f"(protocol 'accuracy', --protocol accuracy), or use conditions in which the observers err")
-    refs = set(design.references)
-    lone_ref = np.array([sum(o in refs for o in u.observers) < 2 for u in design.units])
-    missing = scored & ~defined & has_pair
-    if not design.protocol.against_ground_truth:
-        missing[:, design.reference_row] |= scored[design.reference_row] & lone_ref & ~has_pair[:, design.reference_row]
-    if not missing.any() and not never:
-        return None
-    every, some = [], {}
-    for u in np.flatnonzero(missing.any(axis=1)):
-        label = f"{design.units[u].experiment}/{design.units[u].condition}"
-        if missing[u, scored].all():
-            every.append(label)
-        else:
-            some[label] = [design.rows[r] for r in np.flatnonzero(missing[u])]
-    return StructuredNote("undefined-conditions", every=every, some=some, never=never)
-
-
-def zero_by_rule(design: Design) -> StructuredNote | None:
-    """The note ``kappa-zero-by-rule``: rows whose every defined pair value is κ = 0 by construction
-    (one observer of each pair always right, or always wrong, on the images they share: κ is then
-    0 whatever the other does), so the score says nothing about the row (``None`` when there are none,
-    and for metrics other than error consistency)."""
-    if design.protocol.metric != "error-consistency":
-        return None
-    n, _, ca, cb = design.entry_sums
-    finite = np.isfinite(design.values())
-    rule = (ca == n) | (ca == 0) | (cb == n) | (cb == 0)
-    rows: dict[str, str] = {}
-    for r, name in enumerate(design.rows):
-        mine = (design.entry_row == r) & finite
-        if not mine.any() or not rule[mine].all():
-            continue
-        own = ((ca == n) | (ca == 0))[mine].all()
-        other = ((cb == n) | (cb == 0))[mine].all()
-        both = r == design.reference_row
-        rows[name] = ("one observer or the other" if both or own == other else
-                      "itself" if own else "its reference observers")
-    return StructuredNote("kappa-zero-by-rule", rows=rows) if rows else None
-
-
-def _undefined_cause(design: Design, *rows: int) -> str:
-    """Why the pair values of ``rows`` are undefined where they are: at the ceiling, the floor, or both."""
-    n, n11, ca, cb = design.entry_sums[:, np.isin(design.entry_row, rows)]
-    undefined = ~np.isfinite(metric_from_sums(design.protocol.metric, n, n11, ca, cb))
-    right = bool(((ca == n) & (cb == n))[undefined].any())
-    wrong = bool(((ca == 0) & (cb == 0))[undefined].any())
-    return ("always right (the ceiling)" if right and not wrong else "always wrong (the floor)"
-            if wrong and not right else "always right or always wrong")

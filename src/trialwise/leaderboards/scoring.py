@@ -16,7 +16,8 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.warnings import DegenerateDataWarning, TrialwiseWarning, warn
 from trialwise._stats.streams import records_seed
-from trialwise.leaderboards.board import BENCHMARK_CI_METHODS, DEFAULT_CI_METHOD, Leaderboard, undefined_conditions, zero_by_rule
+from trialwise.leaderboards.board import BENCHMARK_CI_METHODS, DEFAULT_CI_METHOD, Leaderboard
+from trialwise.leaderboards.degenerate import undefined_conditions, zero_by_rule
 from trialwise.leaderboards.replicates import Progress, bootstrap_scores
 from trialwise.leaderboards.differences import (
     BenchmarkDifferenceResult,
