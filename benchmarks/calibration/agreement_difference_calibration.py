@@ -5,7 +5,7 @@ each model: skill, weight of the shared attractiveness, inverse temperature). Nu
 the same model (Δ = 0): rejection rate of the two-sided bootstrap test at α = 5 %. Alternative:
 Y shares less with J (true Δ from 1,000,000 questions): coverage of the 95 % percentile
 interval. R = 300 datasets each, B = 300, seeds 21 (truth) and 22; the same draws as
-tests/test_agreement.py::test_difference_test_holds_its_level_and_its_interval_covers.
+tests/similarity/test_capa.py::test_difference_test_holds_its_level_and_its_interval_covers.
 
     python benchmarks/calibration/agreement_difference_calibration.py
 """

@@ -15,7 +15,7 @@ estimate lies outside its percentile interval), opens each in headless Chromium 
 
 Exit status 1 when a layout check fails, 2 when Chromium is missing (``apt-get install
 -y chromium``). Needs nothing beyond trialwise's own dependencies (Pillow comes with
-matplotlib). The report's content is tested in ``tests/test_report.py``; this script is
+matplotlib). The report's content is tested in ``tests/report/test_report.py``; this script is
 the visual check, run it after changing ``report.py`` or ``plot.py`` and look at the
 tiles.
 """

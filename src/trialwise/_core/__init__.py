@@ -1,7 +1,7 @@
 """trialwise's internal core: what every module of the library shares (not public API).
 
 Every other module of trialwise imports from here, and only these public names (no name
-with a leading underscore is imported across modules; ``tests/test_architecture.py``
+with a leading underscore is imported across modules; ``tests/contracts/test_architecture.py``
 checks it). The core imports nothing else from trialwise, so it can never be part of an
 import cycle.
 

@@ -19,7 +19,7 @@ package.
 
 No module of a package is named like one of the package's public names (``brainscore.ceiling``
 defines ``ceilings``; ``comparison.correctness`` defines ``mcnemar``;
-``tests/test_architecture.py`` checks it): Python binds a package's attribute to each submodule
+``tests/contracts/test_architecture.py`` checks it): Python binds a package's attribute to each submodule
 it imports, which would otherwise replace a public function by its module.
 """
 

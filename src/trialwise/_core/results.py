@@ -126,7 +126,7 @@ class Result:
         Every caveat, as a tuple of str (degenerate cases, sparse tables, conventions);
         a note may be a :class:`Note`, a str with a ``kind`` saying where it comes from.
 
-    Contract (checked for every public result by ``tests/test_results_contract.py``):
+    Contract (checked for every public result by ``tests/contracts/test_results_contract.py``):
     ``repr()`` is one line; ``summary()`` returns text; ``_repr_html_()`` (what Jupyter shows)
     is a compact HTML table of the same; ``to_frame()`` returns a
     :class:`pandas.DataFrame` whose columns are the class attribute ``frame_columns``

@@ -59,7 +59,7 @@ Adding a command
 Write a module ``cli/NAME.py`` with ``add_NAME(sub)`` (call
 :func:`trialwise.cli.progress.add_progress_options` if it runs long) and
 ``run_NAME(args) -> int``, and register both in ``COMMANDS`` of :mod:`trialwise.cli.app`, and
-its file arguments in ``FILES`` (``tests/test_cli_files.py`` fails for an option that names a
+its file arguments in ``FILES`` (``tests/cli/test_cli_files.py`` fails for an option that names a
 file and is not there). Use
 :func:`~trialwise.cli.common.write_text` / :func:`~trialwise.cli.common.save_figure` to
 write, :func:`~trialwise.cli.common.reading` around file reading, and

@@ -1,6 +1,6 @@
 """Seeded outputs of the public API, flattened to ``{path: value}`` — the guard for refactors.
 
-``python tests/golden/cases.py`` writes ``tests/golden/golden.json``; ``tests/test_golden.py``
+``python tests/contracts/golden/cases.py`` writes ``tests/contracts/golden/golden.json``; ``tests/contracts/test_golden.py``
 recomputes every case and compares it with the file (numbers to 1e-12, short strings and
 booleans exactly). Regenerate the file only for a named bug fix, and say so in the commit.
 

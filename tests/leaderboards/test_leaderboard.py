@@ -174,7 +174,7 @@ def test_ranks_intervals_and_kendall_against_direct_computation(trials):
         lo, hi = np.sort(direct[:, j])[[int(np.floor(0.025 * 299)), int(np.ceil(0.975 * 299))]]
         pct = rank_intervals(direct, 0.95)  # the percentile interval (the table's before issue 16)
         assert (pct[0][j], pct[1][j]) == (lo, hi)
-        assert t.loc[name, "rank_low"] <= t.loc[name, "rank"] <= t.loc[name, "rank_high"]  # tests/test_ranks.py
+        assert t.loc[name, "rank_low"] <= t.loc[name, "rank"] <= t.loc[name, "rank_high"]  # tests/leaderboards/test_ranks.py
     taus = [stats.kendalltau(lb.scores[:k], row).statistic for row in reps]
     np.testing.assert_allclose(lb.kendall_tau.bootstrap_distribution, taus, atol=1e-12)
 
@@ -707,7 +707,7 @@ def test_own_experiments_beside_model_vs_human_ones_are_all_scored_and_the_note_
 def _docs_section(title: str) -> str:
     from pathlib import Path
 
-    text = (Path(__file__).resolve().parents[1] / "docs" / "benchmark.md").read_text(encoding="utf-8")
+    text = (Path(__file__).resolve().parents[2] / "docs" / "benchmark.md").read_text(encoding="utf-8")
     start = text.index(f"## {title}\n")
     return text[start:text.index("\n## ", start + 1)]
 

@@ -4,7 +4,7 @@ Oracles written here: the exact swap distribution of error consistency by enumer
 2^k swaps of a small two-experiment design (items, and whole clusters), with κ computed
 from the swapped responses and NaN-aware means level by level; the reconstruction of Δ
 from its groups and the bit segments. The calibration on simulated exchangeable candidates
-is in tests/test_benchmark.py (error consistency) and tests/test_score_leaderboard.py
+is in tests/leaderboards/test_leaderboard.py (error consistency) and tests/leaderboards/test_score_leaderboard.py
 (per-item scores, clusters); benchmarks/speed/bench_swap.py runs both kernels at larger R.
 """
 

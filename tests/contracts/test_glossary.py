@@ -11,7 +11,7 @@ from pathlib import Path
 
 import trialwise as tw
 
-GLOSSARY = Path(__file__).parents[1] / "docs" / "glossary.md"
+GLOSSARY = Path(__file__).parents[2] / "docs" / "glossary.md"
 REQUIRED = object()
 TUPLE = object()  # "a tuple": any tuple default (the axes and method lists of a validity study)
 

@@ -270,7 +270,7 @@ def _lm_eval_row(doc_id: int, lls: list[float], target: int = 0, question: str =
 
 
 def _evaluation_logs(d: Path, out: dict[str, str]) -> None:
-    """Bad lm-evaluation-harness and HELM logs (the formats of tests/test_logs_lm_eval.py, test_logs_helm.py)."""
+    """Bad lm-evaluation-harness and HELM logs (the formats of tests/io/test_logs_lm_eval.py, test_logs_helm.py)."""
     date = "2026-01-01T00-00-00.000000"
 
     def run(case: str, model: str, lines: list[str], task: str = "t") -> None:

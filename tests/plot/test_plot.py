@@ -222,7 +222,7 @@ def _legend_outside(fig, ax) -> bool:
 
 
 def test_legends_sit_beside_the_data_in_every_figure_with_a_legend():
-    """Issue 29 item 6: legends outside the data area (the leaderboard's in tests/test_report.py)."""
+    """Issue 29 item 6: legends outside the data area (the leaderboard's in tests/report/test_report.py)."""
     from trialwise.comparison import calibration_curve
 
     gen = np.random.default_rng(0)

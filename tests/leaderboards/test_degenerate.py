@@ -2,7 +2,7 @@
 one, conditions that some rows' scores leave out, one cluster per condition.
 
 The numbers are checked against a brute force written here (κ of 0/1 columns, means over
-the defined conditions); the bad-input corpus (tests/test_bad_input.py) holds the errors and
+the defined conditions); the bad-input corpus (tests/contracts/test_bad_input.py) holds the errors and
 the warnings.
 """
 
@@ -328,7 +328,7 @@ def test_differences_with_few_clusters_ci_light():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).parents[1] / "benchmarks" / "calibration" / "difference_few_clusters.py"
+    path = Path(__file__).parents[2] / "benchmarks" / "calibration" / "difference_few_clusters.py"
     spec = importlib.util.spec_from_file_location("difference_few_clusters", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

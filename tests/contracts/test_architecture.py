@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).parents[1] / "src"
+SRC = Path(__file__).parents[2] / "src"
 PACKAGE = SRC / "trialwise"
 MAX_LINES = 500
 
@@ -185,6 +185,22 @@ def test_no_module_is_over_800_lines(module):
     """Issue 30: a module over 800 lines is split by concept, whatever its docstring says."""
     n_lines = len(MODULES[module].read_text(encoding="utf-8").splitlines())
     assert n_lines <= HARD_MAX_LINES, f"{module} has {n_lines} lines (at most {HARD_MAX_LINES}): split it by concept"
+
+
+def test_the_tests_mirror_the_packages():
+    """Issue 30: every public package has its folder of tests, and every folder of tests is a
+    package's (``stats``: ``trialwise._stats``; ``report``, ``cli``: the packages of the HTML reports
+    and the command line; ``contracts``: the rules above all packages); no test file lies loose in
+    ``tests/``."""
+    import trialwise as tw
+
+    tests = Path(__file__).parents[1]
+    packages = {name for name in tw.__all__ if isinstance(getattr(tw, name), types.ModuleType)}
+    folders = {p.name for p in tests.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))}
+    assert packages <= folders, f"packages without tests/<package>/: {sorted(packages - folders)}"
+    allowed = packages | {"contracts", "stats", "cli", "report"}
+    assert folders <= allowed, f"folders of no package: {sorted(folders - allowed)}"
+    assert not list(tests.glob("test_*.py")), "a test file lies loose in tests/: put it in its package's folder"
 
 
 # ------------------------------------------------------------------ start-up (issue 29, item 9)

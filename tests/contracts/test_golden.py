@@ -1,11 +1,11 @@
-"""The guard for refactors: every seeded public output equals ``tests/golden/golden.json``.
+"""The guard for refactors: every seeded public output equals ``tests/contracts/golden/golden.json``.
 
 Numbers must agree to 1e-12 (relative and absolute), booleans and short strings exactly,
 and the set of warning classes a case raises must stay the same. Moving a result class or
 renaming an attribute must not change a number; when an attribute is renamed, map the old
 path segment to the new one in ``RENAMED`` (the golden file keeps the old names). A number
 may change only for a named bug fix: regenerate that case with
-``python tests/golden/cases.py CASE`` and say so in the commit message.
+``python tests/contracts/golden/cases.py CASE`` and say so in the commit message.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from scipy import stats
 from trialwise._stats.monte_carlo import NULL_BLOCK, TIE_TOLERANCE, monte_carlo_test
 from trialwise._stats.streams import child_rngs, child_seed, keyed_rng
 
-SRC = Path(__file__).parents[1] / "src" / "trialwise"
+SRC = Path(__file__).parents[2] / "src" / "trialwise"
 
 
 def _mean_stat(x: np.ndarray, axis: int = -1) -> np.ndarray:

@@ -28,7 +28,7 @@ import pytest
 
 import trialwise as tw
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 MODULES = ["trialwise"] + [f"trialwise.{name}" for name in tw.__all__ if isinstance(getattr(tw, name), types.ModuleType)]
 
 #: Callables whose docstrings are still to be completed (shrink this list; never grow it).
@@ -120,7 +120,7 @@ POINTER = re.compile(r"§|\bApp\. [A-Z]\b|\bAppendix [A-Z]\b|\bAlgorithm \d|\bPr
 @pytest.mark.parametrize("qualname", sorted(CALLABLES))
 def test_numpydoc_sections(qualname):
     if qualname in TODO:
-        pytest.skip("docstring still to be completed (TODO list in tests/test_docstrings.py)")
+        pytest.skip("docstring still to be completed (TODO list in tests/contracts/test_docstrings.py)")
     func = CALLABLES[qualname]
     doc = inspect.getdoc(func)
     assert doc, f"{qualname} has no docstring"
@@ -174,7 +174,7 @@ _TEXTS = _texts()
 @pytest.mark.parametrize("where,text", _TEXTS, ids=[w for w, _ in _TEXTS])
 def test_references_are_real(where, text):
     if where in TODO_REFERENCES:
-        pytest.skip("citation still to be added (TODO_REFERENCES in tests/test_docstrings.py)")
+        pytest.skip("citation still to be added (TODO_REFERENCES in tests/contracts/test_docstrings.py)")
     internal = [m.group(0) for m in INTERNAL.finditer(text)]
     assert not internal, f"{where} cites internal names {internal}: cite the paper"
     pointer = POINTER.search(text)

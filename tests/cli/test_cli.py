@@ -213,7 +213,7 @@ def test_leaderboard_on_bundled_data(tmp_path, capsys):
 
 def test_leaderboard_ci_method_option(tmp_path, capsys):
     """--ci-method percentile gives the library's percentile intervals (the paper's); a bad choice is in
-    tests/test_bad_input.py."""
+    tests/contracts/test_bad_input.py."""
     csv = tmp_path / "t.csv"
     code, out, err = run(["leaderboard", "--resamples", "200", "--seed", "0", "--experiments", "edge",
                           "--ci-method", "percentile", "--tests", "none", "--csv", str(csv)], capsys)
@@ -227,7 +227,7 @@ def test_leaderboard_ci_method_option(tmp_path, capsys):
 
 
 def test_leaderboard_on_a_raw_data_folder(tmp_path, capsys):
-    from tests.test_benchmark import _write_raw
+    from tests.leaderboards.test_leaderboard import _write_raw
 
     raw = tw.datasets.model_vs_human("edge")
     raw = raw[(raw["observer_type"] == "human") | raw["subject"].isin(["resnet50", "clip-16", "vit-b-16"])]

@@ -2,7 +2,7 @@
 
 The benchmark computes nothing itself for I1n/I2n, value delta and OST: its oracle is the
 metric function called directly with the same integer seed (which has its own oracle tests in
-tests/test_brainscore*.py), and for the rank columns the rank functions of
+tests/brainscore/), and for the rank columns the rank functions of
 :mod:`trialwise.leaderboards.ranks` applied to the candidates' raw replicates. The rank sets get a
 coverage check on simulated candidates of known order.
 """

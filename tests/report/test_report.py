@@ -20,7 +20,7 @@ import trialwise as tw  # noqa: E402
 from trialwise.leaderboards.board import ExperimentBreakdown  # noqa: E402
 from trialwise.report.leaderboard import format_p, render_report, unscored_candidates, write_report  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

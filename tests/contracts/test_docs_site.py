@@ -37,7 +37,7 @@ import yaml
 
 import trialwise as tw
 
-ROOT = Path(__file__).parents[1]
+ROOT = Path(__file__).parents[2]
 DOCS = ROOT / "docs"
 SRC = ROOT / "src"
 PACKAGES = [name for name in tw.__all__ if isinstance(getattr(tw, name), types.ModuleType)]

@@ -22,7 +22,7 @@ import pytest
 import trialwise as tw
 from trialwise.cli import main
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _blocks() -> list[tuple[str, str]]:

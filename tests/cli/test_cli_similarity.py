@@ -3,7 +3,7 @@
 The command computes nothing itself, so its oracle is the library called directly on the
 same logs (and, for the multiplicity adjustment, statsmodels' ``multipletests``); the logs
 are the bundled demo set and small files written here in the harnesses' formats (as in
-tests/test_logs_lm_eval.py and tests/test_logs_helm.py).
+tests/io/test_logs_lm_eval.py and tests/io/test_logs_helm.py).
 """
 
 from __future__ import annotations
