@@ -19,8 +19,9 @@ changed in 24764de6f2d972b4e66f5234842f8b4d1e1384a9). Its steps, which :func:`i2
    then the NaN-mean over distractors (``collapse_distractors``);
 5. Pearson r over the cells where the humans' value is defined (``correlate``);
 6. two repetitions; a single ``numpy.random.RandomState(0)`` shuffles the trial positions for
-   each (``generate_halves``: first ``int(n / 2)`` positions one half). The raw value of a
-   repetition correlates the model with the first half; the ceiling correlates the halves
+   each (``generate_halves``: first ``int(n / 2)`` positions one half; here
+   :func:`trialwise.brainscore.ceiling.half_splits` with ``stream="brainscore-i2n"``). The raw
+   value of a repetition correlates the model with the first half; the ceiling correlates the halves
    (with the same shuffles: the seed is reset for the ceiling); the score is the mean over
    repetitions of ``r / √ceiling``, not clipped.
 
@@ -46,51 +47,18 @@ from trialwise._core.results import ConfidenceInterval
 from trialwise._stats.resampling import bootstrap_weights
 from trialwise._stats.streams import records_seed, child_rngs
 from trialwise._core.warnings import DegenerateDataWarning, warn
+from trialwise.brainscore.ceiling import half_splits, spearman_brown
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
 from trialwise._stats.intervals import jackknife_t_interval
 from trialwise._stats.tables import cross_table
 
-__all__ = ["brainscore_halves", "dprime_matrix", "i1n", "i2n"]
+__all__ = ["dprime_matrix", "i1n", "i2n"]
 
 #: Brain-Score's cap on |d′| (``dprimes(cap=5)``).
 DPRIME_CAP = 5.0
 KwayRate = Literal["share", "pairwise"]
 RateCorrection = Literal["none", "loglinear"]
 CeilingMethod = Literal["split-half", "spearman-brown"]
-
-
-def brainscore_halves(n: int, n_splits: int = 2) -> NDArray:
-    """Brain-Score's half splits of ``n`` trials for I1n/I2n: a boolean mask per split, True = first half.
-
-    One ``numpy.random.RandomState(0)`` shuffles ``list(range(n))`` once per split, in turn
-    (``_Behavior_Metric._repeat`` / ``generate_halves``); the first ``int(n / 2)`` shuffled
-    positions are the first half.
-
-    Parameters
-    ----------
-    n : int
-        Number of trials (at least 2).
-    n_splits : int, default 2
-        Number of splits (Brain-Score's ``repetitions``, 2).
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (n_splits, n)
-
-    Examples
-    --------
-    >>> brainscore_halves(6).astype(int).tolist()
-    [[0, 1, 1, 0, 0, 1], [0, 1, 0, 1, 1, 0]]
-    """
-    n = v.check_positive_int(n, "n", minimum=2)
-    n_splits = v.check_positive_int(n_splits, "n_splits")
-    rs = np.random.RandomState(0)
-    mask = np.zeros((n_splits, n), dtype=bool)
-    for s in range(n_splits):
-        idx = list(range(n))
-        rs.shuffle(idx)
-        mask[s, idx[: int(n / 2)]] = True
-    return mask
 
 
 def _nanmean_groups(values: NDArray, onehot: NDArray) -> NDArray:
@@ -285,7 +253,7 @@ def _one(d: _Data, model_rates: NDArray, truth: NDArray, splits: Sequence[tuple[
     with np.errstate(invalid="ignore", divide="ignore"):
         if ceiling_method == "spearman-brown":
             r_half = float(np.mean(c_s))
-            ceiling = 2 * r_half / (1 + r_half)
+            ceiling = float(spearman_brown(r_half))
             num1, den1, num2, den2 = splits[0]
             raw = _pearson(model, human(num1 + num2, den1 + den2))
             score = raw / np.sqrt(ceiling) if ceiling > 0 else np.nan
@@ -381,9 +349,9 @@ def _behavior(model_probabilities: Any, human_trials: Any, *, collapse: bool, n_
     g_split, g_boot, g_trial = child_rngs(rng, 3)
     if compat:
         n_splits = 2
-        halves = brainscore_halves(n_trials, 2)
+        halves = half_splits(n_trials, 2, stream="brainscore-i2n")
     else:
-        halves = np.stack([g_split.permutation(n_trials) < n_trials // 2 for _ in range(n_splits)])
+        halves = half_splits(n_trials, n_splits, rng=g_split)
     opts = dict(collapse=collapse, kway_rate=kway_rate, correction=rate_correction, ceiling_method=ceiling_method,
                 clip=not compat)
     observed = [(*_half_counts(d, h), *_half_counts(d, ~h)) for h in halves]
@@ -392,8 +360,7 @@ def _behavior(model_probabilities: Any, human_trials: Any, *, collapse: bool, n_
     # n_splits half splits from a pool of fresh random splits. Resampling the trials within images as well would
     # add their noise a second time and bias the replicate ceilings down.
     n_pool = max(n_splits, min(2 * n_splits + 10, 2**23 // (4 * d.images.size * d.classes.size)))
-    pool = [(*_half_counts(d, h), *_half_counts(d, ~h))
-            for h in (g_trial.permutation(n_trials) < n_trials // 2 for _ in range(n_pool))]
+    pool = [(*_half_counts(d, h), *_half_counts(d, ~h)) for h in half_splits(n_trials, n_pool, rng=g_trial)]
     reps = np.full((b, 3), np.nan)
     done = 0
     for w in bootstrap_weights(d.images.size, b, rng=g_boot, strata=d.truth):
