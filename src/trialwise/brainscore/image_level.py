@@ -49,7 +49,7 @@ from trialwise._stats.streams import records_seed, child_rngs
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.brainscore.ceiling import half_splits, spearman_brown
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
-from trialwise._stats.intervals import jackknife_t_interval
+from trialwise._stats.intervals import jackknife_bias, jackknife_t_interval
 from trialwise._stats.tables import cross_table
 
 __all__ = ["dprime_matrix", "i1n", "i2n"]
@@ -297,31 +297,16 @@ def _stratified_jackknife_interval(estimate: float, jack: NDArray, strata: NDArr
                                    bounds: tuple[float, float]) -> tuple[float, float]:
     """Bias-corrected jackknife-t interval over images within their objects (the strata).
 
-    ``θ̃ = θ̂ − b`` with the stratified jackknife bias ``b = Σ_h (n_h − 1)(θ̄_(h) − θ̂)``, and
-    ``θ̃ ± t · SE`` with ``SE² = Σ_h (n_h − 1)/n_h · Σ_{i∈h} (θ_(i) − θ̄_(h))²`` (Efron & Tibshirani
-    1993, ch. 10–11; Wolter 2007, ch. 4, for strata). The stratified deviations are rescaled so
-    that :func:`trialwise._stats.intervals.jackknife_t_interval` returns exactly this SE; ends clipped to
-    ``bounds``.
+    ``θ̃ = θ̂ − b`` with the stratified jackknife bias ``b = Σ_h (n_h − 1)(θ̄_(h) − θ̂)``
+    (:func:`trialwise._stats.intervals.jackknife_bias`), and ``θ̃ ± t_{G−1} · SE`` with
+    ``SE² = Σ_h (n_h − 1)/n_h · Σ_{i∈h} (θ_(i) − θ̄_(h))²`` (Efron & Tibshirani 1993, ch. 10–11;
+    Wolter 2007, ch. 4, for strata; :func:`trialwise._stats.intervals.jackknife_t_interval`
+    with ``strata``), G the units of the objects with at least two; ends clipped to ``bounds``.
     """
-    ok = np.isfinite(jack)
-    if not np.isfinite(estimate) or ok.sum() < 2:
+    if not np.isfinite(estimate):
         return np.nan, np.nan
-    bias, dev, n_h = 0.0, np.full(jack.shape, np.nan), np.zeros(jack.shape)
-    for h in np.unique(strata):
-        sel = (strata == h) & ok
-        k = int(sel.sum())
-        if k < 2:
-            continue
-        mean_h = float(jack[sel].mean())
-        bias += (k - 1) * (mean_h - estimate)
-        dev[sel], n_h[sel] = jack[sel] - mean_h, k
-    g = float(np.isfinite(dev).sum())
-    if g < 2:
-        return np.nan, np.nan
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scaled = dev * np.sqrt((n_h - 1) / n_h * g / (g - 1))
-    centre = estimate - bias
-    lo, hi = jackknife_t_interval(centre, centre + scaled, level)
+    centre = float(estimate - jackknife_bias(estimate, jack, strata=strata))
+    lo, hi = jackknife_t_interval(centre, jack, level, strata=strata)  # NaN with fewer than two units
     return float(np.clip(lo, *bounds)), float(np.clip(hi, *bounds))
 
 
