@@ -27,6 +27,7 @@ __all__ = [
     "basic_interval",
     "bca_interval",
     "hdi_interval",
+    "normal_quantile",
     "wald_interval",
     "studentized_interval",
     "studentized_replicates",
@@ -237,19 +238,42 @@ def hdi_interval(dist: ArrayLike, confidence_level: float = 0.95) -> tuple[NDArr
     return lo1.reshape(k.shape)[()], hi1.reshape(k.shape)[()]
 
 
+def normal_quantile(confidence_level: ArrayLike) -> NDArray:
+    """``z_{1−α/2} = Φ⁻¹(1/2 + level/2)``, the normal quantile of a two-sided interval at ``confidence_level``.
+
+    The one place trialwise turns a confidence level into a normal quantile: Wald intervals
+    (:func:`wald_interval`), the inverted Wald test of the EC difference, the half-widths of
+    the planning functions. ``1/2 + level/2`` is rounded once; for levels ≥ 1/2 it is the same
+    float as ``1 − (1 − level)/2`` (``1 − level`` is exact there), below 1/2 it is the more
+    accurate of the two.
+
+    Examples
+    --------
+    >>> round(float(normal_quantile(0.95)), 6)
+    1.959964
+    """
+    return ndtri(0.5 + np.asarray(confidence_level, dtype=float) / 2)[()]
+
+
 def wald_interval(
-    estimate: ArrayLike, standard_error: ArrayLike, confidence_level: float = 0.95, *, bounds=(-1.0, 1.0)
+    estimate: ArrayLike, standard_error: ArrayLike, confidence_level: float = 0.95, *,
+    bounds: tuple[float, float] = (-np.inf, np.inf),
 ) -> tuple[NDArray, NDArray]:
-    """``θ̂ ± z_{1−α/2}·SE``, clipped to ``bounds`` (κ lies in [−1, 1]).
+    """The Wald interval ``θ̂ ± z_{1−α/2}·SE``, clipped to ``bounds``: every estimate ± z·SE of trialwise.
+
+    ``z`` is :func:`normal_quantile`. An interval on a transformed scale (log odds ratio,
+    Fisher's z) is this interval there, mapped back by the caller.
 
     Examples
     --------
     >>> lo, hi = wald_interval(0.5, 0.1, 0.95)
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.304, 0.696)
+    >>> [float(x) for x in wald_interval(0.95, 0.05, 0.95, bounds=(0, 1))]
+    [0.8520018007729973, 1.0]
     """
     est = np.asarray(estimate, dtype=float)
-    half = ndtri(1 - (1 - confidence_level) / 2) * np.asarray(standard_error, dtype=float)
+    half = normal_quantile(confidence_level) * np.asarray(standard_error, dtype=float)
     return np.clip(est - half, *bounds)[()], np.clip(est + half, *bounds)[()]
 
 
