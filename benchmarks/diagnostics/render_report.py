@@ -11,7 +11,8 @@ estimate lies outside its percentile interval), opens each in headless Chromium 
   15 % to fit (shrunk figures have unreadably small labels);
 * takes a full-page screenshot, cut into tiles of 1300 px (``DIR/<name>_01.png`` ...),
   to be looked at: axis labels complete, panels in the leaderboard's order, p-values
-  shown as ``< 0.001``, legends that say what they show.
+  never shown as 0 (three significant digits, ``1.00e-04`` below 1e-4), legends that say
+  what they show.
 
 Exit status 1 when a layout check fails, 2 when Chromium is missing (``apt-get install
 -y chromium``). Needs nothing beyond trialwise's own dependencies (Pillow comes with

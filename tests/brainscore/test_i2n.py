@@ -18,7 +18,8 @@ from scipy.stats import norm, pearsonr
 
 import trialwise as tw
 from trialwise._core.warnings import DegenerateDataWarning
-from trialwise.brainscore.image_level import _stratified_jackknife_interval, brainscore_halves, dprime_matrix
+from trialwise.brainscore.ceiling import half_splits
+from trialwise.brainscore.image_level import _stratified_jackknife_interval, dprime_matrix
 
 
 # ---------------------------------------------------------------- the oracle (Brain-Score's steps)
@@ -131,17 +132,18 @@ def test_brainscore_compatible_equals_brainscore_algorithm(dense, fn, collapse):
 def test_oracle_exercises_rates_of_zero(dense):
     """The dense data contain human rates of 0 in a half (d′ = +∞ before the clip), so the clip path is tested."""
     _, trials = dense
-    half = trials.iloc[np.flatnonzero(brainscore_halves(len(trials))[0])]
+    half = trials.iloc[np.flatnonzero(half_splits(len(trials), 2, stream="brainscore-i2n")[0])]
     rm = _bs_human_matrix(half)
     assert any(v == 0 for v in rm.values())
 
 
-def test_brainscore_halves_are_randomstate0_shuffles():
+@pytest.mark.parametrize("n", [2, 11, 12])
+def test_brainscore_i2n_halves_are_randomstate0_shuffles(n):
     rs = np.random.RandomState(0)
-    for mask in brainscore_halves(11, 3):
-        idx = list(range(11))
+    for mask in half_splits(n, 3, stream="brainscore-i2n"):
+        idx = list(range(n))
         rs.shuffle(idx)
-        assert set(np.flatnonzero(mask)) == set(idx[:5])
+        assert set(np.flatnonzero(mask)) == set(idx[: int(n / 2)])
 
 
 def test_dprime_cells_brute_force(dense):

@@ -18,6 +18,8 @@ from sklearn.metrics import cohen_kappa_score
 import trialwise as tw
 import trialwise.brainscore as bs
 from trialwise._stats.resampling import bootstrap_weights
+from trialwise._stats.splits import split_orders
+from trialwise.brainscore.ceiling import first_halves, half_splits, spearman_brown, split_half_ceiling
 from trialwise._stats.streams import child_rngs
 
 # --------------------------------------------------------------------------- Brain-Score's arithmetic, written here
@@ -75,6 +77,40 @@ def test_value_delta_ceiling_and_score_equal_brainscore_arithmetic(scale):
     assert res.statistic == pytest.approx(min(max(raw / c_mean, 0), 1), abs=1e-12)  # Ferguson2024 __call__
     assert bs.value_delta(model, humans, scale=scale, ceiling=0.883, n_resamples=20).statistic == pytest.approx(
         min(max(raw / 0.883, 0), 1), abs=1e-12)
+
+
+@pytest.mark.parametrize("n", [4, 7, 301])
+def test_value_delta_splits_are_brainscores_split_dataframe(n):
+    """The value-delta ceiling's halves: Brain-Score's helpers.split_dataframe(df, seed=i) for split i."""
+    for i, mask in enumerate(half_splits(n, 5, stream="brainscore-value-delta")):
+        h1, h2 = bs_split_dataframe(n, i)
+        assert set(np.flatnonzero(mask)) == set(h1.tolist()) and set(np.flatnonzero(~mask)) == set(h2.tolist())
+
+
+def test_half_splits_of_a_subset_are_its_first_members_in_each_order():
+    """first_halves: in every split, the k // 2 members of the subset that come first in the split's order."""
+    orders = split_orders(12, 30, rng=4)
+    for members in ([0, 1], [3, 5, 7], [11, 2, 9, 4, 6], list(range(12))):
+        halves = first_halves(orders, members)
+        for order, half in zip(orders, halves):
+            first = sorted(members, key=lambda m: order[m])[: len(members) // 2]
+            assert sorted(np.asarray(members)[half].tolist()) == sorted(first)
+    assert np.array_equal(first_halves(orders, range(12)), half_splits(12, 30, rng=4))
+
+
+def test_spearman_brown_step_of_the_split_half_ceilings():
+    r = np.array([-0.5, 0.0, 0.3, 0.8, 1.0, np.nan])
+    np.testing.assert_allclose(spearman_brown(r), [-2.0, 0.0, 0.6 / 1.3, 1.6 / 1.8, 1.0, np.nan], rtol=1e-15)
+    assert np.array_equal(split_half_ceiling(r, "split-half"), r, equal_nan=True)
+    np.testing.assert_allclose(split_half_ceiling(r[1:], "attenuation"), np.sqrt(spearman_brown(r[1:])), rtol=0)
+    assert np.isnan(split_half_ceiling(-0.5, "attenuation")) and spearman_brown(-1.0) == -np.inf
+
+
+def test_half_splits_bad_input():
+    with pytest.raises(tw.InvalidValueError, match=r"`n` must be an integer >= 2; got 1"):
+        half_splits(1, 3, rng=0)
+    with pytest.raises(tw.InvalidValueError, match=r"`rng` must be None with stream='brainscore-value-delta'"):
+        half_splits(10, 3, rng=0, stream="brainscore-value-delta")
 
 
 def test_value_delta_scalar_interval_is_the_image_of_the_normal_interval_of_the_difference():

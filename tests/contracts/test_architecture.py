@@ -372,3 +372,49 @@ print(sorted(m for m in ("scipy", "pandas") if m in sys.modules))
     assert lines[0].endswith("has no attribute 'kappa_bounds'; it is trialwise.ec.kappa_bounds"), lines[0]
     assert lines[1].endswith("; it is trialwise.leaderboards.Leaderboard"), lines[1]
     assert lines[2] == "module 'trialwise' has no attribute 'no_such_name'" and lines[3] == "[]", lines
+
+
+# --------------------------------------------------------------------------- one Wald interval, one p-value format
+
+#: The normal quantile of a confidence level, Φ⁻¹(1/2 + level/2) or Φ⁻¹(1 − (1 − level)/2), written out.
+_LEVEL_QUANTILE = re.compile(r"(norm\.ppf|ndtri)\(\s*(0\.5\s*\+|1\s*-\s*\(1\s*-)|norm\.interval\(")
+#: An f-string field that formats a p-value itself (``{pvalue:.3g}``, ``{row['pvalue']:.3f}``, ``{mcnemar_p:.2g}``).
+_PVALUE_FIELD = re.compile(r"pvalue|(^|\.)\w*_p$|^p_\w+\[")
+
+
+def _own_quantiles(source: str) -> list[tuple[int, str]]:
+    return [(i, line.strip()) for i, line in enumerate(source.splitlines(), 1)
+            if _LEVEL_QUANTILE.search(line) and not line.lstrip().startswith(("#", ">>>"))]
+
+
+def _own_pvalue_formats(tree: ast.AST) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FormattedValue) and node.format_spec is not None:
+            expr = ast.unparse(node.value)
+            if _PVALUE_FIELD.search(expr):
+                found.append((node.lineno, f"{{{expr}:{ast.unparse(node.format_spec)[2:-1]}}}"))
+    return found
+
+
+def test_every_wald_interval_and_normal_quantile_of_a_level_is_the_one_in_intervals():
+    """``estimate ± z·SE`` is ``_stats.intervals.wald_interval``, its z ``normal_quantile(level)``: no module
+    writes Φ⁻¹(1/2 + level/2) itself (power formulas of a significance level α are not confidence levels)."""
+    found = [f"{name}:{line}: {text}" for name, path in MODULES.items() if name != "trialwise._stats.intervals"
+             for line, text in _own_quantiles(path.read_text(encoding="utf-8"))]
+    assert not found, "use trialwise._stats.intervals.wald_interval / normal_quantile:\n" + "\n".join(found)
+
+
+def test_every_pvalue_is_formatted_by_format_pvalue():
+    """Results, reports, the command line and figures print p-values with ``_core.format.format_pvalue``."""
+    found = [f"{name}:{line}: {text}" for name, tree in TREES.items() if name != "trialwise._core.format"
+             for line, text in _own_pvalue_formats(tree)]
+    assert not found, "use trialwise._core.format.format_pvalue:\n" + "\n".join(found)
+
+
+def test_the_checks_of_one_wald_interval_and_one_pvalue_format_see_their_own_versions():
+    source = ("z = stats.norm.ppf(0.5 + level / 2)\nz = ndtri(1 - (1 - level) / 2)\nz = ndtri(1 - alpha / 2)\n"
+              "t = f\"p = {res.pvalue:.3g}, {row['pvalue']:.3f}, {mcnemar_p:.2g}, {p_base[a]:.3g}, {p_copy}, {n:.3g}\"\n")
+    assert [line for line, _ in _own_quantiles(source)] == [1, 2]
+    assert [text for _, text in _own_pvalue_formats(ast.parse(source))] == [
+        "{res.pvalue:.3g}", "{row['pvalue']:.3f}", "{mcnemar_p:.2g}", "{p_base[a]:.3g}"]

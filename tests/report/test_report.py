@@ -14,11 +14,13 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
 import trialwise as tw  # noqa: E402
 from trialwise.leaderboards.board import ExperimentBreakdown  # noqa: E402
-from trialwise.report.leaderboard import format_p, render_report, unscored_candidates, write_report  # noqa: E402
+from trialwise._core.format import format_pvalue  # noqa: E402
+from trialwise.report.leaderboard import render_report, unscored_candidates, write_report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,23 +44,24 @@ def _text(report_html: str) -> str:
 
 
 @pytest.mark.parametrize("p, text", [
-    (0.0432, "0.043"), (0.001, "0.001"), (0.0005, "0.001"), (0.000499, "< 0.001"), (1e-4, "< 0.001"), (0.0, "< 0.001"),
-    (1.0, "1.000"), (float("nan"), ""), (None, ""),
+    (0.0432, "0.0432"), (0.001, "0.001"), (0.0005, "0.0005"), (0.000499, "0.000499"), (1e-4, "0.0001"),
+    (9.999e-05, "1.00e-04"), (3.2e-9, "3.20e-09"), (0.0, "< 1e-300"), (1.0, "1"), (float("nan"), ""), (None, ""),
+    (pd.NA, ""),
 ])
 def test_p_values_never_print_as_zero(p, text):
-    assert format_p(p) == text
+    """The one p-value format in a table cell (missing: empty): three significant digits, never rounded to 0."""
+    assert format_pvalue(p, missing="") == text
 
 
-def test_report_tables_show_small_p_values_as_less_than(lb):
+def test_report_tables_show_small_p_values_in_the_one_format(lb):
     with pytest.warns(tw.MonteCarloResolutionWarning, match="B ≥ 800 needed"):  # 20 tests, B = 200
         pw = lb.pairwise(which="neighbours", test="bootstrap")
     assert pw.attrs["notes"][-1].kind == "monte-carlo-resolution"
     pw.loc[0, "pvalue"] = 1e-4
     pw.loc[0, "pvalue_adjusted"] = 2e-4
     text = _text(render_report(lb, pairwise=pw).html)
-    assert "< 0.001" in text
     row = pw.iloc[0]
-    assert re.search(rf"{re.escape(row.observer_a)}\s+{re.escape(row.observer_b)}\s+\S+\s+\[[^]]+\]\s+< 0\.001\s+< 0\.001",
+    assert re.search(rf"{re.escape(row.observer_a)}\s+{re.escape(row.observer_b)}\s+\S+\s+\[[^]]+\]\s+0\.0001\s+0\.0002\s",
                      text), text[:2000]
     assert "-0.000" not in text and " nan" not in text
 

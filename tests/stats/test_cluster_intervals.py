@@ -15,7 +15,14 @@ import pytest
 from scipy import stats
 
 import trialwise as tw
-from trialwise._stats.intervals import jackknife_standard_error, jackknife_t_interval, jackknife_t_pvalue
+from trialwise._stats import resampling
+from trialwise._stats.intervals import (
+    jackknife_acceleration,
+    jackknife_bias,
+    jackknife_standard_error,
+    jackknife_t_interval,
+    jackknife_t_pvalue,
+)
 
 
 def clustered_pair(gen, n_clusters, size, sd, shared=True):
@@ -46,6 +53,55 @@ def test_weighted_jackknife_equals_the_unit_by_unit_one():
     lo, hi = jackknife_t_interval(x.mean(), (x.sum() - x) / 5, 0.9)
     ref = stats.ttest_1samp(x, 0).confidence_interval(0.9)
     assert (lo, hi) == pytest.approx((ref.low, ref.high), rel=1e-12)
+
+
+def test_bca_acceleration_is_efrons_formula_and_weights_are_units():
+    """a = Σ(θ̄ − θ_i)³ / (6 [Σ(θ̄ − θ_i)²]^{3/2}) over the units (Efron 1987, eq. 6.6), written out here; a value
+    given with weight k is k units; NaN values are left out; no spread gives 0."""
+    x = np.array([0.1, 0.1, 0.4, 0.4, 0.4, 1.3, np.nan])
+    ok = x[np.isfinite(x)]
+    d = ok.mean() - ok
+    assert float(jackknife_acceleration(x)) == pytest.approx((d**3).sum() / (6 * (d**2).sum() ** 1.5), rel=1e-12)
+    assert float(jackknife_acceleration([0.1, 0.4, 1.3], [2, 3, 1])) == pytest.approx(float(jackknife_acceleration(x)),
+                                                                                      rel=1e-12)
+    cols = np.column_stack([x, np.full(7, 0.3)])  # batched: one column per statistic; a constant one has a = 0
+    assert jackknife_acceleration(cols)[1] == 0.0
+    assert jackknife_acceleration(cols)[0] == jackknife_acceleration(x)
+
+
+def test_stratified_jackknife_standard_error_and_bias_add_over_strata():
+    g = np.random.default_rng(8)
+    jk, strata = g.normal(size=(11, 3)), np.array([0, 0, 0, 1, 1, 1, 1, 2, 3, 3, 3])
+    var, bias = np.zeros(3), np.zeros(3)
+    for h in (0, 1, 3):  # stratum 2 has one unit: it counts for nothing
+        x = jk[strata == h]
+        n = len(x)
+        var += (n - 1) / n * ((x - x.mean(axis=0)) ** 2).sum(axis=0)
+        bias += (n - 1) * (x.mean(axis=0) - 0.25)
+    se, units = jackknife_standard_error(jk, strata=strata)
+    np.testing.assert_allclose(se, np.sqrt(var), rtol=1e-12)
+    assert units.tolist() == [10.0] * 3
+    np.testing.assert_allclose(jackknife_bias(0.25, jk, strata=strata), bias, rtol=1e-12)
+    one = jackknife_standard_error(jk, strata=np.zeros(11))  # one stratum: the plain jackknife
+    np.testing.assert_allclose(one[0], jackknife_standard_error(jk)[0], rtol=1e-12)
+    with pytest.raises(tw.InvalidValueError, match=r"`strata` must have one label per leave-one-out value \(11\); "
+                                                   r"got shape \(3,\)"):
+        jackknife_standard_error(jk, strata=[0, 1, 2])
+
+
+def test_leave_one_out_sums_is_the_brute_force_jackknife_in_any_chunks(monkeypatch):
+    g = np.random.default_rng(2)
+    units = g.integers(0, 5, size=(9, 4)).astype(float)
+
+    def ratio(s):
+        return s[:, :2] / s[:, 2:]
+
+    brute = np.stack([ratio(np.delete(units, i, axis=0).sum(axis=0)[None])[0] for i in range(9)])
+    whole = resampling.leave_one_out_sums(units, ratio)
+    np.testing.assert_allclose(whole, brute, rtol=1e-15)
+    monkeypatch.setattr(resampling, "LEAVE_ONE_OUT_VALUES", 8)  # chunks of 2 units: the same numbers
+    assert np.array_equal(resampling.leave_one_out_sums(units, ratio), whole)
+    assert resampling.leave_one_out_sums(units[:0], ratio).shape == (0, 2)
 
 
 def test_pairwise_ec_over_clusters_is_the_brute_force_cluster_jackknife():

@@ -1,4 +1,4 @@
-"""The one Monte-Carlo engine: ``monte_carlo_test`` and the child streams of ``resampling``.
+"""The one Monte-Carlo engine: ``monte_carlo_test``, the child streams of ``resampling``, the half splits.
 
 Oracles: a plain loop written here, ``scipy.stats.monte_carlo_test`` on the same draws, and
 exact null distributions (``scipy.stats.binomtest`` / ``permutation_test``) within
@@ -7,6 +7,7 @@ Monte-Carlo error.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -14,7 +15,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
+import trialwise as tw
 from trialwise._stats.monte_carlo import NULL_BLOCK, TIE_TOLERANCE, monte_carlo_test
+from trialwise._stats.splits import split_orders
 from trialwise._stats.streams import child_rngs, child_seed, keyed_rng
 
 SRC = Path(__file__).parents[2] / "src" / "trialwise"
@@ -246,8 +249,10 @@ def test_child_seed_is_one_draw_of_the_parent(bit_generator):
 _OWN_STREAMS = re.compile(r"\.spawn\(|SeedSequence\(|random_raw\(|_REL_TOL|\* \(1 - 1e-12\)")
 
 
-#: The resampling engine: the weights and products, the streams and seeds, the null loop.
-_ENGINE = ("_stats/resampling.py", "_stats/streams.py", "_stats/monte_carlo.py")
+#: The resampling engine: the weights and products, the streams and seeds, the null loop, the half splits.
+_ENGINE = ("_stats/resampling.py", "_stats/streams.py", "_stats/monte_carlo.py", "_stats/splits.py")
+#: What a module outside the engine may use of ``numpy.random``: a Generator and its seeding (``check_rng``).
+_NUMPY_RANDOM_OUTSIDE = {"Generator", "default_rng", "SeedSequence", "BitGenerator", "PCG64"}
 
 
 def test_streams_and_null_loops_go_through_the_engine():
@@ -261,6 +266,76 @@ def test_streams_and_null_loops_go_through_the_engine():
             if _OWN_STREAMS.search(line) and not line.lstrip().startswith("#"):
                 found.append(f"{rel}:{i}: {line.strip()}")
     assert not found, "\n".join(found)
+
+
+def _legacy_random(tree: ast.AST) -> list[tuple[int, str]]:
+    """``numpy.random.<name>`` in code (not in docstrings) other than a Generator and its seeding."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and ast.unparse(node.value) in ("np.random", "numpy.random") \
+                and node.attr not in _NUMPY_RANDOM_OUTSIDE:
+            found.append((node.lineno, ast.unparse(node)))
+        elif isinstance(node, ast.ImportFrom) and node.module == "numpy.random":
+            found += [(node.lineno, f"from numpy.random import {a.name}") for a in node.names
+                      if a.name not in _NUMPY_RANDOM_OUTSIDE]
+    return sorted(found)
+
+
+def test_legacy_numpy_random_is_drawn_only_by_the_engine():
+    """``RandomState`` / ``np.random.seed`` / the global ``np.random.permutation`` only in the engine.
+
+    The one such use is Brain-Score's own split streams (fixed ``RandomState`` seeds, which its
+    numbers need), drawn in ``_stats/splits.py``; everything else draws from a Generator.
+    """
+    found = []
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC).as_posix()
+        if rel not in _ENGINE:
+            found += [f"{rel}:{line}: {text}" for line, text in _legacy_random(ast.parse(path.read_text("utf-8")))]
+    assert not found, "\n".join(found)
+    engine = [text for rel in _ENGINE for _, text in _legacy_random(ast.parse((SRC / rel).read_text("utf-8")))]
+    assert engine == ["np.random.RandomState", "np.random.RandomState"]  # Brain-Score's two split streams
+
+
+def test_the_legacy_random_check_sees_a_random_state():
+    tree = ast.parse("import numpy as np\nx = np.random.RandomState(0).permutation(3)\n"
+                     "from numpy.random import seed\ng = np.random.default_rng(0)\n")
+    assert [text for _, text in _legacy_random(tree)] == ["np.random.RandomState", "from numpy.random import seed"]
+
+
+# --------------------------------------------------------------------------- half splits
+
+
+def test_generator_split_orders_are_the_generators_permutations():
+    orders = split_orders(9, 4, rng=np.random.default_rng(3))
+    g = np.random.default_rng(3)
+    assert np.array_equal(orders, np.stack([g.permutation(9) for _ in range(4)]))
+    assert np.array_equal(split_orders(9, 4, rng=3), orders)  # a seed is a Generator's seed
+
+
+@pytest.mark.parametrize("n", [2, 7, 10])
+def test_brainscore_split_streams_are_its_random_states(n):
+    """The two Brain-Score streams, from its code: one RandomState(0) shuffled per split (I1n/I2n), and
+    ``np.random.seed(i); np.random.permutation(n)`` for split i (Ferguson2024); first n // 2 places = half 1."""
+    rs = np.random.RandomState(0)
+    for order in split_orders(n, 3, stream="brainscore-i2n"):
+        idx = list(range(n))
+        rs.shuffle(idx)
+        assert sorted(np.flatnonzero(order < n // 2)) == sorted(idx[: int(n / 2)])
+        assert [int(np.flatnonzero(order == j)[0]) for j in range(n)] == idx  # the whole order, not only the halves
+    for i, order in enumerate(split_orders(n, 4, stream="brainscore-value-delta")):
+        assert np.array_equal(np.argsort(order), np.random.RandomState(i).permutation(n))
+
+
+def test_split_orders_bad_input():
+    with pytest.raises(tw.InvalidValueError, match=r"`rng` must be None with stream='brainscore-i2n'.*got 0"):
+        split_orders(5, 2, rng=0, stream="brainscore-i2n")
+    with pytest.raises(tw.InvalidValueError, match=r"`stream` must be one of .*got 'numpy'"):
+        split_orders(5, 2, stream="numpy")
+    with pytest.raises(tw.InvalidValueError, match=r"`n` must be an integer >= 1; got 0"):
+        split_orders(0, 2)
+    with pytest.raises(tw.InvalidTypeError, match=r"`n_splits` must be an integer >= 1; got 'a'"):
+        split_orders(4, "a")
 
 
 def test_bootstrap_sums_of_non_integer_columns_are_float64_products():

@@ -3,6 +3,8 @@
 ``tables`` (the only step from items to count tables), ``kappa`` (κ and its closed forms on count
 tables of any batch shape; the public ones are exported by :mod:`trialwise.ec`), ``significance``
 (exact and asymptotic tests of κ = 0, multiplicity), ``intervals`` (every interval method, one
-dispatch), ``resampling`` (the resampling engine: bootstrap weights, chunked W @ X, Jeffreys
-draws, Monte-Carlo tests, child random streams, seeds), ``distributed`` (the Dask glue).
+dispatch), the resampling engine — ``resampling`` (bootstrap weights, chunked W @ X, Jeffreys
+draws, leave-one-out replicates), ``streams`` (child random streams, seeds), ``monte_carlo`` (the
+null loop) and ``splits`` (random half splits, with Brain-Score's own streams) — and
+``distributed`` (the Dask glue).
 """

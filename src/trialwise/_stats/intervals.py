@@ -27,6 +27,7 @@ __all__ = [
     "basic_interval",
     "bca_interval",
     "hdi_interval",
+    "normal_quantile",
     "wald_interval",
     "studentized_interval",
     "studentized_replicates",
@@ -34,6 +35,8 @@ __all__ = [
     "symmetric_studentized_interval",
     "symmetric_studentized_pvalue",
     "jackknife_standard_error",
+    "jackknife_bias",
+    "jackknife_acceleration",
     "jackknife_t_interval",
     "jackknife_t_pvalue",
     "interval",
@@ -179,8 +182,8 @@ def bca_interval(
     ``p0 = (#{θ* < θ̂} + ½·#{θ* = θ̂}) / B``, which keeps ``z0 = 0`` for a
     distribution with a point mass at θ̂ (scipy's ``#{θ* < θ̂}/B`` gives NaN or a
     one-sided interval there, which is common for κ near floor and ceiling).
-    ``p0`` is kept inside ``[1/(2B), 1 − 1/(2B)]``. Acceleration from the jackknife,
-    ``a = Σ w(θ̄ − θ_i)³ / (6 [Σ w(θ̄ − θ_i)²]^{3/2})``. The interval is the pair of
+    ``p0`` is kept inside ``[1/(2B), 1 − 1/(2B)]``. Acceleration from the jackknife
+    (:func:`jackknife_acceleration`). The interval is the pair of
     bootstrap quantiles at ``Φ(z0 + (z0 + z_α)/(1 − a(z0 + z_α)))`` for
     ``z_α = Φ⁻¹(α/2)`` and ``Φ⁻¹(1 − α/2)``.
     """
@@ -194,18 +197,7 @@ def bca_interval(
     p0 = np.clip((below + 0.5 * ties) / kk, 0.5 / kk, 1 - 0.5 / kk)
     z0 = ndtri(p0)
 
-    jk = np.asarray(jackknife, dtype=float)
-    w = np.ones_like(jk) if jackknife_weights is None else np.asarray(jackknife_weights, dtype=float)
-    w = np.where(np.isnan(jk), 0.0, w)
-    jk0 = np.where(np.isnan(jk), 0.0, jk)
-    wsum = w.sum(axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (w * jk0).sum(axis=0) / wsum
-        dev = np.where(w > 0, mean - jk0, 0.0)
-        num = (w * dev**3).sum(axis=0)
-        den = 6.0 * (w * dev**2).sum(axis=0) ** 1.5
-        accel = np.where(den > 0, num / den, 0.0)
-
+    accel = jackknife_acceleration(jackknife, jackknife_weights)
     alpha = 1 - confidence_level
     levels = []
     for z_alpha in (ndtri(alpha / 2), ndtri(1 - alpha / 2)):
@@ -246,19 +238,42 @@ def hdi_interval(dist: ArrayLike, confidence_level: float = 0.95) -> tuple[NDArr
     return lo1.reshape(k.shape)[()], hi1.reshape(k.shape)[()]
 
 
+def normal_quantile(confidence_level: ArrayLike) -> NDArray:
+    """``z_{1−α/2} = Φ⁻¹(1/2 + level/2)``, the normal quantile of a two-sided interval at ``confidence_level``.
+
+    The one place trialwise turns a confidence level into a normal quantile: Wald intervals
+    (:func:`wald_interval`), the inverted Wald test of the EC difference, the half-widths of
+    the planning functions. ``1/2 + level/2`` is rounded once; for levels ≥ 1/2 it is the same
+    float as ``1 − (1 − level)/2`` (``1 − level`` is exact there), below 1/2 it is the more
+    accurate of the two.
+
+    Examples
+    --------
+    >>> round(float(normal_quantile(0.95)), 6)
+    1.959964
+    """
+    return ndtri(0.5 + np.asarray(confidence_level, dtype=float) / 2)[()]
+
+
 def wald_interval(
-    estimate: ArrayLike, standard_error: ArrayLike, confidence_level: float = 0.95, *, bounds=(-1.0, 1.0)
+    estimate: ArrayLike, standard_error: ArrayLike, confidence_level: float = 0.95, *,
+    bounds: tuple[float, float] = (-np.inf, np.inf),
 ) -> tuple[NDArray, NDArray]:
-    """``θ̂ ± z_{1−α/2}·SE``, clipped to ``bounds`` (κ lies in [−1, 1]).
+    """The Wald interval ``θ̂ ± z_{1−α/2}·SE``, clipped to ``bounds``: every estimate ± z·SE of trialwise.
+
+    ``z`` is :func:`normal_quantile`. An interval on a transformed scale (log odds ratio,
+    Fisher's z) is this interval there, mapped back by the caller.
 
     Examples
     --------
     >>> lo, hi = wald_interval(0.5, 0.1, 0.95)
     >>> round(float(lo), 4), round(float(hi), 4)
     (0.304, 0.696)
+    >>> [float(x) for x in wald_interval(0.95, 0.05, 0.95, bounds=(0, 1))]
+    [0.8520018007729973, 1.0]
     """
     est = np.asarray(estimate, dtype=float)
-    half = ndtri(1 - (1 - confidence_level) / 2) * np.asarray(standard_error, dtype=float)
+    half = normal_quantile(confidence_level) * np.asarray(standard_error, dtype=float)
     return np.clip(est - half, *bounds)[()], np.clip(est + half, *bounds)[()]
 
 
@@ -429,31 +444,115 @@ def symmetric_studentized_pvalue(
     return np.where(n > 0, (1.0 + hits) / (1.0 + n), np.nan)[()]
 
 
-def jackknife_standard_error(jackknife: ArrayLike, weights: ArrayLike | None = None) -> tuple[NDArray, NDArray]:
-    """The jackknife standard error of a statistic and its number of units, from leave-one-unit-out values.
+def _centred(jackknife: NDArray, weights: ArrayLike | None = None) -> tuple[NDArray, NDArray, NDArray, NDArray]:
+    """The jackknife's one kernel: the weighted mean θ̄ of leave-one-out values and the deviations ``θ̄ − θ_(j)``.
 
     ``jackknife`` (J, ...) holds the statistic with each unit (an item, or a cluster of
     items) left out; ``weights`` (J, ...) how many units give each value (for a 2×2 table:
-    its four cell counts; default 1 each). NaN values are left out, and G, the number of
-    units, is the sum of the finite values' weights.
-    ``SE = √((G − 1)/G · Σ_j w_j (θ_(j) − θ̄)²)`` with the weighted mean θ̄ (Efron & Stein
-    1981; for clusters the CV3 variance of MacKinnon, Nielsen & Webb 2023). Returns
-    ``(se, G)``; ``se`` is NaN where G < 2.
+    its four cell counts, :func:`trialwise._stats.resampling.jackknife_tables`; default 1
+    each). Values that are not finite, or have no weight, are left out: their deviation and
+    weight are 0. Returns ``(mean, deviations, weights, G)``, G (the number of units) the
+    sum of the weights kept. The standard error, the bias and the BCa acceleration below are
+    moments of these deviations.
     """
-    jk = np.asarray(jackknife, dtype=float)
-    w = np.ones_like(jk) if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), jk.shape)
-    ok = np.isfinite(jk) & (w > 0)
+    w = np.ones_like(jackknife) if weights is None else np.broadcast_to(np.asarray(weights, dtype=float),
+                                                                          jackknife.shape)
+    ok = np.isfinite(jackknife) & (w > 0)
     w = np.where(ok, w, 0.0)
     g = w.sum(axis=0)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = (w * np.where(ok, jk, 0.0)).sum(axis=0) / g
-        ss = (w * np.where(ok, jk - mean, 0.0) ** 2).sum(axis=0)
-        se = np.where(g >= 2, np.sqrt((g - 1) / g * ss), np.nan)
-    return se, g
+        mean = (w * np.where(ok, jackknife, 0.0)).sum(axis=0) / g
+        return mean, np.where(ok, mean - jackknife, 0.0), w, g
+
+
+def _strata_rows(n: int, strata: ArrayLike | None) -> list[NDArray | slice]:
+    """The rows of each stratum (all rows when there are none)."""
+    if strata is None:
+        return [slice(None)]
+    s = np.asarray(strata)
+    if s.shape != (n,):
+        raise InvalidValueError(f"`strata` must have one label per leave-one-out value ({n}); got shape {s.shape}")
+    return [s == h for h in np.unique(s)]
+
+
+def jackknife_standard_error(jackknife: ArrayLike, weights: ArrayLike | None = None, *,
+                             strata: ArrayLike | None = None) -> tuple[NDArray, NDArray]:
+    """The jackknife standard error of a statistic and its number of units, from leave-one-unit-out values.
+
+    ``jackknife`` (J, ...) holds the statistic with each unit (an item, or a cluster of items)
+    left out; ``weights`` (J, ...) how many units give each value (for a 2×2 table: its four
+    cell counts; default 1 each). Values that are not finite, and units without weight, are
+    left out. ``SE = √((G − 1)/G · Σ_j w_j (θ_(j) − θ̄)²)`` with the
+    weighted mean θ̄ (Efron & Stein 1981; for clusters the CV3 variance of MacKinnon, Nielsen &
+    Webb 2023). With ``strata`` (J,), units left out within their stratum h, the variances add
+    over the strata: ``SE² = Σ_h (G_h − 1)/G_h · Σ_{j∈h} w_j (θ_(j) − θ̄_h)²`` (Wolter 2007,
+    ch. 4), a stratum with fewer than two units counting for nothing. Returns ``(se, G)``,
+    G the units that count; ``se`` is NaN where G < 2.
+
+    Examples
+    --------
+    >>> x = np.array([1.0, 2.0, 4.0, 7.0])
+    >>> se, g = jackknife_standard_error((x.sum() - x) / 3)   # the mean's: s / √n
+    >>> bool(np.isclose(se, x.std(ddof=1) / 2)), float(g)
+    (True, 4.0)
+    """
+    jk = np.asarray(jackknife, dtype=float)
+    w_all = None if weights is None else np.broadcast_to(np.asarray(weights, dtype=float), jk.shape)
+    var, units = np.zeros(jk.shape[1:]), np.zeros(jk.shape[1:])
+    for rows in _strata_rows(jk.shape[0], strata):
+        _, dev, w, g = _centred(jk[rows], None if w_all is None else w_all[rows])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = var + np.where(g >= 2, (g - 1) / g * (w * dev**2).sum(axis=0), 0.0)
+        units = units + np.where(g >= 2, g, 0.0)
+    return np.where(units >= 2, np.sqrt(var), np.nan), units
+
+
+def jackknife_bias(estimate: ArrayLike, jackknife: ArrayLike, *, strata: ArrayLike | None = None) -> NDArray:
+    """The jackknife estimate of a statistic's bias, ``(G − 1)(θ̄ − θ̂)`` (Quenouille 1956).
+
+    With ``strata``, units left out within their stratum: ``Σ_h (G_h − 1)(θ̄_h − θ̂)``, a
+    stratum with fewer than two finite values counting for nothing. ``θ̂ − bias`` is the
+    bias-corrected estimate.
+
+    Examples
+    --------
+    >>> x = np.array([1.0, 2.0, 4.0, 7.0])
+    >>> var = lambda v: ((v - v.mean()) ** 2).mean()        # the plug-in variance, biased by −σ²/n
+    >>> jack = np.array([var(np.delete(x, i)) for i in range(4)])
+    >>> bool(np.isclose(var(x) - jackknife_bias(var(x), jack), x.var(ddof=1)))
+    True
+    """
+    jk = np.asarray(jackknife, dtype=float)
+    est = np.asarray(estimate, dtype=float)
+    bias = np.zeros(np.broadcast_shapes(est.shape, jk.shape[1:]))
+    for rows in _strata_rows(jk.shape[0], strata):
+        mean, _, _, g = _centred(jk[rows])
+        with np.errstate(invalid="ignore"):
+            bias = bias + np.where(g >= 2, (g - 1) * (mean - est), 0.0)
+    return bias[()]
+
+
+def jackknife_acceleration(jackknife: ArrayLike, weights: ArrayLike | None = None) -> NDArray:
+    """The acceleration of a BCa interval from leave-one-out values (Efron 1987).
+
+    ``a = Σ w (θ̄ − θ_(j))³ / (6 [Σ w (θ̄ − θ_(j))²]^{3/2})`` over the finite values with
+    their weights (as in :func:`jackknife_standard_error`); 0 where they have no spread.
+
+    Examples
+    --------
+    >>> round(float(jackknife_acceleration([0.0, 0.0, 0.0, 1.0])), 4)
+    -0.0962
+    """
+    _, dev, w, _ = _centred(np.asarray(jackknife, dtype=float), weights)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        num = (w * dev**3).sum(axis=0)
+        den = 6.0 * (w * dev**2).sum(axis=0) ** 1.5
+        return np.where(den > 0, num / den, 0.0)
 
 
 def jackknife_t_interval(estimate: ArrayLike, jackknife: ArrayLike, confidence_level: float = 0.95,
-                         weights: ArrayLike | None = None) -> tuple[NDArray, NDArray]:
+                         weights: ArrayLike | None = None, *,
+                         strata: ArrayLike | None = None) -> tuple[NDArray, NDArray]:
     """``θ̂ ± t_{G−1, 1−α/2} · SE_jack``: the cluster-robust interval for few clusters.
 
     With G clusters resampled as units, bootstrap intervals of a ratio statistic such as
@@ -470,6 +569,9 @@ def jackknife_t_interval(estimate: ArrayLike, jackknife: ArrayLike, confidence_l
     confidence_level : float
     weights : array_like, shape (J, ...), optional
         Units per value, as in :func:`jackknife_standard_error`.
+    strata : array_like, shape (J,), optional
+        The stratum of each value, for units left out within strata (the stratified SE of
+        :func:`jackknife_standard_error`; still G − 1 degrees of freedom).
 
     Returns
     -------
@@ -498,7 +600,7 @@ def jackknife_t_interval(estimate: ArrayLike, jackknife: ArrayLike, confidence_l
     from scipy import stats
 
     est = np.asarray(estimate, dtype=float)
-    se, g = jackknife_standard_error(jackknife, weights)
+    se, g = jackknife_standard_error(jackknife, weights, strata=strata)
     with np.errstate(invalid="ignore"):
         t = stats.t.ppf(0.5 + confidence_level / 2, np.maximum(g - 1, 1))
         half = np.where(g >= 2, t * se, np.nan)

@@ -12,9 +12,13 @@ weights, chunking, the chunked products, the multinomial and posterior tables, t
 accounting of undefined replicates), :mod:`trialwise._stats.streams` (``rng=`` handling, the
 seed a result records, the split of a stream into independent child streams) and
 :mod:`trialwise._stats.monte_carlo` (the one null loop of every Monte-Carlo and permutation
-test, its tie tolerance and the p-value convention ``(1 + hits) / (1 + M)``).
+test, its tie tolerance and the p-value convention ``(1 + hits) / (1 + M)``) and
+:mod:`trialwise._stats.splits` (the random half splits of the split-half ceilings). The
+leave-one-out replicates of the jackknife are here too: of count tables
+(:func:`jackknife_tables`) and of units whose columns are summed (:func:`leave_one_out_sums`);
+their standard error, bias and BCa acceleration are in :mod:`trialwise._stats.intervals`.
 
-Why this module is long: about 720 lines, the bootstrap weights in their three forms
+Why this module is long: about 760 lines, the bootstrap weights in their three forms
 (multinomial, Bayesian, stratified by cluster), the chunked products and the replicate
 tables, every one of them with its memory bound.
 """
@@ -38,7 +42,7 @@ from trialwise._stats.tables import (
     pair_columns,  # re-exported: items → tables live in trialwise._stats.tables
 )
 
-__all__ = ["bootstrap_index_rows", "bootstrap_weights", "bootstrap_sums", "multinomial_tables", "multinomial_cells", "bootstrap_tables", "posterior_tables", "jackknife_tables", "pair_columns", "ReplicateWeights"]
+__all__ = ["bootstrap_index_rows", "bootstrap_weights", "bootstrap_sums", "multinomial_tables", "multinomial_cells", "bootstrap_tables", "posterior_tables", "jackknife_tables", "leave_one_out_sums", "pair_columns", "ReplicateWeights"]
 
 
 #: Working memory a chunk of replicates may take, in bytes (weights + products).
@@ -715,3 +719,40 @@ def jackknife_tables(
     weights = weights.reshape(weights.shape + (1,) * (values.ndim - weights.ndim))
     weights = np.broadcast_to(weights, values.shape)
     return np.where(weights > 0, values, np.nan), weights
+
+
+#: Values of the unit sums a chunk of :func:`leave_one_out_sums` holds (32 MB of float64).
+LEAVE_ONE_OUT_VALUES = 2**22
+
+
+def leave_one_out_sums(units: ArrayLike, statistic: Callable[[NDArray], NDArray]) -> NDArray:
+    """Leave-one-unit-out values of a statistic of column sums: the jackknife replicates of units.
+
+    A unit (an item, or a cluster of items) is a row of column values (counts, summed
+    probabilities); the statistic is a function of the column sums. Leaving unit ``i`` out
+    gives the sums ``total − units[i]``, computed in chunks of rows of at most
+    :data:`LEAVE_ONE_OUT_VALUES` values.
+
+    Parameters
+    ----------
+    units : array_like, shape (G, columns)
+        One row per unit.
+    statistic : callable
+        Maps sums (rows, columns) to values (rows, ...), row by row.
+
+    Returns
+    -------
+    numpy.ndarray, shape (G, ...)
+        The statistic with each unit left out in turn.
+
+    Examples
+    --------
+    >>> x = np.array([[1.0], [2.0], [4.0], [7.0]])
+    >>> leave_one_out_sums(x, lambda s: s[:, 0] / 3).tolist()   # the mean with each value left out
+    [4.333333333333333, 4.0, 3.3333333333333335, 2.3333333333333335]
+    """
+    u = np.asarray(units)
+    total = u.sum(axis=0)
+    chunk = max(1, LEAVE_ONE_OUT_VALUES // max(u.shape[1], 1))
+    parts = [statistic(total - u[i: i + chunk]) for i in range(0, u.shape[0], chunk)]
+    return np.concatenate(parts or [statistic(total[None][:0])], axis=0)

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special, stats
 
 from trialwise._core.errors import InvalidValueError
+from trialwise._core.format import format_pvalue
 from trialwise._core.results import Note
 from trialwise._core.threads import thread_budget
 from trialwise._core.validation import check_choice
@@ -464,8 +465,8 @@ def check_monte_carlo_resolution(n_tests: int, *, n_resamples: int, alpha: float
         needed -= 1
     text = (f"no {what} can reach {alpha:g} after {_ADJUSTMENT_NAMES[adjust]} with B = {b} and {m} "
             f"test{'s' if m != 1 else ''}: "
-            f"the smallest p-value of B replicates is {sides}/(B + 1) = {smallest:.2g}, the smallest adjusted "
-            f"p-value {floor:.3g}; B ≥ {needed} needed (more for power)")
+            f"the smallest p-value of B replicates is {sides}/(B + 1) = {format_pvalue(smallest)}, the smallest "
+            f"adjusted p-value {format_pvalue(floor)}; B ≥ {needed} needed (more for power)")
     warn(text, MonteCarloResolutionWarning)
     return Note(text, "monte-carlo-resolution", dict(
         n_resamples=b, n_tests=m, alpha=float(alpha), adjust=adjust, smallest_pvalue=smallest,

@@ -35,13 +35,14 @@ from trialwise.leaderboards.trials import as_trials
 from trialwise.brainscore.assembly import trials_from_assembly
 from trialwise.brainscore.behavioral_images import IMAGE_METRICS, ImageMetricScorer
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
-from trialwise.brainscore.ceiling import check_two_references
+from trialwise.brainscore.ceiling import check_two_references, first_halves
 from trialwise.leaderboards.hierarchy import Design, build_design, group_mean, reference_mask, row_scores
 from trialwise.leaderboards.bootstrap import bootstrap_entries
 from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.protocol import Protocol, get_protocol
 from trialwise._stats.intervals import interval
 from trialwise._stats.resampling import bootstrap_sums
+from trialwise._stats.splits import split_orders
 from trialwise._stats.streams import child_rngs, child_seed, rng_and_seed
 
 __all__ = ["ASSEMBLY_PROTOCOL", "BENCHMARK_METRICS", "BehavioralBenchmark", "BrainScoreResult", "CeilingResult"]
@@ -131,8 +132,7 @@ def _run_accuracy_distance(design: Design, candidates: tuple[str, ...], r: Resam
             raw = _accuracy_distance(acc_c, t)
             # Split s orders the humans at random; in every condition the first half of its humans in
             # that order form one half (so both halves are filled wherever two humans saw the condition).
-            order = r.split_order[[r.humans[unit.observers[j]] for j in hum]]  # (n_hum, splits)
-            half = (order.argsort(axis=0).argsort(axis=0) < len(hum) // 2).astype(float)
+            half = first_halves(r.split_order.T, [r.humans[unit.observers[j]] for j in hum]).T.astype(float)
             r1, s1 = right[:, hum] @ half, seen[:, hum] @ half
             r2, s2 = right[:, hum] @ (1 - half), seen[:, hum] @ (1 - half)
             split = _accuracy_distance(r1 / s1, r2 / s2)  # NaN where a half has no human here
@@ -328,7 +328,7 @@ class BehavioralBenchmark:
         gen = v.check_rng(rng)
         self._entropy = child_seed(gen)
         # Split s orders the humans at random (see _run_accuracy_distance).
-        self._order = np.stack([gen.permutation(len(self.humans)) for _ in range(self.n_splits)], axis=1)
+        self._order = split_orders(len(self.humans), self.n_splits, rng=gen).T
         self._resampling = Resampling(self.n_resamples, self._entropy, {h: i for i, h in enumerate(self.humans)},
                                       self._order)
         self._human_design = design

@@ -6,11 +6,19 @@ ceiled scores; :func:`ceilings` computes the human–human agreement of every ex
 (as Brain-Score's Geirhos2021 error-consistency benchmarks do). The ceiling *with a
 confidence interval*, resampled jointly with a model's score, is
 :attr:`trialwise.brainscore.BehavioralBenchmark.ceiling`.
+
+Every split-half ceiling of the package (accuracy distance over subjects, I1n/I2n over
+trials, OST over replicate columns, value delta over trials) takes its random halves from
+:func:`half_splits` (or, for subsets of the positions, :func:`first_halves` of the same orders),
+drawn by the resampling engine (:func:`trialwise._stats.splits.split_orders`: the engine's
+Generator, or Brain-Score's own ``RandomState`` streams where its number is reproduced), and
+turns a split-half correlation into a ceiling with :func:`split_half_ceiling` (the
+Spearman–Brown step, :func:`spearman_brown`).
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -18,11 +26,15 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.warnings import DegenerateDataWarning, warn
-from trialwise.leaderboards.trials import as_trials
-from trialwise.leaderboards.hierarchy import aggregate, build_design, reference_mask
-from trialwise.leaderboards.protocol import Protocol, get_protocol
+from trialwise._stats.splits import SplitStream, split_orders
 
-__all__ = ["ceil_score", "ceilings", "unceil_score"]
+if TYPE_CHECKING:
+    from trialwise.leaderboards.protocol import Protocol
+
+__all__ = ["ceil_score", "ceilings", "first_halves", "half_splits", "spearman_brown", "split_half_ceiling",
+           "unceil_score"]
+
+SplitHalfMethod = Literal["split-half", "spearman-brown", "attenuation"]
 
 
 def _finite(value: Any, name: str) -> NDArray:
@@ -209,6 +221,10 @@ def ceilings(trials: Any, protocol: str | Protocol = "model-vs-human", *, refere
     """
     import pandas as pd
 
+    from trialwise.leaderboards.hierarchy import aggregate, build_design, reference_mask
+    from trialwise.leaderboards.protocol import get_protocol
+    from trialwise.leaderboards.trials import as_trials
+
     proto = get_protocol(protocol)
     t = as_trials(trials)
     t = t[reference_mask(t, proto, reference)]
@@ -217,3 +233,117 @@ def ceilings(trials: Any, protocol: str | Protocol = "model-vs-human", *, refere
     vals, key = aggregate(design.values(), design, keep=("experiment",))
     return pd.Series(vals, index=pd.Index([design.experiments[e] for e in key["experiment"]], name="experiment"),
                      name="ceiling")
+
+
+# --------------------------------------------------------------------------- split-half ceilings
+
+
+def half_splits(n: int, n_splits: int, *, rng: Any = None, stream: SplitStream = "generator") -> NDArray:
+    """Random half splits of ``n`` positions: a boolean mask per split, True = the first half.
+
+    Split ``s`` puts in its first half the ``n // 2`` positions that come first in a random
+    order (:func:`trialwise._stats.splits.split_orders`, the one drawing of half splits).
+
+    Parameters
+    ----------
+    n : int
+        Number of positions (trials, subjects, replicate columns), at least 2.
+    n_splits : int
+        Number of splits.
+    rng : None, int or numpy.random.Generator
+        The stream of ``stream="generator"``: split ``s`` is ``rng.permutation(n) < n // 2``.
+        None for Brain-Score's streams, whose seeds are fixed.
+    stream : {"generator", "brainscore-i2n", "brainscore-value-delta"}
+        ``"brainscore-i2n"``: Brain-Score's I1n/I2n splits, one
+        ``numpy.random.RandomState(0)`` shuffling the positions once per split;
+        ``"brainscore-value-delta"``: its Ferguson2024 splits, split ``i`` the first ``n // 2``
+        of ``numpy.random.RandomState(i).permutation(n)`` (``np.random.seed(i)``).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_splits, n)
+
+    Examples
+    --------
+    >>> half_splits(6, 2, stream="brainscore-i2n").astype(int).tolist()
+    [[0, 1, 1, 0, 0, 1], [0, 1, 0, 1, 1, 0]]
+    >>> half_splits(4, 2, stream="brainscore-value-delta").astype(int).tolist()
+    [[0, 0, 1, 1], [0, 0, 1, 1]]
+    >>> half_splits(5, 3, rng=0).sum(axis=1).tolist()
+    [2, 2, 2]
+    """
+    n = v.check_positive_int(n, "n", minimum=2)
+    return split_orders(n, n_splits, rng=rng, stream=stream) < n // 2
+
+
+def first_halves(orders: ArrayLike, members: ArrayLike) -> NDArray:
+    """The halves of a subset of the positions in each split: its ``k // 2`` members that come first.
+
+    For a ceiling over subjects when each condition has its own subset of them: split ``s``
+    orders all the subjects once (a row of :func:`trialwise._stats.splits.split_orders`), so
+    it divides them the same way in every condition, and both halves are filled wherever two
+    subjects are present.
+
+    Parameters
+    ----------
+    orders : array_like of int, shape (n_splits, n)
+        The place of every position in each split's order.
+    members : array_like of int, shape (k,)
+        The positions in the subset.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_splits, k)
+        True for the members in the first half of each split.
+
+    Examples
+    --------
+    >>> first_halves([[3, 0, 2, 1], [0, 1, 2, 3]], [0, 2, 3]).astype(int).tolist()
+    [[0, 0, 1], [1, 0, 0]]
+    """
+    sub = np.asarray(orders)[:, np.asarray(members, dtype=np.intp)]
+    return sub.argsort(axis=1).argsort(axis=1) < sub.shape[1] // 2
+
+
+def spearman_brown(r: ArrayLike) -> NDArray:
+    """The Spearman–Brown step: the reliability ``2r / (1 + r)`` of all the data from the correlation ``r`` of two halves.
+
+    NaN where ``r`` is NaN, −∞ at ``r = −1`` (no warning: the callers say what a ceiling that is
+    not positive means).
+
+    References
+    ----------
+    Spearman, C. (1910). Correlation calculated from faulty data. *British Journal of
+    Psychology* 3, 271–295; Brown, W. (1910). Some experimental results in the correlation
+    of mental abilities. *British Journal of Psychology* 3, 296–322.
+
+    Examples
+    --------
+    >>> float(spearman_brown(0.5)).__round__(4)
+    0.6667
+    """
+    r = np.asarray(r, dtype=float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 2 * r / (1 + r)
+
+
+def split_half_ceiling(r: ArrayLike, method: SplitHalfMethod) -> NDArray:
+    """A ceiling from a split-half correlation ``r`` (mean over splits).
+
+    ``"split-half"``: ``r`` itself (Brain-Score's I1n/I2n ceiling); ``"spearman-brown"``: the
+    reliability of all the data, :func:`spearman_brown`; ``"attenuation"``: its square root,
+    the correlation a model equal to the true values would have with the noisy mean of all the
+    data (Spearman 1904). NaN where the reliability is negative.
+
+    Examples
+    --------
+    >>> [round(float(split_half_ceiling(0.6, m)), 4) for m in ("split-half", "spearman-brown", "attenuation")]
+    [0.6, 0.75, 0.866]
+    """
+    if method == "split-half":
+        return np.asarray(r, dtype=float)
+    reliability = spearman_brown(r)
+    if method == "spearman-brown":
+        return reliability
+    with np.errstate(invalid="ignore"):
+        return np.sqrt(reliability)

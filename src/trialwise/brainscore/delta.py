@@ -6,9 +6,10 @@ class ``ValueDelta``, default ``scale=1.0``; the Ferguson2024 benchmarks load it
 ``scale=0.75``; brain-score/vision at commit c642dbe42aae3ed064bc0b66f70a80b264021164). Its
 ceiling (``benchmarks/ferguson2024/benchmark.py``, ``calculate_ceiling``) is split-half: the
 human trials are split at random in two halves (split ``i`` is ``np.random.seed(i)``;
-``np.random.permutation(n)``, the first ``n // 2`` positions one half), the metric compares
-the two halves' scalars, and the ceiling is the mean over 500 splits; the ceiled score is
-``clip(raw / ceiling, 0, 1)``. Brain-Score gives the metric no error (``NaN``) and the ceiling
+``np.random.permutation(n)``, the first ``n // 2`` positions one half; here
+:func:`trialwise.brainscore.ceiling.half_splits` with ``stream="brainscore-value-delta"``), the
+metric compares the two halves' scalars, and the ceiling is the mean over 500 splits; the ceiled
+score is ``clip(raw / ceiling, 0, 1)``. Brain-Score gives the metric no error (``NaN``) and the ceiling
 the SD over splits. :func:`value_delta` reproduces this arithmetic and adds intervals.
 """
 
@@ -24,44 +25,14 @@ from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import ConfidenceInterval
 from trialwise._stats.resampling import bootstrap_index_rows, bootstrap_sums
 from trialwise._stats.streams import records_seed, child_rngs
+from trialwise.brainscore.ceiling import half_splits
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
 from trialwise._stats.intervals import interval
 
-__all__ = ["BRAINSCORE_SCALE", "brainscore_splits", "value_delta"]
+__all__ = ["BRAINSCORE_SCALE", "value_delta"]
 
 #: Default ``scale`` of Brain-Score's ``ValueDelta`` metric (its Ferguson2024 benchmarks use 0.75).
 BRAINSCORE_SCALE = 1.0
-
-
-def brainscore_splits(n: int, n_splits: int) -> NDArray:
-    """Brain-Score's random half splits of ``n`` trials: a boolean mask per split, True = first half.
-
-    Split ``i`` is ``numpy.random.RandomState(i).permutation(n)`` with its first ``n // 2``
-    positions in the first half, which is what Brain-Score's ``split_dataframe(df, seed=i)``
-    (``benchmarks/ferguson2024/helpers/helpers.py``) draws after ``np.random.seed(i)``.
-
-    Parameters
-    ----------
-    n : int
-        Number of trials (at least 2).
-    n_splits : int
-        Number of splits.
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (n_splits, n)
-
-    Examples
-    --------
-    >>> brainscore_splits(4, 2).astype(int).tolist()
-    [[0, 0, 1, 1], [0, 0, 1, 1]]
-    """
-    n = v.check_positive_int(n, "n", minimum=2)
-    n_splits = v.check_positive_int(n_splits, "n_splits")
-    mask = np.zeros((n_splits, n), dtype=bool)
-    for i in range(n_splits):
-        mask[i, np.random.RandomState(i).permutation(n)[: n // 2]] = True
-    return mask
 
 
 def _metric(delta: NDArray, scale: float) -> NDArray:
@@ -109,7 +80,7 @@ def _split_half(trials: NDArray, n_splits: int, scale: float, b: int, gen: np.ra
     (splitting the original positions with bootstrap weights would add the bootstrap's
     noise to each half and bias the replicate ceilings down)."""
     n = trials.size
-    mask = brainscore_splits(n, n_splits).T.astype(float)  # (n, splits)
+    mask = half_splits(n, n_splits, stream="brainscore-value-delta").T.astype(float)  # (n, splits)
     k1 = mask.sum(axis=0)
 
     def ceiling(x: NDArray) -> NDArray:  # (b, n) trial values -> (b,)

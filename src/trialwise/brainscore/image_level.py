@@ -19,8 +19,9 @@ changed in 24764de6f2d972b4e66f5234842f8b4d1e1384a9). Its steps, which :func:`i2
    then the NaN-mean over distractors (``collapse_distractors``);
 5. Pearson r over the cells where the humans' value is defined (``correlate``);
 6. two repetitions; a single ``numpy.random.RandomState(0)`` shuffles the trial positions for
-   each (``generate_halves``: first ``int(n / 2)`` positions one half). The raw value of a
-   repetition correlates the model with the first half; the ceiling correlates the halves
+   each (``generate_halves``: first ``int(n / 2)`` positions one half; here
+   :func:`trialwise.brainscore.ceiling.half_splits` with ``stream="brainscore-i2n"``). The raw
+   value of a repetition correlates the model with the first half; the ceiling correlates the halves
    (with the same shuffles: the seed is reset for the ceiling); the score is the mean over
    repetitions of ``r / √ceiling``, not clipped.
 
@@ -46,51 +47,18 @@ from trialwise._core.results import ConfidenceInterval
 from trialwise._stats.resampling import bootstrap_weights
 from trialwise._stats.streams import records_seed, child_rngs
 from trialwise._core.warnings import DegenerateDataWarning, warn
+from trialwise.brainscore.ceiling import half_splits, spearman_brown
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
-from trialwise._stats.intervals import jackknife_t_interval
+from trialwise._stats.intervals import jackknife_bias, jackknife_t_interval
 from trialwise._stats.tables import cross_table
 
-__all__ = ["brainscore_halves", "dprime_matrix", "i1n", "i2n"]
+__all__ = ["dprime_matrix", "i1n", "i2n"]
 
 #: Brain-Score's cap on |d′| (``dprimes(cap=5)``).
 DPRIME_CAP = 5.0
 KwayRate = Literal["share", "pairwise"]
 RateCorrection = Literal["none", "loglinear"]
 CeilingMethod = Literal["split-half", "spearman-brown"]
-
-
-def brainscore_halves(n: int, n_splits: int = 2) -> NDArray:
-    """Brain-Score's half splits of ``n`` trials for I1n/I2n: a boolean mask per split, True = first half.
-
-    One ``numpy.random.RandomState(0)`` shuffles ``list(range(n))`` once per split, in turn
-    (``_Behavior_Metric._repeat`` / ``generate_halves``); the first ``int(n / 2)`` shuffled
-    positions are the first half.
-
-    Parameters
-    ----------
-    n : int
-        Number of trials (at least 2).
-    n_splits : int, default 2
-        Number of splits (Brain-Score's ``repetitions``, 2).
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (n_splits, n)
-
-    Examples
-    --------
-    >>> brainscore_halves(6).astype(int).tolist()
-    [[0, 1, 1, 0, 0, 1], [0, 1, 0, 1, 1, 0]]
-    """
-    n = v.check_positive_int(n, "n", minimum=2)
-    n_splits = v.check_positive_int(n_splits, "n_splits")
-    rs = np.random.RandomState(0)
-    mask = np.zeros((n_splits, n), dtype=bool)
-    for s in range(n_splits):
-        idx = list(range(n))
-        rs.shuffle(idx)
-        mask[s, idx[: int(n / 2)]] = True
-    return mask
 
 
 def _nanmean_groups(values: NDArray, onehot: NDArray) -> NDArray:
@@ -285,7 +253,7 @@ def _one(d: _Data, model_rates: NDArray, truth: NDArray, splits: Sequence[tuple[
     with np.errstate(invalid="ignore", divide="ignore"):
         if ceiling_method == "spearman-brown":
             r_half = float(np.mean(c_s))
-            ceiling = 2 * r_half / (1 + r_half)
+            ceiling = float(spearman_brown(r_half))
             num1, den1, num2, den2 = splits[0]
             raw = _pearson(model, human(num1 + num2, den1 + den2))
             score = raw / np.sqrt(ceiling) if ceiling > 0 else np.nan
@@ -329,31 +297,16 @@ def _stratified_jackknife_interval(estimate: float, jack: NDArray, strata: NDArr
                                    bounds: tuple[float, float]) -> tuple[float, float]:
     """Bias-corrected jackknife-t interval over images within their objects (the strata).
 
-    ``θ̃ = θ̂ − b`` with the stratified jackknife bias ``b = Σ_h (n_h − 1)(θ̄_(h) − θ̂)``, and
-    ``θ̃ ± t · SE`` with ``SE² = Σ_h (n_h − 1)/n_h · Σ_{i∈h} (θ_(i) − θ̄_(h))²`` (Efron & Tibshirani
-    1993, ch. 10–11; Wolter 2007, ch. 4, for strata). The stratified deviations are rescaled so
-    that :func:`trialwise._stats.intervals.jackknife_t_interval` returns exactly this SE; ends clipped to
-    ``bounds``.
+    ``θ̃ = θ̂ − b`` with the stratified jackknife bias ``b = Σ_h (n_h − 1)(θ̄_(h) − θ̂)``
+    (:func:`trialwise._stats.intervals.jackknife_bias`), and ``θ̃ ± t_{G−1} · SE`` with
+    ``SE² = Σ_h (n_h − 1)/n_h · Σ_{i∈h} (θ_(i) − θ̄_(h))²`` (Efron & Tibshirani 1993, ch. 10–11;
+    Wolter 2007, ch. 4, for strata; :func:`trialwise._stats.intervals.jackknife_t_interval`
+    with ``strata``), G the units of the objects with at least two; ends clipped to ``bounds``.
     """
-    ok = np.isfinite(jack)
-    if not np.isfinite(estimate) or ok.sum() < 2:
+    if not np.isfinite(estimate):
         return np.nan, np.nan
-    bias, dev, n_h = 0.0, np.full(jack.shape, np.nan), np.zeros(jack.shape)
-    for h in np.unique(strata):
-        sel = (strata == h) & ok
-        k = int(sel.sum())
-        if k < 2:
-            continue
-        mean_h = float(jack[sel].mean())
-        bias += (k - 1) * (mean_h - estimate)
-        dev[sel], n_h[sel] = jack[sel] - mean_h, k
-    g = float(np.isfinite(dev).sum())
-    if g < 2:
-        return np.nan, np.nan
-    with np.errstate(invalid="ignore", divide="ignore"):
-        scaled = dev * np.sqrt((n_h - 1) / n_h * g / (g - 1))
-    centre = estimate - bias
-    lo, hi = jackknife_t_interval(centre, centre + scaled, level)
+    centre = float(estimate - jackknife_bias(estimate, jack, strata=strata))
+    lo, hi = jackknife_t_interval(centre, jack, level, strata=strata)  # NaN with fewer than two units
     return float(np.clip(lo, *bounds)), float(np.clip(hi, *bounds))
 
 
@@ -381,9 +334,9 @@ def _behavior(model_probabilities: Any, human_trials: Any, *, collapse: bool, n_
     g_split, g_boot, g_trial = child_rngs(rng, 3)
     if compat:
         n_splits = 2
-        halves = brainscore_halves(n_trials, 2)
+        halves = half_splits(n_trials, 2, stream="brainscore-i2n")
     else:
-        halves = np.stack([g_split.permutation(n_trials) < n_trials // 2 for _ in range(n_splits)])
+        halves = half_splits(n_trials, n_splits, rng=g_split)
     opts = dict(collapse=collapse, kway_rate=kway_rate, correction=rate_correction, ceiling_method=ceiling_method,
                 clip=not compat)
     observed = [(*_half_counts(d, h), *_half_counts(d, ~h)) for h in halves]
@@ -392,8 +345,7 @@ def _behavior(model_probabilities: Any, human_trials: Any, *, collapse: bool, n_
     # n_splits half splits from a pool of fresh random splits. Resampling the trials within images as well would
     # add their noise a second time and bias the replicate ceilings down.
     n_pool = max(n_splits, min(2 * n_splits + 10, 2**23 // (4 * d.images.size * d.classes.size)))
-    pool = [(*_half_counts(d, h), *_half_counts(d, ~h))
-            for h in (g_trial.permutation(n_trials) < n_trials // 2 for _ in range(n_pool))]
+    pool = [(*_half_counts(d, h), *_half_counts(d, ~h)) for h in half_splits(n_trials, n_pool, rng=g_trial)]
     reps = np.full((b, 3), np.nan)
     done = 0
     for w in bootstrap_weights(d.images.size, b, rng=g_boot, strata=d.truth):

@@ -25,6 +25,7 @@ from trialwise._core.results import ConfidenceInterval, Note
 from trialwise._stats.resampling import bootstrap_index_rows
 from trialwise._stats.streams import records_seed, child_rngs
 from trialwise._core.warnings import DegenerateDataWarning, warn
+from trialwise.brainscore.ceiling import half_splits, split_half_ceiling
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
 from trialwise._stats.intervals import interval
 
@@ -181,7 +182,7 @@ def ost_correlation(
     g_split, g_boot = child_rngs(rng, 2)
     c_fixed = 1.0
     if ceiling is None and reps >= 2:
-        halves = np.stack([g_split.permutation(reps) < reps // 2 for _ in range(n_splits)])  # (splits, reps)
+        halves = half_splits(reps, n_splits, rng=g_split)  # (splits, reps)
         with np.errstate(invalid="ignore", divide="ignore"):
             fin = np.isfinite(t)
             tz = np.where(fin, t, 0.0)
@@ -193,13 +194,6 @@ def ost_correlation(
         h1 = h2 = None
         c_fixed = 1.0 if ceiling is None else _check_ceiling(ceiling)
         method = "fixed at 1 (one value per image)" if ceiling is None else f"fixed at {c_fixed:g} (given)"
-
-    def ceil_of(r: NDArray) -> NDArray:
-        if ceiling_method == "split-half":
-            return r
-        with np.errstate(invalid="ignore", divide="ignore"):
-            reliability = 2 * r / (1 + r)
-            return reliability if ceiling_method == "spearman-brown" else np.sqrt(reliability)
 
     both = np.isfinite(m) & np.isfinite(t_mean)
     flat = [f"`{name}` (all {x[both][0]:g})" for name, x in (("model_osts", m), ("target_osts", t_mean))
@@ -216,11 +210,12 @@ def ost_correlation(
         k = idx.shape[0]
         raw_rep[done:done + k] = spearman_rows(m[idx], t_mean[idx])
         if h1 is not None:
-            c_rep[done:done + k] = ceil_of(_mean_finite(spearman_rows(h1[:, idx], h2[:, idx]), axis=0))
+            c_rep[done:done + k] = split_half_ceiling(_mean_finite(spearman_rows(h1[:, idx], h2[:, idx]), axis=0),
+                                                      ceiling_method)
         done += k
     if h1 is not None:
         r_half = float(_mean_finite(spearman_rows(h1, h2), axis=0))
-        c_obs = float(ceil_of(np.asarray(r_half)))
+        c_obs = float(split_half_ceiling(r_half, ceiling_method))
         lo, hi = interval("percentile", c_rep, c_obs, level, bounds=(-1, 1))
         c_ci = ConfidenceInterval(float(lo), float(hi))
         if not r_half > 0 and flat:  # said above: one warning

@@ -6,6 +6,7 @@ import argparse
 import math
 import sys
 
+from trialwise._core.format import format_pvalue
 from trialwise.leaderboards.differences import BENCHMARK_TESTS, SWAP_TESTS
 from trialwise.leaderboards.board import BENCHMARK_CI_METHODS, DEFAULT_CI_METHOD
 from trialwise.cli.common import (
@@ -235,11 +236,9 @@ def run_leaderboard(args) -> int:
         sig = pairs[pairs["significant"]]
         print(f"\n{args.test} tests ({args.tests}, {args.adjust}-adjusted): {len(sig)} of {len(pairs)} "
               f"differences significant at {1 - args.confidence_level:g}")
-        from trialwise.report.leaderboard import format_p
-
         for r in sig.itertuples():
             print(f"  {r.observer_a} vs {r.observer_b}: {r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}], "
-                  f"adjusted p {'= ' if format_p(r.pvalue_adjusted)[0] != '<' else ''}{format_p(r.pvalue_adjusted)}")
+                  f"adjusted p = {format_pvalue(r.pvalue_adjusted, missing='')}")
     sys.stdout.flush()
     if args.csv:
         write_csv(args.csv, _csv_table(lb), "--csv", "table", seed=args.seed)

@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 
 from trialwise._core.errors import InputError
+from trialwise._core.format import format_pvalue
 from trialwise.similarity.capa import AGREEMENT_CI_METHODS, AGREEMENT_METRICS
 from trialwise.cli.common import (
     CLIError,
@@ -197,7 +198,6 @@ def _fmt(x) -> str:
 
 
 def _print_similarity(res, order: list) -> None:
-    from trialwise.report.leaderboard import format_p
     from trialwise.plot.similarity import METRIC_SYMBOLS
 
     symbol = METRIC_SYMBOLS.get(res.method, res.method)
@@ -222,7 +222,7 @@ def _print_similarity(res, order: list) -> None:
     wa, wb = max(len(str(a)) for a in frame.observer_a), max(len(str(b)) for b in frame.observer_b)
     shown = frame if len(frame) <= 30 else frame.head(15)
     for r in shown.itertuples():
-        p = f"  p {format_p(r.pvalue)}" if test and r.pvalue == r.pvalue else ""
+        p = f"  p = {format_pvalue(r.pvalue)}" if test and r.pvalue == r.pvalue else ""
         print(f"  {str(r.observer_a):<{wa}}  {str(r.observer_b):<{wb}}  {_fmt(r.statistic)} "
               f"[{_fmt(r.ci_low)}, {_fmt(r.ci_high)}]{p}")
     if len(shown) < len(frame):
@@ -230,8 +230,6 @@ def _print_similarity(res, order: list) -> None:
 
 
 def _print_differences(diffs, args, n_models: int) -> None:
-    from trialwise.report.leaderboard import format_p
-
     alpha = round(1 - args.confidence_level, 12)  # 0.05, not 0.050000000000000044
     sig = diffs.table[diffs.table["significant"]]
     print(f"\nDifferences of similarity with a common model: is R more similar to X than to Y? "
@@ -242,11 +240,11 @@ def _print_differences(diffs, args, n_models: int) -> None:
             v = note.values
             print(f"  {len(sig)} significant by construction: no difference can reach {alpha:g} after "
                   f"{args.adjust} with B = {v['n_resamples']} and {v['n_tests']} tests (smallest adjusted p "
-                  f"{v['smallest_adjusted']:.3g}): B ≥ {v['resamples_needed']} needed (--resamples)")
+                  f"{format_pvalue(v['smallest_adjusted'])}): B ≥ {v['resamples_needed']} needed (--resamples)")
     for r in sig.head(20).itertuples():
         print(f"  {r.reference}: more similar to {r.more_similar} ({_fmt(r.similarity_more)}) than to "
               f"{r.less_similar} ({_fmt(r.similarity_less)}): {r.difference:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}], "
-              f"adjusted p {'= ' if format_p(r.pvalue_adjusted)[0] != '<' else ''}{format_p(r.pvalue_adjusted)}")
+              f"adjusted p = {format_pvalue(r.pvalue_adjusted, missing='')}")
     if len(sig) > 20:
         print(f"  … {len(sig) - 20} more (all in --differences-csv and the report)")
 

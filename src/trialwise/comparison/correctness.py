@@ -22,6 +22,7 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError
 from trialwise._core.results import ConfidenceInterval
 from trialwise._stats.monte_carlo import monte_carlo_test
+from trialwise._stats.intervals import wald_interval
 from trialwise._stats.streams import records_seed
 from trialwise.comparison.result import ComparisonResult, McNemarResult, comparison_notes
 from trialwise._core.warnings import DegenerateDataWarning
@@ -271,9 +272,8 @@ def yules_q(y_true: Any = None, pred_a: Any = None, pred_b: Any = None, *, count
         return McNemarResult("Yule's Q", float(q), n=m, key="yules-q",
                              notes=comparison_notes("a zero cell forces Q = ±1; no interval", msg))
     se_log_or = float(np.sqrt(np.sum(1 / t)))
-    z = stats.norm.ppf(0.5 + level / 2)
     log_or = np.log(n11 * n00 / (n10 * n01))
-    lo, hi = np.tanh((log_or - z * se_log_or) / 2), np.tanh((log_or + z * se_log_or) / 2)
+    lo, hi = (np.tanh(end / 2) for end in wald_interval(log_or, se_log_or, level))  # Q = tanh(log OR / 2)
     return McNemarResult("Yule's Q", float(q), confidence_interval=ConfidenceInterval(float(lo), float(hi)), n=m,
                          key="yules-q", notes=comparison_notes(f"{100 * level:g}% CI from the Wald interval of log OR"),
                          odds_ratio=float(np.exp(log_or)))

@@ -30,6 +30,7 @@ from scipy import stats
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError
+from trialwise._core.format import format_pvalue
 from trialwise._core.results import Result, jsonable
 from trialwise.comparison.result import WARNING, ComparisonResult
 from trialwise._core.warnings import DegenerateDataWarning
@@ -266,7 +267,7 @@ def recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, name
               for name, acc in ((na, acc_a), (nb, acc_b))}
     cp.update({"baseline_p_" + name: p for name, p in p_base.items()})
     useful = {name: p < alpha for name, p in p_base.items()}
-    shown = f"{na} {acc_a:.3f} (p = {p_base[na]:.3g}), {nb} {acc_b:.3f} (p = {p_base[nb]:.3g})"
+    shown = f"{na} {acc_a:.3f} (p = {format_pvalue(p_base[na])}), {nb} {acc_b:.3f} (p = {format_pvalue(p_base[nb])})"
     if not any(useful.values()):
         reasons.append(f"neither classifier beats the majority-class baseline ({baseline:.3f}) by a one-sided "
                        f"binomial test at {alpha:g}: {shown}")
@@ -281,10 +282,10 @@ def recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, name
     gap = abs(acc_a - acc_b)
     cp.update(mcnemar_p=mcnemar_p, accuracy_gap=gap)
     if mcnemar_p < alpha and gap > accuracy_gap:
-        reasons.append(f"McNemar ({mcnemar_method}) rejects equal accuracy (p = {mcnemar_p:.3g}) and the gap is "
-                       f"{100 * gap:.1f} points (> {100 * accuracy_gap:g}): keep {better}")
+        reasons.append(f"McNemar ({mcnemar_method}) rejects equal accuracy (p = {format_pvalue(mcnemar_p)}) and the "
+                       f"gap is {100 * gap:.1f} points (> {100 * accuracy_gap:g}): keep {better}")
         return done("drop the weaker", keep=better)
-    reasons.append(f"both beat the baseline {baseline:.3f}; McNemar ({mcnemar_method}) p = {mcnemar_p:.3g}, "
+    reasons.append(f"both beat the baseline {baseline:.3f}; McNemar ({mcnemar_method}) p = {format_pvalue(mcnemar_p)}, "
                    f"gap {100 * gap:.1f} points: both stay in play" + _caveat_of(mc))
 
     # 2. errors not redundant
@@ -312,12 +313,13 @@ def recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, name
     # at K = 2 Bowker's test is McNemar's test on the two classifiers' labels (not on correctness)
     bowker = "Bowker (= McNemar on the labels, K = 2)" if coding.k == 2 else "Bowker"
     if fusion == "symmetric":
-        reasons.append(f"{bowker} p = {bw.pvalue:.3g}{_caveat_of(bw)}: disagreements are symmetric; majority vote "
-                       "or score averaging")
+        reasons.append(f"{bowker} p = {format_pvalue(bw.pvalue)}{_caveat_of(bw)}: disagreements are symmetric; "
+                       "majority vote or score averaging")
     else:
         worst = bw.contributions.sort_values("contribution").iloc[-1]
-        reasons.append(f"{bowker} p = {bw.pvalue:.3g}: confusions are asymmetric (largest: {worst['class_j']} vs "
-                       f"{worst['class_k']}, {worst['n_jk']} vs {worst['n_kj']}); weight by class or route")
+        reasons.append(f"{bowker} p = {format_pvalue(bw.pvalue)}: confusions are asymmetric (largest: "
+                       f"{worst['class_j']} vs {worst['class_k']}, {worst['n_jk']} vs {worst['n_kj']}); weight by "
+                       "class or route")
 
     # 4. calibration before soft averaging
     if "ece" not in checks:

@@ -23,6 +23,7 @@ from scipy import stats
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval
+from trialwise._stats.intervals import wald_interval
 from trialwise._stats.monte_carlo import NULL_BLOCK, monte_carlo_test
 from trialwise._stats.streams import records_seed
 from trialwise.comparison.result import AgreementResult, ComparisonResult, SymmetryTestResult, comparison_notes
@@ -250,10 +251,10 @@ def cohen_kappa(pred_a: Any = None, pred_b: Any = None, *, counts: Any = None, c
         return AgreementResult("Cohen's kappa (labels)", np.nan, n=n, key="cohen-kappa",
                                notes=comparison_notes("undefined: a single class throughout", msg))
     var, _ = kappa_variance(mat)  # Fleiss, Cohen & Everitt (1969), the large-sample variance of κ̂
-    z = stats.norm.ppf(0.5 + level / 2)
     se = float(np.sqrt(max(float(var), 0.0)))
+    low, high = wald_interval(kappa, se, level)
     return AgreementResult("Cohen's kappa (labels)", float(kappa),
-                           confidence_interval=ConfidenceInterval(kappa - z * se, kappa + z * se), n=n,
+                           confidence_interval=ConfidenceInterval(float(low), float(high)), n=n,
                            notes=comparison_notes(f"Wald {100 * level:g}% CI, Fleiss-Cohen-Everitt variance"),
                            key="cohen-kappa", p_o=p_o, p_e=p_e, se=se, classes=tuple(classes.tolist()),
                            agreement_matrix=mat)

@@ -52,6 +52,7 @@ from trialwise.comparison.rows import (
     renormalised,
 )
 from trialwise.io.labels import code_labels
+from trialwise._stats.intervals import wald_interval
 
 __all__ = ["PROBA_SUM_TOLERANCE", "SCORING_RULES", "Probabilities", "probabilities", "sample_scores", "brier_score", "brier_skill_score", "score_difference", "paired_ttest", "wilcoxon_test", "error_correlation"]
 
@@ -678,7 +679,7 @@ def error_correlation(y_true: Any, proba_a: Any, proba_b: Any, *, method: str = 
         r, p = float(res.statistic), float(res.pvalue)
         ci = ConfidenceInterval(np.nan, np.nan)
         if n > 3 and abs(r) < 1:
-            half = stats.norm.ppf(0.5 + level / 2) * np.sqrt((1 + r * r / 2) / (n - 3))
-            ci = ConfidenceInterval(float(np.tanh(np.arctanh(r) - half)), float(np.tanh(np.arctanh(r) + half)))
+            lo, hi = wald_interval(np.arctanh(r), np.sqrt((1 + r * r / 2) / (n - 3)), level)  # on Fisher's z
+            ci = ConfidenceInterval(float(np.tanh(lo)), float(np.tanh(hi)))
     return ScoreResult(name, r, p, confidence_interval=ci, n=n, key=f"{method}-error-correlation-{scoring_rule}",
                        notes=comparison_notes(f"{method} r of per-sample {scoring_rule} scores; Fisher-z {100 * level:g}% CI"))

@@ -467,7 +467,7 @@ def _paired_probabilities(y, proba_a, proba_b, checked, *, names, n, level, scor
                                            n=n, key=f"delong-class[{row['class']}]",
                                            notes=comparison_notes(f"one-vs-rest, {adjust}-adjusted over "
                                                                   f"{len(per_class)} classes; raw p = "
-                                                                  f"{row['pvalue']:.3g}")))
+                                                                  f"{format_pvalue(row['pvalue'])}")))
 
     return paired, aucs, pearson
 

@@ -31,6 +31,7 @@ from trialwise.comparison.result import AUCResult, ComparisonResult, comparison_
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import caveat
 from trialwise.comparison.probabilities import Probabilities, paired_probabilities, probabilities
+from trialwise._stats.intervals import wald_interval
 from trialwise._stats.significance import ADJUSTMENTS, adjust_pvalues
 from trialwise._stats.significance import Adjustment
 
@@ -111,7 +112,7 @@ def _auc_result(data: Probabilities, multi_class: str, value: float, var: float,
         notes.append(msg)
         if warn:
             caveat(msg, DegenerateDataWarning)
-    z = stats.norm.ppf(0.5 + level / 2)
+    low, high = wald_interval(value, se, level, bounds=(0.0, 1.0))
     per_class = None
     if data.k == 2:
         name, key = "AUC", "auc"
@@ -121,7 +122,7 @@ def _auc_result(data: Probabilities, multi_class: str, value: float, var: float,
     else:
         name, key = "AUC (OvO, Hand & Till)", "auc-ovo"
     return AUCResult(name, value,
-                     confidence_interval=ConfidenceInterval(max(0.0, value - z * se), min(1.0, value + z * se)),
+                     confidence_interval=ConfidenceInterval(float(low), float(high)),
                      n=len(data.y), notes=comparison_notes(*notes), key=key, se=se,
                      per_class=per_class)
 
@@ -281,7 +282,7 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: MultiCl
         var = var.copy()
         var[2] = 0.0
     z, p = _z_test(diff, float(var[2]))
-    half = stats.norm.ppf(0.5 + level / 2) * np.sqrt(var[2])
+    low, high = wald_interval(diff, np.sqrt(var[2]), level)
     corr = float((var[0] + var[1] - var[2]) / (2 * np.sqrt(var[0] * var[1]))) if var[0] * var[1] > 0 else np.nan
     fields: dict = {"z": z, "auc_a": auc_a, "auc_b": auc_b, "se": float(np.sqrt(var[2])), "correlation": corr,
                     # an AUC without variance is warned of only if the difference has some (one warning at most)
@@ -301,5 +302,5 @@ def delong_test(y_true: Any, proba_a: Any, proba_b: Any, *, multi_class: MultiCl
     note = f"z = {z:.3g}; statistic AUC_A - AUC_B, Wald {100 * level:g}% CI"
     if caveat_text is not None:
         note += "; no variance: the two order every pair of items alike"
-    return AUCResult(name, float(diff), p, confidence_interval=ConfidenceInterval(diff - half, diff + half),
+    return AUCResult(name, float(diff), p, confidence_interval=ConfidenceInterval(float(low), float(high)),
                      n=len(a.y), notes=comparison_notes(note, caveat_text), key=key, **fields)

@@ -30,6 +30,7 @@ from trialwise._stats.kappa import (
 from trialwise._stats.resampling import (
     ReplicateWeights,
     bootstrap_sums,
+    leave_one_out_sums,
 )
 from trialwise._stats.tables import (
     cluster_sums,
@@ -278,7 +279,8 @@ def bootstrap_pair_block(right: NDArray, seen: NDArray, idx: NDArray, start: int
     cluster_jk = None
     if codes is not None and opts.ci_method == "jackknife-t":  # leave one cluster out, not one item
         with np.errstate(invalid="ignore", divide="ignore"):
-            cluster_jk = kappa_kernel(tables_from_sums(*to_sums(cols.sum(axis=0)[None] - cols)), unbiased=opts.unbiased)
+            cluster_jk = leave_one_out_sums(cols, lambda s: kappa_kernel(tables_from_sums(*to_sums(s)),
+                                                                        unbiased=opts.unbiased))
         p_up = jackknife_t_pvalue(estimate, cluster_jk)
         jk_p = np.minimum(1.0, 2.0 * np.minimum(p_up, 1.0 - p_up))  # two-sided, as the tests of the table
     # percentile and Jeffreys intervals: the replicates sorted once, and the tails counted in them

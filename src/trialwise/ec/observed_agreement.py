@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from trialwise._core import validation as v
 from trialwise._stats.bounds import kappa_bounds_from_expected
+from trialwise._stats.intervals import wald_interval
 
 __all__ = ["attainable_agreement", "chance_agreement_interval"]
 
@@ -71,6 +71,4 @@ def chance_agreement_interval(c_exp: ArrayLike, n: ArrayLike, *,
     level = v.check_confidence_level(confidence_level)
     ce = v.check_probability(c_exp, "c_exp")
     size = v.check_positive(n, "n")
-    z = stats.norm.ppf(0.5 + level / 2)
-    half = z * np.sqrt(ce * (1 - ce) / size)
-    return ce - half, ce + half
+    return wald_interval(ce, np.sqrt(ce * (1 - ce) / size), level)

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtr
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
+from trialwise._stats.intervals import normal_quantile
 from trialwise._stats.kappa import kappa_kernel
 from trialwise._stats.kappa_derivatives import kappa_gradient, kappa_hessian
 from trialwise._stats.tables import triplet_margins
@@ -222,7 +223,7 @@ def restricted_wald_interval(counts: ArrayLike, confidence_level: float = 0.95, 
     [-0.089, 0.369]
     """
     c, smoothing = _check(counts, smoothing)
-    z = float(ndtri(0.5 + v.check_confidence_level(confidence_level) / 2))
+    z = float(normal_quantile(v.check_confidence_level(confidence_level)))
     rx, ry = triplet_margins(c)
     observed = np.asarray(kappa_kernel(rx) - kappa_kernel(ry), dtype=float)
     ends = []

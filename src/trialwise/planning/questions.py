@@ -38,6 +38,7 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.resampling import multinomial_cells
+from trialwise._stats.intervals import normal_quantile
 from trialwise._stats.streams import child_seed, records_seed
 from trialwise.planning.clusters import check_cluster_design, cluster_design
 from trialwise.planning.results import (
@@ -329,7 +330,7 @@ def accuracy_half_width(
 def _half_width(stat, sd1, n, target, confidence_level, de, method) -> HalfWidthResult:
     _check_n_or_target(n, target, "half_width")
     level = v.check_confidence_level(confidence_level)
-    z = float(ndtri(0.5 + level / 2))
+    z = float(normal_quantile(level))
     if target is not None:
         h = float(v.check_probability(target, "half_width", open_interval=True))
         n_arr = np.asarray(max(1, math.ceil((z * sd1 / h) ** 2 * de - 1e-9)), dtype=np.int64)

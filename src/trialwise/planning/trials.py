@@ -26,7 +26,7 @@ from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.ec.copymodel import CopyModel, check_n
-from trialwise._stats.intervals import quantile_sorted, sorted_valid, percentile_interval
+from trialwise._stats.intervals import normal_quantile, percentile_interval, quantile_sorted, sorted_valid
 from trialwise._core.results import ConfidenceInterval
 from trialwise._stats.resampling import bootstrap_tables, multinomial_cells, multinomial_tables
 from trialwise._stats.streams import records_seed, child_seed, keyed_rng
@@ -354,7 +354,7 @@ def plan_trials(
                                f"got {v.show(max_share_undefined)}")
     max_undefined = float(v.check_probability(max_share_undefined, "max_share_undefined"))
     base = child_seed(rng, bits=62)
-    z = float(ndtri(0.5 + level / 2))
+    z = float(normal_quantile(level))
 
     degenerate: list[int] = []            # n whose interval was narrow enough only by being degenerate
     undefined: dict[int, CIWidthResult] = {}   # n narrow enough, but with too many undefined experiments

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from trialwise._core.errors import InvalidValueError
+from trialwise._core.format import format_pvalue
 from trialwise.plot._common import figure_axes, label_inches, legend_outside, palette
 
 __all__ = ["plot_reliability", "plot_agreement_matrix"]
@@ -148,6 +149,7 @@ def plot_agreement_matrix(bowker, *, names=("A", "B"), ax: Any = None):
     ax.set_xlabel(f"{names[1]} predicts")
     ax.set_ylabel(f"{names[0]} predicts")
     fig.colorbar(img, ax=ax, label="items", shrink=0.8)
-    ax.set_title(f"agreement matrix; Bowker χ² = {bowker.statistic:.3g}, p = {bowker.pvalue:.2g}", fontsize=9)
+    ax.set_title(f"agreement matrix; Bowker χ² = {bowker.statistic:.3g}, p = {format_pvalue(bowker.pvalue)}",
+                 fontsize=9)
     return fig
 

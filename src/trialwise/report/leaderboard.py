@@ -15,14 +15,14 @@ from typing import Any
 import numpy as np
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.format import format_number
+from trialwise._core.format import format_number, format_probability, format_pvalue
 from trialwise.report import page as html_page
 from trialwise.report.page import Report
 from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise import plot
 from trialwise.leaderboards.differences import TEST_DESCRIPTIONS
 
-__all__ = ["write_report", "render_report", "Report", "headline", "unscored_candidates", "format_p"]
+__all__ = ["write_report", "render_report", "Report", "headline", "unscored_candidates"]
 
 
 # --------------------------------------------------------------------------- formatting
@@ -41,25 +41,6 @@ def _fmt(x: Any, digits: int = 3) -> str:
     """A number with fixed decimals (never '-0.000'); '' for missing."""
     x = _number(x)
     return "" if x is None else format_number(x, digits)
-
-
-def format_p(p: Any) -> str:
-    """A p-value for reading: three decimals, ``< 0.001`` below that, '' when missing.
-
-    Examples
-    --------
-    >>> format_p(0.0432), format_p(1e-4), format_p(float("nan"))
-    ('0.043', '< 0.001', '')
-    """
-    p = _number(p)
-    if p is None:
-        return ""
-    return "< 0.001" if p < 0.0005 else f"{p:.3f}"
-
-
-def _prob(p: Any) -> str:
-    """A probability estimated from replicates (P(best)): '0' when none, else as :func:`format_p`."""
-    return "0" if _number(p) == 0 else format_p(p)
 
 
 def _int(x: Any) -> str:
@@ -92,7 +73,7 @@ def _leaderboard_table(lb) -> str:
         "observer": t["observer"].astype(str),
         "score": [_fmt(s) if np.isfinite(s) else "undefined" for s in t["score"].astype(float)],
         level: [_ci(lo, hi, s) for lo, hi, s in zip(t["ci_low"], t["ci_high"], t["score"].astype(float))],
-        "P(best)": [_prob(p) for p in t["p_best"]],
+        "P(best)": [format_probability(p) for p in t["p_best"]],
         "group": ["" if pd.isna(g) else str(g) for g in t["group"]],
         "best set": ["" if pd.isna(b) else ("yes" if b else "") for b in t["in_best_set"]],
         "rank set": ["" if pd.isna(a) else f"{int(a)}–{int(b)}" for a, b in zip(t["rank_low"], t["rank_high"])],
@@ -111,8 +92,8 @@ def _pairwise_table(pairwise, level: float) -> str:
         "lower ranked": pairwise["observer_b"].astype(str),
         "difference": [_fmt(d) for d in pairwise["difference"]],
         f"{level * 100:g}% CI": [f"[{_fmt(a)}, {_fmt(b)}]" for a, b in zip(pairwise["ci_low"], pairwise["ci_high"])],
-        "p": [format_p(p) for p in pairwise["pvalue"]],
-        "adjusted p": [format_p(p) for p in pairwise["pvalue_adjusted"]],
+        "p": [format_pvalue(p, missing="") for p in pairwise["pvalue"]],
+        "adjusted p": [format_pvalue(p, missing="") for p in pairwise["pvalue_adjusted"]],
         "significant": ["yes" if s else "" for s in pairwise["significant"]],
     })
     return _html_table(out, text_columns=("higher ranked", "lower ranked"))
@@ -217,7 +198,7 @@ def headline(lb) -> str:
                 else f"{len(tied)} other candidate{'s' if len(tied) > 1 else ''}")
         sep = (f"not separated from {whom} ({'it shares' if len(tied) == 1 else 'they share'} its tie group "
                f"{letters}: {_names(tied)})")
-    p_best = ", ".join(x for x in (_prob(p) for p in best["p_best"]) if x)
+    p_best = ", ".join(x for x in (format_probability(p) for p in best["p_best"]) if x)
     return f"{lead}; {sep}" + (f"; P(best) {p_best}" if p_best else "") + tail
 
 
@@ -346,7 +327,7 @@ def _first_screen(lb, unscored, failures: list[str]) -> list[str]:
                  f"that model's true rank with {pct} confidence; <b>all at once</b> holds every model's true rank "
                  f"jointly with {pct} confidence; <b>best set</b> marks a set that holds the truly best model with "
                  f"{pct} confidence; models that share a letter in <b>group</b> are not separated by "
-                 f"Holm-corrected pairwise tests at α = {format_p(1 - lb.confidence_level)}.</p>")
+                 f"Holm-corrected pairwise tests at α = {1 - lb.confidence_level:.3g}.</p>")
     parts += ["<h2>Scores</h2>", _figure("Leaderboard", lambda: plot.plot_leaderboard(lb), failures)]
     return parts
 

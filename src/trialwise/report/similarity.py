@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from trialwise._core.format import format_probability, format_pvalue
 from trialwise.report import page as html_page
 from trialwise.report.page import Report
 from trialwise.similarity.capa import AGREEMENT_CI_METHODS
-from trialwise.report.leaderboard import format_p
 
 __all__ = ["render_similarity_report"]
 
@@ -57,7 +57,7 @@ def _similarity_section(res, order: list, failures: list[str], clusters: str | N
             symbol: [_num(s) for s in frame.statistic],
             f"{level} CI": [_ci(a, b) for a, b in zip(frame.ci_low, frame.ci_high)]}
     if test:
-        cols["p"] = [format_p(p) for p in frame.pvalue]
+        cols["p"] = [format_pvalue(p, missing="") for p in frame.pvalue]
     cols["questions"] = [str(int(n)) for n in frame.n]
     return [
         "<h2>Similarity</h2>",
@@ -103,7 +103,7 @@ def _differences_section(diffs, res) -> list[str]:
             "sim(R, X)": [_num(x) for x in sig.similarity_more], "sim(R, Y)": [_num(x) for x in sig.similarity_less],
             "difference": [_num(x) for x in sig.difference],
             "CI": [_ci(a, b) for a, b in zip(sig.ci_low, sig.ci_high)],
-            "adjusted p": [format_p(p) for p in sig.pvalue_adjusted],
+            "adjusted p": [format_pvalue(p, missing="") for p in sig.pvalue_adjusted],
         }, text=("R", "more similar to X", "than to Y")))
     rest = table[~table["significant"]]
     if len(rest):
@@ -111,7 +111,8 @@ def _differences_section(diffs, res) -> list[str]:
                   _table({"R": [str(x) for x in rest.reference], "X": [str(x) for x in rest.more_similar],
                           "Y": [str(x) for x in rest.less_similar], "difference": [_num(x) for x in rest.difference],
                           "CI": [_ci(a, b) for a, b in zip(rest.ci_low, rest.ci_high)],
-                          "adjusted p": [format_p(p) for p in rest.pvalue_adjusted]}, text=("R", "X", "Y")),
+                          "adjusted p": [format_pvalue(p, missing="") for p in rest.pvalue_adjusted]},
+                         text=("R", "X", "Y")),
                   "</details>"]
     return parts
 
@@ -140,7 +141,7 @@ def _leaderboard_section(lb, failures: list[str], clusters: str | None) -> list[
                  "model": [str(o) for o in t["observer"]],
                  "accuracy": [_num(s) for s in t["score"]],
                  f"{level} CI": [_ci(a, b) for a, b in zip(t["ci_low"], t["ci_high"])],
-                 "P(best)": ["0" if p == 0 else format_p(p) for p in t["p_best"]],
+                 "P(best)": [format_probability(p) for p in t["p_best"]],
              }, text=("model",)),
              f"<p class='note'>Rank sets (Mogstad, Romano, Shaikh &amp; Wilhelm 2024): <b>rank set</b> holds that "
              f"model's true rank with {level} confidence; <b>all at once</b> holds every model's true rank jointly "

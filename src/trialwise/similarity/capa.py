@@ -34,7 +34,7 @@ from trialwise._core.warnings import (
 )
 from trialwise._stats.intervals import interval, jackknife_t_pvalue
 from trialwise._stats.monte_carlo import monte_carlo_pvalue
-from trialwise._stats.resampling import bootstrap_weights
+from trialwise._stats.resampling import bootstrap_weights, leave_one_out_sums
 from trialwise._stats.streams import records_seed
 from trialwise._stats.tables import cluster_sums
 from trialwise.ec.pair import error_consistency
@@ -273,12 +273,6 @@ def _resample(cols: NDArray, codes: NDArray | None, stat, n_resamples: int, rng:
     return np.concatenate(out, axis=0), units
 
 
-def jackknife_replicates(units: NDArray, stat) -> NDArray:
-    total = units.sum(axis=0)
-    chunk = max(1, 2**22 // max(units.shape[1], 1))
-    return np.concatenate([stat(total - units[i: i + chunk]) for i in range(0, units.shape[0], chunk)], axis=0)
-
-
 def check_units(n_questions: int, codes: NDArray | None, data: str) -> None:
     """An error unless there are 2 or more questions (clusters, with ``codes``) to resample: the bootstrap of one
     has no spread, so its interval would have no width (a jackknife over one cluster: NaN)."""
@@ -303,7 +297,7 @@ def _infer(cols, codes, metric, n_models, idx, opts, batch, estimate=None):
                 np.zeros(np.size(estimate), dtype=np.int64), n_units)
     check_units(len(cols), codes, "`a` and `b`")
     dist, units = _resample(cols, codes, stat, opts["n_resamples"], opts["rng"], batch)
-    jack = jackknife_replicates(units, stat) if opts["ci_method"] in ("bca", "jackknife-t") else None
+    jack = leave_one_out_sums(units, stat) if opts["ci_method"] in ("bca", "jackknife-t") else None
     low, high, pvalue, n_undefined = pair_summaries(dist, estimate, jack, metric, opts["confidence_level"],
                                                 opts["ci_method"])
     return estimate, low, high, pvalue, dist, n_undefined, units.shape[0]

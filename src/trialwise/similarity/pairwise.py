@@ -18,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval
-from trialwise._stats.resampling import ReplicateWeights
+from trialwise._stats.resampling import ReplicateWeights, leave_one_out_sums
 from trialwise._stats.streams import records_seed
 from trialwise._stats.tables import cluster_sums
 from trialwise.ec.blocks import PAIR_BLOCK_BYTES
@@ -35,7 +35,6 @@ from trialwise.similarity.capa import (
     agreement_columns,
     default_ci_method,
     is_dask_array,
-    jackknife_replicates,
     one_hot,
     option_index,
     prob_rows,
@@ -104,7 +103,7 @@ def bootstrap_agreement_block(probs: Any, k: NDArray, truth: NDArray | None, cod
         for part, (units, stat) in zip(parts, groups):
             part.append(stat(wf @ units))
     dist = np.concatenate([np.concatenate(part, axis=0) for part in parts], axis=1)
-    jack = (np.concatenate([jackknife_replicates(units, stat) for units, stat in groups], axis=1)
+    jack = (np.concatenate([leave_one_out_sums(units, stat) for units, stat in groups], axis=1)
             if ci_method in ("bca", "jackknife-t") else None)
     low, high, pvalue, n_undefined = pair_summaries(dist, np.asarray(estimate, dtype=float), jack, metric,
                                                 confidence_level, ci_method)
