@@ -23,7 +23,7 @@ Brain-Score draws its splits (brain-score/vision at commit
 c642dbe42aae3ed064bc0b66f70a80b264021164), so reproducing its numbers exactly
 (``brainscore_compatible=True``, the value-delta ceiling) needs exactly these draws. They are
 fixed seeds, not an ``rng=`` of the user, and this module is the only one of trialwise that
-touches ``RandomState`` (tests/test_resampling_engine.py checks it).
+touches ``RandomState`` (tests/stats/test_resampling_engine.py checks it).
 """
 
 from __future__ import annotations
