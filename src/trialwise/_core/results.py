@@ -57,7 +57,7 @@ import numpy as np
 from trialwise._core.format import format_number, format_pvalue
 from trialwise._core.shown import NOTE_LABELS, fill, repr_parts, shown, summary_rows, title
 
-__all__ = ["ConfidenceInterval", "Result", "shown"]
+__all__ = ["ConfidenceInterval", "Result"]
 
 #: The names every result answers (``None``/``()`` where the result has no such value).
 VOCABULARY = ("statistic", "confidence_interval", "pvalue", "confidence_level", "method", "n", "notes", "seed")

@@ -19,7 +19,7 @@ import numpy as np
 
 from trialwise._core.format import format_number, format_percent, format_pvalue
 
-__all__ = ["NOTE_LABELS", "SHOWN", "Shown", "fill", "repr_parts", "shown", "summary_rows", "title"]
+__all__ = ["NOTE_LABELS", "SHOWN", "Shown", "fill", "repr_parts", "shown", "summary_rows", "title", "value_text"]
 
 #: The named number formats of :func:`shown` (a callable ``(value, result) -> str | None`` also works).
 Format = Literal["number", "pvalue", "percent", "int", "general", "text", "count", "interval", "result", "replicates"]
@@ -156,7 +156,7 @@ def _bounds(ci: Any, digits: int = 3) -> str:
     return f"[{format_number(ci.low, digits)}, {format_number(ci.high, digits)}]"
 
 
-def _text(result: Any, name: str, spec: Shown, value: Any) -> str | None:
+def value_text(result: Any, name: str, spec: Shown, value: Any) -> str | None:
     """The value as text (None: left out); a numeric array gives ``""`` (shown by its median or the table)."""
     fmt = spec.format
     if callable(fmt):
@@ -204,7 +204,7 @@ def repr_parts(result: Any) -> list[str] | None:
         return None
     parts = []
     for name, spec, value in marked:
-        text = _text(result, name, spec, value)
+        text = value_text(result, name, spec, value)
         if text is None:
             continue
         label = name if spec.repr_name is None else spec.repr_name
@@ -234,7 +234,7 @@ def summary_rows(result: Any) -> list[tuple[str, str, str]]:
     previous = None
     for name, spec, value in _fields(result):
         label = spec.label or (ci_label(result) if spec.format == "interval" else None)
-        text = None if label is None else _text(result, name, spec, value)
+        text = None if label is None else value_text(result, name, spec, value)
         if label is None or not text:  # no label, left out, or an array left to the table
             previous = None
             continue
@@ -255,8 +255,10 @@ def summary_rows(result: Any) -> list[tuple[str, str, str]]:
 
 def title(result: Any) -> str:
     """The summary's first line: ``summary_title`` filled in, or the class docstring's first line."""
-    template = type(result).summary_title
-    if template is None:
-        doc = (type(result).__doc__ or type(result).__name__).strip().splitlines()[0]
-        return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", doc).rstrip(".")
-    return fill(template, result)
+    cls = type(result)
+    if cls.summary_title is not None:
+        return fill(cls.summary_title, result)
+    doc = (cls.__doc__ or "").strip()
+    if not doc or doc.startswith(f"{cls.__name__}("):  # none, or the signature dataclass writes in its place
+        return cls.__name__
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", doc.splitlines()[0]).rstrip(".")

@@ -30,7 +30,8 @@ from scipy import stats
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError
-from trialwise._core.results import Result, shown
+from trialwise._core.results import Result
+from trialwise._core.shown import shown
 from trialwise.comparison.result import WARNING, ComparisonResult
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import collecting, warn_once_per_kind

@@ -23,7 +23,8 @@ from trialwise.ec import inference as _ec
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Result, jsonable, shown
+from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.shown import shown
 from trialwise._stats.streams import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning
 from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind

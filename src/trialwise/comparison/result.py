@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._core.results import ConfidenceInterval, Note, Result, shown
+from trialwise._core.results import ConfidenceInterval, Note, Result
+from trialwise._core.shown import shown
 
 __all__ = [
     "AUCResult",

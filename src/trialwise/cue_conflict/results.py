@@ -15,7 +15,8 @@ from numpy.typing import NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_number
-from trialwise._core.results import ConfidenceInterval, Result, shown
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise._stats.intervals import percentile_interval
 from trialwise._stats.monte_carlo import monte_carlo_pvalue, monte_carlo_test
 from trialwise._stats.streams import records_seed

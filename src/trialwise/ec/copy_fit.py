@@ -14,7 +14,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
-from trialwise._core.results import ConfidenceInterval, Result, shown
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise._stats.intervals import interval
 from trialwise._stats.kappa import kappa_from_counts, table_statistics
 from trialwise._stats.resampling import jackknife_tables

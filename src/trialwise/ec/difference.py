@@ -18,7 +18,8 @@ from scipy import stats
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval, Note, Result, shown
+from trialwise._core.results import ConfidenceInterval, Note, Result
+from trialwise._core.shown import shown
 from trialwise._stats.streams import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.intervals import CI_METHODS, interval

@@ -14,7 +14,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.results import ConfidenceInterval, Result, shown
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise.ec.copy_fit import CopyModelFit, fit_copy_model
 
 __all__ = ["ErrorConsistencyResult", "PairwiseErrorConsistencyResult", "pair_matrix"]

@@ -38,7 +38,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.results import ConfidenceInterval, Result, shown
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise._core.threads import thread_budget
 from trialwise.leaderboards.hierarchy import Design, entry_weights
 from trialwise.leaderboards.bootstrap import bootstrap_entries_ij

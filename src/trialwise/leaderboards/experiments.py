@@ -8,7 +8,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._core.results import Result, shown
+from trialwise._core.results import Result
+from trialwise._core.shown import shown
 from trialwise.leaderboards.ranks import rank_intervals, rank_scores
 from trialwise._stats.intervals import interval
 

@@ -10,7 +10,8 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
 from trialwise._core.format import format_number, format_percent
-from trialwise._core.results import ConfidenceInterval, Result, shown
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise._stats.significance import adjust_pvalues
 
 __all__ = ["rank_scores", "rank_intervals", "probability_best", "kendall_tau", "KendallTau", "ranking_stability",
@@ -68,9 +69,8 @@ class KendallTau(Result):
     (NaN where a replicate has an undefined score). ``float(tau)`` is the mean.
     """
 
-    statistic: float = field(metadata=shown("mean tau", in_repr=True, repr_name="mean"))
-    confidence_interval: ConfidenceInterval = field(metadata=shown(
-        format="interval", in_repr=True, detail="of the replicates' tau, B = {n_resamples}"))
+    statistic: float = field(metadata=shown(in_repr=True, repr_name="mean"))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(format="interval", in_repr=True))
     confidence_level: float
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0))
     notes: tuple[str, ...] = ()

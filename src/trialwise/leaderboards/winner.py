@@ -18,7 +18,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike
 
-from trialwise._core.results import ConfidenceInterval, Result, shown
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 
 __all__ = ["WinnerScore", "winner_score"]
 

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._core.format import format_percent
-from trialwise._core.results import ConfidenceInterval, Result, jsonable, shown
+from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.shown import shown
 
 __all__ = ["CIWidthResult", "ClusterDesign", "CopyModelValidation", "HalfWidthResult", "PlanResult", "PowerResult",
            "QuestionPowerResult"]
@@ -194,7 +194,7 @@ class HalfWidthResult(_GridResult):
     design_effect: NDArray
     half_width: NDArray
     confidence_level: float = field(metadata=shown("interval level", format="percent"))
-    method: str = field(metadata=shown("interval", format="text"))
+    method: str = field(metadata=shown("interval method", format="text"))
     half_width_target: float | None = field(default=None, metadata=shown("target half-width", format="general"))
 
     frame_columns = ("n", "n_effective", "statistic", "sd", "design_effect", "half_width")

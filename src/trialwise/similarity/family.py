@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from trialwise._core.format import format_number, format_pvalue
-from trialwise._core.results import Result, shown
+from trialwise._core.results import Result
+from trialwise._core.shown import shown
 
 __all__ = ["AgreementDifferenceFamily"]
 

@@ -16,7 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.results import ConfidenceInterval, Result, shown
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise._stats.intervals import percentile_interval
 from trialwise._stats.significance import Adjustment
 from trialwise.similarity.family import AgreementDifferenceFamily

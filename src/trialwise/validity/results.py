@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from trialwise._core.format import format_percent
-from trialwise._core.results import Result, shown
+from trialwise._core.results import Result
+from trialwise._core.shown import shown
 
 __all__ = ["COVERAGE_BAND"]
 
