@@ -1,6 +1,10 @@
 """Every public result class keeps one contract (issue 15): one vocabulary, one repr line,
 ``summary()`` text, ``to_frame()`` with the class's fixed columns, ``to_dict()`` JSON-safe.
 
+The five are derived from the fields' metadata (``field(metadata=shown(...))``, issue 30): every
+labelled field has its line in ``summary()``, every field marked for the repr is in it, and a
+class overrides one of them only where the layout is its own (:data:`OVERRIDES`, saying why).
+
 The classes are discovered (subclasses of :class:`trialwise.Result` reachable from the public
 namespaces, and every public subclass in the tree); each needs a factory below that makes
 small instances of it — a new result class without one fails
@@ -23,8 +27,9 @@ import pytest
 
 import trialwise as tw
 from trialwise import comparison as cmp
-from trialwise._core.format import format_number, format_pvalue
+from trialwise._core.format import format_number
 from trialwise._core.results import VOCABULARY, ConfidenceInterval, Result
+from trialwise._core.shown import SHOWN, shown
 
 NAMESPACES = (tw, *(getattr(tw, name) for name in tw.__all__ if isinstance(getattr(tw, name), types.ModuleType)))
 #: Result classes another part of issue 15 makes subclasses of Result (the benchmark package).
@@ -316,3 +321,130 @@ def test_report_lookup_by_key():
 
 def test_module_namespaces_are_modules():
     assert all(isinstance(ns, types.ModuleType) for ns in NAMESPACES)
+
+
+# ------------------------------------------------------------------ derived from the fields' metadata (issue 30)
+
+#: The hand-written repr/summary/to_frame/to_dict of result classes: each a layout that is the class's
+#: own, which its docstring says. Shrink this; a new entry needs a reason in the method's docstring.
+OVERRIDES = {
+    "CopyModelFit": {"to_frame"},                       # one row per quantity of the decomposition
+    "EnsembleRecommendation": {"to_frame"},             # one row per checkpoint (a dict)
+    "ComparisonReport": {"summary", "to_frame", "to_dict"},  # a report of many results, section by section
+    "KendallTau": {"summary"},                          # the one line the leaderboard's summary shows
+    "PlanResult": {"to_frame"},                         # the expected-interval table of `intervals`
+    "_GridResult": {"__repr__", "to_dict"},             # a grid's arrays: its shape; records of `grid`
+    "CoverageStudy": {"summary"},                       # takes the level and band it summarises
+    "Leaderboard": {"__repr__", "summary", "to_frame", "to_dict"},  # leaderboards/board.py: being split (issue 30)
+}
+_METHODS = ("__repr__", "summary", "to_frame", "to_dict")
+
+
+def test_hand_written_displays_are_only_the_listed_ones_and_say_why():
+    _import_every_module()
+    found = {}
+    for cls in _subclasses(Result):
+        own = {m for m in _METHODS if m in vars(cls)}
+        if own and cls.__module__.startswith("trialwise"):
+            found[cls.__name__] = own
+    assert found == OVERRIDES
+    for cls in _subclasses(Result):
+        if cls.__name__ == "Leaderboard":
+            continue
+        for m in OVERRIDES.get(cls.__name__, ()):
+            doc = vars(cls)[m].__doc__ or ""
+            assert re.search(r"\bown\b", doc), f"{cls.__name__}.{m}: its docstring does not say why it is its own"
+
+
+def _labelled(res):
+    """``(label, value text)`` of the labelled scalar fields that summary() must show."""
+    import dataclasses
+
+    from trialwise._core import shown as shown_module
+
+    out = []
+    for f in dataclasses.fields(res):
+        spec = f.metadata.get(SHOWN)
+        if spec is None or spec.label is None:
+            continue
+        text = shown_module.value_text(res, f.name, spec, getattr(res, f.name))
+        if text:
+            out.append((spec.label, text))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_every_labelled_field_is_in_the_summary(name):
+    """Its line: the label in a column as wide as the longest label needs, then the value (and every note)."""
+    for res in _instances(name):
+        lines = res.summary().splitlines()
+        assert lines[0] and not lines[0].startswith(" ")  # a title
+        for note in res.notes:
+            assert str(note) in res.summary()
+        if "summary" in OVERRIDES.get(name, ()):
+            continue
+        labelled = _labelled(res)
+        longest = max([0] + [len(label) for label, _ in labelled])
+        width = 21 if longest <= 20 else longest + 3
+        for label, text in labelled:
+            mine = [line for line in lines if line[:2 + width] == f"  {label:<{width}}"]
+            assert mine, f"{name}: no summary line for {label!r}"
+            assert text in mine[0][2 + width:], f"{name}: {label!r} line {mine[0]!r} does not show {text!r}"
+
+
+@pytest.mark.parametrize("name", sorted(FACTORIES))
+def test_every_field_marked_for_the_repr_is_in_it(name):
+    import dataclasses
+
+    for res in _instances(name):
+        if not dataclasses.is_dataclass(res):
+            continue
+        text = repr(res)
+        for f in dataclasses.fields(res):
+            spec = f.metadata.get(SHOWN)
+            value = getattr(res, f.name)
+            if spec is None or not spec.in_repr or value is None or spec.format == "interval" or callable(spec.format):
+                continue
+            if spec.optional and np.all(np.isnan(np.asarray(value, dtype=float))):
+                continue
+            name_ = f.name if spec.repr_name is None else spec.repr_name
+            if spec.format == "count":
+                assert f"{len(value)} {name_}" in text, (name, f.name, text)
+            elif name_:
+                assert f"{name_}=" in text, (name, f.name, text)
+        ci = res.confidence_interval
+        marked = [f for f in dataclasses.fields(res) if f.name == "confidence_interval" and SHOWN in f.metadata
+                  and f.metadata[SHOWN].in_repr]
+        if marked and ci is not None and np.ndim(ci.low) == 0 and not np.isnan(ci.low):
+            assert f"[{format_number(ci.low, marked[0].metadata[SHOWN].digits)}, " in text
+
+
+def test_an_undefined_statistic_reads_undefined_in_repr_and_summary():
+    res = _instances("ErrorConsistencyResult")[-1]
+    assert math.isnan(res.statistic)
+    assert "EC=undefined" in repr(res) and "  EC                   undefined\n" in res.summary()
+    assert res.notes[0] in res.summary() and "<li>" in res._repr_html_()
+
+
+def test_shown_keeps_the_options_of_a_dataclass_field():
+    from dataclasses import dataclass, field, fields
+
+    @dataclass(frozen=True, repr=False)
+    class Toy(Result):
+        statistic: float = field(metadata=shown("estimate", in_repr=True, repr_name="est"))
+        confidence_interval: ConfidenceInterval = field(metadata=shown(format="interval", in_repr=True))
+        confidence_level: float = field(default=0.9, metadata=shown("level", format="percent"))
+        tags: tuple = field(default_factory=tuple, compare=False, metadata=shown("tags", format="count"))
+        seed: int | None = field(default=None, kw_only=True, metadata=shown("seed", format=lambda v, r: f"<{v}>"))
+        frame_columns = ("statistic", "ci_low", "ci_high", "confidence_level")
+
+    a = Toy(0.5, ConfidenceInterval(0.25, 0.75), seed=7)
+    assert a.confidence_level == 0.9 and a.tags == () and a == Toy(0.5, ConfidenceInterval(0.25, 0.75), tags=(1,), seed=7)
+    assert {f.name: f.kw_only for f in fields(a)}["seed"] is True
+    assert repr(a) == "Toy(est=0.500, 90% CI [0.250, 0.750])"
+    assert a.summary().splitlines() == ["Toy", "  estimate             0.500", "  90% CI               [0.250, 0.750]",
+                                        "  level                90%", "  tags                 0", "  seed                 <7>"]
+    assert a.to_frame().values.tolist() == [[0.5, 0.25, 0.75, 0.9]]
+    d = a.to_dict()
+    assert d["ci_low"] == 0.25 and d["confidence_interval"] == [0.25, 0.75] and d["seed"] == 7
+

@@ -505,7 +505,7 @@ def test_observers_with_different_images_use_their_own_images():
 def test_result_repr_summary_and_dict(tvs):
     res = tw.shape_bias(tvs, observers=["resnet50", "subject-01", "subject-02"], groups="observer_type",
                         n_resamples=100, rng=0)
-    assert repr(res).startswith("ShapeBiasResult(cue-conflict: 3 observer(s), 1 group(s), 1200 images")
+    assert repr(res) == "ShapeBiasResult(cue-conflict, images=1200, ci_method=jeffreys, B=100, 3 observers)"
     text = res.summary()
     assert "human (group of 2)" in text and "resnet50" in text and "80 with shape = texture left out" in text
     out = json.loads(json.dumps(res.to_dict()))
@@ -647,7 +647,8 @@ def test_cli_shape_bias_text_csv_figure_and_compare(tmp_path, capsys):
                      "--csv", str(csv_path), "--figure", str(png)])
     out = capsys.readouterr().out
     assert code == 0
-    assert "Shape bias — cue-conflict" in out and "human (group of 2)" in out and "resnet50 − vgg16-caffe" in out
+    assert "Shape bias: share of shape decisions" in out and "  experiment           cue-conflict\n" in out
+    assert "human (group of 2)" in out and "resnet50 − vgg16-caffe" in out
     assert list(pd.read_csv(csv_path)["observer"]) == ["resnet50", "vgg16-caffe", "subject-01", "subject-02", "human",
                                                        "model"]
     assert png.stat().st_size > 10_000

@@ -234,7 +234,9 @@ def test_best_set_method_and_result():
     assert set(b1.observers) == {o for o in lb.candidates if bool(t.loc[o, "in_best_set"])}
     assert set(b1.observers) <= set(b3.observers)
     assert b1.to_frame().in_best_set.sum() == len(b1.observers)
-    assert "confidence set of the 3 best models" in b3.summary()
+    text = b3.summary()
+    assert "  k best               3\n" in text and f"   ({len(b3.observers)} of {len(b3.candidates)})\n" in text
+    assert all(name in text.splitlines()[1] for name in b3.observers)
     with pytest.raises(ValueError, match="`k`"):
         lb.best_set(k=0)
 

@@ -16,8 +16,10 @@ import cycle.
     ``as_float_array``, ``missing_mask``.
 :mod:`trialwise._core.results`
     ``Result`` (the base of every result object), ``ConfidenceInterval``, ``Note``,
-    ``VOCABULARY``, ``jsonable``, ``one_row_frame``, ``make_notes``, ``records_seed``
-    (the decorator with which a random public function records its seed in its result).
+    ``VOCABULARY``, ``jsonable``, ``make_notes``.
+:mod:`trialwise._core.shown`
+    ``shown`` (a result's dataclass field with how its repr and ``summary()`` show it) and
+    the functions with which ``Result`` derives that text from the fields' metadata.
 :mod:`trialwise._core.format`
     ``format_number``, ``format_pvalue``, ``format_percent``.
 :mod:`trialwise._core.lazy`

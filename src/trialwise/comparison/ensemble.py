@@ -22,7 +22,7 @@ Four checkpoints, in order; the first that fails decides:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,8 @@ from scipy import stats
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError
 from trialwise._core.format import format_pvalue
-from trialwise._core.results import Result, jsonable
+from trialwise._core.results import Result
+from trialwise._core.shown import shown
 from trialwise.comparison.result import WARNING, ComparisonResult
 from trialwise._core.warnings import DegenerateDataWarning
 from trialwise.comparison._caveats import collecting, warn_once_per_kind
@@ -63,43 +64,27 @@ class EnsembleRecommendation(Result):
     checkpoint). A decision, not an estimate: ``statistic`` is None.
     """
 
-    decision: str
-    fusion: str | None
-    keep: str | None
+    decision: str = field(metadata=shown(in_repr=True, repr_name="", format="text"))
+    fusion: str | None = field(metadata=shown("fusion", format="text"))
+    keep: str | None = field(metadata=shown("deploy alone", in_repr=True, repr_name="keep", format="text"))
     reasons: tuple
     checkpoints: dict
     names: tuple
 
     frame_columns = ("checkpoint", "value")
+    summary_title = "Ensemble recommendation: {decision}"
 
-    def __repr__(self) -> str:
-        return f"EnsembleRecommendation({self.decision!r}" + (f", keep {self.keep}" if self.keep else "") + ")"
+    def __str__(self) -> str:
+        return self.summary()
 
-    def summary(self) -> str:
-        """The decision and one line per reason, as text.
-
-        Returns
-        -------
-        str
-            A heading with the decision (and the classifier to keep), then the reasons.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> y = [0, 1] * 100
-        >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
-        >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
-        >>> rec = tw.comparison.ensemble_recommendation(y, a, b)
-        >>> print(rec.summary().splitlines()[0])
-        Ensemble recommendation: symmetric fusion
-        """
-        head = f"Ensemble recommendation: {self.decision}" + (f" (deploy {self.keep})" if self.keep else "")
-        return "\n".join([head] + [f"  - {r}" for r in self.reasons])
-
-    __str__ = summary
+    def _summary_details(self) -> list[str]:
+        """The reasons, one per checkpoint reached (its own: sentences, not fields)."""
+        return [f"  - {r}" for r in self.reasons]
 
     def to_frame(self):
         """One row per checkpoint value: checkpoint, value.
+
+        Its own rows (not one row of fields): the entries of ``checkpoints``.
 
         Returns
         -------
@@ -121,28 +106,9 @@ class EnsembleRecommendation(Result):
         return pd.DataFrame({"checkpoint": list(self.checkpoints), "value": [float(x) for x in self.checkpoints.values()]},
                             columns=list(self.frame_columns))
 
-    def to_dict(self) -> dict:
-        """JSON-safe dict: decision, fusion, keep, reasons, checkpoints (NaN as None).
-
-        Returns
-        -------
-        dict
-            Keys ``decision``, ``fusion``, ``keep``, ``reasons`` and ``checkpoints``.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> y = [0, 1] * 100
-        >>> a = [1 - t if i % 8 < 2 else t for i, t in enumerate(y)]       # 75 % correct
-        >>> b = [1 - t if i % 10 in (2, 3) else t for i, t in enumerate(y)]  # 80 % correct
-        >>> rec = tw.comparison.ensemble_recommendation(y, a, b)
-        >>> d = rec.to_dict()
-        >>> d["decision"], d["fusion"], d["keep"]
-        ('symmetric fusion', 'symmetric', None)
-        """
-        return jsonable({"decision": self.decision, "fusion": self.fusion, "keep": self.keep,
-                          "reasons": list(self.reasons),
-                          "checkpoints": {k: float(x) for k, x in self.checkpoints.items()}})
+    def _dict_extra(self) -> dict[str, Any]:
+        """``checkpoints`` as floats (as in :meth:`to_frame`)."""
+        return {"checkpoints": {k: float(x) for k, x in self.checkpoints.items()}}
 
 
 def ensemble_recommendation(y_true: Any, pred_a: Any, pred_b: Any, proba_a: Any = None, proba_b: Any = None, *,
@@ -267,15 +233,15 @@ def recommend(coding: LabelCoding, checks: dict[str, Callable[[], Any]], *, name
               for name, acc in ((na, acc_a), (nb, acc_b))}
     cp.update({"baseline_p_" + name: p for name, p in p_base.items()})
     useful = {name: p < alpha for name, p in p_base.items()}
-    shown = f"{na} {acc_a:.3f} (p = {format_pvalue(p_base[na])}), {nb} {acc_b:.3f} (p = {format_pvalue(p_base[nb])})"
+    accuracies = f"{na} {acc_a:.3f} (p = {format_pvalue(p_base[na])}), {nb} {acc_b:.3f} (p = {format_pvalue(p_base[nb])})"
     if not any(useful.values()):
         reasons.append(f"neither classifier beats the majority-class baseline ({baseline:.3f}) by a one-sided "
-                       f"binomial test at {alpha:g}: {shown}")
+                       f"binomial test at {alpha:g}: {accuracies}")
         return done("no ensemble")
     if not all(useful.values()):
         keep, drop = (na, nb) if useful[na] else (nb, na)
         reasons.append(f"{drop} does not beat the majority-class baseline ({baseline:.3f}) by a one-sided binomial "
-                       f"test at {alpha:g}: {shown}; keep {keep}")
+                       f"test at {alpha:g}: {accuracies}; keep {keep}")
         return done("drop the weaker", keep=keep)
     mc = checks["mcnemar"]()
     mcnemar_p = mc.pvalue

@@ -24,6 +24,7 @@ from trialwise.ec import inference as _ec
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.format import format_number, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.shown import shown
 from trialwise._stats.streams import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, SparseTableWarning, UndefinedReplicatesWarning
 from trialwise.comparison._caveats import caveat, collecting, warn_once_per_kind
@@ -70,24 +71,22 @@ class ComparisonReport(Result):
     :attr:`ComparisonResult.frame_columns`).
     """
 
-    names: tuple
-    n: int
-    classes: list
+    names: tuple = field(metadata=shown(
+        in_repr=True, repr_name="", format=lambda value, res: " vs ".join(map(str, value))))
+    n: int = field(metadata=shown(in_repr=True, format="int"))
+    classes: list = field(metadata=shown(in_repr=True, repr_name="K", format=lambda value, res: str(len(value))))
     accuracy: dict
     contingency: Any
     agreement: Any
     symmetry: SymmetryTestResult
-    results: tuple
+    results: tuple = field(metadata=shown(in_repr=True, repr_name="methods", format="count"))
     calibration: dict
-    recommendation: EnsembleRecommendation
+    recommendation: EnsembleRecommendation = field(metadata=shown(
+        in_repr=True, repr_name="", format=lambda value, res: repr(value.decision)))
     sections: tuple
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ComparisonResult.frame_columns
-
-    def __repr__(self) -> str:
-        return (f"ComparisonReport({self.names[0]} vs {self.names[1]}, n={self.n}, K={len(self.classes)}, "
-                f"{len(self.results)} methods, {self.recommendation.decision!r})")
 
     def keys(self) -> list[str]:
         """The results' keys, in report order.
@@ -118,6 +117,8 @@ class ComparisonReport(Result):
     def to_frame(self):
         """One row per method: key, method, statistic, pvalue, ci_low, ci_high, n, note.
 
+        Its own rows (not one row of fields): the rows of its results.
+
         Returns
         -------
         pandas.DataFrame
@@ -140,6 +141,9 @@ class ComparisonReport(Result):
 
     def to_dict(self) -> dict:
         """JSON-safe dict: names, n, classes, accuracy, contingency, ``methods`` (the frame's rows), recommendation.
+
+        Its own digest (not every field): the results as the rows of :meth:`to_frame`, without
+        the nested tables and curves.
 
         Returns
         -------
@@ -166,6 +170,8 @@ class ComparisonReport(Result):
 
     def summary(self) -> str:
         """The report as text: the counts, one line per method by section, and the recommendation.
+
+        Its own layout (not one line per field): a table of its results, section by section.
 
         Returns
         -------

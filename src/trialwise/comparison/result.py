@@ -22,14 +22,14 @@ A field a method does not define is None. ``key`` is the stable identifier of a 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._core.format import format_number, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Note, Result, jsonable, one_row_frame
+from trialwise._core.results import ConfidenceInterval, Note, Result
+from trialwise._core.shown import shown
 
 __all__ = [
     "AUCResult",
@@ -74,15 +74,19 @@ class ComparisonResult(Result):
     """
 
     method: str
-    statistic: float
-    pvalue: float = np.nan
-    confidence_interval: ConfidenceInterval = field(default_factory=lambda: ConfidenceInterval(np.nan, np.nan))
-    n: int = 0
+    statistic: float = field(metadata=shown("statistic", in_repr=True, repr_name="", digits=4))
+    pvalue: float = field(default=np.nan, metadata=shown(
+        "p-value", in_repr=True, repr_name="p", format="pvalue", optional=True))
+    confidence_interval: ConfidenceInterval = field(default_factory=lambda: ConfidenceInterval(np.nan, np.nan), metadata=shown(
+        format="interval", in_repr=True, optional=True, digits=4))
+    n: int = field(default=0, metadata=shown("items n", in_repr=True, format="int"))
     notes: tuple[str, ...] = ()
-    key: str = ""
+    key: str = field(default="", metadata=shown("key", format="text"))
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("key", "method", "statistic", "pvalue", "ci_low", "ci_high", "n", "note")
+    repr_prefix = "{method}:"
+    summary_title = "{method}"
 
     def one_line_note(self) -> str:
         """The notes except the warning messages, joined by "; " (the ``note`` column of the tables).
@@ -101,77 +105,17 @@ class ComparisonResult(Result):
         """
         return "; ".join(str(n) for n in self.notes if getattr(n, "kind", "") != WARNING)
 
+    @property
+    def note(self) -> str:
+        """:meth:`one_line_note` (the ``note`` column of :meth:`to_frame`)."""
+        return self.one_line_note()
+
     def __float__(self) -> float:
         return float(self.statistic)
 
-    def __repr__(self) -> str:
-        parts = [f"{self.method}: {format_number(self.statistic, 4)}"]
-        if not np.isnan(self.pvalue):
-            parts.append(f"p={format_pvalue(self.pvalue)}")
-        if not np.isnan(self.confidence_interval.low):
-            parts.append(f"CI [{format_number(self.confidence_interval.low, 4)}, {format_number(self.confidence_interval.high, 4)}]")
-        note = self.one_line_note()
-        return f"{type(self).__name__}({', '.join(parts)}, n={self.n}" + (f"; {note})" if note else ")")
-
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """The repr, then every note on its own line.
-
-        Returns
-        -------
-        str
-            The one-line repr, then one ``note:`` line per note.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> res = tw.comparison.mcnemar(counts=[[150, 25], [15, 10]])
-        >>> print(res.summary())
-        McNemarResult(McNemar (exact): 15.0000, p=0.154, n=200; two-sided binomial test; statistic min(n10, n01))
-          note: two-sided binomial test; statistic min(n10, n01)
-        """
-        return "\n".join([repr(self)] + [f"  note: {n}" for n in self.notes])
-
-    def to_frame(self):
-        """One-row :class:`pandas.DataFrame`: key, method, statistic, pvalue, ci_low, ci_high, n, note.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row, the columns ``frame_columns`` (NaN where the method defines no
-            p-value or interval).
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> frame = tw.comparison.yules_q(counts=[[150, 25], [15, 10]]).to_frame()
-        >>> frame[["key", "statistic", "ci_low", "ci_high", "n"]].round(3).values.tolist()
-        [['yules-q', 0.6, 0.236, 0.816, 200]]
-        """
-        return one_row_frame(self, note=self.one_line_note())
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict of every field (NaN as None; tables as lists of records).
-
-        Returns
-        -------
-        dict
-            The common fields (``method``, ``statistic``, ``pvalue``,
-            ``confidence_interval`` as ``[low, high]``, ``n``, ``notes``, ``key``) and those
-            of the subclass.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> res = tw.comparison.mcnemar(counts=[[150, 25], [15, 10]])
-        >>> d = res.to_dict()
-        >>> d["key"], d["statistic"], d["confidence_interval"], d["n10"], d["n01"]
-        ('mcnemar-exact', 15.0, [None, None], 25, 15)
-        """
-        out = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["confidence_interval"] = list(self.confidence_interval)
-        return jsonable(out)
+    def _dict_extra(self) -> dict[str, Any]:
+        """``confidence_interval`` as ``[low, high]`` also where it is undefined."""
+        return {"confidence_interval": list(self.confidence_interval)}
 
 
 def comparison_notes(note: str = "", warning: str | None = None, *caveats: str | None) -> tuple[Note, ...]:
@@ -192,10 +136,10 @@ class AgreementResult(ComparisonResult):
     ``agreement_matrix`` (K × K, A in rows) (Cohen's κ).
     """
 
-    n_disagree: int | None = None
-    p_o: float | None = None
-    p_e: float | None = None
-    se: float | None = None
+    n_disagree: int | None = field(default=None, metadata=shown("items with different labels", format="int"))
+    p_o: float | None = field(default=None, metadata=shown("p_o, p_e", digits=4))
+    p_e: float | None = field(default=None, metadata=shown("p_o, p_e", digits=4))
+    se: float | None = field(default=None, metadata=shown("standard error", digits=4))
     classes: tuple | None = None
     agreement_matrix: NDArray | None = field(default=None, compare=False)
 
@@ -210,14 +154,14 @@ class SymmetryTestResult(ComparisonResult):
     ``n_resamples``, ``hits`` and ``n_disagree`` (permutation test).
     """
 
-    df: int | None = None
+    df: int | None = field(default=None, metadata=shown("degrees of freedom", format="int"))
     classes: tuple | None = None
     matrix: NDArray | None = field(default=None, compare=False)
     contributions: Any = field(default=None, compare=False)
     marginal_difference: dict | None = None
-    n_resamples: int | None = None
-    hits: int | None = None
-    n_disagree: int | None = None
+    n_resamples: int | None = field(default=None, metadata=shown("permutations", format="int"))
+    hits: int | None = field(default=None, metadata=shown("hits", format="int"))
+    n_disagree: int | None = field(default=None, metadata=shown("items with different labels", format="int"))
 
 
 @dataclass(frozen=True, repr=False)
@@ -228,11 +172,11 @@ class McNemarResult(ComparisonResult):
     of the permutation variant; ``odds_ratio`` behind Yule's Q.
     """
 
-    n10: int | None = None
-    n01: int | None = None
-    discordant: int | None = None
-    n_resamples: int | None = None
-    odds_ratio: float | None = None
+    n10: int | None = field(default=None, metadata=shown("n10, n01", format="int"))
+    n01: int | None = field(default=None, metadata=shown("n10, n01", format="int"))
+    discordant: int | None = field(default=None, metadata=shown("discordant", format="int"))
+    n_resamples: int | None = field(default=None, metadata=shown("permutations", format="int"))
+    odds_ratio: float | None = field(default=None, metadata=shown("odds ratio", digits=4))
 
 
 @dataclass(frozen=True, repr=False)
@@ -245,14 +189,14 @@ class AUCResult(ComparisonResult):
     ``correlation`` and ``aucs``, both AUCs as :class:`AUCResult` with their intervals.
     """
 
-    se: float | None = None
+    se: float | None = field(default=None, metadata=shown("standard error", digits=4))
     per_class: Any = field(default=None, compare=False)
-    z: float | None = None
-    auc_a: float | None = None
-    auc_b: float | None = None
-    correlation: float | None = None
+    z: float | None = field(default=None, metadata=shown("z", digits=4))
+    auc_a: float | None = field(default=None, metadata=shown("AUC A, B", digits=4))
+    auc_b: float | None = field(default=None, metadata=shown("AUC A, B", digits=4))
+    correlation: float | None = field(default=None, metadata=shown("correlation of the AUCs", digits=4))
     aucs: tuple | None = None
-    adjust: str | None = None
+    adjust: str | None = field(default=None, metadata=shown("per-class adjustment", format="text"))
 
 
 @dataclass(frozen=True, repr=False)
@@ -265,18 +209,18 @@ class ScoreResult(ComparisonResult):
     ``w_minus`` and ``n_nonzero`` of the Wilcoxon test.
     """
 
-    convention: str | None = None
-    reference: float | None = None
-    skill: float | None = None
-    brier: float | None = None
+    convention: str | None = field(default=None, metadata=shown("convention", format="text"))
+    reference: float | None = field(default=None, metadata=shown("reference BS_ref", digits=4))
+    skill: float | None = field(default=None, metadata=shown("skill", digits=4))
+    brier: float | None = field(default=None, metadata=shown("Brier score", digits=4))
     curve: Any = field(default=None, compare=False)
     per_class: dict | None = None
-    mean_a: float | None = None
-    mean_b: float | None = None
-    df: int | None = None
-    w_plus: float | None = None
-    w_minus: float | None = None
-    n_nonzero: int | None = None
+    mean_a: float | None = field(default=None, metadata=shown("mean score A, B", digits=4))
+    mean_b: float | None = field(default=None, metadata=shown("mean score A, B", digits=4))
+    df: int | None = field(default=None, metadata=shown("degrees of freedom", format="int"))
+    w_plus: float | None = field(default=None, metadata=shown("W+, W-", format="general"))
+    w_minus: float | None = field(default=None, metadata=shown("W+, W-", format="general"))
+    n_nonzero: int | None = field(default=None, metadata=shown("non-zero differences", format="int"))
 
 
 @dataclass(frozen=True, repr=False)
@@ -291,42 +235,15 @@ class CalibrationCurve(Result):
     NaN except for classwise curves).
     """
 
-    kind: str
-    bin_strategy: str
-    n_bins: int
+    kind: str = field(metadata=shown("kind", in_repr=True, repr_name="", format="text"))
+    bin_strategy: str = field(metadata=shown("bins", in_repr=True, repr_name="", format="text"))
+    n_bins: int = field(metadata=shown("bins", in_repr=True, format="int"))
     table: Any
-    statistic: float
+    statistic: float = field(metadata=shown("ECE", in_repr=True, repr_name="ECE", digits=4))
     per_class: dict
-    brier: float
-    n: int
+    brier: float = field(metadata=shown("Brier score", in_repr=True, repr_name="Brier", digits=4))
+    n: int = field(metadata=shown("items n", in_repr=True, format="int"))
 
     frame_columns = ("class", "bin", "lower", "upper", "count", "mean_predicted", "observed", "gap")
-
-    def __repr__(self) -> str:
-        empty = int((self.table["count"] == 0).sum())
-        return (f"CalibrationCurve({self.kind}, {self.n_bins} {self.bin_strategy} bins, ECE={format_number(self.statistic, 4)}, "
-                f"Brier={format_number(self.brier, 4)}, n={self.n}, empty bins={empty})")
-
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """The repr, then the per-bin table.
-
-        Returns
-        -------
-        str
-            The one-line repr, then the table (4 significant digits).
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> y, proba = [1, 0, 1, 0, 1, 0], [0.9, 0.2, 0.7, 0.3, 0.6, 0.15]
-        >>> curve = tw.comparison.calibration_curve(y, proba, n_bins=2)
-        >>> print(curve.summary())
-        CalibrationCurve(binary, 2 uniform bins, ECE=0.2417, Brier=0.0688, n=6, empty bins=0)
-         bin  lower  upper  count  mean_predicted  observed     gap
-           0      0    0.5      3          0.2167         0 -0.2167
-           1    0.5      1      3          0.7333         1  0.2667
-        """
-        return repr(self) + "\n" + self.table.to_string(index=False, float_format=lambda x: f"{x:.4g}")
-
+    summary_title = "Calibration curve (reliability diagram)"
+    summary_table = True

@@ -14,8 +14,9 @@ from numpy.typing import NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.format import format_number, format_percent, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Result, jsonable, one_row_frame
+from trialwise._core.format import format_number
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise._stats.intervals import percentile_interval
 from trialwise._stats.monte_carlo import monte_carlo_pvalue, monte_carlo_test
 from trialwise._stats.streams import records_seed
@@ -64,103 +65,30 @@ class ShapeBiasDifferenceResult(Result):
         The replicate Δ's (NaN = undefined).
     """
 
-    statistic: float
-    confidence_interval: ConfidenceInterval
-    pvalue: float
+    statistic: float = field(metadata=shown("difference", in_repr=True, repr_name="Δ"))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(
+        format="interval", in_repr=True, detail="{ci_method}, images resampled jointly, B = {n_resamples}"))
+    pvalue: float = field(metadata=shown("p-value", in_repr=True, repr_name="p", format="pvalue", method="test", detail=lambda res: (f"{res.n_null_resamples} swaps" if res.test == "swap"
+                                              else f"B = {res.n_resamples}") + f"; H0: {res.null}"))
     test: str
     null: str
     observer_a: str
     observer_b: str
-    shape_bias_a: float
-    shape_bias_b: float
+    shape_bias_a: float = field(metadata=shown("shape bias a, b"))
+    shape_bias_b: float = field(metadata=shown("shape bias a, b"))
     confidence_level: float
     ci_method: str
     n_resamples: int
     n_null_resamples: int
-    n_undefined: int
+    n_undefined: int = field(metadata=shown("undefined replicates", format="replicates"))
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("observer_a", "observer_b", "statistic", "ci_low", "ci_high", "confidence_level", "pvalue",
                      "test", "shape_bias_a", "shape_bias_b", "ci_method", "n_resamples", "n_null_resamples",
                      "n_undefined")
-
-    def __repr__(self) -> str:
-        ci = self.confidence_interval
-        return (f"ShapeBiasDifferenceResult({self.observer_a} − {self.observer_b}: Δ={format_number(self.statistic)}, "
-                f"{format_percent(self.confidence_level)} CI [{format_number(ci.low)}, {format_number(ci.high)}], "
-                f"p={format_pvalue(self.pvalue)} ({self.test}))")
-
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """A readable text block with every number of the result.
-
-        Returns
-        -------
-        str
-            Both shape biases, the difference, its interval and the p-value.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
-        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
-        >>> diff = res.difference("resnet50", "subject-01")
-        >>> print(diff.summary().splitlines()[2])
-          difference           -0.741
-        """
-        ci = self.confidence_interval
-        reps = (f"{self.n_null_resamples} swaps" if self.test == "swap" else f"B = {self.n_resamples}")
-        return "\n".join([
-            f"Difference in shape bias: {self.observer_a} − {self.observer_b}",
-            f"  shape bias a, b      {format_number(self.shape_bias_a)}, {format_number(self.shape_bias_b)}",
-            f"  difference           {format_number(self.statistic)}",
-            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   "
-            f"({self.ci_method}, images resampled jointly, B = {self.n_resamples})",
-            f"  p-value              {format_pvalue(self.pvalue)}   ({self.test}, {reps}; H0: {self.null})",
-        ])
-
-    def to_frame(self):
-        """One-row :class:`pandas.DataFrame` with the columns ``frame_columns``.
-
-        Returns
-        -------
-        pandas.DataFrame
-            ``observer_a, observer_b, statistic, ci_low, ci_high, ...``.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
-        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
-        >>> frame = res.difference("resnet50", "subject-01").to_frame()
-        >>> frame[["observer_a", "observer_b", "statistic"]].round(3).values.tolist()
-        [['resnet50', 'subject-01', -0.741]]
-        """
-        return one_row_frame(self)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: the :meth:`to_frame` row and ``null`` (NaN as None).
-
-        Returns
-        -------
-        dict
-            The :meth:`to_frame` columns and ``null``, the null hypothesis tested.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
-        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
-        >>> d = res.difference("resnet50", "subject-01").to_dict()
-        >>> d["null"], round(d["statistic"], 3)
-        ('equal shape bias', -0.741)
-        """
-        out = self.to_frame().iloc[0].to_dict()
-        out["null"] = self.null
-        out["seed"] = self.seed
-        return jsonable(out)
+    repr_prefix = "{observer_a} − {observer_b}:"
+    summary_title = "Difference in shape bias: {observer_a} − {observer_b}"
 
 
 #: Columns of :meth:`ShapeBiasResult.to_frame` (one row per observer, then per group).
@@ -209,20 +137,26 @@ class ShapeBiasResult(Result):
 
     table: Any = field(compare=False)
     categories: Any = field(compare=False)
-    groups: dict
-    experiment: str
-    n_images: int
+    groups: dict = field(metadata=shown("groups", format="count"))
+    experiment: str = field(metadata=shown("experiment", in_repr=True, repr_name="", format="text"))
+    n_images: int = field(metadata=shown(
+        "cue-conflict images", in_repr=True, repr_name="images", format="int",
+        detail="{n_excluded_images} with shape = texture left out"))
     n_excluded_images: int
-    confidence_level: float
-    ci_method: str
-    n_resamples: int
+    confidence_level: float = field(metadata=shown("interval level", format="percent"))
+    ci_method: str = field(metadata=shown(
+        "intervals", in_repr=True, format="text",
+        detail="images resampled within shape category, B = {n_resamples}"))
+    n_resamples: int = field(metadata=shown(in_repr=True, repr_name="B", format="int"))
     notes: tuple = ()
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
     responses: NDArray = field(default_factory=lambda: np.empty((0, 0), np.int8), compare=False)
-    observers: tuple = ()
+    observers: tuple = field(default=(), metadata=shown("observers", in_repr=True, format="count"))
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = FRAME_COLUMNS
+    summary_title = "Shape bias: share of shape decisions among shape-or-texture answers"
+    _dict_exclude = Result._dict_exclude + ("responses", "table", "categories")
 
     @property
     def statistic(self) -> NDArray:
@@ -246,20 +180,9 @@ class ShapeBiasResult(Result):
             raise InvalidValueError(f"no observer or group {name!r} in this result; found {shown}")
         return names.index(name)
 
-    def __repr__(self) -> str:
-        n_obs = int((self.table["kind"] == "observer").sum())
-        return (f"ShapeBiasResult({self.experiment or 'trials'}: {n_obs} observer(s), {len(self.groups)} group(s), "
-                f"{self.n_images} images, {format_percent(self.confidence_level)} CI {self.ci_method}, B={self.n_resamples})")
-
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """A readable text block: every row with its interval and counts, then the notes.
-
-        Returns
-        -------
-        str
-            A header, one line per observer or group, then the notes.
+    def _summary_details(self) -> list[str]:
+        """One line per observer or group: shape bias, interval and answer counts (its own table: a group
+        says how many it holds).
 
         Examples
         --------
@@ -267,48 +190,18 @@ class ShapeBiasResult(Result):
         >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
         >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
         >>> print(res.summary().splitlines()[0])
-        Shape bias — cue-conflict: share of shape decisions among shape-or-texture answers
+        Shape bias: share of shape decisions among shape-or-texture answers
         """
-        what = f" — {self.experiment}" if self.experiment else ""
-        lines = [
-            f"Shape bias{what}: share of shape decisions among shape-or-texture answers",
-            f"{self.n_images} cue-conflict images ({self.n_excluded_images} with shape = texture left out); "
-            f"{format_percent(self.confidence_level)} intervals: {self.ci_method}, images resampled within shape category, "
-            f"B = {self.n_resamples}",
-            f"{'observer':<32} {'shape bias':>10}  {'CI':<16} {'shape':>6} {'texture':>7} {'other':>6}",
-        ]
+        lines = [f"{'observer':<32} {'shape bias':>10}  {'CI':<16} {'shape':>6} {'texture':>7} {'other':>6}"]
         for r in self.table.itertuples():
             name = r.observer if r.kind == "observer" else f"{r.observer} (group of {len(self.groups[r.observer])})"
             lines.append(f"{name:<32} {format_number(r.shape_bias):>10}  [{format_number(r.ci_low)}, {format_number(r.ci_high)}]"
                          f" {r.n_shape:>6} {r.n_texture:>7} {r.n_other:>6}")
-        lines += [f"Note: {n}" for n in self.notes]
-        return "\n".join(lines)
+        return lines
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: settings, groups, ``rows`` (the table's records) and notes (NaN as None).
-
-        Returns
-        -------
-        dict
-            ``experiment``, ``n_images``, the resampling settings, ``groups``, ``rows``
-            and ``notes``.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
-        >>> res = tw.shape_bias(trials, observers=["resnet50", "subject-01"], n_resamples=200, rng=0)
-        >>> d = res.to_dict()
-        >>> d["n_images"], [row["observer"] for row in d["rows"]]
-        (1200, ['resnet50', 'subject-01'])
-        """
-        rows = self.table.to_dict(orient="records")
-        return jsonable({
-            "experiment": self.experiment, "n_images": self.n_images, "n_excluded_images": self.n_excluded_images,
-            "confidence_level": self.confidence_level, "ci_method": self.ci_method,
-            "n_resamples": self.n_resamples, "groups": {k: list(m) for k, m in self.groups.items()},
-            "rows": rows, "notes": list(self.notes), "seed": self.seed,
-        })
+    def _dict_extra(self) -> dict[str, Any]:
+        """``rows``: the table's records; ``groups`` as lists."""
+        return {"rows": self.table.to_dict(orient="records"), "groups": {k: list(m) for k, m in self.groups.items()}}
 
     @records_seed
     def difference(self, a: str, b: str, *, test: ShapeBiasTest = "bootstrap",

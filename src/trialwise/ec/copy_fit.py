@@ -7,15 +7,15 @@ copying observer, each with a bootstrap interval; the model itself is :mod:`tria
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
-from trialwise._core.format import format_number, format_percent
-from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise._stats.intervals import interval
 from trialwise._stats.kappa import kappa_from_counts, table_statistics
 from trialwise._stats.resampling import jackknife_tables
@@ -45,23 +45,26 @@ class CopyModelFit(Result):
     """
 
     reference_observer: str
-    statistic: float
-    p_copy: float
-    mismatch: float
-    latent_accuracy: float
-    accuracy_reference: float
-    accuracy_other: float
+    statistic: float = field(metadata=shown("EC", in_repr=True, repr_name="EC", interval="confidence_interval"))
+    p_copy: float = field(metadata=shown("p_copy", in_repr=True, interval="p_copy_interval"))
+    mismatch: float = field(metadata=shown("mismatch", in_repr=True, interval="mismatch_interval"))
+    latent_accuracy: float = field(metadata=shown(
+        "latent accuracy", in_repr=True, interval="latent_accuracy_interval"))
+    accuracy_reference: float = field(metadata=shown("accuracy reference, other"))
+    accuracy_other: float = field(metadata=shown("accuracy reference, other"))
     confidence_interval: ConfidenceInterval
     p_copy_interval: ConfidenceInterval
     mismatch_interval: ConfidenceInterval
     latent_accuracy_interval: ConfidenceInterval
     confidence_level: float
-    ci_method: str
+    ci_method: str = field(metadata=shown("intervals", in_repr=True, format="text", detail="B = {n_resamples}"))
     n_resamples: int
-    n_undefined: int
+    n_undefined: int = field(metadata=shown("undefined replicates", format="replicates"))
 
     _ROWS = ("kappa", "p_copy", "mismatch", "latent_accuracy")
     frame_columns = ("quantity", "estimate", "ci_low", "ci_high")
+    repr_prefix = "{direction}:"
+    summary_title = "Copy-model decomposition ({direction}): EC = p_copy x mismatch"
 
     def _quantity(self, name: str) -> tuple[float, ConfidenceInterval]:
         if name == "kappa":
@@ -72,21 +75,10 @@ class CopyModelFit(Result):
     def direction(self) -> str:
         return "B copies A" if self.reference_observer == "a" else "A copies B"
 
-    def __repr__(self) -> str:
-        def show(name):
-            est, ci = self._quantity(name)
-            return f"{format_number(est)} [{format_number(ci.low)}, {format_number(ci.high)}]"
-
-        return (
-            f"CopyModelFit({self.direction}: EC {show('kappa')} = p_copy {show('p_copy')} "
-            f"x mismatch {show('mismatch')}; latent accuracy {show('latent_accuracy')}; "
-            f"{format_percent(self.confidence_level)} CI ({self.ci_method}))"
-        )
-
-    __str__ = __repr__
-
     def to_frame(self):
         """:class:`pandas.DataFrame` with rows kappa, p_copy, mismatch, latent_accuracy.
+
+        Its own layout (not one row of fields): one row per quantity of the decomposition.
 
         Returns
         -------
@@ -108,57 +100,14 @@ class CopyModelFit(Result):
             rows.append({"quantity": name, "estimate": est, "ci_low": ci.low, "ci_high": ci.high})
         return pd.DataFrame(rows, columns=list(self.frame_columns))
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: each quantity and its ``<quantity>_ci`` ``[low, high]`` (NaN as None).
-
-        Returns
-        -------
-        dict
-            ``reference``, ``direction``, the four quantities with their intervals, the
-            accuracies and the resampling settings.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> fit = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0).copy_model
-        >>> d = fit.to_dict()
-        >>> d["direction"], round(d["p_copy"], 3), [round(x, 3) for x in d["p_copy_ci"]]
-        ('B copies A', 0.533, [0.298, 0.705])
-        """
-        out: dict[str, Any] = {"reference_observer": self.reference_observer, "direction": self.direction}
+    def _dict_extra(self) -> dict[str, Any]:
+        """``direction``, and each quantity with its ``<quantity>_ci`` ``[low, high]`` (the rows of :meth:`to_frame`)."""
+        out: dict[str, Any] = {"direction": self.direction}
         for name in self._ROWS:
             est, ci = self._quantity(name)
             out[name] = est
             out[f"{name}_ci"] = [ci.low, ci.high]
-        out.update(
-            accuracy_reference=self.accuracy_reference, accuracy_other=self.accuracy_other,
-            confidence_level=self.confidence_level, ci_method=self.ci_method,
-            n_resamples=self.n_resamples, n_undefined=self.n_undefined,
-        )
-        return jsonable(out)
-
-    def summary(self) -> str:
-        """A readable text block: direction, accuracies, settings, then :meth:`to_frame`.
-
-        Returns
-        -------
-        str
-            Several lines of text.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> fit = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0).copy_model
-        >>> print(fit.summary().splitlines()[0])
-        Copy-model decomposition (B copies A): EC = p_copy x mismatch
-        """
-        head = (
-            f"Copy-model decomposition ({self.direction}): EC = p_copy x mismatch\n"
-            f"  accuracy reference, other  {format_number(self.accuracy_reference)}, {format_number(self.accuracy_other)}\n"
-            f"  {format_percent(self.confidence_level)} CIs: {self.ci_method}, B = {self.n_resamples}"
-            f" ({self.n_undefined} undefined replicates left out)"
-        )
-        return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.3f}")
+        return out
 
 
 def fit_copy_model(

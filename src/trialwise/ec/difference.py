@@ -18,8 +18,8 @@ from scipy import stats
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Note, Result
+from trialwise._core.shown import shown
 from trialwise._stats.streams import records_seed
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.intervals import CI_METHODS, interval
@@ -55,21 +55,26 @@ class ErrorConsistencyDifferenceResult(Result):
     them). ``to_frame()`` has one row with the columns ``frame_columns``.
     """
 
-    statistic: float
-    confidence_interval: ConfidenceInterval
-    pvalue: float
-    n: int
-    kappa_x: float
-    kappa_y: float
-    accuracy_reference: float
-    accuracy_x: float
-    accuracy_y: float
+    statistic: float = field(metadata=shown("difference", in_repr=True, repr_name="delta"))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(
+        format="interval", in_repr=True, method="ci_method",
+        detail=lambda res: f"B = {res.n_resamples}" if _drawn(res) else ""))
+    pvalue: float = field(metadata=shown(
+        "p-value (equal EC)", in_repr=True, repr_name="p", format="pvalue", method="test"))
+    n: int = field(metadata=shown("items n", in_repr=True, format="int"))
+    kappa_x: float = field(metadata=shown("EC x, EC y", in_repr=True, repr_name="EC_x"))
+    kappa_y: float = field(metadata=shown("EC x, EC y", in_repr=True, repr_name="EC_y"))
+    accuracy_reference: float = field(metadata=shown("accuracy ref, x, y"))
+    accuracy_x: float = field(metadata=shown("accuracy ref, x, y"))
+    accuracy_y: float = field(metadata=shown("accuracy ref, x, y"))
     confidence_level: float
     ci_method: str
     test: str
     counts: NDArray = field(compare=False)
     n_resamples: int = 0
-    n_undefined: int = 0
+    n_undefined: int = field(default=0, metadata=shown(
+        "undefined replicates",
+        format=lambda value, res: f"{value} of {res.n_resamples}" if _drawn(res) else None))
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     notes: tuple[str, ...] = ()
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
@@ -77,49 +82,12 @@ class ErrorConsistencyDifferenceResult(Result):
     frame_columns = ("statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n", "kappa_x", "kappa_y",
                 "accuracy_reference", "accuracy_x", "accuracy_y", "ci_method", "test", "n_resamples",
                 "n_undefined")
+    summary_title = "Difference in error consistency with one reference: EC(ref, x) - EC(ref, y)"
 
-    def __repr__(self) -> str:
-        ci = self.confidence_interval
-        return (
-            f"ErrorConsistencyDifferenceResult(delta={format_number(self.statistic)}, "
-            f"{format_percent(self.confidence_level)} CI [{format_number(ci.low)}, {format_number(ci.high)}] ({self.ci_method}), "
-            f"p={format_pvalue(self.pvalue)} ({self.test}), EC_x={format_number(self.kappa_x)}, EC_y={format_number(self.kappa_y)}, n={self.n})"
-        )
 
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """A readable text block with every number of the result.
-
-        Returns
-        -------
-        str
-            The difference, its interval and p-value, both ECs, the accuracies and ``n``.
-
-        Examples
-        --------
-        >>> import numpy as np, trialwise as tw
-        >>> rng = np.random.default_rng(0)
-        >>> human = rng.random(200) < 0.75
-        >>> close = np.where(rng.random(200) < 0.6, human, rng.random(200) < 0.75)
-        >>> far = np.where(rng.random(200) < 0.2, human, rng.random(200) < 0.75)
-        >>> res = tw.error_consistency_difference(human, close, far, n_resamples=200, rng=1)
-        >>> print(res.summary().splitlines()[1])
-          difference           0.458
-        """
-        ci = self.confidence_interval
-        resampled = self.ci_method not in ("restricted-wald", "analytic")  # closed-form intervals draw nothing
-        return "\n".join([
-            "Difference in error consistency with one reference: EC(ref, x) - EC(ref, y)",
-            f"  difference           {format_number(self.statistic)}",
-            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   "
-            f"({self.ci_method}" + (f", B = {self.n_resamples})" if resampled else ")"),
-            f"  p-value (equal EC)   {format_pvalue(self.pvalue)}   ({self.test})",
-            f"  EC x, EC y           {format_number(self.kappa_x)}, {format_number(self.kappa_y)}",
-            f"  accuracy ref, x, y   {format_number(self.accuracy_reference)}, {format_number(self.accuracy_x)}, "
-            f"{format_number(self.accuracy_y)}",
-            f"  items n              {self.n}",
-        ] + ([f"  undefined replicates {self.n_undefined} of {self.n_resamples}"] if resampled else []))
+def _drawn(res: ErrorConsistencyDifferenceResult) -> bool:
+    """Whether the interval comes from the replicates (the closed-form intervals use none of them)."""
+    return res.ci_method not in ("restricted-wald", "analytic")
 
 
 #: The (reference, X) and (reference, Y) tables of triplet counts (:func:`trialwise._stats.tables.triplet_margins`).

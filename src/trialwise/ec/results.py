@@ -14,11 +14,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.format import format_number, format_percent, format_pvalue
-from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise.ec.copy_fit import CopyModelFit, fit_copy_model
 
 __all__ = ["ErrorConsistencyResult", "PairwiseErrorConsistencyResult", "pair_matrix"]
+
+
+def _interval_detail(res: Any) -> str:
+    """B, and for an undefined EC with a posterior interval what that interval is."""
+    text = f"B = {res.n_resamples}" if res.n_resamples else ""
+    if np.isnan(res.statistic) and res.ci_method == "jeffreys" and not np.isnan(res.confidence_interval.low):
+        text += "; the EC values compatible with the data (posterior), not an interval around an estimate"
+    return text
 
 
 @dataclass(frozen=True, repr=False)
@@ -66,29 +74,32 @@ class ErrorConsistencyResult(Result):
         (:attr:`copy_model`) is computed from them.
     """
 
-    statistic: float
-    confidence_interval: ConfidenceInterval
-    pvalue: float
-    n: int
+    statistic: float = field(metadata=shown("EC", in_repr=True, repr_name="EC"))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(
+        format="interval", in_repr=True, method="ci_method", detail=_interval_detail))
+    pvalue: float = field(metadata=shown(
+        "p-value (EC = 0)", in_repr=True, repr_name="p", format="pvalue", method="test"))
+    n: int = field(metadata=shown("items n", in_repr=True, format="int"))
     confidence_level: float
-    method: str
+    method: str = field(metadata=shown("estimator", format="text"))
     ci_method: str
     test: str
     counts: NDArray
-    accuracy_a: float
-    accuracy_b: float
-    c_obs: float
-    c_exp: float
-    kappa_min: float
-    kappa_max: float
+    accuracy_a: float = field(metadata=shown("accuracy A, B", in_repr=True))
+    accuracy_b: float = field(metadata=shown("accuracy A, B", in_repr=True))
+    c_obs: float = field(metadata=shown("c_obs, c_exp"))
+    c_exp: float = field(metadata=shown("c_obs, c_exp"))
+    kappa_min: float = field(metadata=shown("EC bounds", detail="for these accuracies"))
+    kappa_max: float = field(metadata=shown("EC bounds", detail="for these accuracies"))
     n_resamples: int
-    n_undefined: int
+    n_undefined: int = field(metadata=shown("undefined replicates", format="replicates"))
     n_undefined_null: int = 0
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     bootstrap_tables: NDArray = field(default_factory=lambda: np.empty((0, 2, 2)), compare=False)
     notes: tuple[str, ...] = ()
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
+    summary_title = "Error consistency (Cohen's kappa on trial-by-trial correctness)"
     frame_columns = (
         "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n",
         "accuracy_a", "accuracy_b", "c_obs", "c_exp", "kappa_min", "kappa_max",
@@ -136,123 +147,12 @@ class ErrorConsistencyResult(Result):
             confidence_level=self.confidence_level,
         )
 
-    def __repr__(self) -> str:
-        ci = self.confidence_interval
-        est = "undefined" if np.isnan(self.statistic) else format_number(self.statistic)
-        return (
-            f"ErrorConsistencyResult(EC={est}, "
-            f"{format_percent(self.confidence_level)} CI [{format_number(ci.low)}, {format_number(ci.high)}] ({self.ci_method}), "
-            f"p={format_pvalue(self.pvalue)} ({self.test}), n={self.n}, "
-            f"accuracy_a={format_number(self.accuracy_a)}, accuracy_b={format_number(self.accuracy_b)})"
-        )
-
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """A readable text block with every number of the result.
-
-        Returns
-        -------
-        str
-            The estimate, interval, p-value, accuracies, bounds, the 2×2 table and the notes.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> res = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0)
-        >>> print(res.summary().splitlines()[1])
-          EC                   0.526
-        """
-        ci = self.confidence_interval
+    def _summary_details(self) -> list[str]:
+        """The 2×2 table of correctness (its own block: a table, not a field's line)."""
         (n11, n10), (n01, n00) = np.asarray(self.counts).tolist()
-        label = "Bias-corrected error consistency" if self.method == "bias-corrected kappa" else "Error consistency"
-        lines = [
-            f"{label} (Cohen's kappa on trial-by-trial correctness)",
-            f"  EC                   {'undefined (expected agreement 1)' if np.isnan(self.statistic) else format_number(self.statistic)}",
-            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   ({self.ci_method}"
-            + (f", B = {self.n_resamples})" if self.n_resamples else ")")
-            + ("   the EC values compatible with the data (posterior), not an interval around an estimate"
-               if np.isnan(self.statistic) and self.ci_method == "jeffreys" and not np.isnan(ci.low) else ""),
-            f"  p-value (EC = 0)     {format_pvalue(self.pvalue)}   ({self.test})",
-            f"  items n              {self.n}",
-            f"  accuracy A, B        {format_number(self.accuracy_a)}, {format_number(self.accuracy_b)}",
-            f"  c_obs, c_exp         {format_number(self.c_obs)}, {format_number(self.c_exp)}",
-            f"  EC bounds            [{format_number(self.kappa_min)}, {format_number(self.kappa_max)}]   (for these accuracies)",
-            "  table                B correct  B wrong",
-            f"    A correct          {n11:>9}  {n10:>7}",
-            f"    A wrong            {n01:>9}  {n00:>7}",
-        ]
-        if self.n_resamples:
-            share = self.n_undefined / self.n_resamples
-            lines.append(f"  undefined replicates {self.n_undefined} of {self.n_resamples} ({100 * share:.2g}%)")
-        for note in self.notes:
-            label = "coverage warning" if getattr(note, "kind", "") == "coverage" else "note"
-            lines.append(f"  {label:<21}{note}")
-        return "\n".join(lines)
-
-    def to_frame(self):
-        """One-row :class:`pandas.DataFrame` with fixed column names.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row with the columns ``frame_columns`` (``statistic``, ``ci_low``,
-            ``ci_high``, ``confidence_level``, ``pvalue``, ``n``, the accuracies, ...).
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> res = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0)
-        >>> res.to_frame().shape
-        (1, 17)
-        """
-        import pandas as pd
-
-        row = {
-            "statistic": self.statistic,
-            "ci_low": self.confidence_interval.low,
-            "ci_high": self.confidence_interval.high,
-            "confidence_level": self.confidence_level,
-            "pvalue": self.pvalue,
-            "n": self.n,
-            "accuracy_a": self.accuracy_a,
-            "accuracy_b": self.accuracy_b,
-            "c_obs": self.c_obs,
-            "c_exp": self.c_exp,
-            "kappa_min": self.kappa_min,
-            "kappa_max": self.kappa_max,
-            "method": self.method,
-            "ci_method": self.ci_method,
-            "test": self.test,
-            "n_resamples": self.n_resamples,
-            "n_undefined": self.n_undefined,
-        }
-        return pd.DataFrame([row], columns=list(self.frame_columns))
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: the :meth:`to_frame` row, ``counts``, ``n_undefined_null`` and ``notes``.
-
-        NaN is None.
-
-        Returns
-        -------
-        dict
-            JSON-safe: ``json.dumps(res.to_dict(), allow_nan=False)`` works.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> res = tw.error_consistency(counts=[[40, 10], [8, 22]], n_resamples=200, rng=0)
-        >>> d = res.to_dict()
-        >>> d["counts"], d["n"]
-        ([[40, 10], [8, 22]], 80)
-        """
-        out = self.to_frame().iloc[0].to_dict()
-        out["counts"] = np.asarray(self.counts).tolist()
-        out["n_undefined_null"] = int(self.n_undefined_null)
-        out["seed"] = self.seed
-        out["notes"] = list(self.notes)
-        return jsonable(out)
+        return ["  table                B correct  B wrong",
+                f"    A correct          {n11:>9}  {n10:>7}",
+                f"    A wrong            {n01:>9}  {n00:>7}"]
 
 
 @dataclass(frozen=True, repr=False)
@@ -268,17 +168,18 @@ class PairwiseErrorConsistencyResult(Result):
     :attr:`ErrorConsistencyResult.notes`); ``notes`` lists them all, prefixed by the pair.
     """
 
-    observers: tuple
-    observer_a: NDArray
+    observers: tuple = field(metadata=shown("observers", in_repr=True, format="count"))
+    observer_a: NDArray = field(metadata=shown("pairs", in_repr=True, repr_name="pairs", format="count"))
     observer_b: NDArray
-    statistic: NDArray
-    confidence_interval: ConfidenceInterval
+    statistic: NDArray = field(metadata=shown(in_repr=True, repr_name="EC"))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(
+        format="interval", in_repr=True, method="ci_method", detail="B = {n_resamples}, joint resampling"))
     pvalue: NDArray
     n: NDArray
     confidence_level: float
-    method: str
+    method: str = field(metadata=shown("estimator", format="text"))
     ci_method: str
-    test: str
+    test: str = field(metadata=shown("test", in_repr=True, format="text"))
     counts: NDArray
     accuracy_a: NDArray
     accuracy_b: NDArray
@@ -286,13 +187,16 @@ class PairwiseErrorConsistencyResult(Result):
     c_exp: NDArray
     kappa_min: NDArray
     kappa_max: NDArray
-    n_resamples: int
+    n_resamples: int = field(metadata=shown(in_repr=True, format="int"))
     n_undefined: NDArray
     n_undefined_null: NDArray
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
     pair_notes: tuple = ()
     result_notes: tuple[str, ...] = ()
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
+
+    summary_title = "Pairwise error consistency"
+    summary_table = True
 
     frame_columns = (
         "observer_a", "observer_b", "statistic", "ci_low", "ci_high", "pvalue", "n",
@@ -317,17 +221,10 @@ class PairwiseErrorConsistencyResult(Result):
     def __len__(self) -> int:
         return len(self.statistic)
 
-    def __repr__(self) -> str:
-        stat = np.asarray(self.statistic, dtype=float)
-        ok = ~np.isnan(stat)
-        med = format_number(np.median(stat[ok])) if ok.any() else "nan"
-        return (
-            f"PairwiseErrorConsistencyResult({len(self.observers)} observers, {len(stat)} pairs, "
-            f"median EC={med}, {format_percent(self.confidence_level)} CI ({self.ci_method}), "
-            f"test={self.test}, n_resamples={self.n_resamples})"
-        )
-
-    __str__ = __repr__
+    @property
+    def coverage_warning(self) -> NDArray:
+        """Per pair: whether its table is too sparse for a calibrated interval (a note of kind ``"coverage"``)."""
+        return np.array([w is not None for w in self._per_pair("coverage")], dtype=bool)
 
     def _index(self, a: Any, b: Any) -> tuple[int, bool]:
         for i, (x, y) in enumerate(zip(self.observer_a, self.observer_b)):
@@ -397,51 +294,6 @@ class PairwiseErrorConsistencyResult(Result):
             notes=tuple(self._notes_of_pairs()[i]),
         )
 
-    def to_frame(self):
-        """:class:`pandas.DataFrame` with one row per pair.
-
-        Columns: ``observer_a, observer_b, statistic, ci_low, ci_high, pvalue, n``, then
-        ``accuracy_a, accuracy_b, c_obs, c_exp, kappa_min, kappa_max, n_undefined``,
-        ``coverage_warning`` (True where the table is too sparse for a calibrated interval,
-        see :class:`ErrorConsistencyResult`).
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per pair, with the columns ``frame_columns``.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, trialwise as tw
-        >>> rng = np.random.default_rng(0)
-        >>> correct = pd.DataFrame(rng.random((200, 3)) < [0.8, 0.7, 0.75], columns=["h1", "h2", "m"])
-        >>> res = tw.pairwise_error_consistency(correct, n_resamples=200, rng=0)
-        >>> res.to_frame()[["observer_a", "observer_b"]].values.tolist()
-        [['h1', 'h2'], ['h1', 'm'], ['h2', 'm']]
-        """
-        import pandas as pd
-
-        return pd.DataFrame(
-            {
-                "observer_a": list(self.observer_a),
-                "observer_b": list(self.observer_b),
-                "statistic": self.statistic,
-                "ci_low": self.confidence_interval.low,
-                "ci_high": self.confidence_interval.high,
-                "pvalue": self.pvalue,
-                "n": self.n,
-                "accuracy_a": self.accuracy_a,
-                "accuracy_b": self.accuracy_b,
-                "c_obs": self.c_obs,
-                "c_exp": self.c_exp,
-                "kappa_min": self.kappa_min,
-                "kappa_max": self.kappa_max,
-                "n_undefined": self.n_undefined,
-                "coverage_warning": [w is not None for w in self._per_pair("coverage")],
-            },
-            columns=list(self.frame_columns),
-        )
-
     def matrix(self, value: str = "statistic"):
         """Observers × observers :class:`pandas.DataFrame` of one per-pair value.
 
@@ -477,31 +329,6 @@ class PairwiseErrorConsistencyResult(Result):
         if value not in frame.columns[2:]:
             raise InvalidValueError(f"`value` must be one of {list(frame.columns[2:])}; got {value!r}")
         return pair_matrix(frame, self.observers, value)
-
-    def summary(self) -> str:
-        """Text block: settings, then the per-pair table.
-
-        Returns
-        -------
-        str
-            A header line with the settings, then :meth:`to_frame` as text.
-
-        Examples
-        --------
-        >>> import numpy as np, pandas as pd, trialwise as tw
-        >>> rng = np.random.default_rng(0)
-        >>> correct = pd.DataFrame(rng.random((200, 3)) < [0.8, 0.7, 0.75], columns=["h1", "h2", "m"])
-        >>> res = tw.pairwise_error_consistency(correct, n_resamples=200, rng=0)
-        >>> print(res.summary().splitlines()[0])
-        Pairwise error consistency: 3 observers, 3 pairs, 95% CI (jeffreys, B = 200, joint resampling), test = fisher
-        """
-        head = (
-            f"Pairwise error consistency: {len(self.observers)} observers, {len(self)} pairs, "
-            f"{format_percent(self.confidence_level)} CI ({self.ci_method}, B = {self.n_resamples}, joint resampling), "
-            f"test = {self.test}"
-        )
-        lines = [head] + [f"note: {n}" for n in self.result_notes]
-        return "\n".join(lines) + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
 
 
 def pair_matrix(frame: Any, observers: Any, value: str) -> Any:

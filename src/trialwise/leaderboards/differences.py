@@ -38,8 +38,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise._core.threads import thread_budget
 from trialwise.leaderboards.hierarchy import Design, entry_weights
 from trialwise.leaderboards.bootstrap import bootstrap_entries_ij
@@ -86,12 +86,15 @@ class BenchmarkDifferenceResult(Result):
 
     x: str
     y: str
-    statistic: float
-    confidence_interval: ConfidenceInterval
-    pvalue: float
-    score_x: float
-    score_y: float
-    protocol: str
+    statistic: float = field(metadata=shown("difference", in_repr=True, repr_name="delta"))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(
+        format="interval", in_repr=True, detail="{ci_method}, hierarchical bootstrap, B = {n_resamples}"))
+    pvalue: float = field(metadata=shown(
+        "p-value (alike)", in_repr=True, repr_name="p", format="pvalue", method="test",
+        detail=lambda res: _test_label(res.test, res.n_null_resamples)))
+    score_x: float = field(metadata=shown("scores x, y"))
+    score_y: float = field(metadata=shown("scores x, y"))
+    protocol: str = field(metadata=shown(in_repr=True, format=lambda value, res: repr(value)))
     metric: str
     confidence_level: float
     ci_method: str
@@ -106,57 +109,20 @@ class BenchmarkDifferenceResult(Result):
     frame_columns: ClassVar[tuple[str, ...]] = (
         "x", "y", "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "score_x", "score_y", "protocol",
         "metric", "ci_method", "test", "n_resamples", "n_null_resamples")
+    repr_prefix = "{x} − {y}:"
+    summary_title = "Difference in benchmark score ({metric}, protocol {protocol}): {x} − {y}"
 
     @property
     def method(self) -> str:
         """The test and the interval: ``"<test> test; <ci_method> interval"``."""
         return f"{self.test} test; {self.ci_method} interval"
 
-    def __repr__(self) -> str:
-        ci = self.confidence_interval
-        return (f"BenchmarkDifferenceResult({self.x} − {self.y}: delta={format_number(self.statistic)}, "
-                f"{format_percent(self.confidence_level)} CI [{format_number(ci.low)}, {format_number(ci.high)}], p={format_pvalue(self.pvalue)} "
-                f"({self.test}), protocol={self.protocol!r})")
-
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """A readable text block with every number of the result.
-
-        Returns
-        -------
-        str
-            The scores, the difference with its interval (method and B) and the p-value
-            (test and M).
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> trials = tw.datasets.model_vs_human_sample()
-        >>> protocol = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
-        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
-        >>> print(lb.difference("clip-16", "resnet50").summary())
-        Difference in benchmark score (error-consistency, protocol model-vs-human): clip-16 − resnet50
-          scores               0.202, 0.218
-          difference           -0.016
-          95% CI               [-0.081, 0.048]   (symmetric-studentized, hierarchical bootstrap, B = 200)
-          p-value (alike)      0.587   (combined: the larger of swap (M = 200) and studentized)
-        """
-        ci = self.confidence_interval
-        return "\n".join([
-            f"Difference in benchmark score ({self.metric}, protocol {self.protocol}): {self.x} − {self.y}",
-            f"  scores               {format_number(self.score_x)}, {format_number(self.score_y)}",
-            f"  difference           {format_number(self.statistic)}",
-            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]   "
-            f"({self.ci_method}, hierarchical bootstrap, B = {self.n_resamples})",
-            f"  p-value (alike)      {format_pvalue(self.pvalue)}   ({_test_label(self.test, self.n_null_resamples)})",
-        ] + [f"  note: {n}" for n in self.notes])
-
 
 def _test_label(test: str, n_null_resamples: int) -> str:
+    """What the p-value's test drew (after its name)."""
     if test == "combined":
-        return f"combined: the larger of swap (M = {n_null_resamples}) and studentized"
-    return f"{test}, M = {n_null_resamples}" if test in SWAP_TESTS else test
+        return f"the larger of swap (M = {n_null_resamples}) and studentized"
+    return f"M = {n_null_resamples}" if test in SWAP_TESTS else ""
 
 
 class SwapNulls:

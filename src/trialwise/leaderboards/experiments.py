@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._core.format import format_percent
-from trialwise._core.results import Result, jsonable
+from trialwise._core.results import Result
+from trialwise._core.shown import shown
 from trialwise.leaderboards.ranks import rank_intervals, rank_scores
 from trialwise._stats.intervals import interval
 
@@ -62,34 +62,25 @@ class ExperimentBreakdown(Result):
     """Per-experiment scores with CIs and ranks (``table``, long format), and the Kendall τ
     between the candidates' rankings in every two experiments (``rank_correlation``)."""
 
-    table: Any
-    rank_correlation: Any
-    confidence_level: float = 0.95
+    table: Any = field(metadata=shown(
+        in_repr=True, repr_name="", format=lambda value, res: f"{value['observer'].nunique()} observers"))
+    rank_correlation: Any = field(metadata=shown(in_repr=True, repr_name="experiments", format="count"))
+    confidence_level: float = field(default=0.95, metadata=shown("interval level", format="percent"))
     notes: tuple[str, ...] = ()
 
     frame_columns: ClassVar[tuple[str, ...]] = EXPERIMENT_COLUMNS
     method: ClassVar[str] = "joint hierarchical bootstrap, per experiment"
+    summary_title = "Scores per experiment"
+    summary_table = True
 
-    def __repr__(self) -> str:
-        return (f"ExperimentBreakdown({self.table['experiment'].nunique()} experiments × "
-                f"{self.table['observer'].nunique()} observers; .table, .rank_correlation)")
+    def _summary_details(self) -> list[str]:
+        """The rank correlations between experiments (its own second table)."""
+        return ["Kendall's tau between the candidates' rankings in two experiments",
+                self.rank_correlation.to_string(float_format=lambda x: f"{x:.3f}")]
 
-    def summary(self) -> str:
-        """Both tables as text."""
-        fmt = {"float_format": lambda x: f"{x:.3f}"}
-        return "\n".join([f"Scores per experiment ({format_percent(self.confidence_level)} intervals)",
-                          self.table.to_string(index=False, **fmt),
-                          "Kendall's tau between the candidates' rankings in two experiments",
-                          self.rank_correlation.to_string(**fmt)] + [f"Note: {n}" for n in self.notes])
-
-    def to_frame(self):
-        """The per-experiment table (a copy)."""
-        return self.table.copy()
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe: the table as records, the rank correlations as ``{experiment: {experiment: tau}}``."""
-        return jsonable({"table": self.table, "rank_correlation": self.rank_correlation.to_dict(),
-                          "confidence_level": self.confidence_level, "notes": self.notes})
+    def _dict_extra(self) -> dict[str, Any]:
+        """The rank correlations as ``{experiment: {experiment: tau}}``."""
+        return {"rank_correlation": self.rank_correlation.to_dict()}
 
 
 def experiment_breakdown(experiments: tuple[str, ...], observers: tuple[str, ...], k: int, scores: NDArray,

@@ -11,6 +11,7 @@ from scipy import stats
 
 from trialwise._core.format import format_number, format_percent
 from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise._stats.significance import adjust_pvalues
 
 __all__ = ["rank_scores", "rank_intervals", "probability_best", "kendall_tau", "KendallTau", "ranking_stability",
@@ -68,14 +69,15 @@ class KendallTau(Result):
     (NaN where a replicate has an undefined score). ``float(tau)`` is the mean.
     """
 
-    statistic: float
-    confidence_interval: ConfidenceInterval
+    statistic: float = field(metadata=shown(in_repr=True, repr_name="mean"))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(format="interval", in_repr=True))
     confidence_level: float
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0))
     notes: tuple[str, ...] = ()
 
     frame_columns: ClassVar[tuple[str, ...]] = ("statistic", "ci_low", "ci_high", "confidence_level", "n_resamples")
     method: ClassVar[str] = "Kendall's tau-b, ranking vs bootstrap rankings"
+    summary_title = "Kendall's tau (ranking vs bootstrap rankings)"
 
     @property
     def n_resamples(self) -> int:
@@ -85,13 +87,11 @@ class KendallTau(Result):
     def __float__(self) -> float:
         return float(self.statistic)
 
-    def __repr__(self) -> str:
-        ci = self.confidence_interval
-        return (f"KendallTau(mean={format_number(self.statistic)}, {format_percent(self.confidence_level)} of replicates in "
-                f"[{format_number(ci.low)}, {format_number(ci.high)}], B={self.bootstrap_distribution.size})")
-
     def summary(self) -> str:
-        """One line: the mean τ and where the replicates' τ's lie."""
+        """One line: the mean τ and where the replicates' τ's lie.
+
+        Its own layout: one line, the line the leaderboard's summary shows (then the notes).
+        """
         if np.isnan(self.statistic) and not self.notes:
             return "Kendall's tau (ranking vs bootstrap rankings): not defined"
         ci = self.confidence_interval
@@ -309,34 +309,21 @@ class BestSet(Result):
     (:func:`best_set`; Mogstad, Romano, Shaikh & Wilhelm 2024, §4).
     """
 
-    observers: tuple[str, ...]
-    candidates: tuple[str, ...]
+    observers: tuple[str, ...] = field(metadata=shown(
+        "the set", in_repr=True, format=lambda value, res: f"[{', '.join(value)}]",
+        detail=lambda res: f"{len(res.observers)} of {len(res.candidates)}"))
+    candidates: tuple[str, ...] = field(metadata=shown(in_repr=True, format="count"))
     scores: NDArray
     in_set: NDArray
-    k: int
-    confidence_level: float
+    k: int = field(metadata=shown("k best", in_repr=True, format="int"))
+    confidence_level: float = field(metadata=shown(
+        "confidence level", in_repr=True, repr_name="", format="percent"))
     notes: tuple[str, ...] = ()
 
     frame_columns: ClassVar[tuple[str, ...]] = ("observer", "score", "in_best_set")
     method: ClassVar[str] = "confidence set of the k best (Mogstad et al. 2024, step-down)"
-
-    def __repr__(self) -> str:
-        return (f"BestSet(k={self.k}, {format_percent(self.confidence_level)}: {list(self.observers)} "
-                f"of {len(self.candidates)} models)")
-
-    def to_frame(self):
-        """One row per candidate: its score and whether it is in the set."""
-        import pandas as pd
-
-        return pd.DataFrame({"observer": list(self.candidates), "score": np.asarray(self.scores, dtype=float),
-                             "in_best_set": np.asarray(self.in_set, dtype=bool)}, columns=list(self.frame_columns))
-
-    def summary(self) -> str:
-        """The set in one line, then the notes."""
-        what = "the best model" if self.k == 1 else f"the {self.k} best models"
-        return "\n".join([f"{format_percent(self.confidence_level)} confidence set of {what}: "
-                          f"{', '.join(self.observers)} ({len(self.observers)} of {len(self.candidates)})"]
-                         + [f"  note: {n}" for n in self.notes])
+    _frame_sources = {"observer": "candidates", "score": "scores", "in_best_set": "in_set"}
+    summary_title = "Confidence set of the k best models (Mogstad et al. 2024)"
 
 
 def pairwise_bootstrap_pvalues(scores: ArrayLike, replicates: ArrayLike) -> NDArray:

@@ -12,14 +12,14 @@ version of the correction that honestboard iterates).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from trialwise._core.format import format_number, format_percent
 from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 
 __all__ = ["WinnerScore", "winner_score"]
 
@@ -85,10 +85,10 @@ class WinnerScore(Result):
     """
 
     observer: str
-    statistic: float
-    score: float
-    bias: float
-    confidence_interval: ConfidenceInterval
+    statistic: float = field(metadata=shown("selection-adjusted", in_repr=True, repr_name="adjusted"))
+    score: float = field(metadata=shown("observed score", in_repr=True, repr_name="observed"))
+    bias: float = field(metadata=shown("bias", detail="bootstrap, B = {n_used} of {n_resamples}"))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(format="interval", in_repr=True))
     confidence_level: float
     n_resamples: int
     n_used: int
@@ -97,22 +97,5 @@ class WinnerScore(Result):
     frame_columns: ClassVar[tuple[str, ...]] = ("observer", "statistic", "score", "bias", "ci_low", "ci_high",
                                                 "confidence_level", "n_resamples", "n_used")
     method: ClassVar[str] = "bootstrap correction of the winner's curse (single level)"
-
-    def __repr__(self) -> str:
-        ci = self.confidence_interval
-        return (f"WinnerScore({self.observer}: adjusted={format_number(self.statistic)} "
-                f"(observed {format_number(self.score)}), {format_percent(self.confidence_level)} CI "
-                f"[{format_number(ci.low)}, {format_number(ci.high)}])")
-
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """The winner, its observed and adjusted score and the interval."""
-        ci = self.confidence_interval
-        return "\n".join([
-            f"The winner: {self.observer}",
-            f"  observed score       {format_number(self.score)}",
-            f"  selection-adjusted   {format_number(self.statistic)}   (bias {format_number(self.bias)}, "
-            f"bootstrap, B = {self.n_used} of {self.n_resamples})",
-            f"  {format_percent(self.confidence_level) + ' CI':<21}[{format_number(ci.low)}, {format_number(ci.high)}]",
-        ] + [f"  note: {n}" for n in self.notes])
+    repr_prefix = "{observer}:"
+    summary_title = "The winner: {observer}"

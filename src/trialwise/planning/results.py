@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._core.format import format_percent
 from trialwise._core.results import ConfidenceInterval, Result, jsonable
+from trialwise._core.shown import shown
 
 __all__ = ["CIWidthResult", "ClusterDesign", "CopyModelValidation", "HalfWidthResult", "PlanResult", "PowerResult",
            "QuestionPowerResult"]
@@ -21,64 +21,22 @@ __all__ = ["CIWidthResult", "ClusterDesign", "CopyModelValidation", "HalfWidthRe
 class _GridResult(Result):
     """Results over a broadcast grid of designs: every array field has the grid's shape.
 
-    ``to_frame()`` has one row per grid point and the columns ``frame_columns``; a column
-    is the attribute of that name, or the path given in ``_frame_sources``.
+    ``to_frame()`` has one row per grid point and the columns ``frame_columns`` (a column
+    is the attribute of that name, or the path given in ``_frame_sources``); ``summary()``
+    is the settings, then that table.
     """
 
-    _frame_sources: dict[str, str] = {}
-
-    def _column(self, name: str) -> Any:
-        value: Any = self
-        for part in self._frame_sources.get(name, name).split("."):
-            value = getattr(value, part)
-        return value
+    summary_table = True
 
     @property
     def shape(self) -> tuple[int, ...]:
-        return np.shape(self._column(self.frame_columns[0]))
-
-    def to_frame(self):
-        """:class:`pandas.DataFrame` with one row per grid point.
-
-        Returns
-        -------
-        pandas.DataFrame
-            The columns ``frame_columns``; the grid flattened in C order.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> r = tw.planning.ci_width(n=[100, 1000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
-        ...                 n_simulations=1000, rng=0)
-        >>> r.to_frame()[["n", "half_width"]].round(3).values.tolist()
-        [[100.0, 0.192], [1000.0, 0.063]]
-        """
-        import pandas as pd
-
-        return pd.DataFrame({c: np.ravel(np.asarray(self._column(c))) for c in self.frame_columns},
-                            columns=list(self.frame_columns))
-
-    def summary(self) -> str:
-        """The class name, then :meth:`to_frame` as text.
-
-        Returns
-        -------
-        str
-            One header line and one line per grid point.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> r = tw.planning.ci_width(n=[100, 1000], accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
-        ...                 n_simulations=1000, rng=0)
-        >>> lines = r.summary().splitlines()
-        >>> lines[0], len(lines)
-        ('CIWidthResult', 4)
-        """
-        return f"{type(self).__name__}\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")
+        return np.shape(self._frame_value(self.frame_columns[0]))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict: the settings and ``grid``, the :meth:`to_frame` records (NaN as None).
+
+        Its own layout: the grid's arrays are given once, as the records of ``grid``, not
+        field by field.
 
         Returns
         -------
@@ -103,13 +61,12 @@ class _GridResult(Result):
         return jsonable(out)
 
     def __repr__(self) -> str:
+        """Its own line: a grid point's values, or the grid's shape (a grid's arrays do not fit a line)."""
         if self.shape == ():
-            inner = ", ".join(f"{c}={float(self._column(c)):.4g}" for c in self.frame_columns)
+            inner = ", ".join(f"{c}={float(self._frame_value(c)):.4g}" for c in self.frame_columns)
         else:
             inner = f"<grid of shape {self.shape}>"
         return f"{type(self).__name__}({inner})"
-
-    __str__ = __repr__
 
 
 @dataclass(frozen=True, repr=False)
@@ -136,14 +93,15 @@ class CIWidthResult(_GridResult):
     statistic: NDArray
     median: NDArray
     share_undefined: NDArray
-    confidence_level: float
-    n_simulations: int
+    confidence_level: float = field(metadata=shown("interval level", format="percent"))
+    n_simulations: int = field(metadata=shown("simulated experiments", format="int", detail="per design"))
     distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("n", "accuracy_a", "accuracy_b", "kappa", "low", "high", "width", "half_width",
                      "mean", "median", "bias", "share_undefined")
     _frame_sources = {"low": "confidence_interval.low", "high": "confidence_interval.high", "mean": "statistic"}
+    summary_title = "Expected interval of the EC estimate per design (simulated experiments)"
 
     @property
     def width(self) -> NDArray:
@@ -174,13 +132,16 @@ class PowerResult(_GridResult):
     power_analytic: NDArray
     delta: NDArray
     se: NDArray
-    alpha: float
-    n_simulations: int
-    target_power: float | None = None
-    reached: bool = True
+    alpha: float = field(metadata=shown("alpha", format="general"))
+    n_simulations: int = field(metadata=shown("simulated experiments", format="int", detail="per design"))
+    target_power: float | None = field(default=None, metadata=shown("target power", format="general"))
+    reached: bool = field(default=True, metadata=shown(
+        "target reached",
+        format=lambda value, res: None if res.target_power is None else ("yes" if value else "no (n_max)")))
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("n", "delta", "se", "power", "power_se", "power_analytic")
+    summary_title = "Power of the test of equal EC with a shared reference per design"
 
     @property
     def statistic(self) -> NDArray:
@@ -198,12 +159,13 @@ class QuestionPowerResult(PowerResult):
     ``"paired-wald"`` (clustered), ``"two-proportion-z"``, ``"capa-wald"``, ``"capa-discrete-wald"``). ``n`` counts questions.
     """
 
-    design_effect: float = 1.0
-    method: str = "mcnemar-exact"
+    design_effect: float = field(default=1.0, metadata=shown("design effect", format="general"))
+    method: str = field(default="mcnemar-exact", metadata=shown("test", format="text"))
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = PowerResult.frame_columns + ("design_effect", "n_effective")  # type: ignore[assignment]
     _frame_sources = {"design_effect": "design_effect_grid"}
+    summary_title = "Power to tell two accuracies or agreements apart per number of questions"
 
     @property
     def design_effect_grid(self) -> NDArray:
@@ -231,11 +193,12 @@ class HalfWidthResult(_GridResult):
     sd: NDArray
     design_effect: NDArray
     half_width: NDArray
-    confidence_level: float
-    method: str
-    half_width_target: float | None = None
+    confidence_level: float = field(metadata=shown("interval level", format="percent"))
+    method: str = field(metadata=shown("interval method", format="text"))
+    half_width_target: float | None = field(default=None, metadata=shown("target half-width", format="general"))
 
     frame_columns = ("n", "n_effective", "statistic", "sd", "design_effect", "half_width")
+    summary_title = "Large-sample half-width of the interval at n questions"
 
     @property
     def n_effective(self) -> NDArray:
@@ -257,9 +220,10 @@ class ClusterDesign(_GridResult):
     n_clusters: int
     cluster_size: float
     cluster_size_cv: float
-    method: str = "anova"
+    method: str = field(default="anova", metadata=shown("estimator", format="text"))
 
     frame_columns = ("n", "n_clusters", "cluster_size", "cluster_size_cv", "icc", "design_effect")
+    summary_title = "Intra-cluster correlation and design effect"
 
     @property
     def icc(self) -> float:
@@ -289,13 +253,14 @@ class CopyModelValidation(_GridResult):
     bootstrap_high: NDArray
     model_low: NDArray
     model_high: NDArray
-    confidence_level: float
-    n_resamples: int
-    n_simulations: int
+    confidence_level: float = field(metadata=shown("interval level", format="percent"))
+    n_resamples: int = field(metadata=shown("bootstrap B", format="int"))
+    n_simulations: int = field(metadata=shown("simulated experiments", format="int", detail="per design"))
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = ("n", "accuracy_a", "accuracy_b", "kappa", "data_kappa", "bootstrap_low", "bootstrap_high",
                      "model_low", "model_high", "width_ratio")
+    summary_title = "Copy-model vs bootstrap intervals per design"
 
     @property
     def width_ratio(self) -> NDArray:
@@ -328,35 +293,31 @@ class PlanResult(Result):
         Recommendations computed from these numbers.
     """
 
-    n: int | None
-    half_width_target: float
-    accuracy_a: float
-    accuracy_b: float
-    kappa: float
-    confidence_level: float
-    n_simulations: int
-    at_n: CIWidthResult | None
+    n: int | None = field(metadata=shown(
+        "required trials", in_repr=True, format=lambda value, res: "not reached" if value is None else str(value)))
+    half_width_target: float = field(metadata=shown(
+        "target half-width", in_repr=True, repr_name="target", format="general"))
+    accuracy_a: float = field(metadata=shown("accuracy A (reference), B", in_repr=True, format="general"))
+    accuracy_b: float = field(metadata=shown("accuracy A (reference), B", in_repr=True, format="general"))
+    kappa: float = field(metadata=shown("EC", in_repr=True, format="general"))
+    confidence_level: float = field(metadata=shown("interval level", in_repr=True, repr_name="", format="percent"))
+    n_simulations: int = field(metadata=shown("simulated experiments", format="int", detail="per n"))
+    at_n: CIWidthResult | None = field(metadata=shown(
+        "expected half-width at n", in_repr=True, repr_name="half_width",
+        format=lambda value, res: None if value is None else f"{res.half_width:.4g}"))
     intervals: CIWidthResult
     alternatives: list
     notes: tuple
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = CIWidthResult.frame_columns
+    summary_title = "Planning the number of trials for an interval of the EC of a target half-width"
 
     @property
     def half_width(self) -> float | None:
         """The expected half-width at ``n`` (``at_n.half_width``, as the repr shows it); None when no n up to
         ``n_max`` reaches ``half_width_target``."""
         return None if self.at_n is None else float(self.at_n.half_width)
-
-    def __repr__(self) -> str:
-        got = "" if self.half_width is None else f", half_width={self.half_width:.4g}"
-        return (
-            f"PlanResult(n={self.n}{got}, target={self.half_width_target:g}, accuracy_a={self.accuracy_a:g}, "
-            f"accuracy_b={self.accuracy_b:g}, kappa={self.kappa:g}, {format_percent(self.confidence_level)})"
-        )
-
-    __str__ = __repr__
 
     def alternatives_frame(self):
         """The required n under other reference accuracies, as a table.
@@ -382,6 +343,8 @@ class PlanResult(Result):
     def to_frame(self):
         """The expected-interval table (one row per trial count).
 
+        Its own rows (not one row of fields): the table of ``intervals``.
+
         Returns
         -------
         pandas.DataFrame
@@ -399,65 +362,15 @@ class PlanResult(Result):
         """
         return self.intervals.to_frame()
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dict: the plan, ``intervals`` (the :meth:`to_frame` records) and ``alternatives`` (NaN as None).
+    def _dict_extra(self) -> dict[str, Any]:
+        """``half_width`` (at ``n``), ``intervals`` as the :meth:`to_frame` records and ``alternatives`` as dicts."""
+        return {"half_width": self.half_width, "intervals": self.to_frame().to_dict(orient="records"),
+                "alternatives": [dict(r) for r in self.alternatives]}
 
-        Returns
-        -------
-        dict
-            ``n``, ``half_width_target``, ``half_width``, the design, ``intervals``,
-            ``alternatives`` and ``notes``.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> plan = tw.plan_trials(half_width=0.1, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
-        ...                       n_simulations=1000, rng=0)
-        >>> d = plan.to_dict()
-        >>> d["n"], d["half_width_target"], len(d["alternatives"])
-        (371, 0.1, 2)
-        """
-        frame = self.to_frame()
-        return jsonable({
-            "n": self.n,
-            "half_width_target": self.half_width_target,
-            "half_width": None if self.at_n is None else float(self.at_n.half_width),
-            "accuracy_a": self.accuracy_a,
-            "accuracy_b": self.accuracy_b,
-            "kappa": self.kappa,
-            "confidence_level": self.confidence_level,
-            "n_simulations": self.n_simulations,
-            "intervals": frame.to_dict(orient="records"),
-            "alternatives": [dict(r) for r in self.alternatives],
-            "notes": list(self.notes),
-            "seed": self.seed,
-        })
-
-    def summary(self) -> str:
-        """A readable text block: the design, the required n, the intervals, the alternatives, the notes.
-
-        Returns
-        -------
-        str
-            Several paragraphs of text.
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> plan = tw.plan_trials(half_width=0.1, accuracy_a=0.75, accuracy_b=0.75, kappa=0.5,
-        ...                       n_simulations=1000, rng=0)
-        >>> print(plan.summary().splitlines()[1])
-        required trials: 371
-        """
-        head = (
-            f"Planning: EC {self.kappa:g} between observers with accuracies {self.accuracy_a:g} (A, reference) "
-            f"and {self.accuracy_b:g}; target half-width {self.half_width_target:g} "
-            f"({format_percent(self.confidence_level)}, {self.n_simulations} simulated experiments per n)"
-        )
-        req = f"required trials: {self.n}" if self.n is not None else "required trials: not reached"
+    def _summary_details(self) -> list[str]:
+        """Its two tables: the expected intervals per trial count and the required n under other accuracies."""
         cols = ["n", "low", "high", "half_width", "bias", "share_undefined"]
         table = self.to_frame()[cols].to_string(index=False, float_format=lambda x: f"{x:.3f}")
         alts = self.alternatives_frame().to_string(index=False, float_format=lambda x: f"{x:.3f}")
-        notes = "\n".join(f"  - {n}" for n in self.notes)
-        return (f"{head}\n{req}\n\nexpected intervals of the EC estimate:\n{table}\n\n"
-                f"if the reference accuracy were different (same copy probability):\n{alts}\n\nnotes:\n{notes}")
+        return ["", "expected intervals of the EC estimate:", table, "",
+                "if the reference accuracy were different (same copy probability):", alts, ""]

@@ -6,11 +6,12 @@ adjusted over the family (what ``trialwise similarity`` prints and its report sh
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from trialwise._core.format import format_number, format_pvalue
 from trialwise._core.results import Result
+from trialwise._core.shown import shown
 
 __all__ = ["AgreementDifferenceFamily"]
 
@@ -47,45 +48,33 @@ class AgreementDifferenceFamily(Result):
     """
 
     table: Any  # pandas.DataFrame
-    adjust: str
-    alpha: float
-    n_tests: int
-    n_significant: int
-    confidence_level: float
-    method: str
-    n_resamples: int
+    adjust: str = field(metadata=shown("adjustment", in_repr=True, format="text"))
+    alpha: float = field(metadata=shown("alpha", in_repr=True, format="general"))
+    n_tests: int = field(metadata=shown("tests", in_repr=True, format="int", detail="two-sided bootstrap"))
+    n_significant: int = field(metadata=shown("significant", in_repr=True, format="int"))
+    confidence_level: float = field(metadata=shown("interval level", format="percent"))
+    method: str = field(metadata=shown("metric", in_repr=True, repr_name="", format="text"))
+    n_resamples: int = field(metadata=shown("bootstrap B", in_repr=True, format="int"))
     notes: tuple = ()
 
     frame_columns = ("reference", "more_similar", "less_similar", "difference", "ci_low", "ci_high", "pvalue",
                      "similarity_more", "similarity_less", "pvalue_adjusted", "significant", "adjust")
+    summary_title = "Differences of similarity with a common model"
 
     def __len__(self) -> int:
         return len(self.table)
 
-    def __repr__(self) -> str:
-        return (f"AgreementDifferenceFamily({self.method}, {self.n_tests} tests, {self.n_significant} significant "
-                f"at {self.alpha:g}, {self.adjust}-adjusted, n_resamples={self.n_resamples})")
-
-    __str__ = __repr__
-
-    def summary(self) -> str:
-        """The family as text: how many tests, how many significant, then the significant rows.
-
-        Returns
-        -------
-        str
+    def _summary_details(self) -> list[str]:
+        """The significant rows, each said as a sentence (its own: the family's findings, not its table).
 
         Examples
         --------
         >>> import trialwise as tw
         >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=2000, rng=0)
-        >>> print(res.differences().summary().splitlines()[0])
-        Differences of similarity with a common model: 12 tests (two-sided bootstrap, holm-adjusted), 4 significant at 0.05
+        >>> print(res.differences().summary().splitlines()[-1])
+          sim/demo-7b-chat: more similar to sim/demo-7b (0.244) than to sim/demo-13b (0.161): +0.083 [+0.058, +0.110], adjusted p = 0.012
         """
-        lines = [f"Differences of similarity with a common model: {self.n_tests} tests (two-sided bootstrap, "
-                 f"{self.adjust}-adjusted), {self.n_significant} significant at {self.alpha:g}"]
-        for r in self.table[self.table["significant"]].itertuples():
-            lines.append(f"  {r.reference}: more similar to {r.more_similar} ({format_number(r.similarity_more)}) than "
-                         f"to {r.less_similar} ({format_number(r.similarity_less)}): {r.difference:+.3f} "
-                         f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}], adjusted p = {format_pvalue(r.pvalue_adjusted)}")
-        return "\n".join(lines + [f"  note: {n}" for n in self.notes])
+        return [f"  {r.reference}: more similar to {r.more_similar} ({format_number(r.similarity_more)}) than "
+                f"to {r.less_similar} ({format_number(r.similarity_less)}): {r.difference:+.3f} "
+                f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}], adjusted p = {format_pvalue(r.pvalue_adjusted)}"
+                for r in self.table[self.table["significant"]].itertuples()]

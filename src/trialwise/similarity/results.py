@@ -16,8 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.format import format_number, format_percent, format_pvalue
 from trialwise._core.results import ConfidenceInterval, Result
+from trialwise._core.shown import shown
 from trialwise._stats.intervals import percentile_interval
 from trialwise._stats.significance import Adjustment
 from trialwise.similarity.family import AgreementDifferenceFamily
@@ -32,6 +32,20 @@ METRIC_NAMES = {
     "choice": "choice agreement (share of questions with the same choice)",
     "ec": "error consistency (kappa on correctness)",
 }
+
+
+def _null_hypothesis(res: Any) -> str:
+    return "H0: kappa = 0" if res.method == "ec" else "H0: no more agreement than chance"
+
+
+def _joint_resampling(res: Any) -> str:
+    if res.n_resamples == 0:
+        return "point values only (n_resamples = 0)"
+    return f"B = {res.n_resamples}, joint resampling"
+
+
+def _units(value: int, res: Any) -> str:
+    return f"{value} {'questions' if value == int(np.max(res.n, initial=0)) else 'clusters'}"
 
 
 @dataclass(frozen=True, repr=False)
@@ -64,20 +78,22 @@ class ModelAgreementResult(Result):
     notes : tuple of str
     """
 
-    statistic: float
-    confidence_interval: ConfidenceInterval
-    pvalue: float | None
-    n: int
+    statistic: float = field(metadata=shown("statistic", in_repr=True))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(
+        format="interval", in_repr=True, method="ci_method", detail="B = {n_resamples}"))
+    pvalue: float | None = field(metadata=shown(
+        "p-value", in_repr=True, repr_name="p", format="pvalue", detail=_null_hypothesis))
+    n: int = field(metadata=shown("questions n", in_repr=True, format="int"))
     confidence_level: float
     method: str
     ci_method: str
-    n_clusters: int
-    c_obs: float
-    c_exp: float
-    p_correct_a: float
-    p_correct_b: float
+    n_clusters: int = field(metadata=shown("resampling units", format="int"))
+    c_obs: float = field(metadata=shown("c_obs, c_exp"))
+    c_exp: float = field(metadata=shown("c_obs, c_exp"))
+    p_correct_a: float = field(metadata=shown("p_correct A, B"))
+    p_correct_b: float = field(metadata=shown("p_correct A, B"))
     n_resamples: int
-    n_undefined: int
+    n_undefined: int = field(metadata=shown("undefined replicates", format="replicates"))
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     notes: tuple[str, ...] = ()
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
@@ -86,34 +102,12 @@ class ModelAgreementResult(Result):
         "statistic", "ci_low", "ci_high", "confidence_level", "pvalue", "n", "n_clusters",
         "c_obs", "c_exp", "p_correct_a", "p_correct_b", "method", "ci_method", "n_resamples", "n_undefined",
     )
+    summary_title = "Agreement: {metric_name}"
 
-    def summary(self) -> str:
-        """Text block: the metric, the estimate with its interval, then the notes.
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> a = [[0.7, 0.2, 0.1], [0.1, 0.8, 0.1], [0.3, 0.3, 0.4], [0.6, 0.3, 0.1]]
-        >>> b = [[0.6, 0.3, 0.1], [0.2, 0.6, 0.2], [0.5, 0.2, 0.3], [0.2, 0.7, 0.1]]
-        >>> res = tw.agreement(a, b, [0, 1, 2, 1], n_resamples=200, rng=0)
-        >>> print(res.summary().splitlines()[0])
-        Agreement: CAPA (kappa_p on option probabilities)
-        """
-        ci = self.confidence_interval
-        lines = [
-            f"Agreement: {METRIC_NAMES.get(self.method, self.method)}",
-            f"  statistic = {format_number(self.statistic)}, {format_percent(self.confidence_level)} CI "
-            f"[{format_number(ci.low)}, {format_number(ci.high)}] ({self.ci_method}, B = {self.n_resamples}, "
-            f"{self.n_clusters} resampling units)",
-            f"  n = {self.n} questions, c_obs = {format_number(self.c_obs)}, c_exp = {format_number(self.c_exp)}"
-            + ("" if self.pvalue is None else f", p = {format_pvalue(self.pvalue)}"
-               + (" (H0: no more agreement than chance)" if self.method != "ec" else " (H0: kappa = 0)")),
-        ]
-        return "\n".join(lines + [f"  note: {n}" for n in self.notes])
+    @property
+    def metric_name(self) -> str:
+        """The metric (``method``) in words."""
+        return METRIC_NAMES.get(self.method, self.method)
 
 
 @dataclass(frozen=True, repr=False)
@@ -140,15 +134,17 @@ class AgreementDifferenceResult(Result):
     bootstrap_distribution : ndarray, shape (n_resamples,)
     """
 
-    statistic: float
-    confidence_interval: ConfidenceInterval
-    pvalue: float
-    reference: Any
-    x: Any
-    y: Any
-    agreement_x: float
-    agreement_y: float
-    n: int
+    statistic: float = field(metadata=shown("difference", in_repr=True, repr_name="delta"))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(
+        format="interval", in_repr=True, detail="percentile, joint replicates, B = {n_resamples}"))
+    pvalue: float = field(metadata=shown(
+        "p-value (equal)", in_repr=True, repr_name="p", format="pvalue", detail="two-sided bootstrap"))
+    reference: Any = field(metadata=shown("reference", format="text"))
+    x: Any = field(metadata=shown("x, y", format="text"))
+    y: Any = field(metadata=shown("x, y", format="text"))
+    agreement_x: float = field(metadata=shown("agreement x, y"))
+    agreement_y: float = field(metadata=shown("agreement x, y"))
+    n: int = field(metadata=shown("questions n", in_repr=True, format="int"))
     confidence_level: float
     method: str
     n_resamples: int
@@ -156,6 +152,12 @@ class AgreementDifferenceResult(Result):
 
     frame_columns = ("reference", "x", "y", "statistic", "ci_low", "ci_high", "pvalue", "agreement_x",
                      "agreement_y", "n", "confidence_level", "method", "n_resamples")
+    summary_title = "Difference of agreement with a common model, {metric_name}"
+
+    @property
+    def metric_name(self) -> str:
+        """The metric (``method``) in words."""
+        return METRIC_NAMES.get(self.method, self.method)
 
 
 @dataclass(frozen=True, repr=False)
@@ -169,22 +171,23 @@ class PairwiseAgreementResult(Result):
     :meth:`to_frame` one row per pair, :meth:`matrix` an observers × observers table.
     """
 
-    observers: tuple
-    observer_a: NDArray
+    observers: tuple = field(metadata=shown("observers", in_repr=True, format="count"))
+    observer_a: NDArray = field(metadata=shown("pairs", in_repr=True, repr_name="pairs", format="count"))
     observer_b: NDArray
-    statistic: NDArray
-    confidence_interval: ConfidenceInterval
+    statistic: NDArray = field(metadata=shown(in_repr=True, repr_name=""))
+    confidence_interval: ConfidenceInterval = field(metadata=shown(
+        format="interval", in_repr=True, method="ci_method", detail=_joint_resampling))
     pvalue: NDArray
     n: NDArray
     confidence_level: float
-    method: str
+    method: str = field(metadata=shown(in_repr=True, repr_name="", format="text"))
     ci_method: str
-    n_clusters: int
+    n_clusters: int = field(metadata=shown("resampling units", format=_units))
     c_obs: NDArray
     c_exp: NDArray
     p_correct_a: NDArray
     p_correct_b: NDArray
-    n_resamples: int
+    n_resamples: int = field(metadata=shown(in_repr=True, format="int"))
     n_undefined: NDArray
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
     pair_notes: tuple = ()
@@ -194,6 +197,13 @@ class PairwiseAgreementResult(Result):
         "observer_a", "observer_b", "statistic", "ci_low", "ci_high", "pvalue", "n",
         "c_obs", "c_exp", "p_correct_a", "p_correct_b", "n_undefined",
     )
+    summary_title = "Pairwise agreement, {metric_name}"
+    summary_table = True
+
+    @property
+    def metric_name(self) -> str:
+        """The metric (``method``) in words."""
+        return METRIC_NAMES.get(self.method, self.method)
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -204,16 +214,6 @@ class PairwiseAgreementResult(Result):
 
     def __len__(self) -> int:
         return len(self.statistic)
-
-    def __repr__(self) -> str:
-        stat = np.asarray(self.statistic, dtype=float)
-        ok = ~np.isnan(stat)
-        med = format_number(np.median(stat[ok])) if ok.any() else "nan"
-        return (f"PairwiseAgreementResult({self.method}, {len(self.observers)} observers, {len(stat)} pairs, "
-                f"median={med}, {format_percent(self.confidence_level)} CI ({self.ci_method}), "
-                f"n_resamples={self.n_resamples})")
-
-    __str__ = __repr__
 
     def pair(self, a: Any, b: Any) -> ModelAgreementResult:
         """One pair (A = ``a``, B = ``b``) as a :class:`ModelAgreementResult`.
@@ -385,34 +385,6 @@ class PairwiseAgreementResult(Result):
             confidence_level=self.confidence_level, method=self.method, n_resamples=self.n_resamples,
             notes=(floor,) if floor is not None else ())
 
-    def to_frame(self):
-        """:class:`pandas.DataFrame` with one row per pair.
-
-        Columns: ``observer_a, observer_b, statistic, ci_low, ci_high, pvalue, n`` (as
-        :meth:`trialwise.ec.PairwiseErrorConsistencyResult.to_frame`), then ``c_obs, c_exp,
-        p_correct_a, p_correct_b, n_undefined``.
-
-        Returns
-        -------
-        pandas.DataFrame
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), metric="choice", n_resamples=200, rng=0)
-        >>> res.to_frame().columns[:7].tolist()
-        ['observer_a', 'observer_b', 'statistic', 'ci_low', 'ci_high', 'pvalue', 'n']
-        """
-        import pandas as pd
-
-        return pd.DataFrame({
-            "observer_a": list(self.observer_a), "observer_b": list(self.observer_b),
-            "statistic": self.statistic, "ci_low": self.confidence_interval.low,
-            "ci_high": self.confidence_interval.high, "pvalue": self.pvalue, "n": self.n,
-            "c_obs": self.c_obs, "c_exp": self.c_exp, "p_correct_a": self.p_correct_a,
-            "p_correct_b": self.p_correct_b, "n_undefined": self.n_undefined,
-        }, columns=list(self.frame_columns))
-
     def matrix(self, value: str = "statistic"):
         """Observers × observers :class:`pandas.DataFrame` of one per-pair value (diagonal NaN).
 
@@ -441,24 +413,3 @@ class PairwiseAgreementResult(Result):
         if value not in allowed:
             raise InvalidValueError(f"`value` must be one of {list(allowed)}; got {value!r}")
         return pair_matrix(self.to_frame(), self.observers, value)
-
-    def summary(self) -> str:
-        """Text block: the settings, then :meth:`to_frame` as text.
-
-        Returns
-        -------
-        str
-
-        Examples
-        --------
-        >>> import trialwise as tw
-        >>> res = tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=200, rng=0)
-        >>> print(res.summary().splitlines()[0])
-        Pairwise agreement, CAPA (kappa_p on option probabilities): 4 observers, 6 pairs, 95% CI (percentile, B = 200, joint resampling of 400 questions)
-        """
-        units = f"{self.n_clusters} {'questions' if self.n_clusters == int(np.max(self.n, initial=0)) else 'clusters'}"
-        head = (f"Pairwise agreement, {METRIC_NAMES.get(self.method, self.method)}: {len(self.observers)} observers, "
-                f"{len(self)} pairs, " + (f"point values only (n_resamples = 0), {units}" if self.n_resamples == 0 else
-                                          f"{format_percent(self.confidence_level)} CI ({self.ci_method}, "
-                                          f"B = {self.n_resamples}, joint resampling of {units})"))
-        return head + "\n" + self.to_frame().to_string(index=False, float_format=lambda x: f"{x:.4g}")

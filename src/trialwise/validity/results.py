@@ -10,6 +10,7 @@ import numpy as np
 
 from trialwise._core.format import format_percent
 from trialwise._core.results import Result
+from trialwise._core.shown import shown
 
 __all__ = ["COVERAGE_BAND"]
 
@@ -26,17 +27,11 @@ class _Study(Result):
     study does not fill are NaN); a study has no single estimate (``statistic`` is None).
     """
 
-    table: Any  # pandas.DataFrame
-    n_datasets: int
-    n_resamples: int
-    wall_time: float
+    table: Any = field(metadata=shown(in_repr=True, repr_name="rows", format="count"))  # pandas.DataFrame
+    n_datasets: int = field(metadata=shown("simulated datasets R", in_repr=True, repr_name="R", format="int"))
+    n_resamples: int = field(metadata=shown("bootstrap B", in_repr=True, repr_name="B", format="int"))
+    wall_time: float = field(metadata=shown("wall time", in_repr=True, format=lambda value, res: f"{value:.0f} s"))
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
-
-    def __repr__(self) -> str:
-        return (f"{type(self).__name__}(<{len(self.table)} rows>, R = {self.n_datasets} experiments per point, "
-                f"B = {self.n_resamples}, {self.wall_time:.0f} s)")
-
-    __str__ = __repr__
 
 
 @dataclass(frozen=True, repr=False)
@@ -92,6 +87,8 @@ class CoverageStudy(_Study):
 
     def summary(self, *, confidence_level: float = 0.95, band: tuple[float, float] = COVERAGE_BAND) -> str:
         """The per-method table of :meth:`summary_frame` as text, under a line saying what it is.
+
+        Its own summary (not the fields' lines): it takes the level and the band it summarises.
 
         Parameters
         ----------
@@ -169,12 +166,10 @@ class TypeOneErrorStudy(_Study):
         "rejection_rate", "rejection_se", "share_undefined",
     )
 
-    def summary(self) -> str:
-        """The per-test table of :meth:`summary_frame` as text, under a line saying what it is.
+    summary_title = "Rejection rates under the null"
 
-        Returns
-        -------
-        str
+    def _summary_details(self) -> list[str]:
+        """The per-test table of :meth:`summary_frame` (its own: min / median / max over the grid).
 
         Examples
         --------
@@ -182,10 +177,9 @@ class TypeOneErrorStudy(_Study):
         >>> grid = tw.validity.study_grid(n=[160], accuracies=[0.75], kappas=[0.0])
         >>> st = tw.validity.type_one_error_study(grid, tests=["fisher"], alphas=[0.05], n_datasets=50, rng=0)
         >>> print(st.summary().splitlines()[0])
-        Rejection rates under the null (R = 50 experiments per point)
+        Rejection rates under the null
         """
-        head = f"Rejection rates under the null (R = {self.n_datasets} experiments per point)"
-        return head + "\n" + self.summary_frame().to_string(float_format=lambda x: f"{x:.3f}")
+        return [self.summary_frame().to_string(float_format=lambda x: f"{x:.3f}")]
 
     def summary_frame(self) -> Any:
         """Per test and α: min / median / max rejection rate over the grid.
@@ -226,15 +220,13 @@ class BenchmarkCoverageStudy(_Study):
                      "contains_estimate", "n_scored")
     ranks: Any = None
     tests: Any = None
-    confidence_level: float = 0.95
-    n_null_resamples: int = 0
+    confidence_level: float = field(default=0.95, metadata=shown("interval level", format="percent"))
+    n_null_resamples: int = field(default=0, metadata=shown("swaps M", format="int"))
 
-    def summary(self) -> str:
-        """The three tables (scores, ranks, tests) as text.
+    summary_title = "Score intervals of simulated benchmarks"
 
-        Returns
-        -------
-        str
+    def _summary_details(self) -> list[str]:
+        """Its three tables (scores, ranks, tests).
 
         Examples
         --------
@@ -242,13 +234,10 @@ class BenchmarkCoverageStudy(_Study):
         >>> st = tw.validity.benchmark_coverage_study(n_datasets=2, n_resamples=50, n_items=40, n_experiments=1,
         ...                                           n_conditions=2, run_tests=False, rng=0)
         >>> st.summary().splitlines()[0]
-        'Score intervals (95%, R = 2 benchmarks, B = 50)'
+        'Score intervals of simulated benchmarks'
         """
         fmt = {"float_format": lambda x: f"{x:.3f}"}
-        return "\n\n".join([
-            f"Score intervals ({format_percent(self.confidence_level)}, R = {self.n_datasets} benchmarks, B = {self.n_resamples})",
-            self.table.to_string(index=False, **fmt),
-            "Rank intervals", self.ranks.to_string(index=False, **fmt),
-            f"Tests of x vs y (rejection rates; unequal accuracies; M = {self.n_null_resamples})",
-            self.tests.to_string(index=False, **fmt),
-        ])
+        return ["", self.table.to_string(index=False, **fmt),
+                "", "Rank intervals", "", self.ranks.to_string(index=False, **fmt),
+                "", f"Tests of x vs y (rejection rates; unequal accuracies; M = {self.n_null_resamples})", "",
+                self.tests.to_string(index=False, **fmt)]
