@@ -16,6 +16,7 @@ appears in the one-line repr, its number format), and :class:`Result` derives th
 layout is genuinely different, an override whose docstring says why.
 
 >>> from dataclasses import dataclass, field
+>>> from trialwise._core.shown import shown
 >>> @dataclass(frozen=True, repr=False)
 ... class Toy(Result):
 ...     summary_title = "A toy result"

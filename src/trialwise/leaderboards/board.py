@@ -602,6 +602,10 @@ class Leaderboard(Result):
     def summary(self, max_rows: int | None = None, *, notes: bool = True) -> str:
         """The table as text, with the rank stability and (``notes=True``) what was left out.
 
+        The leaderboard's own layout (not the fields' lines of :class:`Result`): one line per
+        observer with its rank, rank sets, score, interval, P(best) and tie group, and
+        ``max_rows`` to show the best few.
+
         Parameters
         ----------
         max_rows : int, optional
@@ -693,6 +697,8 @@ class Leaderboard(Result):
         return self.protocol.describe(self._design.experiments)
 
     def __repr__(self) -> str:
+        """One line of its own: the protocol, the number of candidates, B, the best-ranked
+        candidate with its interval, and Kendall's τ."""
         best = self.table[self.table["kind"] == "candidate"].iloc[0]
         return (f"Leaderboard({self.protocol.name!r}, {len(self.candidates)} candidates, B={self.n_resamples}, "
                 f"best={best.observer!r} {format_number(best.score)} [{format_number(best.ci_low)}, {format_number(best.ci_high)}], "
@@ -743,6 +749,10 @@ class Leaderboard(Result):
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe: the table and ``excluded`` as records, Kendall's τ, the notes (replicates left out).
+
+        Its own: the protocol by name with its one-line description, the tables as records,
+        and none of the bootstrap's arrays (the fields would give the replicates and the
+        private design).
 
         Returns
         -------
