@@ -196,7 +196,7 @@ def memory_section(large_resamples: int) -> None:
 def call_with_engine_time(x, **kwargs):
     """``pairwise_error_consistency(x, **kwargs)``, its wall time and the time spent inside its
     engine (``trialwise._stats.resampling.bootstrap_sums``: weights, product, κ of every pair-replicate)."""
-    import trialwise.ec.pair as ec
+    import trialwise.ec.blocks as ec
 
     engine = ec.bootstrap_sums
     spent = [0.0]
@@ -221,7 +221,7 @@ def call_with_engine_time(x, **kwargs):
 def overhead_section(repeats: int = 1) -> None:
     """(d): whole default call / engine time inside it (median ratio of ``repeats`` calls), and the Fisher
     tests before/after."""
-    import trialwise.ec.pair as ec
+    import trialwise.ec.blocks as ec
     from scipy import stats
 
     from trialwise._stats.significance import fisher_exact_pvalues
@@ -271,7 +271,7 @@ class _Timers:
     """Wraps named functions of the engine's modules and adds up the seconds spent in each category."""
 
     def __init__(self) -> None:
-        import trialwise.ec.pair as ec
+        import trialwise.ec.blocks as ec
         import trialwise._stats.resampling as rs
 
         self.seconds: dict[str, float] = {}
@@ -347,7 +347,7 @@ def gemm_rate(rows: int, inner: int, cols: int, dtype, repeats: int = 3, cpu: bo
 
 def engine_run(x: np.ndarray, b: int, method: str) -> dict:
     """One default-style call; returns the engine seconds, its profile and the product shapes."""
-    import trialwise.ec.pair as ec
+    import trialwise.ec.blocks as ec
 
     engine = ec.bootstrap_sums
     calls: list = []

@@ -418,3 +418,54 @@ def test_the_checks_of_one_wald_interval_and_one_pvalue_format_see_their_own_ver
     assert [line for line, _ in _own_quantiles(source)] == [1, 2]
     assert [text for _, text in _own_pvalue_formats(ast.parse(source))] == [
         "{res.pvalue:.3g}", "{row['pvalue']:.3f}", "{mcnemar_p:.2g}", "{p_base[a]:.3g}"]
+
+
+# ------------------------------------------------------------------ one thread pool, one block driver (issue 30)
+
+#: The pools of the standard library; only trialwise._core.threads (map_threads) may start one.
+POOLS = ("ThreadPoolExecutor", "ProcessPoolExecutor")
+POOL_MODULES = ("concurrent.futures", "multiprocessing")
+
+
+def _pool_uses(tree: ast.AST) -> list[str]:
+    """Where a module imports a pool module or names a pool class (strings and docstrings aside)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names
+                      if a.name.startswith(POOL_MODULES)]
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith(POOL_MODULES):
+            found.append(f"line {node.lineno}: from {node.module} import ...")
+        elif isinstance(node, ast.Name) and node.id in POOLS:
+            found.append(f"line {node.lineno}: {node.id}")
+        elif isinstance(node, ast.Attribute) and node.attr in POOLS:
+            found.append(f"line {node.lineno}: .{node.attr}")
+    return found
+
+
+def test_only_the_thread_module_starts_a_pool():
+    """Every parallel loop runs through ``trialwise._core.threads.map_threads`` (its budget, order,
+    errors, Ctrl-C and BLAS rule in one place)."""
+    problems = {m: _pool_uses(tree) for m, tree in TREES.items() if m != "trialwise._core.threads"}
+    problems = {m: p for m, p in problems.items() if p}
+    assert not problems, f"use trialwise._core.threads.map_threads instead of a pool of your own: {problems}"
+    assert _pool_uses(TREES["trialwise._core.threads"]), "the check no longer sees the one pool it allows"
+
+
+def test_the_pool_check_sees_every_way_of_starting_a_pool():
+    for code in ("from concurrent.futures import ThreadPoolExecutor", "import concurrent.futures as cf",
+                 "import multiprocessing", "from multiprocessing.pool import ThreadPool",
+                 "ex = futures.ProcessPoolExecutor(2)"):
+        assert _pool_uses(ast.parse(code)), code
+    assert not _pool_uses(ast.parse('"""ThreadPoolExecutor in a docstring"""\nimport threading'))
+
+
+def test_only_the_block_driver_runs_blocks_on_dask():
+    """The bootstraps that run in blocks go through ``trialwise._stats.blocks.run_blocks``: it alone
+    sends blocks to a Dask cluster (``map_blocks``)."""
+    importers = sorted({m for m in MODULES for _, t, name, _ in _imports(m)
+                        if t == "trialwise._stats.distributed" and name == "map_blocks"})
+    assert importers == ["trialwise._stats.blocks"], importers
+    users = {m for m in MODULES for _, t, name, _ in _imports(m) if t == "trialwise._stats.blocks" and name == "run_blocks"}
+    assert {"trialwise.ec.pairwise", "trialwise.similarity.pairwise", "trialwise.leaderboards.bootstrap",
+            "trialwise.brainscore.behavioral"} <= users, users

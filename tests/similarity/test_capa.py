@@ -10,7 +10,7 @@ clustered questions.
 from __future__ import annotations
 
 import functools
-import sys
+import importlib
 import tracemalloc
 import warnings
 
@@ -456,7 +456,7 @@ def test_undefined_replicates_are_left_out_with_one_warning():
 
 
 def test_tiles_cover_every_pair_once_at_its_triu_position():
-    ag = sys.modules["trialwise.similarity.pairwise"]
+    ag = importlib.import_module("trialwise.similarity.pairwise")
     for n_models, tile in ((2, 16), (17, 16), (40, 16), (23, 5)):
         where = np.full(n_models * (n_models - 1) // 2, -1)
         for pairs, pos in ag.model_tiles(n_models, tile):
@@ -471,7 +471,7 @@ def test_tiles_cover_every_pair_once_at_its_triu_position():
 @pytest.mark.parametrize("metric", ["capa", "choice"])
 def test_pairwise_bootstrap_does_not_depend_on_the_block_size(monkeypatch, metric):
     """One block of all 780 pairs, or blocks of at most 256 (whole tiles): the same numbers."""
-    ag = sys.modules["trialwise.similarity.pairwise"]
+    ag = importlib.import_module("trialwise.similarity.pairwise")
     rng = np.random.default_rng(2)
     probs = np.stack([_probs(rng, 80) for _ in range(40)])
     t = rng.integers(0, 4, 80)

@@ -8,6 +8,7 @@ and each task's inputs and outputs must be O(block), never O(pairs × B) or O(B 
 
 from __future__ import annotations
 
+import importlib
 import os
 import pickle
 import signal
@@ -299,7 +300,7 @@ def test_agreement_identical_across_block_sizes_and_chunks(client, monkeypatch):
     most 256), weight chunks of 37 rows or the default: always the numbers of the local path."""
     import trialwise._stats.distributed as td
 
-    ag = sys.modules["trialwise.similarity.pairwise"]
+    ag = importlib.import_module("trialwise.similarity.pairwise")
     probs, truth = _models(n_models=40, seed=1)  # tiles of 120, 256, 128, 120, 128, 28 pairs
     ref = _agree_local(probs, truth, n_resamples=200, rng=11)
     ref37 = _agree_local(probs, truth, n_resamples=200, rng=11, batch=37)

@@ -25,4 +25,7 @@ import cycle.
 :mod:`trialwise._core.lazy`
     ``lazy_package`` (the PEP 562 ``__getattr__``/``__dir__`` with which ``trialwise`` and its
     packages load each public name on first use).
+:mod:`trialwise._core.threads`
+    ``map_threads`` (the one thread pool: every parallel loop of the library runs through it),
+    ``thread_budget``, ``one_blas_thread``.
 """

@@ -11,7 +11,6 @@ through :func:`interval`, so every method lives next to the others.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Literal, get_args
 
 import numpy as np
@@ -19,7 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.threads import thread_budget
+from trialwise._core.threads import map_threads, thread_budget
 
 __all__ = [
     "CI_METHODS",
@@ -81,8 +80,7 @@ def sorted_valid(dist: ArrayLike) -> tuple[NDArray, NDArray]:
             part[...] = d[:, lo:lo + width]
             part.sort(axis=0)
 
-        with ThreadPoolExecutor(min(len(starts), thread_budget())) as ex:
-            list(ex.map(block, starts))
+        map_threads(block, starts)
     return out, _valid_count(out)
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import numbers
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import NamedTuple
 
 import numpy as np
@@ -32,7 +31,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.threads import thread_budget
+from trialwise._core.threads import map_threads
 
 __all__ = ["TableStatistics", "table_statistics", "kappa_from_counts", "kappa_from_sums", "unbiased_kappa", "kappa_variance"]
 
@@ -186,28 +185,16 @@ def kappa_from_sums(n: NDArray, n11: NDArray, ca: NDArray, cb: NDArray, *, unbia
     width = int(np.prod(shape[1:], dtype=np.int64))
     step = max(1, _KAPPA_SLICE_BYTES // (8 * max(1, width)))
     slices = [slice(r, min(r + step, rows)) for r in range(0, rows, step)]
-    n_workers = min(len(slices), thread_budget() if workers is None else workers)
-    todo = iter(slices)
-    lock = threading.Lock()
+    own = threading.local()  # each thread's scratch, made for its first slice and reused for the next
 
-    def work() -> None:  # one thread: its own scratch, the next slice until none is left
-        scratch = np.empty((5, min(step, rows)) + shape[1:])
-        single = None if extra is None or extra[7] is None else np.empty((4, min(step, rows)) + shape[1:], np.float32)
-        while True:
-            with lock:
-                sl = next(todo, None)
-            if sl is None:
-                return
-            _kappa_from_sums_slice(sums, unbiased, out, sl, extra, scratch, single)
+    def work(sl: slice) -> None:  # each slice is written by one thread: the same bits for any number of them
+        if not hasattr(own, "scratch"):
+            own.scratch = np.empty((5, min(step, rows)) + shape[1:])
+            own.single = (None if extra is None or extra[7] is None
+                          else np.empty((4, min(step, rows)) + shape[1:], np.float32))
+        _kappa_from_sums_slice(sums, unbiased, out, sl, extra, own.scratch, own.single)
 
-    if n_workers > 1:  # each slice is written by one thread: the same bits for any number of them
-        with ThreadPoolExecutor(n_workers - 1) as ex:  # this thread is one of them
-            helpers = [ex.submit(work) for _ in range(n_workers - 1)]
-            work()
-            for f in helpers:
-                f.result()
-    else:
-        work()
+    map_threads(work, slices, workers)
     return out
 
 

@@ -28,14 +28,13 @@ from __future__ import annotations
 import collections
 import copy
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.threads import thread_budget
+from trialwise._core.threads import map_threads
 from trialwise._core.validation import check_positive_int, check_rng, missing_mask
 from trialwise._stats.streams import child_rngs, keyed_rng
 from trialwise._stats.tables import (
@@ -595,12 +594,7 @@ def _in_blocks(
     per = max(1, SIMULATION_BLOCK // max(n_draws, 1))
     slices = [slice(i, i + per) for i in range(0, n_points, per)]
     children = child_rngs(gen, len(slices))
-    n_workers = min(len(slices), thread_budget() if workers is None else workers)
-    if n_workers == 1:
-        parts = [draw(c, sl) for c, sl in zip(children, slices)]
-    else:
-        with ThreadPoolExecutor(n_workers) as ex:
-            parts = list(ex.map(draw, children, slices))
+    parts = map_threads(lambda block: draw(*block), list(zip(children, slices)), workers)
     return np.concatenate(parts, axis=axis)
 
 

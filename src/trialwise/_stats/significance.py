@@ -7,7 +7,6 @@ tables.
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Literal, get_args
 
 import numpy as np
@@ -17,7 +16,7 @@ from scipy import special, stats
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.format import format_pvalue
 from trialwise._core.results import Note
-from trialwise._core.threads import thread_budget
+from trialwise._core.threads import map_threads, thread_budget
 from trialwise._core.validation import check_choice
 from trialwise._core.warnings import MonteCarloResolutionWarning, warn
 from trialwise._stats.kappa import (
@@ -97,8 +96,7 @@ def fisher_exact_pvalues(tables: ArrayLike) -> NDArray:
     distinct, inverse = np.unique(flat, axis=0, return_inverse=True)
     workers = min(thread_budget(), len(distinct) // _FISHER_TABLES_PER_THREAD)
     if workers > 1:  # table by table: parts on threads give the same numbers (scipy's tails release the GIL)
-        with ThreadPoolExecutor(workers) as ex:
-            p = np.concatenate(list(ex.map(_fisher_distinct, np.array_split(distinct, workers))))
+        p = np.concatenate(map_threads(_fisher_distinct, np.array_split(distinct, workers), workers))
     else:
         p = _fisher_distinct(distinct)
     return p[inverse.reshape(-1)].reshape(shape)[()]

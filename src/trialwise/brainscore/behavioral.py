@@ -40,10 +40,11 @@ from trialwise.leaderboards.hierarchy import Design, build_design, group_mean, r
 from trialwise.leaderboards.bootstrap import bootstrap_entries
 from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.protocol import Protocol, get_protocol
+from trialwise._stats.blocks import run_blocks
 from trialwise._stats.intervals import interval
 from trialwise._stats.resampling import bootstrap_sums
 from trialwise._stats.splits import split_orders
-from trialwise._stats.streams import child_rngs, child_seed, rng_and_seed
+from trialwise._stats.streams import child_seed, rng_and_seed
 
 __all__ = ["ASSEMBLY_PROTOCOL", "BENCHMARK_METRICS", "BehavioralBenchmark", "BrainScoreResult", "CeilingResult"]
 
@@ -97,12 +98,16 @@ def _run_error_consistency(design: Design, candidates: tuple[str, ...], r: Resam
 def _unit_counts(design: Design, candidates: tuple[str, ...], r: Resampling):
     """Per condition: counts right and seen of every observer, observed (row 0) then the B replicates
     (items resampled within the condition), with the humans' and the candidates' columns."""
-    gens = child_rngs(r.entropy, len(design.units))
-    for u, unit in enumerate(design.units):
-        n_obs = len(unit.observers)
+
+    def counts(unit: Any, gen: Any) -> NDArray:  # unit u draws from child stream u of the seed
         cols = np.concatenate([unit.right, unit.seen], axis=1)
-        reps = bootstrap_sums(cols, r.n_resamples, rng=gens[u])
-        both = np.concatenate([cols.sum(axis=0, dtype=np.int64)[None].astype(float), reps])  # row 0: observed
+        reps = bootstrap_sums(cols, r.n_resamples, rng=gen)
+        return np.concatenate([cols.sum(axis=0, dtype=np.int64)[None].astype(float), reps])  # row 0: observed
+
+    # one unit at a time (trialwise._stats.blocks): each is one product, on BLAS's threads
+    for u, both in run_blocks(counts, [(u, (unit,)) for u, unit in enumerate(design.units)], streams=r.entropy):
+        unit = design.units[u]
+        n_obs = len(unit.observers)
         hum = [j for j, o in enumerate(unit.observers) if o in r.humans]
         cand = [unit.observers.index(c) for c in candidates]
         yield u, unit, both[:, :n_obs], both[:, n_obs:], hum, cand

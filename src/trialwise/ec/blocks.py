@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
+from trialwise._stats.blocks import block_size
 from trialwise._stats.intervals import (
     jackknife_t_pvalue,
     sorted_valid,
@@ -121,9 +122,8 @@ def pair_block_size(n_pairs: int, n_items: int, n_resamples: int, budget: int | 
     :data:`PAIR_STREAM_BLOCK` within ``budget`` (default :data:`PAIR_BLOCK_BYTES`; at least one
     stream block, at most all pairs).
     """
-    per_pair = 24 * n_resamples + 40 * n_items
-    m = max(1, (PAIR_BLOCK_BYTES if budget is None else budget) // per_pair) // PAIR_STREAM_BLOCK * PAIR_STREAM_BLOCK
-    return int(min(max(m, PAIR_STREAM_BLOCK), n_pairs))
+    return block_size(n_pairs, 24 * n_resamples + 40 * n_items, PAIR_BLOCK_BYTES if budget is None else budget,
+                      multiple=PAIR_STREAM_BLOCK, minimum=PAIR_STREAM_BLOCK)
 
 
 def _sylvester_columns(virtual: NDArray) -> NDArray | None:

@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, make_notes
+from trialwise._stats.blocks import gather_blocks, run_blocks
 from trialwise._stats.intervals import (
     CIMethod,
 )
@@ -212,24 +213,13 @@ def _pairwise_bootstrap(right: NDArray, seen: NDArray, idx: NDArray, codes: NDAr
         blocks: list[Any] = tile_blocks(idx, edges, m)
     else:  # runs of consecutive pairs
         blocks = [slice(start, min(start + m, n_pairs)) for start in range(0, n_pairs, m)]
-    if client is None:
-        def run(sl: Any) -> dict[str, Any]:  # a local run of pairs writes its replicates straight into the kept array
-            if dist is not None and not stored and isinstance(sl, slice):
-                return body(*block(sl), out=dist[:, sl])
-            return body(*block(sl))
-
-        results: Any = ((sl, run(sl)) for sl in blocks)
-    else:
-        from trialwise._stats.distributed import map_blocks
-
-        results = map_blocks(client, body, ((sl, block(sl)) for sl in blocks))
-        weights.advance()  # the caller's rng moves on exactly as after the local pass
-    for sl, res in results:
-        counts[sl], lo[sl], hi[sl], n_undefined[sl] = res["counts"], res["lo"], res["hi"], res["n_undefined"]
-        below[sl], above[sl], n_ok[sl], jk_p[sl] = res["below"], res["above"], res["n_ok"], res["jackknife_pvalue"]
-        if dist is not None and res["dist"] is not None:
-            dist[:, sl] = res["dist"]
-        del res
+    # a local run of pairs (a slice) writes its replicates straight into the kept array (bootstrap_pair_block's `out`)
+    into = dist if client is None and not stored else None
+    tasks = ((sl, block(sl) + (() if into is None else (into[:, sl],))) for sl in blocks)
+    gather_blocks(run_blocks(body, tasks, weights=weights, client=client),
+                  rows=dict(counts=counts, lo=lo, hi=hi, n_undefined=n_undefined, below=below, above=above, n_ok=n_ok,
+                            jackknife_pvalue=jk_p),
+                  columns=dict(dist=dist))
     return dict(counts=counts, intervals=(lo, hi, n_undefined), below=below, above=above, n_ok=n_ok,
                 dist=dist, kept=keep, jackknife_pvalue=jk_p)
 

@@ -9,17 +9,16 @@ threads of the thread budget with BLAS on one thread each.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._core.threads import thread_budget
 from trialwise._core.validation import check_positive_int
+from trialwise._stats.blocks import run_blocks
 from trialwise._stats.resampling import BATCH_BYTES, ReplicateWeights, bootstrap_sums
-from trialwise._stats.streams import child_rngs
 from trialwise._stats.tables import pair_columns
 from trialwise.leaderboards.hierarchy import Design, entry_weights
 from trialwise.leaderboards.influence import UnitInfluence
@@ -56,56 +55,28 @@ class EntryBootstrap:
 def _bootstrap(design: Design, n_resamples: int, *, rng: Any, workers: int | None,
                progress: Callable[[str, int, int], None] | None, dtype: Any,
                influence: bool) -> tuple[NDArray, list[tuple[NDArray, NDArray, NDArray]]]:
-    """The engine of :func:`bootstrap_entries` and :func:`bootstrap_entries_ij`."""
+    """The engine of :func:`bootstrap_entries` and :func:`bootstrap_entries_ij`: the units on the
+    driver's threads (:func:`trialwise._stats.blocks.run_blocks`), unit ``u`` on child stream ``u`` of
+    ``rng``, BLAS on one thread."""
     b = check_positive_int(n_resamples, "n_resamples")
-    gens = child_rngs(rng, len(design.units))
     out = np.empty((b, design.n_entries), dtype=dtype)
     metric = design.protocol.metric
-    done = [0]
     per_unit: list[Any] = [None] * len(design.units)
-    weight = entry_weights(design.values(), design) if influence else np.empty(0)
+    weight = entry_weights(design.values(), design) if influence else None
 
-    def run(u: int) -> None:
-        unit = design.units[u]
-        p = len(unit.entries)
-        if not p:  # every pair of the unit left out (min_items): nothing to resample
-            per_unit[u] = (np.empty(0, np.intp), np.empty(0), np.empty((b, 0)))
-        else:
-            per_unit[u] = _bootstrap_unit(design, u, b, gens[u], out, metric, weight if influence else None)
-        done[0] += 1
-        if progress is not None:
-            progress("bootstrap", done[0], len(design.units))
+    def run(u: int, gen: Any) -> tuple[NDArray, NDArray, NDArray]:
+        if not len(design.units[u].entries):  # every pair of the unit left out (min_items): nothing to resample
+            return np.empty(0, np.intp), np.empty(0), np.empty((b, 0))
+        return _bootstrap_unit(design, u, b, gen, out, metric, weight)
 
-    if progress is not None:
-        progress("bootstrap", 0, len(design.units))
-    n_workers = min(len(design.units), thread_budget() if workers is None else workers)
-    with _one_blas_thread():
-        if n_workers <= 1:
-            for u in range(len(design.units)):
-                run(u)
-        else:
-            # largest units first (items × entries), so that no core is left with one big unit at the end;
-            # every unit has its own stream and slot, so the order does not change a number
-            size = [u.right.shape[0] * max(len(u.entries), 1) for u in design.units]
-            with ThreadPoolExecutor(n_workers) as ex:
-                list(ex.map(run, sorted(range(len(design.units)), key=lambda u: -size[u])))
+    # largest units first (items × entries), so that no core is left with one big unit at the end;
+    # every unit has its own stream and slot, so the order does not change a number
+    size = [u.right.shape[0] * max(len(u.entries), 1) for u in design.units]
+    tick = None if progress is None else partial(progress, "bootstrap")
+    for u, res in run_blocks(run, [(u, (u,)) for u in range(len(design.units))], streams=rng, threads=True,
+                             workers=workers, cost=size, progress=tick):
+        per_unit[u] = res
     return out, per_unit
-
-
-def _one_blas_thread() -> Any:
-    """A context in which BLAS runs on one thread (``threadpoolctl``).
-
-    The bootstrap's parallelism is over units (:func:`_bootstrap`'s threads); each unit's product
-    is a small share of its work, and a multithreaded BLAS called from those threads leaves its
-    idle threads spinning on the cores the units need (model-vs-human, B = 10,000: 6.4 → 5.6 s
-    wall, 6.4 → 5.5 s CPU). One thread whatever ``workers`` is, so the sums are the same bits for
-    any ``workers``. The limit is process-wide while the bootstrap runs (threadpoolctl sets the
-    BLAS library's own thread count): other threads of the caller's process that call BLAS
-    meanwhile also get one thread.
-    """
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(1, user_api="blas")
 
 
 def _bootstrap_unit(design: Design, u: int, b: int, gen: Any, out: NDArray, metric: str,

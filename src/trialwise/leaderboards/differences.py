@@ -30,7 +30,6 @@ from __future__ import annotations
 import copy
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal, get_args
 
@@ -40,7 +39,7 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import ConfidenceInterval, Result
 from trialwise._core.shown import shown
-from trialwise._core.threads import thread_budget
+from trialwise._core.threads import map_threads
 from trialwise.leaderboards.hierarchy import Design, entry_weights
 from trialwise.leaderboards.bootstrap import bootstrap_entries_ij
 from trialwise.leaderboards.swap import swap_differences, swap_pvalue
@@ -335,10 +334,6 @@ def pair_pvalues(scores: NDArray, replicates: NDArray, pairs: Sequence[tuple[int
             progress(f"{test} tests", done[0], len(pairs))
         return p
 
-    n_workers = min(max(len(pairs), 1), thread_budget() if workers is None else workers)
-    if n_workers <= 1 or test in ("bootstrap", "studentized"):
-        pvals = [run(p) for p in pairs]
-    else:
-        with ThreadPoolExecutor(n_workers) as ex:
-            pvals = list(ex.map(run, pairs))
+    # the bootstrap and studentized tests draw no swap null (a few vectorised lines per pair): in this thread
+    pvals = map_threads(run, pairs, 1 if test in ("bootstrap", "studentized") else workers)
     return np.array(pvals, dtype=float)

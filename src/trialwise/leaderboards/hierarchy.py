@@ -26,7 +26,6 @@ influence and the swap test only read (:mod:`~trialwise.leaderboards.bootstrap`,
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +34,7 @@ from numpy.typing import NDArray
 from scipy import sparse
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.threads import thread_budget
+from trialwise._core.threads import map_threads
 from trialwise._core.warnings import DegenerateDataWarning, TrialwiseWarning, warn
 from trialwise._stats.tables import cluster_sums, pair_columns
 from trialwise.io.trials import SCORE_COLUMN, SCORE_SOURCE
@@ -608,13 +607,7 @@ def group_mean(values: NDArray, membership: Any, *, workers: int | None = None) 
         with np.errstate(invalid="ignore", divide="ignore"):
             out[sl] = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
 
-    n_workers = min(len(blocks), thread_budget() if workers is None else workers)
-    if n_workers <= 1:
-        for sl in blocks:
-            run(sl)
-    else:
-        with ThreadPoolExecutor(n_workers) as ex:
-            list(ex.map(run, blocks))
+    map_threads(run, blocks, workers)
     return out.reshape(lead + (out.shape[-1],))
 
 

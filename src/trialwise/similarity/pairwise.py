@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval
+from trialwise._stats.blocks import block_size, gather_blocks, run_blocks
 from trialwise._stats.resampling import ReplicateWeights, leave_one_out_sums
 from trialwise._stats.streams import records_seed
 from trialwise._stats.tables import cluster_sums
@@ -129,7 +130,7 @@ def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes
     # per pair: its replicates and their sorted copy (24·B), its tile's columns (≈ 9·n), and on a
     # Dask worker its share of the block's probabilities (≈ 8·n·width / AGREEMENT_TILE)
     per_pair = 24 * B + n_items * (10 + 2 * width)
-    m = int(min(max(PAIR_BLOCK_BYTES // per_pair, AGREEMENT_TILE**2), n_pairs))
+    m = block_size(n_pairs, per_pair, PAIR_BLOCK_BYTES, minimum=AGREEMENT_TILE**2)
     weights = ReplicateWeights(n_units, B, rng=opts["rng"], batch=batch)  # the chunks bootstrap_weights gave
     low, high, pvalue = np.empty(n_pairs), np.empty(n_pairs), np.empty(n_pairs)
     n_undefined = np.empty(n_pairs, dtype=np.int64)
@@ -158,19 +159,8 @@ def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes
                 run.append(tile)
                 size += len(tile[0])
 
-    if client is None:
-        results: Any = ((where, bootstrap_agreement_block(*args)) for where, args in blocks())
-    else:
-        from trialwise._stats.distributed import map_blocks
-
-        results = map_blocks(client, bootstrap_agreement_block, blocks())
-        weights.advance()  # the caller's rng moves on exactly as after the local pass
-    for where, res in results:
-        low[where], high[where] = res["lo"], res["hi"]
-        pvalue[where], n_undefined[where] = res["pvalue"], res["n_undefined"]
-        if dist is not None:
-            dist[:, where] = res["dist"]
-        del res
+    gather_blocks(run_blocks(bootstrap_agreement_block, blocks(), weights=weights, client=client),
+                  rows=dict(lo=low, hi=high, pvalue=pvalue, n_undefined=n_undefined), columns=dict(dist=dist))
     return low, high, pvalue, n_undefined, dist
 
 
