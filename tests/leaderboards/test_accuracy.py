@@ -13,8 +13,6 @@ import pytest
 from statsmodels.stats.contingency_tables import mcnemar
 
 import trialwise as tw
-from trialwise.leaderboards.hierarchy import build_design
-from trialwise.leaderboards.replicates import bootstrap_scores
 from trialwise.leaderboards.protocol import GROUND_TRUTH, metric_from_sums, metric_gradient
 
 

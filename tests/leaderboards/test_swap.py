@@ -59,7 +59,7 @@ def _board(rng):
     (NaN) whenever that item is not swapped, so half the swaps take the NaN-aware means.
     """
     n = 24
-    data, differ = {}, []
+    data = {}
     for e in ("e1", "e2"):
         if e == "e1":
             hum = (rng.random((3, n)) < 0.7).astype(int)
