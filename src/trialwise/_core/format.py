@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["format_number", "format_percent", "format_probability", "format_pvalue", "format_rank_set"]
+__all__ = ["as_number", "format_number", "format_percent", "format_probability", "format_pvalue", "format_rank_set"]
 
 
 def format_number(x: Any, digits: int = 3) -> str:
@@ -17,7 +17,7 @@ def format_number(x: Any, digits: int = 3) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text  # no "-0.000"
 
 
-def _number(x: Any) -> float | None:
+def as_number(x: Any) -> float | None:
     """``x`` as a float, None when it is missing (None, NaN, ``pd.NA``)."""
     try:
         x = float(x)
@@ -46,7 +46,7 @@ def format_pvalue(p: Any, *, missing: str = "nan") -> str:
     >>> format_pvalue(None, missing="")
     ''
     """
-    p = _number(p)
+    p = as_number(p)
     if p is None:
         return missing
     if p < PVALUE_FLOOR:
@@ -67,7 +67,7 @@ def format_probability(p: Any, *, missing: str = "") -> str:
     >>> [format_probability(p) for p in (0.6, 1.0, 0.0004, 0.0, None)]
     ['0.600', '1.000', '< 0.001', '0', '']
     """
-    p = _number(p)
+    p = as_number(p)
     if p is None:
         return missing
     if p == 0:

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from trialwise._core.errors import InvalidValueError
-from trialwise._core.format import format_number, format_probability, format_pvalue
+from trialwise._core.format import as_number, format_number, format_probability, format_pvalue
 from trialwise.report import page as html_page
 from trialwise.report.page import Report
 from trialwise._core.warnings import TrialwiseWarning, warn
@@ -28,18 +28,9 @@ __all__ = ["write_report", "render_report", "Report", "headline", "unscored_cand
 # --------------------------------------------------------------------------- formatting
 
 
-def _number(x: Any) -> float | None:
-    """``x`` as a float, or None when it is missing (NaN, None) or not a number."""
-    try:
-        x = float(x)
-    except (TypeError, ValueError):
-        return None
-    return None if np.isnan(x) else x
-
-
 def _fmt(x: Any, digits: int = 3) -> str:
     """A number with fixed decimals (never '-0.000'); '' for missing."""
-    x = _number(x)
+    x = as_number(x)
     return "" if x is None else format_number(x, digits)
 
 
