@@ -459,6 +459,9 @@ API = [
     ("pw-three", pw, (np.full((4, 2), 3.0),), {}, ValueError, r"`correct` must be 0/1 \(NaN = not seen\)"),
     ("pw-inf", pw, (np.array([[1.0, INF], [0, 1]]),), {}, ValueError, r"`correct` must be 0/1"),
     ("pw-labels", pw, (np.array([["a", "b"], ["c", "d"]], dtype=object),), {}, TypeError, r"pass `truth=`"),
+    ("pw-long-trials", pw, (pd.DataFrame({"subject": ["a", "b", "a", "b"], "image": ["i1", "i1", "i2", "i2"],
+                                         "correct": [True, False, True, True]}),), {}, ValueError,
+     r"`correct` is a long table of trials .*pivot_table"),  # read_trials' table given as it is (a newcomer's run)
     ("pw-truth-length", pw, (pd.DataFrame({"x": PA, "y": PB}),), dict(truth=Y[:5]), ValueError, r"`truth` must have one label per item"),
     ("pw-pairs-unknown", pw, (WIDE,), dict(pairs=[("x", "q")]), ValueError, r"`pairs` names observer 'q'"),
     ("pw-pairs-self", pw, (WIDE,), dict(pairs=[("x", "x")]), ValueError, r"pairs observer 'x' with itself"),

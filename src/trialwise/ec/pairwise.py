@@ -124,6 +124,13 @@ def _correctness_matrix(correct, truth) -> tuple[NDArray, NDArray, tuple]:
     except ImportError:  # pragma: no cover - pandas is a dependency
         pd = None
     if pd is not None and isinstance(correct, pd.DataFrame):
+        long = {"subject", "image"} <= set(correct.columns) and ({"correct", "response"} & set(correct.columns))
+        if long:  # a long table of trials (read_trials'), not items × observers
+            raise InvalidValueError(
+                "`correct` is a long table of trials (columns subject, image, ...; one row per trial); "
+                "pass its items × observers form, e.g. trials.pivot_table(index=['condition', 'image'], "
+                "columns='subject', values='correct'), with strata= the conditions of its rows (docs/index.md, "
+                "'Many observers at once')")
         names = tuple(correct.columns)
         values = correct.to_numpy()
     else:
