@@ -592,3 +592,56 @@ def test_similarity_on_an_empty_or_garbled_log_names_the_file_and_line(tmp_path,
         assert main(["similarity", str(path), str(path)]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert err[-1].startswith("trialwise: error: ") and re.search(expected, err[-1]), err
+
+
+#: Characters that ``str.splitlines`` splits at besides ``\n`` and ``\r``, which the harness writes raw
+#: (``json.dumps(..., ensure_ascii=False)``) when a document holds them.
+LINE_BREAKS_OF_SPLITLINES = "\u2028\u2029\x85\x0b\x0c\x1c\x1d\x1e"
+
+
+@pytest.mark.parametrize("layout", ["one record per line", "0.4.0 array"])
+def test_records_holding_unicode_line_separators_are_read_whole(tmp_path, layout):
+    """Issue 31: lines were split with str.splitlines, which also splits at U+2028 and its kin inside a
+    logged text: a record was lost ("unreadable JSON lines") or a 0.4.0 file refused."""
+    rng = np.random.default_rng(31)
+    docs, truth = simulate(rng, n_docs=6, k=3, models=("org/a", "org/b"))
+    for i, doc in enumerate(docs):
+        doc["question"] += LINE_BREAKS_OF_SPLITLINES[i % len(LINE_BREAKS_OF_SPLITLINES):] + " tail"
+    for m, p in truth.items():
+        rows = [record(i, d, d["answer"], d["choices"], np.log(p[i]).tolist(), old=layout != "one record per line")
+                for i, d in enumerate(docs)]
+        if layout == "one record per line":
+            folder = write_run(tmp_path, m, {"t": rows})
+        else:
+            for row in rows:
+                del row["doc_hash"], row["prompt_hash"], row["target_hash"], row["filter"]
+            folder = _early_run(tmp_path, m, "t", rows)
+            name = next(folder.glob("*.jsonl"))
+            name.write_text(json.dumps(rows, indent=2, ensure_ascii=False), encoding="utf-8")
+        text = "".join(f.read_text(encoding="utf-8") for f in folder.glob("*.jsonl"))
+        assert "\u2028" in text and "\x85" in text  # written raw, as the harness writes them (JSON escapes \x0c)
+    trials = read_quiet(tmp_path)
+    assert len(trials) == 12 and trials.attrs["log"]["skipped"] == {}
+    for m, p in truth.items():  # every record read, with its own numbers
+        read = sorted(tuple(np.round(q, 12)) for q in trials.loc[trials.subject == m, "probabilities"])
+        assert read == sorted(tuple(np.round(q, 12)) for q in p)
+
+
+def test_run_folders_that_are_symbolic_links_are_searched(tmp_path):
+    """Issue 31: a suite whose run folders are links to where the runs were written looked empty
+    (``Path.rglob`` does not follow links to folders before Python 3.13); a link back up the tree is
+    searched once."""
+    rng = np.random.default_rng(5)
+    docs, truth = simulate(rng, n_docs=5, k=3, models=("org/a", "org/b"))
+    for m, p in truth.items():
+        rows = [record(i, d, d["answer"], d["choices"], np.log(p[i]).tolist()) for i, d in enumerate(docs)]
+        write_run(tmp_path / "written", m, {"t": rows})
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for run in (tmp_path / "written").iterdir():
+        (suite / f"link-{run.name}").symlink_to(run, target_is_directory=True)
+    (suite / "loop").symlink_to(suite, target_is_directory=True)  # a link back up: searched once
+    trials = read_quiet(suite)
+    expected = read_quiet(tmp_path / "written")
+    assert len(trials) == 10 and set(trials.subject) == {"org/a", "org/b"}
+    assert trials.drop(columns="probabilities").equals(expected.drop(columns="probabilities"))

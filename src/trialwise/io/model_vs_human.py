@@ -17,7 +17,7 @@ from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import show
 from trialwise.io.headers import row_numbers
 from trialwise.io.trials import require_column, read_trials
-from trialwise.io.tables import check_path, read_table
+from trialwise.io.tables import check_path, files_under, read_table
 
 __all__ = ["read_model_vs_human", "image_id"]
 
@@ -137,7 +137,7 @@ def read_model_vs_human(path: str | Path, *, humans: str = r"subject-\d+"):
                                 f"of model-vs-human (one CSV per session); read a trials table with read_trials")
     if not root.is_dir():
         raise InvalidValueError(f"{root}: {'is not a folder' if root.exists() else 'no such folder'}")
-    files = sorted(root.rglob("*.csv"))
+    files = files_under(root, ("*.csv",))
     if not files:
         raise InvalidValueError(f"{root}: no .csv files found")
     # one experiment's folder holds session files itself; the raw-data folder holds one folder per experiment

@@ -42,6 +42,27 @@ def check_path(value: Any, name: str, *, frame_ok: bool = False) -> Path:
     raise InvalidTypeError(f"`{name}` must be {kind}; got {type(value).__name__} {show(value)}{hint}")
 
 
+def files_under(folder: Path, patterns: Sequence[str]) -> list[Path]:
+    """The regular files below ``folder`` whose names match one of ``patterns`` (``fnmatch``), sorted,
+    following symbolic links to folders (``Path.rglob`` does not before Python 3.13: a suite whose run
+    folders are links to where the runs were written would look empty); a folder reached twice (a link
+    back up the tree) is searched once."""
+    import fnmatch
+
+    found, seen = set(), set()
+    for top, dirs, names in os.walk(folder, followlinks=True):
+        real = os.path.realpath(top)
+        if real in seen:
+            dirs[:] = []
+            continue
+        seen.add(real)
+        dirs.sort()
+        for name in names:
+            if any(fnmatch.fnmatch(name, pattern) for pattern in patterns) and os.path.isfile(os.path.join(top, name)):
+                found.add(Path(top) / name)
+    return sorted(found)
+
+
 def check_file(p: Path) -> None:
     """An ``InvalidValueError`` naming ``p`` unless it is a regular file: missing, a folder, or something else
     (``/dev/null``, a pipe) each said as such."""

@@ -253,10 +253,15 @@ def _read_results(path: Path) -> dict[str, Any] | None:
 
 
 def _open_lines(path: Path) -> list[str]:
+    """The file's lines, split at ``\n`` only: the harness writes its records with
+    ``ensure_ascii=False``, so a logged text may hold, raw, the characters that ``str.splitlines``
+    also splits at (U+2028, U+2029, U+0085, ``\x0b``, ``\x0c``, ``\x1c``-``\x1e``); a ``\r`` before
+    the ``\n`` is whitespace to the JSON parser."""
     opener: Any = gzip.open if path.suffix == ".gz" else open
     try:
-        with opener(path, "rt", encoding="utf-8") as fh:
-            return fh.read().splitlines()
+        with opener(path, "rt", encoding="utf-8", newline="") as fh:
+            text = fh.read()
+            return text.split("\n") if text else []
     except (OSError, EOFError, UnicodeDecodeError) as exc:
         raise InvalidValueError(f"{path}: not a readable text file ({exc})") from None
 

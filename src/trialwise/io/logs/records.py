@@ -22,6 +22,7 @@ from numpy.typing import ArrayLike
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import show
 from trialwise._core.warnings import TrialwiseWarning, warn
+from trialwise.io.tables import files_under
 from trialwise.io.trials import OPTION_COLUMNS, SCORE_COLUMN, SCORE_SOURCE, TRIAL_COLUMNS
 
 __all__ = ["LOG_COLUMNS", "Record", "softmax", "assemble", "log_paths", "Tally", "finite_float"]
@@ -97,7 +98,7 @@ def log_paths(paths: Any, patterns: Iterable[str], name: str = "paths") -> list[
             raise InvalidTypeError(f"`{name}` must hold file or folder paths; got {type(item).__name__} {show(item)}")
         p = Path(item)
         if p.is_dir():
-            files = sorted({f for pattern in patterns for f in p.rglob(pattern) if f.is_file()})
+            files = files_under(p, patterns)
             if not files:
                 raise InvalidValueError(f"{p}: no evaluation log in this folder (looked for {', '.join(patterns)})")
             found.extend(files)
