@@ -515,3 +515,30 @@ def test_ec_on_generation_tasks_uses_correctness_only():
     assert one.statistic == pytest.approx(cohen_kappa_score(wide[names[0]], wide[names[1]]), abs=1e-12)
     with pytest.raises(ValueError, match=r"generation task \(n_options 0\).*metric='capa' needs options"):
         tw.pairwise_agreement(gen, metric="capa")
+
+
+@pytest.mark.parametrize("n_clusters", [2, 9, 10])
+def test_too_few_clusters_warn_in_the_api_and_stay_in_the_notes(n_clusters):
+    """Issue 31: with 2 clusters the API gave CI [0.004, 1.000] and p = 0.025 without a word (only the
+    command line warned); pairwise_agreement and pairwise_error_consistency now warn below 10 clusters and
+    keep the note, which the differences carry too."""
+    trials = tw.datasets.llm_demo()
+    items = sorted(trials.image.unique())
+    trials = trials.assign(part=trials.image.map({it: f"c{i % n_clusters}" for i, it in enumerate(items)}))
+    few = n_clusters < 10
+    for metric in ("capa", "ec"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            res = tw.pairwise_agreement(trials, metric=metric, clusters="part", n_resamples=100, rng=0)
+        said = [w for w in caught if issubclass(w.category, tw.DegenerateDataWarning)
+                and f"only {n_clusters} clusters" in str(w.message)]
+        assert len(said) == few and all(w.filename == __file__ for w in said), [str(w.message) for w in caught]
+        coverage = [n for n in res.notes if getattr(n, "kind", "") == "coverage" and "clusters" in n]
+        assert len(coverage) == few
+        if few:
+            assert coverage[0].values == {"n_clusters": n_clusters, "few_clusters": 10}
+        a, b, c = res.observers[:3]
+        assert (tuple(res.difference(a, b, c).notes) == tuple(coverage))
+        with pytest.warns(tw.MonteCarloResolutionWarning):  # B = 100 is too few for 12 adjusted tests
+            family = res.differences()
+        assert set(coverage) <= set(family.notes)

@@ -20,7 +20,8 @@ class DegenerateDataWarning(TrialwiseWarning):
     Issued when an observer is always correct or always wrong on the paired items.
     If both are (expected agreement 1), κ is undefined and reported as NaN; if exactly
     one is, κ is exactly 0 whatever the other observer does (Klein et al. 2025, *Quantifying uncertainty in error
-    consistency*, NeurIPS, App. C).
+    consistency*, NeurIPS, App. C). Also issued when a design has too few independent units for its
+    intervals: items resampled as fewer than 10 clusters (the intervals and tests then run too narrow).
     """
 
 

@@ -18,9 +18,11 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.special import ndtr, ndtri
 
 from trialwise._core.errors import InvalidValueError
+from trialwise._core.results import Note
 from trialwise._core.threads import map_threads, thread_budget
 
 __all__ = [
+    "FEW_CLUSTERS", "few_clusters_note",
     "CI_METHODS",
     "percentile_interval",
     "basic_interval",
@@ -546,6 +548,21 @@ def jackknife_acceleration(jackknife: ArrayLike, weights: ArrayLike | None = Non
         num = (w * dev**3).sum(axis=0)
         den = 6.0 * (w * dev**2).sum(axis=0) ** 1.5
         return np.where(den > 0, num / den, 0.0)
+
+
+#: Fewer clusters than this: the independent units of a clustered interval are too few for it, or
+#: the tests, to hold their level (docs/validity.md, "Clustered items").
+FEW_CLUSTERS = 10
+
+
+def few_clusters_note(n_clusters: int) -> Note | None:
+    """The ``coverage`` note of an interval or test over fewer than :data:`FEW_CLUSTERS` clusters
+    (None from :data:`FEW_CLUSTERS` on); the caller warns with its text."""
+    if n_clusters >= FEW_CLUSTERS:
+        return None
+    return Note(f"only {n_clusters} clusters, the independent units of the intervals and tests: with fewer than "
+                f"{FEW_CLUSTERS} they are unreliable (too narrow; docs/validity.md, 'Clustered items')",
+                "coverage", {"n_clusters": int(n_clusters), "few_clusters": FEW_CLUSTERS})
 
 
 def jackknife_t_interval(estimate: ArrayLike, jackknife: ArrayLike, confidence_level: float = 0.95,

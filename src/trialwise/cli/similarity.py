@@ -37,8 +37,6 @@ __all__ = ["add_similarity", "run_similarity", "detect_format", "DIFFERENCE_LIMI
 
 #: More differences than this (M (M−1)(M−2)/2 for M models) are not computed unless asked for.
 DIFFERENCE_LIMIT = 5_000
-#: Fewer clusters than this: the cluster bootstrap has too few independent units (a warning).
-FEW_CLUSTERS = 10
 _LM_EVAL = re.compile(r"^samples_.+\.jsonl(\.gz)?$")
 _HELM = ("scenario_state.json", "display_predictions.json")
 
@@ -321,10 +319,6 @@ def run_similarity(args) -> int:
     few = too_few_resamples(args.resamples, args.confidence_level)
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)
-    if args.clusters and res.n_clusters < FEW_CLUSTERS:
-        print(f"trialwise: warning: --clusters {args.clusters}: only {res.n_clusters} cluster(s), the independent "
-              f"units of the intervals; with fewer than {FEW_CLUSTERS} they and the tests are unreliable (too "
-              f"narrow; docs/validity.md, 'Clustered items')", file=sys.stderr)
     caught.report()
     raise_figure_failures(failures)
     return 0

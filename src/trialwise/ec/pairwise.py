@@ -18,10 +18,9 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, make_notes
+from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.blocks import gather_blocks, run_blocks
-from trialwise._stats.intervals import (
-    CIMethod,
-)
+from trialwise._stats.intervals import CIMethod, few_clusters_note
 from trialwise._stats.monte_carlo import monte_carlo_pvalue
 from trialwise._stats.resampling import (
     JEFFREYS_PRIOR,
@@ -325,7 +324,8 @@ def pairwise_error_consistency(
     -----
     DegenerateDataWarning
         Some pairs have an observer who is always correct or wrong on the shared items,
-        or share no item (n = 0, EC NaN).
+        or share no item (n = 0, EC NaN); or ``clusters`` holds fewer than 10 clusters (the
+        intervals and tests then run too narrow; a ``coverage`` note in ``notes``).
     UndefinedReplicatesWarning
         Some pairs had more than 1 % undefined bootstrap replicates.
 
@@ -411,6 +411,9 @@ def pairwise_error_consistency(
         test_name = "cluster-bootstrap"
     s = out["stats"]
     names_arr = np.array(names, dtype=object)
+    few = None if codes is None or boot is None else few_clusters_note(int(codes.max()) + 1)
+    if few is not None:
+        warn(str(few), DegenerateDataWarning)
     return PairwiseErrorConsistencyResult(
         observers=names,
         observer_a=names_arr[idx[:, 0]],
@@ -435,9 +438,9 @@ def pairwise_error_consistency(
         n_undefined_null=np.asarray(out["n_undefined_null"], dtype=np.int64).reshape(-1),
         bootstrap_distribution=np.empty((0, len(idx))) if dist is None else dist,
         pair_notes=tuple(make_notes(("undefined", r), ("coverage", w)) for r, w in zip(out["reasons"], out["sparse"])),
-        result_notes=() if boot is None or boot["kept"] else (
+        result_notes=(() if few is None else (few,)) + (() if boot is None or boot["kept"] else (
             "bootstrap_distribution not kept (keep_replicates=False)" if keep_replicates is not None else
             f"bootstrap_distribution not kept: the {opts.n_resamples} × {len(idx)} replicates would take "
             f"{8 * opts.n_resamples * len(idx) / 2**20:,.0f} MiB (more than {KEEP_REPLICATES_BYTES // 2**20} MiB); "
-            f"keep_replicates=True keeps them (the intervals and p-values do not depend on it)",),
+            f"keep_replicates=True keeps them (the intervals and p-values do not depend on it)",)),
     )

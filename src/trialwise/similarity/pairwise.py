@@ -18,7 +18,9 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval
+from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.blocks import block_size, gather_blocks, run_blocks
+from trialwise._stats.intervals import few_clusters_note
 from trialwise._stats.resampling import ReplicateWeights, leave_one_out_sums
 from trialwise._stats.streams import records_seed
 from trialwise._stats.tables import cluster_sums
@@ -386,7 +388,8 @@ def pairwise_agreement(
             n_clusters=int(n) if codes is None else int(codes.max()) + 1,
             c_obs=ec.c_obs, c_exp=ec.c_exp, p_correct_a=ec.accuracy_a, p_correct_b=ec.accuracy_b,
             n_resamples=ec.n_resamples, n_undefined=ec.n_undefined,
-            bootstrap_distribution=ec.bootstrap_distribution, pair_notes=ec.pair_notes)
+            bootstrap_distribution=ec.bootstrap_distribution, pair_notes=ec.pair_notes,
+            result_notes=tuple(n for n in ec.result_notes if getattr(n, "kind", "") == "coverage"))
     # point values: one Gram matrix (argmax choices of an array for the discrete metrics)
     correct, gram = gram_sums(probs, k, truth_idx, choices=from_array and metric != "capa", check=from_array)
     sums = np.concatenate([[n, np.sum(1.0 / (k - 1))], correct, gram[idx[:, 0], idx[:, 1]]])
@@ -408,10 +411,14 @@ def pairwise_agreement(
         n_undef = np.zeros(len(idx), dtype=np.int64)
     pbar = correct / n
     notes = warn_and_notes(names[idx[:, 0]], names[idx[:, 1]], est, n_undef, opts["n_resamples"])
+    few = few_clusters_note(units) if codes is not None and opts["n_resamples"] else None
+    if few is not None:
+        warn(str(few), DegenerateDataWarning)
     return PairwiseAgreementResult(
         observers=tuple(models), observer_a=names[idx[:, 0]], observer_b=names[idx[:, 1]], statistic=est,
         confidence_interval=ConfidenceInterval(low, high), pvalue=pval,
         n=np.full(len(idx), n, dtype=np.int64), confidence_level=opts["confidence_level"], method=metric,
         ci_method=opts["ci_method"], n_clusters=int(units), c_obs=np.asarray(c_obs), c_exp=np.asarray(c_exp),
         p_correct_a=pbar[idx[:, 0]], p_correct_b=pbar[idx[:, 1]], n_resamples=opts["n_resamples"],
-        n_undefined=np.asarray(n_undef, dtype=np.int64), bootstrap_distribution=dist, pair_notes=notes)
+        n_undefined=np.asarray(n_undef, dtype=np.int64), bootstrap_distribution=dist, pair_notes=notes,
+        result_notes=() if few is None else (few,))

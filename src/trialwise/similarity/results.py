@@ -132,6 +132,8 @@ class AgreementDifferenceResult(Result):
     method : str
         The agreement metric.
     bootstrap_distribution : ndarray, shape (n_resamples,)
+    notes : tuple of str
+        Caveats of the pairwise result it comes from that hold for it too (too few clusters).
     """
 
     statistic: float = field(metadata=shown("difference", in_repr=True, repr_name="delta"))
@@ -149,6 +151,7 @@ class AgreementDifferenceResult(Result):
     method: str
     n_resamples: int
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    notes: tuple[str, ...] = ()
 
     frame_columns = ("reference", "x", "y", "statistic", "ci_low", "ci_high", "pvalue", "agreement_x",
                      "agreement_y", "n", "confidence_level", "method", "n_resamples")
@@ -191,6 +194,7 @@ class PairwiseAgreementResult(Result):
     n_undefined: NDArray
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
     pair_notes: tuple = ()
+    result_notes: tuple[str, ...] = ()
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns = (
@@ -207,10 +211,11 @@ class PairwiseAgreementResult(Result):
 
     @property
     def notes(self) -> tuple[str, ...]:
-        """Every pair's caveats, as ``"a–b: note"``."""
+        """The result's own caveats (``result_notes``: e.g. too few clusters), then every pair's,
+        as ``"a–b: note"``."""
         per_pair = self.pair_notes if self.pair_notes else ((),) * len(self.statistic)
-        return tuple(f"{a}–{b}: {note}" for a, b, notes in zip(self.observer_a, self.observer_b, per_pair)
-                     for note in notes)
+        return tuple(self.result_notes) + tuple(
+            f"{a}–{b}: {note}" for a, b, notes in zip(self.observer_a, self.observer_b, per_pair) for note in notes)
 
     def __len__(self) -> int:
         return len(self.statistic)
@@ -307,7 +312,8 @@ class PairwiseAgreementResult(Result):
             statistic=float(est), confidence_interval=ConfidenceInterval(float(low), float(high)), pvalue=float(pvalue),
             reference=reference, x=x, y=y, agreement_x=first.statistic, agreement_y=second.statistic, n=first.n,
             confidence_level=self.confidence_level, method=self.method, n_resamples=self.n_resamples,
-            bootstrap_distribution=first.bootstrap_distribution - second.bootstrap_distribution)
+            bootstrap_distribution=first.bootstrap_distribution - second.bootstrap_distribution,
+            notes=self._coverage_notes())
 
     def differences(self, *, adjust: Adjustment = "holm", alpha: float = 0.05,
                     progress: Callable[[str, int, int], Any] | None = None) -> AgreementDifferenceFamily:
@@ -383,7 +389,11 @@ class PairwiseAgreementResult(Result):
         return AgreementDifferenceFamily(
             table=table, adjust=adjust, alpha=alpha, n_tests=len(table), n_significant=int(table["significant"].sum()),
             confidence_level=self.confidence_level, method=self.method, n_resamples=self.n_resamples,
-            notes=(floor,) if floor is not None else ())
+            notes=self._coverage_notes() + ((floor,) if floor is not None else ()))
+
+    def _coverage_notes(self) -> tuple[str, ...]:
+        """The result's notes that hold for its differences too: the ``coverage`` note of too few clusters."""
+        return tuple(n for n in self.result_notes if getattr(n, "kind", "") == "coverage")
 
     def matrix(self, value: str = "statistic"):
         """Observers × observers :class:`pandas.DataFrame` of one per-pair value (diagonal NaN).
