@@ -645,3 +645,30 @@ def test_run_folders_that_are_symbolic_links_are_searched(tmp_path):
     expected = read_quiet(tmp_path / "written")
     assert len(trials) == 10 and set(trials.subject) == {"org/a", "org/b"}
     assert trials.drop(columns="probabilities").equals(expected.drop(columns="probabilities"))
+
+
+def test_a_drop_that_keeps_few_questions_says_so_and_one_that_keeps_none_is_an_error(tmp_path):
+    """Issue 31: ``--unaligned drop`` keeping 1 of 50 questions went on to rank the models on one item."""
+    few = two_models(tmp_path / "few", lambda rows: rows[:] and rows.__delitem__(slice(1, None)))  # b: 1 of 5
+    with pytest.warns(tw.TrialwiseWarning) as caught:
+        trials = tw.io.read_lm_eval(few, unaligned="drop")
+    assert len(caught) == 1 and re.search(r"1 of the 5 questions left after dropping the unaligned ones: the models "
+                                          r"share few questions", str(caught[0].message))
+    assert trials.image.nunique() == 1 and trials.attrs["log"]["noted"] == {
+        "of the 5 questions left after dropping the unaligned ones: the models share few questions, so every "
+        "statistic rests on them (compare the models that ran the same tasks)": 1}
+    enough = two_models(tmp_path / "enough", lambda rows: rows.pop(4))  # 4 of 5 left: the count alone
+    with pytest.warns(tw.TrialwiseWarning, match=r"not used: 1 unaligned records") as caught:
+        tw.io.read_lm_eval(enough, unaligned="drop")
+    assert "share few questions" not in str(caught[0].message)
+
+    def disjoint(rows):  # b answered other documents than a
+        for row in rows:
+            row["doc_id"] += 100
+            row["doc"] = {**row["doc"], "question": row["doc"]["question"] + " (b)"}
+            row["doc_hash"] = sha(json.dumps(row["doc"], indent=2, ensure_ascii=False))
+
+    none = two_models(tmp_path / "none", disjoint)
+    with pytest.raises(tw.InvalidValueError, match=r"unaligned='drop' left no question: no item of the 10 logged was "
+                                                   r"answered by every model of its task \(2 models\)"):
+        tw.io.read_lm_eval(none, unaligned="drop")

@@ -176,6 +176,16 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
         kept = [r for r in records if r.condition not in partial]
         tally.skip("records of tasks that not every model logged", len(records) - len(kept))
         records = kept
+    if unaligned == "drop" and (lacking or partial):
+        left = len({(r.condition, r.image) for r in records})
+        if not left:
+            raise InvalidValueError(
+                f"unaligned='drop' left no question: no item of the {len(items)} logged was answered by every model "
+                f"of its task ({len(everyone)} models); compare the models that ran the same tasks")
+        if left < DROP_KEEPS_FEW * len(items):
+            tally.note(f"of the {len(items)} questions left after dropping the unaligned ones: the models share few "
+                       f"questions, so every statistic rests on them (compare the models that ran the same tasks)",
+                       left)
     frame = pd.DataFrame({
         "experiment": [r.experiment for r in records],
         "condition": [r.condition for r in records],
@@ -207,6 +217,10 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
         warn(f"read {len(frame)} trials from {tally.files} {source} file(s); {'; '.join(parts)} "
              f"(counts in trials.attrs['log'])", TrialwiseWarning)
     return frame
+
+
+#: ``unaligned="drop"`` keeping fewer than this share of the questions says so (in the reader's one warning).
+DROP_KEEPS_FEW = 0.5
 
 
 def finite_float(value: Any) -> float:
