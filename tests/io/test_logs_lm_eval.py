@@ -672,3 +672,24 @@ def test_a_drop_that_keeps_few_questions_says_so_and_one_that_keeps_none_is_an_e
     with pytest.raises(tw.InvalidValueError, match=r"unaligned='drop' left no question: no item of the 10 logged was "
                                                    r"answered by every model of its task \(2 models\)"):
         tw.io.read_lm_eval(none, unaligned="drop")
+
+
+def test_generation_only_logs_suggest_the_per_document_scores_they_logged_not_corpus_metrics(tmp_path):
+    """Issue 31: the message suggested score='f1' for generation tasks whose f1 the harness logs per record as
+    ``[gold, [prediction]]`` (a corpus-level metric's input); it now names the fields that are per-document
+    scores in these logs, and says why the others are not."""
+    out = tmp_path / "m"
+    out.mkdir()
+    with open(out / f"samples_squadish_{DATE}.jsonl", "w", encoding="utf-8") as fh:
+        for i, (gold, pred) in enumerate([("Paris", "Paris"), ("1848", "1849"), ("blue", "blue")]):
+            fh.write(json.dumps({
+                "doc_id": i, "doc": {"question": f"q{i}"}, "target": gold,
+                "arguments": {"gen_args_0": {"arg_0": f"q{i}", "arg_1": "{'until': ['\\n']}"}},
+                "resps": [[pred]], "filtered_resps": [pred], "filter": "none", "metrics": ["exact_match", "f1"],
+                "exact_match": float(gold == pred), "f1": [gold, [pred]]}, ensure_ascii=False) + "\n")
+    with pytest.raises(tw.InvalidValueError, match=r"3 record\(s\) of generation tasks, which need a per-document "
+                                                   r"score: pass `score=` naming one the harness logged per document: "
+                                                   r"'exact_match'; not 'f1': logged per record as a corpus-level"):
+        tw.io.read_lm_eval(tmp_path)
+    trials = read_quiet(tmp_path, score="exact_match")  # the suggestion works
+    assert trials["score"].tolist() == [1.0, 0.0, 1.0]

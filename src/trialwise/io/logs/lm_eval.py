@@ -194,8 +194,7 @@ def read_lm_eval(
     generation = tally.skipped.get(_GENERATION, 0)
     if not records and generation:
         raise InvalidValueError(f"no multiple-choice record in the {tally.files} file(s) read: {generation} record(s) "
-                                f"of generation tasks, which need a per-document score: pass `score=` (e.g. "
-                                f"score='f1' or 'exact_match', a field the harness logged)")
+                                f"of generation tasks, which need a per-document score: {_score_hint(tally)}")
     if mismatches:
         acc = "acc_norm" if normalization == "length" else "acc"
         tally.note(f"trials whose correctness differs from the logged `{acc}` (kept; the task may score its "
@@ -203,6 +202,22 @@ def read_lm_eval(
     return assemble(records, tally, source="lm-evaluation-harness", unaligned=unaligned, clusters=clusters,
                     options_field="filtered_resps", truth_field="target",
                     extra={"normalization": normalization, "metric_mismatches": mismatches, "score": score})
+
+
+def _score_hint(tally: Tally) -> str:
+    """What to pass as ``score=``: the metrics the skipped generation records logged per document (a number in
+    [0, 1] in every record), and those that are corpus-level (e.g. ``f1`` logged as ``[gold, [prediction]]``,
+    aggregated over the corpus: no per-document score)."""
+    per_document = [m for m, ok in tally.generation_metrics.items() if ok]
+    corpus = [m for m, ok in tally.generation_metrics.items() if not ok]
+    if per_document:
+        hint = f"pass `score=` naming one the harness logged per document: {', '.join(map(repr, per_document))}"
+    else:
+        hint = "they logged no per-document score in [0, 1] (score= needs one)"
+    if corpus:
+        hint += (f"; not {', '.join(map(repr, corpus))}: logged per record as a corpus-level metric's input "
+                 f"(e.g. [gold, [prediction]]), aggregated over the corpus, not a score of one document")
+    return hint
 
 
 #: The reason counted for generation records read without ``score=``.
@@ -431,6 +446,10 @@ def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str,
         lls = _loglikelihoods(row["filtered_resps"])
         if lls is None and score_field is None:
             tally.skip(_GENERATION, where=where)
+            for name in row.get("metrics") or ():
+                value = row.get(name)
+                per_document = isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value <= 1
+                tally.generation_metrics[str(name)] = tally.generation_metrics.get(str(name), True) and per_document
             continue
         if lls is None:  # a generation task, scored by the logged metric
             image = _image(row, use_hash, occurrences, doc_lines, number, where, task, model)

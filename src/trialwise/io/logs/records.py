@@ -59,6 +59,9 @@ class Tally:
         self.noted: collections.Counter[str] = collections.Counter()
         self.first: dict[str, str] = {}  # reason → where (``file:line``) the first record skipped for it is
         self.paths: list[str] = []  # the files read, named when none of them holds a usable record
+        #: metric → whether every generation record skipped logged it as a per-document score in [0, 1]
+        #: (``False``: somewhere a corpus-level value such as ``[gold, [prediction]]``), for the hint of ``score=``
+        self.generation_metrics: dict[str, bool] = {}
 
     def read(self, path: Any) -> None:
         """Count one file read."""
