@@ -229,7 +229,8 @@ def test_read_trials_keeps_option_probabilities_and_clusters_as_the_log_readers_
     t2 = tw.read_trials(as_text, subject="model", image="q", truth="gold", response="pred", probabilities="pl")
     np.testing.assert_allclose(np.stack(t2.probabilities), np.stack(t.probabilities), rtol=0, atol=1e-15)
     # the table goes straight into the agreement functions and a clustered leaderboard
-    direct = tw.pairwise_agreement(t, clusters="cluster", n_resamples=200, rng=0)
+    with pytest.warns(tw.DegenerateDataWarning, match="only 6 clusters"):  # six passages: too few to trust
+        direct = tw.pairwise_agreement(t, clusters="cluster", n_resamples=200, rng=0)
     assert direct.to_frame().shape[0] == 3 and direct.n_clusters == 6
     lb = tw.leaderboard(t, protocol="accuracy", clusters="cluster", n_resamples=100, rng=0)
     assert set(lb.candidates) == {"m1", "m2", "m3"}
