@@ -271,7 +271,11 @@ def pairwise_agreement(
         With an array ``trials`` only: options per question (default: all of the last axis).
     metric : {"capa", "capa-discrete", "choice", "ec"}, default "capa"
         As in :func:`agreement`; ``capa-discrete`` and ``choice`` use the logged
-        ``response`` of a table (the argmax of an array); ``ec`` is
+        ``response`` of a table (the argmax of an array). A response that maps to no option
+        (``"na"`` from :func:`trialwise.io.read_helm`: a refusal, a malformed letter) is no
+        option: it is wrong, and two of them are not the same choice — they may be different
+        non-answers, and counting them as agreeing would make models that fail alike look
+        alike (the readers count them in ``attrs["log"]["noted"]``); ``ec`` is
         :func:`trialwise.pairwise_error_consistency` on the correctness (its Jeffreys
         interval and Fisher test).
     clusters : str or array_like, optional
