@@ -1,5 +1,9 @@
 """Reading HELM run folders (``scenario_state.json``, ``display_predictions.json``) of multiple-choice scenarios.
 
+A suite mixes multiple-choice runs with runs of other adapter methods (``generation`` for XSTest
+or GSM8K, ``chat``, ``language_modeling``, ...): those are skipped and counted, as
+:func:`~trialwise.io.read_lm_eval` skips and counts the records of generation tasks.
+
 The format, as HELM writes it (``src/helm/benchmark/runner.py``: ``scenario_state.json`` is
 ``asdict_without_nones(ScenarioState)``; ``adaptation/scenario_state.py``,
 ``adaptation/request_state.py``, ``scenarios/scenario.py``): ``adapter_spec`` (``method``,
@@ -77,20 +81,26 @@ def read_helm(
         methods the softmax of the options' log-probabilities (calibrated: less the
         calibration request's), for the joint method and for ``display_predictions.json``
         None (they log only the chosen letter or option). ``trials.attrs["log"]`` holds the counts (``"skipped"``:
-        other train trials, perturbed instances, failed requests, ...) and ``"methods"``.
+        the request states of runs that are not multiple choice, other train trials, perturbed
+        instances, failed requests, ...), ``"methods"`` (condition → adapter method of the runs
+        read) and ``"not_multiple_choice"`` (run name → adapter method of the runs skipped).
 
     Raises
     ------
     InvalidValueError
-        Naming the file and request: a run that is not multiple choice, an instance without
-        exactly one reference tagged ``"correct"``, missing or non-finite log-probabilities,
-        duplicate instances, option counts or correct options that differ between models,
-        unaligned instances (``unaligned="error"``), a missing ``clusters`` argument.
+        Naming the file and request: logs without any multiple-choice run (naming the run
+        and its method when one run folder was given, else the folders given), an instance
+        without exactly one reference tagged ``"correct"``, missing or non-finite
+        log-probabilities, duplicate instances, option counts or correct options that differ
+        between models, unaligned instances (``unaligned="error"``), a missing ``clusters``
+        argument.
 
     Warns
     -----
     TrialwiseWarning
-        When request states were not used; the counts are in ``trials.attrs["log"]``.
+        When request states were not used (among them every request state of a run that is
+        not multiple choice: a generation run of a mixed suite is skipped, not an error); the
+        counts are in ``trials.attrs["log"]``.
 
     Notes
     -----
@@ -140,6 +150,8 @@ def read_helm(
     tally = Tally()
     records: list[Record] = []
     methods: dict[str, str] = {}
+    other: dict[str, str] = {}  # run → method of the runs that are not multiple choice (skipped, counted)
+    first_other: Path | None = None
     for file in runs.values():
         tally.read(file)
         content = _load_json(file)
@@ -152,10 +164,17 @@ def read_helm(
                 raise InvalidValueError(f"{file}: must hold a list of predictions; got {type(content).__name__}")
             spec = _display_spec(file)
         run = _run_name(file)
-        method = str(spec.get("method", ""))
-        if method not in _JOINT + _SEPARATE:
-            raise InvalidValueError(f"{file}: field `adapter_spec.method` must be a multiple-choice method "
-                                    f"({', '.join(_JOINT + _SEPARATE)}); got {method!r}")
+        method = spec.get("method") if isinstance(spec, dict) else None
+        if not isinstance(method, str) or not method:
+            raise InvalidValueError(f"{file}: field `adapter_spec.method` must name the run's adaptation method "
+                                    f"(e.g. 'multiple_choice_joint'); got {show(method)}")
+        if method not in _JOINT + _SEPARATE:  # a generation, chat, language-modelling ... run of a mixed suite
+            states = content["request_states"] if file.name == _FILES[0] else content
+            tally.records += len(states)
+            tally.skip(_NOT_MULTIPLE_CHOICE, len(states), where=str(file))
+            other[run] = method
+            first_other = first_other or file
+            continue
         model = str(spec.get("model") or spec.get("model_deployment") or file.parent.name)
         experiment, condition, arguments = _split_run(run)
         cluster = None
@@ -173,9 +192,38 @@ def read_helm(
         if prefix:
             found = [dataclasses.replace(r, image=f"{prefix}/{r.image}") for r in found]
         records.extend(found)
+    if other and not methods:
+        raise _no_multiple_choice(path, runs, other, first_other)
     return assemble(records, tally, source="HELM", unaligned=unaligned, clusters=clusters,
                     options_field="instance.references", truth_field="instance.references[].tags",
-                    extra={"methods": methods})
+                    extra={"methods": methods, "not_multiple_choice": other})
+
+
+#: The reason counted (``trials.attrs["log"]["skipped"]``) for the request states of runs that are not
+#: multiple choice; the runs and their methods are in ``trials.attrs["log"]["not_multiple_choice"]``.
+_NOT_MULTIPLE_CHOICE = "request states of runs that are not multiple choice (generation, chat, language modelling, ...)"
+
+
+def _no_multiple_choice(path: Any, runs: dict[Path, Path], other: dict[str, str], first: Path | None
+                        ) -> InvalidValueError:
+    """The error for logs without a multiple-choice run: the run itself when one run folder (or its file) was
+    given, else the folders given, with the methods found."""
+    readable = ", ".join(_JOINT + _SEPARATE)
+    items = [path] if isinstance(path, (str, Path)) or hasattr(path, "__fspath__") else list(path)
+    given = [Path(item) for item in items]
+    folders = set(runs)
+    if len(runs) == 1 and all(g in folders or g.parent in folders for g in given):
+        (run, method), = other.items()
+        return InvalidValueError(f"{first}: run {run!r} is not multiple choice: its adapter method "
+                                 f"(field `adapter_spec.method`) is {method!r}, and trialwise reads HELM runs of the "
+                                 f"multiple-choice methods ({readable}), whose chosen options it compares; a "
+                                 f"{method} run chooses no option")
+    counts = collections.Counter(other.values())
+    named = ", ".join(str(g) for g in given[:3]) + (", …" if len(given) > 3 else "")
+    found = ", ".join(f"{m} ({n} run{'s' if n > 1 else ''})" for m, n in counts.most_common())
+    return InvalidValueError(f"{named}: no multiple-choice run: the {len(other)} run(s) found are all of other "
+                             f"adapter methods ({found}; e.g. {first}); trialwise reads HELM runs of the "
+                             f"multiple-choice methods ({readable})")
 
 
 def _load_json(file: Path) -> Any:
