@@ -535,3 +535,27 @@ def test_a_generation_run_given_alone_says_why(tmp_path):
     for given in (folder, folder / "scenario_state.json", [folder]):
         with pytest.raises(tw.InvalidValueError, match=message):
             tw.io.read_helm(given)
+
+
+def test_capa_on_a_joint_method_log_says_it_has_no_option_probabilities(tmp_path):
+    """Issue 31: pairwise_agreement on a joint-method log said "probabilities must be numeric; got None"."""
+    insts = instances(n=40)
+    rng = np.random.default_rng(6)
+    for m in ("org/a", "org/b"):
+        answers = [LETTERS[truth_of(i) if rng.random() < 0.6 else int(rng.integers(4))] for i in insts]
+        write_run(tmp_path, f"mmlu:subject=anatomy,method=multiple_choice_joint,model={m}", m,
+                  "multiple_choice_joint", joint_states(insts, answers, m))
+    trials = read_quiet(tmp_path)
+    with pytest.raises(tw.InvalidValueError, match=r"^`metric`='capa' needs the options' probabilities, and 80 of the "
+                                                    r"80 trials have none \(`trials\.probabilities` is None, e\.g\. "
+                                                    r"model 'org/a', question mmlu:subject=anatomy,method="
+                                                    r"multiple_choice_joint/subject=anatomy,method=multiple_choice_"
+                                                    r"joint/id100\): the log holds no option probabilities, only the "
+                                                    r"chosen option \(HELM's joint multiple-choice method, .*\); use "
+                                                    r"metric='capa-discrete' \(CAPA on the chosen options\), 'choice' "
+                                                    r"\(choice agreement\) or 'ec' \(error consistency\)$"):
+        tw.pairwise_agreement(trials, n_resamples=20, rng=0)
+    # what the message proposes works on the same log
+    for metric in ("capa-discrete", "choice", "ec"):
+        res = tw.pairwise_agreement(trials, metric=metric, n_resamples=20, rng=0)
+        assert res.to_frame().shape[0] == 1
