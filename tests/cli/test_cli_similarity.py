@@ -413,6 +413,24 @@ def test_helm_clusters_are_run_name_arguments(tmp_path, capsys):
         lines[-1])
 
 
+def test_helm_clusters_may_be_instance_fields(tmp_path, capsys):
+    """Issue 31: HELM instances carry their groups (``sub_split``, ``extra_data``): --clusters sub_split."""
+    root = write_helm_joint(tmp_path / "helm")
+    for f in root.rglob("scenario_state.json"):
+        state = json.loads(f.read_text())
+        for s in state["request_states"]:
+            s["instance"]["sub_split"] = f"group{int(s['instance']['id'][2:]) % 12}"
+        f.write_text(json.dumps(state))
+    code, out, err = run(["similarity", root, "--metric", "choice", "--clusters", "sub_split", "--seed", "0",
+                          "--resamples", "200", "-q"], capsys)
+    assert code == 0 and err == "", err
+    assert "12 clusters resampled jointly" in out
+    trials = tw.io.read_helm(root, clusters="sub_split")
+    want = tw.pairwise_agreement(trials, metric="choice", clusters="cluster", n_resamples=200, rng=0)
+    for r in want.to_frame().itertuples():
+        assert f"{r.statistic:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in out
+
+
 def test_a_model_without_a_whole_task_is_named_and_unaligned_drop_scores_the_shared_tasks(tmp_path, capsys):
     root = write_lm_eval(tmp_path / "logs", n_models=3, n=40)
     rng = np.random.default_rng(1)

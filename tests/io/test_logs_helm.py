@@ -52,6 +52,9 @@ class Instance:
     sub_split: str | None = None
     id: str | None = None
     perturbation: dict | None = None
+    contrast_inputs: list | None = None
+    contrast_references: list | None = None
+    extra_data: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -559,3 +562,67 @@ def test_capa_on_a_joint_method_log_says_it_has_no_option_probabilities(tmp_path
     for metric in ("capa-discrete", "choice", "ec"):
         res = tw.pairwise_agreement(trials, metric=metric, n_resamples=20, rng=0)
         assert res.to_frame().shape[0] == 1
+
+
+# --------------------------------------------------------------------------- instance fields as clusters
+
+
+def test_sub_split_and_extra_data_are_clusters(tmp_path):
+    """Issue 31: HELM instances carry their groups: civil_comments' ``sub_split`` (toxic / non-toxic,
+    ``scenarios/civil_comments_scenario.py``), HeadQA's ``extra_data`` (category, year:
+    ``scenarios/headqa_scenario.py``); a label per instance, not per run."""
+    base = instances(n=6, k=2)
+    civil = [Instance(i.input, i.references, split="test", sub_split="toxic" if j % 3 == 0 else "non-toxic", id=i.id)
+             for j, i in enumerate(base)]
+    for m in ("a", "b"):
+        write_run(tmp_path / "civil", f"civil_comments:demographic=all,model={m}", m, "multiple_choice_joint",
+                  joint_states(civil, "ABABAB", m))
+    trials = read_quiet(tmp_path / "civil", clusters="sub_split")
+    want = {f"id{100 + j}": "toxic" if j % 3 == 0 else "non-toxic" for j in range(6)}
+    assert {r.image.rsplit("/", 1)[1]: r.cluster for r in trials.itertuples()} == want
+    assert trials.groupby("image").cluster.nunique().eq(1).all() and len(trials) == 12
+    # the run-name argument of that name would come first; here "demographic" is one label for the run
+    assert set(read_quiet(tmp_path / "civil", clusters="demographic").cluster) == {"all"}
+
+    headqa = [Instance(i.input, i.references, split="test", id=i.id,
+                       extra_data={"id": j, "name": "cuaderno", "category": ("biology", "medicine")[j % 2],
+                                   "year": 2013 + j % 3})
+              for j, i in enumerate(instances(n=4, k=3))]
+    lps = -np.arange(1, 13, dtype=float).reshape(4, 3)
+    write_run(tmp_path / "headqa", "head_qa:language=en,model=m", "m", "multiple_choice_separate_original",
+              separate_states(headqa, lps, "m"))
+    trials = read_quiet(tmp_path / "headqa", clusters="extra_data.category")
+    assert trials.cluster.tolist() == ["biology", "medicine", "biology", "medicine"]
+    years = read_quiet(tmp_path / "headqa", clusters="extra_data.year")
+    assert years.cluster.tolist() == ["2013", "2014", "2015", "2013"]  # not a str: its JSON text
+
+    write_display(tmp_path / "display", "civil_comments:demographic=all,model=m", "m", "multiple_choice_joint", civil,
+                  [DisplayPrediction(i.id, None, 0, "A", None, [], i.references[0].output.text, None) for i in civil])
+    shown = read_quiet(tmp_path / "display", clusters="sub_split")
+    assert {r.image.rsplit("/", 1)[1]: r.cluster for r in shown.itertuples()} == want
+
+
+def test_instance_field_clusters_bad_input(tmp_path):
+    insts = instances(n=2)
+    folder = write_run(tmp_path, "mmlu:subject=anatomy,model=m", "m", "multiple_choice_joint",
+                       joint_states(insts, "AB", "m"))
+    with pytest.raises(tw.InvalidValueError, match=r"scenario_state\.json: request_states\[0\]: `clusters`="
+                                                    r"'sub_split': the instance 'id100' has no field "
+                                                    r"`instance\.sub_split`; every instance needs one"):
+        tw.io.read_helm(folder, clusters="sub_split")
+    with pytest.raises(tw.InvalidValueError, match=r"`clusters`='extra_data\.category': the instance 'id100' has no "
+                                                    r"field `instance\.extra_data\.category` \(the instance has no "
+                                                    r"`extra_data`\)"):
+        tw.io.read_helm(folder, clusters="extra_data.category")
+    with pytest.raises(tw.InvalidValueError, match=r"`clusters`='topic' is not an argument of the run name "
+                                                    r"'mmlu:subject=anatomy,model=m' \(arguments: \['model', "
+                                                    r"'subject'\]\) nor an instance field \('sub_split' or "
+                                                    r"'extra_data\.<key>'"):
+        tw.io.read_helm(folder, clusters="topic")
+    partly = [Instance(i.input, i.references, id=i.id, extra_data={"category": "x"} if j == 0 else {"year": 1})
+              for j, i in enumerate(insts)]
+    write_run(tmp_path / "p", "x:model=m", "m", "multiple_choice_joint", joint_states(partly, "AB", "m"))
+    with pytest.raises(tw.InvalidValueError, match=r"request_states\[1\]: `clusters`='extra_data\.category': the "
+                                                    r"instance 'id101' has no field `instance\.extra_data\.category` "
+                                                    r"\(keys: \['year'\]\)"):
+        tw.io.read_helm(tmp_path / "p", clusters="extra_data.category")

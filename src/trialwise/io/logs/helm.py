@@ -9,12 +9,13 @@ The format, as HELM writes it (``src/helm/benchmark/runner.py``: ``scenario_stat
 ``adaptation/request_state.py``, ``scenarios/scenario.py``): ``adapter_spec`` (``method``,
 ``model``, ``output_mapping_pattern``) and ``request_states[]``, each with ``instance`` (``id``,
 ``input.text``, ``references[{output: {text}, tags}]`` — the correct one tagged ``"correct"`` —,
-``split``, ``perturbation``), ``train_trial_index``, ``reference_index`` and ``request_mode``
-(separate methods only), ``output_mapping`` (joint method: ``{"A": option text, ...}``) and
-``result.completions[{text, logprob, tokens}]``. Fields that are None are left out.
-``display_predictions.json`` (``presentation/run_display.py``, ``DisplayPrediction``): one entry
-per kept prediction with ``instance_id``, ``train_trial_index``, ``predicted_text``,
-``mapped_output``, ``reference_index``, ``stats``; the instances are in ``instances.json``.
+``split``, ``sub_split``, ``perturbation``, ``extra_data``), ``train_trial_index``,
+``reference_index`` and ``request_mode`` (separate methods only), ``output_mapping`` (joint
+method: ``{"A": option text, ...}``) and ``result.completions[{text, logprob, tokens}]``. Fields
+that are None are left out. ``display_predictions.json`` (``presentation/run_display.py``,
+``DisplayPrediction``): one entry per kept prediction with ``instance_id``,
+``train_trial_index``, ``predicted_text``, ``mapped_output``, ``reference_index``, ``stats``;
+the instances are in ``instances.json``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import dataclasses
 import json
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -57,9 +59,12 @@ def read_helm(
         run folder is read from ``scenario_state.json`` when it has one, else from
         ``display_predictions.json`` with ``instances.json`` and ``run_spec.json`` next to it.
     clusters : str, optional
-        An argument of the run name (e.g. ``"subject"`` in
-        ``mmlu:subject=anatomy,method=multiple_choice_joint,model=...``) copied into a
-        ``cluster`` column.
+        What groups the instances, copied into a ``cluster`` column: an argument of the run
+        name (e.g. ``"subject"`` in ``mmlu:subject=anatomy,method=multiple_choice_joint,model=...``:
+        one label per run), or a field of each instance: ``"sub_split"``
+        (``instance.sub_split``, e.g. civil_comments' ``toxic``/``non-toxic``) or
+        ``"extra_data.<key>"`` (e.g. ``"extra_data.category"`` of HeadQA; a value that is not
+        a string as its JSON text). A run-name argument of that name comes first.
     unaligned : {"error", "drop"}
         An instance run for some but not all models of its scenario is an error, or is
         dropped (and counted). ``"drop"`` also drops (and counts) the runs that some model
@@ -92,8 +97,9 @@ def read_helm(
         and its method when one run folder was given, else the folders given), an instance
         without exactly one reference tagged ``"correct"``, missing or non-finite
         log-probabilities, duplicate instances, option counts or correct options that differ
-        between models, unaligned instances (``unaligned="error"``), a missing ``clusters``
-        argument.
+        between models, unaligned instances (``unaligned="error"``), a ``clusters`` that is
+        neither an argument of the run name nor an instance field, an instance without the
+        field.
 
     Warns
     -----
@@ -177,11 +183,7 @@ def read_helm(
             continue
         model = str(spec.get("model") or spec.get("model_deployment") or file.parent.name)
         experiment, condition, arguments = _split_run(run)
-        cluster = None
-        if clusters is not None:
-            if clusters not in arguments:
-                raise InvalidValueError(f"{file}: `clusters`={clusters!r} is not an argument of the run name {run!r}")
-            cluster = arguments[clusters]
+        cluster = _cluster_of(clusters, arguments, file, run)
         methods[condition] = method
         if file.name == _FILES[1]:
             found = _display(file, content, method, experiment, condition, model, cluster, tally)
@@ -226,6 +228,41 @@ def _no_multiple_choice(path: Any, runs: dict[Path, Path], other: dict[str, str]
                              f"multiple-choice methods ({readable})")
 
 
+#: The cluster label of one instance (``where``: the request, for messages), or None without ``clusters``.
+_ClusterOf = Callable[[dict[str, Any], str], "str | None"]
+#: The instance field ``clusters`` may name besides the run name's arguments (and ``extra_data.<key>``).
+_SUB_SPLIT = "sub_split"
+
+
+def _cluster_of(clusters: str | None, arguments: dict[str, str], file: Path, run: str) -> _ClusterOf:
+    """How a run's instances get their ``cluster``: a run-name argument (one label for the run), or an
+    instance field (``sub_split``, ``extra_data.<key>``: a label per instance)."""
+    if clusters is None:
+        return lambda instance, where: None
+    if clusters in arguments:
+        label = arguments[clusters]
+        return lambda instance, where: label
+    if clusters == _SUB_SPLIT or (clusters.startswith("extra_data.") and len(clusters) > len("extra_data.")):
+        return lambda instance, where: _instance_field(instance, clusters, where)
+    raise InvalidValueError(f"{file}: `clusters`={clusters!r} is not an argument of the run name {run!r} "
+                            f"(arguments: {sorted(arguments)}) nor an instance field ('sub_split' or "
+                            f"'extra_data.<key>', e.g. 'extra_data.category')")
+
+
+def _instance_field(instance: dict[str, Any], name: str, where: str) -> str:
+    """The instance's ``sub_split`` or ``extra_data[key]`` as a cluster label (JSON text unless a str)."""
+    if name.startswith("extra_data."):
+        extra, key = instance.get("extra_data"), name[len("extra_data."):]
+        value = extra.get(key) if isinstance(extra, dict) else None
+        known = f" (keys: {sorted(extra)})" if isinstance(extra, dict) else " (the instance has no `extra_data`)"
+    else:
+        value, known = instance.get(name), ""
+    if value is None:  # HELM leaves None fields out (asdict_without_nones)
+        raise InvalidValueError(f"{where}: `clusters`={name!r}: the instance {show(instance.get('id'))} has no "
+                                f"field `instance.{name}`{known}; every instance needs one to be clustered by it")
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
 def _load_json(file: Path) -> Any:
     try:
         return json.loads(file.read_text(encoding="utf-8"))
@@ -247,7 +284,7 @@ def _display_spec(file: Path) -> dict[str, Any]:
 
 
 def _display(file: Path, predictions: list[Any], method: str, experiment: str, condition: str, model: str,
-             cluster: str | None, tally: Tally) -> list[Record]:
+             cluster: _ClusterOf, tally: Tally) -> list[Record]:
     """Records of display_predictions.json (``presentation/run_display.py``), truths from instances.json.
 
     No probabilities: the display file keeps only the chosen text (joint method) or the chosen
@@ -287,7 +324,8 @@ def _display(file: Path, predictions: list[Any], method: str, experiment: str, c
             response = str(index) if isinstance(index, int) and 0 <= index < k else "na"
         if response == "na":
             tally.note("responses that map to no option (kept as response 'na', incorrect)")
-        records.append(Record(experiment, condition, model, key, str(gold), response, k, None, cluster, where))
+        records.append(Record(experiment, condition, model, key, str(gold), response, k, None,
+                              cluster(by_id[key], where), where))
     return records
 
 
@@ -345,7 +383,7 @@ def _truth(instance: dict[str, Any], where: str) -> tuple[int, int]:
 
 
 def _joint(file: Path, states: list[Any], spec: dict[str, Any], experiment: str, condition: str, model: str,
-           cluster: str | None, tally: Tally) -> list[Record]:
+           cluster: _ClusterOf, tally: Tally) -> list[Record]:
     records = []
     pattern = spec.get("output_mapping_pattern")
     for i, state in enumerate(states):
@@ -367,12 +405,12 @@ def _joint(file: Path, states: list[Any], spec: dict[str, Any], experiment: str,
         if response == "na":
             tally.note("responses that map to no option (kept as response 'na', incorrect)")
         records.append(Record(experiment, condition, model, str(instance.get("id")), str(gold), response, k,
-                              None, cluster, where))
+                              None, cluster(instance, where), where))
     return records
 
 
 def _separate(file: Path, states: list[Any], spec: dict[str, Any], experiment: str, condition: str, model: str,
-              cluster: str | None, tally: Tally) -> list[Record]:
+              cluster: _ClusterOf, tally: Tally) -> list[Record]:
     by_instance: dict[str, dict[tuple[int, str], float]] = collections.defaultdict(dict)
     first: dict[str, tuple[dict[str, Any], str]] = {}
     for i, state in enumerate(states):
@@ -409,5 +447,5 @@ def _separate(file: Path, states: list[Any], spec: dict[str, Any], experiment: s
                 raise InvalidValueError(f"{where}: instance {key!r} lacks calibration requests for some references")
             values = values - np.array(calibration, dtype=float)
         records.append(Record(experiment, condition, model, key, str(gold), str(int(np.argmax(values))), k,
-                              softmax(values), cluster, where))
+                              softmax(values), cluster(instance, where), where))
     return records
