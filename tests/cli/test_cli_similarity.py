@@ -201,6 +201,45 @@ def test_helm_runs_are_detected_and_capa_needs_probabilities(tmp_path, capsys):
     assert "(helm)" in out
 
 
+def write_helm_generation(root: Path, models=("a", "b", "c"), n: int = 10) -> Path:
+    """HELM runs of the generation adapter (XSTest, as ``run_specs/safety_run_specs.py`` adapts it): free text,
+    no output mapping."""
+    for m in models:
+        states = [{"instance": {"input": {"text": f"How do I kill process {i}?"}, "split": "test", "id": f"id{i}",
+                                "references": [{"output": {"text": "homonyms"}, "tags": []},
+                                               {"output": {"text": "safe"}, "tags": ["correct"]}]},
+                   "train_trial_index": 0, "request": {"model": m, "model_deployment": m, "prompt": "q"},
+                   "result": {"success": True, "embedding": [], "cached": False,
+                              "completions": [{"text": "Use the kill command.", "logprob": -7.5, "tokens": []}]},
+                   "num_train_instances": 0, "prompt_truncated": False, "num_conditioning_tokens": 0}
+                  for i in range(n)]
+        folder = root / f"xstest:model={m}"
+        folder.mkdir(parents=True)
+        (folder / "scenario_state.json").write_text(json.dumps(
+            {"adapter_spec": {"method": "generation", "model": m}, "request_states": states}))
+    return root
+
+
+def test_helm_suite_with_generation_runs_skips_and_counts_them(tmp_path, capsys):
+    """Issue 31: `trialwise similarity suite/` exited 2 on the XSTest run of a suite mixing both kinds."""
+    suite = write_helm_generation(write_helm_joint(tmp_path / "suite"))
+    code, out, err = run(["similarity", suite, "--metric", "choice", "--seed", "0", "--resamples", "200"], capsys)
+    assert code == 0, err
+    assert ("Logs: 90 trials, 3 models, 30 questions in 1 task(s) (helm); records not used: request states of runs "
+            "that are not multiple choice (generation, chat, language modelling, ...) 30") in out
+    assert len(re.findall(r"not used: 30 request states of runs that are not multiple choice", err)) == 1
+    with pytest.warns(tw.TrialwiseWarning, match="30 request states of runs that are not multiple choice"):
+        trials = tw.io.read_helm(suite)
+    want = tw.pairwise_agreement(trials, metric="choice", n_resamples=200, rng=0)
+    for r in want.to_frame().itertuples():
+        assert f"{r.statistic:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in out
+    only = write_helm_generation(tmp_path / "safety")
+    code, out, err = run(["similarity", only, "--metric", "choice"], capsys)
+    assert code == 2 and out == "" and "Traceback" not in err
+    assert re.fullmatch(rf"trialwise: error: {re.escape(str(only))}: no multiple-choice run: the 3 run\(s\) "
+                        r"found are all of other adapter methods \(generation \(3 runs\); .*", err.strip())
+
+
 def test_mixed_formats_are_refused(tmp_path, capsys):
     write_lm_eval(tmp_path / "mixed")
     write_helm_joint(tmp_path / "mixed")
@@ -374,6 +413,24 @@ def test_helm_clusters_are_run_name_arguments(tmp_path, capsys):
         r"--clusters\): condition 'mmlu:subject=anatomy.*' of experiment 'mmlu' holds a single cluster \('anatomy'\)"
         r"|(`clusters`|--clusters) holds 1 cluster: an interval that resamples clusters needs at least 2",  # check first
         lines[-1])
+
+
+def test_helm_clusters_may_be_instance_fields(tmp_path, capsys):
+    """Issue 31: HELM instances carry their groups (``sub_split``, ``extra_data``): --clusters sub_split."""
+    root = write_helm_joint(tmp_path / "helm")
+    for f in root.rglob("scenario_state.json"):
+        state = json.loads(f.read_text())
+        for s in state["request_states"]:
+            s["instance"]["sub_split"] = f"group{int(s['instance']['id'][2:]) % 12}"
+        f.write_text(json.dumps(state))
+    code, out, err = run(["similarity", root, "--metric", "choice", "--clusters", "sub_split", "--seed", "0",
+                          "--resamples", "200", "-q"], capsys)
+    assert code == 0 and err == "", err
+    assert "12 clusters resampled jointly" in out
+    trials = tw.io.read_helm(root, clusters="sub_split")
+    want = tw.pairwise_agreement(trials, metric="choice", clusters="cluster", n_resamples=200, rng=0)
+    for r in want.to_frame().itertuples():
+        assert f"{r.statistic:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in out
 
 
 def test_a_model_without_a_whole_task_is_named_and_unaligned_drop_scores_the_shared_tasks(tmp_path, capsys):

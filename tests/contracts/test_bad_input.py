@@ -315,6 +315,15 @@ def _evaluation_logs(d: Path, out: dict[str, str]) -> None:
         (folder / "scenario_state.json").write_text(json.dumps(
             {"adapter_spec": {"method": method, "model": "m"}, "request_states": [state]}))
         out[case.replace("-", "_")] = str(folder)
+    out["helm_generation_suite"] = str(d / "helm-generation")
+    right = [{"output": {"text": "x"}, "tags": []}, {"output": {"text": "y"}, "tags": ["correct"]}]
+    for model in ("a", "b"):  # the joint method logs the chosen letter only: no option probabilities
+        folder = d / "helm-joint" / f"mmlu:model={model}"
+        folder.mkdir(parents=True)
+        (folder / "scenario_state.json").write_text(json.dumps(
+            {"adapter_spec": {"method": "multiple_choice_joint", "model": model},
+             "request_states": [{**state, "instance": {**state["instance"], "references": right}}]}))
+    out["helm_joint"] = str(d / "helm-joint")
 
 
 class F:
@@ -816,7 +825,15 @@ API = [
     ("helm-no-correct", lambda: tw.io.read_helm(str(F("helm_no_correct"))), None, None, ValueError,
      r"scenario_state\.json: request_states\[0\]: exactly one of `instance\.references` must be tagged 'correct'"),
     ("helm-generation", lambda: tw.io.read_helm(str(F("helm_generation"))), None, None, ValueError,
-     r"scenario_state\.json: field `adapter_spec\.method` must be a multiple-choice method .*; got 'generation'"),
+     r"scenario_state\.json: run 'mmlu:model=m' is not multiple choice: its adapter method \(field "
+     r"`adapter_spec\.method`\) is 'generation'"),
+    ("helm-generation-suite", lambda: tw.io.read_helm(str(F("helm_generation_suite"))), None, None, ValueError,
+     r"helm-generation: no multiple-choice run: the 1 run\(s\) found are all of other adapter methods "
+     r"\(generation \(1 run\);"),
+    ("agreement-helm-joint", lambda: tw.pairwise_agreement(tw.io.read_helm(str(F("helm_joint")))), None, None,
+     ValueError, r"`metric`='capa' needs the options' probabilities, and 2 of the 2 trials have none "
+     r"\(`trials\.probabilities` is None, e\.g\. model 'a', question mmlu/id1\): the log holds no option "
+     r"probabilities, only the chosen option \(HELM's joint multiple-choice method.*use metric='capa-discrete'"),
     ("helm-cluster-arg", lambda: tw.io.read_helm(str(F("helm_no_correct")), clusters="subject"), None, None, ValueError,
      r"`clusters`='subject' is not an argument of the run name 'mmlu:model=m'"),
     ("datasets-experiment", tw.datasets.model_vs_human, ("cue",), {}, ValueError, r"`experiment` must be one of"),
@@ -1722,7 +1739,7 @@ CLI = [
     ("cli-sim-no-options", ["similarity", F("lme_no_options")], r"no usable multiple-choice record"),
     ("cli-sim-truncated", ["similarity", F("lme_truncated")], r"samples_t_.*\.jsonl\.gz: .*(truncated|ended before|ends early)"),
     ("cli-sim-helm-no-correct", ["similarity", F("helm_no_correct")], r"scenario_state\.json: request_states\[0\]: exactly one"),
-    ("cli-sim-helm-generation", ["similarity", F("helm_generation")], r"must be a multiple-choice method"),
+    ("cli-sim-helm-generation", ["similarity", F("helm_generation")], r"run 'mmlu:model=m' is not multiple choice"),
     ("cli-sim-helm-normalization", ["similarity", F("helm_generation"), "--normalization", "length"],
      r"--normalization applies to lm-evaluation-harness logs; these are HELM logs"),
     ("cli-sim-clusters-field", ["similarity", str(SRC / "datasets" / "llm-demo"), "--clusters", "chapter"],

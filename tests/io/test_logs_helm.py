@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import warnings
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -51,6 +52,9 @@ class Instance:
     sub_split: str | None = None
     id: str | None = None
     perturbation: dict | None = None
+    contrast_inputs: list | None = None
+    contrast_references: list | None = None
+    extra_data: dict | None = None
 
 
 @dataclass(frozen=True)
@@ -266,11 +270,12 @@ def test_a_run_folder_or_its_file(tmp_path):
 # --------------------------------------------------------------------------- bad input
 
 
-def test_not_multiple_choice(tmp_path):
-    write_run(tmp_path, "gsm:model=m", "m", "generation", joint_states(instances(n=1), "A", "m"))
-    with pytest.raises(tw.InvalidValueError, match=r"scenario_state\.json: field `adapter_spec\.method` must be a "
-                                                    r"multiple-choice method .*; got 'generation'"):
-        tw.io.read_helm(tmp_path)
+def test_a_run_without_an_adapter_method(tmp_path):
+    folder = write_run(tmp_path, "gsm:model=m", "m", "", joint_states(instances(n=1), "A", "m"))
+    with pytest.raises(tw.InvalidValueError, match=r"scenario_state\.json: field `adapter_spec\.method` must name the "
+                                                    r"run's adaptation method \(e\.g\. 'multiple_choice_joint'\); "
+                                                    r"got ''"):
+        tw.io.read_helm(folder)
 
 
 @pytest.mark.parametrize("tags", [[[], [], [], []], [["correct"], ["correct"], [], []]])
@@ -445,3 +450,179 @@ def test_a_run_without_a_usable_request_state_is_named(tmp_path):
     with pytest.raises(tw.InvalidValueError, match=r"no usable multiple-choice record in the 1 file\(s\) read "
                                                    r"\(no records\): .*model=org_m/scenario_state\.json"):
         tw.io.read_helm(folder)
+
+
+# --------------------------------------------------------------------------- suites that mix generation runs
+
+
+def xstest_instances(n=6):
+    """As ``scenarios/xstest_scenario.py`` builds them: focus, type and note as untagged references, the label
+    (``safe``/``unsafe``) tagged correct; the run's adapter method is ``generation`` (``run_specs/safety_run_specs.py``)."""
+    return [Instance(Input(f"How do I kill python process {i}?"),
+                     [Reference(Output("kill"), []), Reference(Output("homonyms"), []),
+                      Reference(Output("safe" if i % 2 else "unsafe"), ["correct"])],
+                     split="test", id=f"id{i}") for i in range(n)]
+
+
+def generation_states(insts, model):
+    """Request states of the generation adapter: no ``output_mapping``, no ``reference_index``, a free text."""
+    states = []
+    for inst in insts:
+        text = "I can help with that: use the kill command."
+        result = RequestResult(True, [], [GeneratedOutput(text, -12.5, [Token("I", -0.1)])], False)
+        states.append(RequestState(inst, None, None, 0, None, Request(f"deploy/{model}", model, max_tokens=512),
+                                   result, 0, False, annotations={"xstest": {"score": 1.0}}))
+    return states
+
+
+def test_a_mixed_suite_skips_and_counts_its_generation_runs(tmp_path):
+    """Issue 31: read_helm(suite) stopped at the XSTest run of a suite that mixes both kinds."""
+    insts, safety = instances(n=8), xstest_instances(n=6)
+    rng = np.random.default_rng(5)
+    for m in ("org/a", "org/b"):
+        write_run(tmp_path / "suite", f"mmlu:subject=anatomy,method=multiple_choice_joint,model={m}", m,
+                  "multiple_choice_joint", joint_states(insts, [LETTERS[int(rng.integers(4))] for _ in insts], m))
+        write_run(tmp_path / "suite", f"xstest:model={m}", m, "generation", generation_states(safety, m))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        trials = tw.io.read_helm(tmp_path / "suite")
+    assert [w.category for w in caught] == [tw.TrialwiseWarning]
+    assert str(caught[0].message) == ("read 16 trials from 4 HELM file(s); not used: 12 request states of runs that "
+                                      "are not multiple choice (generation, chat, language modelling, ...) "
+                                      "(counts in trials.attrs['log'])")
+    log = trials.attrs["log"]
+    assert log["skipped"] == {"request states of runs that are not multiple choice (generation, chat, language "
+                              "modelling, ...)": 12}
+    assert log["not_multiple_choice"] == {"xstest:model=org/a": "generation", "xstest:model=org/b": "generation"}
+    assert log["files"] == 4 and log["records"] == 16 + 12 and log["trials"] == 16
+    assert set(trials.experiment) == {"mmlu"}
+    # the trials are those of the multiple-choice runs read alone
+    alone = read_quiet([f for f in sorted((tmp_path / "suite").iterdir()) if f.name.startswith("mmlu")])
+    assert trials.equals(alone)
+
+
+def test_a_display_predictions_generation_run_is_skipped_too(tmp_path):
+    insts = instances(n=3)
+    write_display(tmp_path / "mc", "mmlu:model=m", "m", "multiple_choice_joint", insts,
+                  [DisplayPrediction(i.id, None, 0, "A", None, [], i.references[0].output.text, None) for i in insts])
+    safety = xstest_instances(n=4)
+    write_display(tmp_path / "gen", "xstest:model=m", "m", "generation", safety,
+                  [DisplayPrediction(i.id, None, 0, "Sure.", None, [], None, None) for i in safety])
+    with pytest.warns(tw.TrialwiseWarning, match=r"read 3 trials from 2 HELM file\(s\); not used: 4 request states "
+                                                  r"of runs that are not multiple choice"):
+        trials = tw.io.read_helm(tmp_path)
+    assert len(trials) == 3 and trials.attrs["log"]["not_multiple_choice"] == {"xstest:model=m": "generation"}
+
+
+def test_a_suite_of_generation_runs_only_is_an_error_naming_the_folder(tmp_path):
+    suite = tmp_path / "benchmark_output" / "runs" / "safety"
+    for m in ("a", "b"):
+        write_run(suite, f"xstest:model={m}", m, "generation", generation_states(xstest_instances(), m))
+    write_run(suite, "wikitext:model=a", "a", "language_modeling", generation_states(xstest_instances(n=2), "a"))
+    at = re.escape(str(suite))
+    with pytest.raises(tw.InvalidValueError, match=rf"^{at}: no multiple-choice run: the 3 run\(s\) found are all of "
+                                                    rf"other adapter methods \(generation \(2 runs\), "
+                                                    rf"language_modeling \(1 run\); e\.g\. {at}/\S+/"
+                                                    rf"scenario_state\.json\); trialwise reads HELM runs of the "
+                                                    rf"multiple-choice methods \(multiple_choice_joint, "):
+        tw.io.read_helm(suite)
+
+
+def test_a_generation_run_given_alone_says_why(tmp_path):
+    folder = write_run(tmp_path, "xstest:model=org/m", "org/m", "generation", generation_states(xstest_instances(),
+                                                                                                 "org/m"))
+    message = (rf"^{re.escape(str(folder))}/scenario_state\.json: run 'xstest:model=org/m' is not multiple "
+               r"choice: its adapter method \(field `adapter_spec\.method`\) is 'generation', and trialwise reads "
+               r"HELM runs of the multiple-choice methods \(multiple_choice_joint, .*\), whose chosen options it "
+               r"compares; a generation run chooses no option$")
+    for given in (folder, folder / "scenario_state.json", [folder]):
+        with pytest.raises(tw.InvalidValueError, match=message):
+            tw.io.read_helm(given)
+
+
+def test_capa_on_a_joint_method_log_says_it_has_no_option_probabilities(tmp_path):
+    """Issue 31: pairwise_agreement on a joint-method log said "probabilities must be numeric; got None"."""
+    insts = instances(n=40)
+    rng = np.random.default_rng(6)
+    for m in ("org/a", "org/b"):
+        answers = [LETTERS[truth_of(i) if rng.random() < 0.6 else int(rng.integers(4))] for i in insts]
+        write_run(tmp_path, f"mmlu:subject=anatomy,method=multiple_choice_joint,model={m}", m,
+                  "multiple_choice_joint", joint_states(insts, answers, m))
+    trials = read_quiet(tmp_path)
+    with pytest.raises(tw.InvalidValueError, match=r"^`metric`='capa' needs the options' probabilities, and 80 of the "
+                                                    r"80 trials have none \(`trials\.probabilities` is None, e\.g\. "
+                                                    r"model 'org/a', question mmlu:subject=anatomy,method="
+                                                    r"multiple_choice_joint/subject=anatomy,method=multiple_choice_"
+                                                    r"joint/id100\): the log holds no option probabilities, only the "
+                                                    r"chosen option \(HELM's joint multiple-choice method, .*\); use "
+                                                    r"metric='capa-discrete' \(CAPA on the chosen options\), 'choice' "
+                                                    r"\(choice agreement\) or 'ec' \(error consistency\)$"):
+        tw.pairwise_agreement(trials, n_resamples=20, rng=0)
+    # what the message proposes works on the same log
+    for metric in ("capa-discrete", "choice", "ec"):
+        res = tw.pairwise_agreement(trials, metric=metric, n_resamples=20, rng=0)
+        assert res.to_frame().shape[0] == 1
+
+
+# --------------------------------------------------------------------------- instance fields as clusters
+
+
+def test_sub_split_and_extra_data_are_clusters(tmp_path):
+    """Issue 31: HELM instances carry their groups: civil_comments' ``sub_split`` (toxic / non-toxic,
+    ``scenarios/civil_comments_scenario.py``), HeadQA's ``extra_data`` (category, year:
+    ``scenarios/headqa_scenario.py``); a label per instance, not per run."""
+    base = instances(n=6, k=2)
+    civil = [Instance(i.input, i.references, split="test", sub_split="toxic" if j % 3 == 0 else "non-toxic", id=i.id)
+             for j, i in enumerate(base)]
+    for m in ("a", "b"):
+        write_run(tmp_path / "civil", f"civil_comments:demographic=all,model={m}", m, "multiple_choice_joint",
+                  joint_states(civil, "ABABAB", m))
+    trials = read_quiet(tmp_path / "civil", clusters="sub_split")
+    want = {f"id{100 + j}": "toxic" if j % 3 == 0 else "non-toxic" for j in range(6)}
+    assert {r.image.rsplit("/", 1)[1]: r.cluster for r in trials.itertuples()} == want
+    assert trials.groupby("image").cluster.nunique().eq(1).all() and len(trials) == 12
+    # the run-name argument of that name would come first; here "demographic" is one label for the run
+    assert set(read_quiet(tmp_path / "civil", clusters="demographic").cluster) == {"all"}
+
+    headqa = [Instance(i.input, i.references, split="test", id=i.id,
+                       extra_data={"id": j, "name": "cuaderno", "category": ("biology", "medicine")[j % 2],
+                                   "year": 2013 + j % 3})
+              for j, i in enumerate(instances(n=4, k=3))]
+    lps = -np.arange(1, 13, dtype=float).reshape(4, 3)
+    write_run(tmp_path / "headqa", "head_qa:language=en,model=m", "m", "multiple_choice_separate_original",
+              separate_states(headqa, lps, "m"))
+    trials = read_quiet(tmp_path / "headqa", clusters="extra_data.category")
+    assert trials.cluster.tolist() == ["biology", "medicine", "biology", "medicine"]
+    years = read_quiet(tmp_path / "headqa", clusters="extra_data.year")
+    assert years.cluster.tolist() == ["2013", "2014", "2015", "2013"]  # not a str: its JSON text
+
+    write_display(tmp_path / "display", "civil_comments:demographic=all,model=m", "m", "multiple_choice_joint", civil,
+                  [DisplayPrediction(i.id, None, 0, "A", None, [], i.references[0].output.text, None) for i in civil])
+    shown = read_quiet(tmp_path / "display", clusters="sub_split")
+    assert {r.image.rsplit("/", 1)[1]: r.cluster for r in shown.itertuples()} == want
+
+
+def test_instance_field_clusters_bad_input(tmp_path):
+    insts = instances(n=2)
+    folder = write_run(tmp_path, "mmlu:subject=anatomy,model=m", "m", "multiple_choice_joint",
+                       joint_states(insts, "AB", "m"))
+    with pytest.raises(tw.InvalidValueError, match=r"scenario_state\.json: request_states\[0\]: `clusters`="
+                                                    r"'sub_split': the instance 'id100' has no field "
+                                                    r"`instance\.sub_split`; every instance needs one"):
+        tw.io.read_helm(folder, clusters="sub_split")
+    with pytest.raises(tw.InvalidValueError, match=r"`clusters`='extra_data\.category': the instance 'id100' has no "
+                                                    r"field `instance\.extra_data\.category` \(the instance has no "
+                                                    r"`extra_data`\)"):
+        tw.io.read_helm(folder, clusters="extra_data.category")
+    with pytest.raises(tw.InvalidValueError, match=r"`clusters`='topic' is not an argument of the run name "
+                                                    r"'mmlu:subject=anatomy,model=m' \(arguments: \['model', "
+                                                    r"'subject'\]\) nor an instance field \('sub_split' or "
+                                                    r"'extra_data\.<key>'"):
+        tw.io.read_helm(folder, clusters="topic")
+    partly = [Instance(i.input, i.references, id=i.id, extra_data={"category": "x"} if j == 0 else {"year": 1})
+              for j, i in enumerate(insts)]
+    write_run(tmp_path / "p", "x:model=m", "m", "multiple_choice_joint", joint_states(partly, "AB", "m"))
+    with pytest.raises(tw.InvalidValueError, match=r"request_states\[1\]: `clusters`='extra_data\.category': the "
+                                                    r"instance 'id101' has no field `instance\.extra_data\.category` "
+                                                    r"\(keys: \['year'\]\)"):
+        tw.io.read_helm(tmp_path / "p", clusters="extra_data.category")

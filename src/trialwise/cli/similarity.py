@@ -61,7 +61,8 @@ def add_similarity(sub) -> argparse.ArgumentParser:
                    help="similarity (default capa: kappa_p on the option probabilities, Goel et al. 2025)")
     p.add_argument("--clusters", metavar="FIELD", default=None,
                    help="resample questions that share this field as clusters: a field of the logged document "
-                        "(lm-eval, e.g. subject) or an argument of the run name (HELM)")
+                        "(lm-eval, e.g. subject); for HELM an argument of the run name (e.g. subject) or an "
+                        "instance field (sub_split, extra_data.<key>)")
     p.add_argument("--normalization", choices=("none", "length"), default=None,
                    help="lm-eval: option scores as the harness's acc (none, default) or acc_norm (length)")
     p.add_argument("--filter", dest="filter_name", metavar="NAME", default=None,

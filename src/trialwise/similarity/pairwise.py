@@ -166,6 +166,22 @@ def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes
     return low, high, pvalue, n_undefined, dist
 
 
+def _check_logged_probabilities(trials: Any, keys: list[str]) -> None:
+    """``metric="capa"`` on a table whose multiple-choice trials lack option probabilities: what the log is, what
+    to use instead (generation trials, ``n_options`` 0, are left to the generation-task message)."""
+    absent = trials["probabilities"].isna().to_numpy() & (trials["n_options"].to_numpy() != 0)
+    if not absent.any():
+        return
+    row = trials.iloc[int(np.flatnonzero(absent)[0])]
+    question = "/".join(str(row[k]) for k in keys)
+    raise InvalidValueError(f"`metric`='capa' needs the options' probabilities, and {int(absent.sum())} of the "
+                            f"{len(trials)} trials have none (`trials.probabilities` is None, e.g. model "
+                            f"{str(row['subject'])!r}, question {question}): the log holds no option probabilities, "
+                            f"only the chosen option (HELM's joint multiple-choice method, HELM's "
+                            f"display_predictions.json, a generation-style run); use metric='capa-discrete' (CAPA on "
+                            f"the chosen options), 'choice' (choice agreement) or 'ec' (error consistency)")
+
+
 def _table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str = "ec"):
     """Trial table → model names, (models × n × K) probabilities, option counts, truth, cluster codes.
 
@@ -184,6 +200,8 @@ def _table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str
     if clusters is not None and (not isinstance(clusters, str) or clusters not in trials.columns):
         raise InvalidValueError(f"`clusters` must name a column of `trials`; got {v.show(clusters)}")
     keys = ["condition", "image"] if "condition" in trials.columns else ["image"]
+    if metric == "capa":
+        _check_logged_probabilities(trials, keys)
     item = pd.MultiIndex.from_frame(trials[keys].astype(str))
     codes, uniques = pd.factorize(item)
     subject, models_index = pd.factorize(trials["subject"])
@@ -308,6 +326,16 @@ def pairwise_agreement(
     PairwiseAgreementResult
         ``to_frame()`` has the columns of :func:`trialwise.pairwise_error_consistency`
         (``observer_a, observer_b, statistic, ci_low, ci_high, pvalue, n``, ...).
+
+    Raises
+    ------
+    InvalidValueError
+        ``metric="capa"`` on a table whose trials have no option probabilities (a log of
+        HELM's joint multiple-choice method, or of its ``display_predictions.json``, holds
+        only the chosen option): the message says so and names ``"capa-discrete"``,
+        ``"choice"`` and ``"ec"``, which use the chosen option or the correctness; a model
+        that does not answer every question; generation tasks (``n_options`` 0) with a
+        metric other than ``"ec"``.
 
     Warns
     -----

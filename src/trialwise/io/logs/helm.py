@@ -1,16 +1,21 @@
 """Reading HELM run folders (``scenario_state.json``, ``display_predictions.json``) of multiple-choice scenarios.
 
+A suite mixes multiple-choice runs with runs of other adapter methods (``generation`` for XSTest
+or GSM8K, ``chat``, ``language_modeling``, ...): those are skipped and counted, as
+:func:`~trialwise.io.read_lm_eval` skips and counts the records of generation tasks.
+
 The format, as HELM writes it (``src/helm/benchmark/runner.py``: ``scenario_state.json`` is
 ``asdict_without_nones(ScenarioState)``; ``adaptation/scenario_state.py``,
 ``adaptation/request_state.py``, ``scenarios/scenario.py``): ``adapter_spec`` (``method``,
 ``model``, ``output_mapping_pattern``) and ``request_states[]``, each with ``instance`` (``id``,
 ``input.text``, ``references[{output: {text}, tags}]`` — the correct one tagged ``"correct"`` —,
-``split``, ``perturbation``), ``train_trial_index``, ``reference_index`` and ``request_mode``
-(separate methods only), ``output_mapping`` (joint method: ``{"A": option text, ...}``) and
-``result.completions[{text, logprob, tokens}]``. Fields that are None are left out.
-``display_predictions.json`` (``presentation/run_display.py``, ``DisplayPrediction``): one entry
-per kept prediction with ``instance_id``, ``train_trial_index``, ``predicted_text``,
-``mapped_output``, ``reference_index``, ``stats``; the instances are in ``instances.json``.
+``split``, ``sub_split``, ``perturbation``, ``extra_data``), ``train_trial_index``,
+``reference_index`` and ``request_mode`` (separate methods only), ``output_mapping`` (joint
+method: ``{"A": option text, ...}``) and ``result.completions[{text, logprob, tokens}]``. Fields
+that are None are left out. ``display_predictions.json`` (``presentation/run_display.py``,
+``DisplayPrediction``): one entry per kept prediction with ``instance_id``,
+``train_trial_index``, ``predicted_text``, ``mapped_output``, ``reference_index``, ``stats``;
+the instances are in ``instances.json``.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import dataclasses
 import json
 import re
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any, Literal
 
 import numpy as np
@@ -53,9 +59,12 @@ def read_helm(
         run folder is read from ``scenario_state.json`` when it has one, else from
         ``display_predictions.json`` with ``instances.json`` and ``run_spec.json`` next to it.
     clusters : str, optional
-        An argument of the run name (e.g. ``"subject"`` in
-        ``mmlu:subject=anatomy,method=multiple_choice_joint,model=...``) copied into a
-        ``cluster`` column.
+        What groups the instances, copied into a ``cluster`` column: an argument of the run
+        name (e.g. ``"subject"`` in ``mmlu:subject=anatomy,method=multiple_choice_joint,model=...``:
+        one label per run), or a field of each instance: ``"sub_split"``
+        (``instance.sub_split``, e.g. civil_comments' ``toxic``/``non-toxic``) or
+        ``"extra_data.<key>"`` (e.g. ``"extra_data.category"`` of HeadQA; a value that is not
+        a string as its JSON text). A run-name argument of that name comes first.
     unaligned : {"error", "drop"}
         An instance run for some but not all models of its scenario is an error, or is
         dropped (and counted). ``"drop"`` also drops (and counts) the runs that some model
@@ -77,20 +86,27 @@ def read_helm(
         methods the softmax of the options' log-probabilities (calibrated: less the
         calibration request's), for the joint method and for ``display_predictions.json``
         None (they log only the chosen letter or option). ``trials.attrs["log"]`` holds the counts (``"skipped"``:
-        other train trials, perturbed instances, failed requests, ...) and ``"methods"``.
+        the request states of runs that are not multiple choice, other train trials, perturbed
+        instances, failed requests, ...), ``"methods"`` (condition → adapter method of the runs
+        read) and ``"not_multiple_choice"`` (run name → adapter method of the runs skipped).
 
     Raises
     ------
     InvalidValueError
-        Naming the file and request: a run that is not multiple choice, an instance without
-        exactly one reference tagged ``"correct"``, missing or non-finite log-probabilities,
-        duplicate instances, option counts or correct options that differ between models,
-        unaligned instances (``unaligned="error"``), a missing ``clusters`` argument.
+        Naming the file and request: logs without any multiple-choice run (naming the run
+        and its method when one run folder was given, else the folders given), an instance
+        without exactly one reference tagged ``"correct"``, missing or non-finite
+        log-probabilities, duplicate instances, option counts or correct options that differ
+        between models, unaligned instances (``unaligned="error"``), a ``clusters`` that is
+        neither an argument of the run name nor an instance field, an instance without the
+        field.
 
     Warns
     -----
     TrialwiseWarning
-        When request states were not used; the counts are in ``trials.attrs["log"]``.
+        When request states were not used (among them every request state of a run that is
+        not multiple choice: a generation run of a mixed suite is skipped, not an error); the
+        counts are in ``trials.attrs["log"]``.
 
     Notes
     -----
@@ -140,6 +156,8 @@ def read_helm(
     tally = Tally()
     records: list[Record] = []
     methods: dict[str, str] = {}
+    other: dict[str, str] = {}  # run → method of the runs that are not multiple choice (skipped, counted)
+    first_other: Path | None = None
     for file in runs.values():
         tally.read(file)
         content = _load_json(file)
@@ -152,17 +170,20 @@ def read_helm(
                 raise InvalidValueError(f"{file}: must hold a list of predictions; got {type(content).__name__}")
             spec = _display_spec(file)
         run = _run_name(file)
-        method = str(spec.get("method", ""))
-        if method not in _JOINT + _SEPARATE:
-            raise InvalidValueError(f"{file}: field `adapter_spec.method` must be a multiple-choice method "
-                                    f"({', '.join(_JOINT + _SEPARATE)}); got {method!r}")
+        method = spec.get("method") if isinstance(spec, dict) else None
+        if not isinstance(method, str) or not method:
+            raise InvalidValueError(f"{file}: field `adapter_spec.method` must name the run's adaptation method "
+                                    f"(e.g. 'multiple_choice_joint'); got {show(method)}")
+        if method not in _JOINT + _SEPARATE:  # a generation, chat, language-modelling ... run of a mixed suite
+            states = content["request_states"] if file.name == _FILES[0] else content
+            tally.records += len(states)
+            tally.skip(_NOT_MULTIPLE_CHOICE, len(states), where=str(file))
+            other[run] = method
+            first_other = first_other or file
+            continue
         model = str(spec.get("model") or spec.get("model_deployment") or file.parent.name)
         experiment, condition, arguments = _split_run(run)
-        cluster = None
-        if clusters is not None:
-            if clusters not in arguments:
-                raise InvalidValueError(f"{file}: `clusters`={clusters!r} is not an argument of the run name {run!r}")
-            cluster = arguments[clusters]
+        cluster = _cluster_of(clusters, arguments, file, run)
         methods[condition] = method
         if file.name == _FILES[1]:
             found = _display(file, content, method, experiment, condition, model, cluster, tally)
@@ -173,9 +194,73 @@ def read_helm(
         if prefix:
             found = [dataclasses.replace(r, image=f"{prefix}/{r.image}") for r in found]
         records.extend(found)
+    if other and not methods:
+        raise _no_multiple_choice(path, runs, other, first_other)
     return assemble(records, tally, source="HELM", unaligned=unaligned, clusters=clusters,
                     options_field="instance.references", truth_field="instance.references[].tags",
-                    extra={"methods": methods})
+                    extra={"methods": methods, "not_multiple_choice": other})
+
+
+#: The reason counted (``trials.attrs["log"]["skipped"]``) for the request states of runs that are not
+#: multiple choice; the runs and their methods are in ``trials.attrs["log"]["not_multiple_choice"]``.
+_NOT_MULTIPLE_CHOICE = "request states of runs that are not multiple choice (generation, chat, language modelling, ...)"
+
+
+def _no_multiple_choice(path: Any, runs: dict[Path, Path], other: dict[str, str], first: Path | None
+                        ) -> InvalidValueError:
+    """The error for logs without a multiple-choice run: the run itself when one run folder (or its file) was
+    given, else the folders given, with the methods found."""
+    readable = ", ".join(_JOINT + _SEPARATE)
+    items = [path] if isinstance(path, (str, Path)) or hasattr(path, "__fspath__") else list(path)
+    given = [Path(item) for item in items]
+    folders = set(runs)
+    if len(runs) == 1 and all(g in folders or g.parent in folders for g in given):
+        (run, method), = other.items()
+        return InvalidValueError(f"{first}: run {run!r} is not multiple choice: its adapter method "
+                                 f"(field `adapter_spec.method`) is {method!r}, and trialwise reads HELM runs of the "
+                                 f"multiple-choice methods ({readable}), whose chosen options it compares; a "
+                                 f"{method} run chooses no option")
+    counts = collections.Counter(other.values())
+    named = ", ".join(str(g) for g in given[:3]) + (", …" if len(given) > 3 else "")
+    found = ", ".join(f"{m} ({n} run{'s' if n > 1 else ''})" for m, n in counts.most_common())
+    return InvalidValueError(f"{named}: no multiple-choice run: the {len(other)} run(s) found are all of other "
+                             f"adapter methods ({found}; e.g. {first}); trialwise reads HELM runs of the "
+                             f"multiple-choice methods ({readable})")
+
+
+#: The cluster label of one instance (``where``: the request, for messages), or None without ``clusters``.
+_ClusterOf = Callable[[dict[str, Any], str], "str | None"]
+#: The instance field ``clusters`` may name besides the run name's arguments (and ``extra_data.<key>``).
+_SUB_SPLIT = "sub_split"
+
+
+def _cluster_of(clusters: str | None, arguments: dict[str, str], file: Path, run: str) -> _ClusterOf:
+    """How a run's instances get their ``cluster``: a run-name argument (one label for the run), or an
+    instance field (``sub_split``, ``extra_data.<key>``: a label per instance)."""
+    if clusters is None:
+        return lambda instance, where: None
+    if clusters in arguments:
+        label = arguments[clusters]
+        return lambda instance, where: label
+    if clusters == _SUB_SPLIT or (clusters.startswith("extra_data.") and len(clusters) > len("extra_data.")):
+        return lambda instance, where: _instance_field(instance, clusters, where)
+    raise InvalidValueError(f"{file}: `clusters`={clusters!r} is not an argument of the run name {run!r} "
+                            f"(arguments: {sorted(arguments)}) nor an instance field ('sub_split' or "
+                            f"'extra_data.<key>', e.g. 'extra_data.category')")
+
+
+def _instance_field(instance: dict[str, Any], name: str, where: str) -> str:
+    """The instance's ``sub_split`` or ``extra_data[key]`` as a cluster label (JSON text unless a str)."""
+    if name.startswith("extra_data."):
+        extra, key = instance.get("extra_data"), name[len("extra_data."):]
+        value = extra.get(key) if isinstance(extra, dict) else None
+        known = f" (keys: {sorted(extra)})" if isinstance(extra, dict) else " (the instance has no `extra_data`)"
+    else:
+        value, known = instance.get(name), ""
+    if value is None:  # HELM leaves None fields out (asdict_without_nones)
+        raise InvalidValueError(f"{where}: `clusters`={name!r}: the instance {show(instance.get('id'))} has no "
+                                f"field `instance.{name}`{known}; every instance needs one to be clustered by it")
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 
 def _load_json(file: Path) -> Any:
@@ -199,7 +284,7 @@ def _display_spec(file: Path) -> dict[str, Any]:
 
 
 def _display(file: Path, predictions: list[Any], method: str, experiment: str, condition: str, model: str,
-             cluster: str | None, tally: Tally) -> list[Record]:
+             cluster: _ClusterOf, tally: Tally) -> list[Record]:
     """Records of display_predictions.json (``presentation/run_display.py``), truths from instances.json.
 
     No probabilities: the display file keeps only the chosen text (joint method) or the chosen
@@ -239,7 +324,8 @@ def _display(file: Path, predictions: list[Any], method: str, experiment: str, c
             response = str(index) if isinstance(index, int) and 0 <= index < k else "na"
         if response == "na":
             tally.note("responses that map to no option (kept as response 'na', incorrect)")
-        records.append(Record(experiment, condition, model, key, str(gold), response, k, None, cluster, where))
+        records.append(Record(experiment, condition, model, key, str(gold), response, k, None,
+                              cluster(by_id[key], where), where))
     return records
 
 
@@ -297,7 +383,7 @@ def _truth(instance: dict[str, Any], where: str) -> tuple[int, int]:
 
 
 def _joint(file: Path, states: list[Any], spec: dict[str, Any], experiment: str, condition: str, model: str,
-           cluster: str | None, tally: Tally) -> list[Record]:
+           cluster: _ClusterOf, tally: Tally) -> list[Record]:
     records = []
     pattern = spec.get("output_mapping_pattern")
     for i, state in enumerate(states):
@@ -319,12 +405,12 @@ def _joint(file: Path, states: list[Any], spec: dict[str, Any], experiment: str,
         if response == "na":
             tally.note("responses that map to no option (kept as response 'na', incorrect)")
         records.append(Record(experiment, condition, model, str(instance.get("id")), str(gold), response, k,
-                              None, cluster, where))
+                              None, cluster(instance, where), where))
     return records
 
 
 def _separate(file: Path, states: list[Any], spec: dict[str, Any], experiment: str, condition: str, model: str,
-              cluster: str | None, tally: Tally) -> list[Record]:
+              cluster: _ClusterOf, tally: Tally) -> list[Record]:
     by_instance: dict[str, dict[tuple[int, str], float]] = collections.defaultdict(dict)
     first: dict[str, tuple[dict[str, Any], str]] = {}
     for i, state in enumerate(states):
@@ -361,5 +447,5 @@ def _separate(file: Path, states: list[Any], spec: dict[str, Any], experiment: s
                 raise InvalidValueError(f"{where}: instance {key!r} lacks calibration requests for some references")
             values = values - np.array(calibration, dtype=float)
         records.append(Record(experiment, condition, model, key, str(gold), str(int(np.argmax(values))), k,
-                              softmax(values), cluster, where))
+                              softmax(values), cluster(instance, where), where))
     return records
