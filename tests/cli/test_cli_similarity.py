@@ -487,3 +487,17 @@ def test_logs_of_lm_eval_0_4_0_and_two_harness_versions_are_read(tmp_path, capsy
     assert code == 0, err
     assert "Logs: 40 trials, 2 models, 20 questions in 1 task(s) (lm-eval)" in out
     assert "40 trials of tasks whose logs identify documents differently" in err
+
+
+def test_a_suite_of_linked_run_folders_is_found(tmp_path, capsys):
+    """Issue 31: run folders that are symbolic links were not searched, by the readers nor by the command's
+    format detection ("no evaluation logs found")."""
+    written = write_lm_eval(tmp_path / "written")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    for run_folder in written.iterdir():
+        (suite / run_folder.name).symlink_to(run_folder, target_is_directory=True)  # a model is named by its folder
+    code, out, err = run(["similarity", suite, "--seed", "3", "--resamples", "100"], capsys)
+    assert code == 0, err
+    direct = run(["similarity", written, "--seed", "3", "--resamples", "100"], capsys)[1]
+    assert out.splitlines()[1:] == direct.splitlines()[1:]  # the same numbers as the folders themselves

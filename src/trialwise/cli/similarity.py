@@ -86,10 +86,12 @@ def add_similarity(sub) -> argparse.ArgumentParser:
 
 def detect_format(paths: list[str]) -> str:
     """``"lm-eval"`` or ``"helm"`` from the file names under ``paths``; a one-line error when it cannot tell."""
+    from trialwise.io.tables import files_under  # follows links to run folders, as the readers do
+
     found = {"lm-eval": [], "helm": []}  # type: dict[str, list[str]]
     for path in paths:
         p = Path(path)
-        files = [p] if p.is_file() else (f for f in p.rglob("*") if f.is_file())
+        files = [p] if p.is_file() else files_under(p, ("*",)) if p.is_dir() else []
         for f in files:
             if _LM_EVAL.match(f.name) or _early_lm_eval(f):
                 found["lm-eval"].append(str(p))
