@@ -203,7 +203,8 @@ def error_consistency(
         n_undefined_null=int(out["n_undefined_null"][0]),
         bootstrap_distribution=np.empty(0) if dist is None else dist[:, 0],
         bootstrap_tables=reps,
-        notes=make_notes(("undefined", out["reasons"][0]), ("coverage", out["sparse"][0])),
+        notes=make_notes(("undefined", out["reasons"][0]), ("coverage", out["sparse"][0])) + (
+            () if out["boundary"][0] is None else (out["boundary"][0],)),
     )
 
 

@@ -434,7 +434,8 @@ def pairwise_error_consistency(
         n_undefined=np.asarray(out["n_undefined"], dtype=np.int64),
         n_undefined_null=np.asarray(out["n_undefined_null"], dtype=np.int64).reshape(-1),
         bootstrap_distribution=np.empty((0, len(idx))) if dist is None else dist,
-        pair_notes=tuple(make_notes(("undefined", r), ("coverage", w)) for r, w in zip(out["reasons"], out["sparse"])),
+        pair_notes=tuple(make_notes(("undefined", r), ("coverage", w)) + (() if b is None else (b,))
+                         for r, w, b in zip(out["reasons"], out["sparse"], out["boundary"])),
         result_notes=() if boot is None or boot["kept"] else (
             "bootstrap_distribution not kept (keep_replicates=False)" if keep_replicates is not None else
             f"bootstrap_distribution not kept: the {opts.n_resamples} × {len(idx)} replicates would take "
