@@ -263,3 +263,15 @@ def test_coverage_near_the_ceiling(n, acc, kappa, monkeypatch):
     after, _ = coverage(n, acc, kappa, 2000, 1000, 1, True, monkeypatch)
     assert after >= before
     assert after >= 0.85
+
+
+def test_the_comparison_report_row_holds_ec_one_and_says_so():
+    rng = np.random.default_rng(0)
+    truth = rng.integers(0, 3, 40)
+    pred = truth.copy()
+    pred[:8] = (pred[:8] + 1) % 3
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        row = tw.compare(truth, pred, pred.copy(), rng=0)["error-consistency"]
+    assert row.statistic == 1.0 and row.confidence_interval.high == 1.0
+    assert [x.values["side"] for x in row.notes if x.kind == "boundary"] == ["upper"]

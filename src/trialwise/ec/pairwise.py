@@ -293,7 +293,9 @@ def pairwise_error_consistency(
         (:func:`trialwise._stats.intervals.jackknife_t_interval`), and the p-value its two-sided t
         test (``test`` reads ``"cluster-jackknife-t"``). With a few dozen clusters or fewer the
         cluster bootstrap under-covers (89 % at 15 clusters) and this interval does not
-        (docs/validity.md, "Clustered items").
+        (docs/validity.md, "Clustered items"). Every method follows the boundary rule of
+        :func:`error_consistency`, pair by pair (a pair at EC = 1 ends at 1 and says so in
+        its ``pair_notes``).
     confidence_level, test, n_resamples, unbiased, rng
         As in :func:`error_consistency`.
     batch : int, optional
