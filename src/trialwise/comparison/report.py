@@ -42,6 +42,7 @@ from trialwise.comparison.correctness import MCNEMAR_METHODS, code_pair_labels, 
 from trialwise.comparison.result import ComparisonResult, ScoreResult, SymmetryTestResult, comparison_notes
 from trialwise.comparison.probabilities import SCORING_RULES, Probabilities, brier_score, error_correlation, paired_ttest, score_difference, wilcoxon_test
 from trialwise.comparison.calibration import BIN_STRATEGIES, calibration_curve
+from trialwise._stats.bounds import attainable_kappa
 from trialwise._stats.kappa import canonical_orientation, kappa_from_counts, table_statistics
 from trialwise.io.labels import LabelCoding
 from trialwise._stats.significance import ADJUSTMENTS, independence_pvalues
@@ -253,9 +254,12 @@ def _error_consistency(table: np.ndarray, level: float, n_resamples: int, rng: n
         if text is not None:
             caveat(f"error consistency: {text}", category)
             shown.append(text)
+    st = table_statistics(counts)
+    boundary = _ec.boundary_notes(counts, kappa, low, high, [reason], *attainable_kappa(st.accuracy_a, st.accuracy_b))[0]
     return ComparisonResult("error consistency (kappa on correctness)", float(kappa[0]), float(pvalue[0]),
                             ConfidenceInterval(float(low[0]), float(high[0])), n=int(table.sum()),
-                            notes=comparison_notes("; ".join(notes), None, *shown), key="error-consistency")
+                            notes=comparison_notes("; ".join(notes), None, *shown) + (() if boundary is None else (boundary,)),
+                            key="error-consistency")
 
 
 def _agreement(coding: LabelCoding) -> pd.DataFrame:

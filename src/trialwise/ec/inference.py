@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError
+from trialwise._core.results import Note
 from trialwise._core.warnings import (
     DegenerateDataWarning,
     SparseTableWarning,
@@ -168,8 +169,77 @@ def kappa_intervals(counts: NDArray, statistic: NDArray, dist: NDArray | None, o
         missing = np.isnan(statistic)
     lo, hi = np.where(missing, np.nan, lo), np.where(missing, np.nan, hi)
     # κ lies in [−1, 1]; the bias-corrected κ_u = nκ/(n − 1 + κ) can fall below −1 for
-    # tiny n, so every interval is clipped to the parameter range.
-    return np.clip(lo, -1.0, 1.0), np.clip(hi, -1.0, 1.0), n_undefined
+    # tiny n, so every interval is clipped to the parameter range ...
+    lo, hi = np.clip(lo, -1.0, 1.0), np.clip(hi, -1.0, 1.0)
+    # ... and then holds its estimate where the estimate sits at a bound (the boundary rule)
+    lo, hi = hold_estimate(counts, statistic, lo, hi)
+    return lo, hi, n_undefined
+
+
+def at_bounds(counts: ArrayLike) -> tuple[NDArray, NDArray]:
+    """Per table: whether κ̂ is the largest (``upper``) and the smallest (``lower``) κ its accuracies allow.
+
+    With the accuracies fixed, ``κ_max − κ̂ = 2·min(p10, p01)/D`` and ``κ̂ − κ_min = 2·min(p11, p00)/D``
+    (``D = 1 − c_exp``; :func:`trialwise.ec.kappa_bounds`): κ̂ is at its upper bound exactly when one
+    off-diagonal cell is empty (EC = 1 when both are), at its lower bound exactly when one diagonal
+    cell is (EC = −1 when both are and the accuracies are ½). A table where an observer is always
+    right or always wrong is at both (κ_min = κ_max = 0). Exact on counts: no tolerance.
+    """
+    c = np.asarray(counts)
+    upper = np.minimum(c[..., 0, 1], c[..., 1, 0]) == 0
+    lower = np.minimum(c[..., 0, 0], c[..., 1, 1]) == 0
+    return upper, lower
+
+
+def hold_estimate(counts: ArrayLike, statistic: ArrayLike, low: ArrayLike, high: ArrayLike
+                  ) -> tuple[NDArray, NDArray]:
+    """The boundary rule: an interval whose estimate sits at a bound of κ ends at the estimate on that side.
+
+    Where κ̂ is the largest value the table's accuracies allow (:func:`at_bounds`) and the interval's
+    upper end falls short of it, the upper end becomes κ̂; likewise the lower end at the smallest
+    value. The interval is then one-sided at that end, as the Jeffreys binomial interval is made
+    one-sided at x = 0 and x = n (Brown, Cai & DasGupta 2001, §4.1.2). Every other interval — every
+    table off its bounds, and every interval that already holds κ̂ — is returned unchanged, bit for
+    bit. NaN estimates and NaN ends stay as they are.
+    """
+    upper, lower = at_bounds(counts)
+    est = np.asarray(statistic, dtype=float)
+    lo, hi = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    with np.errstate(invalid="ignore"):  # NaN compares False: left alone
+        lo = np.where(lower & (lo > est), est, lo)
+        hi = np.where(upper & (hi < est), est, hi)
+    return lo[()], hi[()]
+
+
+def boundary_notes(counts: NDArray, statistic: NDArray, low: NDArray, high: NDArray,
+                   reasons: list[str | None], kappa_min: NDArray, kappa_max: NDArray) -> list[Note | None]:
+    """The ``"boundary"`` note of each table whose interval ends at its estimate because κ̂ is at a bound.
+
+    None elsewhere, and for the tables of ``reasons`` (EC undefined, or exactly 0 by construction:
+    their own note says why). The note's ``values``: ``side`` ("upper" or "lower"), ``statistic`` and
+    ``bound`` (κ_max or κ_min, on the estimator's scale).
+    """
+    c = np.asarray(counts).reshape(-1, 2, 2)
+    est = np.asarray(statistic, dtype=float).reshape(-1)
+    upper, lower = at_bounds(c)
+    lo, hi = np.asarray(low, dtype=float).reshape(-1), np.asarray(high, dtype=float).reshape(-1)
+    ok = np.array([r is None for r in reasons], dtype=bool) & np.isfinite(est)
+    up, down = ok & upper & (hi == est), ok & lower & (lo == est)
+    out: list[Note | None] = [None] * len(c)
+    for i in np.flatnonzero(up | down):  # only the tables at a bound are looked at
+        (n11, n10), (n01, n00) = c[i].tolist()
+        if up[i]:
+            side, bound, end = "upper", float(np.ravel(kappa_max)[i]), "largest"
+            why = ("no item that only one observer got right" if n10 == n01 == 0 else
+                   f"no item that only {'A' if n10 == 0 else 'B'} got right")
+        else:
+            side, bound, end = "lower", float(np.ravel(kappa_min)[i]), "smallest"
+            why = ("no item that both got right and none that both got wrong" if n11 == n00 == 0 else
+                   f"no item that both got {'right' if n11 == 0 else 'wrong'}")
+        text = (f"EC = {est[i]:.4g} is the {end} value these accuracies allow ({why}), so the interval's "
+                f"{side} end is the estimate itself (one-sided there; the boundary rule of docs/validity.md)")
+        out[i] = Note(text, "boundary", {"side": side, "statistic": float(est[i]), "bound": bound})
+    return out
 
 
 def replicate_tables(table: NDArray, opts: Options) -> NDArray:
@@ -212,6 +282,7 @@ def infer(
     )
     reasons = undefined_reasons(counts, opts.unbiased)
     sparse = coverage_warnings(counts, reasons, opts.ci_method)
+    boundary = boundary_notes(counts, statistic, lo, hi, reasons, k_lo, k_hi)
 
     degenerate = [r for r in reasons if r is not None]
     if degenerate:
@@ -241,7 +312,7 @@ def infer(
             warn(msg, UndefinedReplicatesWarning)
     return dict(
         statistic=statistic, low=lo, high=hi, pvalue=pvalue, stats=stats_, kappa_min=k_lo, kappa_max=k_hi,
-        n_undefined=n_undefined, n_undefined_null=n_undef_null, reasons=reasons, sparse=sparse,
+        n_undefined=n_undefined, n_undefined_null=n_undef_null, reasons=reasons, sparse=sparse, boundary=boundary,
     )
 
 

@@ -292,7 +292,9 @@ def pairwise_error_consistency(
         (:func:`trialwise._stats.intervals.jackknife_t_interval`), and the p-value its two-sided t
         test (``test`` reads ``"cluster-jackknife-t"``). With a few dozen clusters or fewer the
         cluster bootstrap under-covers (89 % at 15 clusters) and this interval does not
-        (docs/validity.md, "Clustered items").
+        (docs/validity.md, "Clustered items"). Every method follows the boundary rule of
+        :func:`error_consistency`, pair by pair (a pair at EC = 1 ends at 1 and says so in
+        its ``pair_notes``).
     confidence_level, test, n_resamples, unbiased, rng
         As in :func:`error_consistency`.
     batch : int, optional
@@ -437,7 +439,8 @@ def pairwise_error_consistency(
         n_undefined=np.asarray(out["n_undefined"], dtype=np.int64),
         n_undefined_null=np.asarray(out["n_undefined_null"], dtype=np.int64).reshape(-1),
         bootstrap_distribution=np.empty((0, len(idx))) if dist is None else dist,
-        pair_notes=tuple(make_notes(("undefined", r), ("coverage", w)) for r, w in zip(out["reasons"], out["sparse"])),
+        pair_notes=tuple(make_notes(("undefined", r), ("coverage", w)) + (() if b is None else (b,))
+                         for r, w, b in zip(out["reasons"], out["sparse"], out["boundary"])),
         result_notes=(() if few is None else (few,)) + (() if boot is None or boot["kept"] else (
             "bootstrap_distribution not kept (keep_replicates=False)" if keep_replicates is not None else
             f"bootstrap_distribution not kept: the {opts.n_resamples} × {len(idx)} replicates would take "

@@ -64,7 +64,10 @@ class ErrorConsistencyResult(Result):
         ``"undefined"``), and whether the table is so sparse (smallest expected cell
         count below :data:`trialwise.ec.inference.SPARSE_EXPECTED_COUNT`) that the validity study
         found no interval method within [93.5 %, 96.5 %] coverage at nominal 95 % (kind
-        ``"coverage"``; it says what to expect, ``docs/validity.md``). Empty otherwise.
+        ``"coverage"``; it says what to expect, ``docs/validity.md``), and whether the
+        interval ends at the estimate because the estimate is at the end of its range (EC = 1,
+        −1, or κ_max / κ_min of these accuracies; kind ``"boundary"``, the boundary rule of
+        :func:`trialwise.error_consistency`). Empty otherwise.
     bootstrap_distribution : ndarray, shape (n_resamples,)
         The replicate statistics (NaN = undefined); empty for the analytic interval.
     bootstrap_tables : ndarray, shape (n_resamples, 2, 2)
