@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 import tracemalloc
 import warnings
 
@@ -542,3 +543,20 @@ def test_too_few_clusters_warn_in_the_api_and_stay_in_the_notes(n_clusters):
         with pytest.warns(tw.MonteCarloResolutionWarning):  # B = 100 is too few for 12 adjusted tests
             family = res.differences()
         assert set(coverage) <= set(family.notes)
+
+
+def test_a_family_counts_only_the_tests_it_made():
+    """Issue 31: the command line said "495 tests", then "45 tests" in the resolution note: rows whose difference
+    is undefined (an agreement undefined) were counted as tests though they have no p-value and are not adjusted."""
+    rng = np.random.default_rng(8)
+    n = 60
+    truth = rng.integers(2, size=n)
+    right = np.eye(2)[truth]  # always right: two such models have chance agreement 1, their agreement undefined
+    probs = np.stack([right, right, rng.dirichlet(np.ones(2), n), rng.dirichlet(np.ones(2), n)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        family = tw.pairwise_agreement(probs, truth=truth, n_resamples=300, rng=0).differences()
+    undefined = int(family.table["pvalue"].isna().sum())
+    assert undefined > 0 and family.n_undefined == undefined
+    assert family.n_tests == len(family) - undefined == int(family.table["pvalue_adjusted"].notna().sum())
+    assert re.search(rf"undefined \(no test\)\s+{undefined}\b", family.summary()), family.summary()

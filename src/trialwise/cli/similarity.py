@@ -234,7 +234,8 @@ def _print_differences(diffs, args, n_models: int) -> None:
     alpha = round(1 - args.confidence_level, 12)  # 0.05, not 0.050000000000000044
     sig = diffs.table[diffs.table["significant"]]
     print(f"\nDifferences of similarity with a common model: is R more similar to X than to Y? "
-          f"{diffs.n_tests} tests (every model as R, every pair X, Y of the others; two-sided bootstrap test of equal "
+          f"{diffs.n_tests} tests{f' ({diffs.n_undefined} more undefined: no test)' if diffs.n_undefined else ''} "
+          f"(every model as R, every pair X, Y of the others; two-sided bootstrap test of equal "
           f"similarity, {args.adjust}-adjusted): {len(sig)} significant at {alpha:g}")
     for note in diffs.notes:
         if getattr(note, "kind", "") == "monte-carlo-resolution":

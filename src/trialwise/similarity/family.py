@@ -37,6 +37,10 @@ class AgreementDifferenceFamily(Result):
     alpha : float
         The significance level of ``significant``.
     n_tests, n_significant : int
+        The tests made (rows with a p-value: a row whose difference is undefined, because an
+        agreement is, is no test and is not counted nor adjusted) and those significant.
+    n_undefined : int
+        Rows without a p-value (their difference undefined), left out of ``n_tests``.
     confidence_level : float
         The level of the rows' intervals.
     method : str
@@ -56,6 +60,7 @@ class AgreementDifferenceFamily(Result):
     method: str = field(metadata=shown("metric", in_repr=True, repr_name="", format="text"))
     n_resamples: int = field(metadata=shown("bootstrap B", in_repr=True, format="int"))
     notes: tuple = ()
+    n_undefined: int = field(default=0, metadata=shown("undefined (no test)", format="int"))
 
     frame_columns = ("reference", "more_similar", "less_similar", "difference", "ci_low", "ci_high", "pvalue",
                      "similarity_more", "similarity_less", "pvalue_adjusted", "significant", "adjust")

@@ -387,7 +387,8 @@ class PairwiseAgreementResult(Result):
         floor = check_monte_carlo_resolution(int(frame["pvalue"].notna().sum()), n_resamples=self.n_resamples,
                                              alpha=alpha, adjust=adjust, sides=2, what="difference")
         return AgreementDifferenceFamily(
-            table=table, adjust=adjust, alpha=alpha, n_tests=len(table), n_significant=int(table["significant"].sum()),
+            table=table, adjust=adjust, alpha=alpha, n_tests=int(table["pvalue"].notna().sum()),
+            n_undefined=int(table["pvalue"].isna().sum()), n_significant=int(table["significant"].sum()),
             confidence_level=self.confidence_level, method=self.method, n_resamples=self.n_resamples,
             notes=self._coverage_notes() + ((floor,) if floor is not None else ()))
 
