@@ -25,10 +25,14 @@ from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.io.tables import files_under
 from trialwise.io.trials import OPTION_COLUMNS, SCORE_COLUMN, SCORE_SOURCE, TRIAL_COLUMNS
 
-__all__ = ["LOG_COLUMNS", "Record", "softmax", "assemble", "log_paths", "Tally", "finite_float"]
+__all__ = ["LOG_COLUMNS", "REPLICATE_COLUMN", "Record", "softmax", "assemble", "log_paths", "Tally", "finite_float"]
 
 #: Columns of a table read from evaluation logs: the trial columns, then the options.
 LOG_COLUMNS = (*TRIAL_COLUMNS, *OPTION_COLUMNS)
+
+#: The column that numbers the runs of a model on an item (from 1) when a log holds several (epochs,
+#: repeated samples); a table of single runs has no such column.
+REPLICATE_COLUMN = "replicate"
 
 
 
@@ -47,6 +51,9 @@ class Record:
     cluster: str | None
     where: str
     score: float | None = None  # the logged per-item value of the chosen metric (``read_lm_eval(score=...)``)
+    #: which of several logged runs of this model on this item (an Inspect epoch, a repeated sample), counted
+    #: from 1; ``None`` for a log of one run. A reader sets it for every record of a file or for none.
+    replicate: int | None = None
 
 
 class Tally:
@@ -135,14 +142,22 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
         raise InvalidValueError(f"no usable multiple-choice record in the {tally.files} file(s) read ({reasons})"
                                 + (f" — {firsts}" if firsts else f"{named}"))
     seen: dict[tuple[str, str, str], Record] = {}
+    runs: dict[tuple[str, str, str, int | None], Record] = {}
     first: dict[tuple[str, str], Record] = {}
     for r in records:
         key = (r.condition, r.subject, r.image)
-        if key in seen:
+        run = (*key, r.replicate)
+        if run in runs:
+            again = "" if r.replicate is None else f" in replicate {r.replicate}"
             raise InvalidValueError(f"{r.where}: duplicate document: item {r.image!r} of {r.condition!r} was already "
-                                    f"logged for model {r.subject!r} at {seen[key].where}; read one log per model "
-                                    f"and task")
-        seen[key] = r
+                                    f"logged for model {r.subject!r}{again} at {runs[run].where}; read one log per "
+                                    f"model and task")
+        if key in seen and (seen[key].replicate is None) != (r.replicate is None):
+            raise InvalidValueError(f"{r.where}: item {r.image!r} of {r.condition!r} is logged for model "
+                                    f"{r.subject!r} both as one run ({(seen[key] if seen[key].replicate is None else r).where}) "
+                                    f"and as a replicate of repeated runs; read one log per model and task")
+        runs[run] = r
+        seen.setdefault(key, r)
         other = first.setdefault((r.condition, r.image), r)
         if other.n_options != r.n_options:
             raise InvalidValueError(f"{r.where}: ragged option counts (field `{options_field}`): item {r.image!r} of "
@@ -206,7 +221,10 @@ def assemble(records: list[Record], tally: Tally, *, source: str, unaligned: str
         frame[SCORE_COLUMN] = np.array([r.score for r in records], dtype=float)
     if clusters is not None:
         frame["cluster"] = [r.cluster for r in records]
-    frame = frame.sort_values(["experiment", "condition", "subject", "image"], kind="stable").reset_index(drop=True)
+    if len(runs) > len(seen):  # some model logged an item more than once: each run is a replicate
+        frame[REPLICATE_COLUMN] = np.array([1 if r.replicate is None else r.replicate for r in records], dtype=np.int64)
+    order = ["experiment", "condition", "subject", "image"] + ([REPLICATE_COLUMN] if REPLICATE_COLUMN in frame else [])
+    frame = frame.sort_values(order, kind="stable").reset_index(drop=True)
     info: dict[str, Any] = {"source": source, "files": tally.files, "records": tally.records, "trials": len(frame),
                             "skipped": dict(tally.skipped), "noted": dict(tally.noted)}
     info.update(extra or {})
