@@ -616,8 +616,8 @@ def test_instance_field_clusters_bad_input(tmp_path):
         tw.io.read_helm(folder, clusters="extra_data.category")
     with pytest.raises(tw.InvalidValueError, match=r"`clusters`='topic' is not an argument of the run name "
                                                     r"'mmlu:subject=anatomy,model=m' \(arguments: \['model', "
-                                                    r"'subject'\]\) nor an instance field \('sub_split' or "
-                                                    r"'extra_data\.<key>'"):
+                                                    r"'subject'\]\) nor an instance field \('sub_split', "
+                                                    r"'extra_data\.<key>', .* or 'tags'\)"):
         tw.io.read_helm(folder, clusters="topic")
     partly = [Instance(i.input, i.references, id=i.id, extra_data={"category": "x"} if j == 0 else {"year": 1})
               for j, i in enumerate(insts)]
@@ -626,3 +626,49 @@ def test_instance_field_clusters_bad_input(tmp_path):
                                                     r"instance 'id101' has no field `instance\.extra_data\.category` "
                                                     r"\(keys: \['year'\]\)"):
         tw.io.read_helm(tmp_path / "p", clusters="extra_data.category")
+
+
+def bbq_instances(n=16):
+    """BBQ as HELM writes it (``scenarios/bbq_scenario.py``): every reference of an instance carries the
+    instance's groups (``negative``/``non-negative``, ``ambiguous``/``non-ambiguous``), the correct one also
+    ``correct``, the unknown one ``unknown``."""
+    out = []
+    for i in range(n):
+        groups = ["negative" if i % 2 else "non-negative", "ambiguous" if i % 4 < 2 else "non-ambiguous"]
+        gold = i % 3
+        refs = [Reference(Output(f"option {i}.{j}"), groups + (["correct"] if j == gold else [])
+                          + (["unknown"] if j == 2 else [])) for j in range(3)]
+        out.append(Instance(Input(f"context {i}"), refs, split="test", id=f"id{i}"))
+    return out
+
+
+def test_bbq_tags_are_clusters_and_strata(tmp_path):
+    """Issue 31, item 5: HELM instance tags usable as clusters and strata (BBQ's ambiguous/negative)."""
+    insts = bbq_instances()
+    rng = np.random.default_rng(4)
+    for m in ("a", "b", "c"):
+        write_run(tmp_path, f"bbq:subject=all,method=multiple_choice_joint,model={m}", m, "multiple_choice_joint",
+                  joint_states(insts, [LETTERS[int(rng.integers(3))] for _ in insts], m))
+    trials = read_quiet(tmp_path, clusters="tags")
+    want = {f"id{i}": ",".join(sorted(["negative" if i % 2 else "non-negative",
+                                       "ambiguous" if i % 4 < 2 else "non-ambiguous"])) for i in range(16)}
+    assert {r.image.rsplit("/", 1)[1]: r.cluster for r in trials.itertuples()} == want
+    assert trials.cluster.nunique() == 4
+    # the column serves as strata: resampling within the four groups keeps each group's size in every replicate
+    wide = trials.pivot(index="image", columns="subject", values="correct")
+    strata = trials.drop_duplicates("image").set_index("image").cluster.loc[wide.index].to_numpy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)  # 16 questions: small-sample notes are not the point
+        res = tw.pairwise_error_consistency(wide.to_numpy(bool), strata=strata, ci_method="percentile",
+                                            n_resamples=200, rng=0)
+        plain = tw.pairwise_error_consistency(wide.to_numpy(bool), ci_method="percentile", n_resamples=200, rng=0)
+    assert len(res.to_frame()) == 3
+    assert not np.allclose(res.to_frame().ci_low, plain.to_frame().ci_low)  # the strata were used
+
+
+def test_tags_that_no_reference_shares_are_named(tmp_path):
+    folder = write_run(tmp_path, "mmlu:subject=anatomy,model=m", "m", "multiple_choice_joint",
+                       joint_states(instances(n=2), "AB", "m"))
+    with pytest.raises(tw.InvalidValueError, match=r"request_states\[0\]: `clusters`='tags': no tag but 'correct' "
+                                                    r"is shared by every reference of the instance 'id100'"):
+        tw.io.read_helm(folder, clusters="tags")

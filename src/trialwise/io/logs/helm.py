@@ -64,7 +64,11 @@ def read_helm(
         one label per run), or a field of each instance: ``"sub_split"``
         (``instance.sub_split``, e.g. civil_comments' ``toxic``/``non-toxic``) or
         ``"extra_data.<key>"`` (e.g. ``"extra_data.category"`` of HeadQA; a value that is not
-        a string as its JSON text). A run-name argument of that name comes first.
+        a string as its JSON text), or ``"tags"``: the tags that every reference of the
+        instance carries, but ``"correct"``, sorted and joined by commas (BBQ's
+        ``"ambiguous,negative"``; an instance with none is an error). A run-name argument of
+        that name comes first. The ``cluster`` column also serves as strata (``strata=`` of
+        :func:`~trialwise.pairwise_error_consistency`).
     unaligned : {"error", "drop"}
         An instance run for some but not all models of its scenario is an error, or is
         dropped (and counted). ``"drop"`` also drops (and counts) the runs that some model
@@ -232,6 +236,8 @@ def _no_multiple_choice(path: Any, runs: dict[Path, Path], other: dict[str, str]
 _ClusterOf = Callable[[dict[str, Any], str], "str | None"]
 #: The instance field ``clusters`` may name besides the run name's arguments (and ``extra_data.<key>``).
 _SUB_SPLIT = "sub_split"
+#: ``clusters`` naming the tags shared by all of an instance's references (:func:`_shared_tags`).
+_TAGS = "tags"
 
 
 def _cluster_of(clusters: str | None, arguments: dict[str, str], file: Path, run: str) -> _ClusterOf:
@@ -244,9 +250,25 @@ def _cluster_of(clusters: str | None, arguments: dict[str, str], file: Path, run
         return lambda instance, where: label
     if clusters == _SUB_SPLIT or (clusters.startswith("extra_data.") and len(clusters) > len("extra_data.")):
         return lambda instance, where: _instance_field(instance, clusters, where)
+    if clusters == _TAGS:
+        return _shared_tags
     raise InvalidValueError(f"{file}: `clusters`={clusters!r} is not an argument of the run name {run!r} "
-                            f"(arguments: {sorted(arguments)}) nor an instance field ('sub_split' or "
-                            f"'extra_data.<key>', e.g. 'extra_data.category')")
+                            f"(arguments: {sorted(arguments)}) nor an instance field ('sub_split', "
+                            f"'extra_data.<key>', e.g. 'extra_data.category', or 'tags')")
+
+
+def _shared_tags(instance: dict[str, Any], where: str) -> str:
+    """The tags every reference of the instance carries, but ``correct`` (BBQ's ``ambiguous,negative``),
+    sorted and joined by commas: the instance's own groups, which HELM writes on each of its references."""
+    references = instance.get("references")
+    tags = [set((r or {}).get("tags") or ()) for r in references] if isinstance(references, list) else []
+    shared = sorted(set.intersection(*tags) - {"correct"}) if tags else []
+    if not shared:
+        raise InvalidValueError(f"{where}: `clusters`='tags': no tag but 'correct' is shared by every reference of "
+                                f"the instance {show(instance.get('id'))} (tags: "
+                                f"{[sorted(t) for t in tags]}); 'tags' groups scenarios whose references carry "
+                                f"the instance's groups, as BBQ's ambiguous/negative")
+    return ",".join(shared)
 
 
 def _instance_field(instance: dict[str, Any], name: str, where: str) -> str:
