@@ -663,6 +663,9 @@ API = [
     ("rt-list", tw.read_trials, (["a.csv", "b.csv"],), {}, TypeError, r"`source` must be .*pd\.concat\(\[tw\.read_trials\(p\)"),
     ("rt-dict", tw.read_trials, ({"subject": ["s"]},), {}, TypeError, r"`source` must be"),
     ("rt-array", tw.read_trials, (np.zeros((2, 2)),), {}, TypeError, r"`source` must be"),
+    ("rt-list-truth", tw.read_trials, (pd.DataFrame({"subject": ["a", "a"], "image": ["1", "2"], "truth": [["cat", "kitty"], ["dog"]],
+                                                     "response": ["cat", "dog"]}),), {}, ValueError,
+     r"column 'truth' holds a list, not one label \(row 1: \['cat', 'kitty'\]\); .*pass it as `correct`"),  # issue 31: was all wrong, silently
     ("rt-missing-file", lambda: tw.read_trials(str(F("missing"))), None, None, ValueError, r"missing\.csv: no such file"),
     ("rt-folder", lambda: tw.read_trials(str(F("empty_folder"))), None, None, ValueError, r"empty-folder: is a folder, not a file"),  # issue 29, helper H (was "no such file")
     ("rt-empty-file", lambda: tw.read_trials(str(F("empty_csv"))), None, None, ValueError, r"empty\.csv: the file is empty"),

@@ -114,6 +114,13 @@ def _correctness(frame, *, truth: str, response: str, correct: str | None, what:
         if frame[col].isna().any():
             row = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
             raise InvalidValueError(f"{what}: column {col!r} has an empty value (row {row_numbers(frame)[row]}); code non-responses as a label such as 'na'")
+        several = frame[col].map(lambda v: isinstance(v, (list, tuple, set, frozenset, dict, np.ndarray))).to_numpy(bool)
+        if several.any():  # compared as its text, a list of acceptable answers would match no response
+            row = int(np.flatnonzero(several)[0])
+            raise InvalidValueError(
+                f"{what}: column {col!r} holds a list, not one label (row {row_numbers(frame)[row]}: "
+                f"{show(frame[col].iloc[row])}); a trial has one {col}: for several acceptable answers, "
+                f"give the correctness yourself as a 0/1 column and pass it as `correct`")
     return _same_label(frame[response].astype(str).to_numpy(object), frame[truth].astype(str).to_numpy(object))
 
 
