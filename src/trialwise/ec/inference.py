@@ -99,7 +99,8 @@ def undefined_reasons(counts: NDArray, unbiased: bool = False) -> list[str | Non
     """Why κ is undefined or exactly 0 by construction, per table (None if regular)."""
     c = np.asarray(counts).reshape(-1, 2, 2)
     n_, ca_, cb_ = c.sum(axis=(1, 2)), c[:, 0, :].sum(axis=1), c[:, :, 0].sum(axis=1)
-    special = (n_ == 0) | (ca_ == 0) | (ca_ == n_) | (cb_ == 0) | (cb_ == n_) | (unbiased & (n_ == 1))
+    special = ((n_ == 0) | (ca_ == 0) | (ca_ == n_) | (cb_ == 0) | (cb_ == n_) | (unbiased & (n_ == 1))
+               | (unbiased & (n_ == 2) & (c[:, 0, 1] == 1) & (c[:, 1, 0] == 1)))
     out: list[str | None] = [None] * len(c)
     for i in np.flatnonzero(special):  # the regular tables need no message: only the others are looked at
         out[i] = _undefined_reason(c[i].tolist(), unbiased)
@@ -128,6 +129,8 @@ def _undefined_reason(table: list, unbiased: bool) -> str | None:
         return f"{states[0]}: EC is exactly 0 whatever the other observer does"
     if unbiased and n == 1:
         return "one item only: the bias-corrected EC needs at least 2"
+    if unbiased and n == 2 and n10 == 1 and n01 == 1:  # κ = -1 = 1 - n: n·κ / (n - 1 + κ) divides by 0
+        return "two items, each got right by one observer only: the bias-corrected EC n·κ/(n − 1 + κ) is 0/0"
     return None
 
 
