@@ -145,7 +145,8 @@ def read_lm_eval(
     TrialwiseWarning
         When records were not used (unreadable JSON lines, generation tasks, several correct
         options, winogrande-style tasks whose correct option is not in the log, unaligned
-        items dropped), trials disagree with the logged metric, a task's files identify
+        items dropped), generated answers map to no option (``map_answers``), trials
+        disagree with the logged metric, a task's files identify
         documents differently, or models saw other prompts of one item; the counts are in
         ``trials.attrs["log"]``.
 
