@@ -42,6 +42,9 @@ CASES = [
     ("The answer is London.", 1), ("Answer: rome", 2),
     ("Answer: Let me think. Rome is in Italy. The answer is B.", 1),
     ("We need the capital of Italy, so \\boxed{C}", 2), ("\\boxed{\\text{D}}", 3),
+    ("**Answer:** C", 2), ("The answer is: C) Rome", 2),
+    ("(A) Paris: wrong. (B) London: wrong. (C) Rome: right. The answer is (C).", 2),  # the marker decides
+    ("ANSWER: AB", None),  # Inspect's several-answers form: not one option
     # markers that name no option are passed over; later rules may still find one
     ("The answer is not obvious. (B) seems right.", 1), ("I cannot answer this question.", None),
     # two different options claimed: never a guess

@@ -698,7 +698,7 @@ def test_generation_only_logs_suggest_the_per_document_scores_they_logged_not_co
 # ------------------------------------------------------------------- generative multiple choice (issue 31, item 2)
 
 #: (template, option claimed: an index, or None for an answer that names no option) — how chat models answer.
-_ANSWERS = [("The best answer is {L}", "index"), ("ANSWER: {L}", "index"), ("{L}. {T}", "index"),
+_ANSWERS = [("{L}", "index"), ("The best answer is {L}", "index"), ("ANSWER: {L}", "index"), ("{L}. {T}", "index"),
             ("Let's think step by step. ... The answer is ({L}).", "index"), ("{T}", "index"),
             ("I cannot answer that.", None), ("The answer is {L} or {M}.", None), ("[invalid]", None)]
 
@@ -772,8 +772,10 @@ def test_generative_multiple_choice_written_by_the_harness_maps_answers_to_optio
         assert (row.truth, row.response, row.n_options) == (truth, response, k)
         assert row.correct == (response == truth) and row.probabilities is None
     log = trials.attrs["log"]
+    # no other note: where the harness's exact_match says right (a lone letter equal to the target), so do we
     assert log["unmapped"] == unmapped and log["noted"] == {"responses that map to no option (kept as response "
                                                             "'na', incorrect)": unmapped}
+    assert log["generated"] == 72 and 0 < sum(r.response == r.truth for r in trials.itertuples())
     assert sorted(trials.subject.unique()) == ["claude-x", "gpt-3.5-turbo", "local/llama"]
 
 
@@ -831,6 +833,23 @@ def test_generation_records_without_options_or_target_are_counted(tmp_path):
     assert both.n_options.tolist() == [2, 0] and both.score.tolist() == [1.0, 1.0]
 
 
+def test_answers_the_harness_scored_right_but_mapped_elsewhere_are_noted(tmp_path):
+    out = tmp_path / "m"
+    out.mkdir()
+    rows = [("A", "A", 1.0), ("B", "A", 1.0), ("A", "A", 0.0), ("C", "C", 1.0)]  # line 2: a log that contradicts itself
+    with open(out / f"samples_genx_{DATE}.jsonl", "w", encoding="utf-8") as fh:
+        for i, (text, target, em) in enumerate(rows):
+            fh.write(json.dumps({"doc_id": i, "doc": {"question": f"q{i}", "choices": ["x", "y", "z"]},
+                                 "target": target, "arguments": {"gen_args_0": {"arg_0": f"q{i}", "arg_1": "{}"}},
+                                 "resps": [[text]], "filtered_resps": [text], "filter": "none",
+                                 "metrics": ["exact_match"], "exact_match": em}) + "\n")
+    with pytest.warns(tw.TrialwiseWarning, match=r"read 4 trials .*; 1 trials the harness scored right \(exact_match "
+                                                 r"1\) whose answer maps to another option or none"):
+        trials = tw.io.read_lm_eval(tmp_path, map_answers=True)
+    assert trials.correct.tolist() == [True, False, True, True]
+    assert (trials.attrs["log"]["generated"], trials.attrs["log"]["unmapped"]) == (4, 0)
+
+
 def test_bad_answer_options_name_the_argument(tmp_path):
     _generative_logs(tmp_path, models=("m1",), n_docs=2)
     with pytest.raises(tw.InvalidValueError, match=r"`answer_pattern` must be a regular expression with one capture "
@@ -877,3 +896,10 @@ def test_choice_agreement_discrete_capa_and_ec_on_mapped_answers_against_brute_f
         c_exp = pa * pb + (1 - pa) * (1 - pb)
         assert (erow.observer_a, erow.observer_b) == (row.observer_a, row.observer_b)
         assert erow.statistic == pytest.approx((c_obs - c_exp) / (1 - c_exp), abs=1e-12)
+
+
+def test_map_answers_leaves_log_likelihood_tasks_as_they_are(three_models):
+    root, _, _ = three_models
+    plain, mapped = read_quiet(root), read_quiet(root, map_answers=True)
+    assert plain.equals(mapped)
+    assert (mapped.attrs["log"]["generated"], mapped.attrs["log"]["unmapped"]) == (0, 0)

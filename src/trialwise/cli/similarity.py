@@ -307,9 +307,9 @@ def run_similarity(args) -> int:
     print(f"Logs: {len(trials)} trials, {n_models} models, {trials['image'].nunique()} questions in "
           f"{trials['condition'].nunique()} task(s) ({fmt})"
           + (f"; records not used: {', '.join(f'{k} {v}' for k, v in skipped.items())}" if skipped else ""))
-    if "unmapped" in log:
-        print(f"Generated answers mapped to options: {log['unmapped']} of {len(trials)} map to no option (response "
-              f"'na', counted wrong; never the same choice as another)")
+    if log.get("generated"):
+        print(f"Generated answers mapped to options: {log['unmapped']} of {log['generated']} map to no option "
+              f"(response 'na', counted wrong; never the same choice as another)")
     _print_similarity(res, order)
     if diffs is not None:
         _print_differences(diffs, args, n_models)

@@ -106,7 +106,9 @@ def read_lm_eval(
         harness's generative prompts show them; ``truth`` is the target mapped the same way
         (``"B"``, ``"(B)"`` or an option's text). ``response`` is the option index as text,
         or ``"na"`` when the answer maps to no option (none, or two claimed): such trials are
-        incorrect, counted in the reader's warning and in ``attrs["log"]["unmapped"]``.
+        incorrect, counted in the reader's warning and in ``attrs["log"]["unmapped"]`` (of
+        ``attrs["log"]["generated"]`` trials read from generated answers). A trial the harness
+        scored right (``exact_match`` 1) whose answer maps elsewhere is counted in a note.
         ``n_options`` is the number of options, ``probabilities`` None (generated text has
         none): choice agreement, discrete CAPA and EC work on the table, CAPA does not.
         Generation records without options are read with ``score=``, else skipped and counted.
@@ -235,7 +237,8 @@ def read_lm_eval(
     return assemble(records, tally, source="lm-evaluation-harness", unaligned=unaligned, clusters=clusters,
                     options_field="filtered_resps", truth_field="target",
                     extra={"normalization": normalization, "metric_mismatches": mismatches, "score": score,
-                           **({} if mapping is None else {"unmapped": mapping.unmapped,
+                           **({} if mapping is None else {"generated": mapping.generated,
+                                                          "unmapped": mapping.unmapped,
                                                           "answer_pattern": answer_pattern})})
 
 
@@ -260,7 +263,8 @@ class _Mapping:
 
     def __init__(self, pattern: re.Pattern[str] | None) -> None:
         self.pattern = pattern
-        self.unmapped = 0
+        self.generated = 0  # trials read from generated answers
+        self.unmapped = 0  # of them, answers that map to no option
 
     def trial(self, row: dict[str, Any], choices: list[str], where: str, tally: Tally) -> tuple[str, str] | None:
         """``(truth, response)`` as option indices in text (``"na"``: the answer names no option); None when the
@@ -276,10 +280,19 @@ class _Mapping:
         answer = resps[0] if isinstance(resps, list) and resps else resps
         answer = answer[0] if isinstance(answer, list) and answer else answer
         index = answer_index(answer if isinstance(answer, str) else "", choices, labels, self.pattern)
+        self.generated += 1
         if index is None:
             self.unmapped += 1
             tally.note(UNMAPPED_NOTE)
+        if row.get("exact_match") in (1, 1.0, True) and index != gold:  # the harness's own scoring says right
+            tally.note(SCORED_RIGHT_MAPPED_ELSEWHERE)
         return str(gold), UNMAPPED if index is None else str(index)
+
+
+#: Counted when the harness's ``exact_match`` (the filtered response equal to the target, up to case and
+#: punctuation) says right but the mapping does not: a sign of a target or an answer the rules read otherwise.
+SCORED_RIGHT_MAPPED_ELSEWHERE = ("trials the harness scored right (exact_match 1) whose answer maps to another "
+                                 "option or none (kept as mapped; check the answers or pass answer_pattern=)")
 
 
 def _doc_options(doc: Any) -> list[str] | None:
