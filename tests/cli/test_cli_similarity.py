@@ -576,3 +576,13 @@ def test_answer_pattern_on_the_command_line(tmp_path, capsys):
     helm = write_helm_joint(tmp_path / "helm")
     code, out, err = run(["similarity", helm, "--map-answers", "--metric", "choice"], capsys)
     assert code == 2 and "--map-answers applies to lm-evaluation-harness logs; these are HELM logs" in err
+
+
+def test_help_names_the_answer_options(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["similarity", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert exit_.value.code == 0
+    assert "--map-answers lm-eval: read generative multiple choice" in out
+    assert "--answer-pattern REGEX lm-eval: a regular expression with one capture group" in out
+    assert "implies --map-answers" in out
