@@ -45,6 +45,8 @@ CASES = [
     ("**Answer:** C", 2), ("The answer is: C) Rome", 2),
     ("(A) Paris: wrong. (B) London: wrong. (C) Rome: right. The answer is (C).", 2),  # the marker decides
     ("ANSWER: AB", None),  # Inspect's several-answers form: not one option
+    ("A. Paris\nB. London\nC. Rome\nD. Madrid", None), ("(A) Paris\n(B) London", None),  # the options echoed
+    ("C. Rome\n\nRome has been Italy's capital since 1871.", 2), ("B.\nA city in England.", 1),
     # markers that name no option are passed over; later rules may still find one
     ("The answer is not obvious. (B) seems right.", 1), ("I cannot answer this question.", None),
     # two different options claimed: never a guess

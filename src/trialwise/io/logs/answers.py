@@ -137,8 +137,9 @@ def map_answer(text: str, options: Sequence[str], labels: Sequence[str] | None =
        by neither ("The answer is not obvious") are passed over.
     3. The whole answer: a lone label (``B``, ``(B)``, ``B.``), a label at its start followed by
        ``.``, ``)`` or ``:`` (``B. Paris``, ``B) Paris``: the form of HELM's joint method and of
-       the prompts' own option lines), or exactly one option's text (case, accents' form,
-       whitespace and trailing punctuation normalised).
+       the prompts' own option lines; a later line that starts with another label, as when
+       the options are listed again, makes it ambiguous), or exactly one option's text (case,
+       Unicode compatibility forms, whitespace and trailing punctuation normalised).
     4. A label in brackets anywhere, ``(B)`` or ``[B]`` (lm-evaluation-harness's
        ``multi_choice_regex`` with ``(\\([A-Z]\\))``), in the labels' own case.
 
@@ -257,6 +258,8 @@ class _Rules:
         self.listed = re.compile(rf"^{_LIST_WORD}\s*[\(\[]?\s*({alternatives})\s*[\)\]]?{end}",
                                  re.I if self.fold else 0)
         self.bracketed = re.compile(rf"[\(\[]\s*({alternatives})\s*[\)\]]")
+        # a further line that starts with a label: the options listed again ("A. Paris\nB. London\n...")
+        self.lines = re.compile(rf"(?m)^[ \t]*(?:[\(\[]\s*({alternatives})\s*[\)\]]|({alternatives})[.):]){end}")
 
     @staticmethod
     @functools.lru_cache(maxsize=256)
@@ -289,4 +292,6 @@ class _Rules:
             found.add(self.label(listed.group(1)))
         if rest_text in self.texts:
             found |= self.texts[rest_text]
+        for line in self.lines.finditer(rest.partition("\n")[2]):
+            found.add(self.index[line.group(1) or line.group(2)])
         return found
