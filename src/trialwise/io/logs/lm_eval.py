@@ -103,8 +103,8 @@ def read_lm_eval(
         or ARC's ``{"text": [...], "label": [...]}``; or ``doc["options"]``) becomes a trial
         with options. Its first filtered response is mapped to an option by
         :func:`trialwise.io.map_answer`, the options lettered ``A``, ``B``, ... as the
-        harness's generative prompts show them; ``truth`` is the target mapped the same way
-        (``"B"``, ``"(B)"`` or an option's text). ``response`` is the option index as text,
+        harness's generative prompts show them; ``truth`` is the target mapped by the same
+        built-in rules (``"B"``, ``"(B)"`` or an option's text). ``response`` is the option index as text,
         or ``"na"`` when the answer maps to no option (none, or two claimed): such trials are
         incorrect, counted in the reader's warning and in ``attrs["log"]["unmapped"]`` (of
         ``attrs["log"]["generated"]`` trials read from generated answers). A trial the harness
@@ -130,8 +130,9 @@ def read_lm_eval(
         probability per option in the task's option order). ``trials.attrs["log"]``: files
         and records read, the counts of records not used by reason (``"skipped"``),
         ``"normalization"``, ``"metric_mismatches"``: trials whose correctness differs
-        from the harness's own logged ``acc``/``acc_norm``, and ``"unmapped"``: generated
-        answers mapped to no option (``map_answers``).
+        from the harness's own logged ``acc``/``acc_norm``; with ``map_answers``,
+        ``"generated"`` (trials read from generated answers), ``"unmapped"`` (of them, those
+        mapped to no option) and ``"answer_pattern"``.
 
     Raises
     ------
@@ -239,7 +240,8 @@ def read_lm_eval(
                     extra={"normalization": normalization, "metric_mismatches": mismatches, "score": score,
                            **({} if mapping is None else {"generated": mapping.generated,
                                                           "unmapped": mapping.unmapped,
-                                                          "answer_pattern": answer_pattern})})
+                                                          "answer_pattern": None if pattern is None
+                                                          else pattern.pattern})})
 
 
 def _score_hint(tally: Tally) -> str:
