@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -501,3 +502,87 @@ def test_a_suite_of_linked_run_folders_is_found(tmp_path, capsys):
     assert code == 0, err
     direct = run(["similarity", written, "--seed", "3", "--resamples", "100"], capsys)[1]
     assert out.splitlines()[1:] == direct.splitlines()[1:]  # the same numbers as the folders themselves
+
+
+# ------------------------------------------------------------------- generative multiple choice (issue 31, item 2)
+
+
+def write_generative(root: Path, models=("gpt-3.5-turbo", "claude-x", "local__llama"), n: int = 40, seed: int = 3):
+    """Chat models answering 4-option questions in text, as lm-eval logs a generate_until task (target: a letter)."""
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(4, size=n)
+    forms = ["{L}", "The best answer is {L}", "ANSWER: {L}", "{L}. o{i}.{j}", "I am not sure.", "The answer is A or B."]
+    for m in models:
+        folder = root / m
+        folder.mkdir(parents=True)
+        lines = []
+        for i in range(n):
+            j = int(gold[i]) if rng.random() < 0.6 else int(rng.integers(4))
+            text = forms[int(rng.integers(len(forms)))].format(L="ABCD"[j], i=i, j=j)
+            doc = {"question": f"q{i}", "choices": [f"o{i}.{c}" for c in range(4)], "answer": int(gold[i])}
+            lines.append(json.dumps({
+                "doc_id": i, "doc": doc, "target": "ABCD"[int(gold[i])],
+                "arguments": {"gen_args_0": {"arg_0": f"q{i}", "arg_1": "{'until': ['\\n\\n']}"}},
+                "resps": [[text]], "filtered_resps": [text], "filter": "remove_whitespace", "metrics": ["exact_match"],
+                "doc_hash": hashlib.sha256(json.dumps(doc, indent=2).encode()).hexdigest(), "prompt_hash": "p",
+                "target_hash": "t", "exact_match": float(text == "ABCD"[int(gold[i])])}) + "\n")
+        (folder / f"samples_mmlu_generative_x_{DATE}.jsonl").write_text("".join(lines))
+    return root
+
+
+def test_generative_multiple_choice_with_map_answers_is_the_library_s(tmp_path, capsys):
+    root = write_generative(tmp_path / "logs")
+    code, out, err = run(["similarity", root, "--resamples", "50"], capsys)  # generation records: how to read them
+    assert code == 2 and "--map-answers maps each answer to an option" in err.strip().splitlines()[-1]
+    code, out, err = run(["similarity", root, "--map-answers", "--resamples", "50"], capsys)  # capa needs probabilities
+    assert code == 2 and re.search(r"--metric capa needs the options' probabilities, which 120 of the 120 trials lack "
+                                   r".*--map-answers.*use --metric capa-discrete, choice or ec",
+                                   err.strip().splitlines()[-1])
+    with pytest.warns(tw.TrialwiseWarning, match=r"responses that map to no option"):
+        trials = tw.io.read_lm_eval(root, map_answers=True)
+    unmapped = int((trials.response == "na").sum())
+    assert unmapped == trials.attrs["log"]["unmapped"] > 0
+    for metric in ("choice", "capa-discrete", "ec"):
+        out_csv = tmp_path / f"{metric}.csv"
+        code, out, err = run(["similarity", root, "--map-answers", "--metric", metric, "--seed", "3", "--resamples",
+                              "200", "--csv", out_csv, "-q"], capsys)
+        assert code == 0, err
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = tw.pairwise_agreement(trials, metric=metric, n_resamples=200, rng=3)
+        pd.testing.assert_frame_equal(pd.read_csv(out_csv), want.to_frame().assign(seed=3), check_dtype=False,
+                                      atol=1e-12)
+        assert (f"Generated answers mapped to options: {unmapped} of 120 map to no option (response 'na', counted "
+                f"wrong; never the same choice as another)") in out
+        assert "exact_match 1" not in err  # the harness's own scoring agrees where it says right
+        assert f"{unmapped} responses that map to no option" in err  # the reader's warning, said once
+
+
+def test_answer_pattern_on_the_command_line(tmp_path, capsys):
+    root = write_generative(tmp_path / "logs", n=12)
+    code, out, err = run(["similarity", root, "--answer-pattern", r"best answer is (\w)", "--metric", "choice",
+                          "--resamples", "50", "-q"], capsys)  # implies --map-answers
+    assert code == 0, err
+    assert "Generated answers mapped to options:" in out
+    for pattern, message in (("best answer is (", r"--answer-pattern must be a regular expression with one capture "
+                                                   r"group \(the option's label or text\); got 'best answer is \(', "
+                                                   r"which does not compile: missing \)"),
+                             ("best answer is", r"--answer-pattern must have exactly one capture group .* with 0 "
+                                                r"groups")):
+        code, out, err = run(["similarity", root, "--answer-pattern", pattern, "--metric", "choice"], capsys)
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and "Traceback" not in err
+        assert re.search(message, lines[0]), lines[0]
+    helm = write_helm_joint(tmp_path / "helm")
+    code, out, err = run(["similarity", helm, "--map-answers", "--metric", "choice"], capsys)
+    assert code == 2 and "--map-answers applies to lm-evaluation-harness logs; these are HELM logs" in err
+
+
+def test_help_names_the_answer_options(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["similarity", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert exit_.value.code == 0
+    assert "--map-answers lm-eval: read generative multiple choice" in out
+    assert "--answer-pattern REGEX lm-eval: a regular expression with one capture group" in out
+    assert "implies --map-answers" in out

@@ -693,3 +693,213 @@ def test_generation_only_logs_suggest_the_per_document_scores_they_logged_not_co
         tw.io.read_lm_eval(tmp_path)
     trials = read_quiet(tmp_path, score="exact_match")  # the suggestion works
     assert trials["score"].tolist() == [1.0, 0.0, 1.0]
+
+
+# ------------------------------------------------------------------- generative multiple choice (issue 31, item 2)
+
+#: (template, option claimed: an index, or None for an answer that names no option) — how chat models answer.
+_ANSWERS = [("{L}", "index"), ("The best answer is {L}", "index"), ("ANSWER: {L}", "index"), ("{L}. {T}", "index"),
+            ("Let's think step by step. ... The answer is ({L}).", "index"), ("{T}", "index"),
+            ("I cannot answer that.", None), ("The answer is {L} or {M}.", None), ("[invalid]", None)]
+
+
+def _generative_logs(root: Path, models=("gpt-3.5-turbo", "claude-x", "local/llama"), n_docs=24, seed=11,
+                     task="mmlu_generative_x", arc=False):
+    """Logs of a generative multiple-choice task written by lm-eval's own EvaluationTracker, as ``evaluate`` builds
+    a ``generate_until`` record (arguments: (context, generation kwargs); resps [[text]]; filtered_resps [text];
+    target: the letter of ``doc_to_target``), and each trial's expected (truth, response)."""
+    from lm_eval.loggers import evaluation_tracker as tracker_module
+    from lm_eval.utils import handle_non_serializable, hash_string
+
+    rng = np.random.default_rng(seed)
+    docs = []
+    for i in range(n_docs):
+        k = int(rng.integers(3, 6)) if not arc else 4
+        texts = [f"answer {i}.{j} " + "w" * int(rng.integers(0, 4)) for j in range(k)]
+        gold = int(rng.integers(k))
+        if arc:  # ARC's own layout: choices as {"text", "label"}, labels "1".."4" on some items
+            labels = ["1", "2", "3", "4"] if i % 2 else ["A", "B", "C", "D"]
+            docs.append({"id": f"arc/{i}", "question": f"q{i}?", "choices": {"text": texts, "label": labels},
+                         "answerKey": labels[gold]})
+        else:
+            docs.append({"question": f"q{i}?", "subject": f"s{i % 3}", "choices": texts, "answer": gold})
+    expected = {}
+    for model in models:
+        tracker = tracker_module.EvaluationTracker(output_path=str(root))
+        tracker.general_config_tracker.log_experiment_args(model_source="openai-chat-completions",
+                                                           model_args=f"model={model}", system_instruction=None,
+                                                           chat_template=None, fewshot_as_multiturn=False)
+        samples = []
+        for i, doc in enumerate(docs):
+            texts = doc["choices"]["text"] if arc else doc["choices"]
+            gold = doc["choices"]["label"].index(doc["answerKey"]) if arc else doc["answer"]
+            letters = "ABCDE"[:len(texts)]
+            template, kind = _ANSWERS[int(rng.integers(len(_ANSWERS)))]
+            chosen = int(rng.integers(len(texts)))
+            other = (chosen + 1) % len(texts)
+            text = template.format(L=letters[chosen], M=letters[other], T=texts[chosen])
+            context = f"{doc['question']}\n" + "\n".join(f"{c}. {t}" for c, t in zip(letters, texts)) + "\nAnswer:"
+            target = letters[gold]
+            example = {"doc_id": i, "doc": doc, "target": target,
+                       "arguments": [(context, {"until": ["\n\n"], "do_sample": False})],
+                       "resps": [[text]], "filtered_resps": [text.strip()], "filter": "remove_whitespace",
+                       "metrics": ["exact_match"],
+                       "doc_hash": hash_string(json.dumps(doc, indent=2, default=handle_non_serializable,
+                                                          ensure_ascii=False)),
+                       "prompt_hash": hash_string(context), "target_hash": hash_string(target),
+                       "exact_match": float(text.strip() == target)}
+            samples.append(example)
+            expected[(model, example["doc_hash"])] = (str(gold), str(chosen) if kind else "na", len(texts))
+        tracker.save_results_aggregated(results={"results": {task: {}}, "group_subtasks": {task: []}},
+                                        samples={task: samples})
+        tracker.save_results_samples(task, samples)
+    return expected
+
+
+def test_generative_multiple_choice_written_by_the_harness_maps_answers_to_options(tmp_path):
+    expected = _generative_logs(tmp_path)
+    with pytest.raises(tw.InvalidValueError, match=r"generation tasks, which need a per-document score"):
+        tw.io.read_lm_eval(tmp_path)  # without the mapping: generation records, as before
+    unmapped = sum(response == "na" for _, response, _ in expected.values())
+    assert 0 < unmapped < len(expected)
+    with pytest.warns(tw.TrialwiseWarning, match=rf"read 72 trials from 3 lm-evaluation-harness file\(s\); {unmapped} "
+                                                 rf"responses that map to no option \(kept as response 'na', "
+                                                 rf"incorrect\)"):
+        trials = tw.io.read_lm_eval(tmp_path, map_answers=True)
+    assert len(trials) == len(expected) == 72
+    for row in trials.itertuples():
+        truth, response, k = expected[(row.subject, row.image)]
+        assert (row.truth, row.response, row.n_options) == (truth, response, k)
+        assert row.correct == (response == truth) and row.probabilities is None
+    log = trials.attrs["log"]
+    # no other note: where the harness's exact_match says right (a lone letter equal to the target), so do we
+    assert log["unmapped"] == unmapped and log["noted"] == {"responses that map to no option (kept as response "
+                                                            "'na', incorrect)": unmapped}
+    assert log["generated"] == 72 and 0 < sum(r.response == r.truth for r in trials.itertuples())
+    assert sorted(trials.subject.unique()) == ["claude-x", "gpt-3.5-turbo", "local/llama"]
+
+
+def test_arc_documents_carry_their_options_as_text_and_label(tmp_path):
+    expected = _generative_logs(tmp_path, models=("m1", "m2"), arc=True, task="arc_challenge_chat")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        trials = tw.io.read_lm_eval(tmp_path, map_answers=True)
+    assert {(r.subject, r.image): (r.truth, r.response, r.n_options) for r in trials.itertuples()} == expected
+
+
+def test_answer_pattern_is_tried_first_and_implies_the_mapping(tmp_path):
+    out = tmp_path / "m"
+    out.mkdir()
+    #: (generated text, target, response expected with the pattern, without it)
+    rows = [("Final pick -> B", "A", "1", "na"),  # only the pattern reads the arrow
+            ("Final pick -> C but the answer is A", "C", "2", "0"),  # the pattern decides where it matches
+            ("The answer is B", "B", "1", "1"),  # it matches nowhere: the built-in rules
+            ("Final pick -> Q", "A", "na", "na")]  # it matches, naming no option: unmapped
+    with open(out / f"samples_genx_{DATE}.jsonl", "w", encoding="utf-8") as fh:
+        for i, (text, target, _, _) in enumerate(rows):
+            fh.write(json.dumps({"doc_id": i, "doc": {"question": f"q{i}", "choices": ["x", "y", "z"]},
+                                 "target": target, "arguments": {"gen_args_0": {"arg_0": f"q{i}", "arg_1": "{}"}},
+                                 "resps": [[text]], "filtered_resps": [text], "filter": "none",
+                                 "metrics": ["exact_match"], "exact_match": 0.0}) + "\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        with_pattern = tw.io.read_lm_eval(tmp_path, answer_pattern=r"pick -> (\w)")  # no map_answers=True needed
+        without = tw.io.read_lm_eval(tmp_path, map_answers=True)
+    assert with_pattern.response.tolist() == [r[2] for r in rows]
+    assert without.response.tolist() == [r[3] for r in rows]
+    assert with_pattern.attrs["log"]["answer_pattern"] == r"pick -> (\w)"
+    assert (with_pattern.attrs["log"]["unmapped"], without.attrs["log"]["unmapped"]) == (1, 2)
+
+
+def test_generation_records_without_options_or_target_are_counted(tmp_path):
+    out = tmp_path / "m"
+    out.mkdir()
+    rows = [({"question": "q0", "choices": ["x", "y"]}, "A", "A"),  # read
+            ({"question": "q1"}, "Paris", "Paris"),  # no options: skipped
+            ({"question": "q2", "choices": ["x", "y"]}, "Q", "B")]  # target names no option: skipped
+    with open(out / f"samples_genx_{DATE}.jsonl", "w", encoding="utf-8") as fh:
+        for i, (doc, target, text) in enumerate(rows):
+            fh.write(json.dumps({"doc_id": i, "doc": doc, "target": target,
+                                 "arguments": {"gen_args_0": {"arg_0": "q", "arg_1": "{}"}}, "resps": [[text]],
+                                 "filtered_resps": [text], "filter": "none", "metrics": ["exact_match"],
+                                 "exact_match": 1.0}) + "\n")
+    with pytest.warns(tw.TrialwiseWarning, match=r"not used: 1 generation records whose document carries no options "
+                                                 r".*; 1 generation records whose target names no option"):
+        trials = tw.io.read_lm_eval(tmp_path, map_answers=True)
+    assert trials[["truth", "response", "correct"]].values.tolist() == [["0", "0", True]]
+    with warnings.catch_warnings():  # with score=, the records without options are read as scored generations
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        both = tw.io.read_lm_eval(tmp_path, map_answers=True, score="exact_match")
+    assert both.n_options.tolist() == [2, 0] and both.score.tolist() == [1.0, 1.0]
+
+
+def test_answers_the_harness_scored_right_but_mapped_elsewhere_are_noted(tmp_path):
+    out = tmp_path / "m"
+    out.mkdir()
+    rows = [("A", "A", 1.0), ("B", "A", 1.0), ("A", "A", 0.0), ("C", "C", 1.0)]  # line 2: a log that contradicts itself
+    with open(out / f"samples_genx_{DATE}.jsonl", "w", encoding="utf-8") as fh:
+        for i, (text, target, em) in enumerate(rows):
+            fh.write(json.dumps({"doc_id": i, "doc": {"question": f"q{i}", "choices": ["x", "y", "z"]},
+                                 "target": target, "arguments": {"gen_args_0": {"arg_0": f"q{i}", "arg_1": "{}"}},
+                                 "resps": [[text]], "filtered_resps": [text], "filter": "none",
+                                 "metrics": ["exact_match"], "exact_match": em}) + "\n")
+    with pytest.warns(tw.TrialwiseWarning, match=r"read 4 trials .*; 1 trials the harness scored right \(exact_match "
+                                                 r"1\) whose answer maps to another option or none"):
+        trials = tw.io.read_lm_eval(tmp_path, map_answers=True)
+    assert trials.correct.tolist() == [True, False, True, True]
+    assert (trials.attrs["log"]["generated"], trials.attrs["log"]["unmapped"]) == (4, 0)
+
+
+def test_bad_answer_options_name_the_argument(tmp_path):
+    _generative_logs(tmp_path, models=("m1",), n_docs=2)
+    with pytest.raises(tw.InvalidValueError, match=r"`answer_pattern` must be a regular expression with one capture "
+                                                   r"group .*got 'Answer: \(', which does not compile"):
+        tw.io.read_lm_eval(tmp_path, answer_pattern="Answer: (")
+    with pytest.raises(tw.InvalidValueError, match=r"`answer_pattern` must have exactly one capture group.*0 groups"):
+        tw.io.read_lm_eval(tmp_path, answer_pattern="Answer: [A-D]")
+    with pytest.raises(tw.InvalidTypeError, match=r"`map_answers` must be True or False; got str 'yes'"):
+        tw.io.read_lm_eval(tmp_path, map_answers="yes")
+
+
+def test_choice_agreement_discrete_capa_and_ec_on_mapped_answers_against_brute_force(tmp_path):
+    """End to end: the table of mapped answers gives the agreement functions what they need; choice agreement,
+    discrete CAPA and EC equal their definitions written out here (an answer that maps to no option is wrong and
+    agrees with nothing, not even another unmapped one)."""
+    _generative_logs(tmp_path, n_docs=40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        trials = tw.io.read_lm_eval(tmp_path, map_answers=True)
+    with pytest.raises(tw.InvalidValueError, match=r"capa-discrete"):
+        tw.pairwise_agreement(trials, metric="capa", n_resamples=0)
+    models = sorted(trials.subject.unique())
+    wide = {m: trials[trials.subject == m].set_index("image").sort_index() for m in models}
+    items = wide[models[0]].index
+    k = wide[models[0]].n_options.to_numpy()
+    choice = tw.pairwise_agreement(trials, metric="choice", n_resamples=200, rng=1).to_frame()
+    with warnings.catch_warnings():  # 40 questions of low accuracy: sparse 2x2 tables (intervals, not the estimate)
+        warnings.simplefilter("ignore", tw.SparseTableWarning)
+        ec = tw.pairwise_agreement(trials, metric="ec", n_resamples=200, rng=1).to_frame()
+    discrete = tw.pairwise_agreement(trials, metric="capa-discrete", n_resamples=0).to_frame()
+    f = np.mean(1.0 / (k - 1))
+    for row in discrete.itertuples():  # κ_p of Goel et al. 2025 (eq. 1-3) on one-hot answers, written out
+        a, b = wide[row.observer_a].loc[items], wide[row.observer_b].loc[items]
+        c_obs = ((a.response == b.response) & (a.response != "na")).mean()
+        pa, pb = a.correct.mean(), b.correct.mean()
+        c_exp = pa * pb + f * (1 - pa) * (1 - pb)
+        assert row.statistic == pytest.approx((c_obs - c_exp) / (1 - c_exp), abs=1e-12)
+    for row, erow in zip(choice.itertuples(), ec.itertuples()):
+        a, b = wide[row.observer_a].loc[items], wide[row.observer_b].loc[items]
+        same = ((a.response == b.response) & (a.response != "na")).mean()
+        assert row.statistic == pytest.approx(same, abs=1e-12)
+        ca, cb = a.correct.to_numpy(bool), b.correct.to_numpy(bool)
+        c_obs, pa, pb = np.mean(ca == cb), ca.mean(), cb.mean()
+        c_exp = pa * pb + (1 - pa) * (1 - pb)
+        assert (erow.observer_a, erow.observer_b) == (row.observer_a, row.observer_b)
+        assert erow.statistic == pytest.approx((c_obs - c_exp) / (1 - c_exp), abs=1e-12)
+
+
+def test_map_answers_leaves_log_likelihood_tasks_as_they_are(three_models):
+    root, _, _ = three_models
+    plain, mapped = read_quiet(root), read_quiet(root, map_answers=True)
+    assert plain.equals(mapped)
+    assert (mapped.attrs["log"]["generated"], mapped.attrs["log"]["unmapped"]) == (0, 0)

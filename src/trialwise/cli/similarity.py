@@ -67,6 +67,14 @@ def add_similarity(sub) -> argparse.ArgumentParser:
                    help="lm-eval: option scores as the harness's acc (none, default) or acc_norm (length)")
     p.add_argument("--filter", dest="filter_name", metavar="NAME", default=None,
                    help="lm-eval: the filter whose records to read when a task logs several")
+    p.add_argument("--map-answers", action="store_true",
+                   help="lm-eval: read generative multiple choice (chat/API models answering in text, e.g. "
+                        "arc_challenge_chat, mmlu_generative): each answer mapped to an option by its letter or text "
+                        "(docs/language_models.md, 'Generative multiple choice'); answers that map to no option are "
+                        "counted and wrong. Use --metric capa-discrete, choice or ec")
+    p.add_argument("--answer-pattern", metavar="REGEX", default=None,
+                   help="lm-eval: a regular expression with one capture group (the option's letter or text), tried "
+                        "before the built-in rules; implies --map-answers")
     p.add_argument("--unaligned", choices=("error", "drop"), default="error",
                    help="a question logged for some but not all models: an error (default) or dropped and counted")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
@@ -131,7 +139,8 @@ def _logs(args):
 #: The readers' words for their arguments, and the command line's.
 _OPTION_WORDS = (("pass unaligned='drop'", "give --unaligned drop"),
                  ("choose one with `filter_name` (e.g. filter_name='none')", "choose one with --filter (e.g. --filter none)"),
-                 ("`clusters`=", "--clusters "))
+                 ("`clusters`=", "--clusters "), ("`answer_pattern`", "--answer-pattern"),
+                 ("map_answers=True", "--map-answers"))
 
 
 def _read(args, paths: list[str]):
@@ -155,7 +164,8 @@ def _read_logs(args, paths: list[str]):
             raise CLIError(f"{path}: no such file or folder")
     fmt = detect_format(paths) if args.format == "auto" else args.format
     if fmt == "helm":
-        for flag, value in (("--normalization", args.normalization), ("--filter", args.filter_name)):
+        for flag, value in (("--normalization", args.normalization), ("--filter", args.filter_name),
+                            ("--map-answers", args.map_answers or None), ("--answer-pattern", args.answer_pattern)):
             if value is not None:
                 raise CLIError(f"{flag} applies to lm-evaluation-harness logs; these are HELM logs")
         with reading(paths[0] if len(paths) == 1 else ", ".join(paths)):
@@ -163,7 +173,8 @@ def _read_logs(args, paths: list[str]):
     else:
         with reading(paths[0] if len(paths) == 1 else ", ".join(paths)):
             trials = read_lm_eval(paths, normalization=args.normalization or "none", filter_name=args.filter_name,
-                                  clusters=args.clusters, unaligned=args.unaligned)
+                                  clusters=args.clusters, unaligned=args.unaligned, map_answers=args.map_answers,
+                                  answer_pattern=args.answer_pattern)
     if trials.empty:
         raise CLIError(f"{', '.join(paths)}: the logs hold no multiple-choice trials "
                        f"(skipped: {trials.attrs.get('log', {}).get('skipped', {})})")
@@ -174,7 +185,8 @@ def _check_metric(args, trials) -> None:
     if args.metric == "capa" and trials["probabilities"].isna().any():
         n = int(trials["probabilities"].isna().sum())
         raise CLIError(f"--metric capa needs the options' probabilities, which {n} of the {len(trials)} trials lack "
-                       f"(HELM's joint multiple-choice method logs only the chosen option); use --metric "
+                       f"(HELM's joint multiple-choice method and answers mapped to options, --map-answers, give only "
+                       f"the chosen option); use --metric "
                        f"capa-discrete, choice or ec")
     models = trials["subject"].nunique()
     if models < 2:
@@ -295,6 +307,9 @@ def run_similarity(args) -> int:
     print(f"Logs: {len(trials)} trials, {n_models} models, {trials['image'].nunique()} questions in "
           f"{trials['condition'].nunique()} task(s) ({fmt})"
           + (f"; records not used: {', '.join(f'{k} {v}' for k, v in skipped.items())}" if skipped else ""))
+    if log.get("generated"):
+        print(f"Generated answers mapped to options: {log['unmapped']} of {log['generated']} map to no option "
+              f"(response 'na', counted wrong; never the same choice as another)")
     _print_similarity(res, order)
     if diffs is not None:
         _print_differences(diffs, args, n_models)

@@ -4,7 +4,8 @@
 trials and their checks, pairing trials by item), ``tables`` (reading a file: format, separator,
 encoding, compression), ``model_vs_human`` (its raw-data folders and image names), ``headers`` (other
 programs' headers and empty rows), ``labels`` (the one rule for when a response is the truth's class), and ``logs`` (one module
-per evaluation harness: ``lm_eval``, ``helm``, and ``records``, the table they all return).
+per evaluation harness: ``lm_eval``, ``helm``, ``records``, the table they all return, and ``answers``, generated
+answers mapped to an option).
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.io.model_vs_human import image_id, read_model_vs_human
     from trialwise.io.logs.lm_eval import read_lm_eval
     from trialwise.io.logs.helm import read_helm
+    from trialwise.io.logs.answers import map_answer
     from trialwise.io.logs.records import LOG_COLUMNS
 
 __all__ = [
     "TRIAL_COLUMNS", "image_id", "paired_correctness", "read_model_vs_human", "read_table", "read_lm_eval",
-    "read_helm", "LOG_COLUMNS",
+    "read_helm", "LOG_COLUMNS", "map_answer",
 ]
 
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
@@ -32,5 +34,6 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.io.model_vs_human": ("image_id", "read_model_vs_human"),
     "trialwise.io.logs.lm_eval": ("read_lm_eval",),
     "trialwise.io.logs.helm": ("read_helm",),
+    "trialwise.io.logs.answers": ("map_answer",),
     "trialwise.io.logs.records": ("LOG_COLUMNS",),
 })

@@ -14,10 +14,12 @@ of the same run sits next to it (``model_name``, ``config.model_args``, ``config
 samples as one indented JSON array into ``<model_args>_<task>.jsonl`` (``/`` and ``=`` of the
 model arguments replaced by ``__``) next to ``results.json``, without ``doc_hash``.
 
-Why this module is long: about 520 lines, because the reader follows every layout and
+Why this module is long: about 640 lines, because the reader follows every layout and
 record form the harness has written (0.4.0/0.4.1 arrays, 0.4.2+ lines, numbers or text,
-list or dict arguments) and aligns items across files of different versions; split, each
-part would need the others' private rules.
+list or dict arguments; log-likelihoods, generations scored by a logged metric, generations
+mapped to an option) and aligns items across files of different versions; split, each part
+would need the others' private rules. The mapping of generated text itself is in
+:mod:`trialwise.io.logs.answers`.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any, Literal
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import check_choice, show
+from trialwise.io.logs.answers import UNMAPPED, UNMAPPED_NOTE, check_answer_pattern, answer_index, option_letters
 from trialwise.io.logs.records import Record, Tally, assemble, finite_float, log_paths, softmax
 
 __all__ = ["read_lm_eval"]
@@ -51,6 +54,8 @@ def read_lm_eval(
     clusters: str | None = None,
     unaligned: Literal["error", "drop"] = "error",
     score: str | None = None,
+    map_answers: bool = False,
+    answer_pattern: str | None = None,
 ):
     """Read lm-evaluation-harness ``--log_samples`` files of one or more models into a trial table.
 
@@ -91,6 +96,26 @@ def read_lm_eval(
         ``correct`` when the score is 1. A document without the field, or with a value that
         is not a number in [0, 1] (e.g. a corpus metric's ``[reference, prediction]`` pair,
         as ``bleu`` logs), is an error naming the file and line.
+    map_answers : bool, default False
+        Read generative multiple choice (``arc_challenge_chat``, ``mmlu_generative``, the
+        ``*_cot`` variants, API models run with ``openai-chat-completions``): a generation
+        record whose logged document carries the options (``doc["choices"]``, a list of texts
+        or ARC's ``{"text": [...], "label": [...]}``; or ``doc["options"]``) becomes a trial
+        with options. Its first filtered response is mapped to an option by
+        :func:`trialwise.io.map_answer`, the options lettered ``A``, ``B``, ... as the
+        harness's generative prompts show them; ``truth`` is the target mapped by the same
+        built-in rules (``"B"``, ``"(B)"`` or an option's text). ``response`` is the option index as text,
+        or ``"na"`` when the answer maps to no option (none, or two claimed): such trials are
+        incorrect, counted in the reader's warning and in ``attrs["log"]["unmapped"]`` (of
+        ``attrs["log"]["generated"]`` trials read from generated answers). A trial the harness
+        scored right (``exact_match`` 1) whose answer maps elsewhere is counted in a note.
+        ``n_options`` is the number of options, ``probabilities`` None (generated text has
+        none): choice agreement, discrete CAPA and EC work on the table, CAPA does not.
+        Generation records without options are read with ``score=``, else skipped and counted.
+    answer_pattern : str, optional
+        A regular expression with one capture group (the option's label or text) tried
+        before the built-in rules of :func:`trialwise.io.map_answer`; implies
+        ``map_answers=True``.
 
     Returns
     -------
@@ -104,8 +129,10 @@ def read_lm_eval(
         (``"0"``, ``"1"``, ...), ``correct``, ``n_options`` and ``probabilities`` (a tuple, one
         probability per option in the task's option order). ``trials.attrs["log"]``: files
         and records read, the counts of records not used by reason (``"skipped"``),
-        ``"normalization"``, and ``"metric_mismatches"``: trials whose correctness differs
-        from the harness's own logged ``acc``/``acc_norm``.
+        ``"normalization"``, ``"metric_mismatches"``: trials whose correctness differs
+        from the harness's own logged ``acc``/``acc_norm``; with ``map_answers``,
+        ``"generated"`` (trials read from generated answers), ``"unmapped"`` (of them, those
+        mapped to no option) and ``"answer_pattern"``.
 
     Raises
     ------
@@ -113,14 +140,16 @@ def read_lm_eval(
         Naming the file and line: a document logged twice for a model (two logs of one task),
         an item whose option count or target differs between models, unaligned items
         (``unaligned="error"``), log-likelihoods that are not finite or above 0, a missing
-        ``clusters`` field, several filters and no ``filter_name``.
+        ``clusters`` field, several filters and no ``filter_name``; an ``answer_pattern``
+        that does not compile or does not have exactly one capture group.
 
     Warns
     -----
     TrialwiseWarning
         When records were not used (unreadable JSON lines, generation tasks, several correct
         options, winogrande-style tasks whose correct option is not in the log, unaligned
-        items dropped), trials disagree with the logged metric, a task's files identify
+        items dropped), generated answers map to no option (``map_answers``), trials
+        disagree with the logged metric, a task's files identify
         documents differently, or models saw other prompts of one item; the counts are in
         ``trials.attrs["log"]``.
 
@@ -164,6 +193,11 @@ def read_lm_eval(
     for value, name in ((filter_name, "filter_name"), (clusters, "clusters"), (score, "score")):
         if value is not None and not isinstance(value, str):
             raise InvalidTypeError(f"`{name}` must be a str or None; got {type(value).__name__} {show(value)}")
+    if not isinstance(map_answers, bool):
+        raise InvalidTypeError(f"`map_answers` must be True or False; got {type(map_answers).__name__} "
+                               f"{show(map_answers)}")
+    pattern = check_answer_pattern(answer_pattern)
+    mapping = _Mapping(pattern) if map_answers or pattern is not None else None
     files = _find_files(paths)
     tally = Tally()
     mismatches = 0
@@ -181,7 +215,7 @@ def read_lm_eval(
         delimiter = _delimiter(task, results)
         tally.read(path)
         found, wrong, ids, use_hash = _read_samples(path, task, group, model, delimiter, normalization, filter_name,
-                                                    clusters, tally, score)
+                                                    clusters, tally, score, mapping)
         read.append((task, found, ids, use_hash))
         mismatches += wrong
         shots = (results or {}).get("n-shot")
@@ -194,14 +228,20 @@ def read_lm_eval(
     generation = tally.skipped.get(_GENERATION, 0)
     if not records and generation:
         raise InvalidValueError(f"no multiple-choice record in the {tally.files} file(s) read: {generation} record(s) "
-                                f"of generation tasks, which need a per-document score: {_score_hint(tally)}")
+                                f"of generation tasks, which need a per-document score: {_score_hint(tally)}; or, for "
+                                f"generative multiple choice (documents with `choices`), map_answers=True maps each "
+                                f"answer to an option")
     if mismatches:
         acc = "acc_norm" if normalization == "length" else "acc"
         tally.note(f"trials whose correctness differs from the logged `{acc}` (kept; the task may score its "
                    f"options differently)", mismatches)
     return assemble(records, tally, source="lm-evaluation-harness", unaligned=unaligned, clusters=clusters,
                     options_field="filtered_resps", truth_field="target",
-                    extra={"normalization": normalization, "metric_mismatches": mismatches, "score": score})
+                    extra={"normalization": normalization, "metric_mismatches": mismatches, "score": score,
+                           **({} if mapping is None else {"generated": mapping.generated,
+                                                          "unmapped": mapping.unmapped,
+                                                          "answer_pattern": None if pattern is None
+                                                          else pattern.pattern})})
 
 
 def _score_hint(tally: Tally) -> str:
@@ -219,6 +259,60 @@ def _score_hint(tally: Tally) -> str:
                  f"(e.g. [gold, [prediction]]), aggregated over the corpus, not a score of one document")
     return hint
 
+
+class _Mapping:
+    """Generative multiple choice (``map_answers``): each record's answer and target mapped to an option."""
+
+    def __init__(self, pattern: re.Pattern[str] | None) -> None:
+        self.pattern = pattern
+        self.generated = 0  # trials read from generated answers
+        self.unmapped = 0  # of them, answers that map to no option
+
+    def trial(self, row: dict[str, Any], choices: list[str], where: str, tally: Tally) -> tuple[str, str] | None:
+        """``(truth, response)`` as option indices in text (``"na"``: the answer names no option); None when the
+        target names no option (the record is skipped and counted)."""
+        labels = option_letters(len(choices))
+        target = row.get("target")
+        gold = answer_index(str(target), choices, labels) if isinstance(target, (str, int)) else None
+        if gold is None:
+            tally.skip("generation records whose target names no option (neither a letter A, B, ... nor an "
+                       "option's text)", where=where)
+            return None
+        resps = row["filtered_resps"]
+        answer = resps[0] if isinstance(resps, list) and resps else resps
+        answer = answer[0] if isinstance(answer, list) and answer else answer
+        index = answer_index(answer if isinstance(answer, str) else "", choices, labels, self.pattern)
+        self.generated += 1
+        if index is None:
+            self.unmapped += 1
+            tally.note(UNMAPPED_NOTE)
+        if row.get("exact_match") in (1, 1.0, True) and index != gold:  # the harness's own scoring says right
+            tally.note(SCORED_RIGHT_MAPPED_ELSEWHERE)
+        return str(gold), UNMAPPED if index is None else str(index)
+
+
+#: Counted when the harness's ``exact_match`` (the filtered response equal to the target, up to case and
+#: punctuation) says right but the mapping does not: a sign of a target or an answer the rules read otherwise.
+SCORED_RIGHT_MAPPED_ELSEWHERE = ("trials the harness scored right (exact_match 1) whose answer maps to another "
+                                 "option or none (kept as mapped; check the answers or pass answer_pattern=)")
+
+
+def _doc_options(doc: Any) -> list[str] | None:
+    """The options of a logged document: ``choices`` (a list of texts, or ARC's ``{"text": [...]}``) or ``options``
+    (MMLU-Pro); None when it carries no list of at least 2 texts."""
+    if not isinstance(doc, dict):
+        return None
+    found = doc.get("choices", doc.get("options"))
+    if isinstance(found, dict):
+        found = found.get("text")
+    if isinstance(found, list) and len(found) >= 2 and all(isinstance(c, str) for c in found) and len(found) <= 26:
+        return found
+    return None
+
+
+#: The reason counted for generation records without options read with ``map_answers`` (and no ``score=``).
+_NO_OPTIONS = ("generation records whose document carries no options (doc['choices'] or doc['options']), so no "
+               "answer can be mapped to an option")
 
 #: The reason counted for generation records read without ``score=``.
 _GENERATION = "records that are not multiple choice (generation or perplexity tasks)"
@@ -412,7 +506,8 @@ def _cluster(row: dict[str, Any], clusters: str | None, where: str) -> str | Non
 
 def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str, normalization: str,
                   filter_name: str | None, clusters: str | None, tally: Tally,
-                  score_field: str | None = None) -> tuple[list[Record], int, list[tuple[str, Any]], bool]:
+                  score_field: str | None = None,
+                  mapping: _Mapping | None = None) -> tuple[list[Record], int, list[tuple[str, Any]], bool]:
     """The records of one samples file, the number disagreeing with the logged metric, each record's
     ``(doc_id, prompt_hash)`` and whether its items are identified by ``doc_hash``."""
     lines = _open_lines(path)
@@ -444,6 +539,18 @@ def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str,
         where = f"{path}:{number}"
         score = None if score_field is None else _score_value(row, score_field, where)
         lls = _loglikelihoods(row["filtered_resps"])
+        choices = None if lls is not None or mapping is None else _doc_options(row.get("doc"))
+        if choices is not None and mapping is not None:  # generative multiple choice: the answer mapped to an option
+            trial = mapping.trial(row, choices, where, tally)
+            if trial is not None:
+                image = _image(row, use_hash, occurrences, doc_lines, number, where, task, model)
+                records.append(Record(group, task, model, image, trial[0], trial[1], len(choices), None,
+                                      _cluster(row, clusters, where), where, score))
+                ids.append((str(row["doc_id"]), row.get("prompt_hash")))
+            continue
+        if lls is None and mapping is not None and score_field is None:
+            tally.skip(_NO_OPTIONS, where=where)
+            continue
         if lls is None and score_field is None:
             tally.skip(_GENERATION, where=where)
             for name in row.get("metrics") or ():
