@@ -165,7 +165,7 @@ def test_a_clustered_leaderboards_winner_is_studentized_with_the_boards_standard
 def test_clustered_winner_covers_at_fifteen_clusters():
     # 15 clusters of 2–30 questions, ICC 0.3 (docs/validity.md, "The winner's score with clusters"): R = 300
     # boards, B = 200; coverage within 95 % − 3 MC SE (0.0126), where the basic interval of before covered
-    # 87.5 % (R = 1,000)
+    # 87.6 % (R = 1,000)
     r = 300
     cover = []
     with warnings.catch_warnings():

@@ -12,11 +12,11 @@ version of the correction that honestboard iterates).
 When the bootstrap resamples clusters of questions, the basic interval runs short: with a few
 dozen independent clusters the bootstrap spread of the maximum is too narrow (the cluster
 bootstrap's variance is biased down by (G − 1)/G, its tails too light) and the truth falls
-mostly below the interval (87.5 % coverage at 15 clusters, docs/validity.md). There the interval
+mostly below the interval (87.6 % coverage at 15 clusters, docs/validity.md). There the interval
 is the studentized (bootstrap-t) one of the maximum: ``t* = δ* / SE*[w*]`` with the
 infinitesimal-jackknife SE of the replicate's winner on that replicate, and
 ``[S[ŵ] − q_{1−α/2}(t*)·SE[ŵ], S[ŵ] − q_{α/2}(t*)·SE[ŵ]]`` (Efron & Tibshirani 1993, §12.5),
-which covers at the nominal level from 10 clusters on.
+which covers 94.4–95.3 % from 10 to 40 clusters, for wider intervals (+13 % at 40, +66 % at 10).
 """
 
 from __future__ import annotations

@@ -319,6 +319,10 @@ def pairwise_agreement(
         float64: 4 GB for 1,000 models at B = 1,000), which :meth:`~PairwiseAgreementResult.difference`
         needs. Default (None): kept (``"ec"``: as :func:`trialwise.pairwise_error_consistency`
         keeps them); ``False``: shape (0, n_pairs). Intervals and p-values are the same either way.
+        With ``ci_method="jackknife-t"`` (the default with clusters) every pair's
+        leave-one-unit-out values are kept too, in ``jackknife_values`` (units × n_pairs:
+        clusters, or questions without clusters), from which ``difference`` makes its
+        jackknife t interval.
     client : dask.distributed.Client, optional
         Run the blocks of pairs of the bootstrap as tasks on this Dask cluster
         (:mod:`trialwise._stats.distributed`; ``pip install "trialwise[dask]"``). Each task gets the
