@@ -217,7 +217,8 @@ def _print_similarity(res, order: list) -> None:
     units = "questions" if res.n_clusters == int(max(res.n, default=0)) else "clusters"
     print(f"Similarity: {symbol}, {len(res.observers)} models, {int(max(res.n, default=0))} questions; "
           f"{res.confidence_level * 100:g}% CI ({res.ci_method}"
-          + (" interval over clusters; differences: bootstrap B" if res.ci_method == "jackknife-t" else
+          + ((" interval over clusters; differences: jackknife t too; bootstrap B" if res.jackknife_values.size else
+              " interval over clusters; differences: bootstrap B") if res.ci_method == "jackknife-t" else
              " bootstrap, B" if res.ci_method in AGREEMENT_CI_METHODS else " interval; differences: bootstrap B") +
           f" = {res.n_resamples}, {res.n_clusters} {units} resampled jointly for all pairs)")
     mat = res.matrix().loc[order, order]
@@ -247,7 +248,8 @@ def _print_differences(diffs, args, n_models: int) -> None:
     sig = diffs.table[diffs.table["significant"]]
     print(f"\nDifferences of similarity with a common model: is R more similar to X than to Y? "
           f"{diffs.n_tests} tests{f' ({diffs.n_undefined} more undefined: no test)' if diffs.n_undefined else ''} "
-          f"(every model as R, every pair X, Y of the others; two-sided bootstrap test of equal "
+          f"(every model as R, every pair X, Y of the others; two-sided "
+          f"{'jackknife t (over clusters)' if diffs.ci_method == 'jackknife-t' else 'bootstrap'} test of equal "
           f"similarity, {args.adjust}-adjusted): {len(sig)} significant at {alpha:g}")
     for note in diffs.notes:
         if getattr(note, "kind", "") == "monte-carlo-resolution":

@@ -453,7 +453,12 @@ class Leaderboard(Result):
         Measured on simulated accuracy leaderboards with four nearly tied models
         (docs/benchmark.md, "Side by side with honestboard"): the bias of the observed
         winner's score drops from +0.015 to +0.003 and the interval covers the winner's true
-        score in 94.5 % of the boards (T = 500 items, R = 200, B = 1,000).
+        score in 94.5 % of the boards (T = 500 items, R = 200, B = 1,000). When the
+        leaderboard resamples clusters of questions (``clusters=``) the interval is the
+        studentized one of the maximum, with the infinitesimal-jackknife standard errors of
+        the scores (computed once if the leaderboard's ``ci_method`` did not need them):
+        the basic interval covered 82.2 % at 10 clusters and 91.6 % at 40 (docs/validity.md,
+        "The winner's score with clusters").
 
         References
         ----------
@@ -469,14 +474,21 @@ class Leaderboard(Result):
         ('clip-16', 0.8875, True)
         """
         k = len(self.candidates)
-        i, adjusted, bias, lo, hi, used = winner_score(self.scores[:k], self.replicates[:, :k],
-                                                       higher_is_better=self.higher_is_better,
-                                                       confidence_level=self.confidence_level)
-        notes = () if used == self.n_resamples else (
+        ses = None
+        if self.resampled == "clusters":  # the studentized interval of the maximum (winner.py)
+            se, se_rep = self._row_standard_errors.get()
+            ses = (se[:k], se_rep[:, :k])
+        i, adjusted, bias, lo, hi, used, ci_method = winner_score(
+            self.scores[:k], self.replicates[:, :k], higher_is_better=self.higher_is_better,
+            confidence_level=self.confidence_level, standard_errors=ses)
+        notes: tuple[str, ...] = () if used == self.n_resamples else (
             f"{self.n_resamples - used} replicate(s) with an undefined score of a candidate are left out",)
+        if ses is not None and ci_method != "studentized":
+            notes += ("the studentized interval of the winner is unbounded (its standard error is 0 on more than "
+                      f"{(1 - self.confidence_level) / 2:.1%} of the replicates): the basic interval instead",)
         return WinnerScore(observer=self.candidates[i], statistic=adjusted, score=float(self.scores[i]), bias=bias,
                            confidence_interval=ConfidenceInterval(lo, hi), confidence_level=self.confidence_level,
-                           n_resamples=self.n_resamples, n_used=used, notes=notes)
+                           n_resamples=self.n_resamples, n_used=used, notes=notes, ci_method=ci_method)
 
     def best_set(self, k: int = 1) -> BestSet:
         """Confidence set of the ``k`` best candidates (``k=1``: the table's ``in_best_set``).

@@ -88,9 +88,13 @@ def _differences_section(diffs, res) -> list[str]:
     adjust = diffs.adjust
     parts = ["<h2>Differences of similarity</h2>",
              f"<p class='note'>Is model R more similar to X than to Y? For every model R and every pair X, Y of the "
-             f"other models: similarity(R, X) − similarity(R, Y) from the joint bootstrap replicates, its "
-             f"{res.confidence_level * 100:g}% percentile interval (not adjusted) and a two-sided bootstrap test of "
-             f"equal similarity; p-values {html.escape(adjust)}-adjusted over the {diffs.n_tests} tests. "
+             f"other models: similarity(R, X) − similarity(R, Y), "
+             + (f"its {res.confidence_level * 100:g}% jackknife t interval over the {res.n_clusters} clusters (each "
+                f"left out in turn, t with {res.n_clusters - 1} df; not adjusted) and the two-sided t test of "
+                if diffs.ci_method == "jackknife-t" else
+                f"from the joint bootstrap replicates, its {res.confidence_level * 100:g}% percentile interval (not "
+                f"adjusted) and a two-sided bootstrap test of ")
+             + f"equal similarity; p-values {html.escape(adjust)}-adjusted over the {diffs.n_tests} tests. "
              f"<b>{len(sig)}</b> of {diffs.n_tests} significant at α = {alpha:g}.</p>"]
     for note in diffs.notes:  # B too small for any adjusted p to reach α
         if getattr(note, "kind", "") == "monte-carlo-resolution":

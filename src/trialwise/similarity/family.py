@@ -23,8 +23,9 @@ class AgreementDifferenceFamily(Result):
     Made by :meth:`PairwiseAgreementResult.differences`. ``table`` has one row per reference
     R and pair {X, Y} of the other models, said the way round it goes (R is more similar to
     ``more_similar`` than to ``less_similar``): the difference of the two similarities, its
-    percentile interval and two-sided bootstrap p-value from the joint replicates
-    (:meth:`PairwiseAgreementResult.difference`), ``pvalue_adjusted`` over all rows,
+    interval and two-sided p-value (:meth:`PairwiseAgreementResult.difference`: the percentile
+    interval and bootstrap p-value of the joint replicates, or over clusters the jackknife t
+    interval and t test, ``ci_method``), ``pvalue_adjusted`` over all rows,
     ``significant`` (adjusted p below ``alpha``). Rows are ordered by adjusted p, then by the
     size of the difference.
 
@@ -49,18 +50,21 @@ class AgreementDifferenceFamily(Result):
     notes : tuple of str
         The Monte-Carlo resolution note when B is too small for any adjusted p-value of the
         family to reach ``alpha`` (also a warning).
+    ci_method : {"percentile", "jackknife-t"}
+        How the rows' intervals and p-values were made (:meth:`PairwiseAgreementResult.difference`).
     """
 
     table: Any  # pandas.DataFrame
     adjust: str = field(metadata=shown("adjustment", in_repr=True, format="text"))
     alpha: float = field(metadata=shown("alpha", in_repr=True, format="general"))
-    n_tests: int = field(metadata=shown("tests", in_repr=True, format="int", detail="two-sided bootstrap"))
+    n_tests: int = field(metadata=shown("tests", in_repr=True, format="int", detail="two-sided, {ci_method}"))
     n_significant: int = field(metadata=shown("significant", in_repr=True, format="int"))
     confidence_level: float = field(metadata=shown("interval level", format="percent"))
     method: str = field(metadata=shown("metric", in_repr=True, repr_name="", format="text"))
     n_resamples: int = field(metadata=shown("bootstrap B", in_repr=True, format="int"))
     notes: tuple = ()
     n_undefined: int = field(default=0, metadata=shown("undefined (no test)", format="int"))
+    ci_method: str = field(default="percentile", kw_only=True)
 
     frame_columns = ("reference", "more_similar", "less_similar", "difference", "ci_low", "ci_high", "pvalue",
                      "similarity_more", "similarity_less", "pvalue_adjusted", "significant", "adjust")

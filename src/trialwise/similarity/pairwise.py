@@ -110,13 +110,18 @@ def bootstrap_agreement_block(probs: Any, k: NDArray, truth: NDArray | None, cod
             if ci_method in ("bca", "jackknife-t") else None)
     low, high, pvalue, n_undefined = pair_summaries(dist, np.asarray(estimate, dtype=float), jack, metric,
                                                 confidence_level, ci_method)
-    return dict(lo=low, hi=high, pvalue=pvalue, n_undefined=n_undefined, dist=dist if keep else None)
+    return dict(lo=low, hi=high, pvalue=pvalue, n_undefined=n_undefined, dist=dist if keep else None,
+                jack=jack if keep and ci_method == "jackknife-t" else None)
 
 
 def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes: NDArray | None,
                         estimate: NDArray, opts: dict, batch: int | None, argmax: bool, keep: bool,
-                        client: Any) -> tuple[NDArray, NDArray, NDArray, NDArray, NDArray | None]:
+                        client: Any) -> tuple[NDArray, NDArray, NDArray, NDArray, NDArray | None, NDArray | None]:
     """Every pair's interval, p-value, undefined count (and replicates if ``keep``), block of pairs by block.
+
+    With ``keep`` and ``ci_method="jackknife-t"`` it also returns every pair's leave-one-unit-out
+    values (units × pairs; None otherwise), which the differences of pairs need
+    (:meth:`PairwiseAgreementResult.difference`).
 
     A block is a run of tiles (:func:`model_tiles`) of about ``m`` pairs, which need about
     ``m·(24·B + (10 + 2·n_options)·n_questions)`` bytes, ``m`` within
@@ -137,6 +142,7 @@ def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes
     low, high, pvalue = np.empty(n_pairs), np.empty(n_pairs), np.empty(n_pairs)
     n_undefined = np.empty(n_pairs, dtype=np.int64)
     dist = np.empty((B, n_pairs)) if keep else None
+    jack = np.empty((n_units, n_pairs)) if keep and opts["ci_method"] == "jackknife-t" else None
     if client is not None:
         from trialwise._stats.distributed import task_block_size
 
@@ -162,8 +168,8 @@ def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes
                 size += len(tile[0])
 
     gather_blocks(run_blocks(bootstrap_agreement_block, blocks(), weights=weights, client=client),
-                  rows=dict(lo=low, hi=high, pvalue=pvalue, n_undefined=n_undefined), columns=dict(dist=dist))
-    return low, high, pvalue, n_undefined, dist
+                  rows=dict(lo=low, hi=high, pvalue=pvalue, n_undefined=n_undefined), columns=dict(dist=dist, jack=jack))
+    return low, high, pvalue, n_undefined, dist, jack
 
 
 def _check_logged_probabilities(trials: Any, keys: list[str]) -> None:
@@ -313,6 +319,10 @@ def pairwise_agreement(
         float64: 4 GB for 1,000 models at B = 1,000), which :meth:`~PairwiseAgreementResult.difference`
         needs. Default (None): kept (``"ec"``: as :func:`trialwise.pairwise_error_consistency`
         keeps them); ``False``: shape (0, n_pairs). Intervals and p-values are the same either way.
+        With ``ci_method="jackknife-t"`` (the default with clusters) every pair's
+        leave-one-unit-out values are kept too, in ``jackknife_values`` (units × n_pairs:
+        clusters, or questions without clusters), from which ``difference`` makes its
+        jackknife t interval.
     client : dask.distributed.Client, optional
         Run the blocks of pairs of the bootstrap as tasks on this Dask cluster
         (:mod:`trialwise._stats.distributed`; ``pip install "trialwise[dask]"``). Each task gets the
@@ -432,14 +442,14 @@ def pairwise_agreement(
     units = n if codes is None else int(codes.max()) + 1
     if opts["n_resamples"]:
         check_units(n, codes, "`trials`")
-        low, high, pval, n_undef, dist = _pairwise_bootstrap(
+        low, high, pval, n_undef, dist, jack = _pairwise_bootstrap(
             probs, k, truth_idx, codes, np.asarray(est, dtype=float), opts, batch,
             from_array and metric == "capa-discrete", keep_replicates is not False, client)
         if dist is None:
             dist = np.empty((0, len(idx)))
     else:
         nan = np.full(len(idx), np.nan)
-        low, high, pval, dist = nan, nan.copy(), nan.copy(), np.empty((0, len(idx)))
+        low, high, pval, dist, jack = nan, nan.copy(), nan.copy(), np.empty((0, len(idx))), None
         n_undef = np.zeros(len(idx), dtype=np.int64)
     pbar = correct / n
     notes = warn_and_notes(names[idx[:, 0]], names[idx[:, 1]], est, n_undef, opts["n_resamples"])
@@ -452,5 +462,6 @@ def pairwise_agreement(
         n=np.full(len(idx), n, dtype=np.int64), confidence_level=opts["confidence_level"], method=metric,
         ci_method=opts["ci_method"], n_clusters=int(units), c_obs=np.asarray(c_obs), c_exp=np.asarray(c_exp),
         p_correct_a=pbar[idx[:, 0]], p_correct_b=pbar[idx[:, 1]], n_resamples=opts["n_resamples"],
-        n_undefined=np.asarray(n_undef, dtype=np.int64), bootstrap_distribution=dist, pair_notes=notes,
+        n_undefined=np.asarray(n_undef, dtype=np.int64), bootstrap_distribution=dist,
+        jackknife_values=np.empty((0, len(idx))) if jack is None else jack, pair_notes=notes,
         result_notes=() if few is None else (few,))

@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import ConfidenceInterval, Result
 from trialwise._core.shown import shown
-from trialwise._stats.intervals import percentile_interval
+from trialwise._stats.intervals import jackknife_t_interval, jackknife_t_pvalue, percentile_interval
 from trialwise._stats.significance import Adjustment
 from trialwise.similarity.family import AgreementDifferenceFamily
 from trialwise.ec.results import pair_matrix
@@ -42,6 +42,12 @@ def _joint_resampling(res: Any) -> str:
     if res.n_resamples == 0:
         return "point values only (n_resamples = 0)"
     return f"B = {res.n_resamples}, joint resampling"
+
+
+def _difference_detail(res: Any) -> str:
+    if res.ci_method == "jackknife-t":
+        return f"clusters left out one at a time, t with {res.n_clusters - 1} df"
+    return f"joint replicates, B = {res.n_resamples}"
 
 
 def _units(value: int, res: Any) -> str:
@@ -119,11 +125,13 @@ class AgreementDifferenceResult(Result):
     statistic : float
         The difference of the two statistics.
     confidence_interval : ConfidenceInterval
-        Percentile interval of the jointly resampled differences.
+        ``ci_method`` ``"percentile"``: the percentile interval of the jointly resampled
+        differences; ``"jackknife-t"`` (the pairs' intervals over clusters):
+        ``Δ̂ ± t_{G−1, 1−α/2} · SE_jack`` from the differences with each cluster left out.
     pvalue : float
-        Two-sided bootstrap p-value of H0: equal agreement,
+        Two-sided p-value of H0: equal agreement. ``"percentile"``: the bootstrap's,
         ``min(1, 2 (1 + min(#{Δ* ≤ 0}, #{Δ* ≥ 0})) / (1 + B))`` (the test the percentile
-        interval inverts).
+        interval inverts); ``"jackknife-t"``: ``2 · P(T_{G−1} ≥ |Δ̂| / SE_jack)``.
     reference, x, y : hashable
     agreement_x, agreement_y : float
         The two agreements.
@@ -131,6 +139,9 @@ class AgreementDifferenceResult(Result):
     confidence_level : float
     method : str
         The agreement metric.
+    ci_method : {"percentile", "jackknife-t"}
+        How the interval and p-value were made: ``"jackknife-t"`` when the pairwise result's
+        intervals are (the default with clusters), else ``"percentile"``.
     bootstrap_distribution : ndarray, shape (n_resamples,)
     notes : tuple of str
         Caveats of the pairwise result it comes from that hold for it too (too few clusters).
@@ -138,9 +149,9 @@ class AgreementDifferenceResult(Result):
 
     statistic: float = field(metadata=shown("difference", in_repr=True, repr_name="delta"))
     confidence_interval: ConfidenceInterval = field(metadata=shown(
-        format="interval", in_repr=True, detail="percentile, joint replicates, B = {n_resamples}"))
+        format="interval", in_repr=True, method="ci_method", detail=_difference_detail))
     pvalue: float = field(metadata=shown(
-        "p-value (equal)", in_repr=True, repr_name="p", format="pvalue", detail="two-sided bootstrap"))
+        "p-value (equal)", in_repr=True, repr_name="p", format="pvalue", detail="two-sided"))
     reference: Any = field(metadata=shown("reference", format="text"))
     x: Any = field(metadata=shown("x, y", format="text"))
     y: Any = field(metadata=shown("x, y", format="text"))
@@ -152,9 +163,11 @@ class AgreementDifferenceResult(Result):
     n_resamples: int
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     notes: tuple[str, ...] = ()
+    ci_method: str = field(default="percentile", kw_only=True)
+    n_clusters: int | None = field(default=None, kw_only=True)  # G of the jackknife (None: percentile)
 
     frame_columns = ("reference", "x", "y", "statistic", "ci_low", "ci_high", "pvalue", "agreement_x",
-                     "agreement_y", "n", "confidence_level", "method", "n_resamples")
+                     "agreement_y", "n", "confidence_level", "method", "n_resamples", "ci_method")
     summary_title = "Difference of agreement with a common model, {metric_name}"
 
     @property
@@ -170,7 +183,10 @@ class PairwiseAgreementResult(Result):
     Array attributes have one entry per pair (in the order of ``observer_a`` /
     ``observer_b``); ``bootstrap_distribution`` (n_resamples, n_pairs) is one joint sample,
     so differences of columns ("is J more similar to X than to Y?") have correct
-    bootstrap uncertainty. :meth:`pair` gives one pair as a :class:`ModelAgreementResult`,
+    bootstrap uncertainty. With ``ci_method="jackknife-t"`` (the default with clusters),
+    ``jackknife_values`` (n_clusters, n_pairs) holds every pair's statistic with each cluster
+    left out, from which :meth:`difference` makes its interval and test (empty otherwise, and
+    when replicates are not kept). :meth:`pair` gives one pair as a :class:`ModelAgreementResult`,
     :meth:`to_frame` one row per pair, :meth:`matrix` an observers × observers table.
     """
 
@@ -196,7 +212,9 @@ class PairwiseAgreementResult(Result):
     pair_notes: tuple = ()
     result_notes: tuple[str, ...] = ()
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
+    jackknife_values: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False, kw_only=True)
 
+    _dict_exclude = Result._dict_exclude + ("jackknife_values",)
     frame_columns = (
         "observer_a", "observer_b", "statistic", "ci_low", "ci_high", "pvalue", "n",
         "c_obs", "c_exp", "p_correct_a", "p_correct_b", "n_undefined",
@@ -277,9 +295,14 @@ class PairwiseAgreementResult(Result):
         Returns
         -------
         AgreementDifferenceResult
-            ``agreement(reference, x) − agreement(reference, y)`` with the percentile interval
-            of the jointly resampled differences and a two-sided bootstrap p-value of H0: equal
-            agreement (calibration: ``docs/language_models.md``).
+            ``agreement(reference, x) − agreement(reference, y)`` with an interval and a
+            two-sided p-value of H0: equal agreement. When the pairs' intervals are
+            ``"jackknife-t"`` (the default with clusters): ``Δ̂ ± t_{G−1, 1−α/2} · SE_jack``, the
+            jackknife SE over the G clusters of the differences with each cluster left out, and
+            ``p = 2 · P(T_{G−1} ≥ |Δ̂| / SE_jack)``; otherwise the percentile interval of the
+            jointly resampled differences and the two-sided bootstrap p-value. ``ci_method``
+            says which (calibration: ``docs/language_models.md``; with clusters
+            ``docs/validity.md``, "The difference of two agreements with clusters").
 
         Raises
         ------
@@ -302,25 +325,43 @@ class PairwiseAgreementResult(Result):
             raise InvalidValueError("this result holds no bootstrap replicates (n_resamples = 0) or kept none "
                                     "(keep_replicates=False)")
         first, second = self.pair(reference, x), self.pair(reference, y)
-        d = first.bootstrap_distribution - second.bootstrap_distribution
-        d = d[~np.isnan(d)]
         est = first.statistic - second.statistic
-        low, high = percentile_interval(d, self.confidence_level) if d.size else (np.nan, np.nan)
-        tail = min(np.sum(d <= 0), np.sum(d >= 0))
-        pvalue = min(1.0, 2 * (1 + tail) / (1 + d.size)) if d.size and not np.isnan(est) else np.nan
+        low: Any
+        high: Any
+        if self.jackknife_values.size:  # the pairs' own method over clusters: jackknife t, G − 1 df
+            jack = self._pair_jackknife(reference, x) - self._pair_jackknife(reference, y)
+            low, high = jackknife_t_interval(est, jack, self.confidence_level)
+            upper, lower = float(jackknife_t_pvalue(est, jack)), float(jackknife_t_pvalue(-est, -jack))
+            pvalue: float = min(1.0, 2.0 * min(upper, lower)) if not np.isnan(est) else np.nan
+            ci_method, n_clusters = "jackknife-t", int(np.isfinite(jack).sum())
+        else:
+            d = first.bootstrap_distribution - second.bootstrap_distribution
+            d = d[~np.isnan(d)]
+            low, high = percentile_interval(d, self.confidence_level) if d.size else (np.nan, np.nan)
+            tail = min(np.sum(d <= 0), np.sum(d >= 0))
+            pvalue = min(1.0, 2 * (1 + float(tail)) / (1 + d.size)) if d.size and not np.isnan(est) else np.nan
+            ci_method, n_clusters = "percentile", None
         return AgreementDifferenceResult(
             statistic=float(est), confidence_interval=ConfidenceInterval(float(low), float(high)), pvalue=float(pvalue),
             reference=reference, x=x, y=y, agreement_x=first.statistic, agreement_y=second.statistic, n=first.n,
             confidence_level=self.confidence_level, method=self.method, n_resamples=self.n_resamples,
             bootstrap_distribution=first.bootstrap_distribution - second.bootstrap_distribution,
-            notes=self._coverage_notes())
+            notes=self._coverage_notes(), ci_method=ci_method, n_clusters=n_clusters)
+
+    def _pair_jackknife(self, a: Any, b: Any) -> NDArray:
+        """The leave-one-cluster-out values of the pair (a, b) (either order: κ_p is symmetric)."""
+        for i, pair in enumerate(zip(self.observer_a, self.observer_b)):
+            if pair in ((a, b), (b, a)):
+                return self.jackknife_values[:, i]
+        raise KeyError(f"no pair ({a!r}, {b!r}) in this result")
 
     def differences(self, *, adjust: Adjustment = "holm", alpha: float = 0.05,
                     progress: Callable[[str, int, int], Any] | None = None) -> AgreementDifferenceFamily:
         """Every test of equal similarity to a common model, adjusted over the family.
 
         For every model R as the reference and every pair {X, Y} of the other models:
-        :meth:`difference` ``(R, X, Y)`` from the joint replicates (no new resampling),
+        :meth:`difference` ``(R, X, Y)`` from the joint replicates, or with clusters from the
+        leave-one-cluster-out values (``ci_method``; no new resampling),
         said the way round it goes, then the p-values adjusted over all
         ``M (M − 1) (M − 2) / 2`` tests of M models.
 
@@ -342,7 +383,7 @@ class PairwiseAgreementResult(Result):
         -----
         MonteCarloResolutionWarning
             When B is too small for any adjusted p-value of the family to reach ``alpha``
-            (also in ``notes``).
+            (also in ``notes``); not with ``"jackknife-t"``, whose p-values are not Monte Carlo.
 
         Raises
         ------
@@ -384,13 +425,16 @@ class PairwiseAgreementResult(Result):
         frame["adjust"] = adjust
         order = np.lexsort((-frame["difference"].to_numpy(dtype=float), frame["pvalue_adjusted"].to_numpy(dtype=float)))
         table = frame.iloc[order].reset_index(drop=True)
-        floor = check_monte_carlo_resolution(int(frame["pvalue"].notna().sum()), n_resamples=self.n_resamples,
-                                             alpha=alpha, adjust=adjust, sides=2, what="difference")
+        jackknife = bool(self.jackknife_values.size)  # t p-values: no Monte-Carlo floor
+        floor = None if jackknife else check_monte_carlo_resolution(
+            int(frame["pvalue"].notna().sum()), n_resamples=self.n_resamples, alpha=alpha, adjust=adjust, sides=2,
+            what="difference")
         return AgreementDifferenceFamily(
             table=table, adjust=adjust, alpha=alpha, n_tests=int(table["pvalue"].notna().sum()),
             n_undefined=int(table["pvalue"].isna().sum()), n_significant=int(table["significant"].sum()),
             confidence_level=self.confidence_level, method=self.method, n_resamples=self.n_resamples,
-            notes=self._coverage_notes() + ((floor,) if floor is not None else ()))
+            notes=self._coverage_notes() + ((floor,) if floor is not None else ()),
+            ci_method="jackknife-t" if jackknife else "percentile")
 
     def _coverage_notes(self) -> tuple[str, ...]:
         """The result's notes that hold for its differences too: the ``coverage`` note of too few clusters."""
