@@ -64,12 +64,12 @@ def add_paired(sub) -> argparse.ArgumentParser:
 
 def _read_one(args, path: str, flag: str):
     """The trial table of one run's logs, read as ``trialwise similarity`` reads them."""
-    from trialwise.cli.similarity import _read
+    from trialwise.cli.similarity import read_logs
 
     reader = argparse.Namespace(format=args.format, normalization=args.normalization, filter_name=args.filter_name,
                                 clusters=args.clusters, unaligned="error")
     try:
-        fmt, trials = _read(reader, [path])
+        fmt, trials = read_logs(reader, [path])
     except CLIError as exc:
         text = str(exc)
         raise CLIError(text if text.startswith(path) else f"{flag} {path}: {text}") from None
