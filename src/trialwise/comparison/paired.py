@@ -43,6 +43,7 @@ from trialwise._core.results import ConfidenceInterval, Note, Result
 from trialwise._core.shown import shown
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.streams import child_seed, records_seed
+from trialwise._stats.tables import cluster_sums, correctness_table
 from trialwise.comparison._caveats import collecting
 
 __all__ = ["PairedRunsResult", "UNALIGNED", "paired_difference_interval", "paired_runs"]
@@ -165,7 +166,7 @@ def _icc(d: NDArray, codes: NDArray, sizes: NDArray) -> float:
     n_total, g = d.size, sizes.size
     if g < 2 or n_total <= g:
         return 0.0
-    means = np.bincount(codes, d, g) / sizes
+    means = cluster_sums(d[:, None], codes)[:, 0] / sizes
     msb = float((sizes * (means - d.mean()) ** 2).sum()) / (g - 1)
     msw = float(((d - means[codes]) ** 2).sum()) / (n_total - g)
     n0 = (n_total - float((sizes ** 2).sum()) / n_total) / (g - 1)
@@ -246,14 +247,14 @@ def paired_difference_interval(d: ArrayLike, clusters: ArrayLike | None = None, 
         codes, sizes = np.arange(n_total), np.ones(n_total)
     else:
         codes = np.unique(np.asarray(clusters), return_inverse=True)[1].ravel()
-        sizes = np.bincount(codes).astype(float)
+        sizes = cluster_sums(np.ones((n_total, 1)), codes)[:, 0]
     mean = float(d.mean())
     g = sizes.size
     nan_ci = ConfidenceInterval(math.nan, math.nan)
     if g < 2:
         return mean, math.nan, math.nan, nan_ci, math.nan, math.nan
     c = sizes / n_total
-    sums = np.bincount(codes, d - mean, g)
+    sums = cluster_sums((d - mean)[:, None], codes)[:, 0]
     se = math.sqrt(float((sums ** 2 / (1 - c)).sum())) / n_total
     if clusters is None:
         rho, df = 0.0, float(n_total - 1)
@@ -474,8 +475,8 @@ def paired_runs(
     d = ca.astype(float) - cb.astype(float)
     diff, se, df, ci, p, rho = paired_difference_interval(d, labels, confidence_level=level)
     n_clusters = None if labels is None else int(np.unique(labels).size)
-    n10, n01 = int((ca & ~cb).sum()), int((~ca & cb).sum())
-    table = np.array([[int((ca & cb).sum()), n10], [n01, int((~ca & ~cb).sum())]], dtype=np.int64)
+    table = correctness_table(ca, cb)  # [[n11, n10], [n01, n00]]
+    n10, n01 = int(table[0, 1]), int(table[1, 0])
     degenerate: list[str] = []
     if n_clusters == 1:
         degenerate.append("one cluster: the difference, EC and CAPA have no interval and no p-value")
