@@ -27,7 +27,7 @@ from trialwise.cli import main
 from trialwise.cli.app import FILES, _parser
 
 #: The metavars of the options and arguments that name files (every one must be in FILES).
-FILE_METAVARS = ("FILE", "CSV", "HTML", "PATH", "LOGS")
+FILE_METAVARS = ("FILE", "CSV", "HTML", "PATH", "LOGS", "A", "B")  # A, B: the two logs of paired
 
 
 def run(args, capsys):
@@ -70,6 +70,7 @@ _INVOCATION = {
     "compare": (["compare"], ["--truth", "y", "--a", "a", "--b", "b"]),
     "shape-bias": (["shape-bias"], []),
     "similarity": (["similarity"], []),
+    "paired": (["paired"], ["{other}"]),
     "brainscore": (["brainscore"], []),
 }
 

@@ -307,12 +307,14 @@ def test_no_module_is_named_like_a_public_name_of_its_package():
 #: of lower layers (function-level imports included): the core at the bottom, the numerics and the
 #: readers on it, the statistics of the domains above them, Brain-Score on the leaderboards, the
 #: calibration studies above every domain they study, then the figures, the reports and the CLI.
+#: The comparison of two classifiers sits above similarity and planning: the paired comparison of
+#: two runs (comparison.paired) reports their CAPA and the minimum detectable difference.
 LAYERS = (
     ("_core",),
     ("_stats", "io"),
     ("ec", "datasets"),
-    ("similarity", "planning", "comparison", "cue_conflict", "leaderboards"),
-    ("brainscore",),
+    ("similarity", "planning", "cue_conflict", "leaderboards"),
+    ("comparison", "brainscore"),
     ("validity",),
     ("plot",),
     ("report",),

@@ -189,6 +189,10 @@ FACTORIES = {
                                    cmp.symmetry_permutation_test(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]],
                                                                  n_resamples=99, rng=0)],
     "McNemarResult": lambda: [cmp.mcnemar(counts=[[150, 25], [15, 10]]), cmp.yules_q(counts=[[150, 25], [15, 10]])],
+    "PairedRunsResult": lambda: [
+        cmp.paired_runs(tw.datasets.llm_demo(), "sim/demo-7b", "sim/demo-1b", n_resamples=100, rng=0),
+        cmp.paired_runs(tw.datasets.llm_demo(), "sim/demo-7b", "sim/demo-7b-chat", clusters="cluster",
+                        n_resamples=100, rng=0)],
     "AUCResult": lambda: [cmp.auc(_labels()[0], _labels()[3]), cmp.delong_test(*_labels(2)[::3], _labels(2)[4])],
     "ScoreResult": lambda: [cmp.brier_score(_labels()[0], _labels()[3]),
                             cmp.expected_calibration_error(_labels()[0], _labels()[3], kind="classwise"),

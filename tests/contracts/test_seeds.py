@@ -97,6 +97,8 @@ CASES = {
         *list(_shape_bias().table.observer)[:2], n_resamples=40, rng=rng),
     "compare": lambda rng: tw.compare(*_labels(), n_resamples=99, rng=rng),
     "mcnemar": lambda rng: cmp.mcnemar(counts=[[150, 25], [15, 10]], method="permutation", n_resamples=99, rng=rng),
+    "paired_runs": lambda rng: cmp.paired_runs(tw.datasets.llm_demo(), "sim/demo-7b", "sim/demo-1b", n_resamples=99,
+                                               rng=rng),
     "symmetry_permutation_test": lambda rng: _MAJOR(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]], n_resamples=99,
                                                     rng=rng),
     "leaderboard": lambda rng: tw.leaderboard(_mvh(), protocol=_PROTO, n_resamples=40, rng=rng),

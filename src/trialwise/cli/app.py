@@ -23,6 +23,7 @@ from trialwise.cli.common import CLIError, EPILOG, FigureFailure, check_files
 from trialwise.cli.compare import add_compare, run_compare
 from trialwise.cli.ec import add_ec, run_ec
 from trialwise.cli.leaderboard import add_leaderboard, run_leaderboard
+from trialwise.cli.paired import add_paired, run_paired
 from trialwise.cli.plan import add_plan, run_plan
 from trialwise.cli.progress import BAR_OPEN, Warnings
 from trialwise.cli.shape_bias import add_shape_bias, run_shape_bias
@@ -62,6 +63,7 @@ COMMANDS: dict[str, tuple[Callable[[Any], argparse.ArgumentParser], Callable[[An
     "compare": (add_compare, run_compare),
     "shape-bias": (add_shape_bias, run_shape_bias),
     "similarity": (add_similarity, run_similarity),
+    "paired": (add_paired, run_paired),
     "brainscore": (add_brainscore, run_brainscore),
 }
 
@@ -85,6 +87,7 @@ FILES: dict[str, Files] = {
     "shape-bias": Files((("path", "PATH", True),), (("csv", "--csv", "csv"), ("figure", "--figure", "figure"))),
     "similarity": Files((("logs", "LOGS", True),), (("out", "--out", "html"), ("csv", "--csv", "csv"),
                                                    ("differences_csv", "--differences-csv", "csv"))),
+    "paired": Files((("a", "A", True), ("b", "B", True)), ()),
     "brainscore": Files((("path", "PATH", True), ("probabilities", "--probabilities", False), ("osts", "--osts", False)),
                         (("out", "--out", "html"), ("csv", "--csv", "csv"))),
 }

@@ -33,7 +33,7 @@ from trialwise.cli.common import (
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
 from trialwise._stats.significance import ADJUSTMENTS
 
-__all__ = ["add_similarity", "run_similarity", "detect_format", "DIFFERENCE_LIMIT"]
+__all__ = ["add_similarity", "run_similarity", "detect_format", "read_logs", "DIFFERENCE_LIMIT"]
 
 #: More differences than this (M (M−1)(M−2)/2 for M models) are not computed unless asked for.
 DIFFERENCE_LIMIT = 5_000
@@ -153,6 +153,11 @@ def _read(args, paths: list[str]):
         for api, cli in _OPTION_WORDS:
             text = text.replace(api, cli)
         raise CLIError(text) from None
+
+
+#: LOGS read as this command reads them (the format detected or ``args.format``; the readers' errors in the
+#: command line's words), for the other commands that read evaluation logs (``trialwise paired``).
+read_logs = _read
 
 
 def _read_logs(args, paths: list[str]):

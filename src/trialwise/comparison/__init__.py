@@ -9,6 +9,9 @@
   skill, and the paired per-sample-score tests; :mod:`~trialwise.comparison.calibration` —
   calibration curves and ECE.
 * :mod:`~trialwise.comparison.roc` — AUC and DeLong's test, binary, OvR and OvO.
+* :mod:`~trialwise.comparison.paired` — :func:`paired_runs`, the paired comparison of two runs
+  of a benchmark (a trial table, e.g. two evaluation logs): accuracies, their difference with a
+  paired (cluster-robust) interval, McNemar, the minimum detectable difference, EC and CAPA.
 * :mod:`~trialwise.comparison.ensemble` — the ensemble recommendation of §14.3.11.
 * :mod:`~trialwise.comparison.report` — :func:`trialwise.compare`, all of the above in one report.
 * :mod:`~trialwise.comparison.result` — the result classes (:class:`ComparisonResult` and
@@ -40,6 +43,7 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.comparison.probabilities import PROBA_SUM_TOLERANCE, SCORING_RULES, brier_score, brier_skill_score, error_correlation, paired_ttest, sample_scores, score_difference, wilcoxon_test
     from trialwise.comparison.calibration import BIN_STRATEGIES, CALIBRATION_KINDS, calibration_curve, expected_calibration_error
     from trialwise.comparison.ensemble import EnsembleRecommendation
+    from trialwise.comparison.paired import PairedRunsResult, paired_runs
     from trialwise.comparison.report import ComparisonReport
     from trialwise.comparison.result import (
         AgreementResult,
@@ -55,10 +59,10 @@ __all__ = [
     "BIN_STRATEGIES", "CALIBRATION_KINDS", "DECISIONS", "MCNEMAR_METHODS", "MULTI_CLASS", "PERMUTATION_STATISTICS",
     "PROBA_SUM_TOLERANCE", "SCORING_RULES",
     "AUCResult", "AgreementResult", "CalibrationCurve", "ComparisonReport", "ComparisonResult", "EnsembleRecommendation",
-    "McNemarResult", "ScoreResult", "SymmetryTestResult",
+    "McNemarResult", "PairedRunsResult", "ScoreResult", "SymmetryTestResult",
     "agreement_matrix", "auc", "bowker_test", "brier_score", "brier_skill_score", "calibration_curve",
     "cohen_kappa", "contingency_table", "delong_test", "disagreement", "ensemble_recommendation", "error_correlation",
-    "expected_calibration_error", "mcnemar", "paired_ttest", "sample_scores", "score_difference",
+    "expected_calibration_error", "mcnemar", "paired_runs", "paired_ttest", "sample_scores", "score_difference",
     "stuart_maxwell_test", "symmetry_permutation_test", "wilcoxon_test", "yules_q",
 ]
 
@@ -75,6 +79,7 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.comparison.calibration": ("BIN_STRATEGIES", "CALIBRATION_KINDS", "calibration_curve",
                                          "expected_calibration_error"),
     "trialwise.comparison.report": ("ComparisonReport",),
+    "trialwise.comparison.paired": ("PairedRunsResult", "paired_runs"),
     "trialwise.comparison.result": ("AgreementResult", "AUCResult", "CalibrationCurve", "ComparisonResult",
                                     "McNemarResult", "ScoreResult", "SymmetryTestResult"),
 })

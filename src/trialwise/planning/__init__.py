@@ -14,20 +14,20 @@ from trialwise._core.lazy import lazy_package
 
 if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
     from trialwise.planning.trials import ci_width, power_difference, validate_copy_model
-    from trialwise.planning.questions import accuracy_half_width, agreement_half_width, agreement_influence, power_accuracy_difference, power_agreement_difference
+    from trialwise.planning.questions import accuracy_half_width, agreement_half_width, agreement_influence, detectable_accuracy_difference, power_accuracy_difference, power_agreement_difference
     from trialwise.planning.clusters import design_effect, estimate_icc
     from trialwise.planning.results import CIWidthResult, ClusterDesign, CopyModelValidation, HalfWidthResult, PlanResult, PowerResult, QuestionPowerResult
 
 __all__ = [
     "ci_width", "power_difference", "validate_copy_model", "accuracy_half_width", "agreement_half_width",
-    "agreement_influence", "design_effect", "estimate_icc", "power_accuracy_difference",
+    "agreement_influence", "design_effect", "detectable_accuracy_difference", "estimate_icc", "power_accuracy_difference",
     "power_agreement_difference", "CIWidthResult", "ClusterDesign", "CopyModelValidation", "HalfWidthResult",
     "PlanResult", "PowerResult", "QuestionPowerResult",
 ]
 
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.planning.trials": ("ci_width", "power_difference", "validate_copy_model",),
-    "trialwise.planning.questions": ("accuracy_half_width", "agreement_half_width", "agreement_influence",
+    "trialwise.planning.questions": ("accuracy_half_width", "agreement_half_width", "agreement_influence", "detectable_accuracy_difference",
                                      "power_accuracy_difference", "power_agreement_difference"),
     "trialwise.planning.clusters": ("design_effect", "estimate_icc"),
     "trialwise.planning.results": ("CIWidthResult", "ClusterDesign", "CopyModelValidation", "HalfWidthResult", "PlanResult", "PowerResult", "QuestionPowerResult",),

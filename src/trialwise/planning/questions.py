@@ -10,6 +10,9 @@ statistic may be an accuracy or CAPA (κ_p, Goel et al. 2025):
 * :func:`power_agreement_difference` — "is judge J more similar to X than to Y?": the
   Wald test of κ_p(J, X) = κ_p(J, Y) with the delta-method (infinitesimal-jackknife)
   variance over questions, planned from a pilot;
+* :func:`detectable_accuracy_difference` — the smallest accuracy difference of two models on
+  the same n questions that a paired test detects with the given power (the inverse of
+  Connor's power formula), from the observed discordance;
 * :func:`accuracy_half_width`, :func:`agreement_half_width` — the interval half-width of
   one accuracy or one CAPA at n questions, or the n for a target half-width;
 * :func:`design_effect`, :func:`estimate_icc` — the cluster design effect
@@ -51,7 +54,8 @@ from trialwise.planning.trials import (
     smallest_n,
 )
 
-__all__ = ["accuracy_half_width", "agreement_half_width", "power_accuracy_difference", "power_agreement_difference", "agreement_influence"]
+__all__ = ["accuracy_half_width", "agreement_half_width", "detectable_accuracy_difference", "power_accuracy_difference",
+           "power_agreement_difference", "agreement_influence"]
 
 
 # ----------------------------------------------------------------------------- clusters
@@ -237,6 +241,93 @@ def power_accuracy_difference(
         delta=np.broadcast_to(delta, pw.shape).astype(float), se=np.asarray(sd1 / np.sqrt(n_eff), dtype=float),
         alpha=a_lvl, n_simulations=n_sim, target_power=None if n is not None else float(power), reached=reached,
         design_effect=de, method="two-proportion-z" if cells is None else "mcnemar-exact" if de == 1 else "paired-wald")
+
+
+def detectable_accuracy_difference(
+    n: ArrayLike,
+    discordance: ArrayLike,
+    *,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    cluster_size: float = 1.0,
+    icc: float = 0.0,
+    cluster_size_cv: float = 0.0,
+) -> NDArray:
+    """The minimum detectable difference of two accuracies on the same n questions (paired design).
+
+    The smallest ``|δ| = |a − b|`` that the two-sided paired test at level ``alpha`` detects
+    with probability ``power`` on n questions, when a share ``discordance`` of them is
+    answered right by exactly one of the two models — the inverse of the analytic power of
+    :func:`power_accuracy_difference` (Connor 1987).
+
+    Parameters
+    ----------
+    n : int or array_like of int
+        Questions (both models answer each), at least 1.
+    discordance : float or array_like
+        The share ψ of questions exactly one model gets right, in [0, 1] (a pilot's or the
+        data's ``mean(c_A != c_B)``); broadcast against ``n``.
+    power : float, default 0.8
+        In (0.5, 1).
+    alpha : float, default 0.05
+        Two-sided level, in (0, 1).
+    cluster_size, icc, cluster_size_cv : float
+        The cluster design (:func:`design_effect`): the difference is found at the effective
+        n ``n / DE``. Default: independent questions.
+
+    Returns
+    -------
+    numpy.ndarray
+        The minimum detectable difference, shaped as ``n`` and ``discordance`` broadcast
+        (a 0-d array for scalars); NaN where no difference is detectable: ψ = 0, too few
+        effective questions (``n_e < z_{α/2}² − z_β²``), or a root beyond ψ (a difference
+        larger than the discordance allows).
+
+    Notes
+    -----
+    Connor's power ``Φ((|δ|√n_e − z_{α/2}√ψ)/√(ψ − δ²))`` equals ``power`` where
+
+    ``|δ| = √ψ · (√n_e·z_{α/2} + z_β·√(n_e − z_{α/2}² + z_β²)) / (n_e + z_β²)``,
+
+    with ``z_β = Φ⁻¹(power)`` (the root of the quadratic that squaring gives, on the side
+    where ``|δ|√n_e ≥ z_{α/2}√ψ``). ψ is held at the value given, as in the power
+    calculation. It is a large-sample value: the exact McNemar test, being conservative,
+    needs a little more.
+
+    References
+    ----------
+    R. J. Connor (1987), "Sample size for testing differences in proportions for the
+    paired-sample design", Biometrics 43(1), 207–211.
+
+    Examples
+    --------
+    >>> import trialwise as tw
+    >>> mdd = tw.planning.detectable_accuracy_difference([500, 1000], 0.2)
+    >>> mdd.round(4).tolist()
+    [0.0559, 0.0396]
+    >>> d = float(mdd[0])
+    >>> p = tw.planning.power_accuracy_difference(0.5 + d / 2, 0.5 - d / 2, discordance=0.2, n=500, rng=0)
+    >>> round(float(p.power_analytic), 6)
+    0.8
+    """
+    pw = float(v.check_probability(power, "power", open_interval=True))
+    if pw <= 0.5:
+        raise InvalidValueError(f"`power` must be above 0.5 (a detectable difference is one found more often than "
+                                f"not); got {pw:g}")
+    a_lvl = float(v.check_probability(alpha, "alpha", open_interval=True))
+    n_arr = np.asarray(n)
+    if n_arr.dtype == bool or not np.issubdtype(n_arr.dtype, np.number) or not np.all(np.isfinite(n_arr)) \
+            or np.any(n_arr < 1):
+        raise InvalidValueError(f"`n` must be a number of questions, at least 1; got {v.show(n)}")
+    psi = np.asarray(v.check_probability(discordance, "discordance"), dtype=float)
+    de = check_cluster_design(cluster_size, icc, cluster_size_cv)
+    n_e, psi = np.broadcast_arrays(n_arr.astype(float) / de, psi)
+    za, zb = float(ndtri(1 - a_lvl / 2)), float(ndtri(pw))
+    with np.errstate(invalid="ignore"):
+        root = np.sqrt(n_e - za ** 2 + zb ** 2)
+        delta = np.sqrt(psi) * (np.sqrt(n_e) * za + zb * root) / (n_e + zb ** 2)
+    ok = np.isfinite(delta) & (psi > 0) & (delta <= psi + 1e-12)
+    return np.where(ok, delta, np.nan)[()]
 
 
 def _sizes(simulate: Callable, n: Any, power: Any, alpha: float, delta: float, what: str, z: float, sd1: float,

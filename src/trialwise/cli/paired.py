@@ -1,0 +1,160 @@
+"""``trialwise paired A B``: the paired comparison of two runs from their evaluation logs (:func:`trialwise.comparison.paired_runs`).
+
+A and B are the logs of one model each (files or folders, in a format ``trialwise similarity``
+reads); it prints one screen — the accuracies, their difference with a paired interval, McNemar
+exact / mid-p, the minimum detectable difference, error consistency and CAPA — or with
+``--json`` the result's ``to_dict()``. It computes no statistic and writes no file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from trialwise._core.errors import InputError
+from trialwise._core.format import format_pvalue
+from trialwise.cli.common import CLIError, EPILOG, clean
+from trialwise.cli.progress import Warnings
+
+__all__ = ["add_paired", "run_paired"]
+
+#: The library's words for its arguments, and the command line's.
+_OPTION_WORDS = (("pass unaligned='drop' to compare", "give --unaligned drop to compare"),
+                 ("`clusters`", "--clusters"), ("`trials.cluster` (--clusters)", "the --clusters field"))
+
+
+def add_paired(sub) -> argparse.ArgumentParser:
+    p = sub.add_parser(
+        "paired",
+        help="the paired comparison of two runs (two models, or two runs of one) from their evaluation logs",
+        description=(
+            "Compare two runs on the same questions from their logs (A and B: files or folders of one model each, "
+            "lm-evaluation-harness --log_samples files or HELM run folders): both accuracies, the difference A - B "
+            "with a paired confidence interval (over questions, or cluster-robust with --clusters), McNemar's "
+            "exact and mid-p tests, the minimum detectable difference at this size, and their error consistency "
+            "and CAPA with intervals. Only questions both runs answered are compared."
+        ),
+        epilog=EPILOG,
+    )
+    p.add_argument("a", metavar="A", help="the logs of run A (a file or a folder)")
+    p.add_argument("b", metavar="B", help="the logs of run B (a file or a folder)")
+    p.add_argument("--format", choices=("auto", "lm-eval", "helm"), default="auto",
+                   help="log format (default: detected from the file names)")
+    p.add_argument("--clusters", metavar="FIELD", default=None,
+                   help="questions that share this field are a cluster: the difference's interval is cluster-robust "
+                        "and EC and CAPA resample clusters; a field of the logged document (lm-eval, e.g. subject), "
+                        "for HELM an argument of the run name or an instance field")
+    p.add_argument("--normalization", choices=("none", "length"), default=None,
+                   help="lm-eval: option scores as the harness's acc (none, default) or acc_norm (length)")
+    p.add_argument("--filter", dest="filter_name", metavar="NAME", default=None,
+                   help="lm-eval: the filter whose records to read when a task logs several")
+    p.add_argument("--unaligned", choices=("error", "drop"), default="error",
+                   help="a question only one run answered: an error (default) or left out and counted")
+    p.add_argument("--power", type=float, default=0.8, help="power of the minimum detectable difference (default 0.8)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="two-sided level of the minimum detectable difference (default 0.05)")
+    p.add_argument("--confidence-level", type=float, default=0.95)
+    p.add_argument("--resamples", type=int, default=10_000,
+                   help="draws of the EC interval and the CAPA bootstrap (default 10000)")
+    p.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
+    p.add_argument("--json", action="store_true", help="print the result as JSON (its to_dict(), the seed, warnings)")
+    return p
+
+
+def _read_one(args, path: str, flag: str):
+    """The trial table of one run's logs, read as ``trialwise similarity`` reads them."""
+    from trialwise.cli.similarity import read_logs
+
+    reader = argparse.Namespace(format=args.format, normalization=args.normalization, filter_name=args.filter_name,
+                                clusters=args.clusters, unaligned="error")
+    try:
+        fmt, trials = read_logs(reader, [path])
+    except CLIError as exc:
+        text = str(exc)
+        raise CLIError(text if text.startswith(path) else f"{flag} {path}: {text}") from None
+    models = list(dict.fromkeys(trials["subject"]))
+    if len(models) != 1:
+        raise CLIError(f"{flag} {path} holds the logs of {len(models)} models ({', '.join(map(str, models[:5]))}"
+                       f"{', ...' if len(models) > 5 else ''}); give the logs of one model as {flag}")
+    return fmt, trials, str(models[0])
+
+
+def _interval(ci, signed: bool = False) -> str:
+    f = (lambda x: "nan" if x != x else f"{x:+.3f}") if signed else (lambda x: "nan" if x != x else f"{x:.3f}")
+    return f"[{f(ci.low)}, {f(ci.high)}]"
+
+
+def _print(res, paths: tuple[str, str], fmts: tuple[str, str], clusters: str | None) -> None:
+    level = f"{100 * res.confidence_level:g}% CI"
+    units = f"{res.n} questions" + (f" in {res.n_clusters} clusters (--clusters {clusters})" if clusters else "")
+    print(f"Paired comparison of two runs on {units}")
+    w = max(len(res.model_a), len(res.model_b))
+    for tag, name, path, fmt in (("A", res.model_a, paths[0], fmts[0]), ("B", res.model_b, paths[1], fmts[1])):
+        acc = res.accuracy_a if tag == "A" else res.accuracy_b
+        print(f"  {tag}  {name:<{w}}  accuracy {acc:.3f}   ({fmt}: {path})")
+    how = ("paired t" if res.ci_method == "paired-t" else "cluster-robust (CR2) t") + f", df {res.df:.1f}"
+    diff = "nan" if res.statistic != res.statistic else f"{res.statistic:+.3f}"
+    print(f"  difference A - B    {diff}   {level} {_interval(res.confidence_interval, signed=True)}   "
+          f"p = {format_pvalue(res.pvalue)} ({how})")
+    print(f"  McNemar             only A right {res.n10}, only B right {res.n01}: "
+          f"p = {format_pvalue(res.pvalue_exact)} exact, {format_pvalue(res.pvalue_midp)} mid-p"
+          + ("  (treats questions as independent)" if clusters else ""))
+    mdd = (f"{res.mdd:.3f}" if res.mdd == res.mdd else "undefined (no discordant question)" if res.discordance == 0
+           else "none at this size")
+    print(f"  min. detectable     {mdd}   (power {res.power:g}, two-sided level {res.alpha:g}; discordance "
+          f"{res.discordance:.3f}" + (f", design effect {res.design_effect:.2f})" if res.design_effect is not None
+                                     else ")"))
+    ec = res.error_consistency
+    print(f"  error consistency   {ec.statistic:.3f}   {level} {_interval(ec.confidence_interval)}")
+    if res.capa is not None:
+        print(f"  CAPA                {res.capa.statistic:.3f}   {level} {_interval(res.capa.confidence_interval)}")
+    else:
+        print("  CAPA                not computed (see the note)")
+    for note in res.notes:
+        if getattr(note, "kind", "") in ("mcnemar", "degenerate"):  # said above, or as a warning on stderr
+            continue
+        print(f"  note: {note}")
+
+
+def run_paired(args) -> int:
+    import pandas as pd
+
+    from trialwise.comparison.paired import paired_runs
+
+    if args.a == args.b:
+        raise CLIError(f"A and B are the same logs ({args.a}); give the logs of two runs")
+    for flag, value in (("--power", args.power), ("--alpha", args.alpha)):
+        if not 0 < value < 1:  # also NaN
+            raise CLIError(f"{flag} must be between 0 and 1; got {value:g}")
+    caught = Warnings()
+    with caught.collect():
+        fmt_a, ta, name_a = _read_one(args, args.a, "A")
+        fmt_b, tb, name_b = _read_one(args, args.b, "B")
+    if name_a == name_b:  # two runs of one model: told apart by their place on the command line
+        name_a, name_b = f"{name_a} (A)", f"{name_b} (B)"
+    trials = pd.concat([ta.assign(subject=name_a), tb.assign(subject=name_b)], ignore_index=True)
+    try:
+        with caught.collect():
+            res = paired_runs(trials, name_a, name_b, clusters="cluster" if args.clusters else None,
+                              unaligned=args.unaligned, confidence_level=args.confidence_level, power=args.power,
+                              alpha=args.alpha, n_resamples=args.resamples, rng=args.seed)
+    except InputError as exc:
+        if isinstance(exc, CLIError):
+            raise
+        text = (str(exc).strip().splitlines() or [""])[0]
+        for api, cli in _OPTION_WORDS:
+            text = text.replace(api, cli)
+        raise CLIError(f"{args.a}, {args.b}: {text}") from None
+    if args.json:
+        out = res.to_dict()
+        out["logs"] = {"a": args.a, "b": args.b}
+        out["warnings"] = caught.messages()
+        out["seed"] = args.seed
+        print(json.dumps(clean(out), indent=2, default=str))
+    else:
+        _print(res, (args.a, args.b), (fmt_a, fmt_b), args.clusters)
+    sys.stdout.flush()
+    if not args.json:
+        caught.report()
+    return 0
