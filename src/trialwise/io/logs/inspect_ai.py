@@ -229,7 +229,7 @@ def _order(name: str) -> tuple[int, str]:
 def _member(archive: zipfile.ZipFile, path: Path, name: str) -> Any:
     """One JSON member of an ``.eval`` archive, decompressed (Zstandard by the ``zstandard`` package if needed)."""
     info = archive.getinfo(name)
-    if info.compress_type == _ZSTD and getattr(zipfile, "ZIP_ZSTANDARD", None) != _ZSTD:
+    if info.compress_type == _ZSTD and not _stdlib_reads_zstd():
         data = _zstd_member(path, info)
     else:
         try:
@@ -240,6 +240,11 @@ def _member(archive: zipfile.ZipFile, path: Path, name: str) -> Any:
         return json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InvalidValueError(f"{path}: member {name} of the .eval log is not readable JSON ({exc})") from None
+
+
+def _stdlib_reads_zstd() -> bool:
+    """Whether ``zipfile`` reads Zstandard members (Python 3.14 on, or patched by ``zipfile_zstd``)."""
+    return getattr(zipfile, "ZIP_ZSTANDARD", None) == _ZSTD
 
 
 def _zstd_member(path: Path, info: zipfile.ZipInfo) -> bytes:
