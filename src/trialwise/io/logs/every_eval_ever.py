@@ -82,6 +82,28 @@ def read_every_eval_ever(
     spaces), else when it is a letter ``A``, ``B``, ... within the options, else an index ``0``,
     ``1``, ... within them. The answer is the last ``answer_attribution`` entry with
     ``is_terminal``, else the first ``output.raw``.
+
+    Examples
+    --------
+    Two models' records of a multiple-choice question (trimmed to the fields read):
+
+    >>> import json, pathlib, tempfile
+    >>> import trialwise as tw
+    >>> def record(model, answer):
+    ...     return {"schema_version": "0.3.0", "evaluation_id": "e", "model_id": model, "evaluation_name": "capitals",
+    ...             "sample_id": "s1", "input": {"raw": "Capital of France?", "reference": ["Paris"],
+    ...                                          "choices": ["Paris", "Rome"]},
+    ...             "answer_attribution": [{"extracted_value": answer, "is_terminal": True}],
+    ...             "evaluation": {"score": float(answer == "Paris"), "is_correct": answer == "Paris"}}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     path = pathlib.Path(folder) / "instances.jsonl"
+    ...     lines = [json.dumps(record(m, a)) for m, a in (("org/a", "Paris"), ("org/b", "Rome"))]
+    ...     _ = path.write_text(f"{lines[0]}{chr(10)}{lines[1]}{chr(10)}")
+    ...     trials = tw.io.read_every_eval_ever(path)
+    >>> print(trials[["subject", "truth", "response", "correct"]].to_string(index=False))
+    subject truth response  correct
+      org/a     0        0     True
+      org/b     0        1    False
     """
     unaligned = check_choice(unaligned, "unaligned", ("error", "drop"))
     if clusters is not None and not isinstance(clusters, str):

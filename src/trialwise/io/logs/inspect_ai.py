@@ -114,9 +114,28 @@ def read_inspect(
 
     Examples
     --------
+    Two models' ``.json`` logs of a two-option task, in the shape Inspect writes them (trimmed to
+    the fields read):
+
+    >>> import json, pathlib, tempfile
     >>> import trialwise as tw
-    >>> trials = tw.io.read_inspect("logs/")  # doctest: +SKIP
-    >>> trials.groupby("subject").correct.mean()  # doctest: +SKIP
+    >>> def log(model, answers):
+    ...     samples = [{"id": f"q{i}", "epoch": 1, "choices": ["yes", "no"], "target": "A",
+    ...                 "scores": {"choice": {"value": "C" if a == "A" else "I", "answer": a}}}
+    ...                for i, a in enumerate(answers)]
+    ...     return {"version": 2, "status": "success", "eval": {"task": "yes_no", "model": model},
+    ...             "samples": samples}
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     for name, answers in (("a", "AAB"), ("b", "ABB")):
+    ...         _ = (pathlib.Path(folder) / f"{name}.json").write_text(json.dumps(log(f"mockllm/{name}", answers)))
+    ...     trials = tw.io.read_inspect(folder)
+    >>> trials.groupby("subject").correct.mean().round(3).to_dict()
+    {'mockllm/a': 0.667, 'mockllm/b': 0.333}
+    >>> print(trials[["subject", "image", "truth", "response"]].head(3).to_string(index=False))
+     subject image truth response
+    mockllm/a    q0     0        0
+    mockllm/a    q1     0        0
+    mockllm/a    q2     0        1
     """
     unaligned = check_choice(unaligned, "unaligned", ("error", "drop"))
     for value, name in ((scorer, "scorer"), (clusters, "clusters")):
@@ -304,9 +323,9 @@ def _record(sample: Any, task: str, model: str, scorer: str | None, clusters: st
     epoch = sample.get("epoch", 1)
     replicate = int(epoch) if isinstance(epoch, int) and not isinstance(epoch, bool) and epoch >= 1 else 1
     cluster = _cluster(sample, clusters, where)
-    choices = sample.get("choices")
+    choices: list[Any] = sample["choices"] if isinstance(sample.get("choices"), list) else []
     target = sample.get("target")
-    truth = _letters(target, len(choices)) if isinstance(choices, list) and len(choices) >= 2 else None
+    truth = _letters(target, len(choices)) if len(choices) >= 2 else None
     if truth is not None:
         if len(truth) != 1:
             tally.skip("samples with several correct options", where=where)

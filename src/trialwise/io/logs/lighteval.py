@@ -102,6 +102,30 @@ def read_lighteval(
     :math:`p_o = e^{s_o} / \\sum_j e^{s_j}`, :math:`s_o = \\ell_o` or :math:`\\ell_o / L_o`
     (``L_o`` the option's length in characters), as for :func:`~trialwise.io.read_lm_eval`.
     A PMI task's unconditioned log-likelihoods (the second half of ``logprobs``) are not used.
+
+    Examples
+    --------
+    A details file of one model, in the layout lighteval writes (trimmed to the fields read):
+
+    >>> import pathlib, tempfile
+    >>> import pandas as pd
+    >>> import trialwise as tw
+    >>> rows = pd.DataFrame({
+    ...     "doc": [{"id": "0", "choices": [" yes", " no"], "gold_index": 0},
+    ...             {"id": "1", "choices": [" yes", " no"], "gold_index": 1}],
+    ...     "model_response": [{"logprobs": [-0.2, -1.8]}, {"logprobs": [-0.9, -0.6]}],
+    ...     "metric": [{"acc": 1}, {"acc": 1}]})
+    >>> with tempfile.TemporaryDirectory() as root:
+    ...     folder = pathlib.Path(root) / "details" / "org" / "model" / "2026-01-02T03-04-05"
+    ...     folder.mkdir(parents=True)
+    ...     rows.to_parquet(folder / "details_lighteval|yes_no|0_2026-01-02T03-04-05.parquet")
+    ...     trials = tw.io.read_lighteval(root)
+    >>> print(trials[["subject", "condition", "response", "correct"]].to_string(index=False))
+      subject           condition response  correct
+    org/model lighteval|yes_no|0        0     True
+    org/model lighteval|yes_no|0        1     True
+    >>> [round(p, 3) for p in trials.probabilities[0]]
+    [0.832, 0.168]
     """
     normalization = check_choice(normalization, "normalization", ("none", "length"))
     unaligned = check_choice(unaligned, "unaligned", ("error", "drop"))
@@ -140,11 +164,10 @@ def _find_files(paths: Any) -> list[Path]:
 def _read_parquet(path: Path):
     import pandas as pd
 
-    try:
-        import pyarrow  # noqa: F401
-    except ImportError:
-        raise ImportError("reading lighteval details (Parquet) needs pyarrow: pip install \"trialwise[lighteval]\"") \
-            from None
+    import importlib.util
+
+    if importlib.util.find_spec("pyarrow") is None:
+        raise ImportError("reading lighteval details (Parquet) needs pyarrow: pip install \"trialwise[lighteval]\"")
     if path.stat().st_size == 0:
         raise InvalidValueError(f"{path}: the file is empty (no lighteval details); the run that wrote it may have "
                                 f"failed: run it again, or leave the file out")
