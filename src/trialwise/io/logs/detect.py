@@ -170,9 +170,11 @@ def detect_format(paths: Any) -> str:
             if fmt is not None:
                 found.setdefault(fmt, str(f))
     if len(found) > 1:
-        (a, fa), (b, fb) = sorted(found.items(), key=lambda kv: list(FORMATS).index(kv[0]))[:2]
-        raise InvalidValueError(f"{fa} holds {FORMATS[a][0]} logs and {fb} {FORMATS[b][0]} logs; read one format at "
-                                f"a time, or choose it with `format`")
+        ordered = sorted(found.items(), key=lambda kv: list(FORMATS).index(kv[0]))
+        first = f"{ordered[0][1]} holds {FORMATS[ordered[0][0]][0]} logs"
+        others = [f"{f} {FORMATS[k][0]} logs" for k, f in ordered[1:]]
+        listed = first + "".join(f", {o}" for o in others[:-1]) + f" and {others[-1]}"
+        raise InvalidValueError(f"{listed}; read one format at a time, or choose it with `format`")
     if not found:
         named = str(items[0]) if len(items) == 1 else ", ".join(map(str, items))
         raise InvalidValueError(f"{named}: no evaluation logs found ({_EXPECTED})")
