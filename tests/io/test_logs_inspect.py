@@ -10,6 +10,7 @@ and every sample's logged score value.
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
@@ -44,10 +45,12 @@ pytestmark = [pytest.mark.filterwarnings("ignore::ResourceWarning"),
 
 
 def inspect_run(*args, **kwargs):
-    """inspect_ai.eval with its internal warnings silenced (see pytestmark)."""
+    """inspect_ai.eval with its internal warnings silenced (see pytestmark), its garbage collected."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return inspect_eval(*args, **kwargs)
+        logs = inspect_eval(*args, **kwargs)
+        gc.collect()  # the streams inspect leaves behind warn now, in this test, not in a later one
+    return logs
 
 
 def outputs(model: str, texts: list[str]):
@@ -166,6 +169,13 @@ def test_errored_samples_and_unfinished_logs_are_skipped_and_counted(tmp_path):
     with pytest.warns(tw.TrialwiseWarning, match=r"samples of logs whose run did not finish \(status 'cancelled'\)"):
         both = tw.io.read_inspect([logs[0].location, str(tmp_path / "cancelled.json")])
     assert set(both["subject"]) == {"mockllm/alpha"}
+    # a log written without samples (--no-log-samples) holds results only: counted, and named when it is all
+    results_only = read_eval_log(logs[0].location)
+    results_only.samples = None
+    write_eval_log(results_only, str(tmp_path / "results-only.eval"), format="eval")
+    with pytest.raises(tw.InvalidValueError, match=r"no usable multiple-choice record in the 1 file\(s\) read \(1 logs "
+                                                   r"without samples \(written with log_samples=False: results only\)\)"):
+        tw.io.read_inspect(str(tmp_path / "results-only.eval"))
     assert both.attrs["log"]["skipped"]["samples of logs whose run did not finish (status 'cancelled')"] == \
         EPOCHS * N_QUESTIONS
 

@@ -100,8 +100,8 @@ def read_inspect(
     Warns
     -----
     TrialwiseWarning
-        When samples were not used: samples that ended in an error, of logs whose run did not
-        finish (status ``"started"``, ``"cancelled"`` or ``"error"``: all their samples), without
+        When samples were not used: logs without samples (``--no-log-samples``), samples that
+        ended in an error, of logs whose run did not finish (status ``"started"``, ``"cancelled"`` or ``"error"``: all their samples), without
         a score, with a score of several values, with several correct options; or when answers
         chose no option; the counts are in ``trials.attrs["log"]``.
 
@@ -151,6 +151,9 @@ def read_inspect(
         task, model = _identity(header, path)
         status = header.get("status")
         tally.records += len(samples)
+        if status == "success" and not samples:  # `inspect eval --no-log-samples`: results only
+            tally.skip("logs without samples (written with log_samples=False: results only)", where=str(path))
+            continue
         if status != "success":
             if samples:
                 tally.skip(f"samples of logs whose run did not finish (status {status!r})", len(samples),
