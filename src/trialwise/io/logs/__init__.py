@@ -6,5 +6,6 @@ Leaderboard's "details"), :mod:`~trialwise.io.logs.helm` (HELM run folders),
 :mod:`~trialwise.io.logs.lighteval` (lighteval details, Parquet),
 :mod:`~trialwise.io.logs.every_eval_ever` (every-eval-ever instance-level records), the table they
 all return, with its checks, in :mod:`~trialwise.io.logs.records`, and the one entry point that
-recognises the format, :func:`trialwise.read_logs`, in :mod:`~trialwise.io.logs.detect`. See ``docs/language_models.md``.
+recognises the format, :func:`trialwise.read_logs`, in :mod:`~trialwise.io.logs.detect`. See
+``docs/language_models.md``.
 """

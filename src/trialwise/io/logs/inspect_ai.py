@@ -101,9 +101,10 @@ def read_inspect(
     -----
     TrialwiseWarning
         When samples were not used: logs without samples (``--no-log-samples``), samples that
-        ended in an error, of logs whose run did not finish (status ``"started"``, ``"cancelled"`` or ``"error"``: all their samples), without
-        a score, with a score of several values, with several correct options; or when answers
-        chose no option; the counts are in ``trials.attrs["log"]``.
+        ended in an error, all samples of logs whose run did not finish (status ``"started"``,
+        ``"cancelled"`` or ``"error"``), samples without a score, with a score of several values,
+        with several correct options; or when answers chose no option; the counts are in
+        ``trials.attrs["log"]``.
 
     Notes
     -----
