@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.ec.pair import error_consistency
     from trialwise.ec.pairwise import pairwise_error_consistency
     from trialwise.io.trials import read_trials
+    from trialwise.io.logs.detect import read_logs
     from trialwise.leaderboards.scoring import leaderboard
     from trialwise.planning.trials import plan_trials
     from trialwise.similarity.capa import agreement
@@ -53,6 +54,7 @@ __all__ = [
     # the functions users call first
     "error_consistency", "pairwise_error_consistency", "error_consistency_difference",
     "agreement", "pairwise_agreement", "leaderboard", "compare", "plan_trials", "shape_bias", "read_trials",
+    "read_logs",
     # the result base, errors and warnings
     "Result", "ConfidenceInterval",
     "InputError", "InvalidTypeError", "InvalidValueError",
@@ -74,6 +76,7 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.ec.pair": ("error_consistency",),
     "trialwise.ec.pairwise": ("pairwise_error_consistency",),
     "trialwise.io.trials": ("read_trials",),
+    "trialwise.io.logs.detect": ("read_logs",),
     "trialwise.leaderboards.scoring": ("leaderboard",),
     "trialwise.planning.trials": ("plan_trials",),
     "trialwise.similarity.capa": ("agreement",),

@@ -1744,7 +1744,7 @@ CLI = [
     ("cli-sim-helm-no-correct", ["similarity", F("helm_no_correct")], r"scenario_state\.json: request_states\[0\]: exactly one"),
     ("cli-sim-helm-generation", ["similarity", F("helm_generation")], r"run 'mmlu:model=m' is not multiple choice"),
     ("cli-sim-helm-normalization", ["similarity", F("helm_generation"), "--normalization", "length"],
-     r"--normalization applies to lm-evaluation-harness logs; these are HELM logs"),
+     r"--normalization applies to lm-evaluation-harness and lighteval logs; these are HELM logs"),
     ("cli-sim-clusters-field", ["similarity", str(SRC / "datasets" / "llm-demo"), "--clusters", "chapter"],
      r"--clusters 'chapter' is not a field of the logged `doc`"),
     ("cli-sim-metric", ["similarity", "--metric", "kappa"], r"argument --metric: invalid choice: 'kappa'"),

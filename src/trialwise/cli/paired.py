@@ -16,6 +16,7 @@ from trialwise._core.errors import InputError
 from trialwise._core.format import format_pvalue
 from trialwise.cli.common import CLIError, EPILOG, clean
 from trialwise.cli.progress import Warnings
+from trialwise.cli.similarity import add_log_options
 
 __all__ = ["add_paired", "run_paired"]
 
@@ -30,7 +31,7 @@ def add_paired(sub) -> argparse.ArgumentParser:
         help="the paired comparison of two runs (two models, or two runs of one) from their evaluation logs",
         description=(
             "Compare two runs on the same questions from their logs (A and B: files or folders of one model each, "
-            "lm-evaluation-harness --log_samples files or HELM run folders): both accuracies, the difference A - B "
+            "in any format trialwise similarity reads: lm-evaluation-harness, HELM, Inspect AI, lighteval, every-eval-ever): both accuracies, the difference A - B "
             "with a paired confidence interval (over questions, or cluster-robust with --clusters), McNemar's "
             "exact and mid-p tests, the minimum detectable difference at this size, and their error consistency "
             "and CAPA with intervals. Only questions both runs answered are compared."
@@ -39,16 +40,8 @@ def add_paired(sub) -> argparse.ArgumentParser:
     )
     p.add_argument("a", metavar="A", help="the logs of run A (a file or a folder)")
     p.add_argument("b", metavar="B", help="the logs of run B (a file or a folder)")
-    p.add_argument("--format", choices=("auto", "lm-eval", "helm"), default="auto",
-                   help="log format (default: detected from the file names)")
-    p.add_argument("--clusters", metavar="FIELD", default=None,
-                   help="questions that share this field are a cluster: the difference's interval is cluster-robust "
-                        "and EC and CAPA resample clusters; a field of the logged document (lm-eval, e.g. subject), "
-                        "for HELM an argument of the run name or an instance field")
-    p.add_argument("--normalization", choices=("none", "length"), default=None,
-                   help="lm-eval: option scores as the harness's acc (none, default) or acc_norm (length)")
-    p.add_argument("--filter", dest="filter_name", metavar="NAME", default=None,
-                   help="lm-eval: the filter whose records to read when a task logs several")
+    add_log_options(p, clusters="questions that share this field are a cluster: the difference's interval is "
+                                "cluster-robust and EC and CAPA resample clusters")
     p.add_argument("--unaligned", choices=("error", "drop"), default="error",
                    help="a question only one run answered: an error (default) or left out and counted")
     p.add_argument("--power", type=float, default=0.8, help="power of the minimum detectable difference (default 0.8)")
@@ -64,12 +57,11 @@ def add_paired(sub) -> argparse.ArgumentParser:
 
 def _read_one(args, path: str, flag: str):
     """The trial table of one run's logs, read as ``trialwise similarity`` reads them."""
-    from trialwise.cli.similarity import read_logs
+    from trialwise.cli.similarity import read_log_args
 
-    reader = argparse.Namespace(format=args.format, normalization=args.normalization, filter_name=args.filter_name,
-                                clusters=args.clusters, unaligned="error")
+    reader = argparse.Namespace(**{**vars(args), "unaligned": "error"})  # one model per path: nothing to align
     try:
-        fmt, trials = read_logs(reader, [path])
+        fmt, trials = read_log_args(reader, [path])
     except CLIError as exc:
         text = str(exc)
         raise CLIError(text if text.startswith(path) else f"{flag} {path}: {text}") from None

@@ -1,7 +1,7 @@
 """``trialwise similarity``: how alike language models are, from the logs of evaluation harnesses.
 
-Reads lm-evaluation-harness ``--log_samples`` files (:func:`trialwise.io.read_lm_eval`) or HELM
-run folders (:func:`trialwise.io.read_helm`), then prints, and with ``--out`` writes as an HTML
+Reads evaluation logs through :func:`trialwise.read_logs` (lm-evaluation-harness, HELM, Inspect AI,
+lighteval, every-eval-ever; the format recognised from the files), then prints, and with ``--out`` writes as an HTML
 report: the similarity matrix with intervals (:func:`trialwise.pairwise_agreement`, all pairs
 resampled jointly), the differences of similarity with a common model
 (:meth:`trialwise.similarity.PairwiseAgreementResult.differences`, adjusted over the family), and the accuracy leaderboard with rank sets and
@@ -13,10 +13,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import re
 import sys
 from importlib import resources
-from pathlib import Path
 
 from trialwise._core.errors import InputError
 from trialwise._core.format import format_pvalue
@@ -32,13 +30,12 @@ from trialwise.cli.common import (
 )
 from trialwise.cli.progress import Progress, Warnings, add_progress_options
 from trialwise._stats.significance import ADJUSTMENTS
+from trialwise.io.logs.detect import FORMATS
 
-__all__ = ["add_similarity", "run_similarity", "detect_format", "read_logs", "DIFFERENCE_LIMIT"]
+__all__ = ["add_similarity", "add_log_options", "run_similarity", "read_log_args", "DIFFERENCE_LIMIT"]
 
 #: More differences than this (M (M−1)(M−2)/2 for M models) are not computed unless asked for.
 DIFFERENCE_LIMIT = 5_000
-_LM_EVAL = re.compile(r"^samples_.+\.jsonl(\.gz)?$")
-_HELM = ("scenario_state.json", "display_predictions.json")
 
 
 def add_similarity(sub) -> argparse.ArgumentParser:
@@ -46,8 +43,9 @@ def add_similarity(sub) -> argparse.ArgumentParser:
         "similarity",
         help="how alike language models are (CAPA, error consistency, choice agreement) from evaluation logs",
         description=(
-            "Read the per-question logs of language models (lm-evaluation-harness --log_samples files, or HELM run "
-            "folders) and print the similarity of every pair of models with confidence intervals (one joint "
+            "Read the per-question logs of language models (lm-evaluation-harness --log_samples files, HELM run "
+            "folders, Inspect AI .eval/.json logs, lighteval details_*.parquet files, every-eval-ever instance-level "
+            ".jsonl records) and print the similarity of every pair of models with confidence intervals (one joint "
             "bootstrap), the pairs whose similarity to a common model differs significantly, and the accuracy "
             "leaderboard with rank sets and tie groups. LOGS are files or folders (searched recursively); without "
             "LOGS the bundled demo set (4 simulated models) is used."
@@ -55,26 +53,9 @@ def add_similarity(sub) -> argparse.ArgumentParser:
         epilog=EPILOG,
     )
     p.add_argument("logs", nargs="*", metavar="LOGS", help="log files or folders")
-    p.add_argument("--format", choices=("auto", "lm-eval", "helm"), default="auto",
-                   help="log format (default: detected from the file names)")
+    add_log_options(p)
     p.add_argument("--metric", choices=AGREEMENT_METRICS, default="capa",
                    help="similarity (default capa: kappa_p on the option probabilities, Goel et al. 2025)")
-    p.add_argument("--clusters", metavar="FIELD", default=None,
-                   help="resample questions that share this field as clusters: a field of the logged document "
-                        "(lm-eval, e.g. subject); for HELM an argument of the run name (e.g. subject) or an "
-                        "instance field (sub_split, extra_data.<key>)")
-    p.add_argument("--normalization", choices=("none", "length"), default=None,
-                   help="lm-eval: option scores as the harness's acc (none, default) or acc_norm (length)")
-    p.add_argument("--filter", dest="filter_name", metavar="NAME", default=None,
-                   help="lm-eval: the filter whose records to read when a task logs several")
-    p.add_argument("--map-answers", action="store_true",
-                   help="lm-eval: read generative multiple choice (chat/API models answering in text, e.g. "
-                        "arc_challenge_chat, mmlu_generative): each answer mapped to an option by its letter or text "
-                        "(docs/language_models.md, 'Generative multiple choice'); answers that map to no option are "
-                        "counted and wrong. Use --metric capa-discrete, choice or ec")
-    p.add_argument("--answer-pattern", metavar="REGEX", default=None,
-                   help="lm-eval: a regular expression with one capture group (the option's letter or text), tried "
-                        "before the built-in rules; implies --map-answers")
     p.add_argument("--unaligned", choices=("error", "drop"), default="error",
                    help="a question logged for some but not all models: an error (default) or dropped and counted")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
@@ -92,40 +73,6 @@ def add_similarity(sub) -> argparse.ArgumentParser:
     return p
 
 
-def detect_format(paths: list[str]) -> str:
-    """``"lm-eval"`` or ``"helm"`` from the file names under ``paths``; a one-line error when it cannot tell."""
-    from trialwise.io.tables import files_under  # follows links to run folders, as the readers do
-
-    found = {"lm-eval": [], "helm": []}  # type: dict[str, list[str]]
-    for path in paths:
-        p = Path(path)
-        files = [p] if p.is_file() else files_under(p, ("*",)) if p.is_dir() else []
-        for f in files:
-            if _LM_EVAL.match(f.name) or _early_lm_eval(f):
-                found["lm-eval"].append(str(p))
-            elif f.name in _HELM:
-                found["helm"].append(str(p))
-            if found["lm-eval"] and found["helm"]:
-                raise CLIError(f"{found['lm-eval'][0]} holds lm-evaluation-harness logs and {found['helm'][0]} HELM "
-                               f"logs; read one format at a time, or choose it with --format lm-eval|helm")
-        if p.is_file() and not (_LM_EVAL.match(p.name) or _early_lm_eval(p) or p.name in _HELM):
-            raise CLIError(f"{path}: not an evaluation log (expected lm-evaluation-harness "
-                           f"samples_<task>_<time>.jsonl[.gz] or HELM scenario_state.json / display_predictions.json)"
-                           f"; choose the format with --format lm-eval|helm")
-    if found["lm-eval"]:
-        return "lm-eval"
-    if found["helm"]:
-        return "helm"
-    raise CLIError(f"{paths[0] if len(paths) == 1 else ', '.join(paths)}: no evaluation logs found "
-                   f"(lm-evaluation-harness samples_<task>_<time>.jsonl[.gz], HELM scenario_state.json or "
-                   f"display_predictions.json)")
-
-
-def _early_lm_eval(f: Path) -> bool:
-    """A samples file as lm-evaluation-harness 0.4.0/0.4.1 wrote it: ``<model_args>_<task>.jsonl`` by ``results.json``."""
-    return f.name.endswith(".jsonl") and (f.parent / "results.json").is_file()
-
-
 @contextlib.contextmanager
 def _logs(args):
     """The paths to read: LOGS, or the bundled demo folder."""
@@ -136,11 +83,41 @@ def _logs(args):
         yield [str(folder)]
 
 
+def add_log_options(p: argparse.ArgumentParser, clusters: str = "resample questions that share this field as clusters"
+                    ) -> None:
+    """The options of reading evaluation logs (format, clusters, each reader's own), for every command that reads
+    them (``similarity``, ``paired``); :func:`read_log_args` reads with them."""
+    p.add_argument("--format", choices=("auto", *FORMATS), default="auto",
+                   help="log format (default: recognised from the files; a folder of several formats is an error)")
+    p.add_argument("--clusters", metavar="FIELD", default=None,
+                   help=f"{clusters}: a field of the logged document "
+                        f"(lm-eval, e.g. subject); for HELM an argument of the run name (e.g. subject) or an "
+                        "instance field (sub_split, extra_data.<key>); for Inspect a key of the sample's metadata; "
+                        "for lighteval a key of the document's `specific`; for every-eval-ever a key of `metadata`")
+    p.add_argument("--normalization", choices=("none", "length"), default=None,
+                   help="lm-eval and lighteval: option scores as the harness's acc (none, default) or acc_norm "
+                        "(length)")
+    p.add_argument("--filter", dest="filter_name", metavar="NAME", default=None,
+                   help="lm-eval: the filter whose records to read when a task logs several")
+    p.add_argument("--map-answers", action="store_true",
+                   help="lm-eval: read generative multiple choice (chat/API models answering in text, e.g. "
+                        "arc_challenge_chat, mmlu_generative): each answer mapped to an option by its letter or text "
+                        "(docs/language_models.md, 'Generative multiple choice'); answers that map to no option are "
+                        "counted and wrong (similarity: use --metric capa-discrete, choice or ec)")
+    p.add_argument("--answer-pattern", metavar="REGEX", default=None,
+                   help="lm-eval: a regular expression with one capture group (the option's letter or text), tried "
+                        "before the built-in rules; implies --map-answers")
+    p.add_argument("--scorer", metavar="NAME", default=None,
+                   help="Inspect: the scorer whose scores to read when the samples log several")
+
+
 #: The readers' words for their arguments, and the command line's.
 _OPTION_WORDS = (("pass unaligned='drop'", "give --unaligned drop"),
                  ("choose one with `filter_name` (e.g. filter_name='none')", "choose one with --filter (e.g. --filter none)"),
                  ("`clusters`=", "--clusters "), ("`answer_pattern`", "--answer-pattern"),
-                 ("map_answers=True", "--map-answers"))
+                 ("map_answers=True", "--map-answers"), ("choose it with `format`", "choose it with --format"),
+                 ("choose the format with `format`", "choose the format with --format"),
+                 ("choose one with `scorer` (e.g. scorer=", "choose one with --scorer (e.g. --scorer "))
 
 
 def _read(args, paths: list[str]):
@@ -155,31 +132,31 @@ def _read(args, paths: list[str]):
         raise CLIError(text) from None
 
 
-#: LOGS read as this command reads them (the format detected or ``args.format``; the readers' errors in the
+#: Logs read as this command reads them (the format detected or ``args.format``; the readers' errors in the
 #: command line's words), for the other commands that read evaluation logs (``trialwise paired``).
-read_logs = _read
+read_log_args = _read
 
 
 def _read_logs(args, paths: list[str]):
-    from trialwise.io.logs.helm import read_helm
-    from trialwise.io.logs.lm_eval import read_lm_eval
+    from trialwise.io.logs.detect import detect_format, read_logs, reader_options
 
     for path in paths:
         if not os.path.exists(path):
             raise CLIError(f"{path}: no such file or folder")
     fmt = detect_format(paths) if args.format == "auto" else args.format
-    if fmt == "helm":
-        for flag, value in (("--normalization", args.normalization), ("--filter", args.filter_name),
-                            ("--map-answers", args.map_answers or None), ("--answer-pattern", args.answer_pattern)):
-            if value is not None:
-                raise CLIError(f"{flag} applies to lm-evaluation-harness logs; these are HELM logs")
-        with reading(paths[0] if len(paths) == 1 else ", ".join(paths)):
-            trials = read_helm(paths, clusters=args.clusters, unaligned=args.unaligned)
-    else:
-        with reading(paths[0] if len(paths) == 1 else ", ".join(paths)):
-            trials = read_lm_eval(paths, normalization=args.normalization or "none", filter_name=args.filter_name,
-                                  clusters=args.clusters, unaligned=args.unaligned, map_answers=args.map_answers,
-                                  answer_pattern=args.answer_pattern)
+    options = {"clusters": args.clusters, "unaligned": args.unaligned}
+    for flag, name, value in (("--normalization", "normalization", args.normalization),
+                              ("--filter", "filter_name", args.filter_name), ("--scorer", "scorer", args.scorer),
+                              ("--map-answers", "map_answers", args.map_answers or None),
+                              ("--answer-pattern", "answer_pattern", args.answer_pattern)):
+        if value is None:
+            continue
+        if name not in reader_options(fmt):
+            takes = " and ".join(label for f, (label, _, _) in FORMATS.items() if name in reader_options(f))
+            raise CLIError(f"{flag} applies to {takes} logs; these are {FORMATS[fmt][0]} logs")
+        options[name] = value
+    with reading(paths[0] if len(paths) == 1 else ", ".join(paths)):
+        trials = read_logs(paths, format=fmt, **options)
     if trials.empty:
         raise CLIError(f"{', '.join(paths)}: the logs hold no multiple-choice trials "
                        f"(skipped: {trials.attrs.get('log', {}).get('skipped', {})})")
@@ -190,8 +167,8 @@ def _check_metric(args, trials) -> None:
     if args.metric == "capa" and trials["probabilities"].isna().any():
         n = int(trials["probabilities"].isna().sum())
         raise CLIError(f"--metric capa needs the options' probabilities, which {n} of the {len(trials)} trials lack "
-                       f"(HELM's joint multiple-choice method and answers mapped to options, --map-answers, give only "
-                       f"the chosen option); use --metric "
+                       f"(HELM's joint multiple-choice method, Inspect and every-eval-ever log only the chosen "
+                       f"option, as answers mapped to options with --map-answers are); use --metric "
                        f"capa-discrete, choice or ec")
     models = trials["subject"].nunique()
     if models < 2:

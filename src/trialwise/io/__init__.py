@@ -4,8 +4,9 @@
 trials and their checks, pairing trials by item), ``tables`` (reading a file: format, separator,
 encoding, compression), ``model_vs_human`` (its raw-data folders and image names), ``headers`` (other
 programs' headers and empty rows), ``labels`` (the one rule for when a response is the truth's class), and ``logs`` (one module
-per evaluation harness: ``lm_eval``, ``helm``, ``records``, the table they all return, and ``answers``, generated
-answers mapped to an option).
+per evaluation harness: ``lm_eval``, ``helm``, ``inspect_ai``, ``lighteval``, ``every_eval_ever``; ``records``, the
+table they all return; ``answers``, generated answers mapped to an option; ``detect``, whose
+:func:`trialwise.read_logs` recognises the format).
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.io.logs.helm import read_helm
     from trialwise.io.logs.answers import map_answer
     from trialwise.io.logs.records import LOG_COLUMNS
+    from trialwise.io.logs.inspect_ai import read_inspect
+    from trialwise.io.logs.lighteval import read_lighteval
+    from trialwise.io.logs.every_eval_ever import read_every_eval_ever
 
 __all__ = [
     "TRIAL_COLUMNS", "image_id", "paired_correctness", "read_model_vs_human", "read_table", "read_lm_eval",
-    "read_helm", "LOG_COLUMNS", "map_answer",
+    "read_helm", "read_inspect", "read_lighteval", "read_every_eval_ever", "LOG_COLUMNS", "map_answer",
 ]
 
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
@@ -36,4 +40,7 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.io.logs.helm": ("read_helm",),
     "trialwise.io.logs.answers": ("map_answer",),
     "trialwise.io.logs.records": ("LOG_COLUMNS",),
+    "trialwise.io.logs.inspect_ai": ("read_inspect",),
+    "trialwise.io.logs.lighteval": ("read_lighteval",),
+    "trialwise.io.logs.every_eval_ever": ("read_every_eval_ever",),
 })
