@@ -202,13 +202,16 @@ def test_the_difference_is_a_minus_b_and_swapping_negates_it():
     assert ab.mdd == ba.mdd
 
 
-def test_capa_is_absent_with_a_note_when_a_run_logged_no_probabilities():
+def test_capa_is_its_discrete_form_with_a_note_when_a_run_logged_no_probabilities():
+    """Chat and API models (Inspect, HELM's joint method, generated answers mapped to options) log the chosen
+    option only: CAPA is then computed on the choices, equal to pairwise_agreement(metric='capa-discrete')."""
     t = _two(_demo()).copy()
     t.loc[t.subject == B, "probabilities"] = None
     res = tw.comparison.paired_runs(t, A, B, n_resamples=100, rng=0)
-    assert res.capa is None and any(getattr(n, "kind", "") == "capa" for n in res.notes)
-    assert math.isnan(res.to_frame().capa.iloc[0])
-    assert "CAPA" not in res.summary().split("note")[0]
+    oracle = tw.pairwise_agreement(t, metric="capa-discrete", n_resamples=100, rng=0).pair(A, B)
+    assert res.capa.statistic == pytest.approx(oracle.statistic, abs=1e-14)
+    assert any(getattr(n, "kind", "") == "capa" and "discrete" in str(n) for n in res.notes)
+    assert res.to_frame().capa.iloc[0] == pytest.approx(oracle.statistic, abs=1e-14)
 
 
 # ----------------------------------------------------------------------------- the minimum detectable difference

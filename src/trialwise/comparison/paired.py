@@ -105,8 +105,10 @@ class PairedRunsResult(Result):
     error_consistency : ErrorConsistencyResult
         κ on the two runs' correctness, with its interval and test.
     capa : ModelAgreementResult or None
-        CAPA (κ_p on the options' probabilities) with its interval; None when a run logged
-        no probabilities (``notes`` says why).
+        CAPA (κ_p on the options' probabilities) with its interval; its discrete form
+        (``metric="capa-discrete"``: the chosen options as one-hot probabilities) when a run
+        logged only the chosen option (chat and API models, Inspect, HELM's joint method;
+        ``notes`` says so); None for questions without options (``notes`` says why).
     confidence_level : float
     ci_method : str
         ``"paired-t"`` or ``"cluster-robust-t"``.
@@ -553,16 +555,19 @@ def _capa(trials: Any, ra: Any, rb: Any, a: Any, b: Any, common: Any, clusters: 
     need = [c for c in ("truth", "n_options", "probabilities") if c not in trials.columns]
     if need:
         return None, f"CAPA: no {', '.join(need)} column in `trials`"
-    lacking = [name for name, rows in ((a, ra), (b, rb)) if rows["probabilities"].isna().any()]
-    if lacking:
-        return None, (f"CAPA: {' and '.join(repr(x) for x in lacking)} logged no option probabilities for some "
-                      f"questions (only the chosen option)")
     if (pd.to_numeric(ra["n_options"], errors="coerce").fillna(0) < 2).any():
         return None, "CAPA: generation questions (no options)"
+    lacking = [name for name, rows in ((a, ra), (b, rb)) if rows["probabilities"].isna().any()]
+    metric, note = "capa", None
+    if lacking:  # chat and API models log the chosen option only: CAPA of the choices (one-hot probabilities)
+        metric = "capa-discrete"
+        note = (f"CAPA is its discrete form (the chosen options as one-hot probabilities): "
+                f"{' and '.join(repr(x) for x in lacking)} logged no option probabilities")
     pair = pd.concat([ra.assign(subject="a"), rb.assign(subject="b")], ignore_index=True)
     pair["image"] = list(common) * 2  # one key per question, whatever the table's keys were
     pair = pair.drop(columns=[c for c in ("condition",) if c in pair.columns])
     one = n_clusters == 1
-    res = pairwise_agreement(pair, metric="capa", clusters=None if one or clusters is None else clusters,
+    res = pairwise_agreement(pair, metric=metric, clusters=None if one or clusters is None else clusters,
                              confidence_level=level, n_resamples=0 if one else n_resamples, rng=seed).pair("a", "b")
-    return res, ("CAPA: one cluster, no interval" if one else None)
+    notes = [n for n in (note, "CAPA: one cluster, no interval" if one else None) if n]
+    return res, ("; ".join(notes) or None)
