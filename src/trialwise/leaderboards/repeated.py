@@ -53,7 +53,7 @@ def _replicate_numbers(trials: Any, what: str) -> NDArray:
                                f"{v.show(col.iloc[:3].tolist())}") from exc
     if not np.all((values >= 1) & (values == np.round(values))):
         bad = values[~((values >= 1) & (values == np.round(values)))][0]
-        raise InvalidValueError(f"{what}: column {REPLICATE_COLUMN!r} must hold integers ≥ 1; got {bad!r}")
+        raise InvalidValueError(f"{what}: column {REPLICATE_COLUMN!r} must hold integers ≥ 1; got {float(bad)!r}")
     return values.astype(np.int64)
 
 
@@ -68,7 +68,7 @@ def _correctness(trials: Any, what: str) -> NDArray:
         except (TypeError, ValueError) as exc:
             raise InvalidTypeError(f"{what}: column 'correct' must be bool or 0/1; got {v.show(x[:3].tolist())}") from exc
         if not np.all((xf == 0) | (xf == 1)):
-            raise InvalidValueError(f"{what}: column 'correct' must be bool or 0/1; got {xf[(xf != 0) & (xf != 1)][0]!r}")
+            raise InvalidValueError(f"{what}: column 'correct' must be bool or 0/1; got {float(xf[(xf != 0) & (xf != 1)][0])!r}")
         return xf
     return x.astype(float)
 

@@ -205,7 +205,7 @@ def _check_replicates(trials: Any, keys: list[str], codes: NDArray, subject: NDA
     dup = runs.duplicated()
     if dup.any():
         row = trials.iloc[int(np.flatnonzero(dup.to_numpy())[0])]
-        raise InvalidValueError(f"`trials`: model {str(row['subject'])!r} has replicate {row[REPLICATE_COLUMN]!r} of "
+        raise InvalidValueError(f"`trials`: model {str(row['subject'])!r} has replicate {int(row[REPLICATE_COLUMN])} of "
                                 f"question {'/'.join(str(row[k]) for k in keys)} more than once; number the runs "
                                 f"of one question 1, 2, ... in column {REPLICATE_COLUMN!r}")
     return bool(runs.duplicated(["m", "q"]).any())
