@@ -192,3 +192,18 @@ def test_the_repeat_aware_interval_covers_and_the_naive_one_does_not():
     # 4,000 data sets: Monte-Carlo SE ≈ 0.35 points (docs/validity.md, "Repeated runs")
     cover, naive = coverage_of_accuracy(4000, seed=12)
     assert 0.93 <= cover <= 0.97 and naive <= 0.85
+
+
+def test_the_difference_test_of_an_accuracy_protocol_uses_replicate_means():
+    t = _table(np.random.default_rng(9))
+    res = tw.leaderboards.difference_test(t, "a", "b", protocol="accuracy", n_resamples=200, rng=0)
+    acc = tw.leaderboards.replicate_accuracy(t).statistic
+    assert res.statistic == pytest.approx(acc[0] - acc[1], abs=1e-12)
+    with pytest.raises(tw.InvalidValueError, match=r"repeated runs \(column 'replicate'\)"):
+        tw.leaderboards.difference_test(t, "a", "b", n_resamples=10)
+
+
+def test_a_function_that_cannot_use_replicates_says_so_not_duplicate():
+    t = _table(np.random.default_rng(10))
+    with pytest.raises(tw.InvalidValueError, match=r"repeated runs \(column 'replicate'.*keep one run per item"):
+        tw.read_trials(t)

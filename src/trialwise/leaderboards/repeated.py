@@ -3,7 +3,7 @@
 Several runs of one model on the same questions (Inspect ``epochs``, several samples or seeds)
 reach the trial table as rows numbered by the column ``replicate``
 (:data:`trialwise.io.logs.records.REPLICATE_COLUMN`). :func:`replicate_accuracy` averages each
-question's runs, then the questions (Miller 2024, §3.2), and resamples questions — or the
+question's runs, then the questions (Miller 2024, the section on resampling), and resamples questions — or the
 user's clusters — with all their replicates. :func:`collapse_replicates` turns such a table
 into one row per question whose ``score`` is the mean over its runs, the form in which an
 accuracy leaderboard (:func:`trialwise.leaderboard` with ``protocol="accuracy"``) uses it.
@@ -245,7 +245,7 @@ def replicate_accuracy(trials: Any, *, clusters: str | None = None,
     With ``x_ir`` the correctness of run ``r`` of question ``i`` (``K_i`` runs, ``n``
     questions), a question's score is ``s̄_i = mean_r x_ir`` and the accuracy
     ``s̄ = mean_i s̄_i``: every question counts once, however often it was run (a question
-    run five times does not weigh five times as much). Its variance (Miller 2024, §3.2) is
+    run five times does not weigh five times as much). Its variance (Miller 2024, the section on resampling) is
 
     ``Var(s̄) = (σ²_between + E[σ²_i / K_i]) / n``,
 

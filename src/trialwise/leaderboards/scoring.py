@@ -268,7 +268,8 @@ def difference_test(
     Parameters
     ----------
     trials : DataFrame or path
-        A trials table, as in :func:`leaderboard`.
+        A trials table, as in :func:`leaderboard` (repeated runs, a column ``replicate``, with
+        ``protocol="accuracy"`` only: each question scored by the mean of its runs).
     x, y : str
         The two candidates (``subject`` names in the trials).
     reference : str or list of str, optional
@@ -307,7 +308,7 @@ def difference_test(
     """
     if protocol is not None:
         get_protocol(protocol)
-    t = as_trials(trials)
+    t = as_trials(_replicate_means(trials, protocol, None))
     proto = protocol_for_trials(protocol, sorted(map(str, t["experiment"].unique())))
     names = set(t["subject"])
     for name, arg in ((x, "x"), (y, "y")):
