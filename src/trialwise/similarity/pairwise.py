@@ -50,7 +50,7 @@ from trialwise.similarity.capa import (
 from trialwise.similarity.gram import gram_sums
 from trialwise.similarity.results import PairwiseAgreementResult
 
-__all__ = ["pairwise_agreement"]
+__all__ = ["pairwise_agreement", "table_models"]
 
 #: The note of a result computed from repeated runs.
 _REPLICATES_NOTE = Note("repeated runs (column 'replicate'): every replicate pair of two models counts — each "
@@ -195,12 +195,11 @@ def _check_replicates(trials: Any, keys: list[str], codes: NDArray, subject: NDA
     one replicate number given twice for a model and question is an error."""
     if REPLICATE_COLUMN not in trials.columns:
         return False
-    rep = trials[REPLICATE_COLUMN]
-    if rep.isna().any():
-        raise InvalidValueError(f"`trials`: column {REPLICATE_COLUMN!r} must number every run (1, 2, ...); "
-                                f"{int(rep.isna().sum())} row(s) have none")
     import pandas as pd
 
+    if (rep := trials[REPLICATE_COLUMN]).isna().any():
+        raise InvalidValueError(f"`trials`: column {REPLICATE_COLUMN!r} must number every run (1, 2, ...); "
+                                f"{int(rep.isna().sum())} row(s) have none")
     runs = pd.DataFrame({"m": subject, "q": codes, "r": rep.to_numpy()})
     dup = runs.duplicated()
     if dup.any():
@@ -211,9 +210,10 @@ def _check_replicates(trials: Any, keys: list[str], codes: NDArray, subject: NDA
     return bool(runs.duplicated(["m", "q"]).any())
 
 
-def _table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str = "ec"):
+def table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str = "ec"):
     """Trial table → model names, (models × n × K) probabilities, option counts, truth, cluster codes, and
-    whether some model has repeated runs (its probabilities then the mean over each question's replicates).
+    the repeated runs: None, or (runs, squares), the (models × n) runs of every model on every question and
+    the sums over them of ``Σ_o p_r(o)²`` (the probabilities are then each question's mean over its runs).
 
     ``metric``: ``"capa"`` (probabilities) or ``"response"``; ``agreement_metric``: the metric asked for,
     which decides whether generation tasks (no options) can be read (only ``"ec"``)."""
@@ -260,6 +260,7 @@ def _table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str
         cl = cluster_codes(labels, n)
     probs = np.zeros((len(models), n, width))
     replicated = _check_replicates(trials, keys, codes, subject)
+    runs, squares = np.zeros((len(models), n)), np.zeros((len(models), n))
     for i, m in enumerate(models):
         rows = by_model[starts[i]: starts[i + 1]]
         got = codes[rows]
@@ -283,7 +284,10 @@ def _table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str
         else:  # repeated runs: each question's probabilities (one-hot choices) averaged over its replicates
             np.add.at(probs[i], got, p)
             probs[i] /= np.bincount(got, minlength=n)[:, None]
-    return models, probs, k, truth, cl, replicated
+        if replicated:
+            runs[i] = np.bincount(got, minlength=n)
+            squares[i] = np.bincount(got, weights=np.einsum("ro,ro->r", p, p), minlength=n)
+    return models, probs, k, truth, cl, (runs, squares) if replicated else None
 
 
 @records_seed
@@ -433,9 +437,9 @@ def pairwise_agreement(
         if truth is not None or n_options is not None:
             raise InvalidValueError("`truth` and `n_options` go with an array `trials`; a trial table holds them as "
                                     f"columns; got truth={v.show(truth)}, n_options={v.show(n_options)}")
-        models, probs, k, truth_idx, codes, replicated = _table_models(
+        models, probs, k, truth_idx, codes, reps = table_models(
             trials, "capa" if metric == "capa" else "response", clusters, metric)
-        from_array = False
+        from_array, replicated = False, reps is not None
     if len(models) < 2:
         raise InvalidValueError(f"`trials` needs at least 2 models (subject); got {models}")
     n_models, n = len(models), k.size
