@@ -24,6 +24,7 @@ from trialwise._core.shown import shown
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.intervals import few_clusters_note, jackknife_standard_error, jackknife_t_interval
 from trialwise._stats.resampling import leave_one_out_sums
+from trialwise._stats.tables import cluster_sums
 from trialwise.io.logs.records import REPLICATE_COLUMN
 from trialwise.io.trials import SCORE_COLUMN, SCORE_SOURCE
 
@@ -166,13 +167,12 @@ class ReplicateAccuracyResult(Result):
 
 def _one_model(x: NDArray, q: NDArray, unit_of_q: NDArray | None, level: float) -> tuple[float, ...]:
     """Accuracy, interval, SE, variance split and counts of one model's runs ``x`` on questions ``q`` (codes)."""
-    n_q = int(q.max()) + 1
-    k = np.bincount(q, minlength=n_q).astype(float)
-    s = np.bincount(q, weights=x, minlength=n_q)
+    k, s = cluster_sums(np.column_stack([np.ones_like(x), x]), q).T  # runs and right answers per question
+    n_q = k.size
     mean_q = s / k
     acc = float(mean_q.mean())
     # within-question variance of each question with K_i ≥ 2 runs (ddof = 1, unbiased)
-    ss = np.bincount(q, weights=(x - mean_q[q]) ** 2, minlength=n_q)
+    ss = cluster_sums(((x - mean_q[q]) ** 2)[:, None], q)[:, 0]
     multi = k >= 2
     if multi.any():
         w = np.where(multi, ss / np.where(multi, k - 1, 1), np.nan)
@@ -184,8 +184,7 @@ def _one_model(x: NDArray, q: NDArray, unit_of_q: NDArray | None, level: float) 
     var_between = var_total - var_within
     units = np.column_stack([mean_q, np.ones(n_q)])
     if unit_of_q is not None:  # clusters: sum the questions of each cluster
-        g = int(unit_of_q.max()) + 1
-        units = np.column_stack([np.bincount(unit_of_q, weights=units[:, j], minlength=g) for j in range(2)])
+        units = cluster_sums(units, unit_of_q)
     jk = leave_one_out_sums(units, lambda t: t[:, 0] / t[:, 1])
     se, g_units = jackknife_standard_error(jk)
     low, high = np.clip(jackknife_t_interval(acc, jk, level), 0.0, 1.0)  # an accuracy lies in [0, 1]

@@ -279,14 +279,11 @@ def table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str 
             if generation.any():
                 resp = np.where(generation[got], trials["correct"].to_numpy()[rows].astype(bool), resp)
             p[:] = one_hot(np.where(resp < k[got], resp, -1), width)
-        if len(got) == n:  # one run per question
+        if not replicated:  # one run per question
             probs[i, got] = p
         else:  # repeated runs: each question's probabilities (one-hot choices) averaged over its replicates
-            np.add.at(probs[i], got, p)
-            probs[i] /= np.bincount(got, minlength=n)[:, None]
-        if replicated:
-            runs[i] = np.bincount(got, minlength=n)
-            squares[i] = np.bincount(got, weights=np.einsum("ro,ro->r", p, p), minlength=n)
+            sums = cluster_sums(np.column_stack([p, np.ones(len(got)), np.einsum("ro,ro->r", p, p)]), got)
+            probs[i], runs[i], squares[i] = sums[:, :width] / sums[:, width:width + 1], sums[:, width], sums[:, -1]
     return models, probs, k, truth, cl, (runs, squares) if replicated else None
 
 
@@ -315,7 +312,10 @@ def pairwise_agreement(
         :func:`trialwise.io.read_helm`, :func:`trialwise.datasets.llm_demo`): one row per model
         (``subject``) and question (``condition`` + ``image``), with ``truth``,
         ``n_options``, and ``probabilities`` (``"capa"``) or ``response`` (the others).
-        Every model must answer every question. Or, at leaderboard scale (a 1,000-model
+        Every model must answer every question. Repeated runs (rows numbered by a column ``replicate``)
+        use every replicate pair: each question's probabilities (choices, correctness) are averaged over
+        its runs, and questions resampled with all of them (docs/language_models.md, "Repeated runs").
+        Or, at leaderboard scale (a 1,000-model
         table has 12 million rows), the option probabilities as one array, zero-padded
         beyond a question's ``n_options``; the observers are then numbered 0 … M − 1 and
         the array is read in chunks, not copied. The array may be a ``dask.array.Array`` in
