@@ -174,6 +174,9 @@ def render(out: Path, cov, t1, d, meta: dict) -> None:
     # clustered items (benchmarks/calibration/cluster_coverage.py; the tables are kept in docs/validity/clustered.md)
     cl_path = out / "validity" / "clustered.md"
     cl_section = cl_path.read_text() + "\n" if cl_path.exists() else ""
+    # repeated runs (tests/leaderboards/test_repeated.py, tests/similarity/test_replicates.py): docs/validity/replicates.md
+    rp_path = out / "validity" / "replicates.md"
+    cl_section += rp_path.read_text() + "\n" if rp_path.exists() else ""
     d_sum = pd.DataFrame({"test": d_sum.test, "α": d_sum.alpha, "points": d_sum.points,
                           "min %": d_sum["min"].map(lambda x: _pct(x, 2)),
                           "median %": d_sum["median"].map(lambda x: _pct(x, 2)),

@@ -156,6 +156,12 @@ FACTORIES = {
     "PairwiseAgreementResult": lambda: [
         tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=100, rng=0),
         tw.pairwise_agreement(tw.datasets.llm_demo(), metric="ec", n_resamples=100, rng=0)],
+    "ReplicateAccuracyResult": lambda: [
+        tw.leaderboards.replicate_accuracy(pd.DataFrame({
+            "subject": ["a"] * 6 + ["b"] * 4, "image": ["q1", "q1", "q2", "q2", "q3", "q3", "q1", "q2", "q3", "q3"],
+            "replicate": [1, 2, 1, 2, 1, 2, 1, 1, 1, 2],
+            "correct": [True, False, True, True, False, False, True, True, False, True]})),
+        tw.leaderboards.replicate_accuracy(tw.datasets.llm_demo(), clusters="cluster")],
     "CopyModelFit": lambda: [_ec()[0].copy_model, _ec()[0].copy_decomposition("b")],
     "ErrorConsistencyDifferenceResult": lambda: [tw.error_consistency_difference(
         *_pair(), np.random.default_rng(2).random(120) < 0.75, n_resamples=100, rng=0)],

@@ -81,6 +81,9 @@ CASES = {
         *_pair(), np.random.default_rng(2).random(120) < 0.75, n_resamples=100, rng=rng),
     "agreement": lambda rng: tw.agreement(*_labels()[3:], _labels()[0], n_resamples=100, rng=rng),
     "pairwise_agreement": lambda rng: tw.pairwise_agreement(tw.datasets.llm_demo(), n_resamples=50, rng=rng),
+    "self_agreement": lambda rng: tw.similarity.self_agreement(
+        pd.concat([tw.datasets.llm_demo().assign(replicate=r) for r in (1, 2)], ignore_index=True),
+        n_resamples=50, rng=rng),
     "ci_width": lambda rng: tw.planning.ci_width(80, 0.75, 0.75, 0.3, n_simulations=100, rng=rng),
     "plan_trials": lambda rng: tw.plan_trials(0.15, 0.75, 0.75, 0.5, n_simulations=100, rng=rng),
     "power_difference": lambda rng: tw.planning.power_difference(0.2, 0.5, 0.9, 0.75, 0.8, n=[100], n_simulations=100,

@@ -462,7 +462,8 @@ def read_trials(
         out["response"] = frame[response] if response in frame.columns else ""
     out["truth"] = out["truth"].astype(str)
     out["response"] = out["response"].astype(str)
-    check_items(out, what)
+    check_items(out.assign(**{_REPLICATES: frame[_REPLICATES].to_numpy()}) if _REPLICATES in frame.columns else out,
+                what)
     if probabilities is not None:
         out["n_options"], out["probabilities"] = _option_probabilities(frame, probabilities, what)
         _check_option_indices(out, what)
@@ -569,10 +570,21 @@ def _numeric_form(values):
     return values.where(num.isna(), num.astype(float).map(repr))
 
 
+#: The column of repeated runs, :data:`trialwise.io.logs.records.REPLICATE_COLUMN` (that module imports this one).
+_REPLICATES = "replicate"
+
+
 def check_items(trials, what: str) -> None:
     """One answer per observer and item; one truth and one condition per item."""
     keys = ["experiment", "subject", "image"]
     dup = trials.duplicated(subset=keys)
+    if dup.any() and _REPLICATES in trials.columns:
+        e, s, i = trials.loc[dup, keys].iloc[0]
+        raise InvalidValueError(f"{what}: repeated runs (column {_REPLICATES!r}: observer {s!r} ran image {i!r} "
+                                f"of experiment {e!r} more than once), which this function does not use: keep one "
+                                f"run per item (e.g. trials[trials.{_REPLICATES} == 1]), or use the functions "
+                                f"that use every replicate: tw.leaderboard(..., protocol='accuracy'), "
+                                f"tw.leaderboards.replicate_accuracy, tw.pairwise_agreement")
     if dup.any():
         e, s, i = trials.loc[dup, keys].iloc[0]
         raise InvalidValueError(f"{what}: observer {s!r} answered image {i!r} of experiment {e!r} more than once "

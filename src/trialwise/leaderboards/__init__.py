@@ -8,7 +8,7 @@ entry), ``replicates`` (the rows' scores in every replicate), ``influence`` (eve
 on a score), ``scoring`` (:func:`trialwise.leaderboard`, ``difference_test``), ``board`` (the
 :class:`Leaderboard` result), ``ranks`` (rank sets, the set of the best, tie groups, Kendall's τ),
 ``differences`` and ``swap`` (tests of "alike"), ``winner``, ``experiments`` (per-experiment
-scores), ``notes``.
+scores), ``notes``, ``repeated`` (accuracy from repeated runs: :func:`replicate_accuracy`).
 """
 
 from __future__ import annotations
@@ -21,16 +21,19 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.leaderboards.board import Leaderboard
     from trialwise.leaderboards.scoring import difference_test
     from trialwise.leaderboards.differences import BenchmarkDifferenceResult
+    from trialwise.leaderboards.repeated import ReplicateAccuracyResult, replicate_accuracy
     from trialwise.leaderboards.protocol import ACCURACY, FLAT, METRICS, MODEL_VS_HUMAN, PROTOCOLS, TEXTURE_VS_SHAPE, Protocol, get_protocol
 
 __all__ = [
     "Leaderboard", "difference_test", "BenchmarkDifferenceResult", "ACCURACY", "FLAT", "METRICS",
     "MODEL_VS_HUMAN", "PROTOCOLS", "TEXTURE_VS_SHAPE", "Protocol", "get_protocol",
+    "replicate_accuracy", "ReplicateAccuracyResult",
 ]
 
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.leaderboards.board": ("Leaderboard",),
     "trialwise.leaderboards.scoring": ("difference_test",),
     "trialwise.leaderboards.differences": ("BenchmarkDifferenceResult",),
+    "trialwise.leaderboards.repeated": ("replicate_accuracy", "ReplicateAccuracyResult"),
     "trialwise.leaderboards.protocol": ("ACCURACY", "FLAT", "METRICS", "MODEL_VS_HUMAN", "PROTOCOLS", "TEXTURE_VS_SHAPE", "Protocol", "get_protocol",),
 })

@@ -32,7 +32,9 @@ from trialwise.leaderboards.protocol import (
     get_protocol,
     protocol_for_trials,
 )
+from trialwise.leaderboards.repeated import collapse_replicates
 from trialwise.leaderboards.trials import as_trials
+from trialwise.io.logs.records import REPLICATE_COLUMN
 
 __all__ = ["leaderboard", "difference_test", "leaderboard_from_design"]
 
@@ -76,7 +78,12 @@ def leaderboard(
     ----------
     trials : DataFrame or path
         A trials table (:func:`trialwise.read_trials`, :func:`trialwise.io.read_model_vs_human`,
-        or the bundled :func:`trialwise.datasets.model_vs_human`).
+        or the bundled :func:`trialwise.datasets.model_vs_human`). Repeated runs of a model on
+        a question (rows numbered by a column ``replicate``, as the log readers give them) are
+        used by ``protocol="accuracy"`` only: each question is scored by the mean of its runs
+        (:func:`trialwise.leaderboards.repeated.collapse_replicates`), so the bootstrap
+        resamples questions with all their replicates; any other protocol is an error
+        (``tw.leaderboards.replicate_accuracy`` gives the within/between-question split).
     protocol : Protocol or str, optional
         How trials become scores (see :data:`trialwise.leaderboards.PROTOCOLS`). Default:
         ``"model-vs-human"`` when every experiment of the trials is one of its own; otherwise a
@@ -188,6 +195,7 @@ def leaderboard(
     b = v.check_positive_int(n_resamples, "n_resamples")
     level = v.check_confidence_level(confidence_level)
     method = v.check_choice(ci_method, "ci_method", BENCHMARK_CI_METHODS)
+    trials = _replicate_means(trials, protocol, clusters)
     t = as_trials(trials)
     title = name
     if title is None and isinstance(trials, str | os.PathLike):  # a file: titled by its name, as on the command line
@@ -199,6 +207,24 @@ def leaderboard(
                           cluster_labels(trials, t, clusters))
     return leaderboard_from_design(design, n_resamples=b, confidence_level=level, ci_method=method, rng=rng,
                                    workers=workers, progress=progress)
+
+
+def _replicate_means(trials: Any, protocol: Any, clusters: Any) -> Any:
+    """A table with repeated runs (column ``replicate``) as one row per question scored by its replicate mean,
+    for an accuracy protocol; any other protocol cannot use replicates (an error saying what to do)."""
+    import pandas as pd
+
+    if not isinstance(trials, pd.DataFrame) or REPLICATE_COLUMN not in trials.columns:
+        return trials
+    proto = get_protocol(protocol) if protocol is not None else None
+    if proto is None or not proto.against_ground_truth:
+        raise InvalidValueError(
+            f"`trials` has repeated runs (column {REPLICATE_COLUMN!r}), which only protocol='accuracy' uses (each "
+            f"question scored by the mean over its replicates); got protocol={v.show(protocol)}. For other "
+            f"protocols keep one run per question (e.g. trials[trials.{REPLICATE_COLUMN} == 1].drop(columns="
+            f"'{REPLICATE_COLUMN}')); tw.leaderboards.replicate_accuracy gives accuracy with its within/between-"
+            f"question variance split")
+    return collapse_replicates(trials, clusters if isinstance(clusters, str) else None)
 
 
 def cluster_labels(trials: Any, checked: Any, clusters: Any) -> NDArray:
@@ -242,7 +268,8 @@ def difference_test(
     Parameters
     ----------
     trials : DataFrame or path
-        A trials table, as in :func:`leaderboard`.
+        A trials table, as in :func:`leaderboard` (repeated runs, a column ``replicate``, with
+        ``protocol="accuracy"`` only: each question scored by the mean of its runs).
     x, y : str
         The two candidates (``subject`` names in the trials).
     reference : str or list of str, optional
@@ -281,7 +308,7 @@ def difference_test(
     """
     if protocol is not None:
         get_protocol(protocol)
-    t = as_trials(trials)
+    t = as_trials(_replicate_means(trials, protocol, None))
     proto = protocol_for_trials(protocol, sorted(map(str, t["experiment"].unique())))
     names = set(t["subject"])
     for name, arg in ((x, "x"), (y, "y")):

@@ -236,12 +236,21 @@ def capa_from_sums(sums: ArrayLike, n_models: int, pairs: ArrayLike) -> tuple[ND
     return kappa, c_obs, c_exp
 
 
-def agreement_columns(probs: Any, k: NDArray, truth: NDArray | None, idx: NDArray, metric: str) -> NDArray:
-    """(n, 2 + M + P) columns for CAPA; (n, 1 + P) for choice agreement (Fortran order, filled in place)."""
+def agreement_columns(probs: Any, k: NDArray, truth: NDArray | None, idx: NDArray, metric: str,
+                      shares: bool = False) -> NDArray:
+    """(n, 2 + M + P) columns for CAPA; (n, 1 + P) for choice agreement (Fortran order, filled in place).
+
+    Choice agreement compares the argmax choices; with ``shares`` the rows are one-hot choices averaged
+    over each question's replicates, and a pair's column is ``Σ_o p_A(o) p_B(o)``, the share of replicate
+    pairs that chose the same option (for one run each, the same 0/1 as comparing the choices)."""
     n, n_models = k.size, len(probs)
     lead = 1 if metric == "choice" else 2 + n_models
     cols = np.empty((n, lead + len(idx)), order="F")  # one allocation: 0.5 GB for 100 models × 12,000 questions
     cols[:, 0] = 1.0
+    if metric == "choice" and shares:
+        for j, (a, b) in enumerate(idx):
+            cols[:, lead + j] = np.einsum("qo,qo->q", probs[a], probs[b])
+        return cols
     if metric == "choice":
         choice = [np.where(p.max(1) > 0, p.argmax(1), -1) for p in probs]
         for j, (a, b) in enumerate(idx):

@@ -17,7 +17,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval
+from trialwise._core.results import ConfidenceInterval, Note
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.blocks import block_size, gather_blocks, run_blocks
 from trialwise._stats.intervals import few_clusters_note
@@ -26,6 +26,7 @@ from trialwise._stats.streams import records_seed
 from trialwise._stats.tables import cluster_sums
 from trialwise.ec.blocks import PAIR_BLOCK_BYTES
 from trialwise.ec.pairwise import pairwise_error_consistency
+from trialwise.io.logs.records import REPLICATE_COLUMN
 from trialwise.similarity.capa import (
     AGREEMENT_TILE,
     AgreementCIMethod,
@@ -49,7 +50,13 @@ from trialwise.similarity.capa import (
 from trialwise.similarity.gram import gram_sums
 from trialwise.similarity.results import PairwiseAgreementResult
 
-__all__ = ["pairwise_agreement"]
+__all__ = ["pairwise_agreement", "table_models"]
+
+#: The note of a result computed from repeated runs.
+_REPLICATES_NOTE = Note("repeated runs (column 'replicate'): every replicate pair of two models counts — each "
+                        "question's agreement is the mean over its replicate pairs, chance agreement comes from "
+                        "the replicate-averaged marginals, and questions are resampled with all their replicates",
+                        "replicates")
 
 
 def model_tiles(n_models: int, tile: int | None = None) -> Iterator[tuple[NDArray, NDArray]]:
@@ -74,13 +81,14 @@ def model_tiles(n_models: int, tile: int | None = None) -> Iterator[tuple[NDArra
 def bootstrap_agreement_block(probs: Any, k: NDArray, truth: NDArray | None, codes: NDArray | None,
                               tiles: list[NDArray], estimate: NDArray, metric: str, argmax: bool,
                               confidence_level: float, ci_method: str, weights: ReplicateWeights,
-                              keep: bool) -> dict[str, Any]:
+                              keep: bool, shares: bool = False) -> dict[str, Any]:
     """Intervals, p-values and undefined counts of one block of pairs of :func:`pairwise_agreement`.
 
     ``probs`` holds the models (models × questions × options: all of them, or those of the
     block — as a Dask array in storage, read here; with ``argmax`` their one-hot argmax choices
     are used), ``tiles`` the block's tiles of pairs (:func:`model_tiles`) as indices into
-    them, ``estimate`` the point values of its pairs (tile after tile). Each tile is
+    them, ``estimate`` the point values of its pairs (tile after tile); ``shares``: choices averaged
+    over replicates (:func:`~trialwise.similarity.capa.agreement_columns`). Each tile is
     multiplied by the replicate weights as one float64 product of the columns of its own
     models and pairs: a product's last bits depend on its shape, so fixed tiles give every
     pair the same replicates whatever the block (and the number of workers). Run in this
@@ -97,7 +105,7 @@ def bootstrap_agreement_block(probs: Any, k: NDArray, truth: NDArray | None, cod
         tile = np.asarray(probs[used])  # ≤ 2·AGREEMENT_TILE models
         if argmax:  # the discrete metrics of an array: one-hot argmax choices (first on ties)
             tile = (tile.argmax(axis=2)[..., None] == np.arange(tile.shape[2])).astype(np.float64)
-        cols = agreement_columns(list(tile), k, truth, gidx, metric)
+        cols = agreement_columns(list(tile), k, truth, gidx, metric, shares)
         units = cols if codes is None else cluster_sums(np.asarray(cols, dtype=float), codes)
         groups.append((units, statistic_of_sums(metric, len(used), gidx)))
     parts: list[list[NDArray]] = [[] for _ in groups]
@@ -116,7 +124,8 @@ def bootstrap_agreement_block(probs: Any, k: NDArray, truth: NDArray | None, cod
 
 def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes: NDArray | None,
                         estimate: NDArray, opts: dict, batch: int | None, argmax: bool, keep: bool,
-                        client: Any) -> tuple[NDArray, NDArray, NDArray, NDArray, NDArray | None, NDArray | None]:
+                        client: Any, shares: bool = False
+                        ) -> tuple[NDArray, NDArray, NDArray, NDArray, NDArray | None, NDArray | None]:
     """Every pair's interval, p-value, undefined count (and replicates if ``keep``), block of pairs by block.
 
     With ``keep`` and ``ci_method="jackknife-t"`` it also returns every pair's leave-one-unit-out
@@ -161,7 +170,7 @@ def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes
                     tiles = [local.ravel()[2 * at[i]: 2 * at[i + 1]].reshape(-1, 2) for i in range(len(run))]
                     models = probs[used] if stored else np.asarray(probs[used])
                 yield where, (models, k, truth, codes, tiles, estimate[where], opts["metric"], argmax,
-                              opts["confidence_level"], opts["ci_method"], weights, keep)
+                              opts["confidence_level"], opts["ci_method"], weights, keep, shares)
                 run, size = [], 0
             if tile is not None:
                 run.append(tile)
@@ -188,8 +197,30 @@ def _check_logged_probabilities(trials: Any, keys: list[str]) -> None:
                             f"the chosen options), 'choice' (choice agreement) or 'ec' (error consistency)")
 
 
-def _table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str = "ec"):
-    """Trial table → model names, (models × n × K) probabilities, option counts, truth, cluster codes.
+def _check_replicates(trials: Any, keys: list[str], codes: NDArray, subject: NDArray) -> bool:
+    """Whether a table holds repeated runs (column ``replicate``, some model with two runs of a question);
+    one replicate number given twice for a model and question is an error."""
+    if REPLICATE_COLUMN not in trials.columns:
+        return False
+    import pandas as pd
+
+    if (rep := trials[REPLICATE_COLUMN]).isna().any():
+        raise InvalidValueError(f"`trials`: column {REPLICATE_COLUMN!r} must number every run (1, 2, ...); "
+                                f"{int(rep.isna().sum())} row(s) have none")
+    runs = pd.DataFrame({"m": subject, "q": codes, "r": rep.to_numpy()})
+    dup = runs.duplicated()
+    if dup.any():
+        row = trials.iloc[int(np.flatnonzero(dup.to_numpy())[0])]
+        raise InvalidValueError(f"`trials`: model {str(row['subject'])!r} has replicate {int(row[REPLICATE_COLUMN])} of "
+                                f"question {'/'.join(str(row[k]) for k in keys)} more than once; number the runs "
+                                f"of one question 1, 2, ... in column {REPLICATE_COLUMN!r}")
+    return bool(runs.duplicated(["m", "q"]).any())
+
+
+def table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str = "ec"):
+    """Trial table → model names, (models × n × K) probabilities, option counts, truth, cluster codes, and
+    the repeated runs: None, or (runs, squares), the (models × n) runs of every model on every question and
+    the sums over them of ``Σ_o p_r(o)²`` (the probabilities are then each question's mean over its runs).
 
     ``metric``: ``"capa"`` (probabilities) or ``"response"``; ``agreement_metric``: the metric asked for,
     which decides whether generation tasks (no options) can be read (only ``"ec"``)."""
@@ -235,25 +266,32 @@ def _table_models(trials: Any, metric: str, clusters: Any, agreement_metric: str
         labels = trials[clusters].to_numpy(dtype=object)[first]
         cl = cluster_codes(labels, n)
     probs = np.zeros((len(models), n, width))
+    replicated = _check_replicates(trials, keys, codes, subject)
+    runs, squares = np.zeros((len(models), n)), np.zeros((len(models), n))
     for i, m in enumerate(models):
         rows = by_model[starts[i]: starts[i + 1]]
         got = codes[rows]
-        if len(np.unique(got)) != n or len(got) != n:
+        if len(np.unique(got)) != n or (len(got) != n and not replicated):
             raise InvalidValueError(f"`trials`: model {m!r} answers {len(np.unique(got))} of the {n} questions "
                                     f"(or one twice); agreement needs every model on every question "
                                     f"(read the logs with unaligned='drop', e.g. tw.io.read_lm_eval(paths, "
                                     f"unaligned='drop'), to keep only the questions every model answered)")
-        p = probs[i]
+        p = np.zeros((len(rows), width))
         if metric == "capa":
             prow, _ = prob_rows(list(trials["probabilities"].to_numpy()[rows]), "trials.probabilities")
-            p[got, : prow.shape[1]] = prow
+            p[:, : prow.shape[1]] = prow
         else:
             resp = np.array([option_index(r, kk == 2) for r, kk in zip(trials["response"].to_numpy()[rows], k[got])],
                             dtype=np.int64)
             if generation.any():
                 resp = np.where(generation[got], trials["correct"].to_numpy()[rows].astype(bool), resp)
-            p[got] = one_hot(np.where(resp < k[got], resp, -1), width)
-    return models, probs, k, truth, cl
+            p[:] = one_hot(np.where(resp < k[got], resp, -1), width)
+        if not replicated:  # one run per question
+            probs[i, got] = p
+        else:  # repeated runs: each question's probabilities (one-hot choices) averaged over its replicates
+            sums = cluster_sums(np.column_stack([p, np.ones(len(got)), np.einsum("ro,ro->r", p, p)]), got)
+            probs[i], runs[i], squares[i] = sums[:, :width] / sums[:, width:width + 1], sums[:, width], sums[:, -1]
+    return models, probs, k, truth, cl, (runs, squares) if replicated else None
 
 
 @records_seed
@@ -281,7 +319,10 @@ def pairwise_agreement(
         :func:`trialwise.io.read_helm`, :func:`trialwise.datasets.llm_demo`): one row per model
         (``subject``) and question (``condition`` + ``image``), with ``truth``,
         ``n_options``, and ``probabilities`` (``"capa"``) or ``response`` (the others).
-        Every model must answer every question. Or, at leaderboard scale (a 1,000-model
+        Every model must answer every question. Repeated runs (rows numbered by a column ``replicate``)
+        use every replicate pair: each question's probabilities (choices, correctness) are averaged over
+        its runs, and questions resampled with all of them (docs/language_models.md, "Repeated runs").
+        Or, at leaderboard scale (a 1,000-model
         table has 12 million rows), the option probabilities as one array, zero-padded
         beyond a question's ``n_options``; the observers are then numbered 0 … M − 1 and
         the array is read in chunks, not copied. The array may be a ``dask.array.Array`` in
@@ -402,20 +443,24 @@ def pairwise_agreement(
             raise InvalidValueError("metric='ec' needs the array in memory; for error consistency of stored "
                                     "correctness use tw.pairwise_error_consistency; got a Dask array")
         models, probs, k, truth_idx, codes = array_models(trials, truth, n_options, clusters)
-        from_array = True
+        from_array, replicated = True, False
     else:
         if truth is not None or n_options is not None:
             raise InvalidValueError("`truth` and `n_options` go with an array `trials`; a trial table holds them as "
                                     f"columns; got truth={v.show(truth)}, n_options={v.show(n_options)}")
-        models, probs, k, truth_idx, codes = _table_models(trials, "capa" if metric == "capa" else "response",
-                                                           clusters, metric)
-        from_array = False
+        models, probs, k, truth_idx, codes, reps = table_models(
+            trials, "capa" if metric == "capa" else "response", clusters, metric)
+        from_array, replicated = False, reps is not None
     if len(models) < 2:
         raise InvalidValueError(f"`trials` needs at least 2 models (subject); got {models}")
     n_models, n = len(models), k.size
     idx = np.column_stack(np.triu_indices(n_models, 1)).astype(np.intp)
     names = np.array(models, dtype=object)
-    if metric == "ec":
+    if metric == "ec" and replicated:  # κ on replicate-mean correctness: CAPA's sums on (wrong, right), below
+        right = probs[:, np.arange(n), truth_idx]
+        probs, k, truth_idx = np.stack([1.0 - right, right], axis=2), np.full(n, 2), np.ones(n, dtype=np.int64)
+        opts = {**opts, "metric": "capa"}
+    elif metric == "ec":
         import pandas as pd
 
         rows = np.arange(n)
@@ -444,7 +489,7 @@ def pairwise_agreement(
         check_units(n, codes, "`trials`")
         low, high, pval, n_undef, dist, jack = _pairwise_bootstrap(
             probs, k, truth_idx, codes, np.asarray(est, dtype=float), opts, batch,
-            from_array and metric == "capa-discrete", keep_replicates is not False, client)
+            from_array and metric == "capa-discrete", keep_replicates is not False, client, replicated)
         if dist is None:
             dist = np.empty((0, len(idx)))
     else:
@@ -464,4 +509,4 @@ def pairwise_agreement(
         p_correct_a=pbar[idx[:, 0]], p_correct_b=pbar[idx[:, 1]], n_resamples=opts["n_resamples"],
         n_undefined=np.asarray(n_undef, dtype=np.int64), bootstrap_distribution=dist,
         jackknife_values=np.empty((0, len(idx))) if jack is None else jack, pair_notes=notes,
-        result_notes=() if few is None else (few,))
+        result_notes=(() if few is None else (few,)) + ((_REPLICATES_NOTE,) if replicated else ()))
