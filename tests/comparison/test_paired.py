@@ -351,9 +351,10 @@ def _bad(trials, **kwargs):
     (lambda t: t, {"power": 1.2}, tw.InvalidValueError, r"power"),
     (lambda t: t.assign(correct=t.correct.astype(object).where(t.index != t.index[0], "maybe")), {},
      tw.InvalidValueError, r"`trials.correct` must be 0/1 or True/False; got 'maybe'"),
-    (lambda t: pd.concat([t, t.iloc[:1]]), {}, tw.InvalidValueError, r"answers question .* more than once"),
+    (lambda t: pd.concat([t, t.iloc[:1]]), {}, tw.InvalidValueError,
+     r"answers question .* more than once; number repeated runs in a column 'replicate'"),
     (lambda t: pd.concat([t, t.iloc[:1]]).assign(replicate=1), {}, tw.InvalidValueError,
-     r"more than once; these are repeated runs \(the 'replicate' column\)"),
+     r"answers question .* twice in replicate 1"),
     (lambda t: t.assign(cluster=np.where(t.subject == A, t.cluster, "other")), {"clusters": "cluster"},
      tw.InvalidValueError, r"`trials.cluster` \(`clusters`\) differs between"),
 ])
@@ -411,3 +412,45 @@ def test_type_one_error_full(n_clusters, psi):
     # 10,000 data sets: Monte-Carlo SE 0.22 points at 5 %; measured 4.7–6.1 % (docs/validity.md)
     rate = _type_one(n_clusters, 10_000, seed=31, psi=psi)
     assert rate <= 0.065
+
+
+def _repeated(trials, name, runs, seed):
+    """``runs`` runs of ``name``: its logged run, then copies with each answer's correctness flipped with
+    probability 0.2 (a model sampled at temperature > 0), numbered 1, 2, … in a ``replicate`` column."""
+    rng = np.random.default_rng(seed)
+    rows = trials[trials.subject == name]
+    copies = [rows.assign(replicate=1)]
+    for r in range(2, runs + 1):
+        flip = rng.random(len(rows)) < 0.2
+        copies.append(rows.assign(replicate=r, correct=rows.correct.to_numpy() ^ flip))
+    return pd.concat(copies, ignore_index=True)
+
+
+def test_repeated_runs_are_used_against_brute_force():
+    """Issue 31 (item 3 for two runs): the difference of each question's share of right runs, its paired t
+    interval, EC and CAPA over every pair of runs (pairwise_agreement on the replicates); no McNemar."""
+    t = _two(_demo())
+    reps = pd.concat([_repeated(t, A, 3, 1), t[t.subject == B]], ignore_index=True)  # B: one run, no number
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        res = tw.comparison.paired_runs(reps, A, B, n_resamples=200, rng=0)
+    share = {m: reps[reps.subject == m].groupby(["condition", "image"]).correct.mean() for m in (A, B)}
+    d = (share[A] - share[B].loc[share[A].index]).to_numpy()
+    assert res.n == d.size == 400
+    assert res.statistic == pytest.approx(d.mean(), abs=1e-14)
+    assert res.se == pytest.approx(d.std(ddof=1) / np.sqrt(d.size), rel=1e-12)
+    half = stats.t.ppf(0.975, d.size - 1) * res.se
+    assert tuple(res.confidence_interval) == pytest.approx((d.mean() - half, d.mean() + half), abs=1e-12)
+    assert (res.n10, res.n01) == (int((d > 0).sum()), int((d < 0).sum()))
+    assert res.discordance == pytest.approx(np.mean(d ** 2), abs=1e-14)
+    assert np.isnan(res.pvalue_exact) and np.isnan(res.pvalue_midp)
+    assert {n.kind for n in res.notes} >= {"mcnemar", "replicates"}
+    pair = reps.assign(replicate=reps.replicate.fillna(1).astype(int))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tw.TrialwiseWarning)
+        ec = tw.pairwise_agreement(pair, metric="ec", n_resamples=10, rng=0).pair(A, B)
+        capa = tw.pairwise_agreement(pair, metric="capa", n_resamples=0).pair(A, B)
+    assert res.error_consistency.statistic == pytest.approx(ec.statistic, abs=1e-12)
+    assert res.capa.statistic == pytest.approx(capa.statistic, abs=1e-12)
+    one = tw.comparison.paired_runs(t, A, B, n_resamples=200, rng=0)  # one run each: McNemar as before
+    assert one.pvalue_exact == one.pvalue_exact and "replicates" not in {n.kind for n in one.notes}

@@ -89,9 +89,13 @@ def _print(res, paths: tuple[str, str], fmts: tuple[str, str], clusters: str | N
     diff = "nan" if res.statistic != res.statistic else f"{res.statistic:+.3f}"
     print(f"  difference A - B    {diff}   {level} {_interval(res.confidence_interval, signed=True)}   "
           f"p = {format_pvalue(res.pvalue)} ({how})")
-    print(f"  McNemar             only A right {res.n10}, only B right {res.n01}: "
-          f"p = {format_pvalue(res.pvalue_exact)} exact, {format_pvalue(res.pvalue_midp)} mid-p"
-          + ("  (treats questions as independent)" if clusters else ""))
+    if res.pvalue_exact != res.pvalue_exact:  # repeated runs: no one-run-per-question table to test
+        print(f"  McNemar             none for repeated runs (questions where A's share of right runs is higher "
+              f"{res.n10}, lower {res.n01}; the p-value above tests them)")
+    else:
+        print(f"  McNemar             only A right {res.n10}, only B right {res.n01}: "
+              f"p = {format_pvalue(res.pvalue_exact)} exact, {format_pvalue(res.pvalue_midp)} mid-p"
+              + ("  (treats questions as independent)" if clusters else ""))
     mdd = (f"{res.mdd:.3f}" if res.mdd == res.mdd else "undefined (no discordant question)" if res.discordance == 0
            else "none at this size")
     print(f"  min. detectable     {mdd}   (power {res.power:g}, two-sided level {res.alpha:g}; discordance "

@@ -298,18 +298,36 @@ def _check_trials(trials: Any, a: Any, b: Any, clusters: Any) -> tuple[list[str]
     return keys, subjects
 
 
-def _one_run(trials: Any, name: Any, keys: list[str], arg: str) -> Any:
-    """The rows of one subject indexed by question, with one row per question."""
+def _one_run(trials: Any, name: Any, keys: list[str], arg: str) -> tuple[Any, Any]:
+    """The rows of one subject indexed by question: one row per question, and all its rows (several per question
+    for repeated runs: a ``replicate`` column numbering them)."""
     rows = trials[trials["subject"] == name]
     index = rows[keys].astype(str).agg("/".join, axis=1) if len(keys) > 1 else rows[keys[0]].astype(str)
+    every = rows.set_axis(index.to_numpy(), axis=0)
     dup = index.duplicated()
     if dup.any():
-        replicate = "replicate" in rows.columns and rows["replicate"].notna().any()
-        raise InvalidValueError(
-            f"`trials`: subject {name!r} (`{arg}`) answers question {index[dup].iloc[0]!r} more than once"
-            + ("; these are repeated runs (the 'replicate' column): compare one run of each, e.g. "
-               "trials[trials.replicate == 1]" if replicate else ""))
-    return rows.set_axis(index.to_numpy(), axis=0)
+        if REPLICATE not in rows.columns:
+            raise InvalidValueError(f"`trials`: subject {name!r} (`{arg}`) answers question {index[dup].iloc[0]!r} "
+                                    f"more than once; number repeated runs in a column 'replicate' (1, 2, …) to "
+                                    f"compare them as replicates")
+        again = every.reset_index().duplicated(subset=["index", REPLICATE])
+        if again.any():
+            raise InvalidValueError(f"`trials`: subject {name!r} (`{arg}`) answers question "
+                                    f"{every.index[int(np.flatnonzero(again)[0])]!r} twice in replicate "
+                                    f"{every[REPLICATE].iloc[int(np.flatnonzero(again)[0])]}")
+    return every[~dup.to_numpy()], every
+
+
+#: The column that numbers repeated runs of a model on a question (:data:`trialwise.io.logs.records.REPLICATE_COLUMN`).
+REPLICATE = "replicate"
+
+
+def _mean_correctness(every: Any, name: Any, questions: Any) -> NDArray:
+    """Each question's share of correct runs (0/1 with one run per question), in the order of ``questions``."""
+    import pandas as pd
+
+    right = _correctness(every["correct"].to_numpy(), name, list(every.index)).astype(float)
+    return pd.Series(right, index=every.index).groupby(level=0, sort=False).mean().loc[list(questions)].to_numpy()
 
 
 def _correctness(values: Any, name: Any, questions: Any) -> NDArray:
@@ -349,7 +367,12 @@ def paired_runs(
         A trial table as the log readers return it (:func:`trialwise.io.read_lm_eval`,
         :func:`trialwise.io.read_helm`, :func:`trialwise.read_trials`): one row per run
         (``subject``) and question (``condition`` + ``image``, or ``image``), with
-        ``correct``; ``truth``, ``n_options`` and ``probabilities`` for CAPA.
+        ``correct``; ``truth``, ``n_options`` and ``probabilities`` for CAPA. Repeated runs
+        of a model on a question, numbered in a ``replicate`` column, are used: each
+        question's share of right runs replaces its correctness (the difference, its
+        interval, ``n10``/``n01``: questions where A's share is higher/lower, the
+        discordance: the mean squared difference), EC and CAPA count every pair of runs,
+        McNemar is NaN (a note says why).
     a, b : str
         The two subjects; the difference is A − B.
     clusters : str, optional
@@ -446,7 +469,7 @@ def paired_runs(
     a_lvl = float(v.check_probability(alpha, "alpha", open_interval=True))
     n_res = v.check_replicates(n_resamples, "n_resamples")
     gen = v.check_rng(rng)
-    ra, rb = _one_run(trials, a, keys, "a"), _one_run(trials, b, keys, "b")
+    (ra, all_a), (rb, all_b) = _one_run(trials, a, keys, "a"), _one_run(trials, b, keys, "b")
     only_a, only_b = ra.index.difference(rb.index), rb.index.difference(ra.index)
     common = ra.index[ra.index.isin(rb.index)]
     notes: list[Note] = []
@@ -460,8 +483,10 @@ def paired_runs(
                                     if len(common) else f"`trials`: {a!r} and {b!r} answered no question in common")
         notes.append(Note(f"left out: {text}", "dropped", {"n_dropped_a": len(only_a), "n_dropped_b": len(only_b)}))
     ra, rb = ra.loc[common], rb.loc[common]
-    ca = _correctness(ra["correct"].to_numpy(), a, list(common))
-    cb = _correctness(rb["correct"].to_numpy(), b, list(common))
+    all_a, all_b = all_a[all_a.index.isin(common)], all_b[all_b.index.isin(common)]
+    repeated = len(all_a) > len(ra) or len(all_b) > len(rb)
+    ca = _mean_correctness(all_a, a, common)  # the share of a question's runs that are right (0/1 for one run)
+    cb = _mean_correctness(all_b, b, common)
     n = int(ca.size)
     labels = None
     if clusters is not None:
@@ -474,10 +499,11 @@ def paired_runs(
         if any(x is None or (isinstance(x, float) and math.isnan(x)) for x in labels):
             raise InvalidValueError(f"`trials.{clusters}` (`clusters`) is missing for some questions of {a!r}")
         labels = labels.astype(str)
-    d = ca.astype(float) - cb.astype(float)
+    d = ca - cb
     diff, se, df, ci, p, rho = paired_difference_interval(d, labels, confidence_level=level)
     n_clusters = None if labels is None else int(np.unique(labels).size)
-    table = correctness_table(ca, cb)  # [[n11, n10], [n01, n00]]
+    # [[n11, n10], [n01, n00]]; with repeated runs the questions where A's share of right runs is higher/lower
+    table = correctness_table(ca > cb, cb > ca) if repeated else correctness_table(ca == 1, cb == 1)
     n10, n01 = int(table[0, 1]), int(table[1, 0])
     degenerate: list[str] = []
     if n_clusters == 1:
@@ -491,13 +517,18 @@ def paired_runs(
     # McNemar: its degenerate case is the one above, warned once below
     from trialwise.comparison.correctness import mcnemar
 
-    with collecting():
-        exact = mcnemar(counts=table, method="exact")
-        midp = mcnemar(counts=table, method="mid-p")
+    if repeated:  # McNemar counts questions right for one run and wrong for the other: one run per question
+        exact = midp = None
+        notes.append(Note("McNemar's tests need one run per question; with repeated runs the test of equal accuracy "
+                          "is the paired t of the questions' shares of right runs (pvalue)", "mcnemar"))
+    else:
+        with collecting():
+            exact = mcnemar(counts=table, method="exact")
+            midp = mcnemar(counts=table, method="mid-p")
     # the minimum detectable difference: Connor's formula at the effective size n / DE
     from trialwise.planning.questions import detectable_accuracy_difference
 
-    psi = (n10 + n01) / n
+    psi = float(np.mean(d ** 2))  # the discordance (n10 + n01) / n; with repeated runs its analogue E[d²]
     de = None
     if labels is not None and n_clusters is not None and n_clusters >= 2:
         iid = float(d.var(ddof=1)) / n if n > 1 else 0.0
@@ -505,8 +536,14 @@ def paired_runs(
     mdd = math.nan if psi == 0 else float(detectable_accuracy_difference(
         max(1.0, n / (de or 1.0)), psi, power=pw, alpha=a_lvl))
     ec_seed, capa_seed = child_seed(gen), child_seed(gen)
-    ec = _error_consistency(ca, cb, a, b, labels, n_clusters, level, n_res, ec_seed)
-    capa, capa_note = _capa(trials, ra, rb, a, b, common, clusters, n_clusters, level, n_res, capa_seed)
+    if repeated:
+        ec = _replicate_agreement(all_a, all_b, "ec", clusters, n_clusters, level, n_res, ec_seed)
+        notes.append(Note("repeated runs: accuracies and their difference are means over questions of each "
+                          "question's share of right runs; EC and CAPA count every pair of runs of the two models "
+                          "(tw.pairwise_agreement on replicates)", "replicates"))
+    else:
+        ec = _error_consistency(ca == 1, cb == 1, a, b, labels, n_clusters, level, n_res, ec_seed)
+    capa, capa_note = _capa(trials, all_a, all_b, a, b, common, clusters, n_clusters, level, n_res, capa_seed)
     if capa_note:
         notes.append(Note(capa_note, "capa"))
     if labels is not None:
@@ -520,7 +557,8 @@ def paired_runs(
         model_a=str(a), model_b=str(b), accuracy_a=float(ca.mean()), accuracy_b=float(cb.mean()), statistic=diff,
         confidence_interval=ci, pvalue=p, n=n, n_clusters=n_clusters, se=se, df=df,
         icc=None if labels is None else rho, design_effect=de, n10=n10, n01=n01, discordance=psi,
-        pvalue_exact=float(exact.pvalue), pvalue_midp=float(midp.pvalue), mdd=mdd, power=pw, alpha=a_lvl,
+        pvalue_exact=math.nan if exact is None else float(exact.pvalue),
+        pvalue_midp=math.nan if midp is None else float(midp.pvalue), mdd=mdd, power=pw, alpha=a_lvl,
         error_consistency=ec, capa=capa, confidence_level=level,
         ci_method="paired-t" if labels is None else "cluster-robust-t",
         n_dropped_a=len(only_a), n_dropped_b=len(only_b), notes=tuple(notes))
@@ -563,11 +601,31 @@ def _capa(trials: Any, ra: Any, rb: Any, a: Any, b: Any, common: Any, clusters: 
         metric = "capa-discrete"
         note = (f"CAPA is its discrete form (the chosen options as one-hot probabilities): "
                 f"{' and '.join(repr(x) for x in lacking)} logged no option probabilities")
-    pair = pd.concat([ra.assign(subject="a"), rb.assign(subject="b")], ignore_index=True)
-    pair["image"] = list(common) * 2  # one key per question, whatever the table's keys were
-    pair = pair.drop(columns=[c for c in ("condition",) if c in pair.columns])
+    pair = _pair_table(ra, rb)
     one = n_clusters == 1
     res = pairwise_agreement(pair, metric=metric, clusters=None if one or clusters is None else clusters,
                              confidence_level=level, n_resamples=0 if one else n_resamples, rng=seed).pair("a", "b")
     notes = [n for n in (note, "CAPA: one cluster, no interval" if one else None) if n]
     return res, ("; ".join(notes) or None)
+
+
+def _pair_table(all_a: Any, all_b: Any) -> Any:
+    """The two runs' rows (every replicate) as a trial table of subjects ``a`` and ``b``, keyed by question."""
+    import pandas as pd
+
+    pair = pd.concat([all_a.assign(subject="a", image=list(all_a.index)),
+                      all_b.assign(subject="b", image=list(all_b.index))], ignore_index=True)
+    if REPLICATE in pair.columns:  # a run logged once has no replicate number where the other has several: run 1
+        pair[REPLICATE] = pair[REPLICATE].fillna(1).astype("int64")
+    return pair.drop(columns=[c for c in ("condition",) if c in pair.columns])
+
+
+def _replicate_agreement(all_a: Any, all_b: Any, metric: str, clusters: str | None, n_clusters: int | None,
+                         level: float, n_resamples: int, seed: int) -> Any:
+    """EC (or another agreement) of two runs with repeated runs: every pair of runs (tw.pairwise_agreement)."""
+    from trialwise.similarity.pairwise import pairwise_agreement
+
+    one = n_clusters == 1
+    return pairwise_agreement(_pair_table(all_a, all_b), metric=metric,
+                              clusters=None if one or clusters is None else clusters, confidence_level=level,
+                              n_resamples=0 if one else n_resamples, rng=seed).pair("a", "b")
