@@ -4,7 +4,6 @@ the calibration of the repeat-aware interval (the naive one that takes runs for 
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pandas as pd

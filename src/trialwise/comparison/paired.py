@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -45,6 +45,9 @@ from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.streams import child_seed, records_seed
 from trialwise._stats.tables import cluster_sums, correctness_table
 from trialwise.comparison._caveats import collecting
+
+if TYPE_CHECKING:
+    from trialwise.similarity.capa import AgreementMetric
 
 __all__ = ["PairedRunsResult", "UNALIGNED", "paired_difference_interval", "paired_runs"]
 
@@ -596,7 +599,8 @@ def _capa(trials: Any, ra: Any, rb: Any, a: Any, b: Any, common: Any, clusters: 
     if (pd.to_numeric(ra["n_options"], errors="coerce").fillna(0) < 2).any():
         return None, "CAPA: generation questions (no options)"
     lacking = [name for name, rows in ((a, ra), (b, rb)) if rows["probabilities"].isna().any()]
-    metric, note = "capa", None
+    metric: AgreementMetric = "capa"
+    note = None
     if lacking:  # chat and API models log the chosen option only: CAPA of the choices (one-hot probabilities)
         metric = "capa-discrete"
         note = (f"CAPA is its discrete form (the chosen options as one-hot probabilities): "
@@ -620,7 +624,7 @@ def _pair_table(all_a: Any, all_b: Any) -> Any:
     return pair.drop(columns=[c for c in ("condition",) if c in pair.columns])
 
 
-def _replicate_agreement(all_a: Any, all_b: Any, metric: str, clusters: str | None, n_clusters: int | None,
+def _replicate_agreement(all_a: Any, all_b: Any, metric: AgreementMetric, clusters: str | None, n_clusters: int | None,
                          level: float, n_resamples: int, seed: int) -> Any:
     """EC (or another agreement) of two runs with repeated runs: every pair of runs (tw.pairwise_agreement)."""
     from trialwise.similarity.pairwise import pairwise_agreement

@@ -87,8 +87,8 @@ def _differences_section(diffs, res) -> list[str]:
     sig = table[table["significant"]]
     adjust = diffs.adjust
     parts = ["<h2>Differences of similarity</h2>",
-             f"<p class='note'>Is model R more similar to X than to Y? For every model R and every pair X, Y of the "
-             f"other models: similarity(R, X) − similarity(R, Y), "
+             "<p class='note'>Is model R more similar to X than to Y? For every model R and every pair X, Y of the "
+             "other models: similarity(R, X) − similarity(R, Y), "
              + (f"its {res.confidence_level * 100:g}% jackknife t interval over the {res.n_clusters} clusters (each "
                 f"left out in turn, t with {res.n_clusters - 1} df; not adjusted) and the two-sided t test of "
                 if diffs.ci_method == "jackknife-t" else
