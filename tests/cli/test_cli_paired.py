@@ -118,3 +118,35 @@ def test_paired_is_listed_in_the_help(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "paired" in capsys.readouterr().out
+
+
+def test_one_folder_of_two_models_or_two_named_with_models(tmp_path, capsys):
+    """An Inspect log folder or a harness's output folder holds every model's logs: without B, A holds both
+    (two models: compared in sorted order; more: --models picks two, in the order given)."""
+    both = tmp_path / "logs of two"
+    for src in (BIG, CHAT):
+        shutil.copytree(src, both / src.name)
+    code, out, err = run(["paired", both, "--seed", "3", "--resamples", "300", "--json"], capsys)
+    assert code == 0 and err == ""
+    got = json.loads(out)
+    ref = json.loads(json.dumps(_library(BIG, CHAT, n_resamples=300, rng=3).to_dict()))  # sorted: 13b before 7b
+    assert {k: got[k] for k in ref} == ref and got["logs"] == {"a": str(both), "b": str(both)}
+    code, out, err = run(["paired", DEMO, "--models", "sim/demo-7b-chat", "sim/demo-13b", "--seed", "3",
+                          "--resamples", "300", "--json"], capsys)
+    assert code == 0
+    ref = json.loads(json.dumps(_library(CHAT, BIG, n_resamples=300, rng=3).to_dict()))
+    assert {k: json.loads(out)[k] for k in ref} == ref
+
+
+@pytest.mark.parametrize("args, message", [
+    (["paired", DEMO], r"A .*llm-demo holds the logs of 4 model\(s\) \(sim/demo-13b, .*\); without B it must hold "
+                       r"two, or name two with --models NAME_A NAME_B"),
+    (["paired", DEMO, "--models", "sim/demo-7b", "gpt-4"], r"--models gpt-4: no such model in .*llm-demo \(models: "),
+    (["paired", DEMO, "--models", "sim/demo-7b", "sim/demo-7b"], r"--models names 'sim/demo-7b' twice"),
+    (["paired", CHAT, BIG, "--models", "sim/demo-7b", "sim/demo-13b"], r"--models picks two models of A when B is "
+                                                                        r"left out"),
+])
+def test_one_folder_bad_input_is_one_line(args, message, capsys):
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and re.search(message, err), err

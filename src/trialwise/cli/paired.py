@@ -38,8 +38,12 @@ def add_paired(sub) -> argparse.ArgumentParser:
         ),
         epilog=EPILOG,
     )
-    p.add_argument("a", metavar="A", help="the logs of run A (a file or a folder)")
-    p.add_argument("b", metavar="B", help="the logs of run B (a file or a folder)")
+    p.add_argument("a", metavar="A", help="the logs of run A (a file or a folder); without B, the logs of both models")
+    p.add_argument("b", metavar="B", nargs="?", default=None,
+                   help="the logs of run B (a file or a folder); leave it out when A holds both models' logs (an "
+                        "Inspect log folder, a harness's output folder)")
+    p.add_argument("--models", nargs=2, metavar=("NAME_A", "NAME_B"), default=None,
+                   help="without B: the two models of A to compare, in this order (needed when A holds more than two)")
     add_log_options(p, clusters="questions that share this field are a cluster: the difference's interval is "
                                 "cluster-robust and EC and CAPA resample clusters")
     p.add_argument("--unaligned", choices=("error", "drop"), default="error",
@@ -70,6 +74,30 @@ def _read_one(args, path: str, flag: str):
         raise CLIError(f"{flag} {path} holds the logs of {len(models)} models ({', '.join(map(str, models[:5]))}"
                        f"{', ...' if len(models) > 5 else ''}); give the logs of one model as {flag}")
     return fmt, trials, str(models[0])
+
+
+def _read_both(args) -> tuple[str, object, str, str]:
+    """The trial table of a folder holding two models' logs (``trialwise paired LOGS``; ``--models`` picks two)."""
+    from trialwise.cli.similarity import read_log_args
+
+    try:
+        fmt, trials = read_log_args(args, [args.a])
+    except CLIError as exc:
+        text = str(exc)
+        raise CLIError(text if text.startswith(args.a) else f"A {args.a}: {text}") from None
+    models = [str(m) for m in dict.fromkeys(trials["subject"])]
+    named = ", ".join(models[:8]) + (", ..." if len(models) > 8 else "")
+    if args.models is not None:
+        missing = [m for m in args.models if m not in models]
+        if missing:
+            raise CLIError(f"--models {missing[0]}: no such model in {args.a} (models: {named})")
+        name_a, name_b = args.models
+    elif len(models) == 2:
+        name_a, name_b = sorted(models)
+    else:
+        raise CLIError(f"A {args.a} holds the logs of {len(models)} model(s) ({named}); without B it must hold two, "
+                       f"or name two with --models NAME_A NAME_B")
+    return fmt, trials[trials["subject"].isin([name_a, name_b])], name_a, name_b
 
 
 def _interval(ci, signed: bool = False) -> str:
@@ -120,16 +148,24 @@ def run_paired(args) -> int:
 
     if args.a == args.b:
         raise CLIError(f"A and B are the same logs ({args.a}); give the logs of two runs")
+    if args.models is not None and args.b is not None:
+        raise CLIError("--models picks two models of A when B is left out; with B, A and B hold one model each")
     for flag, value in (("--power", args.power), ("--alpha", args.alpha)):
         if not 0 < value < 1:  # also NaN
             raise CLIError(f"{flag} must be between 0 and 1; got {value:g}")
     caught = Warnings()
-    with caught.collect():
-        fmt_a, ta, name_a = _read_one(args, args.a, "A")
-        fmt_b, tb, name_b = _read_one(args, args.b, "B")
-    if name_a == name_b:  # two runs of one model: told apart by their place on the command line
-        name_a, name_b = f"{name_a} (A)", f"{name_b} (B)"
-    trials = pd.concat([ta.assign(subject=name_a), tb.assign(subject=name_b)], ignore_index=True)
+    if args.b is None:  # one folder of two models' logs
+        with caught.collect():
+            fmt_a, trials, name_a, name_b = _read_both(args)
+        fmt_b, paths = fmt_a, (args.a, args.a)
+    else:
+        with caught.collect():
+            fmt_a, ta, name_a = _read_one(args, args.a, "A")
+            fmt_b, tb, name_b = _read_one(args, args.b, "B")
+        if name_a == name_b:  # two runs of one model: told apart by their place on the command line
+            name_a, name_b = f"{name_a} (A)", f"{name_b} (B)"
+        trials = pd.concat([ta.assign(subject=name_a), tb.assign(subject=name_b)], ignore_index=True)
+        paths = (args.a, args.b)
     try:
         with caught.collect():
             res = paired_runs(trials, name_a, name_b, clusters="cluster" if args.clusters else None,
@@ -141,15 +177,15 @@ def run_paired(args) -> int:
         text = (str(exc).strip().splitlines() or [""])[0]
         for api, cli in _OPTION_WORDS:
             text = text.replace(api, cli)
-        raise CLIError(f"{args.a}, {args.b}: {text}") from None
+        raise CLIError(f"{', '.join(dict.fromkeys(paths))}: {text}") from None
     if args.json:
         out = res.to_dict()
-        out["logs"] = {"a": args.a, "b": args.b}
+        out["logs"] = {"a": paths[0], "b": paths[1]}
         out["warnings"] = caught.messages()
         out["seed"] = args.seed
         print(json.dumps(clean(out), indent=2, default=str))
     else:
-        _print(res, (args.a, args.b), (fmt_a, fmt_b), args.clusters)
+        _print(res, paths, (fmt_a, fmt_b), args.clusters)
     sys.stdout.flush()
     if not args.json:
         caught.report()
