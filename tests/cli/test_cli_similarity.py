@@ -189,16 +189,21 @@ def test_lm_eval_logs_written_here_with_clusters(tmp_path, capsys):
 
 def test_helm_runs_are_detected_and_capa_needs_probabilities(tmp_path, capsys):
     root = write_helm_joint(tmp_path / "helm")
-    code, out, err = run(["similarity", root, "--resamples", "50"], capsys)
+    code, out, err = run(["similarity", root, "--resamples", "50", "--metric", "capa"], capsys)
     assert code == 2 and "Traceback" not in err
     assert re.search(r"--metric capa needs the options' probabilities, which 90 of the 90 trials lack .*use --metric "
                      r"capa-discrete", err.strip().splitlines()[-1])
+    code, out, err = run(["similarity", root, "--seed", "0", "--resamples", "200"], capsys)  # the default: auto
+    assert code == 0 and ("Metric: capa-discrete (CAPA on the chosen options): 90 of the 90 trials have no option "
+                          "probabilities") in out
+    auto = out
     code, out, err = run(["similarity", root, "--metric", "capa-discrete", "--seed", "0", "--resamples", "200",
                           "--format", "helm"], capsys)
     assert code == 0, err
     want = tw.pairwise_agreement(tw.io.read_helm(root), metric="capa-discrete", n_resamples=200, rng=0)
     for r in want.to_frame().itertuples():
         assert f"{r.statistic:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in out
+        assert f"{r.statistic:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}]" in auto  # auto chose the same metric
     assert "(helm)" in out
 
 
@@ -534,7 +539,8 @@ def test_generative_multiple_choice_with_map_answers_is_the_library_s(tmp_path, 
     root = write_generative(tmp_path / "logs")
     code, out, err = run(["similarity", root, "--resamples", "50"], capsys)  # generation records: how to read them
     assert code == 2 and "--map-answers maps each answer to an option" in err.strip().splitlines()[-1]
-    code, out, err = run(["similarity", root, "--map-answers", "--resamples", "50"], capsys)  # capa needs probabilities
+    code, out, err = run(["similarity", root, "--map-answers", "--resamples", "50", "--metric", "capa"],
+                         capsys)  # capa needs probabilities
     assert code == 2 and re.search(r"--metric capa needs the options' probabilities, which 120 of the 120 trials lack "
                                    r".*--map-answers.*use --metric capa-discrete, choice or ec",
                                    err.strip().splitlines()[-1])

@@ -54,8 +54,9 @@ def add_similarity(sub) -> argparse.ArgumentParser:
     )
     p.add_argument("logs", nargs="*", metavar="LOGS", help="log files or folders")
     add_log_options(p)
-    p.add_argument("--metric", choices=AGREEMENT_METRICS, default="capa",
-                   help="similarity (default capa: kappa_p on the option probabilities, Goel et al. 2025)")
+    p.add_argument("--metric", choices=("auto", *AGREEMENT_METRICS), default="auto",
+                   help="similarity (default auto: capa, kappa_p on the option probabilities, Goel et al. 2025, when "
+                        "every trial has them; else capa-discrete, CAPA on the chosen options, with a line saying so)")
     p.add_argument("--unaligned", choices=("error", "drop"), default="error",
                    help="a question logged for some but not all models: an error (default) or dropped and counted")
     p.add_argument("--resamples", type=int, default=10_000, help="bootstrap replicates (default 10000)")
@@ -164,6 +165,14 @@ def _read_logs(args, paths: list[str]):
 
 
 def _check_metric(args, trials) -> None:
+    args.metric_note = None
+    if args.metric == "auto":  # CAPA on the probabilities where logged; chat and API models log only the choice
+        lacking = int(trials["probabilities"].isna().sum())
+        args.metric = "capa-discrete" if lacking else "capa"
+        if lacking:
+            args.metric_note = (f"Metric: capa-discrete (CAPA on the chosen options): {lacking} of the {len(trials)} "
+                                f"trials have no option probabilities (only the chosen option is logged); --metric "
+                                f"choice or ec for the others")
     if args.metric == "capa" and trials["probabilities"].isna().any():
         n = int(trials["probabilities"].isna().sum())
         raise CLIError(f"--metric capa needs the options' probabilities, which {n} of the {len(trials)} trials lack "
@@ -291,6 +300,8 @@ def run_similarity(args) -> int:
     print(f"Logs: {len(trials)} trials, {n_models} models, {trials['image'].nunique()} questions in "
           f"{trials['condition'].nunique()} task(s) ({fmt})"
           + (f"; records not used: {', '.join(f'{k} {v}' for k, v in skipped.items())}" if skipped else ""))
+    if args.metric_note:
+        print(args.metric_note)
     if log.get("generated"):
         print(f"Generated answers mapped to options: {log['unmapped']} of {log['generated']} map to no option "
               f"(response 'na', counted wrong; never the same choice as another)")
