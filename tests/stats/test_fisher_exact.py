@@ -127,6 +127,11 @@ def test_vectorised_undefined_reasons_equal_the_table_by_table_rule():
             return f"{text[0]}: EC is exactly 0 whatever the other observer does"
         if unbiased and n == 1:
             return "one item only: the bias-corrected EC needs at least 2"
+        if unbiased:  # κ_u = n·κ / (n − 1 + κ): 0/0 where the plug-in κ is 1 − n (n = 2, κ = −1)
+            c_obs = (t[0, 0] + t[1, 1]) / n
+            c_exp = (ca * cb + (n - ca) * (n - cb)) / n ** 2
+            if np.isclose(n - 1 + (c_obs - c_exp) / (1 - c_exp), 0):
+                return "two items, each got right by one observer only: the bias-corrected EC n·κ/(n − 1 + κ) is 0/0"
         return None
 
     for unbiased in (False, True):

@@ -4,6 +4,12 @@ Every pair's point value comes from chunked Gram matrices (:mod:`trialwise.simil
 bootstrap replicates of all pairs come from one set of replicate weights, tile by tile of models
 (:func:`bootstrap_agreement_block`, also the task of the Dask path), so differences between pairs have
 their joint uncertainty (:meth:`trialwise.similarity.PairwiseAgreementResult.differences`).
+
+Why this module is long: about 510 lines, because the one public function has three inputs that
+meet in one bootstrap — a trial table (with clusters and repeated runs), arrays, and blocks of
+pairs run here or on Dask workers — and the block kernel, its driver and the leave-one-cluster-out
+values the differences need read the same tiles and replicate weights; split, each half would
+import the other's private helpers.
 """
 
 from __future__ import annotations
