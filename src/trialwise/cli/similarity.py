@@ -167,10 +167,11 @@ def _read_logs(args, paths: list[str]):
 def _check_metric(args, trials) -> None:
     args.metric_note = None
     if args.metric == "auto":  # CAPA on the probabilities where logged; chat and API models log only the choice
-        lacking = int(trials["probabilities"].isna().sum())
-        args.metric = "capa-discrete" if lacking else "capa"
-        if lacking:
-            args.metric_note = (f"Metric: capa-discrete (CAPA on the chosen options): {lacking} of the {len(trials)} "
+        no_probabilities = int(trials["probabilities"].isna().sum())
+        args.metric = "capa-discrete" if no_probabilities else "capa"
+        if no_probabilities:
+            args.metric_note = (f"Metric: capa-discrete (CAPA on the chosen options): {no_probabilities} of the "
+                                f"{len(trials)} "
                                 f"trials have no option probabilities (only the chosen option is logged); --metric "
                                 f"choice or ec for the others")
     if args.metric == "capa" and trials["probabilities"].isna().any():
