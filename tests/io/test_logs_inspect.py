@@ -276,9 +276,12 @@ def test_similarity_command_reads_inspect_logs(logs, capsys):
         trials = tw.io.read_inspect([str(p) for p in logs["once"]])
     alpha, beta = (trials[trials.subject == m].sort_values("image").response.to_numpy() for m in ANSWERS)
     assert f"{np.mean(alpha == beta):.3f}" in out  # the choice agreement of the two runs, as printed
-    code = main(["similarity", *map(str, logs["once"])])  # capa needs option probabilities, which Inspect lacks
+    code = main(["similarity", *map(str, logs["once"]), "--metric", "capa"])  # capa needs option probabilities
     out, err = capsys.readouterr()
     assert code == 2 and "Inspect and every-eval-ever log only the chosen option" in err
+    code = main(["similarity", *map(str, logs["once"]), "--resamples", "200", "--seed", "1"])  # auto: capa-discrete
+    out, err = capsys.readouterr()
+    assert code == 0 and "Metric: capa-discrete (CAPA on the chosen options): 12 of the 12 trials" in out
 
 
 @pytest.mark.parametrize("case, match", [

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import check_choice, show
-from trialwise.io.logs.records import Record, Tally, assemble, log_paths
+from trialwise.io.logs.records import Record, Tally, assemble, cluster_label, log_paths
 
 __all__ = ["read_every_eval_ever"]
 
@@ -227,11 +227,5 @@ def _record(row: dict[str, Any], where: str, clusters: str | None, tally: Tally)
 
 
 def _cluster(row: dict[str, Any], clusters: str | None, where: str) -> str | None:
-    if clusters is None:
-        return None
-    metadata = row.get("metadata") or {}
-    if not isinstance(metadata, dict) or clusters not in metadata:
-        keys = sorted(metadata) if isinstance(metadata, dict) else []
-        raise InvalidValueError(f"{where}: `clusters`={clusters!r} is not a key of the record's `metadata` "
-                                f"(keys: {keys})")
-    return str(metadata[clusters])
+    return cluster_label(row.get("metadata") or {}, clusters, where, "the record's `metadata`")
+

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import check_choice, show
-from trialwise.io.logs.records import Record, Tally, assemble, log_paths
+from trialwise.io.logs.records import Record, Tally, assemble, cluster_label, log_paths
 
 __all__ = ["read_inspect", "is_inspect_json"]
 
@@ -398,13 +398,5 @@ def _value(value: Any, where: str) -> float | None:
 
 
 def _cluster(sample: dict[str, Any], clusters: str | None, where: str) -> str | None:
-    if clusters is None:
-        return None
-    value: Any = sample.get("metadata") or {}
-    for key in clusters.split("."):
-        if not isinstance(value, dict) or key not in value:
-            keys = sorted(sample.get("metadata") or {}) if isinstance(sample.get("metadata"), dict) else []
-            raise InvalidValueError(f"{where}: `clusters`={clusters!r} is not a key of the sample's `metadata` "
-                                    f"(keys: {keys})")
-        value = value[key]
-    return str(value)
+    return cluster_label(sample.get("metadata") or {}, clusters, where, "the sample's `metadata`", nested=True)
+

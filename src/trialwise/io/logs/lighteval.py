@@ -27,7 +27,8 @@ import numpy as np
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import check_choice, show
-from trialwise.io.logs.records import Record, Tally, assemble, finite_float, log_paths, softmax
+from trialwise.io.logs.records import (Record, Tally, assemble, cluster_label, finite_float, log_paths, softmax,
+                                      unit_score)
 
 __all__ = ["read_lighteval"]
 
@@ -270,20 +271,9 @@ def _score(metric: dict[str, Any], field: str, where: str) -> float:
     if field not in metric:
         raise InvalidValueError(f"{where}: `score`={field!r} is not a metric of the document (metrics: "
                                 f"{sorted(metric)})")
-    value = metric[field]
-    number = float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
-    if not 0.0 <= number <= 1.0:
-        raise InvalidValueError(f"{where}: metric {field!r} (`score`) must be a per-document score in [0, 1]; got "
-                                f"{show(value)}")
-    return number
+    return unit_score(metric[field], where, f"metric {field!r}")
 
 
 def _cluster(doc: dict[str, Any], clusters: str | None, where: str) -> str | None:
-    if clusters is None:
-        return None
-    specific = doc.get("specific") or {}
-    if not isinstance(specific, dict) or clusters not in specific:
-        keys = sorted(specific) if isinstance(specific, dict) else []
-        raise InvalidValueError(f"{where}: `clusters`={clusters!r} is not a key of the document's `specific` "
-                                f"(keys: {keys})")
-    return str(specific[clusters])
+    return cluster_label(doc.get("specific") or {}, clusters, where, "the document's `specific`")
+

@@ -36,7 +36,8 @@ from typing import Any, Literal
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import check_choice, show
 from trialwise.io.logs.answers import UNMAPPED, UNMAPPED_NOTE, check_answer_pattern, answer_index, option_letters
-from trialwise.io.logs.records import Record, Tally, assemble, finite_float, log_paths, softmax
+from trialwise.io.logs.records import (Record, Tally, assemble, cluster_label, finite_float, log_paths, softmax,
+                                      unit_score)
 
 __all__ = ["read_lm_eval"]
 
@@ -484,24 +485,11 @@ def _score_value(row: dict[str, Any], field: str, where: str) -> float:
         fields = sorted(k for k, v in row.items() if isinstance(v, (int, float)) and k not in ("doc_id",))
         raise InvalidValueError(f"{where}: `score`={field!r} is not a field of the logged record (numeric "
                                 f"fields: {fields})")
-    value = row[field]
-    number = float(value) if isinstance(value, (int, float)) else math.nan
-    if not 0.0 <= number <= 1.0:  # NaN, out of range, or not a number (a corpus metric's pair)
-        hint = (" (a percentage, as SQuAD's `f1` and `exact`? rescale it to [0, 1] in a table and read that with "
-                "tw.read_trials(..., score=...))" if isinstance(value, (int, float)) and 1.0 < value <= 100.0 else "")
-        raise InvalidValueError(f"{where}: field {field!r} (`score`) must be a per-document score in [0, 1]; "
-                                f"got {show(value)}{hint}")
-    return number
+    return unit_score(row[field], where, f"field {field!r}")
 
 
 def _cluster(row: dict[str, Any], clusters: str | None, where: str) -> str | None:
-    if clusters is None:
-        return None
-    doc = row.get("doc")
-    if not isinstance(doc, dict) or clusters not in doc:
-        raise InvalidValueError(f"{where}: `clusters`={clusters!r} is not a field of the logged `doc` "
-                                f"(fields: {sorted(doc) if isinstance(doc, dict) else show(doc)})")
-    return str(doc[clusters])
+    return cluster_label(row.get("doc"), clusters, where, "the logged `doc`", noun="field")
 
 
 def _read_samples(path: Path, task: str, group: str, model: str, delimiter: str, normalization: str,

@@ -25,7 +25,7 @@ from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.io.tables import files_under
 from trialwise.io.trials import OPTION_COLUMNS, SCORE_COLUMN, SCORE_SOURCE, TRIAL_COLUMNS
 
-__all__ = ["LOG_COLUMNS", "REPLICATE_COLUMN", "Record", "softmax", "assemble", "log_paths", "Tally", "finite_float"]
+__all__ = ["LOG_COLUMNS", "REPLICATE_COLUMN", "cluster_label", "unit_score", "Record", "softmax", "assemble", "log_paths", "Tally", "finite_float"]
 
 #: Columns of a table read from evaluation logs: the trial columns, then the options.
 LOG_COLUMNS = (*TRIAL_COLUMNS, *OPTION_COLUMNS)
@@ -252,3 +252,32 @@ def finite_float(value: Any) -> float:
         return float(value)
     except (TypeError, ValueError):
         return math.nan
+
+
+def cluster_label(fields: Any, clusters: str | None, where: str, owner: str, *, noun: str = "key",
+                  nested: bool = False) -> str | None:
+    """A record's ``cluster``: the value of ``fields[clusters]`` as text (None without ``clusters``), every reader's
+    one rule. ``owner`` names the mapping in the error (``"the sample's `metadata`"``); ``nested``: dots in
+    ``clusters`` reach into nested mappings (``"source.subject"``)."""
+    if clusters is None:
+        return None
+    value: Any = fields
+    for key in clusters.split(".") if nested else [clusters]:
+        if not isinstance(value, dict) or key not in value:
+            known = sorted(fields) if isinstance(fields, dict) else show(fields)
+            raise InvalidValueError(f"{where}: `clusters`={clusters!r} is not a {noun} of {owner} "
+                                    f"({noun}s: {known})")
+        value = value[key]
+    return str(value)
+
+
+def unit_score(value: Any, where: str, what: str) -> float:
+    """A logged per-document score (``score=``) as a float in [0, 1]; else an error naming ``what`` and ``where``
+    (with a hint for a percentage, as SQuAD's ``f1`` and ``exact``)."""
+    number = float(value) if isinstance(value, (int, float)) else math.nan  # True/False: 1/0, as the harnesses log
+    if not 0.0 <= number <= 1.0:  # NaN, out of range, or not a number (a corpus metric's pair)
+        hint = (" (a percentage, as SQuAD's `f1` and `exact`? rescale it to [0, 1] in a table and read that with "
+                "tw.read_trials(..., score=...))" if 1.0 < number <= 100.0 else "")
+        raise InvalidValueError(f"{where}: {what} (`score`) must be a per-document score in [0, 1]; "
+                                f"got {show(value)}{hint}")
+    return number
