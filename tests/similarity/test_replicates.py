@@ -207,3 +207,19 @@ def test_self_agreement_needs_repeated_runs():
         tw.similarity.self_agreement(d.assign(replicate=1))
     with pytest.raises(tw.InvalidTypeError, match="must be a trial table.*got ndarray"):
         tw.similarity.self_agreement(np.zeros((2, 3, 4)))
+
+
+def test_self_agreement_of_a_model_run_once_is_undefined_for_its_own_reason():
+    """A model with one run per question beside one with several: NaN with the reason 'no question with two
+    runs' (one warning), not the chance-agreement wording of a model always right (found on made-up Inspect logs)."""
+    import pandas as pd
+
+    rows = [("many", q, r, str((q + r) % 2)) for q in range(6) for r in (1, 2)] + [("once", q, 1, "0") for q in range(6)]
+    trials = pd.DataFrame(rows, columns=["subject", "image", "replicate", "response"]).assign(truth="0", n_options=2)
+    with pytest.warns(tw.DegenerateDataWarning, match=r"self-agreement undefined \(NaN\) for once: no question with "
+                                                      r"two runs") as caught:
+        res = tw.similarity.self_agreement(trials, metric="choice", n_resamples=0)
+    assert not any("c_exp" in str(w.message) for w in caught)
+    row = dict(zip(res.observer_a, res.statistic))
+    assert np.isnan(row["once"]) and row["many"] == 0.0  # runs 1 and 2 always differ
+    assert "no pair of runs" in str(res.pair_notes[list(res.observer_a).index("once")][0])

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval, Note
+from trialwise._core.results import ConfidenceInterval, Note, make_notes
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.intervals import few_clusters_note
 from trialwise._stats.resampling import bootstrap_weights, leave_one_out_sums
@@ -180,7 +180,13 @@ def self_agreement(
         low, high, pvalue, dist = nan, nan.copy(), nan.copy(), np.empty((0, len(models)))
         n_undef = np.zeros(len(models), dtype=np.int64)
     names = np.array(models, dtype=object)
-    notes = warn_and_notes(names, names, est, n_undef, B)
+    single = n_valid == 0  # a model run once per question has no pair of runs: its own reason, not c_exp = 1
+    notes = list(warn_and_notes(names, names, np.where(single, 0.0, est), n_undef, B))
+    for i in np.flatnonzero(single):
+        notes[i] = make_notes(("undefined", "no question with two runs of this model: no pair of runs to compare"))
+    if single.any():
+        warn(f"self-agreement undefined (NaN) for {', '.join(map(str, names[single][:5]))}: no question with two "
+             f"runs of the model", DegenerateDataWarning)
     few = few_clusters_note(n_units) if codes is not None and B else None
     if few is not None:
         warn(str(few), DegenerateDataWarning)
@@ -196,5 +202,5 @@ def self_agreement(
         pvalue=np.asarray(pvalue, dtype=float), n=n_valid, confidence_level=opts["confidence_level"], method=metric,
         ci_method=opts["ci_method"], n_clusters=int(n_units), c_obs=c_obs, c_exp=c_exp, p_correct_a=pbar,
         p_correct_b=pbar.copy(), n_resamples=B, n_undefined=np.asarray(n_undef, dtype=np.int64),
-        bootstrap_distribution=dist, pair_notes=notes,
+        bootstrap_distribution=dist, pair_notes=tuple(notes),
         result_notes=((few,) if few is not None else ()) + (_SELF_NOTE,))
