@@ -30,7 +30,8 @@ def add_paired(sub) -> argparse.ArgumentParser:
         "paired",
         help="the paired comparison of two runs (two models, or two runs of one) from their evaluation logs",
         description=(
-            "Compare two runs on the same questions from their logs (A and B: files or folders of one model each, "
+            "Compare two runs on the same questions from their logs (A and B: files or folders of one model each, or A "
+            "alone: a folder of two models' logs, or more with --models; "
             "in any format trialwise similarity reads: lm-evaluation-harness, HELM, Inspect AI, lighteval, every-eval-ever): both accuracies, the difference A - B "
             "with a paired confidence interval (over questions, or cluster-robust with --clusters), McNemar's "
             "exact and mid-p tests, the minimum detectable difference at this size, and their error consistency "
