@@ -45,6 +45,7 @@ from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise._stats.streams import child_seed, records_seed
 from trialwise._stats.tables import cluster_sums, correctness_table
 from trialwise.comparison._caveats import collecting
+from trialwise.io.logs.records import REPLICATE_COLUMN as REPLICATE
 
 if TYPE_CHECKING:
     from trialwise.similarity.capa import AgreementMetric
@@ -319,10 +320,6 @@ def _one_run(trials: Any, name: Any, keys: list[str], arg: str) -> tuple[Any, An
                                     f"{every.index[int(np.flatnonzero(again)[0])]!r} twice in replicate "
                                     f"{every[REPLICATE].iloc[int(np.flatnonzero(again)[0])]}")
     return every[~dup.to_numpy()], every
-
-
-#: The column that numbers repeated runs of a model on a question (:data:`trialwise.io.logs.records.REPLICATE_COLUMN`).
-REPLICATE = "replicate"
 
 
 def _mean_correctness(every: Any, name: Any, questions: Any) -> NDArray:
