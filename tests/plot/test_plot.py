@@ -207,7 +207,7 @@ def test_plot_is_split_by_domain_and_keeps_its_names():
 
     modules = {getattr(plot, name).__module__ for name in plot.__all__}
     assert modules == {f"trialwise.plot.{m}" for m in ("ec", "planning", "validity", "benchmark", "comparison",
-                                                       "shape_bias", "similarity", "brainscore")}
+                                                       "shape_bias", "similarity", "brainscore", "model_vs_human")}
     from trialwise.plot import plot_agreement, plot_shape_bias  # the old import path
 
     assert plot_agreement is tw.plot.plot_agreement and plot_shape_bias is tw.plot.plot_shape_bias

@@ -192,8 +192,32 @@ def test_report_layout_in_a_browser(tmp_path):
         pairs = big.pairwise(which="all", test="bootstrap")
     path = big.report(tmp_path / "r.html", pairwise=pairs)
     layout = render.measure(render.chromium(), path)
-    assert len(layout["images"]) == 6 and all(im["natural"] > 0 for im in layout["images"])
+    # leaderboard, ranks, tests, experiments, τ, accuracy and EC per condition, c_obs vs c_exp
+    assert len(layout["images"]) == 8 and all(im["natural"] > 0 for im in layout["images"])
     assert render.problems(layout) == []
+
+
+def test_report_has_model_vs_human_s_figures_and_table_per_condition():
+    """Issue 32, item 4: accuracy and EC against the condition, c_obs vs c_exp, the per-dataset table."""
+    trials = tw.datasets.model_vs_human()
+    board = tw.leaderboard(trials[trials["experiment"].isin(["contrast", "edge"])], n_resamples=100, rng=0)
+    report = render_report(board).html
+    for title in ("<h2>Per condition (model-vs-human's figures)</h2>", "<h2>Observed vs expected agreement</h2>",
+                  "<h3>Accuracy against the condition</h3>", "<h3>Error consistency against the condition</h3>"):
+        assert title in report, title
+    for title in ("Accuracy against the condition</h3>", "Error consistency against the condition</h3>",
+                  "Observed vs expected agreement</h2>"):
+        assert report.split(title, 1)[1].split("<h", 1)[0].count('src="data:image/png;base64,') == 1, title
+    text = _text(report)
+    assert "per dataset: accuracy difference, observed consistency, error consistency" in text
+    assert "B = 100" in text and "the 3 best-ranked candidates are in colour" in text
+    cb = tw.leaderboards.condition_breakdown(board, rng=0)  # the report's numbers, seeded as the report seeds them
+    best = board.table.loc[board.table["kind"] == "candidate", "observer"].iloc[0]
+    row = cb.wide().query("experiment == 'contrast' and observer == @best").iloc[0]
+    assert f"{row['error_consistency']:.3f}" in text and f"{row['accuracy_difference']:.3f}" in text
+    one = tw.leaderboard(trials[trials["experiment"] == "edge"], n_resamples=50, rng=0)
+    text = _text(render_report(one).html)  # no dataset with two conditions: no curves, the scatter and the table
+    assert "Accuracy against the condition" not in text and "Observed vs expected agreement" in text
 
 
 def test_report_has_a_shape_bias_section_on_cue_conflict_trials():
@@ -208,7 +232,7 @@ def test_report_has_a_shape_bias_section_on_cue_conflict_trials():
     assert rep.failures == ()
     html_text = rep.html
     section = html_text[html_text.index("Shape bias (cue-conflict images)"):]
-    assert 'src="data:image/png;base64,' in section.split("<h2>")[1]
+    assert 'src="data:image/png;base64,' in section.split("<h2>")[0]  # the section's own figure
     text = _text(section)
     assert "resnet50" in text and "0.221" in text   # ResNet-50's published shape bias, from the table
 

@@ -8,7 +8,8 @@ entry), ``replicates`` (the rows' scores in every replicate), ``influence`` (eve
 on a score), ``scoring`` (:func:`trialwise.leaderboard`, ``difference_test``), ``board`` (the
 :class:`Leaderboard` result), ``ranks`` (rank sets, the set of the best, tie groups, Kendall's τ),
 ``differences`` and ``swap`` (tests of "alike"), ``winner``, ``experiments`` (per-experiment
-scores), ``notes``, ``repeated`` (accuracy from repeated runs: :func:`replicate_accuracy`).
+scores), ``notes``, ``repeated`` (accuracy from repeated runs: :func:`replicate_accuracy`), ``conditions``
+(model-vs-human's numbers per condition and dataset: :func:`condition_breakdown`).
 """
 
 from __future__ import annotations
@@ -22,18 +23,22 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.leaderboards.scoring import difference_test
     from trialwise.leaderboards.differences import BenchmarkDifferenceResult
     from trialwise.leaderboards.repeated import ReplicateAccuracyResult, replicate_accuracy
+    from trialwise.leaderboards.conditions import CONDITION_METRICS, ConditionBreakdown, condition_breakdown, condition_order
     from trialwise.leaderboards.protocol import ACCURACY, FLAT, METRICS, MODEL_VS_HUMAN, PROTOCOLS, TEXTURE_VS_SHAPE, Protocol, get_protocol
 
 __all__ = [
     "Leaderboard", "difference_test", "BenchmarkDifferenceResult", "ACCURACY", "FLAT", "METRICS",
     "MODEL_VS_HUMAN", "PROTOCOLS", "TEXTURE_VS_SHAPE", "Protocol", "get_protocol",
-    "replicate_accuracy", "ReplicateAccuracyResult",
+    "replicate_accuracy", "ReplicateAccuracyResult", "condition_breakdown", "ConditionBreakdown",
+    "CONDITION_METRICS", "condition_order",
 ]
 
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.leaderboards.board": ("Leaderboard",),
     "trialwise.leaderboards.scoring": ("difference_test",),
     "trialwise.leaderboards.differences": ("BenchmarkDifferenceResult",),
+    "trialwise.leaderboards.conditions": ("condition_breakdown", "ConditionBreakdown", "CONDITION_METRICS",
+                                          "condition_order"),
     "trialwise.leaderboards.repeated": ("replicate_accuracy", "ReplicateAccuracyResult"),
     "trialwise.leaderboards.protocol": ("ACCURACY", "FLAT", "METRICS", "MODEL_VS_HUMAN", "PROTOCOLS", "TEXTURE_VS_SHAPE", "Protocol", "get_protocol",),
 })

@@ -5,8 +5,8 @@ into an existing axes (then the figure is ``ax.figure``).
 
 One module per domain: :mod:`~trialwise.plot.ec`, :mod:`~trialwise.plot.planning`,
 :mod:`~trialwise.plot.validity`, :mod:`~trialwise.plot.benchmark`, :mod:`~trialwise.plot.comparison`,
-:mod:`~trialwise.plot.shape_bias`, :mod:`~trialwise.plot.similarity` and
-:mod:`~trialwise.plot.brainscore`.
+:mod:`~trialwise.plot.shape_bias`, :mod:`~trialwise.plot.similarity`,
+:mod:`~trialwise.plot.brainscore` and :mod:`~trialwise.plot.model_vs_human`.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.plot.shape_bias import plot_shape_bias
     from trialwise.plot.similarity import plot_similarity_matrix
     from trialwise.plot.brainscore import plot_brainscore
+    from trialwise.plot.model_vs_human import plot_conditions, plot_consistency
 
 __all__ = [
     "plot_kappa_bounds",
@@ -49,6 +50,8 @@ __all__ = [
     "plot_agreement_matrix",
     "plot_brainscore",
     "plot_similarity_matrix",
+    "plot_conditions",
+    "plot_consistency",
 ]
 
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
@@ -61,4 +64,5 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.plot.shape_bias": ("plot_shape_bias",),
     "trialwise.plot.similarity": ("plot_similarity_matrix",),
     "trialwise.plot.brainscore": ("plot_brainscore",),
+    "trialwise.plot.model_vs_human": ("plot_conditions", "plot_consistency"),
 })

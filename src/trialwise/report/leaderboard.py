@@ -290,9 +290,7 @@ def render_report(lb, *, title: str | None = None, pairwise: Any = None, shape_b
     if shape_bias is not None:
         parts += _shape_bias_section(lb, shape_bias, failures)
     if not lb.protocol.against_ground_truth:  # against an always-right oracle the agreement is the accuracy itself
-        parts += ["<h2>Observed vs expected agreement</h2>",
-                  _figure("Observed vs expected agreement",
-                          lambda: plot.plot_agreement(lb.entries(), confidence_level=lb.confidence_level), failures)]
+        parts += _conditions_section(lb, failures)
     left = _left_out(lb)
     if left:
         parts += ["<h2 id='left-out'>Left out</h2>", *left]
@@ -403,6 +401,56 @@ def _experiment_section(lb, failures: list[str]) -> list[str]:
                   _html_table(per[["experiment", "observer", "score", "ci", "rank"]]
                               .rename(columns={"ci": f"{level} CI"}), text_columns=("experiment", "observer")),
                   "</details>"]
+    return parts
+
+
+#: Candidates drawn in colour in the model-vs-human figures: the best few of the leaderboard.
+HIGHLIGHTED = 3
+
+
+def _conditions_section(lb, failures: list[str]) -> list[str]:
+    """Model-vs-human's figures with intervals: accuracy and EC against the condition, c_obs against
+    c_exp, and the per-dataset table (:func:`trialwise.leaderboards.condition_breakdown`)."""
+    from trialwise.leaderboards.conditions import condition_breakdown
+
+    level = f"{lb.confidence_level * 100:g}%"
+    cb = condition_breakdown(lb, rng=lb.seed)
+    t = lb.table
+    top = [o for o in t.loc[t["kind"] == "candidate", "observer"]][:HIGHLIGHTED]
+    ref = html.escape(lb.reference_row)
+    parametric = cb.table.groupby("experiment")["condition"].nunique()
+    parts = [f"<h2>Per condition (model-vs-human's figures)</h2><p class='note'>Every number with its {level} "
+             f"{html.escape(cb.ci_method)} interval from a bootstrap of its own (B = {cb.n_resamples}; items resampled "
+             f"within each condition, the same replicate for every observer). The reference group is the orange band "
+             f"(its value and, shaded, its interval: for accuracy the mean of its observers, for the consistency "
+             f"the pairs of distinct reference observers, {ref}); the {len(top)} best-ranked candidates are in colour "
+             f"with their intervals, the other {max(len(lb.candidates) - len(top), 0)} thin and grey. Accuracy "
+             f"difference is the candidate's accuracy minus the reference observers' mean (signed); c_obs, c_exp and "
+             f"error consistency are averaged over the candidate's pairs with the reference observers.</p>"]
+    if (parametric >= 2).any():
+        parts += ["<h3>Accuracy against the condition</h3>",
+                  _figure("Accuracy per condition", lambda: plot.plot_conditions(cb, "accuracy", highlight=top),
+                          failures),
+                  "<h3>Error consistency against the condition</h3>",
+                  _figure("Error consistency per condition",
+                          lambda: plot.plot_conditions(cb, "error-consistency", highlight=top), failures)]
+    parts += ["<h2>Observed vs expected agreement</h2>",
+              "<p class='note'>One point per condition and row: mean c_exp (x) and c_obs (y) over its pairs, with "
+              f"their {level} intervals as a cross; above the diagonal, agreement beyond chance (κ &gt; 0).</p>",
+              _figure("Observed vs expected agreement", lambda: plot.plot_consistency(cb, highlight=top), failures)]
+    wide = cb.wide()
+    order = {o: i for i, o in enumerate(t["observer"])}
+    wide = wide.assign(_o=wide["observer"].map(order)).sort_values(["experiment", "_o"])
+    cols = {"accuracy_difference": "accuracy difference", "observed_consistency": "c_obs",
+            "error_consistency": "error consistency"}
+    table = wide[["experiment", "observer"]].copy()
+    for c, name in cols.items():
+        table[name] = [_fmt(x) if np.isfinite(x) else "" for x in wide[c].astype(float)]
+        table[f"{level} CI ({name})"] = [_ci(a, b, x) if np.isfinite(x) else "" for a, b, x in
+                                         zip(wide[f"{c}_low"], wide[f"{c}_high"], wide[c].astype(float))]
+    parts += ["<details><summary>per dataset: accuracy difference, observed consistency, error consistency "
+              "(model-vs-human's table), with intervals</summary>",
+              _html_table(table, text_columns=("experiment", "observer")), "</details>"]
     return parts
 
 
