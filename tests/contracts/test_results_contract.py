@@ -35,7 +35,7 @@ from trialwise._core.shown import SHOWN, shown
 NAMESPACES = (tw, *(getattr(tw, name) for name in tw.__all__ if isinstance(getattr(tw, name), types.ModuleType)))
 #: Result classes another part of issue 15 makes subclasses of Result (the benchmark package).
 BENCHMARK_RESULTS = ("BenchmarkDifferenceResult", "CeilingResult", "BrainScoreResult", "Leaderboard", "KendallTau",
-                     "ExperimentBreakdown")
+                     "ExperimentBreakdown", "ConditionBreakdown")
 
 
 def _subclasses(cls: type) -> set[type]:
@@ -213,6 +213,7 @@ FACTORIES = {
     "BestSet": lambda: [_leaderboard().best_set(), _leaderboard().best_set(k=2)],
     "WinnerScore": lambda: [_leaderboard().winner()],
     "ExperimentBreakdown": lambda: [_leaderboard().by_experiment()],
+    "ConditionBreakdown": lambda: [tw.leaderboards.condition_breakdown(_leaderboard(), n_resamples=60, rng=0)],
     "BenchmarkDifferenceResult": lambda: [_leaderboard().difference("resnet50", "clip-16", n_resamples=60)],
     "CeilingResult": lambda: [_bench().ceiling],
     "BrainScoreResult": lambda: [_bench()(_mvh()[_mvh().subject == "clip-16"])],

@@ -105,6 +105,8 @@ CASES = {
     "symmetry_permutation_test": lambda rng: _MAJOR(counts=[[70, 6, 4], [10, 55, 5], [8, 7, 35]], n_resamples=99,
                                                     rng=rng),
     "leaderboard": lambda rng: tw.leaderboard(_mvh(), protocol=_PROTO, n_resamples=40, rng=rng),
+    "condition_breakdown": lambda rng: tw.leaderboards.condition_breakdown(
+        tw.leaderboard(_mvh(), protocol=_PROTO, n_resamples=40, rng=0), n_resamples=40, rng=rng),
     "difference_test": lambda rng: tw.leaderboards.difference_test(_mvh(), "clip-16", "resnet50", reference="human",
                                                       protocol=_PROTO, n_resamples=40, rng=rng),
     "i2n": lambda rng: tw.brainscore.i2n(*tw.brainscore.synthetic_2afc(similarity=0.8, rng=1), n_splits=4,

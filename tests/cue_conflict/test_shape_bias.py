@@ -676,3 +676,31 @@ def test_adding_groups_does_not_change_the_observers_intervals():
     a = tw.shape_bias(t, n_resamples=300, rng=0).to_frame().set_index("observer")
     b = tw.shape_bias(t, n_resamples=300, rng=0, groups="observer_type").to_frame().set_index("observer")
     np.testing.assert_array_equal(a[["ci_low", "ci_high"]], b.loc[a.index, ["ci_low", "ci_high"]])
+
+
+def test_ranked_orders_by_value_with_the_humans_as_one_group():
+    """Issue 32, item 5: observers by shape bias, the humans one row (their group), members on request."""
+    trials = tw.datasets.texture_vs_shape("cue-conflict")
+    res = tw.shape_bias(trials, groups="observer_type", n_resamples=100, rng=0)
+    humans = set(res.groups["human"])
+    ranked = res.ranked()
+    assert not humans & set(ranked["observer"])  # the individual humans are not rows of the ranking
+    assert set(ranked["observer"]) == set(res.table["observer"]) - humans
+    values = ranked["shape_bias"].to_numpy(float)
+    assert (np.diff(values) <= 0).all()  # brute force: each row at least as shape-biased as the next
+    by_value = res.table[~res.table["observer"].isin(humans)].sort_values("shape_bias", ascending=False)
+    assert list(ranked["observer"]) == list(by_value["observer"])
+    full = res.ranked(members=True)
+    at = list(full["observer"]).index("human")
+    kids = full.iloc[at + 1:at + 1 + len(humans)]
+    assert set(kids["observer"]) == humans and (kids["member_of"] == "human").all()
+    assert (np.diff(kids["shape_bias"].to_numpy(float)) <= 0).all()
+    assert list(res.table["observer"][:3]) == sorted(res.observers)[:3]  # the table keeps its order
+    lines = res.summary().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("observer"))
+    assert lines[start + 1].startswith("human (group of 10)") and lines[start + 2].startswith("  subject-")
+    with pytest.raises(tw.InvalidValueError, match="`group` must name a group of the result .*got 'robots'"):
+        res.ranked(group="robots")
+    plain = tw.shape_bias(trials, observers=["resnet50", "subject-01", "vgg16-caffe"], n_resamples=50, rng=0)
+    assert plain.human_group() is None
+    assert list(plain.ranked()["observer"]) == ["subject-01", "resnet50", "vgg16-caffe"]

@@ -73,7 +73,7 @@ def test_per_dataset_values_are_means_over_conditions_and_ec_is_the_leaderboards
 
 def test_intervals_hold_the_estimates_and_stay_in_range(board):
     _, _, cb = board
-    for t in (cb.table, cb.datasets):
+    for t in (cb.conditions, cb.table):
         ok = t["value"].notna()
         assert (t.loc[ok, "ci_low"] <= t.loc[ok, "ci_high"]).all()
         lo = np.where(t["metric"].isin(["error-consistency", "accuracy-difference"]), -1.0, 0.0)
@@ -81,25 +81,25 @@ def test_intervals_hold_the_estimates_and_stay_in_range(board):
         # the percentile interval of these smooth statistics holds its estimate here
         inside = (t.loc[ok, "ci_low"] <= t.loc[ok, "value"]) & (t.loc[ok, "value"] <= t.loc[ok, "ci_high"])
         assert inside.mean() > 0.97
-    ref = cb.table[(cb.table["kind"] == "reference") & (cb.table["metric"] == "accuracy-difference")]
+    ref = cb.conditions[(cb.conditions["kind"] == "reference") & (cb.conditions["metric"] == "accuracy-difference")]
     assert ref["value"].isna().all() and ref["ci_low"].isna().all()
 
 
 def test_seeded_reproducible_and_independent_of_threads(board):
     _, lb, cb = board
     again = condition_breakdown(lb, n_resamples=400, rng=1, workers=1)
+    pd.testing.assert_frame_equal(cb.conditions, again.conditions)
     pd.testing.assert_frame_equal(cb.table, again.table)
-    pd.testing.assert_frame_equal(cb.datasets, again.datasets)
     assert cb.n_resamples == 400 and condition_breakdown(lb, rng=1).n_resamples == 200  # at most the leaderboard's B
 
 
 def test_positions_follow_the_parameter_and_result_shows_itself(board):
     _, _, cb = board
-    contrast = cb.table[cb.table["experiment"] == "contrast"].drop_duplicates("condition")
+    contrast = cb.conditions[cb.conditions["experiment"] == "contrast"].drop_duplicates("condition")
     assert list(contrast.sort_values("position")["condition"]) == condition_order(contrast["condition"])
     assert condition_order(["c30", "c05", "c100", "c01"]) == ["c01", "c05", "c30", "c100"]
     assert condition_order(["inf", "0.7", "3", "bw", "0.03"]) == ["0.03", "0.7", "3", "inf", "bw"]
-    assert repr(cb) == "ConditionBreakdown(conditions=6, experiments=2)"
+    assert repr(cb) == "ConditionBreakdown(experiments=2, conditions=6)"
     assert "Accuracy and agreement per dataset" in cb.summary()
     assert list(cb.to_frame().columns) == list(cb.frame_columns)
     assert cb.wide().shape[0] == 2 * 4
@@ -111,7 +111,7 @@ def test_bad_input(board):
         condition_breakdown(lb.table)
     with pytest.raises(tw.InvalidValueError, match="`n_resamples`"):
         condition_breakdown(lb, n_resamples=0)
-    with pytest.raises(tw.InvalidValueError, match="`ci_method` must be.*got 'studentized'"):
+    with pytest.raises(tw.InvalidValueError, match="`ci_method` must be 'bc'.*got 'studentized'"):
         condition_breakdown(lb, ci_method="studentized")
     acc = tw.leaderboard(tw.datasets.model_vs_human_sample(), protocol=PROTOCOL.replace(metric="accuracy"),
                          n_resamples=20, rng=0)
@@ -169,7 +169,7 @@ def _coverage(n_datasets: int, n: int, b: int, seed: int) -> pd.Series:
         lb = tw.leaderboard(_simulate(gen, n), protocol=tw.leaderboards.Protocol("sim"), n_resamples=20,
                             rng=gen.integers(2**32))
         cb = condition_breakdown(lb, n_resamples=b, rng=gen.integers(2**32))
-        for level, t in (("condition", cb.table), ("dataset", cb.datasets)):
+        for level, t in (("condition", cb.conditions), ("dataset", cb.table)):
             for r in t.itertuples():
                 key = ("human" if r.kind == "reference" else "model", r.metric)
                 if key in truth:

@@ -27,16 +27,16 @@ def cb():
 
 
 def _rows(cb, metric, experiment, observer):
-    t = cb.table
+    t = cb.conditions
     return t[(t["metric"] == metric) & (t["experiment"] == experiment) & (t["observer"] == observer)].sort_values(
         "position")
 
 
 @pytest.mark.parametrize("metric", ["accuracy", "error-consistency"])
 def test_panels_draw_the_reference_band_the_highlighted_lines_and_the_others_grey(cb, metric):
-    cands = list(dict.fromkeys(cb.table.loc[cb.table["kind"] == "candidate", "observer"]))
+    cands = list(dict.fromkeys(cb.conditions.loc[cb.conditions["kind"] == "candidate", "observer"]))
     top = cands[:2]
-    fig = tw.plot.plot_conditions(cb, metric, highlight=top)
+    fig = tw.plot.plot_conditions(cb, metric=metric, highlight=top)
     assert [ax.get_title() for ax in fig.axes if ax.get_visible()] == ["contrast", "rotation"]  # edge: one condition
     ax = fig.axes[0]
     ref = _rows(cb, metric, "contrast", cb.reference_row)
@@ -53,11 +53,11 @@ def test_panels_draw_the_reference_band_the_highlighted_lines_and_the_others_gre
 
 def test_few_candidates_are_all_in_colour_and_many_none_by_default(cb):
     fig = tw.plot.plot_conditions(cb)
-    assert not [line for line in fig.axes[0].get_lines() if line.get_label() in set(cb.table["observer"])]
+    assert not [line for line in fig.axes[0].get_lines() if line.get_label() in set(cb.conditions["observer"])]
     with pytest.raises(tw.InvalidValueError, match="`highlight`: \\['nobody'\\] are not candidates"):
         tw.plot.plot_conditions(cb, highlight="nobody")
     with pytest.raises(tw.InvalidValueError, match="`metric` must be one of"):
-        tw.plot.plot_conditions(cb, "kappa")
+        tw.plot.plot_conditions(cb, metric="kappa")
     with pytest.raises(tw.InvalidValueError, match="`experiments`: \\['colour'\\] are not in the breakdown"):
         tw.plot.plot_conditions(cb, experiments=["colour"])
     with pytest.raises(tw.InvalidTypeError, match="`breakdown` must be a ConditionBreakdown.*got DataFrame"):
@@ -65,7 +65,7 @@ def test_few_candidates_are_all_in_colour_and_many_none_by_default(cb):
 
 
 def test_consistency_scatter_draws_c_exp_against_c_obs_with_intervals(cb):
-    name = cb.table.loc[cb.table["kind"] == "candidate", "observer"].iloc[0]
+    name = cb.conditions.loc[cb.conditions["kind"] == "candidate", "observer"].iloc[0]
     fig = tw.plot.plot_consistency(cb, highlight=[name], experiment="contrast")
     ax = fig.axes[0]
     wide = cb.wide("conditions")

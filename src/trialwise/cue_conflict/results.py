@@ -180,9 +180,82 @@ class ShapeBiasResult(Result):
             raise InvalidValueError(f"no observer or group {name!r} in this result; found {shown}")
         return names.index(name)
 
+    def human_group(self) -> str | None:
+        """The group of the humans: a group named ``"human"`` or ``"humans"``, else None.
+
+        ``groups="observer_type"`` of :func:`trialwise.shape_bias` makes one from the trials'
+        ``observer_type``.
+
+        Returns
+        -------
+        str or None
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
+        >>> keep = trials["subject"].isin(["resnet50", "subject-01", "subject-02"])
+        >>> tw.shape_bias(trials[keep], groups="observer_type", n_resamples=50, rng=0).human_group()
+        'human'
+        """
+        return next((g for g in ("human", "humans") if g in (self.groups or {})), None)
+
+    def ranked(self, *, members: bool = False, group: str | None = None):
+        """The rows of ``table`` ordered by shape bias, the humans as one group.
+
+        The observers and groups from the most shape-biased down (undefined ones last), with
+        the members of the human group (:meth:`human_group`, or ``group``) left out: the
+        group's row, its value with its interval, stands for them. ``members=True`` lists
+        them too, by shape bias, right after their group's row. ``table`` itself keeps its
+        order (observers as given or sorted, then the groups).
+
+        Parameters
+        ----------
+        members : bool, default False
+            Also list the human group's members, after its row.
+        group : str, optional
+            The group drawn as one (default: :meth:`human_group`).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The columns of ``table`` plus ``member_of`` (the group a listed member belongs
+            to, else ``""``).
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.texture_vs_shape("cue-conflict")
+        >>> keep = trials["subject"].isin(["resnet50", "vgg16-caffe", "subject-01", "subject-02"])
+        >>> res = tw.shape_bias(trials[keep], groups="observer_type", n_resamples=200, rng=0)
+        >>> res.ranked()[["observer", "kind", "shape_bias"]].round(3)
+              observer      kind  shape_bias
+        0        human     group       0.952
+        1     resnet50  observer       0.221
+        2        model     group       0.196
+        3  vgg16-caffe  observer       0.172
+        >>> list(res.ranked(members=True)["observer"])
+        ['human', 'subject-01', 'subject-02', 'resnet50', 'model', 'vgg16-caffe']
+        """
+        import pandas as pd
+
+        name = self.human_group() if group is None else group
+        if name is not None and name not in (self.groups or {}):
+            known = ", ".join(map(repr, self.groups or {})) or "it has none"
+            raise InvalidValueError(f"`group` must name a group of the result ({known}); got {group!r}")
+        t = self.table.assign(member_of="")
+        inside = set(self.groups[name]) if name is not None else set()
+        is_member = (t["kind"] == "observer") & t["observer"].isin(inside)
+        order = t[~is_member].sort_values("shape_bias", ascending=False, kind="stable", na_position="last")
+        if not members or name is None:
+            return order.reset_index(drop=True)
+        kids = t[is_member].sort_values("shape_bias", ascending=False, kind="stable", na_position="last")
+        at = list(order["observer"]).index(name) + 1
+        return pd.concat([order.iloc[:at], kids.assign(member_of=name), order.iloc[at:]], ignore_index=True)
+
     def _summary_details(self) -> list[str]:
-        """One line per observer or group: shape bias, interval and answer counts (its own table: a group
-        says how many it holds).
+        """One line per observer or group by shape bias, the human group's members indented under
+        its row (its own table: a group says how many it holds).
 
         Examples
         --------
@@ -193,8 +266,9 @@ class ShapeBiasResult(Result):
         Shape bias: share of shape decisions among shape-or-texture answers
         """
         lines = [f"{'observer':<32} {'shape bias':>10}  {'CI':<16} {'shape':>6} {'texture':>7} {'other':>6}"]
-        for r in self.table.itertuples():
-            name = r.observer if r.kind == "observer" else f"{r.observer} (group of {len(self.groups[r.observer])})"
+        for r in self.ranked(members=True).itertuples():
+            name = (f"  {r.observer}" if r.member_of else r.observer if r.kind == "observer"
+                    else f"{r.observer} (group of {len(self.groups[r.observer])})")
             lines.append(f"{name:<32} {format_number(r.shape_bias):>10}  [{format_number(r.ci_low)}, {format_number(r.ci_high)}]"
                          f" {r.n_shape:>6} {r.n_texture:>7} {r.n_other:>6}")
         return lines

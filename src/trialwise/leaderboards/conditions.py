@@ -39,6 +39,7 @@ from trialwise._core.results import Result
 from trialwise._core.shown import shown
 from trialwise._stats.intervals import interval
 from trialwise._stats.resampling import bootstrap_sums
+from trialwise._stats.streams import records_seed
 from trialwise._stats.blocks import run_blocks
 from trialwise._stats.tables import pair_columns
 from trialwise.leaderboards.hierarchy import Design
@@ -64,6 +65,15 @@ def condition_order(conditions: Any) -> list[str]:
     label (``"c05"`` → 5, ``"16-10-10"`` → 16, ``"inf"`` → ∞), labels without a number after
     those with one, each group in text order.
 
+    Parameters
+    ----------
+    conditions : iterable of str
+        Condition labels (repeats are listed once).
+
+    Returns
+    -------
+    list of str
+
     Examples
     --------
     >>> condition_order(["c30", "c05", "c100", "c01"])
@@ -87,33 +97,31 @@ def condition_order(conditions: Any) -> list[str]:
 class ConditionBreakdown(Result):
     """Accuracy and agreement per condition and per dataset, with intervals (:func:`condition_breakdown`).
 
-    ``table``: one row per (experiment, condition, observer, metric), long format (columns
-    ``experiment, condition, position, observer, kind, metric, value, ci_low, ci_high,
-    n_items``; ``position`` is the condition's place in its dataset's parameter order,
-    :func:`condition_order`). ``datasets``: one row per (experiment, observer, metric), the
-    means over the dataset's conditions. ``kind`` is ``"candidate"`` or ``"reference"``
+    ``table``: one row per (experiment, observer, metric), the means over the dataset's
+    conditions (columns ``experiment, observer, kind, metric, value, ci_low, ci_high,
+    n_conditions``; ``to_frame()`` gives it). ``conditions``: one row per (experiment,
+    condition, observer, metric), long format (columns ``experiment, condition, position,
+    observer, kind, metric, value, ci_low, ci_high, n_items``; ``position`` is the
+    condition's place in its dataset's parameter order, :func:`condition_order`). ``kind`` is ``"candidate"`` or ``"reference"``
     (the reference group's row, named as in the leaderboard: e.g. ``"human–human"``).
     """
 
-    table: Any = field(metadata=shown(in_repr=True, repr_name="conditions",
-                                      format=lambda value, res: str(value[["experiment", "condition"]]
-                                                                   .drop_duplicates().shape[0])))
-    datasets: Any = field(metadata=shown(in_repr=True, repr_name="experiments",
-                                         format=lambda value, res: str(value["experiment"].nunique())))
+    table: Any = field(metadata=shown(in_repr=True, repr_name="experiments",
+                                      format=lambda value, res: str(value["experiment"].nunique())))
+    conditions: Any = field(metadata=shown(in_repr=True, repr_name="conditions",
+                                           format=lambda value, res: str(value[["experiment", "condition"]]
+                                                                        .drop_duplicates().shape[0])))
     reference_row: str = field(default="", metadata=shown("reference row", format="text"))
     confidence_level: float = field(default=0.95, metadata=shown("interval level", format="percent"))
-    ci_method: str = field(default="percentile", metadata=shown("interval", format="text"))
+    ci_method: str = field(default="bc", metadata=shown("interval", format="text"))
     n_resamples: int = field(default=0, metadata=shown("bootstrap replicates", format="int"))
     notes: tuple[str, ...] = ()
+    seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
     frame_columns: ClassVar[tuple[str, ...]] = DATASET_COLUMNS
     method: ClassVar[str] = "joint bootstrap of items within each condition"
     summary_title = "Accuracy and agreement per dataset"
     summary_table = True
-
-    def to_frame(self):
-        """The per-dataset table (``datasets``); the per-condition one is ``table``."""
-        return self.datasets.copy()
 
     def wide(self, level: str = "datasets"):
         """One row per (experiment[, condition], observer), a column per metric and per bound
@@ -122,12 +130,30 @@ class ConditionBreakdown(Result):
         Parameters
         ----------
         level : {"datasets", "conditions"}
+            Per dataset (``table``) or per condition (``conditions``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            The rows of that table, a column per metric and bound.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.model_vs_human_sample()
+        >>> protocol = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["contrast"])
+        >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=100, rng=0)
+        >>> wide = tw.leaderboards.condition_breakdown(lb, rng=0).wide("conditions")
+        >>> wide[["condition", "observer", "accuracy", "accuracy_low", "accuracy_high"]].head(2).round(3)
+          condition  observer  accuracy  accuracy_low  accuracy_high
+        0       c05   clip-16     0.875         0.825          0.916
+        1       c05  cornet-s     0.512         0.450          0.602
         """
         import pandas as pd
 
         if level not in ("datasets", "conditions"):
             raise InvalidValueError(f"`level` must be 'datasets' or 'conditions'; got {level!r}")
-        t = self.datasets if level == "datasets" else self.table
+        t = self.table if level == "datasets" else self.conditions
         index = ["experiment", "observer", "kind"] if level == "datasets" else [
             "experiment", "condition", "position", "observer", "kind", "n_items"]
         parts = []
@@ -238,7 +264,8 @@ def _bootstrap_units(design: Design, b: int, rng: Any, workers: int | None, ci_m
     return out
 
 
-def condition_breakdown(lb, *, n_resamples: int | None = None, rng: Any = None, ci_method: str = "percentile",
+@records_seed
+def condition_breakdown(lb, *, n_resamples: int | None = None, rng: Any = None, ci_method: str = "bc",
                         workers: int | None = None) -> ConditionBreakdown:
     """Accuracy, accuracy difference, c_obs, c_exp and error consistency per condition and per dataset.
 
@@ -260,15 +287,16 @@ def condition_breakdown(lb, *, n_resamples: int | None = None, rng: Any = None, 
         Bootstrap replicates (default: the leaderboard's B, at most 1,000).
     rng : None, int or numpy.random.Generator
         Seed of the bootstrap (condition ``u`` draws from the ``u``-th child stream).
-    ci_method : {"percentile", "bc", "basic"}, default "percentile"
-        The interval of every number; clipped to the metric's range.
+    ci_method : {"bc", "percentile", "basic"}, default "bc"
+        The interval of every number (``"bc"``: bias-corrected percentile, the interval of
+        the leaderboard's per-experiment scores); clipped to the metric's range.
     workers : int, optional
         Threads (default: the thread budget); the numbers do not depend on it.
 
     Returns
     -------
     ConditionBreakdown
-        ``table`` (per condition) and ``datasets`` (per experiment), long format with
+        ``table`` (per experiment) and ``conditions`` (per condition), long format with
         ``value, ci_low, ci_high``; ``wide()`` for a column per metric.
 
     Raises
@@ -305,16 +333,14 @@ def condition_breakdown(lb, *, n_resamples: int | None = None, rng: Any = None, 
     >>> t.loc[t["experiment"] == "contrast", ["observer", "accuracy", "accuracy_difference",
     ...                                       "error_consistency"]].round(3)
           observer  accuracy  accuracy_difference  error_consistency
-    4      clip-16     0.716                0.099              0.202
-    5     cornet-s     0.547               -0.070              0.241
-    6  human–human     0.617                  NaN              0.467
-    7     resnet50     0.599               -0.018              0.254
+    4      clip-16     0.935                0.274              0.155
+    5     cornet-s     0.762                0.102              0.265
+    6     resnet50     0.816                0.155              0.225
+    7  human–human     0.661                  NaN              0.437
     """
     import pandas as pd
 
-    from trialwise.leaderboards.board import Leaderboard
-
-    if not isinstance(lb, Leaderboard):
+    if not isinstance(getattr(lb, "_design", None), Design):  # a Leaderboard (not imported: board imports the report)
         raise InvalidTypeError(f"`lb` must be a Leaderboard (from tw.leaderboard); got {type(lb).__name__}")
     if lb.protocol.against_ground_truth:
         raise InvalidValueError(f"`lb` scores metric {lb.protocol.metric!r} against the ground truth: it has no "
@@ -322,8 +348,8 @@ def condition_breakdown(lb, *, n_resamples: int | None = None, rng: Any = None, 
                                 f"metric (e.g. error consistency against humans)")
     b = v.check_positive_int(min(lb.n_resamples, DEFAULT_RESAMPLES) if n_resamples is None else n_resamples,
                              "n_resamples")
-    if ci_method not in ("percentile", "bc", "basic"):
-        raise InvalidValueError(f"`ci_method` must be 'percentile', 'bc' or 'basic'; got {ci_method!r}")
+    if ci_method not in ("bc", "percentile", "basic"):
+        raise InvalidValueError(f"`ci_method` must be 'bc', 'percentile' or 'basic'; got {ci_method!r}")
     design: Design = lb._design
     rows = list(design.rows)
     kind = ["candidate"] * len(design.candidates) + ["reference"]
@@ -354,10 +380,10 @@ def condition_breakdown(lb, *, n_resamples: int | None = None, rng: Any = None, 
             for r, name in enumerate(rows):
                 dataset_records.append((exp, name, kind[r], metric, mean_est[m, r], lo[m, r], hi[m, r],
                                         int(n_defined[m, r])))
-    table = pd.DataFrame(records, columns=list(CONDITION_COLUMNS))
-    table = table.sort_values(["experiment", "position", "metric", "kind", "observer"], kind="stable",
+    conditions = pd.DataFrame(records, columns=list(CONDITION_COLUMNS))
+    conditions = conditions.sort_values(["experiment", "position", "metric", "kind", "observer"], kind="stable",
                               key=lambda s: s.map({m: i for i, m in enumerate(CONDITION_METRICS)})
                               if s.name == "metric" else s).reset_index(drop=True)
-    datasets = pd.DataFrame(dataset_records, columns=list(DATASET_COLUMNS))
-    return ConditionBreakdown(table=table, datasets=datasets, reference_row=lb.reference_row,
+    table = pd.DataFrame(dataset_records, columns=list(DATASET_COLUMNS))
+    return ConditionBreakdown(table=table, conditions=conditions, reference_row=lb.reference_row,
                               confidence_level=lb.confidence_level, ci_method=ci_method, n_resamples=b)

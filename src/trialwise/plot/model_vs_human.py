@@ -41,7 +41,7 @@ def _highlighted(breakdown, highlight) -> list[str]:
     """The candidates drawn in colour: ``highlight`` (checked), else all when there are few."""
     from trialwise._core.errors import InvalidValueError
 
-    t = breakdown.table
+    t = breakdown.conditions
     candidates = list(dict.fromkeys(t.loc[t["kind"] == "candidate", "observer"]))
     if highlight is None:
         return candidates if len(candidates) <= _ALL_IN_COLOUR else []
@@ -52,7 +52,7 @@ def _highlighted(breakdown, highlight) -> list[str]:
     return chosen
 
 
-def plot_conditions(breakdown, metric: str = "accuracy", *, highlight=None, experiments=None, ncols: int = 4,
+def plot_conditions(breakdown, *, metric: str = "accuracy", highlight=None, experiments=None, ncols: int = 4,
                     fig: Any = None):
     """A metric against the condition, one panel per dataset (model-vs-human's psychometric plots).
 
@@ -92,8 +92,8 @@ def plot_conditions(breakdown, metric: str = "accuracy", *, highlight=None, expe
     >>> protocol = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["colour", "contrast"])
     >>> lb = tw.leaderboard(trials, protocol=protocol, n_resamples=200, rng=0)
     >>> fig = plot_conditions(tw.leaderboards.condition_breakdown(lb, rng=0))
-    >>> [ax.get_title() for ax in fig.axes]
-    ['colour', 'contrast']
+    >>> [ax.get_title() for ax in fig.axes]  # colour: one condition scored (the protocol leaves out 'cr')
+    ['contrast']
     >>> plt.close(fig)
     """
     import matplotlib.pyplot as plt
@@ -101,7 +101,7 @@ def plot_conditions(breakdown, metric: str = "accuracy", *, highlight=None, expe
     from trialwise._core.errors import InvalidValueError
 
     _check(breakdown, metric)
-    t = breakdown.table[breakdown.table["metric"] == metric]
+    t = breakdown.conditions[breakdown.conditions["metric"] == metric]
     n_cond = t.groupby("experiment")["condition"].nunique()
     exps = [e for e in n_cond.index if n_cond[e] >= 2] if experiments is None else list(experiments)
     unknown = [e for e in exps if e not in n_cond.index]
@@ -109,7 +109,7 @@ def plot_conditions(breakdown, metric: str = "accuracy", *, highlight=None, expe
         raise InvalidValueError(f"`experiments`: {unknown} are not in the breakdown; experiments: {list(n_cond.index)}")
     if not exps:
         raise InvalidValueError("no experiment of the breakdown has two or more conditions to draw against; "
-                                "its per-dataset values are in `breakdown.datasets`")
+                                "its per-dataset values are in `breakdown.table`")
     colour = _highlighted(breakdown, highlight)
     ncols = max(1, min(int(ncols), len(exps)))
     nrows = -(-len(exps) // ncols)
@@ -182,7 +182,7 @@ def plot_consistency(breakdown, *, highlight=None, experiment: str | None = None
     (y), each with its interval as a cross; the reference group's points in orange, the
     ``highlight``-ed candidates in colour, the others small and grey (without intervals).
     Points above the diagonal agree beyond chance (κ > 0); the grey region is what κ's
-    bounds allow (Geirhos et al. 2020, eq. 2–6).
+    bounds allow (Geirhos, Meding & Wichmann 2020, eq. 2–6).
 
     Parameters
     ----------
@@ -197,6 +197,11 @@ def plot_consistency(breakdown, *, highlight=None, experiment: str | None = None
     Returns
     -------
     matplotlib.figure.Figure
+
+    References
+    ----------
+    Geirhos, R., Meding, K. & Wichmann, F. A. (2020). Beyond accuracy: quantifying trial-by-trial
+    behaviour of CNNs and humans by measuring error consistency. NeurIPS.
 
     Examples
     --------

@@ -4,6 +4,11 @@ The report is built in memory (:func:`render_report`) and then written in one go
 (:func:`write_report`). A figure that cannot be drawn does not cost the report: its
 place holds a one-line note, the tables (which carry every number) are still written,
 and the failure is listed in :attr:`Report.failures` (``write_report`` also warns).
+
+Why this module is long: about 510 lines, one function per section of the one page (the answer,
+the method, rank sets, tests, per experiment, shape bias, per condition, left out), each a few
+tables and figures with the prose that says how to read them; split, the sections would share
+their formatting helpers across modules for no reader's gain.
 """
 
 from __future__ import annotations
@@ -418,7 +423,7 @@ def _conditions_section(lb, failures: list[str]) -> list[str]:
     t = lb.table
     top = [o for o in t.loc[t["kind"] == "candidate", "observer"]][:HIGHLIGHTED]
     ref = html.escape(lb.reference_row)
-    parametric = cb.table.groupby("experiment")["condition"].nunique()
+    parametric = cb.conditions.groupby("experiment")["condition"].nunique()
     parts = [f"<h2>Per condition (model-vs-human's figures)</h2><p class='note'>Every number with its {level} "
              f"{html.escape(cb.ci_method)} interval from a bootstrap of its own (B = {cb.n_resamples}; items resampled "
              f"within each condition, the same replicate for every observer). The reference group is the orange band "
@@ -429,11 +434,11 @@ def _conditions_section(lb, failures: list[str]) -> list[str]:
              f"error consistency are averaged over the candidate's pairs with the reference observers.</p>"]
     if (parametric >= 2).any():
         parts += ["<h3>Accuracy against the condition</h3>",
-                  _figure("Accuracy per condition", lambda: plot.plot_conditions(cb, "accuracy", highlight=top),
+                  _figure("Accuracy per condition", lambda: plot.plot_conditions(cb, metric="accuracy", highlight=top),
                           failures),
                   "<h3>Error consistency against the condition</h3>",
                   _figure("Error consistency per condition",
-                          lambda: plot.plot_conditions(cb, "error-consistency", highlight=top), failures)]
+                          lambda: plot.plot_conditions(cb, metric="error-consistency", highlight=top), failures)]
     parts += ["<h2>Observed vs expected agreement</h2>",
               "<p class='note'>One point per condition and row: mean c_exp (x) and c_obs (y) over its pairs, with "
               f"their {level} intervals as a cross; above the diagonal, agreement beyond chance (κ &gt; 0).</p>",
@@ -458,6 +463,7 @@ def _shape_bias_section(lb, shape_bias, failures: list[str]) -> list[str]:
     """Shape bias of the cue-conflict images: the humans as one group, the candidates ordered by value."""
     level = f"{lb.confidence_level * 100:g}%"
     sb = shape_bias.to_frame()
+    ranked = shape_bias.ranked(members=True)  # by value, the human group's members after its row
     groups = [o for o, kind in zip(sb["observer"], sb["kind"]) if kind == "group"]
     cands = sb[sb["observer"].isin(lb.candidates)].sort_values("shape_bias", ascending=False)["observer"].tolist()
     shown = groups + cands  # one row each, ordered by value; the humans are one group, not rows
@@ -469,10 +475,12 @@ def _shape_bias_section(lb, shape_bias, failures: list[str]) -> list[str]:
           f"draws the humans as one group: a line at the group's value (shaded: its interval) and a "
           f"lighter band over the range of the individual humans (every observer is in the table).</p>",
           _figure("Shape bias", lambda: plot.plot_shape_bias(shape_bias, observers=shown), failures),
-          "<details><summary>as a table</summary>",
-          _html_table(sb.assign(shape_bias=[_fmt(x) for x in sb["shape_bias"]],
-                                ci=[_ci(a, b, s) for a, b, s in zip(sb["ci_low"], sb["ci_high"],
-                                                                    sb["shape_bias"])])
+          "<details><summary>as a table (by shape bias; the human group's members under its row)</summary>",
+          _html_table(ranked.assign(observer=[f"  ↳ {o}" if m else o for o, m in zip(ranked["observer"],
+                                                                                     ranked["member_of"])],
+                                    shape_bias=[_fmt(x) for x in ranked["shape_bias"]],
+                                    ci=[_ci(a, b, s) for a, b, s in zip(ranked["ci_low"], ranked["ci_high"],
+                                                                        ranked["shape_bias"])])
                       [["observer", "kind", "shape_bias", "ci", "n_shape", "n_texture"]]
                       .rename(columns={"ci": f"{level} CI"}), text_columns=("observer", "kind")),
           "</details>"]
