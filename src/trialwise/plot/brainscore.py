@@ -119,7 +119,7 @@ def plot_benchmark_scores(result: Any, *, axes: Any = None):
     level = f"{result.confidence_level * 100:g}% CI"
     draw_intervals(left, avg["score"], avg["ci_low"], avg["ci_high"], y, color="C2", label="average score")
     left.set_yticks(y, avg["observer"], fontsize=8)
-    left.set_ylim(-0.7, n - 0.3)
+    left.set_ylim(-0.5, n - 0.5)  # the rows of the heat map beside it
     left.set_xlim(-0.02, 1.02)
     left.set_xlabel(f"average over {m} benchmarks, {level}")
     image = right.imshow(scores.to_numpy(dtype=float), aspect="auto", vmin=0, vmax=1, cmap="viridis",
