@@ -75,7 +75,7 @@ def test_incomplete_candidates_are_named_once_and_not_scored(capsys):
     assert len(lacking) == 1 and out.count("A candidate is scored on all of the benchmark's images") == 1
     five = "clip_kb, resnet50-dino, resnet50-insup, resnet50-moco and vitb-moco lack all 160 images of edge"
     assert lacking[0].startswith(f"not scored: {five}")
-    assert "score them without those: --experiments cue-conflict;" in lacking[0]
+    assert "score them without those experiments: --experiments cue-conflict;" in lacking[0]
     assert "compare them on the images they have with `trialwise leaderboard`" in lacking[0]
     scored = [ln.split()[0] for ln in out.splitlines()[4:] if ln and not ln.startswith(("score", "not"))]
     assert "clip_kb" not in scored and "resnet50" in scored

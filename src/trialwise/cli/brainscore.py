@@ -202,7 +202,8 @@ def _lacking(names: list[str], bench, missing) -> str:
     text += f" (e.g. {mine['image'].iloc[0]!r} of {mine['experiment'].iloc[0]})" if len(mine) else ""
     others = [e for e in sizes.index if e not in set(lacks)]
     it = "it" if one else "them"
-    advice = [f"score {it} without those: --experiments {' '.join(others)}"] if others else []
+    advice = [f"score {it} without {'them' if one else 'those experiments'}: --experiments {' '.join(others)}"] \
+        if others else []
     board = {"error-consistency": "", "accuracy": " --metric accuracy"}.get(bench.metric)
     if board is not None:  # the leaderboard pairs observers on the images both saw
         advice.append(f"compare {it} on the images {'it has' if one else 'they have'} with `trialwise leaderboard{board}` "
