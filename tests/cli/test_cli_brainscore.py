@@ -31,10 +31,10 @@ def trials():
 
 def test_table_is_the_librarys(tmp_path, capsys, trials):
     csv = tmp_path / "t.csv"
-    code, out, _ = run(["brainscore", "--experiments", "cue-conflict", "--resamples", 300, "--seed", 3, "--csv", csv, "-q"],
-                       capsys)
+    code, out, _ = run(["brainscore", "--experiments", "cue-conflict", "--resamples", 300, "--seed", 3, "--csv", csv, "-q",
+                        "--pooled"], capsys)
     assert code == 0
-    got = pd.read_csv(csv)
+    got = pd.read_csv(csv).rename(columns={"score": "statistic"})
     bench = tw.brainscore.BehavioralBenchmark(trials[trials.observer_type == "human"], CUE, n_resamples=300, rng=3)
     want = bench.score_table(trials[trials.observer_type != "human"])
     want = want.sort_values(["rank", "observer"], kind="stable").reset_index(drop=True)
@@ -66,13 +66,17 @@ def test_rank_columns_are_the_rank_functions_of_the_raw_replicates(trials):
     np.testing.assert_allclose(table["raw"], raw, rtol=1e-12)
 
 
-def test_incomplete_candidates_are_named_and_not_scored(capsys):
+def test_incomplete_candidates_are_named_once_and_not_scored(capsys):
     code, out, _ = run(["brainscore", "--experiments", "cue-conflict", "edge", "--resamples", 50, "--seed", 0, "-q"],
                        capsys)
     assert code == 0
     lacking = [ln for ln in out.splitlines() if ln.startswith("not scored:")]
-    assert len(lacking) == 5 and all("lacks all 160 images of edge" in ln for ln in lacking)
-    assert all("score it without them: --experiments cue-conflict;" in ln for ln in lacking)
+    # the five lack the same images: one paragraph naming them all, not five
+    assert len(lacking) == 1 and out.count("A candidate is scored on all of the benchmark's images") == 1
+    five = "clip_kb, resnet50-dino, resnet50-insup, resnet50-moco and vitb-moco lack all 160 images of edge"
+    assert lacking[0].startswith(f"not scored: {five}")
+    assert "score them without those experiments: --experiments cue-conflict;" in lacking[0]
+    assert "compare them on the images they have with `trialwise leaderboard`" in lacking[0]
     scored = [ln.split()[0] for ln in out.splitlines()[4:] if ln and not ln.startswith(("score", "not"))]
     assert "clip_kb" not in scored and "resnet50" in scored
     # the advice works: without edge, clip_kb is scored
@@ -90,7 +94,7 @@ def test_a_candidate_missing_one_image_is_told_how_many_and_what_can_score_it(tm
     sketch[~((sketch.subject == "resnet50") & (sketch.image == gone))].to_csv(path, index=False)
     code, out, _ = run(["brainscore", path, "--experiments", "sketch", "--resamples", 50, "--seed", 0, "-q"], capsys)
     assert code == 0
-    line = next(ln for ln in out.splitlines() if ln.startswith("not scored: resnet50"))
+    line = next(ln for ln in out.splitlines() if ln.startswith("not scored: resnet50 lacks"))
     assert f"lacks 1 of the 800 images of sketch (e.g. '{gone}' of sketch)" in line
     assert "no option to leave some out" in line and "--experiments" not in line  # nothing else to restrict to
     assert "`trialwise leaderboard`" in line
@@ -117,11 +121,12 @@ def test_brainscore_compatible_takes_abs_of_an_anti_consistent_candidate(tmp_pat
         code, _, _ = run(["brainscore", path, "--resamples", 100, "--seed", 0, "--candidate", "anti-resnet50",
                           "resnet50", "--csv", csv, "-q", *flag], capsys)
         assert code == 0
-        tables[len(flag)] = pd.read_csv(csv).set_index("observer")
+        table = pd.read_csv(csv)
+        tables[len(flag)] = table[table.benchmark == "cue-conflict"].set_index("observer")
     signed, compat = tables[0], tables[1]
-    assert signed.loc["anti-resnet50", "raw"] < 0 and signed.loc["anti-resnet50", "statistic"] == 0
+    assert signed.loc["anti-resnet50", "raw"] < 0 and signed.loc["anti-resnet50", "score"] == 0
     assert compat.loc["anti-resnet50", "raw"] == pytest.approx(-signed.loc["anti-resnet50", "raw"], rel=1e-12)
-    assert compat.loc["anti-resnet50", "statistic"] > 0
+    assert compat.loc["anti-resnet50", "score"] > 0
 
 
 def test_report_is_written(tmp_path, capsys):
@@ -132,3 +137,43 @@ def test_report_is_written(tmp_path, capsys):
     page = out.read_text()
     assert page.count("<img") == 1 and "could not be drawn" not in page
     assert "trialwise brainscore — accuracy-distance" in page and "efficientnet-l2-noisy-student-475" in page
+
+
+def test_per_benchmark_output_csv_and_report_are_the_librarys(tmp_path, capsys):
+    """The default: one benchmark per experiment and their average (score_benchmarks), printed compactly, the full
+    table in the CSV with the leaderboard's column names, and the report."""
+    csv, html = tmp_path / "b.csv", tmp_path / "b.html"
+    exps = ["cue-conflict", "edge", "sketch"]
+    code, out, err = run(["brainscore", "--experiments", *exps, "--resamples", 200, "--seed", 4, "--csv", csv,
+                          "--out", html, "-q"], capsys)
+    assert code == 0 and f"report written to {html}" in err
+    got = pd.read_csv(csv)
+    trials = tw.read_trials(tw.datasets.model_vs_human())
+    proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=exps)
+    bench = tw.brainscore.BehavioralBenchmark(trials[trials.observer_type == "human"], proto, n_resamples=200, rng=4)
+    cands = trials[(trials.observer_type != "human") & ~trials.subject.isin(bench.incomplete(trials))]
+    want = bench.score_benchmarks(cands)
+    assert list(got.columns) == [*want.table.columns, "seed"] and "statistic" not in got.columns
+    lb = tw.leaderboard(trials[trials.experiment == "edge"], n_resamples=20, rng=0).table
+    assert {"observer", "score", "ci_low", "ci_high", "rank_set_low", "in_best_set"} <= set(lb.columns) & set(got)
+    assert got.benchmark.tolist() == want.table.benchmark.tolist() and got.observer.tolist() == want.table.observer.tolist()
+    for col in ("score", "ci_low", "ci_high", "raw", "raw_low", "ceiling", "ceiling_high", "p_best"):
+        np.testing.assert_allclose(got[col], want.table[col].astype(float), rtol=1e-12, err_msg=col)
+    lines = out.splitlines()
+    best = want.average.iloc[0]
+    row = next(ln for ln in lines if ln.startswith(f"{best.observer} ") and f"{best.score:.3f}" in ln)
+    assert f"[{best.ci_low:.3f}, {best.ci_high:.3f}]" in row
+    assert "average over the 3 benchmarks" in out and "benchmarks: 1 cue-conflict, 2 edge, 3 sketch" in out
+    ceil_line = next(ln for ln in lines if ln.startswith("ceiling "))
+    assert ceil_line.split()[1:] == [f"{c.statistic:.2f}" for c in want.ceilings]
+    matrix = next(ln for ln in lines[lines.index(ceil_line):] if ln.startswith(f"{best.observer} "))
+    assert matrix.split()[1:] == [f"{x:.2f}" for x in want.scores.loc[best.observer]]
+    page = html.read_text()
+    assert page.count("<img") == 1 and "could not be drawn" not in page
+    assert all(f"<h3>{e}</h3>" in page for e in exps) and "Average over the benchmarks" in page
+
+
+def test_pooled_only_with_the_trial_level_metrics(capsys):
+    code, _, err = run(["brainscore", "--metric", "i2n", "--pooled", "--resamples", 20, "-q"], capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "--pooled applies to error-consistency, accuracy-distance and accuracy" in err and "got --metric i2n" in err

@@ -217,6 +217,7 @@ FACTORIES = {
     "BenchmarkDifferenceResult": lambda: [_leaderboard().difference("resnet50", "clip-16", n_resamples=60)],
     "CeilingResult": lambda: [_bench().ceiling],
     "BrainScoreResult": lambda: [_bench()(_mvh()[_mvh().subject == "clip-16"])],
+    "BenchmarkScores": lambda: [_bench().score_benchmarks(_mvh()[_mvh().subject.isin(["clip-16", "resnet50"])])],
 }
 
 

@@ -14,7 +14,8 @@ with each other: ``score = clip(raw / ceiling, 0, 1)``. Each concept lives in it
   (:func:`synthetic_trials`, :func:`published_intervals`; Klein et al. 2025, App. I; ``synthetic``);
 * a behavioural benchmark that scores a model's responses with CIs for the score, the
   raw value and the ceiling, resampled jointly (:class:`BehavioralBenchmark`; ``behavioral``,
-  results in ``results``);
+  results in ``results``), and per benchmark, one per experiment, with their average as Brain-Score
+  averages (:class:`BenchmarkScores`; ``benchmarks``);
 * Brain-Score-style xarray assemblies as trials (:func:`trials_from_assembly`; ``assembly``) and
   Brain-Score's metrics with its call signatures (:class:`ErrorConsistency`, :class:`ValueDelta`,
   :class:`OSTCorrelation`, :class:`I2n`, :class:`I1n`; ``metrics``);
@@ -37,6 +38,7 @@ from trialwise._core.lazy import lazy_package
 if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and IDEs
     from trialwise.brainscore.assembly import trials_from_assembly
     from trialwise.brainscore.behavioral import BENCHMARK_METRICS, BehavioralBenchmark
+    from trialwise.brainscore.benchmarks import BenchmarkScores
     from trialwise.brainscore.results import BrainScoreResult, CeilingResult
     from trialwise.brainscore.metrics import ErrorConsistency, I1n, I2n, OSTCorrelation, ValueDelta
     from trialwise.brainscore.ceiling import ceil_score, ceilings, unceil_score
@@ -47,7 +49,7 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.brainscore.delta import BRAINSCORE_SCALE, value_delta
 
 __all__ = [
-    "trials_from_assembly", "BENCHMARK_METRICS", "BehavioralBenchmark", "BrainScoreResult", "CeilingResult",
+    "trials_from_assembly", "BENCHMARK_METRICS", "BehavioralBenchmark", "BenchmarkScores", "BrainScoreResult", "CeilingResult",
     "ErrorConsistency", "I1n", "I2n", "OSTCorrelation", "ValueDelta", "ceil_score", "ceilings",
     "unceil_score", "i1n", "i2n", "ost_correlation", "published_intervals", "synthetic_trials",
     "synthetic_2afc", "BRAINSCORE_SCALE", "value_delta",
@@ -56,6 +58,7 @@ __all__ = [
 __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.brainscore.assembly": ("trials_from_assembly",),
     "trialwise.brainscore.behavioral": ("BENCHMARK_METRICS", "BehavioralBenchmark",),
+    "trialwise.brainscore.benchmarks": ("BenchmarkScores",),
     "trialwise.brainscore.results": ("BrainScoreResult", "CeilingResult",),
     "trialwise.brainscore.metrics": ("ErrorConsistency", "I1n", "I2n", "OSTCorrelation", "ValueDelta",),
     "trialwise.brainscore.ceiling": ("ceil_score", "ceilings", "unceil_score",),

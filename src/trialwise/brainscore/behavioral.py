@@ -13,8 +13,8 @@ ceiling from the benchmark's design and how its ceiling is described. The per-im
 :mod:`trialwise.brainscore.behavioral_images`. The results are :class:`BrainScoreResult` and
 :class:`CeilingResult` (:mod:`trialwise.brainscore.results`).
 
-Why this module is long: about 720 lines, one concept (the behavioural benchmark and its three
-trial-level metrics), a third of them docstrings with runnable examples.
+Why this module is long: about 790 lines, one concept (the behavioural benchmark, its three trial-level
+metrics), a third docstrings with examples; per-benchmark scores are in :mod:`~trialwise.brainscore.benchmarks`.
 """
 
 from __future__ import annotations
@@ -34,14 +34,15 @@ from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.leaderboards.trials import as_trials
 from trialwise.brainscore.assembly import trials_from_assembly
 from trialwise.brainscore.behavioral_images import IMAGE_METRICS, ImageMetricScorer
+from trialwise.brainscore.benchmarks import ceiled, percentile, score_benchmarks
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
 from trialwise.brainscore.ceiling import check_two_references, first_halves
-from trialwise.leaderboards.hierarchy import Design, build_design, group_mean, reference_mask, row_scores
+from trialwise.leaderboards.hierarchy import (
+    Design, aggregate, build_design, group_mean, reference_mask, row_scores)
 from trialwise.leaderboards.bootstrap import bootstrap_entries
 from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.protocol import Protocol, get_protocol
 from trialwise._stats.blocks import run_blocks
-from trialwise._stats.intervals import interval
 from trialwise._stats.resampling import bootstrap_sums
 from trialwise._stats.splits import split_orders
 from trialwise._stats.streams import child_seed, rng_and_seed
@@ -72,13 +73,25 @@ class RunValues:
     ceiling_replicates: NDArray  # (B,)
 
 
-def _over_units(values: NDArray, design: Design) -> NDArray:
+def _over_units(values: NDArray, design: Design, by_experiment: bool = False) -> NDArray:
     """Per-unit values (…, n_units) → the protocol's score: mean over conditions (of each experiment, then
-    over experiments, when the protocol has an experiment level)."""
+    over experiments, when the protocol has an experiment level); ``by_experiment``: the mean over the
+    conditions of each experiment, (…, n_experiments) in the order of ``design.experiments``."""
+    exp = np.array([design.experiments.index(u.experiment) for u in design.units], dtype=np.intp)
+    if by_experiment:
+        return group_mean(values, np.eye(len(design.experiments))[exp])
     if "experiment" in design.protocol.aggregation:
-        exp = np.array([design.experiments.index(u.experiment) for u in design.units])
         values = group_mean(values, np.eye(len(design.experiments))[exp])
     return group_mean(values, np.ones((values.shape[-1], 1)))[..., 0]
+
+
+def _experiment_scores(values: NDArray, design: Design) -> NDArray:
+    """Entry values (…, n_entries) → every row's score in each experiment, (…, n_rows, n_experiments): the
+    protocol's averaging with the experiment level kept (NaN where a row has no value in an experiment)."""
+    v, key = aggregate(values, design, keep=("experiment",))
+    out = np.full(v.shape[:-1] + (len(design.rows), len(design.experiments)), np.nan)
+    out[..., key["row"], key["experiment"]] = v
+    return out
 
 
 def _accuracy_distance(source: NDArray, target: NDArray) -> NDArray:
@@ -87,11 +100,13 @@ def _accuracy_distance(source: NDArray, target: NDArray) -> NDArray:
         return 1.0 - np.abs(source - target) / np.maximum(target, 1.0 - target)
 
 
-def _run_error_consistency(design: Design, candidates: tuple[str, ...], r: Resampling) -> RunValues:
+def _run_error_consistency(design: Design, candidates: tuple[str, ...], r: Resampling,
+                           by_experiment: bool = False) -> RunValues:
     """κ rows of the hierarchy: the candidates' rows and the human–human row (the ceiling)."""
     k = len(candidates)
-    rows = row_scores(design.values(), design)
-    rep = row_scores(bootstrap_entries(design, r.n_resamples, rng=r.entropy), design)
+    scores = _experiment_scores if by_experiment else row_scores
+    rows = scores(design.values(), design)
+    rep = scores(bootstrap_entries(design, r.n_resamples, rng=r.entropy), design)
     return RunValues(rows[:k], rep[:, :k], rows[k], rep[:, k])
 
 
@@ -113,7 +128,7 @@ def _unit_counts(design: Design, candidates: tuple[str, ...], r: Resampling):
         yield u, unit, both[:, :n_obs], both[:, n_obs:], hum, cand
 
 
-def _run_accuracy(design: Design, candidates: tuple[str, ...], r: Resampling) -> RunValues:
+def _run_accuracy(design: Design, candidates: tuple[str, ...], r: Resampling, by_experiment: bool = False) -> RunValues:
     """The candidates' accuracy per condition, averaged; the ceiling is 1."""
     b, k, n_u = r.n_resamples, len(candidates), len(design.units)
     raw_o, raw_r = np.full((k, n_u), np.nan), np.full((b, k, n_u), np.nan)
@@ -121,10 +136,13 @@ def _run_accuracy(design: Design, candidates: tuple[str, ...], r: Resampling) ->
         with np.errstate(invalid="ignore", divide="ignore"):
             raw = right[:, cand] / seen[:, cand]
         raw_o[:, u], raw_r[:, :, u] = raw[0], raw[1:]
-    return RunValues(_over_units(raw_o, design), _over_units(raw_r, design), np.float64(1.0), np.ones(b))
+    ones = np.ones(len(design.experiments)) if by_experiment else np.float64(1.0)
+    return RunValues(_over_units(raw_o, design, by_experiment), _over_units(raw_r, design, by_experiment), ones,
+                     np.ones((b,) + np.shape(ones)))
 
 
-def _run_accuracy_distance(design: Design, candidates: tuple[str, ...], r: Resampling) -> RunValues:
+def _run_accuracy_distance(design: Design, candidates: tuple[str, ...], r: Resampling,
+                           by_experiment: bool = False) -> RunValues:
     """Accuracy distance to the pooled humans per condition, averaged; the ceiling split-half over subjects."""
     b, k, n_u = r.n_resamples, len(candidates), len(design.units)
     n_splits = r.split_order.shape[1]
@@ -143,10 +161,21 @@ def _run_accuracy_distance(design: Design, candidates: tuple[str, ...], r: Resam
             split = _accuracy_distance(r1 / s1, r2 / s2)  # NaN where a half has no human here
             ceil_o[:, u], ceil_r[:, :, u] = split[0], split[1:]
         raw_o[:, u], raw_r[:, :, u] = raw[0], raw[1:]
+    over = functools.partial(_over_units, design=design, by_experiment=by_experiment)
     with np.errstate(invalid="ignore"):
-        c_obs = np.nanmean(_over_units(ceil_o, design))
-        c_rep = np.nanmean(_over_units(ceil_r, design), axis=1)
-    return RunValues(_over_units(raw_o, design), _over_units(raw_r, design), c_obs, c_rep)
+        if by_experiment:  # (…, n_splits, n_experiments): mean over the splits that fill the experiment
+            c_obs, c_rep = _mean_defined(over(ceil_o), axis=0), _mean_defined(over(ceil_r), axis=1)
+        else:
+            c_obs, c_rep = np.nanmean(over(ceil_o)), np.nanmean(over(ceil_r), axis=1)
+    return RunValues(over(raw_o), over(raw_r), c_obs, c_rep)
+
+
+def _mean_defined(values: NDArray, axis: int) -> NDArray:
+    """The mean of the defined (non-NaN) values along ``axis``; NaN where none is (no warning)."""
+    defined = ~np.isnan(values)
+    n = defined.sum(axis=axis)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, np.where(defined, values, 0.0).sum(axis=axis) / n, np.nan)
 
 
 def _two_humans_per_experiment(humans: Any, protocol: Protocol) -> None:
@@ -165,7 +194,7 @@ class BehavioralMetric:
     """A metric of :class:`BehavioralBenchmark`: its run, its ceiling's description, its check of the humans."""
 
     name: str
-    run: Callable[[Design, tuple[str, ...], Resampling], RunValues]
+    run: Callable[..., RunValues]  # (design, candidates, resampling, by_experiment=False)
     ceiling_method: str  # may name {n_splits}
     check_humans: Callable[[Any, Protocol], None] | None = None
 
@@ -188,11 +217,6 @@ BENCHMARK_METRICS = tuple(BEHAVIORAL_METRICS) + IMAGE_METRICS
 #: left out. With every subject in every condition and no undefined κ this is the same
 #: number as averaging over the subjects first (``docs/brainscore.md``).
 ASSEMBLY_PROTOCOL = Protocol(name="assembly", aggregation=("condition", "reference"))
-
-
-def _percentile(dist: NDArray, estimate: NDArray, level: float) -> tuple[NDArray, NDArray]:
-    lo, hi = interval("percentile", dist, estimate, level, bounds=(-np.inf, np.inf))
-    return np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
 
 
 # --------------------------------------------------------------------------- the benchmark
@@ -386,9 +410,10 @@ class BehavioralBenchmark:
         run = self._run(self._human_design, ())
         return self._ceiling_result(run.ceiling, run.ceiling_replicates)
 
-    def _run(self, design: Design, candidates: tuple[str, ...]) -> RunValues:
-        """The metric's values; with ``brainscore_compatible``, EC raw values and ceiling as ``abs`` (Brain-Score)."""
-        run = self._metric.run(design, candidates, self._resampling)
+    def _run(self, design: Design, candidates: tuple[str, ...], by_experiment: bool = False) -> RunValues:
+        """The metric's values; with ``brainscore_compatible``, EC raw values and ceiling as ``abs`` (Brain-Score).
+        ``by_experiment``: one value per experiment along a last axis (:mod:`trialwise.brainscore.benchmarks`)."""
+        run = self._metric.run(design, candidates, self._resampling, by_experiment)
         if self.brainscore_compatible and self.metric == "error-consistency":
             # brainscore_vision/metrics/error_consistency/metric.py, ErrorConsistency.aggregate: score = abs(mean)
             run = RunValues(np.abs(run.raw), np.abs(run.raw_replicates), np.abs(run.ceiling),
@@ -402,10 +427,10 @@ class BehavioralBenchmark:
         return (f"BehavioralBenchmark(metric={self.metric!r}, protocol={self.protocol.name!r}, "
                 f"{len(self.humans)} humans, {len(self._units)} conditions, ceiling={self.ceiling.statistic:.3f})")
 
-    def _ceiling_result(self, obs: Any, rep: NDArray) -> CeilingResult:
-        lo, hi = _percentile(rep, np.asarray(obs), self.confidence_level)
+    def _ceiling_result(self, obs: Any, rep: NDArray, where: str = "") -> CeilingResult:
+        lo, hi = percentile(rep, np.asarray(obs), self.confidence_level)
         if float(obs) <= 0:
-            warn(f"the ceiling is {float(obs):.3g} ≤ 0: the humans do not agree beyond chance, so ceiled scores "
+            warn(f"{where}the ceiling is {float(obs):.3g} ≤ 0: the humans do not agree beyond chance, so ceiled scores "
                  f"are undefined (NaN)", DegenerateDataWarning)
         return CeilingResult(statistic=float(obs), confidence_interval=ConfidenceInterval(float(lo), float(hi)),
                              method=self._metric.ceiling_method.format(n_splits=self.n_splits), metric=self.metric,
@@ -571,6 +596,52 @@ class BehavioralBenchmark:
             table[col] = table[col].astype("Int64")
         return table
 
+    def score_benchmarks(self, candidate_trials: Any):
+        """Score every candidate per benchmark, one benchmark per experiment, and their average, as
+        Brain-Score reports its Geirhos2021 benchmarks (:mod:`trialwise.brainscore.benchmarks`).
+
+        Each experiment of the protocol is a benchmark with its own ceiling from its own humans:
+        raw values and ceiling averaged over that experiment's conditions, ``score = clip(raw /
+        ceiling, 0, 1)``, each with its interval, and rank sets per benchmark (of the raw values).
+        The average over the benchmarks is Brain-Score's: a missing or NaN score counts as 0.
+        Every interval comes from the one joint bootstrap of the items (the average's from the
+        averages of the benchmarks' replicate scores). Trial-level metrics only.
+
+        Parameters
+        ----------
+        candidate_trials : DataFrame or path
+            Trials of one or more candidates, each answering exactly the benchmark's images.
+
+        Returns
+        -------
+        BenchmarkScores
+            ``table`` (the average's rows, then each benchmark's), ``average``, ``scores``
+            (candidate × benchmark), ``ceilings`` and the replicates.
+
+        Raises
+        ------
+        InvalidValueError
+            For a per-image metric (no experiments), or trials :meth:`score_table` refuses.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> trials = tw.datasets.model_vs_human()
+        >>> two = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
+        >>> bench = tw.brainscore.BehavioralBenchmark(trials, two, n_resamples=200, rng=0)
+        >>> res = bench.score_benchmarks(trials[trials.subject.isin(["resnet50", "clip-16"])])
+        >>> res.benchmarks, res.scores.round(3).values.tolist()  # rows: clip-16, resnet50
+        (('cue-conflict', 'edge'), [[0.473, 0.995], [0.205, 0.114]])
+        >>> res.average[["observer", "score"]].round(3).values.tolist()  # the mean of each row
+        [['clip-16', 0.734], ['resnet50', 0.16]]
+        """
+        if self._images is not None:
+            raise InvalidValueError(f"per-benchmark scores are one per experiment, of the metrics "
+                                    f"{list(BEHAVIORAL_METRICS)}; metric {self.metric!r} scores images: use score_table()")
+        design, cands, notes = self._design(candidate_trials)
+        return score_benchmarks(self._run(design, cands, by_experiment=True), self._ceiling_result, self,
+                                experiments=tuple(design.experiments), candidates=cands, notes=notes)
+
     def _score(self, candidate_trials: Any) -> list[BrainScoreResult]:
         if self._images is not None:
             return [self._images.score(name, data) for name, data in self._images.candidates(candidate_trials).items()]
@@ -578,13 +649,12 @@ class BehavioralBenchmark:
         run = self._run(design, cands)
         raw_o, c_o, raw_r, c_r = run.raw, run.ceiling, run.raw_replicates, run.ceiling_replicates
         ceiling = self._ceiling_result(c_o, c_r)
+        scores, scores_r = ceiled(raw_o, raw_r, c_o, c_r)
         out = []
         for i, name in enumerate(cands):
-            with np.errstate(invalid="ignore", divide="ignore"):
-                score_o = float(np.clip(raw_o[i] / c_o, 0, 1)) if c_o > 0 else np.nan
-                score_r = np.where(c_r > 0, np.clip(raw_r[:, i] / np.where(c_r > 0, c_r, 1), 0, 1), np.nan)
-            lo, hi = _percentile(score_r, np.asarray(score_o), self.confidence_level)
-            r_lo, r_hi = _percentile(raw_r[:, i], np.asarray(raw_o[i]), self.confidence_level)
+            score_o, score_r = float(scores[i]), scores_r[:, i]
+            lo, hi = percentile(score_r, np.asarray(score_o), self.confidence_level)
+            r_lo, r_hi = percentile(raw_r[:, i], np.asarray(raw_o[i]), self.confidence_level)
             out.append(BrainScoreResult(
                 observer=name, statistic=score_o, confidence_interval=ConfidenceInterval(float(lo), float(hi)),
                 raw=float(raw_o[i]), raw_interval=ConfidenceInterval(float(r_lo), float(r_hi)), ceiling=ceiling,

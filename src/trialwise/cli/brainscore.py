@@ -2,9 +2,14 @@
 
 Scores every candidate of a trials table against its human observers with
 :class:`trialwise.brainscore.BehavioralBenchmark` (one joint bootstrap for all candidates and the
-ceiling), prints the ceiling and one row per candidate ranked with the leaderboard's rank
-columns (:meth:`~trialwise.brainscore.BehavioralBenchmark.score_table`), and with ``--out`` writes the
-HTML report (:mod:`trialwise.report.brainscore`). It computes no statistic.
+ceilings). With the trial-level metrics it scores as Brain-Score reports the Geirhos2021 benchmarks:
+one benchmark per experiment, each with its own ceiling, and their average
+(:meth:`~trialwise.brainscore.BehavioralBenchmark.score_benchmarks`); it prints the average ranked with
+the leaderboard's rank columns and a candidate × benchmark table of scores, and writes every
+benchmark's rows with their intervals in ``--csv`` and the ``--out`` HTML report
+(:mod:`trialwise.report.brainscore`). ``--pooled`` (and the per-image metrics) print one score per
+candidate over all the experiments against one ceiling
+(:meth:`~trialwise.brainscore.BehavioralBenchmark.score_table`). It computes no statistic.
 
 The per-image metrics (``--metric i2n|i1n|value-delta|ost``) go through the same benchmark
 (:mod:`trialwise.brainscore.behavioral_images`): I1n/I2n read the human trials from PATH and the
@@ -75,6 +80,9 @@ def add_brainscore(sub) -> argparse.ArgumentParser:
     p.add_argument("--splits", type=int, default=None,
                    help="random half splits of the humans for split-half ceilings (default 100; for i2n, i1n and "
                         "ost 20 splits of the trials or measurements, for value-delta 500)")
+    p.add_argument("--pooled", action="store_true",
+                   help="one score per candidate, pooled over all the experiments against one ceiling, instead of "
+                        "one benchmark per experiment and their average (Brain-Score's Geirhos2021 benchmarks)")
     p.add_argument("--confidence-level", type=float, default=0.95)
     p.add_argument("--brainscore-compatible", action="store_true",
                    help="error consistency as Brain-Score computes it: abs() of the mean kappa, so an "
@@ -95,50 +103,111 @@ def add_brainscore(sub) -> argparse.ArgumentParser:
                         "Ferguson2024 benchmarks use 0.75)")
     p.add_argument("--seed", type=int, default=None, help="random seed for reproducible intervals")
     p.add_argument("--out", metavar="HTML", help="write a self-contained HTML report (table and figure) here")
-    p.add_argument("--csv", metavar="CSV", help="write the score table here (one row per scored candidate)")
+    p.add_argument("--csv", metavar="CSV",
+                   help="write the score table here: one row per scored candidate and benchmark, the average's "
+                        "rows first (benchmark 'average'); with --pooled or a per-image metric one per candidate")
     add_column_options(p)
     add_progress_options(p)
     return p
 
 
-def _print(table, ceiling, bench, not_scored: dict[str, tuple[str, ...]], missing) -> None:
-    level = f"{bench.confidence_level * 100:g}% CI"
-    cc = ceiling.confidence_interval
-    print(f"Brain-Score behavioural benchmark: {bench.metric}, protocol {bench.protocol.name}, "
+def _header(bench, what: str = "benchmark") -> None:
+    print(f"Brain-Score behavioural {what}: {bench.metric}, protocol {bench.protocol.name}, "
           f"{describe_humans(bench)}, B = {bench.n_resamples}"
           + (", brainscore_compatible (abs of the mean kappa)" if bench.brainscore_compatible else ""))
-    print(f"ceiling {ceiling.statistic:.3f}  {level} [{cc.low:.3f}, {cc.high:.3f}]  ({ceiling.method})")
+
+
+def _rows(table, level: str, raw: bool = True) -> None:
+    """The ranked rows: score, (raw,) their intervals, rank, rank set, best set and group."""
     w = max([len("candidate")] + [len(str(o)) for o in table["observer"]])
-    print(f"\n{'candidate':<{w}}  {'score':>5}  {level:^16}  {'raw':>6}  {level:^18}  rank  {'set':>5}  best  group")
+    print(f"\n{'candidate':<{w}}  {'score':>5}  {level:^16}  " + (f"{'raw':>6}  {level:^18}  " if raw else "")
+          + f"rank  {'set':>5}  best  group")
     for r in table.itertuples():
         best = "*" if bool(r.in_best_set) else ""
-        print(f"{r.observer:<{w}}  {r.statistic:5.3f}  [{r.ci_low:5.3f}, {r.ci_high:5.3f}]    {r.raw:6.3f}  "
-              f"[{r.raw_low:6.3f}, {r.raw_high:6.3f}]    {r.rank:>4}  {format_rank_set(r.rank_low, r.rank_high):>5}  "
-              f"{best:^4}  {r.group}")
+        raws = f"  {r.raw:6.3f}  [{r.raw_low:6.3f}, {r.raw_high:6.3f}]  " if raw else ""
+        print(f"{r.observer:<{w}}  {r.score:5.3f}  [{r.ci_low:5.3f}, {r.ci_high:5.3f}]  {raws}  {r.rank:>4}  "
+              f"{format_rank_set(r.rank_low, r.rank_high):>5}  {best:^4}  {r.group}")
+
+
+_RANKS_TEXT = ("set: the rank set of Mogstad et al. (2024), holding that candidate's true rank; best (*): the set "
+               "holding the best candidate; candidates that share a group letter are not separated by Holm-corrected "
+               "tests.")
+
+
+def _print(table, ceiling, bench) -> None:
+    """One score per candidate against one ceiling (--pooled, the per-image metrics)."""
+    level = f"{bench.confidence_level * 100:g}% CI"
+    cc = ceiling.confidence_interval
+    _header(bench)
+    print(f"ceiling {ceiling.statistic:.3f}  {level} [{cc.low:.3f}, {cc.high:.3f}]  ({ceiling.method})")
+    _rows(table.rename(columns={"statistic": "score"}), level)
     formula, intervals = describe_intervals(bench.metric)
-    print(f"\n{formula}; {intervals}. set: the rank set of Mogstad et al. (2024), "
-          "holding that candidate's true rank; best (*): the set holding the best candidate; candidates that share a "
-          "group letter are not separated by Holm-corrected tests.")
+    print(f"\n{formula}; {intervals}. {_RANKS_TEXT}")
+
+
+def _print_benchmarks(res, bench) -> None:
+    """The average over the benchmarks, ranked, then the candidate × benchmark scores with each one's ceiling."""
+    level = f"{bench.confidence_level * 100:g}% CI"
+    n = len(res.benchmarks)
+    _header(bench, f"benchmarks, one per experiment ({n})")
+    if n == 1:
+        rows = res.table[res.table["benchmark"] == res.benchmarks[0]]
+        c = res.ceilings[0]
+        print(f"ceiling {c.statistic:.3f}  {level} [{c.confidence_interval.low:.3f}, "
+              f"{c.confidence_interval.high:.3f}]  ({c.method})")
+        _rows(rows, level)
+    else:
+        print(f"\naverage over the {n} benchmarks (Brain-Score's; a missing or undefined score counts as 0):")
+        _rows(res.average, level, raw=False)
+        scores = res.scores
+        w = max([len("candidate")] + [len(str(o)) for o in scores.index])
+        print(f"\nscore per benchmark (benchmarks numbered below; first row: each benchmark's ceiling):")
+        print(f"{'candidate':<{w}} " + "".join(f"{j + 1:>5}" for j in range(n)))
+        print(f"{'ceiling':<{w}} " + "".join(f"{c.statistic:5.2f}" for c in res.ceilings))
+        for name, row in scores.iterrows():
+            print(f"{name:<{w}} " + "".join("    —" if np.isnan(x) else f"{x:5.2f}" for x in row))
+        print("\nbenchmarks: " + ", ".join(f"{j + 1} {b}" for j, b in enumerate(res.benchmarks)))
+    formula, intervals = describe_intervals(bench.metric)
+    print(f"\n{formula} in each benchmark, from its own humans' ceiling; {intervals}; the average's from the "
+          f"averages of the replicate scores. {_RANKS_TEXT}"
+          + (" Every benchmark's raw value, ceiling, intervals and rank sets: --csv, --out." if n > 1 else ""))
+
+
+def _print_not_scored(not_scored: dict[str, tuple[str, ...]], bench, missing) -> None:
+    """One paragraph per group of candidates that lack the same images, naming them."""
+    groups: dict[tuple, list[str]] = {}
     for name in not_scored:
-        print(f"not scored: {_lacking(name, bench, missing)}")
+        mine = missing[missing["candidate"] == name]
+        groups.setdefault(tuple(mine.groupby("experiment", sort=False).size().items()), []).append(name)
+    for names in groups.values():
+        print(f"not scored: {_lacking(names, bench, missing)}")
 
 
-def _lacking(name: str, bench, missing) -> str:
-    """What candidate ``name`` lacks (how many of each experiment's images, an example) and what can score it: the
-    benchmark without those experiments (--experiments), or the leaderboard on the images it has."""
-    mine = missing[missing["candidate"] == name]
+def _names(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _lacking(names: list[str], bench, missing) -> str:
+    """What candidates ``names`` lack (the same images: how many of each experiment's, an example) and what can
+    score them: the benchmark without those experiments (--experiments), or the leaderboard on the images they
+    have."""
+    one = len(names) == 1
+    mine = missing[missing["candidate"] == names[0]]
     sizes = bench.conditions.groupby("experiment")["n_images"].sum()
     lacks = list(dict.fromkeys(mine["experiment"]))
     counts = mine.groupby("experiment").size()
     parts = [f"{'all' if counts[e] == sizes[e] else f'{int(counts[e])} of the'} {int(sizes[e])} images of {e}"
              for e in lacks[:3]]
-    text = f"{name} lacks {', '.join(parts)}{f' and of {len(lacks) - 3} more experiment(s)' if len(lacks) > 3 else ''}"
+    text = f"{_names(names)} lack{'s' if one else ''} {', '.join(parts)}{f' and of {len(lacks) - 3} more experiment(s)' if len(lacks) > 3 else ''}"
     text += f" (e.g. {mine['image'].iloc[0]!r} of {mine['experiment'].iloc[0]})" if len(mine) else ""
     others = [e for e in sizes.index if e not in set(lacks)]
-    advice = [f"score it without them: --experiments {' '.join(others)}"] if others else []
+    it = "it" if one else "them"
+    advice = [f"score {it} without {'them' if one else 'those experiments'}: --experiments {' '.join(others)}"] \
+        if others else []
     board = {"error-consistency": "", "accuracy": " --metric accuracy"}.get(bench.metric)
     if board is not None:  # the leaderboard pairs observers on the images both saw
-        advice.append(f"compare it on the images it has with `trialwise leaderboard{board}` (raw values, no ceiling)")
+        advice.append(f"compare {it} on the images {'it has' if one else 'they have'} with `trialwise leaderboard{board}` "
+                      f"(raw values, no ceiling)")
     return (f"{text}. A candidate is scored on all of the benchmark's images, and brainscore has no option to leave "
             f"some out" + (f"; {'; or '.join(advice)}" if advice else ""))
 
@@ -148,11 +217,16 @@ _IMAGE_OPTIONS = {"i2n": "--probabilities", "i1n": "--probabilities", "ost": "--
 
 def _check_metric_options(args) -> None:
     """Each metric's own options only with it (one line, exit 2 otherwise)."""
+    from trialwise.brainscore.behavioral_images import IMAGE_METRICS
+
     for flag, value, metrics in (("--probabilities", args.probabilities, ("i2n", "i1n")),
                                  ("--osts", args.osts, ("ost",)), ("--scalar", args.scalar, ("value-delta",)),
                                  ("--scale", args.scale, ("value-delta",))):
         if value is not None and args.metric not in metrics:
             raise CLIError(f"{flag} applies to --metric {' or '.join(metrics)}; got --metric {args.metric}")
+    if args.pooled and args.metric in IMAGE_METRICS:
+        raise CLIError(f"--pooled applies to error-consistency, accuracy-distance and accuracy (the per-image metrics "
+                       f"have no experiments to pool); got --metric {args.metric}")
     if args.brainscore_compatible and args.metric in ("value-delta", "ost"):
         raise CLIError(f"--brainscore-compatible applies to error-consistency, i2n and i1n; got --metric {args.metric}")
     if args.scale is not None and not (np.isfinite(args.scale) and args.scale > 0):
@@ -308,36 +382,46 @@ def run_brainscore(args) -> int:
             not_scored = bench.incomplete(candidates)
             missing = bench.missing_images(candidates)
             if args.candidate and not_scored:
-                raise CLIError(f"--candidate {_lacking(next(iter(not_scored)), bench, missing)}")
+                raise CLIError(f"--candidate {_lacking([next(iter(not_scored))], bench, missing)}")
             scored = candidates[~candidates["subject"].isin(list(not_scored)).to_numpy()]
             if scored.empty:
                 raise CLIError(f"{what}: no candidate answers every image of the benchmark's experiments: "
-                               f"{_lacking(next(iter(not_scored)), bench, missing)}")
+                               f"{_lacking([next(iter(not_scored))], bench, missing)}")
             bar.say(f"scoring {scored['subject'].nunique()} candidate(s), B = {args.resamples} …")
-            table = bench.score_table(scored).sort_values(["rank", "observer"], kind="stable").reset_index(drop=True)
-            ceiling = bench.ceiling
+            result = table = pooled = None  # pooled: the ceiling of the pooled score
+            if args.pooled or args.metric in IMAGE_METRICS:
+                table = bench.score_table(scored).sort_values(["rank", "observer"], kind="stable")
+                table, pooled = table.reset_index(drop=True), bench.ceiling
+            else:
+                result = bench.score_benchmarks(scored)
     except InputError as exc:
         if isinstance(exc, CLIError):
             raise
         raise CLIError(f"{what}: {exc}") from None
     finally:
         bar.close()
-    return _finish(args, table, ceiling, bench, not_scored, what, few, caught, bar, missing)
+    return _finish(args, table, pooled, bench, not_scored, what, few, caught, bar, missing, result)
 
 
-def _finish(args, table, ceiling, bench, not_scored, what, few, caught, bar, missing=None) -> int:
-    """Print the table, write the CSV and the report, report the warnings."""
-    _print(table, ceiling, bench, not_scored, missing)
+def _finish(args, table, ceiling, bench, not_scored, what, few, caught, bar, missing=None, result=None) -> int:
+    """Print the table (``result``: the per-benchmark scores), write the CSV and the report, report the warnings."""
+    if result is None:
+        _print(table, ceiling, bench)
+    else:
+        _print_benchmarks(result, bench)
+    if not_scored:
+        _print_not_scored(not_scored, bench, missing)
     sys.stdout.flush()
-    if args.csv:
-        write_csv(args.csv, table, "--csv", "table", seed=args.seed)
+    if args.csv:  # the leaderboard's column names: `score`, not `statistic`
+        frame = result.table if result is not None else table.rename(columns={"statistic": "score"})
+        write_csv(args.csv, frame, "--csv", "table", seed=args.seed)
     failures: tuple[str, ...] = ()
     if args.out:
         from trialwise.report.brainscore import render_brainscore_report
 
-        failures = write_report(args.out, lambda: render_brainscore_report(table, ceiling, bench, not_scored,
-                                                                           source=what),
-                                bar.say, caught.collect, seed=args.seed)
+        failures = write_report(args.out, lambda: render_brainscore_report(
+            table, ceiling, bench, not_scored, source=what, benchmarks=result), bar.say, caught.collect,
+            seed=args.seed)
     if few:
         print(f"trialwise: warning: {few}", file=sys.stderr)
     caught.report()

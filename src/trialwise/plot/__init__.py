@@ -30,7 +30,7 @@ if TYPE_CHECKING:  # what the lazy loading below provides, for type checkers and
     from trialwise.plot.comparison import plot_reliability, plot_agreement_matrix
     from trialwise.plot.shape_bias import plot_shape_bias
     from trialwise.plot.similarity import plot_similarity_matrix
-    from trialwise.plot.brainscore import plot_brainscore
+    from trialwise.plot.brainscore import plot_benchmark_scores, plot_brainscore
     from trialwise.plot.model_vs_human import plot_conditions, plot_consistency
 
 __all__ = [
@@ -49,6 +49,7 @@ __all__ = [
     "plot_reliability",
     "plot_agreement_matrix",
     "plot_brainscore",
+    "plot_benchmark_scores",
     "plot_similarity_matrix",
     "plot_conditions",
     "plot_consistency",
@@ -63,6 +64,6 @@ __getattr__, __dir__ = lazy_package(__name__, __all__, {
     "trialwise.plot.comparison": ("plot_reliability", "plot_agreement_matrix"),
     "trialwise.plot.shape_bias": ("plot_shape_bias",),
     "trialwise.plot.similarity": ("plot_similarity_matrix",),
-    "trialwise.plot.brainscore": ("plot_brainscore",),
+    "trialwise.plot.brainscore": ("plot_brainscore", "plot_benchmark_scores"),
     "trialwise.plot.model_vs_human": ("plot_conditions", "plot_consistency"),
 })

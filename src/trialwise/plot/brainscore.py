@@ -1,4 +1,5 @@
-"""Figures of Brain-Score behavioural benchmarks: raw values against the ceiling, and ceiled scores."""
+"""Figures of Brain-Score behavioural benchmarks: raw values against the ceiling, and ceiled scores; per-benchmark
+scores and their average."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import numpy as np
 
 from trialwise.plot._common import draw_intervals, figure_axes, label_inches, legend_outside
 
-__all__ = ["plot_brainscore"]
+__all__ = ["plot_benchmark_scores", "plot_brainscore"]
 
 
 def plot_brainscore(table: Any, ceiling: Any, *, axes: Any = None):
@@ -72,4 +73,59 @@ def plot_brainscore(table: Any, ceiling: Any, *, axes: Any = None):
     handles, labels = left.get_legend_handles_labels()
     more = right.get_legend_handles_labels()
     legend_outside(right, handles=handles + more[0], labels=labels + more[1], fontsize=8)  # beside, not over, the data
+    return fig
+
+
+def plot_benchmark_scores(result: Any, *, axes: Any = None):
+    """The average over the benchmarks with its interval (left) and every benchmark's score (right), best first.
+
+    Parameters
+    ----------
+    result : BenchmarkScores
+        :meth:`trialwise.brainscore.BehavioralBenchmark.score_benchmarks`.
+    axes : pair of matplotlib.axes.Axes, optional
+        Axes to draw into (default: a new figure with two panels).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+
+    Examples
+    --------
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt, trialwise as tw
+    >>> trials = tw.datasets.model_vs_human()
+    >>> two = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=["cue-conflict", "edge"])
+    >>> bench = tw.brainscore.BehavioralBenchmark(trials, two, n_resamples=100, rng=0)
+    >>> res = bench.score_benchmarks(trials[trials.subject.isin(["resnet50", "clip-16"])])
+    >>> fig = plot_benchmark_scores(res)
+    >>> [t.get_text() for t in fig.axes[0].get_yticklabels()], [t.get_text() for t in fig.axes[1].get_xticklabels()]
+    (['clip-16', 'resnet50'], ['cue-conflict', 'edge'])
+    >>> plt.close(fig)
+    """
+    avg, scores = result.average, result.scores
+    n, m = len(avg), len(result.benchmarks)
+    height = 0.25 * n + 2.4
+    if axes is None:
+        import matplotlib.pyplot as plt
+
+        width = min(17.5, 4.5 + label_inches(avg["observer"]) + 0.32 * m + 1.2)
+        fig, axes = plt.subplots(1, 2, figsize=(width, height), layout="constrained", sharey=True,
+                                 gridspec_kw={"width_ratios": [3.5, max(1.0, 0.32 * m)]})
+    left, right = axes
+    fig, _ = figure_axes(left)
+    y = np.arange(n)[::-1]
+    level = f"{result.confidence_level * 100:g}% CI"
+    draw_intervals(left, avg["score"], avg["ci_low"], avg["ci_high"], y, color="C2", label="average score")
+    left.set_yticks(y, avg["observer"], fontsize=8)
+    left.set_ylim(-0.5, n - 0.5)  # the rows of the heat map beside it
+    left.set_xlim(-0.02, 1.02)
+    left.set_xlabel(f"average over {m} benchmarks, {level}")
+    image = right.imshow(scores.to_numpy(dtype=float), aspect="auto", vmin=0, vmax=1, cmap="viridis",
+                         extent=(-0.5, m - 0.5, -0.5, n - 0.5), interpolation="nearest")
+    right.set_xticks(np.arange(m), list(result.benchmarks), rotation=60, ha="right", fontsize=7)
+    right.tick_params(labelleft=False)
+    right.set_xlabel("score per benchmark")
+    fig.colorbar(image, ax=right, shrink=0.8, label="score = clip(raw / ceiling, 0, 1)")
     return fig

@@ -1,8 +1,10 @@
-"""The HTML report of ``trialwise brainscore``: the ceiling, the ranked score table and its figure.
+"""The HTML report of ``trialwise brainscore``: per benchmark (one per experiment) and their average, or the
+ceiling and the ranked score table of a pooled score, with their figures.
 
-It lays out finished results (:meth:`trialwise.brainscore.BehavioralBenchmark.score_table` and the
-benchmark's :class:`~trialwise.brainscore.behavioral.CeilingResult`) in the one page frame
-of :mod:`trialwise.report.page`, and computes nothing.
+It lays out finished results (:meth:`trialwise.brainscore.BehavioralBenchmark.score_benchmarks`, or
+:meth:`~trialwise.brainscore.BehavioralBenchmark.score_table` and the benchmark's
+:class:`~trialwise.brainscore.CeilingResult`) in the one page frame of :mod:`trialwise.report.page`, and
+computes nothing.
 """
 
 from __future__ import annotations
@@ -59,42 +61,89 @@ def _ci(lo: Any, hi: Any) -> str:
     return f"[{_num(lo)}, {_num(hi)}]" if np.isfinite(float(lo)) and np.isfinite(float(hi)) else ""
 
 
-def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source: str) -> Report:
-    """The report as HTML text (:class:`trialwise.report.page.Report`: ``html``, ``failures``)."""
+def _ranked(table, level: str, raw: bool = True) -> str:
+    """Ranked rows (``score`` or ``statistic``, intervals, raw value unless not ``raw``, rank columns) as a table."""
+    score = table["score"] if "score" in table.columns else table["statistic"]
+    cols = {"candidate": list(table["observer"]), "score": [_num(x) for x in score],
+            f"score {level}": [_ci(a, b) for a, b in zip(table["ci_low"], table["ci_high"])]}
+    if raw:
+        cols |= {"raw": [_num(x) for x in table["raw"]],
+                 f"raw {level}": [_ci(a, b) for a, b in zip(table["raw_low"], table["raw_high"])]}
+    cols |= {"rank": [str(r) for r in table["rank"]],
+             "rank set": [format_rank_set(a, b) for a, b in zip(table["rank_low"], table["rank_high"])],
+             "all at once": [format_rank_set(a, b) for a, b in zip(table["rank_set_low"], table["rank_set_high"])],
+             "best set": ["*" if bool(b) else "" for b in table["in_best_set"]], "group": list(table["group"])}
+    return html_page.table(cols, text=("candidate", "group"))
+
+
+def _ranks_text(bench: Any, what: str) -> str:
+    return (f"Rank sets (Mogstad, Romano, Shaikh &amp; Wilhelm 2024) of {what}: <b>rank set</b> holds that "
+            f"candidate's true rank, <b>all at once</b> every candidate's jointly, <b>best set</b> the best "
+            f"candidate, each with {bench.confidence_level * 100:g}% confidence; candidates sharing a letter in "
+            f"<b>group</b> are not separated by Holm-corrected tests.")
+
+
+def _benchmark_parts(res: Any, bench: Any, failures: list[str]) -> list[str]:
+    """The average over the benchmarks, the candidate × benchmark scores and every benchmark's ranked table."""
+    from trialwise.plot.brainscore import plot_benchmark_scores
+
+    level = f"{bench.confidence_level * 100:g}% CI"
+    formula, intervals = describe_intervals(bench.metric)
+    scores = res.scores
+    matrix = {"candidate": ["ceiling", *scores.index]}
+    for b, c in zip(res.benchmarks, res.ceilings):
+        matrix[b] = [_num(c.statistic), *(_num(x) for x in scores[b])]
+    parts = ["<h2>Average over the benchmarks</h2>",
+             html_page.figure("Average over the benchmarks", lambda: plot_benchmark_scores(res), failures),
+             _ranked(res.average, level, raw=False),
+             f"<p class='note'>Each experiment is one benchmark, as Brain-Score's Geirhos2021 benchmarks are: "
+             f"{html.escape(formula)} with the ceiling of that experiment's humans. The average is Brain-Score's: the "
+             f"sum of the {len(res.benchmarks)} scores over their number, a missing or undefined score counting as 0. "
+             f"{html.escape(intervals[0].upper() + intervals[1:])}; the average's interval from the averages of "
+             f"the replicate scores. {_ranks_text(bench, 'the average scores on the joint replicates')}</p>",
+             "<h2>Scores per benchmark</h2>", html_page.table(matrix, text=("candidate",))]
+    for b, c in zip(res.benchmarks, res.ceilings):
+        cc = c.confidence_interval
+        parts += [f"<h3>{html.escape(b)}</h3>",
+                  f"<p>Ceiling {_num(c.statistic)} ({level} {_ci(cc.low, cc.high)}): {html.escape(c.method)}.</p>",
+                  _ranked(res.table[res.table["benchmark"] == b], level)]
+    parts.append(f"<p class='note'>Within a benchmark the candidates are ranked by their raw values (the ceiling "
+                 f"is common, so this is the order of the scores without the ties of clipping). "
+                 f"{_ranks_text(bench, 'the raw values on the joint replicates')}</p>")
+    return parts
+
+
+def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source: str, benchmarks: Any = None) -> Report:
+    """The report as HTML text (:class:`trialwise.report.page.Report`: ``html``, ``failures``): per benchmark
+    and their average when ``benchmarks`` (a :class:`~trialwise.brainscore.BenchmarkScores`) is given, else the
+    pooled ``table`` and ``ceiling``."""
+    failures: list[str] = []
+    if benchmarks is not None:
+        return _page(bench, not_scored, source, len(benchmarks.candidates),
+                     _benchmark_parts(benchmarks, bench, failures), failures)
     from trialwise.plot.brainscore import plot_brainscore
 
-    failures: list[str] = []
     level = f"{bench.confidence_level * 100:g}% CI"
-    title = f"trialwise brainscore — {bench.metric}"
     cc = ceiling.confidence_interval
-    formula, intervals = describe_intervals(bench.metric)
-    parts = [f"<p class='note'>Trials: {html.escape(source)}; protocol {html.escape(bench.protocol.name)}; "
-             f"{describe_humans(bench)}; {len(table)} candidate(s) scored. "
-             f"{html.escape(intervals[0].upper() + intervals[1:])} "
-             f"(B = {bench.n_resamples})"
-             + (". Error consistency as Brain-Score computes it: abs() of the mean κ (--brainscore-compatible)"
-                if bench.brainscore_compatible else "") + ".</p>",
-             f"<p>Ceiling {_num(ceiling.statistic)} ({level} {_ci(cc.low, cc.high)}): {html.escape(ceiling.method)}.</p>",
+    formula, _ = describe_intervals(bench.metric)
+    parts = [f"<p>Ceiling {_num(ceiling.statistic)} ({level} {_ci(cc.low, cc.high)}): {html.escape(ceiling.method)}.</p>",
              "<h2>Scores</h2>",
              html_page.figure("Scores", lambda: plot_brainscore(table, ceiling), failures),
-             html_page.table({
-                 "candidate": list(table["observer"]),
-                 "score": [_num(x) for x in table["statistic"]],
-                 f"score {level}": [_ci(a, b) for a, b in zip(table["ci_low"], table["ci_high"])],
-                 "raw": [_num(x) for x in table["raw"]],
-                 f"raw {level}": [_ci(a, b) for a, b in zip(table["raw_low"], table["raw_high"])],
-                 "rank": [str(r) for r in table["rank"]],
-                 "rank set": [format_rank_set(a, b) for a, b in zip(table["rank_low"], table["rank_high"])],
-                 "all at once": [format_rank_set(a, b) for a, b in zip(table["rank_set_low"], table["rank_set_high"])],
-                 "best set": ["*" if bool(b) else "" for b in table["in_best_set"]],
-                 "group": list(table["group"]),
-             }, text=("candidate", "group")),
-             f"<p class='note'>{html.escape(formula)}. Rank sets (Mogstad, Romano, Shaikh &amp; Wilhelm "
-             f"2024) of the raw values on the joint replicates (the ceiling is common, so this is the order of the "
-             f"scores without the ties of clipping): <b>rank set</b> holds that candidate's true rank, <b>all at "
-             f"once</b> every candidate's jointly, <b>best set</b> the best candidate, each with "
-             f"{bench.confidence_level * 100:g}% confidence; candidates sharing a letter in <b>group</b> are not "
-             f"separated by Holm-corrected tests.</p>"]
+             _ranked(table, level),
+             f"<p class='note'>{html.escape(formula)}. "
+             f"{_ranks_text(bench, 'the raw values on the joint replicates (the ceiling is common, so this is the order of the scores without the ties of clipping)')}</p>"]
+    return _page(bench, not_scored, source, len(table), parts, failures)
+
+
+def _page(bench: Any, not_scored: dict, source: str, n_scored: int, parts: list[str], failures: list[str]) -> Report:
+    """The page: what was scored and how, ``parts``, and the candidates not scored."""
+    _, intervals = describe_intervals(bench.metric)
+    intro = (f"<p class='note'>Trials: {html.escape(source)}; protocol {html.escape(bench.protocol.name)}; "
+             f"{describe_humans(bench)}; {n_scored} candidate(s) scored. "
+             f"{html.escape(intervals[0].upper() + intervals[1:])} (B = {bench.n_resamples})"
+             + (". Error consistency as Brain-Score computes it: abs() of the mean κ (--brainscore-compatible)"
+                if bench.brainscore_compatible else "") + ".</p>")
+    parts = [intro, *parts]
     if not_scored:
         parts += ["<h2>Not scored</h2>",
                   html_page.table({"candidate": list(not_scored),
@@ -104,4 +153,4 @@ def render_brainscore_report(table, ceiling, bench, not_scored: dict, *, source:
                   "leave some out: leave a candidate's incomplete experiments out with --experiments, or compare it on "
                   "the images it has with trialwise leaderboard (raw values, no ceiling). The printed output says "
                   "how many images each one lacks.</p>"]
-    return html_page.page(title, parts, failures=failures)
+    return html_page.page(f"trialwise brainscore — {bench.metric}", parts, failures=failures)
