@@ -18,10 +18,27 @@ from trialwise.io.trials import read_trials
 __all__ = ["trials_from_assembly"]
 
 
+def _coord_names(assembly: Any) -> list[str]:
+    """The coordinate names of an xarray object, with the levels of its MultiIndexes.
+
+    Brain-Score's assemblies (brainio ``DataAssembly``) stack the ``presentation``
+    coordinates into a MultiIndex; xarray < 2022.6 (which brainscore-core pins) lists
+    its levels under ``.coords`` no more, though ``assembly["stimulus_id"]`` still works."""
+    names = [str(n) for n in assembly.coords]
+    for n in list(assembly.coords):
+        index = getattr(assembly.coords[n], "to_index", None)
+        levels = getattr(index() if index is not None and n in assembly.dims else None, "names", None)
+        if levels is not None and len(levels) > 1:
+            names += [str(level) for level in levels if level is not None and str(level) not in names]
+    return names
+
+
 def _coord(assembly: Any, names: tuple[str, ...]) -> NDArray | None:
+    """The values of the first of ``names`` that is a coordinate (or a MultiIndex level) of ``assembly``."""
+    present = _coord_names(assembly)
     for n in names:
-        if n in assembly.coords:
-            return np.asarray(assembly.coords[n].values)
+        if n in present:
+            return np.asarray(assembly[n].values)
     return None
 
 
@@ -109,7 +126,8 @@ def trials_from_assembly(
     truth = _coord(assembly, ("truth",))
     for name, arr in (("stimulus_id", stim), ("truth", truth)):
         if arr is None:
-            raise InvalidValueError(f"`assembly` lacks coordinate {name!r}; coordinates found: {sorted(assembly.coords)}")
+            raise InvalidValueError(f"`assembly` lacks coordinate {name!r}; coordinates found: "
+                                   f"{sorted(_coord_names(assembly))}")
     subj = _coord(assembly, ("subject",))
     cond, exp = _coord(assembly, ("condition",)), _coord(assembly, ("experiment",))
     if stimuli is not None and (cond is None or exp is None):
