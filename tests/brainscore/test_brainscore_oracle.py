@@ -130,6 +130,21 @@ def test_the_shipped_2afc_samples_ceiling_needs_skipna_in_brainscore(bs):
     assert float(got) == pytest.approx(float(want), abs=1e-12)
 
 
+def test_an_image_missing_from_a_split_half_stops_brainscore_not_trialwise(bs):
+    """docs/brainscore.md: with 12 trials per image and a third of the trials dropped, Brain-Score's split leaves a
+    half without any trial of an image; its alignment fails, also with skipna=True; trialwise leaves the image out."""
+    probs, gen = tw.brainscore.synthetic_2afc(n_objects=5, images_per_object=6, trials_per_image=12, rng=7)
+    trials = gen[np.random.default_rng(3).random(len(gen)) < 0.67].reset_index(drop=True)
+    model, humans = _i2n_assemblies(bs, probs, trials)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        _quiet(bs["I2n"](), model.copy(), humans)
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        _quiet(bs["I2n"]().ceiling, humans, skipna=True)
+    with pytest.warns(tw.DegenerateDataWarning):  # these few trials: the halves do not agree, the score is NaN
+        res = tw.brainscore.i2n(probs, trials, brainscore_compatible=True, n_resamples=20, rng=0)
+    assert np.isfinite(res.raw) and np.isfinite(res.ceiling.statistic)
+
+
 # --------------------------------------------------------------------------- error consistency
 
 

@@ -15,10 +15,10 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise.io.trials import read_trials
 
-__all__ = ["trials_from_assembly"]
+__all__ = ["coordinate_names", "coordinate_values", "trials_from_assembly"]
 
 
-def _coord_names(assembly: Any) -> list[str]:
+def coordinate_names(assembly: Any) -> list[str]:
     """The coordinate names of an xarray object, with the levels of its MultiIndexes.
 
     Brain-Score's assemblies (brainio ``DataAssembly``) stack the ``presentation``
@@ -33,9 +33,9 @@ def _coord_names(assembly: Any) -> list[str]:
     return names
 
 
-def _coord(assembly: Any, names: tuple[str, ...]) -> NDArray | None:
+def coordinate_values(assembly: Any, names: tuple[str, ...]) -> NDArray | None:
     """The values of the first of ``names`` that is a coordinate (or a MultiIndex level) of ``assembly``."""
-    present = _coord_names(assembly)
+    present = coordinate_names(assembly)
     for n in names:
         if n in present:
             return np.asarray(assembly[n].values)
@@ -122,14 +122,14 @@ def trials_from_assembly(
         extra = [d for d in dims if d != "presentation"]
         raise InvalidValueError(f"`assembly` must hold one response per presentation (1-D); it also has dimension(s) "
                          f"{extra} (select a single choice, e.g. the argmax label)")
-    stim = _coord(assembly, ("stimulus_id", "image_id"))
-    truth = _coord(assembly, ("truth",))
+    stim = coordinate_values(assembly, ("stimulus_id", "image_id"))
+    truth = coordinate_values(assembly, ("truth",))
     for name, arr in (("stimulus_id", stim), ("truth", truth)):
         if arr is None:
             raise InvalidValueError(f"`assembly` lacks coordinate {name!r}; coordinates found: "
-                                   f"{sorted(_coord_names(assembly))}")
-    subj = _coord(assembly, ("subject",))
-    cond, exp = _coord(assembly, ("condition",)), _coord(assembly, ("experiment",))
+                                   f"{sorted(coordinate_names(assembly))}")
+    subj = coordinate_values(assembly, ("subject",))
+    cond, exp = coordinate_values(assembly, ("condition",)), coordinate_values(assembly, ("experiment",))
     if stimuli is not None and (cond is None or exp is None):
         known = stimuli.drop_duplicates("image").set_index("image")
         ids = pd.Index(np.asarray(stim).astype(str))

@@ -11,7 +11,7 @@ Brain-Score calls a metric as ``metric(source, target)`` and a benchmark asks fo
 
 xarray is optional (``pip install "trialwise[xarray]"``).
 
-Why this module is long: about 580 lines, five metric classes (error consistency, value
+Why this module is long: about 630 lines, five metric classes (error consistency, value
 delta, OST, I2n, I1n) whose docstrings carry Brain-Score's call signatures and examples; each
 class is a thin converter, and one module keeps the conversions (``score_array``, the
 assembly readers) in one place.
@@ -27,11 +27,11 @@ from numpy.typing import NDArray
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, Note
-from trialwise.brainscore.assembly import _coord, _coord_names, trials_from_assembly
+from trialwise.brainscore.assembly import coordinate_values, coordinate_names, trials_from_assembly
 from trialwise.brainscore.behavioral import ASSEMBLY_PROTOCOL, BehavioralBenchmark, BrainScoreResult
 from trialwise.leaderboards.protocol import get_protocol
 from trialwise.brainscore.ost import ost_correlation
-from trialwise.brainscore.delta import BRAINSCORE_SCALE, _metric, value_delta
+from trialwise.brainscore.delta import BRAINSCORE_SCALE, delta_metric, value_delta
 from trialwise._stats.streams import child_seed, rng_and_seed
 
 __all__ = ["ErrorConsistency", "I1n", "I2n", "OSTCorrelation", "ValueDelta", "score_array"]
@@ -266,8 +266,8 @@ class ValueDelta:
     def __call__(self, source: Any, target: Any) -> Any:
         s, s_se = _value(source, "source")
         t, t_se = _value(target, "target")
-        bare = [name for name, x, se, given in (("source", s, s_se, self.source_se), ("target", t, t_se, self.target_se))
-                if np.ndim(x) == 0 and se is None and given is None]
+        sides = (("source", s, s_se, self.source_se), ("target", t, t_se, self.target_se))
+        bare = [name for name, x, se, given in sides if np.ndim(x) == 0 and se is None and given is None]
         if bare:  # Brain-Score's call with plain floats: its number, the interval undefined (not invented)
             import xarray as xr
 
@@ -277,7 +277,7 @@ class ValueDelta:
             means = [float(np.mean(x)) for x in (s, t)]
             which = f"`{bare[0]}` is a plain number" if len(bare) == 1 else "`source` and `target` are plain numbers"
             note = Note(_NO_SE.format(which=which), kind="undefined", values={"without_standard_error": bare})
-            return xr.DataArray(float(_metric(np.asarray(means[0] - means[1]), self.scale)),
+            return xr.DataArray(float(delta_metric(np.asarray(means[0] - means[1]), self.scale)),
                                 attrs={"ci_low": np.nan, "ci_high": np.nan, "confidence_level": self.confidence_level,
                                        "error": np.nan, "n_resamples": 0, "raw": means, "notes": (note,)})
         res = self._result(source, target)
@@ -320,7 +320,7 @@ def _osts(x: Any, name: str) -> tuple[Any, NDArray | None]:
             raise InvalidValueError(f"`{name}` must have a 'presentation' dimension (one entry per image); got "
                                     f"dims {tuple(x.dims)}")
         x = x.transpose("presentation", ...)
-        return np.asarray(x.values, dtype=float), _coord(x, ("stimulus_id",))
+        return np.asarray(x.values, dtype=float), coordinate_values(x, ("stimulus_id",))
     return x, None
 
 
@@ -421,10 +421,10 @@ class OSTCorrelation:
 
 
 def _coordinate(x: Any, names: tuple[str, ...], what: str) -> Any:
-    found = _coord(x, names)
+    found = coordinate_values(x, names)
     if found is None:
         raise InvalidValueError(f"`{what}` lacks a coordinate {' or '.join(repr(n) for n in names)}; got coordinates "
-                                f"{sorted(_coord_names(x))}")
+                                f"{sorted(coordinate_names(x))}")
     return found
 
 
@@ -455,7 +455,8 @@ def _human_frame(target: Any):
     frame = pd.DataFrame({"image": _coordinate(target, ("stimulus_id", "image_id"), "target"),
                           "truth": _coordinate(target, ("sample_obj", "truth"), "target"),
                           "response": np.asarray(target.values)})
-    distractor, subject = _coord(target, ("dist_obj", "distractor")), _coord(target, ("subject", "worker_id"))
+    distractor = coordinate_values(target, ("dist_obj", "distractor"))
+    subject = coordinate_values(target, ("subject", "worker_id"))
     if distractor is not None:
         frame["distractor"] = distractor
     if subject is not None:
