@@ -15,13 +15,30 @@ from numpy.typing import NDArray
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise.io.trials import read_trials
 
-__all__ = ["trials_from_assembly"]
+__all__ = ["coordinate_names", "coordinate_values", "trials_from_assembly"]
 
 
-def _coord(assembly: Any, names: tuple[str, ...]) -> NDArray | None:
+def coordinate_names(assembly: Any) -> list[str]:
+    """The coordinate names of an xarray object, with the levels of its MultiIndexes.
+
+    Brain-Score's assemblies (brainio ``DataAssembly``) stack the ``presentation``
+    coordinates into a MultiIndex; xarray < 2022.6 (which brainscore-core pins) lists
+    its levels under ``.coords`` no more, though ``assembly["stimulus_id"]`` still works."""
+    names = [str(n) for n in assembly.coords]
+    for n in list(assembly.coords):
+        index = getattr(assembly.coords[n], "to_index", None)
+        levels = getattr(index() if index is not None and n in assembly.dims else None, "names", None)
+        if levels is not None and len(levels) > 1:
+            names += [str(level) for level in levels if level is not None and str(level) not in names]
+    return names
+
+
+def coordinate_values(assembly: Any, names: tuple[str, ...]) -> NDArray | None:
+    """The values of the first of ``names`` that is a coordinate (or a MultiIndex level) of ``assembly``."""
+    present = coordinate_names(assembly)
     for n in names:
-        if n in assembly.coords:
-            return np.asarray(assembly.coords[n].values)
+        if n in present:
+            return np.asarray(assembly[n].values)
     return None
 
 
@@ -105,13 +122,14 @@ def trials_from_assembly(
         extra = [d for d in dims if d != "presentation"]
         raise InvalidValueError(f"`assembly` must hold one response per presentation (1-D); it also has dimension(s) "
                          f"{extra} (select a single choice, e.g. the argmax label)")
-    stim = _coord(assembly, ("stimulus_id", "image_id"))
-    truth = _coord(assembly, ("truth",))
+    stim = coordinate_values(assembly, ("stimulus_id", "image_id"))
+    truth = coordinate_values(assembly, ("truth",))
     for name, arr in (("stimulus_id", stim), ("truth", truth)):
         if arr is None:
-            raise InvalidValueError(f"`assembly` lacks coordinate {name!r}; coordinates found: {sorted(assembly.coords)}")
-    subj = _coord(assembly, ("subject",))
-    cond, exp = _coord(assembly, ("condition",)), _coord(assembly, ("experiment",))
+            raise InvalidValueError(f"`assembly` lacks coordinate {name!r}; coordinates found: "
+                                   f"{sorted(coordinate_names(assembly))}")
+    subj = coordinate_values(assembly, ("subject",))
+    cond, exp = coordinate_values(assembly, ("condition",)), coordinate_values(assembly, ("experiment",))
     if stimuli is not None and (cond is None or exp is None):
         known = stimuli.drop_duplicates("image").set_index("image")
         ids = pd.Index(np.asarray(stim).astype(str))

@@ -29,13 +29,13 @@ from trialwise.brainscore.ceiling import half_splits
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
 from trialwise._stats.intervals import interval
 
-__all__ = ["BRAINSCORE_SCALE", "value_delta"]
+__all__ = ["BRAINSCORE_SCALE", "delta_metric", "value_delta"]
 
 #: Default ``scale`` of Brain-Score's ``ValueDelta`` metric (its Ferguson2024 benchmarks use 0.75).
 BRAINSCORE_SCALE = 1.0
 
 
-def _metric(delta: NDArray, scale: float) -> NDArray:
+def delta_metric(delta: NDArray, scale: float) -> NDArray:
     """Brain-Score's ``ValueDelta.__call__`` on differences: ``min(max(1 / exp(scale·|Δ|), 0), 1)``."""
     with np.errstate(over="ignore", invalid="ignore"):
         return np.clip(1.0 / np.exp(scale * np.abs(delta)), 0.0, 1.0)
@@ -85,7 +85,7 @@ def _split_half(trials: NDArray, n_splits: int, scale: float, b: int, gen: np.ra
 
     def ceiling(x: NDArray) -> NDArray:  # (b, n) trial values -> (b,)
         s1 = x @ mask
-        return _metric(s1 / k1 - (x.sum(axis=1, keepdims=True) - s1) / (n - k1), scale).mean(axis=1)
+        return delta_metric(s1 / k1 - (x.sum(axis=1, keepdims=True) - s1) / (n - k1), scale).mean(axis=1)
 
     batch = max(1, min(b, 2**22 // max(n, n_splits)))
     reps = [ceiling(trials[idx]) for idx in bootstrap_index_rows(n, b, rng=gen, batch=batch)]
@@ -175,11 +175,12 @@ def value_delta(
     level = v.check_confidence_level(confidence_level)
     g_s, g_t = child_rngs(rng, 2)
     s_rep, t_rep = _replicates(s, s_trials, s_se, b, g_s), _replicates(t, t_trials, t_se, b, g_t)
-    raw = float(_metric(np.asarray(s - t), scale))
+    raw = float(delta_metric(np.asarray(s - t), scale))
     d_lo, d_hi = interval("percentile", s_rep - t_rep, s - t, level, bounds=(-np.inf, np.inf))
     far, near = max(abs(d_lo), abs(d_hi)), (0.0 if d_lo <= 0 <= d_hi else min(abs(d_lo), abs(d_hi)))
-    raw_ci = ConfidenceInterval(float(_metric(np.asarray(far), scale)), float(_metric(np.asarray(near), scale)))
-    raw_rep = _metric(s_rep - t_rep, scale)
+    raw_ci = ConfidenceInterval(float(delta_metric(np.asarray(far), scale)),
+                                float(delta_metric(np.asarray(near), scale)))
+    raw_rep = delta_metric(s_rep - t_rep, scale)
     if ceiling is not None:
         c = float(v.check_positive(ceiling, "ceiling"))
         c_obs, c_rep, c_ci, method = c, np.full(b, c), ConfidenceInterval(c, c), f"fixed at {c:g} (given)"

@@ -11,7 +11,7 @@ Brain-Score calls a metric as ``metric(source, target)`` and a benchmark asks fo
 
 xarray is optional (``pip install "trialwise[xarray]"``).
 
-Why this module is long: about 580 lines, five metric classes (error consistency, value
+Why this module is long: about 630 lines, five metric classes (error consistency, value
 delta, OST, I2n, I1n) whose docstrings carry Brain-Score's call signatures and examples; each
 class is a thin converter, and one module keeps the conversions (``score_array``, the
 assembly readers) in one place.
@@ -26,12 +26,12 @@ from numpy.typing import NDArray
 
 from trialwise._core import validation as v
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
-from trialwise._core.results import ConfidenceInterval
-from trialwise.brainscore.assembly import trials_from_assembly
+from trialwise._core.results import ConfidenceInterval, Note
+from trialwise.brainscore.assembly import coordinate_values, coordinate_names, trials_from_assembly
 from trialwise.brainscore.behavioral import ASSEMBLY_PROTOCOL, BehavioralBenchmark, BrainScoreResult
 from trialwise.leaderboards.protocol import get_protocol
 from trialwise.brainscore.ost import ost_correlation
-from trialwise.brainscore.delta import BRAINSCORE_SCALE, value_delta
+from trialwise.brainscore.delta import BRAINSCORE_SCALE, delta_metric, value_delta
 from trialwise._stats.streams import child_seed, rng_and_seed
 
 __all__ = ["ErrorConsistency", "I1n", "I2n", "OSTCorrelation", "ValueDelta", "score_array"]
@@ -183,32 +183,40 @@ def _value(x: Any, name: str) -> tuple[Any, float | None]:
     """One side of a value delta: (the number or the trials, its standard error or None).
 
     A 0-d DataArray is a Brain-Score ``Score``: its ``attrs["error"]`` is the standard error
-    (a NaN or missing error is an error here: the interval needs one). A 1-D array or
-    DataArray holds trials."""
+    when finite (Brain-Score's own ``ValueDelta`` sets it to NaN: then None, as for a plain
+    number). A 1-D array or DataArray holds trials."""
     if hasattr(x, "dims") and hasattr(x, "attrs"):
         if len(x.dims) == 0:
             err = x.attrs.get("error")
-            if err is None or not np.isfinite(float(err)):
-                raise InvalidValueError(f"`{name}` is a 0-d Score without a finite attrs['error'] ({v.show(err)}): "
-                                        f"give its trials, or set the standard error in attrs['error'] (0 for an "
-                                        f"exact value)")
-            return float(x.values), float(err)
+            try:
+                known = err is not None and bool(np.isfinite(float(err)))
+            except (TypeError, ValueError):
+                known = False
+            return float(x.values), (float(err) if known else None)
         return np.asarray(x.values, dtype=float), None
-    arr = np.asarray(x, dtype=float) if not isinstance(x, str) else None
-    if arr is None:
+    if isinstance(x, (str, bytes)) or x is None:
         raise InvalidTypeError(f"`{name}` must be a number, a Score (0-d DataArray) or trials; got {v.show(x)}")
-    return arr, None
+    return v.as_float_array(x, name), None
+
+
+_NO_SE = ("Brain-Score's value only: {which} without a standard error (as Brain-Score's benchmarks "
+          "pass it; its ValueDelta gives error NaN), so no interval can be formed; give the trials, or the "
+          "standard error (source_se / target_se, or a Score's attrs['error']) for one")
 
 
 class ValueDelta:
     """Brain-Score's ``ValueDelta`` metric (Ferguson et al. 2024) with intervals: ``metric(source, target)``.
 
-    ``source`` and ``target`` are each a Brain-Score ``Score`` (a 0-d ``DataArray`` whose
-    ``attrs["error"]`` is its standard error), a plain number with ``source_se`` /
-    ``target_se`` given here, or the trials whose mean it is (a 1-D array or DataArray,
-    bootstrapped). Returns the raw value delta ``clip(exp(−scale·|s − t|), 0, 1)`` as a
-    0-d ``DataArray`` whose ``attrs`` hold ``ci_low``, ``ci_high``, ``error``,
+    ``source`` and ``target`` are each a plain number (as Brain-Score's Ferguson2024
+    benchmark passes them), a Brain-Score ``Score`` (a 0-d ``DataArray``; a finite
+    ``attrs["error"]`` is its standard error), or the trials whose mean it is (a 1-D array
+    or DataArray, bootstrapped). Returns the raw value delta ``clip(exp(−scale·|s − t|), 0, 1)``
+    as a 0-d ``DataArray`` whose ``attrs`` hold ``ci_low``, ``ci_high``, ``error``,
     ``confidence_level``, ``n_resamples`` and, as Brain-Score's, ``raw`` ``[s, t]``.
+    A plain number (or a ``Score`` whose ``error`` is missing or NaN, as Brain-Score's own
+    ``ValueDelta`` returns) without ``source_se`` / ``target_se`` given here has no
+    standard error: the value is Brain-Score's, the interval and ``error`` are NaN,
+    ``n_resamples`` is 0 and ``attrs["notes"]`` says why (a note of kind ``"undefined"``).
     ``metric.ceiling(target)`` is the split-half ceiling of the target's trials. All as
     :func:`trialwise.brainscore.delta`, whose docstring says how the intervals are formed.
 
@@ -230,6 +238,12 @@ class ValueDelta:
     >>> score = metric(s, t)
     >>> round(float(score), 4), score.attrs["raw"]
     (0.6065, [1.5, 1.0])
+
+    Brain-Score's Ferguson2024 benchmark calls its metric with two plain floats; so can you:
+
+    >>> vd = tw.brainscore.ValueDelta(scale=0.75)(1.5, 1.0)
+    >>> round(float(vd), 5), vd.attrs["ci_low"], vd.attrs["notes"][0].kind   # Brain-Score: 0.68729
+    (0.68729, nan, 'undefined')
     """
 
     def __init__(self, *, scale: float = BRAINSCORE_SCALE, source_se: float | None = None,
@@ -250,9 +264,23 @@ class ValueDelta:
                            n_resamples=self.n_resamples, confidence_level=self.confidence_level, rng=self._entropy)
 
     def __call__(self, source: Any, target: Any) -> Any:
+        s, s_se = _value(source, "source")
+        t, t_se = _value(target, "target")
+        sides = (("source", s, s_se, self.source_se), ("target", t, t_se, self.target_se))
+        bare = [name for name, x, se, given in sides if np.ndim(x) == 0 and se is None and given is None]
+        if bare:  # Brain-Score's call with plain floats: its number, the interval undefined (not invented)
+            import xarray as xr
+
+            for name, x in (("source", s), ("target", t)):
+                if np.ndim(x) == 0 and not np.isfinite(x):
+                    raise InvalidValueError(f"`{name}` must be finite; got {float(x)!r}")
+            means = [float(np.mean(x)) for x in (s, t)]
+            which = f"`{bare[0]}` is a plain number" if len(bare) == 1 else "`source` and `target` are plain numbers"
+            note = Note(_NO_SE.format(which=which), kind="undefined", values={"without_standard_error": bare})
+            return xr.DataArray(float(delta_metric(np.asarray(means[0] - means[1]), self.scale)),
+                                attrs={"ci_low": np.nan, "ci_high": np.nan, "confidence_level": self.confidence_level,
+                                       "error": np.nan, "n_resamples": 0, "raw": means, "notes": (note,)})
         res = self._result(source, target)
-        s, _ = _value(source, "source")
-        t, _ = _value(target, "target")
         means = [float(np.mean(x)) for x in (s, t)]
         return score_array(res.raw, res.raw_interval, res.raw_distribution, self.confidence_level, raw=means)
 
@@ -292,8 +320,7 @@ def _osts(x: Any, name: str) -> tuple[Any, NDArray | None]:
             raise InvalidValueError(f"`{name}` must have a 'presentation' dimension (one entry per image); got "
                                     f"dims {tuple(x.dims)}")
         x = x.transpose("presentation", ...)
-        ids = x.coords.get("stimulus_id")
-        return np.asarray(x.values, dtype=float), None if ids is None else np.asarray(ids.values)
+        return np.asarray(x.values, dtype=float), coordinate_values(x, ("stimulus_id",))
     return x, None
 
 
@@ -394,11 +421,11 @@ class OSTCorrelation:
 
 
 def _coordinate(x: Any, names: tuple[str, ...], what: str) -> Any:
-    for name in names:
-        if name in x.coords:
-            return np.asarray(x[name].values)
-    raise InvalidValueError(f"`{what}` lacks a coordinate {' or '.join(repr(n) for n in names)}; got coordinates "
-                            f"{sorted(map(str, x.coords))}")
+    found = coordinate_values(x, names)
+    if found is None:
+        raise InvalidValueError(f"`{what}` lacks a coordinate {' or '.join(repr(n) for n in names)}; got coordinates "
+                                f"{sorted(coordinate_names(x))}")
+    return found
 
 
 def _probabilities_frame(source: Any):
@@ -428,10 +455,12 @@ def _human_frame(target: Any):
     frame = pd.DataFrame({"image": _coordinate(target, ("stimulus_id", "image_id"), "target"),
                           "truth": _coordinate(target, ("sample_obj", "truth"), "target"),
                           "response": np.asarray(target.values)})
-    if "dist_obj" in target.coords or "distractor" in target.coords:
-        frame["distractor"] = _coordinate(target, ("dist_obj", "distractor"), "target")
-    if "subject" in target.coords or "worker_id" in target.coords:
-        frame.insert(0, "subject", _coordinate(target, ("subject", "worker_id"), "target"))
+    distractor = coordinate_values(target, ("dist_obj", "distractor"))
+    subject = coordinate_values(target, ("subject", "worker_id"))
+    if distractor is not None:
+        frame["distractor"] = distractor
+    if subject is not None:
+        frame.insert(0, "subject", subject)
     return frame
 
 
@@ -465,7 +494,7 @@ class _ImageLevelMetric:
         res = self._result(_probabilities_frame(source_probabilities), _human_frame(target))
         return score_array(res.raw, res.raw_interval, res.raw_distribution, self.confidence_level)
 
-    def ceiling(self, target: Any) -> Any:
+    def ceiling(self, target: Any, skipna: bool = True) -> Any:
         """The split-half ceiling of the human trials (Brain-Score's ``metric.ceiling``), with its interval.
 
         Parameters
@@ -473,6 +502,14 @@ class _ImageLevelMetric:
         target : xarray.DataArray
             The human trials along ``presentation`` (coordinates ``stimulus_id``, ``sample_obj``
             or ``truth``, optionally ``dist_obj``).
+        skipna : bool, default True
+            Accepted because Brain-Score's benchmarks pass it (``ceiling(assembly,
+            skipna=True)`` in its public Rajalingham2018 benchmark); it changes nothing.
+            The ceiling always correlates the cells defined in both split halves. That is
+            Brain-Score's ``skipna=True`` number, and also its ``skipna=False`` number
+            whenever that one is defined: with ``skipna=False`` Brain-Score raises an
+            AssertionError as soon as a cell is defined in one half only
+            (docs/brainscore.md, "Where trialwise and Brain-Score differ").
 
         Returns
         -------
@@ -490,6 +527,8 @@ class _ImageLevelMetric:
         """
         import pandas as pd
 
+        if not isinstance(skipna, (bool, np.bool_)):
+            raise InvalidTypeError(f"`skipna` must be True or False; got {v.show(skipna)}")
         trials = _human_frame(target)
         classes = pd.unique(pd.concat([trials["truth"], trials["response"]]))
         uniform = pd.DataFrame(1.0 / len(classes), index=pd.unique(trials["image"]), columns=classes)
