@@ -26,7 +26,6 @@ tables, every one of them with its memory bound.
 from __future__ import annotations
 
 import collections
-import copy
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -36,7 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.threads import map_threads
 from trialwise._core.validation import check_positive_int, check_rng, missing_mask
-from trialwise._stats.streams import child_rngs, keyed_rng
+from trialwise._stats.streams import child_rngs, copy_rng, keyed_rng
 from trialwise._stats.tables import (
     pair_columns,  # re-exported: items → tables live in trialwise._stats.tables
 )
@@ -373,7 +372,7 @@ class ReplicateWeights:
         self.n_resamples = check_positive_int(n_resamples, "n_resamples")
         self.kind = kind
         self._gen = check_rng(rng)
-        self._saved = copy.deepcopy(self._gen)
+        self._saved = copy_rng(self._gen)
         rows = _batch_rows(self.n_items, n_columns, self.n_resamples, batch)
         self._args: dict[str, Any] = dict(strata=strata, batch=rows, kind=kind)
         self.prior = prior
@@ -396,7 +395,7 @@ class ReplicateWeights:
             return
         first = self._passes == 0
         self._passes += 1
-        gen = self._gen if first else copy.deepcopy(self._saved)
+        gen = self._gen if first else copy_rng(self._saved)
         prior_gen = None if self.prior is None else keyed_rng(self.prior[2])
         kept: list[NDArray] = []
         # integer weights made for exact products are drawn in their dtype (cast in the cache: the same numbers)

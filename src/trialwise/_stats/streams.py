@@ -10,6 +10,7 @@ resampling engine of trialwise.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import numbers
@@ -23,7 +24,7 @@ import numpy as np
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.validation import check_rng
 
-__all__ = ["child_rngs", "child_seed", "keyed_rng", "fresh_seed", "rng_and_seed", "records_seed"]
+__all__ = ["child_rngs", "child_seed", "copy_rng", "keyed_rng", "fresh_seed", "rng_and_seed", "records_seed"]
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -63,6 +64,33 @@ def child_rngs(rng: Any, n: int) -> list[np.random.Generator]:
     if n < 0:
         raise InvalidValueError(f"`n` must be >= 0; got {n}")
     return check_rng(rng).spawn(n)
+
+
+def copy_rng(gen: np.random.Generator) -> np.random.Generator:
+    """An exact copy of a generator: its stream's state *and* its ``SeedSequence``.
+
+    A copy must spawn the same children as the original (:func:`child_rngs`), so the copy
+    keeps the seed sequence with its spawn key and the count of children already spawned.
+    ``copy.deepcopy`` does not on numpy < 2 (Brain-Score's environments pin numpy < 2): it
+    gives the copy a *fresh* seed sequence from the operating system's entropy, so the
+    children of the copy differ from the original's and from run to run.
+
+    Examples
+    --------
+    >>> g = np.random.default_rng(3)
+    >>> c = copy_rng(g)
+    >>> bool(g.spawn(1)[0].random() == c.spawn(1)[0].random()), bool(g.random() == c.random())
+    (True, True)
+    """
+    bits = gen.bit_generator
+    seq = bits.seed_seq
+    if isinstance(seq, np.random.SeedSequence):
+        seq = np.random.SeedSequence(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size,
+                                     n_children_spawned=seq.n_children_spawned)
+        twin = type(bits)(seq)
+        twin.state = bits.state
+        return np.random.Generator(twin)
+    return copy.deepcopy(gen)  # a generator without a seed sequence cannot spawn: its state is all there is
 
 
 def child_seed(rng: Any, *, bits: int = 63) -> int:

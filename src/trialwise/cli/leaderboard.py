@@ -142,7 +142,8 @@ def _csv_table(lb):
             + [f"shares fewer than {m} images (min_items) with every reference observer in every condition of: "
                f"{', '.join(x)}" for x, m in unpaired.values()],
         })
-        t = pd.concat([t, extra.reindex(columns=t.columns)], ignore_index=True)
+        # only extra's own columns: an all-NA column in a concatenation is a FutureWarning on pandas 2.x
+        t = pd.concat([t, extra], ignore_index=True)[list(t.columns)]
         for col in ("rank", "rank_low", "rank_high", "rank_set_low", "rank_set_high"):
             t[col] = t[col].astype("Int64")
     t["protocol"] = lb.protocol.name  # what the table is of: a protocol's name, or the file's (built from it)

@@ -27,7 +27,6 @@ or a table of them.
 
 from __future__ import annotations
 
-import copy
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -50,7 +49,7 @@ from trialwise._stats.intervals import (
     symmetric_studentized_pvalue,
 )
 from trialwise._stats.monte_carlo import monte_carlo_pvalue
-from trialwise._stats.streams import keyed_rng
+from trialwise._stats.streams import copy_rng, keyed_rng
 
 __all__ = ["BENCHMARK_TESTS", "SWAP_TESTS", "TEST_DESCRIPTIONS", "BenchmarkDifferenceResult", "SwapNulls", "RowStandardErrors", "contrast_standard_errors",
            "difference_interval", "difference_pvalue", "pair_pvalues"]
@@ -179,7 +178,7 @@ class RowStandardErrors:
                     raise InvalidValueError(
                         "the studentized and combined tests need the standard errors of the scores: make the "
                         "leaderboard with ci_method='studentized', or from bootstrap_scores(..., standard_errors=True)")
-                ij = bootstrap_entries_ij(self.design, self.n_resamples, rng=copy.deepcopy(self._rng),
+                ij = bootstrap_entries_ij(self.design, self.n_resamples, rng=copy_rng(self._rng),
                                           progress=progress)
                 self._value = (ij.standard_errors, ij.replicate_standard_errors)
             return self._value

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from trialwise._stats.streams import child_rngs, child_seed
+from trialwise._stats.streams import child_rngs, child_seed, copy_rng
 from trialwise.leaderboards.bootstrap import bootstrap_entries, bootstrap_entries_ij
 from trialwise.leaderboards.hierarchy import (
     Design,
@@ -61,7 +60,7 @@ def bootstrap_scores(design: Design, n_resamples: int, *, rng: Any = None, worke
     """
     boot_gen, swap_gen = child_rngs(rng, 2)
     swap_seed = child_seed(swap_gen)
-    boot_copy = copy.deepcopy(boot_gen)
+    boot_copy = copy_rng(boot_gen)
     values = design.values()
     se = se_rep = None
     if standard_errors:
