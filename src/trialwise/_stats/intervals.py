@@ -539,8 +539,10 @@ def bias_correction_variance(one: ArrayLike, two: ArrayLike) -> NDArray:
     The bias-corrected estimate ``θ̃ = θ̂ − b`` varies more than ``θ̂`` when the bias estimate
     ``b`` is noisy or moves with ``θ̂``: ``Var θ̃ = Var θ̂ + Var b − 2 Cov(θ̂, b)``, and the
     first-level jackknife SE sees only ``Var θ̂``. Here the units are dealt to G groups, and
-    the whole bias-corrected procedure is jackknifed over them (Efron & Tibshirani 1993,
-    §11.5, jackknifing a jackknife estimate; Kott 2001 for the groups): with group ``a`` left
+    the whole bias-corrected procedure is jackknifed over them: a second-level (iterated)
+    jackknife, the jackknife's bias and variance estimators of Efron & Tibshirani (1993,
+    ch. 10–11) and Shao & Tu (1995, ch. 2) applied to ``θ̃``, with Kott's (2001) delete-a-group
+    jackknife for the units, so it costs G(G + 1)/2 evaluations: with group ``a`` left
     out the corrected value is ``θ̃_(a) = θ̂_(a) − (G − 2)(θ̄_(a·) − θ̂_(a))``, ``θ̄_(a·)`` the
     mean over the other groups ``c`` of ``θ̂_(ac)`` (groups ``a`` and ``c`` left out). The
     result is ``v(θ̃_(·)) − v(θ̂_(·))`` with the delete-a-group variance ``v(x) = (G − 1)/G ·
