@@ -18,7 +18,8 @@ Simulated data with known truth, R experiments per cell, B replicates, 95 % inte
   of images, trials and model pattern per experiment. Truth: the same estimator (same
   ``n_splits``, same trials per image) on 400 images per object, averaged over 4 draws: the
   value over the population of images at that number of trials per image. 10 splits. The
-  intervals are the bias-corrected jackknife-t ones; a second row gives, for the same
+  intervals are the bias-corrected jackknife-t ones (SE with the variance of the bias correction,
+  docs/brainscore.md "Coverage"); a second row gives, for the same
   experiments, the bootstrap's "bc" intervals (the method before).
 
     python benchmarks/calibration/brainscore_metrics_coverage.py [R] [B]   # defaults R = 1000, B = 1000, seed 20261123

@@ -18,6 +18,7 @@ import trialwise as tw
 from trialwise._stats import resampling
 from trialwise._stats.intervals import (
     jackknife_acceleration,
+    bias_correction_variance,
     jackknife_bias,
     jackknife_standard_error,
     jackknife_t_interval,
@@ -87,6 +88,51 @@ def test_stratified_jackknife_standard_error_and_bias_add_over_strata():
     with pytest.raises(tw.InvalidValueError, match=r"`strata` must have one label per leave-one-out value \(11\); "
                                                    r"got shape \(3,\)"):
         jackknife_standard_error(jk, strata=[0, 1, 2])
+
+
+def test_bias_correction_variance_is_the_brute_force_second_level_jackknife():
+    """Oracle: the bias-corrected estimator recomputed on every set of groups by its definition (θ on the set minus
+    the delete-a-group bias computed inside that set), then the delete-a-group variance of it minus that of θ.
+    Statistic: a ratio of stratified means, groups holding one unit of each of 3 strata (as i2n deals images)."""
+    from itertools import combinations
+
+    g = np.random.default_rng(11)
+    n_groups = 6
+    num, den = g.gamma(2.0, 1.0, (n_groups, 3)), g.gamma(3.0, 1.0, (n_groups, 3))
+
+    def theta(keep):  # ratio of the stratified means over the kept groups
+        k = list(keep)
+        return num[k].mean(axis=0).sum() / den[k].mean(axis=0).sum() + (num[k].mean() / den[k].mean()) ** 2
+
+    def corrected(keep):
+        keep = list(keep)
+        loo = [theta([c for c in keep if c != a]) for a in keep]
+        return theta(keep) - (len(keep) - 1) * (np.mean(loo) - theta(keep))
+
+    def delete_a_group_var(values):
+        x = np.asarray(values)
+        return (x.size - 1) / x.size * ((x - x.mean()) ** 2).sum()
+
+    groups = range(n_groups)
+    ref = (delete_a_group_var([corrected(c for c in groups if c != a) for a in groups])
+           - delete_a_group_var([theta(c for c in groups if c != a) for a in groups]))
+    one = np.array([theta(c for c in groups if c != a) for a in groups])
+    two = np.full((n_groups, n_groups), np.nan)
+    for a, b in combinations(groups, 2):
+        two[a, b] = two[b, a] = theta(c for c in groups if c not in (a, b))
+    assert float(bias_correction_variance(one, two)) == pytest.approx(ref, rel=1e-12)
+    assert ref != 0
+    # vectorised over trailing axes: two statistics at once, the second twice the first (4× the variance)
+    both = bias_correction_variance(np.stack([one, 2 * one], -1), np.stack([two, 2 * two], -1))
+    np.testing.assert_allclose(both, [ref, 4 * ref], rtol=1e-12)
+    # for the plug-in variance the corrected estimator is s² at every level, by brute force as well
+    x = g.normal(0, 1, 5)
+    one = np.array([np.delete(x, a).var() for a in range(5)])
+    two = np.array([[np.delete(x, [a, b]).var() for b in range(5)] for a in range(5)])
+    s2 = np.array([np.delete(x, a).var(ddof=1) for a in range(5)])
+    assert float(bias_correction_variance(one, two)) == pytest.approx(delete_a_group_var(s2)
+                                                                      - delete_a_group_var(one), rel=1e-12)
+    assert np.isnan(bias_correction_variance(one[:2], two[:2, :2]))  # fewer than 3 groups
 
 
 def test_leave_one_out_sums_is_the_brute_force_jackknife_in_any_chunks(monkeypatch):

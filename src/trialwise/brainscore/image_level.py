@@ -25,8 +25,9 @@ changed in 24764de6f2d972b4e66f5234842f8b4d1e1384a9). Its steps, which :func:`i2
    (with the same shuffles: the seed is reset for the ceiling); the score is the mean over
    repetitions of ``r / √ceiling``, not clipped.
 
-The intervals (bias-corrected jackknife-t over images within objects) are documented in
-docs/brainscore.md, "Coverage". Why this module is long: about 540 lines, because the 2AFC and K-way
+The intervals (bias-corrected jackknife-t over images within objects, their SE with the variance
+the bias correction adds) are documented in docs/brainscore.md, "Coverage". Why this module is
+long: about 570 lines, because the 2AFC and K-way
 cases, the Brain-Score-compatible path and the shared parameter docs of :func:`i2n` and
 :func:`i1n` belong together; splitting them would scatter one algorithm over files.
 """
@@ -49,7 +50,7 @@ from trialwise._stats.streams import records_seed, child_rngs
 from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.brainscore.ceiling import half_splits, spearman_brown
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
-from trialwise._stats.intervals import jackknife_bias, jackknife_t_interval
+from trialwise._stats.intervals import bias_correction_variance, jackknife_bias, jackknife_standard_error
 from trialwise._stats.tables import cross_table
 
 __all__ = ["dprime_matrix", "i1n", "i2n"]
@@ -293,21 +294,64 @@ def _jackknife(d: _Data, observed: Sequence[tuple[NDArray, ...]], opts: dict[str
     return out, strata
 
 
+#: Groups of the second-level jackknife (the variance the bias correction adds): images are dealt to at most this
+#: many groups within their object, G(G + 1)/2 evaluations (docs/brainscore.md, "Coverage").
+MAX_CORRECTION_GROUPS = 10
+
+
+def _group_jackknife(d: _Data, observed: Sequence[tuple[NDArray, ...]], opts: dict[str, Any],
+                     g: np.random.Generator) -> tuple[NDArray, NDArray] | None:
+    """(raw, ceiling, unclipped score) with each group of images left out, (G, 3), and with each pair of groups
+    left out, (G, G, 3), NaN on the diagonal; None with fewer than 3 groups.
+
+    The images of each object with two or more are dealt at random to G = min(10, the fewest images of such an
+    object) groups, so each group holds about 1/G of every object's images; an object's only image stays in.
+    """
+    k = d.classes.size
+    per_object = cross_table(d.truth, np.zeros_like(d.truth), (k, 1))[:, 0]
+    several = np.flatnonzero(per_object >= 2)
+    n_groups = int(min(MAX_CORRECTION_GROUPS, per_object[several].min())) if several.size else 0
+    if n_groups < 3:
+        return None
+    group = np.full(d.images.size, -1)
+    for obj in several:
+        members = np.flatnonzero(d.truth == obj)
+        group[members] = g.permutation(members.size) % n_groups
+    o = {**opts, "clip": False}
+
+    def value(keep: NDArray) -> tuple[float, float, float]:
+        return _one(d, d.model_rates[keep], d.truth[keep], [tuple(x[keep] for x in s) for s in observed], **o)
+
+    one = np.array([value(group != a) for a in range(n_groups)])
+    two = np.full((n_groups, n_groups, 3), np.nan)
+    for a in range(n_groups):
+        for c in range(a + 1, n_groups):
+            two[a, c] = two[c, a] = value((group != a) & (group != c))
+    return one, two
+
+
 def _stratified_jackknife_interval(estimate: float, jack: NDArray, strata: NDArray, level: float,
-                                   bounds: tuple[float, float]) -> tuple[float, float]:
+                                   bounds: tuple[float, float], correction_variance: float = 0.0
+                                   ) -> tuple[float, float]:
     """Bias-corrected jackknife-t interval over images within their objects (the strata).
 
     ``θ̃ = θ̂ − b`` with the stratified jackknife bias ``b = Σ_h (n_h − 1)(θ̄_(h) − θ̂)``
     (:func:`trialwise._stats.intervals.jackknife_bias`), and ``θ̃ ± t_{G−1} · SE`` with
-    ``SE² = Σ_h (n_h − 1)/n_h · Σ_{i∈h} (θ_(i) − θ̄_(h))²`` (Efron & Tibshirani 1993, ch. 10–11;
-    Wolter 2007, ch. 4, for strata; :func:`trialwise._stats.intervals.jackknife_t_interval`
-    with ``strata``), G the units of the objects with at least two; ends clipped to ``bounds``.
+    ``SE² = Σ_h (n_h − 1)/n_h · Σ_{i∈h} (θ_(i) − θ̄_(h))² + max(0, Δ)`` (Efron & Tibshirani 1993,
+    ch. 10–11; Wolter 2007, ch. 4, for strata; :func:`trialwise._stats.intervals.jackknife_standard_error`
+    with ``strata``), G the units of the objects with at least two, ``Δ`` (``correction_variance``)
+    the variance the bias correction adds (:func:`trialwise._stats.intervals.bias_correction_variance`;
+    NaN counts as 0); ends clipped to ``bounds``.
     """
     if not np.isfinite(estimate):
         return np.nan, np.nan
+    from scipy import stats
+
     centre = float(estimate - jackknife_bias(estimate, jack, strata=strata))
-    lo, hi = jackknife_t_interval(centre, jack, level, strata=strata)  # NaN with fewer than two units
-    return float(np.clip(lo, *bounds)), float(np.clip(hi, *bounds))
+    se, units = jackknife_standard_error(jack, strata=strata)  # NaN with fewer than two units
+    extra = float(correction_variance) if np.isfinite(correction_variance) and correction_variance > 0 else 0.0
+    half = float(stats.t.ppf(0.5 + level / 2, max(float(units) - 1, 1)) * np.sqrt(se**2 + extra))
+    return float(np.clip(centre - half, *bounds)), float(np.clip(centre + half, *bounds))
 
 
 def _behavior(model_probabilities: Any, human_trials: Any, *, collapse: bool, n_splits: Any, brainscore_compatible: Any,
@@ -359,10 +403,12 @@ def _behavior(model_probabilities: Any, human_trials: Any, *, collapse: bool, n_
     # bootstrap replicates, with ~63 % distinct images each, under-state the estimator's finite-image bias
     score_raw = _one(d, d.model_rates, d.truth, observed, **{**opts, "clip": False})[2]
     jack, strata = _jackknife(d, observed, opts, g_split)
-    r_lo, r_hi = _stratified_jackknife_interval(raw, jack[:, 0], strata, level, (-1.0, 1.0))
-    c_lo, c_hi = _stratified_jackknife_interval(ceiling, jack[:, 1], strata, level, (-1.0, 1.0))
+    groups = _group_jackknife(d, observed, opts, g_split)  # the variance the bias correction adds
+    extra = np.zeros(3) if groups is None else bias_correction_variance(*groups)
+    r_lo, r_hi = _stratified_jackknife_interval(raw, jack[:, 0], strata, level, (-1.0, 1.0), extra[0])
+    c_lo, c_hi = _stratified_jackknife_interval(ceiling, jack[:, 1], strata, level, (-1.0, 1.0), extra[1])
     s_lo, s_hi = _stratified_jackknife_interval(score_raw, jack[:, 2], strata, level,
-                                                (-np.inf, np.inf) if compat else (0.0, 1.0))
+                                                (-np.inf, np.inf) if compat else (0.0, 1.0), extra[2])
     if not ceiling > 0:
         warn(f"the humans' split-half {name} correlation is {ceiling:.3g} ≤ 0: their halves do not agree, so the "
              f"score is undefined (NaN)", DegenerateDataWarning)
@@ -378,7 +424,8 @@ def _behavior(model_probabilities: Any, human_trials: Any, *, collapse: bool, n_
         confidence_level=level, n_resamples=b, n_undefined=int((~ok).sum()), bootstrap_distribution=reps[:, 2],
         raw_distribution=reps[:, 0],
         notes=(f"score = mean over splits of raw / √ceiling{'' if compat else ', clipped to [0, 1]'}; intervals: "
-               f"bias-corrected jackknife-t over images within objects (each with its trials); the bootstrap "
+               f"bias-corrected jackknife-t over images within objects (each with its trials; the SE with the "
+               f"variance of the bias correction, a second-level jackknife over groups of images); the bootstrap "
                f"distributions resample images within objects",))
 
 
@@ -428,7 +475,9 @@ _RETURNS = """
         (each image with its own trials, the same half splits): ``θ̂ − b ± t·SE`` with the
         stratified jackknife bias ``b`` and SE (above 400 images, images are dealt to
         groups within their object: the delete-a-group jackknife with at most 400
-        groups). The intervals cover the value over the
+        groups); ``SE²`` adds the variance the bias correction itself adds, from a
+        second-level jackknife over 10 groups of images (55 more evaluations). The
+        intervals cover the value over the
         population of images at the data's number of trials per image; the point values
         are Brain-Score's estimator and sit below that value with 10 images per object (by
         about one SE for raw and ceiling at 24 objects), so an interval can lie mostly
@@ -501,7 +550,7 @@ i2n.__doc__ = ("""Brain-Score's I2n (Rajalingham et al. 2018): image-by-distract
     >>> round(res.raw, 3), round(res.ceiling.statistic, 3), round(res.score, 3)
     (0.503, 0.43, 0.767)
     >>> [round(x, 3) for x in (*res.confidence_interval, *res.ceiling.confidence_interval)]
-    [0.67, 0.857, 0.37, 0.548]
+    [0.667, 0.86, 0.364, 0.554]
     >>> bs = tw.brainscore.i2n(probs, trials, brainscore_compatible=True, n_resamples=50, rng=0)
     >>> round(bs.score, 3)
     0.753
