@@ -177,3 +177,35 @@ def test_pooled_only_with_the_trial_level_metrics(capsys):
     code, _, err = run(["brainscore", "--metric", "i2n", "--pooled", "--resamples", 20, "-q"], capsys)
     assert code == 2 and err.count("\n") == 1
     assert "--pooled applies to error-consistency, accuracy-distance and accuracy" in err and "got --metric i2n" in err
+
+
+def test_ones_own_csv_is_scored_with_the_default_settings(tmp_path, capsys):
+    """Trials of one's own experiments, own column names, shuffled rows: without --protocol every experiment of
+    the file is a benchmark (the protocol built from the trials, titled by the file's name), scored as the library
+    scores them with that protocol. Before, the default protocol model-vs-human stopped with 'none of the
+    experiments of protocol model-vs-human is in the trials'."""
+    trials = tw.read_trials(tw.datasets.model_vs_human("cue-conflict"))
+    trials = trials[trials.subject.isin(["subject-01", "subject-02", "subject-03", "subject-04", "resnet50",
+                                         "clip-16"])].copy()
+    # two experiments of one's own, each image in one
+    trials["experiment"] = np.where(trials.image.rank(method="dense").astype(int) % 2 == 0, "blurry", "tiny")
+    mine = trials.rename(columns={"subject": "Who", "image": "Pic", "truth": "Truth", "response": "Said",
+                                  "condition": "Level", "experiment": "Set", "observer_type": "Kind"})
+    path, csv = tmp_path / "my trials (v2).csv", tmp_path / "out.csv"
+    mine.sample(frac=1, random_state=0)[["Said", "Truth", "Pic", "Who", "Kind", "Level", "Set"]].to_csv(path, index=False)
+    code, out, err = run(["brainscore", path, "--subject-column", "Who", "--image-column", "Pic", "--truth-column",
+                          "Truth", "--response-column", "Said", "--condition-column", "Level", "--experiment-column",
+                          "Set", "--observer-type-column", "Kind", "--resamples", 200, "--seed", 4, "--csv", csv,
+                          "-q"], capsys)
+    assert code == 0, err
+    assert "protocol my trials (v2).csv" in out and "1 blurry, 2 tiny" in out
+    got = pd.read_csv(csv)
+    from trialwise.leaderboards.protocol import protocol_for_trials
+
+    protocol = protocol_for_trials(None, ["blurry", "tiny"], name="my trials (v2).csv")
+    humans = trials[trials.observer_type == "human"]
+    bench = tw.brainscore.BehavioralBenchmark(humans, protocol, n_resamples=200, rng=4)
+    want = bench.score_benchmarks(trials[trials.observer_type != "human"]).table
+    assert sorted(set(got.benchmark)) == ["average", "blurry", "tiny"]
+    np.testing.assert_allclose(got.sort_values(["benchmark", "observer"])["score"],
+                               want.sort_values(["benchmark", "observer"])["score"], rtol=0, atol=1e-12)

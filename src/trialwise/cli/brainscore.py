@@ -35,6 +35,7 @@ from trialwise.cli.common import (
     EPILOG,
     TABLES,
     add_column_options,
+    data_name,
     raise_figure_failures,
     read_table,
     read_trials_argument,
@@ -71,8 +72,10 @@ def add_brainscore(sub) -> argparse.ArgumentParser:
     p.add_argument("--candidate", nargs="+", metavar="NAME",
                    help="score only these candidates (default: every observer that is not a human and answers "
                         "every image of the benchmark)")
-    p.add_argument("--protocol", default="model-vs-human", choices=sorted(PROTOCOLS),
-                   help="conditions and averaging (default: model-vs-human)")
+    p.add_argument("--protocol", default=None, choices=sorted(PROTOCOLS),
+                   help="conditions and averaging (default: model-vs-human when PATH holds only its experiments; "
+                        "else every experiment and condition of PATH, each experiment a benchmark, with "
+                        "model-vs-human's averaging, titled by the file's name)")
     p.add_argument("--experiments", nargs="+", metavar="NAME", help="only these experiments")
     p.add_argument("--reference", nargs="+", metavar="NAME",
                    help="the human observers by name (default: observer_type 'human')")
@@ -161,7 +164,7 @@ def _print_benchmarks(res, bench) -> None:
         _rows(res.average, level, raw=False)
         scores = res.scores
         w = max([len("candidate")] + [len(str(o)) for o in scores.index])
-        print(f"\nscore per benchmark (benchmarks numbered below; first row: each benchmark's ceiling):")
+        print("\nscore per benchmark (benchmarks numbered below; first row: each benchmark's ceiling):")
         print(f"{'candidate':<{w}} " + "".join(f"{j + 1:>5}" for j in range(n)))
         print(f"{'ceiling':<{w}} " + "".join(f"{c.statistic:5.2f}" for c in res.ceilings))
         for name, row in scores.iterrows():
@@ -342,9 +345,11 @@ def run_brainscore(args) -> int:
     with caught.collect():
         trials = read_trials_argument(args.path, args)
     what = args.path or "the bundled model-vs-human data"
-    from trialwise.leaderboards import get_protocol
+    from trialwise.leaderboards.protocol import protocol_for_trials
 
-    protocol = get_protocol(args.protocol)
+    # no --protocol: model-vs-human, or (trials of one's own experiments) every experiment and condition of PATH
+    protocol = protocol_for_trials(args.protocol, sorted(map(str, trials["experiment"].unique())),
+                                   name=data_name(args.path))
     if args.experiments:
         protocol = protocol.replace(experiments=args.experiments,
                                     name=f"{protocol.name}, experiments {', '.join(args.experiments)}")

@@ -297,6 +297,11 @@ def raise_figure_failures(failures: tuple[str, ...]) -> None:
                             f"the report was written with the tables — this is a bug, please report it")
 
 
+def data_name(path: str | None) -> str | None:
+    """The title of a protocol built from the trials in ``path``: the file's (or folder's) name."""
+    return None if path is None else os.path.basename(os.path.normpath(path)) or path
+
+
 def too_few_resamples(b: int, level: float, flag: str = "--resamples") -> str | None:
     """A warning when each end of a ``level`` interval would rest on fewer than 5 of ``b`` replicates."""
     tail = b * (1 - level) / 2

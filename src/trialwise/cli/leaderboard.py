@@ -14,6 +14,7 @@ from trialwise.cli.common import (
     EPILOG,
     TABLES,
     add_column_options,
+    data_name,
     raise_figure_failures,
     read_trials_argument,
     too_few_resamples,
@@ -166,13 +167,6 @@ def _common_experiments(trials, protocol, reference) -> list[str]:
     return sorted(common)
 
 
-def _data_name(path: str | None) -> str | None:
-    """The title of a leaderboard of the trials in ``path``: the file's (or folder's) name."""
-    import os
-
-    return None if path is None else os.path.basename(os.path.normpath(path)) or path
-
-
 def _report_shape_bias(trials, lb, args):
     """Shape bias of the scored observers for the report, when the trials hold cue-conflict images."""
     from trialwise.cue_conflict.shape_bias import shape_bias
@@ -196,7 +190,7 @@ def run_leaderboard(args) -> int:
     # no --protocol: model-vs-human, or (for trials without its experiments) every experiment and condition
     # of the file, titled by the file's name (the leaderboard's notes say which)
     protocol = protocol_for_trials(args.protocol, sorted(map(str, trials["experiment"].unique())),
-                                   name=_data_name(args.path), experiments=args.experiments)
+                                   name=data_name(args.path), experiments=args.experiments)
     if args.metric:
         protocol = protocol.replace(metric=args.metric)
     if args.min_items is not None:
