@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -193,6 +194,54 @@ def test_rajalingham2018_i2n_call_and_both_ceiling_calls():
     assert float(ceiling) == float(ceiling_skipna) == pytest.approx(ref.ceiling.statistic, abs=1e-12)
     with pytest.raises(tw.InvalidTypeError, match=r"`skipna` must be True or False; got 'yes'"):
         metric.ceiling(humans, skipna="yes")
+
+
+def test_rajalingham2018_ceil_score_runs_on_the_per_split_values():
+    """``_DicarloRajalingham2018.ceil_score(score, ceiling)``: for every split of ``ceiling.raw['split']``,
+    ``score.raw.sel(split=s) / sqrt(ceiling.raw.sel(split=s))``, the splits concatenated along ``split`` and
+    ``self._metric.aggregate`` of them. Replayed here step by step on trialwise's values: the score is trialwise's
+    I2n score (mean over splits of raw / √ceiling), the per-split values are the splits' own (their means are raw
+    and ceiling), and the aggregate's error is their SD."""
+    import xarray as xr
+
+    probs, trials = tw.brainscore.synthetic_2afc(n_objects=4, images_per_object=8, trials_per_image=80, rng=5)
+    model, humans = tw.brainscore.I2n.assembly(trials, probs), tw.brainscore.I2n.assembly(trials)
+    for compatible in (True, False):
+        metric = tw.brainscore.I2n(brainscore_compatible=compatible, n_resamples=50, rng=3)
+        score, ceiling = metric(model, humans), metric.ceiling(humans, skipna=True)
+        assert set(score.attrs["raw"]["split"].values) == set(ceiling.attrs["raw"]["split"].values)
+        parts = []
+        for split in ceiling.attrs["raw"]["split"].values:
+            part = score.attrs["raw"].sel(split=split) / np.sqrt(ceiling.attrs["raw"].sel(split=split))
+            part = part.expand_dims("split")
+            part["split"] = [split]
+            parts.append(part)
+        with warnings.catch_warnings():  # xarray < 2022.6 with pandas 2.x warns inside concat (FutureWarning)
+            warnings.simplefilter("ignore", FutureWarning)
+            merged = xr.concat(parts, dim="split")
+        ceiled = metric.aggregate(merged)
+        ref = tw.brainscore.i2n(probs, trials, brainscore_compatible=compatible, n_resamples=50, rng=metric._entropy)
+        per_split = ref.split_values
+        assert per_split.shape == ((2, 2) if compatible else (20, 2))
+        assert float(score) == pytest.approx(per_split[:, 0].mean(), abs=1e-12) == pytest.approx(ref.raw, abs=1e-12)
+        assert float(ceiling) == pytest.approx(per_split[:, 1].mean(), abs=1e-12)
+        assert ref.ceiling.statistic == pytest.approx(per_split[:, 1].mean(), abs=1e-12)
+        want = np.mean(per_split[:, 0] / np.sqrt(per_split[:, 1]))  # brute force, the splits' own numbers
+        assert float(ceiled) == pytest.approx(want, abs=1e-12)
+        if compatible:  # unclipped: Brain-Score's score
+            assert float(ceiled) == pytest.approx(ref.statistic, abs=1e-12)
+        assert float(ceiled.attrs["error"]) == pytest.approx(np.std(per_split[:, 0] / np.sqrt(per_split[:, 1])),
+                                                             abs=1e-12)
+    with pytest.raises(tw.InvalidValueError, match=r"`scores` must be a DataArray with a 'split' dimension"):
+        tw.brainscore.I2n.aggregate(np.ones(3))
+
+
+def test_the_spearman_brown_ceiling_has_no_per_split_values():
+    probs, trials = tw.brainscore.synthetic_2afc(n_objects=4, images_per_object=6, trials_per_image=30, rng=5)
+    res = tw.brainscore.i2n(probs, trials, ceiling_method="spearman-brown", n_resamples=20, rng=0)
+    assert res.split_values.shape == (0, 2)
+    metric = tw.brainscore.I2n(ceiling_method="spearman-brown", n_resamples=20, rng=0)
+    assert "raw" not in metric(tw.brainscore.I2n.assembly(trials, probs), tw.brainscore.I2n.assembly(trials)).attrs
 
 
 # --------------------------------------------------------------------------- kar2019: OST

@@ -119,6 +119,27 @@ def test_i2n_i1n_equal_brainscores_own(bs, name, design):
         assert float(ours.ceiling(humans)) == pytest.approx(float(plain), abs=1e-12)
 
 
+def test_rajalingham2018s_ceil_score_runs_unchanged_on_trialwise(bs):
+    """Brain-Score's own ``_DicarloRajalingham2018.ceil_score`` (per-split raw values, ``metric.aggregate``) on
+    trialwise's I2n score and ceiling gives Brain-Score's ceiled score of Brain-Score's own metric."""
+    bench = importlib.import_module("brainscore_vision.benchmarks.rajalingham2018.benchmarks.benchmark")
+    _, probs, trials = list(_i2n_designs())[1]
+    model, humans = _i2n_assemblies(bs, probs, trials)
+    ours = tw.brainscore.I2n(brainscore_compatible=True, n_resamples=20, rng=0)
+    theirs = bs["I2n"]()
+
+    class Bench:  # what ceil_score reads of its benchmark: the metric
+        pass
+
+    mine, own = Bench(), Bench()
+    mine._metric, own._metric = ours, theirs
+    got = _quiet(bench._DicarloRajalingham2018.ceil_score, mine, ours(model, humans), ours.ceiling(humans, skipna=True))
+    want = _quiet(bench._DicarloRajalingham2018.ceil_score, own, _quiet(theirs, model.copy(), humans),
+                  _quiet(theirs.ceiling, humans, skipna=True))
+    assert float(got) == pytest.approx(float(want), abs=1e-12)
+    assert float(got.attrs["error"]) == pytest.approx(float(want.attrs["error"]), abs=1e-12)
+
+
 def test_the_shipped_2afc_samples_ceiling_needs_skipna_in_brainscore(bs):
     """docs/brainscore.md: on the shipped 2AFC sample Brain-Score's I2n ``ceiling()`` raises; trialwise gives its skipna=True number."""
     models, trials = tw.datasets.synthetic_2afc_sample()

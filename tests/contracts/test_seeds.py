@@ -199,6 +199,11 @@ def _same(a, b, where="result") -> None:
         assert a.keys() == b.keys(), where
         for k in a:
             _same(a[k], b[k], f"{where}[{k!r}]")
+    elif hasattr(a, "dims") and hasattr(a, "coords"):  # an xarray DataArray (Brain-Score's per-split raw values)
+        assert a.dims == b.dims, where
+        np.testing.assert_array_equal(np.asarray(a.values), np.asarray(b.values), err_msg=where, strict=True)
+        for k in a.coords:
+            np.testing.assert_array_equal(np.asarray(a[k].values), np.asarray(b[k].values), err_msg=f"{where}.{k}")
     elif isinstance(a, (list, tuple)):
         assert len(a) == len(b), where
         for i, (x, y) in enumerate(zip(a, b)):

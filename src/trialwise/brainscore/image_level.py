@@ -34,7 +34,7 @@ cases, the Brain-Score-compatible path and the shared parameter docs of :func:`i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -236,10 +236,10 @@ def _flat(dp: NDArray, collapse: bool) -> NDArray:
         return np.where(fin, dp, 0.0).sum(axis=1) / fin.sum(axis=1)
 
 
-def _one(d: _Data, model_rates: NDArray, truth: NDArray, splits: Sequence[tuple[NDArray, ...]], *,
-         collapse: bool, kway_rate: str, correction: str, ceiling_method: str, clip: bool) -> tuple[float, float, float]:
-    """(raw, ceiling, score) of one data set: image rows (their truths and model rates) and, per split, the two
-    halves' counts per row, ``(chosen 1, offered 1, chosen 2, offered 2)`` (see :func:`_half_counts`)."""
+def _split_correlations(d: _Data, model_rates: NDArray, truth: NDArray, splits: Sequence[tuple[NDArray, ...]], *,
+                        collapse: bool, kway_rate: str, correction: str) -> tuple[NDArray, Callable, NDArray, NDArray]:
+    """Per half split of the human trials: the model's correlation with the first half (``r_s``) and the two
+    halves' with each other (``c_s``); with the model's values and the humans' values of counts, ``human``."""
     model = _flat(dprime_matrix(model_rates, truth), collapse)
     pairwise = d.dist is None and kway_rate == "pairwise"
 
@@ -251,6 +251,15 @@ def _one(d: _Data, model_rates: NDArray, truth: NDArray, splits: Sequence[tuple[
         first = human(num1, den1)
         r_s[s] = _pearson(model, first)
         c_s[s] = _pearson(human(num2, den2), first)  # Brain-Score masks on its second argument's NaNs; both here
+    return model, human, r_s, c_s
+
+
+def _one(d: _Data, model_rates: NDArray, truth: NDArray, splits: Sequence[tuple[NDArray, ...]], *,
+         collapse: bool, kway_rate: str, correction: str, ceiling_method: str, clip: bool) -> tuple[float, float, float]:
+    """(raw, ceiling, score) of one data set: image rows (their truths and model rates) and, per split, the two
+    halves' counts per row, ``(chosen 1, offered 1, chosen 2, offered 2)`` (see :func:`_half_counts`)."""
+    model, human, r_s, c_s = _split_correlations(d, model_rates, truth, splits, collapse=collapse,
+                                                 kway_rate=kway_rate, correction=correction)
     with np.errstate(invalid="ignore", divide="ignore"):
         if ceiling_method == "spearman-brown":
             r_half = float(np.mean(c_s))
@@ -385,6 +394,11 @@ def _behavior(model_probabilities: Any, human_trials: Any, *, collapse: bool, n_
                 clip=not compat)
     observed = [(*_half_counts(d, h), *_half_counts(d, ~h)) for h in halves]
     raw, ceiling, score = _one(d, d.model_rates, d.truth, observed, **opts)
+    # each split's raw value and ceiling, as Brain-Score keeps them (its Score's raw values along 'split'): with the
+    # split-half ceiling, raw and ceiling are their means and the score the mean of raw / √ceiling over them
+    per_split = (np.column_stack(_split_correlations(d, d.model_rates, d.truth, observed, collapse=collapse,
+                                                     kway_rate=kway_rate, correction=rate_correction)[2:])
+                 if ceiling_method == "split-half" else np.empty((0, 2)))
     # bootstrap: images within their true object, each with its own trials (its counts); each replicate takes
     # n_splits half splits from a pool of fresh random splits. Resampling the trials within images as well would
     # add their noise a second time and bias the replicate ceilings down.
@@ -422,7 +436,7 @@ def _behavior(model_probabilities: Any, human_trials: Any, *, collapse: bool, n_
         observer="model", statistic=score, confidence_interval=ConfidenceInterval(float(s_lo), float(s_hi)), raw=raw,
         raw_interval=ConfidenceInterval(float(r_lo), float(r_hi)), ceiling=ceil, metric=name, protocol=protocol,
         confidence_level=level, n_resamples=b, n_undefined=int((~ok).sum()), bootstrap_distribution=reps[:, 2],
-        raw_distribution=reps[:, 0],
+        raw_distribution=reps[:, 0], split_values=per_split,
         notes=(f"score = mean over splits of raw / √ceiling{'' if compat else ', clipped to [0, 1]'}; intervals: "
                f"bias-corrected jackknife-t over images within objects (each with its trials; the SE with the "
                f"variance of the bias correction, a second-level jackknife over groups of images); the bootstrap "

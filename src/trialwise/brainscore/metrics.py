@@ -11,7 +11,7 @@ Brain-Score calls a metric as ``metric(source, target)`` and a benchmark asks fo
 
 xarray is optional (``pip install "trialwise[xarray]"``).
 
-Why this module is long: about 630 lines, five metric classes (error consistency, value
+Why this module is long: about 670 lines, five metric classes (error consistency, value
 delta, OST, I2n, I1n) whose docstrings carry Brain-Score's call signatures and examples; each
 class is a thin converter, and one module keeps the conversions (``score_array``, the
 assembly readers) in one place.
@@ -428,6 +428,17 @@ def _coordinate(x: Any, names: tuple[str, ...], what: str) -> Any:
     return found
 
 
+def _per_split(values: NDArray) -> dict[str, Any]:
+    """``attrs["raw"]``: the per-split values along ``split`` (0, 1, …), as Brain-Score's I2n keeps them; none
+    when there are none (the Spearman–Brown ceiling)."""
+    import xarray as xr
+
+    if not len(values):
+        return {}
+    return {"raw": xr.DataArray(np.asarray(values, dtype=float), coords={"split": np.arange(len(values))},
+                                dims=["split"])}
+
+
 def _probabilities_frame(source: Any):
     """A model's ``(presentation, choice)`` probabilities as a DataFrame indexed by image, one column per class."""
     import pandas as pd
@@ -492,7 +503,40 @@ class _ImageLevelMetric:
 
     def __call__(self, source_probabilities: Any, target: Any) -> Any:
         res = self._result(_probabilities_frame(source_probabilities), _human_frame(target))
-        return score_array(res.raw, res.raw_interval, res.raw_distribution, self.confidence_level)
+        return score_array(res.raw, res.raw_interval, res.raw_distribution, self.confidence_level,
+                           **_per_split(res.split_values[:, 0]))
+
+    @classmethod
+    def aggregate(cls, scores: Any) -> Any:
+        """Per-split values → their mean, with their SD over the splits in ``attrs["error"]``.
+
+        What Brain-Score's Rajalingham2018 benchmark calls on its per-split ceiled scores
+        (``ceil_score``: ``score.attrs["raw"]`` / √``ceiling.attrs["raw"]``, split by split).
+
+        Parameters
+        ----------
+        scores : xarray.DataArray
+            Values along a ``split`` dimension.
+
+        Returns
+        -------
+        xarray.DataArray
+            Their mean over ``split``; ``attrs["error"]`` their standard deviation.
+
+        Examples
+        --------
+        >>> import trialwise as tw
+        >>> probs, trials = tw.brainscore.synthetic_2afc(n_objects=4, images_per_object=8, trials_per_image=80, rng=5)
+        >>> metric = tw.brainscore.I2n(brainscore_compatible=True, n_resamples=50, rng=3)
+        >>> score = metric(tw.brainscore.I2n.assembly(trials, probs), tw.brainscore.I2n.assembly(trials))
+        >>> score.attrs["raw"].dims, bool(float(metric.aggregate(score.attrs["raw"])) == float(score))
+        (('split',), True)
+        """
+        if not hasattr(scores, "dims") or "split" not in scores.dims:
+            raise InvalidValueError(f"`scores` must be a DataArray with a 'split' dimension; got {v.show(scores)}")
+        mean = scores.mean("split")
+        mean.attrs["error"] = scores.std("split")
+        return mean
 
     def ceiling(self, target: Any, skipna: bool = True) -> Any:
         """The split-half ceiling of the human trials (Brain-Score's ``metric.ceiling``), with its interval.
@@ -532,8 +576,10 @@ class _ImageLevelMetric:
         trials = _human_frame(target)
         classes = pd.unique(pd.concat([trials["truth"], trials["response"]]))
         uniform = pd.DataFrame(1.0 / len(classes), index=pd.unique(trials["image"]), columns=classes)
-        c = self._result(uniform, trials).ceiling
-        return score_array(c.statistic, c.confidence_interval, c.bootstrap_distribution, self.confidence_level)
+        res = self._result(uniform, trials)
+        c = res.ceiling
+        return score_array(c.statistic, c.confidence_interval, c.bootstrap_distribution, self.confidence_level,
+                           **_per_split(res.split_values[:, 1]))
 
     @staticmethod
     def assembly(trials: Any, probabilities: Any = None) -> Any:

@@ -78,6 +78,9 @@ class BrainScoreResult(Result):
         "undefined replicates", format=lambda value, res: f"{value} with ceiling ≤ 0 left out" if value else None))
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
     raw_distribution: NDArray = field(default_factory=lambda: np.empty(0), compare=False)
+    #: I2n/I1n with the split-half ceiling: (n_splits, 2), each half split's raw value and ceiling (Brain-Score's
+    #: per-split raw values; empty for the other metrics)
+    split_values: NDArray = field(default_factory=lambda: np.empty((0, 2)), compare=False)
     notes: tuple[str, ...] = ()
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
