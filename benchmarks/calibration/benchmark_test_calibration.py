@@ -11,6 +11,15 @@ bootstrap replicates and as many swaps (``--n-resamples``, default 400). Writes
 
     python benchmarks/calibration/benchmark_test_calibration.py [--n-datasets 1000] [--n-resamples 400] [--seed 20261123]
     python benchmarks/calibration/benchmark_test_calibration.py --power      # power at Δ = 0.04: benchmark_test_power.csv
+    python benchmarks/calibration/benchmark_test_calibration.py --n-null-resamples 4000 --designs small
+        # the sequential swap test (issue 33) where its rule decides: M = 4,000 swaps at most, B = 400;
+        # writes benchmark_test_sequential.csv
+
+The swap test stops after 100 swaps at least as extreme as Δ (Besag & Clifford's sequential rule). With
+M = B = 400 its decisions at α = 0.05 are exactly those of the fixed-M test (α·(M + 1) ≤ 100), so the main
+table measures both; ``--n-null-resamples 4000`` measures the rule where it stops early and decides
+differently. ``--designs small`` runs the designs with 40 and 160 items (the two with 200 items take most
+of the time).
 
 :func:`section` renders the section of docs/validity.md from that CSV
 (``benchmarks/calibration/validity_study.py`` includes it).
@@ -55,19 +64,22 @@ POWER = {
 TESTS = ("combined", "studentized", "swap", "bootstrap")
 
 
-def run(n_datasets: int, n_resamples: int, seed: int, designs: dict | None = None) -> pd.DataFrame:
+def run(n_datasets: int, n_resamples: int, seed: int, designs: dict | None = None,
+        n_null_resamples: int | None = None) -> pd.DataFrame:
     warnings.simplefilter("ignore", tw.TrialwiseWarning)
     designs = DESIGNS if designs is None else designs
     rows = []
     seeds = np.random.SeedSequence(seed).spawn(len(designs))
     for (name, kw), ss in zip(designs.items(), seeds):
         t0 = time.perf_counter()
-        st = tw.validity.benchmark_coverage_study(n_datasets=n_datasets, n_resamples=n_resamples, rng=ss, **kw)
+        st = tw.validity.benchmark_coverage_study(n_datasets=n_datasets, n_resamples=n_resamples,
+                                                  n_null_resamples=n_null_resamples, rng=ss, **kw)
         wall = time.perf_counter() - t0
         diff = st.table.set_index("observer").loc["x − y"]
         for t in st.tests.itertuples():
             rows.append(dict(design=name, test=t.test, alpha=t.alpha, rejection_rate=t.rejection_rate,
                              rejection_se=t.rejection_se, n_datasets=n_datasets, n_resamples=n_resamples,
+                             n_null_resamples=st.n_null_resamples,
                              accuracy_gap=-diff.accuracy, true_difference=diff.true_score,
                              interval_coverage=diff.coverage,
                              interval_width=diff.mean_width, seconds=wall))
@@ -159,10 +171,20 @@ def main() -> None:
     ap.add_argument("--n-resamples", type=int, default=400)
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--power", action="store_true", help="the power designs (writes benchmark_test_power.csv)")
+    ap.add_argument("--n-null-resamples", type=int, default=None,
+                    help="the most swaps M of the swap tests (default: --n-resamples); given, the table is written "
+                         "to benchmark_test_sequential.csv")
+    ap.add_argument("--designs", choices=("all", "small"), default="all",
+                    help="small: the designs with 40 and 160 items only")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    table = run(args.n_datasets, args.n_resamples, args.seed, POWER if args.power else DESIGNS)
-    out = ROOT / "docs" / "validity" / ("benchmark_test_power.csv" if args.power else "benchmark_test.csv")
+    designs = POWER if args.power else DESIGNS
+    if args.designs == "small":
+        designs = {k: v for k, v in designs.items() if v["n_items"] < 200}
+    table = run(args.n_datasets, args.n_resamples, args.seed, designs, args.n_null_resamples)
+    name = ("benchmark_test_power.csv" if args.power else
+            "benchmark_test_sequential.csv" if args.n_null_resamples is not None else "benchmark_test.csv")
+    out = ROOT / "docs" / "validity" / name
     table.to_csv(out, index=False)
     print(table.to_string(index=False))
     print(f"wrote {out.relative_to(ROOT)} in {time.perf_counter() - t0:.0f} s")

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import trialwise as tw
+from trialwise.leaderboards.swap import swap_pvalue
 from trialwise.leaderboards.differences import contrast_standard_errors
 from trialwise.leaderboards.hierarchy import build_design, row_scores
 from trialwise.leaderboards.replicates import bootstrap_scores
@@ -147,14 +148,47 @@ def test_combined_is_the_larger_of_swap_and_studentized(board):
     assert p["combined"] == max(p["swap"], p["studentized"])
     res = board.difference("x", "y")
     pline = next(line for line in res.summary().splitlines() if line.startswith("  p-value"))
-    assert res.test == "combined" and res.n_null_resamples == 400
-    assert pline.endswith("(combined, the larger of swap (M = 400) and studentized)")
+    # x and y alike (p ≈ 0.8): the sequential swap test stopped long before M = 400
+    assert res.test == "combined" and 100 <= res.n_null_resamples == len(res.null_distribution) < 400
+    assert pline.endswith(f"(combined, the larger of swap (M = {res.n_null_resamples}) and studentized)")
     stud = board.difference("x", "y", test="studentized")
     pline = next(line for line in stud.summary().splitlines() if line.startswith("  p-value"))
     assert stud.n_null_resamples == 0 and pline.endswith("(studentized)") and "M =" not in pline
     pw = board.pairwise()
     row = pw[(pw.observer_a.isin(["x", "y"])) & (pw.observer_b.isin(["x", "y"]))].iloc[0]
     assert row.pvalue == p["combined"] and row.test == "combined"
+
+
+def _besag_clifford(observed, null, m, h=100):
+    """The sequential rule walked swap by swap: stop at the h-th |Δ*| ≥ |Δ| (p = h / l), else all M."""
+    hits = 0
+    for k, value in enumerate(null[:m], start=1):
+        hits += abs(value) >= abs(observed) * (1 - 1e-12)
+        if hits == h:
+            return h / k, k
+    return (1 + hits) / (1 + m), m
+
+
+@pytest.mark.parametrize("m", [400, 3000])
+def test_swap_test_is_besag_cliffords_sequential_test_on_the_pairs_first_swaps(m):
+    """Every pair's swap p-value is the sequential rule applied to the first swaps of its own stream (the
+    same swaps a fixed-M test draws): large p-values stop early, small ones are the fixed-M p-value."""
+    lb = tw.leaderboard(_latent_benchmark(3), tw.leaderboards.Protocol("sim", min_items=3), n_resamples=200, rng=2)
+    fresh = tw.leaderboard(_latent_benchmark(3), tw.leaderboards.Protocol("sim", min_items=3), n_resamples=200, rng=2)
+    stopped = full = 0
+    for a, b in [("x", "y"), ("x", "z"), ("y", "z")]:
+        res = lb.difference(a, b, test="swap", n_resamples=m)
+        i, j = lb.observers.index(a), lb.observers.index(b)
+        whole = fresh._swaps.null(i, j, m)  # all M swaps at once, on a board that has drawn none
+        p, used = _besag_clifford(res.statistic, whole, m)
+        assert res.pvalue == pytest.approx(p, rel=1e-12) and res.n_null_resamples == used
+        np.testing.assert_allclose(res.null_distribution, whole[:used], rtol=0, atol=1e-15)
+        if used == m:
+            full += 1
+            assert res.pvalue == pytest.approx(swap_pvalue(res.statistic, whole), rel=1e-12)
+        else:
+            stopped += 1
+    assert stopped >= 1 and (full >= 1 or m == 400)
 
 
 def test_difference_interval_is_the_symmetric_studentized_one_and_agrees_with_the_studentized_test(board):

@@ -114,7 +114,7 @@ def _correctness(frame, *, truth: str, response: str, correct: str | None, what:
         if frame[col].isna().any():
             row = int(np.flatnonzero(frame[col].isna().to_numpy())[0])
             raise InvalidValueError(f"{what}: column {col!r} has an empty value (row {row_numbers(frame)[row]}); code non-responses as a label such as 'na'")
-        several = frame[col].map(lambda v: isinstance(v, (list, tuple, set, frozenset, dict, np.ndarray))).to_numpy(bool)
+        several = _containers(frame[col])
         if several.any():  # compared as its text, a list of acceptable answers would match no response
             row = int(np.flatnonzero(several)[0])
             raise InvalidValueError(
@@ -122,6 +122,22 @@ def _correctness(frame, *, truth: str, response: str, correct: str | None, what:
                 f"{show(frame[col].iloc[row])}); a trial has one {col}: for several acceptable answers, "
                 f"give the correctness yourself as a 0/1 column and pass it as `correct`")
     return _same_label(frame[response].astype(str).to_numpy(object), frame[truth].astype(str).to_numpy(object))
+
+
+#: What pandas' ``infer_dtype`` calls a column of scalars only: no cell can hold a list.
+_SCALAR_KINDS = frozenset({"string", "integer", "floating", "boolean", "mixed-integer-float", "decimal", "complex",
+                           "categorical", "datetime64", "datetime", "date", "timedelta64", "timedelta", "time",
+                           "period", "empty"})
+
+
+def _containers(column) -> np.ndarray:
+    """Per cell, whether it holds a list, tuple, set, dict or array; a column of scalars (as pandas infers it
+    in one pass in C, e.g. every column read from a CSV) is not looked at cell by cell."""
+    import pandas as pd
+
+    if pd.api.types.infer_dtype(column, skipna=True) in _SCALAR_KINDS:
+        return np.zeros(len(column), bool)
+    return column.map(lambda v: isinstance(v, (list, tuple, set, frozenset, dict, np.ndarray))).to_numpy(bool)
 
 
 def _same_label(a: np.ndarray, b: np.ndarray) -> np.ndarray:

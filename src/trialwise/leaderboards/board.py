@@ -279,7 +279,8 @@ class Leaderboard(Result):
             comparison). ``paper``: Klein et al. 2025, §3.3, t-test between the bootstrap and
             swap distributions, for reproduction only (its p-value shrinks with B).
         n_resamples : int, optional
-            Swaps M of the swap test (default: the leaderboard's B).
+            The most swaps M of the swap test (default: the leaderboard's B); a large p-value
+            stops early (Besag & Clifford's sequential rule, docs/benchmark.md).
 
         Returns
         -------
@@ -306,7 +307,7 @@ class Leaderboard(Result):
         >>> lb.difference("clip-16", "resnet50")
         BenchmarkDifferenceResult(clip-16 − resnet50: delta=-0.016, 95% CI [-0.081, 0.048], p=0.587 (combined), protocol='model-vs-human')
         >>> {t: round(lb.difference("clip-16", "resnet50", test=t).pvalue, 3) for t in ("studentized", "swap")}
-        {'studentized': 0.587, 'swap': 0.567}
+        {'studentized': 0.587, 'swap': 0.552}
         """
         test = v.check_choice(test, "test", BENCHMARK_TESTS)
         m = self.n_resamples if n_resamples is None else v.check_positive_int(n_resamples, "n_resamples")
@@ -323,7 +324,7 @@ class Leaderboard(Result):
             pvalue=p, score_x=float(self.scores[i]), score_y=float(self.scores[j]), protocol=self.protocol.name,
             metric=self.protocol.metric, confidence_level=self.confidence_level,
             ci_method=STUDENTIZED_FALLBACK if notes else self.difference_ci_method,
-            test=test, n_resamples=self.n_resamples, n_null_resamples=m if test in SWAP_TESTS else 0,
+            test=test, n_resamples=self.n_resamples, n_null_resamples=len(null) if test in SWAP_TESTS else 0,
             bootstrap_distribution=boot, null_distribution=null, notes=tuple(notes))
 
     def pairwise(self, *, which: str = "all", test: BenchmarkTest = "combined", adjust: Adjustment = "holm",
@@ -346,7 +347,8 @@ class Leaderboard(Result):
         alpha : float
             A pair is ``significant`` when its adjusted p-value is below ``alpha``.
         n_resamples : int, optional
-            Swaps M of the swap test (default: the leaderboard's B).
+            The most swaps M of the swap test (default: the leaderboard's B); a large p-value
+            stops early (Besag & Clifford's sequential rule, docs/benchmark.md).
         workers : int, optional
             Threads for the swap tests (default: all cores; the p-values do not depend on it).
         progress : callable, optional

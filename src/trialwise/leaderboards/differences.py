@@ -41,14 +41,14 @@ from trialwise._core.shown import shown
 from trialwise._core.threads import map_threads
 from trialwise.leaderboards.hierarchy import Design, entry_weights
 from trialwise.leaderboards.bootstrap import bootstrap_entries_ij
-from trialwise.leaderboards.swap import swap_differences, swap_pvalue
+from trialwise.leaderboards.swap import SwapSampler
 from trialwise._stats.intervals import (
     degenerate_standard_errors,
     interval,
     symmetric_studentized_interval,
     symmetric_studentized_pvalue,
 )
-from trialwise._stats.monte_carlo import monte_carlo_pvalue
+from trialwise._stats.monte_carlo import monte_carlo_pvalue, sequential_pvalue
 from trialwise._stats.streams import copy_rng, keyed_rng
 
 __all__ = ["BENCHMARK_TESTS", "SWAP_TESTS", "TEST_DESCRIPTIONS", "BenchmarkDifferenceResult", "SwapNulls", "RowStandardErrors", "contrast_standard_errors",
@@ -124,32 +124,59 @@ def _test_label(test: str, n_null_resamples: int) -> str:
 
 
 class SwapNulls:
-    """Swap-test null distributions of candidate pairs, made on first use and kept.
+    """Swap-test null distributions of candidate pairs, drawn on demand and kept.
 
     Pair ``(i, j)`` (rows of the design, ``i < j``) draws from its own stream,
     ``keyed_rng(seed, (i, j))``, so a pair's null does not depend on which pairs were
-    tested before it, or on the number of threads testing them.
+    tested before it, or on the number of threads testing them; its first M swaps are the
+    same whether a fixed-M test or the sequential one drew them
+    (:class:`~trialwise.leaderboards.swap.SwapSampler`).
     """
 
     def __init__(self, design: Design, seed: int) -> None:
         self.design = design
         self.seed = seed
-        self._cache: dict[tuple[int, int, int], tuple[float, NDArray]] = {}
+        self._samplers: dict[tuple[int, int], tuple[SwapSampler, threading.Lock]] = {}
         self._lock = threading.Lock()
         self._weights: NDArray | None = None  # the entries' weights in their rows' scores, once for all pairs
 
-    def null(self, i: int, j: int, m: int) -> NDArray:
-        """The swap null of ``score_i − score_j`` from ``m`` swaps (any order of ``i``, ``j``)."""
+    def _sampler(self, i: int, j: int) -> tuple[SwapSampler, threading.Lock]:
         a, b = min(i, j), max(i, j)
-        key = (a, b, m)
-        if key not in self._cache:
+        with self._lock:
             if self._weights is None:
                 self._weights = entry_weights(np.zeros(self.design.n_entries), self.design)
-            value = swap_differences(self.design, a, b, m, rng=keyed_rng(self.seed, (a, b)), weights=self._weights)
-            with self._lock:
-                self._cache.setdefault(key, value)
-        null = self._cache[key][1]
+            if (a, b) not in self._samplers:
+                sampler = SwapSampler(self.design, a, b, rng=keyed_rng(self.seed, (a, b)), weights=self._weights)
+                self._samplers[(a, b)] = (sampler, threading.Lock())
+            return self._samplers[(a, b)]
+
+    def null(self, i: int, j: int, m: int) -> NDArray:
+        """The swap null of ``score_i − score_j`` from ``m`` swaps (any order of ``i``, ``j``)."""
+        sampler, lock = self._sampler(i, j)
+        with lock:
+            null = sampler.draw(m)
         return null if i < j else -null
+
+    def sequential(self, i: int, j: int, m: int, observed: float) -> tuple[float, NDArray]:
+        """The swap test's p-value of ``score_i − score_j`` by Besag & Clifford's sequential rule
+        (:func:`~trialwise._stats.monte_carlo.sequential_pvalue`: at most ``m`` swaps, fewer when
+        the p-value is large) and the swaps it is from."""
+        sampler, lock = self._sampler(i, j)
+        with lock:
+            k = 0
+            while True:
+                k = min(m, max(2 * k, SEQUENTIAL_FIRST_BLOCK))
+                null = sampler.draw(k)
+                decided = sequential_pvalue(observed, null, m)
+                if decided is not None:
+                    p, used = decided
+                    null = null[:used]
+                    break
+        return p, (null if i < j else -null)
+
+
+#: Swaps the sequential swap test draws first; it doubles them until the p-value is decided.
+SEQUENTIAL_FIRST_BLOCK = 256
 
 
 class RowStandardErrors:
@@ -273,9 +300,12 @@ def difference_pvalue(scores: NDArray, replicates: NDArray, i: int, j: int, *, t
     ``(1 + #{SE* = 0}) / (1 + n)``: where that exceeds α (the interval is then ``bc``,
     :func:`difference_interval`) the test keeps its level but cannot reject. It is not
     replaced by the test dual to ``bc``: with two clusters per condition that test rejected
-    22–31 % of true nulls at α = 0.05 (``benchmarks/calibration/difference_few_clusters.py``). ``swap``: the swap test
-    (:func:`trialwise.leaderboards.swap.swap_pvalue`). ``combined``: the larger of the two
-    (null distribution: the swap test's). ``bootstrap``: two-sided, from the bootstrap
+    22–31 % of true nulls at α = 0.05 (``benchmarks/calibration/difference_few_clusters.py``). ``swap``: the swap test,
+    with at most ``n_null_resamples`` swaps by Besag & Clifford's sequential rule
+    (:meth:`SwapNulls.sequential`): a large p-value stops after
+    :data:`~trialwise._stats.monte_carlo.SEQUENTIAL_HITS` swaps at least as extreme as Δ, a small one
+    is the fixed-M p-value; both are exactly valid. ``combined``: the larger of the two
+    (null distribution: the swaps the swap test drew). ``bootstrap``: two-sided, from the bootstrap
     distribution of Δ (inverting its percentile interval). ``paper``: a two-sample t-test
     between the bootstrap and the swap distributions (Klein et al. 2025, §3.3; its p-value
     shrinks with B).
@@ -299,11 +329,10 @@ def difference_pvalue(scores: NDArray, replicates: NDArray, i: int, j: int, *, t
         if test == "studentized":
             with np.errstate(invalid="ignore", divide="ignore"):
                 return p_t, (boot - observed) / s_rep[:, 0] * s0[0]
+    if test in ("swap", "combined"):
+        p_swap, null = swaps.sequential(i, j, n_null_resamples, observed)
+        return (p_swap if test == "swap" else max(p_swap, p_t)), null
     null = swaps.null(i, j, n_null_resamples)
-    if test == "swap":
-        return swap_pvalue(observed, null), null
-    if test == "combined":
-        return max(swap_pvalue(observed, null), p_t), null
     from scipy import stats
 
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -33,7 +33,7 @@ from trialwise._stats.tables import cluster_sums
 from trialwise.leaderboards.hierarchy import Design, Unit, aggregate, entry_weights
 from trialwise.leaderboards.protocol import metric_from_exact_sums
 
-__all__ = ["swap_differences", "swap_pvalue"]
+__all__ = ["SwapSampler", "swap_differences", "swap_pvalue"]
 
 #: Sums (4 × swaps × entries) per block of swaps: 0.5 MB per float64 array, so a block's temporaries stay in cache.
 _BLOCK = 2**18
@@ -152,16 +152,43 @@ def swap_differences(
     paired permutation test); Knuth (2009), *The Art of Computer Programming* 4A, §7.1.3
     (sideways addition: counting the set bits of a word).
     """
-    m = check_positive_int(n_resamples, "n_resamples")
-    gen = check_rng(rng)
-    plan = _swap_plan(design, x, y)
-    if weights is None:  # weights of the entries in their row's score, all entries defined
-        weights = entry_weights(np.zeros(design.n_entries), design)
-    out = _swap_draws(plan, design, m, gen, weights)
-    values = design.values()
-    ent_x, ent_y = plan.ent_x, plan.ent_y
-    observed = aggregate(values[ent_x], design, entries=ent_x)[0][0] - aggregate(values[ent_y], design, entries=ent_y)[0][0]
-    return float(observed), out
+    sampler = SwapSampler(design, x, y, rng=rng, weights=weights)
+    return sampler.observed, sampler.draw(check_positive_int(n_resamples, "n_resamples"))
+
+
+class SwapSampler:
+    """The swap null of two candidates, drawn on demand (:func:`swap_differences`).
+
+    ``draw(k)`` returns the first ``k`` swaps, drawing only those not drawn yet: the swap
+    bits come from one stream in order, so the first ``k`` swaps are the same however they
+    were drawn — at once, or a block at a time as a sequential test asks for more (their Δ*
+    equal to rounding, ≈ 1e-17: the final weighted sums run in blocks of other shapes).
+    ``observed`` is Δ = score(x) − score(y) on the data.
+    """
+
+    def __init__(self, design: Design, x: int, y: int, *, rng: Any = None, weights: NDArray | None = None) -> None:
+        self.design = design
+        self.plan = _swap_plan(design, x, y)
+        self._gen = check_rng(rng)
+        # weights of the entries in their row's score, all entries defined
+        self._weights = entry_weights(np.zeros(design.n_entries), design) if weights is None else weights
+        self._values = np.empty(0)
+        values = design.values()
+        ent_x, ent_y = self.plan.ent_x, self.plan.ent_y
+        self.observed = float(aggregate(values[ent_x], design, entries=ent_x)[0][0]
+                              - aggregate(values[ent_y], design, entries=ent_y)[0][0])
+
+    @property
+    def n_drawn(self) -> int:
+        """Swaps drawn so far."""
+        return len(self._values)
+
+    def draw(self, k: int) -> NDArray:
+        """The first ``k`` swaps' Δ*, drawing the missing ones."""
+        if k > len(self._values):
+            more = _swap_draws(self.plan, self.design, k - len(self._values), self._gen, self._weights)
+            self._values = np.concatenate([self._values, more])
+        return self._values[:k]
 
 
 @dataclass

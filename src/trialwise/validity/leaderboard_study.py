@@ -61,6 +61,7 @@ def benchmark_coverage_study(
     *,
     n_datasets: int = 200,
     n_resamples: int = 1000,
+    n_null_resamples: int | None = None,
     n_items: int = 200,
     n_experiments: int = 2,
     n_conditions: int = 3,
@@ -123,7 +124,13 @@ def benchmark_coverage_study(
     n_datasets : int, default 200
         Simulated benchmarks.
     n_resamples : int, default 1000
-        Bootstrap replicates of each leaderboard (and swaps of its tests; at least 2).
+        Bootstrap replicates of each leaderboard (at least 2).
+    n_null_resamples : int, optional
+        The most swaps M of the swap and combined tests (default: ``n_resamples``). Their
+        sequential rule stops after 100 swaps at least as extreme as Δ, so it draws fewer
+        (:func:`trialwise._stats.monte_carlo.sequential_pvalue`); where α·(M + 1) ≤ 100 its
+        decisions at α are those of the fixed-M test, so a study of the sequential rule
+        needs M > 100/α − 1.
     n_items : int, default 200
         Items per condition (at least 10).
     n_experiments, n_conditions : int, default 2 and 3
@@ -179,7 +186,7 @@ def benchmark_coverage_study(
     """
     r = v.check_positive_int(n_datasets, "n_datasets")
     b = v.check_positive_int(n_resamples, "n_resamples", minimum=2)
-    m = b  # the swap tests use as many swaps as the bootstrap has replicates
+    m = b if n_null_resamples is None else v.check_positive_int(n_null_resamples, "n_null_resamples")
     n = v.check_positive_int(n_items, "n_items", minimum=10)
     n_e = v.check_positive_int(n_experiments, "n_experiments")
     n_c = v.check_positive_int(n_conditions, "n_conditions")
