@@ -117,6 +117,28 @@ def section(root: Path = ROOT) -> str:
 Power at α = 0.05 (in %) where x's true score is 0.04 above y's (`--power`; R = {int(pw.n_datasets.iloc[0])}):
 
 {_md(ptab.reset_index())}"""
+    sequential = ""
+    if (folder / "benchmark_test_sequential.csv").exists():
+        sq = pd.read_csv(folder / "benchmark_test_sequential.csv")
+        sq = sq[sq.alpha == 0.05]
+        r_sq = int(sq.n_datasets.iloc[0])
+        limit_sq = 0.05 + 3 * np.sqrt(0.05 * 0.95 / r_sq)
+        pct_sq = lambda x: f"**{100 * x:.1f}**" if x > limit_sq else f"{100 * x:.1f}"  # noqa: E731
+        stab = sq.pivot_table(index="design", columns="test", values="rejection_rate", sort=False)[
+            ["combined", "swap", "studentized"]].map(pct_sq)
+        stab.columns = [f"combined (M ≤ {int(sq.n_null_resamples.iloc[0]):,})", f"swap (M ≤ {int(sq.n_null_resamples.iloc[0]):,})",
+                        "studentized"]
+        sequential = f"""
+**The swap test's sequential rule.** The swap test stops drawing after 100 swaps at least as
+extreme as Δ (Besag & Clifford 1991: p = 100/l at the l-th swap; after M swaps without 100 of
+them, the fixed-M p-value). With M = B = {int(d.n_resamples.iloc[0])} (the table above) its decisions at
+α = 0.05 are exactly those of the fixed-M test, since α·(M + 1) ≤ 100. Where the rule decides
+otherwise, with at most M = {int(sq.n_null_resamples.iloc[0]):,} swaps (B = {int(sq.n_resamples.iloc[0])}, R = {r_sq} benchmarks per design,
+`--n-null-resamples {int(sq.n_null_resamples.iloc[0])} --designs small`; other simulated benchmarks than
+the table above's, so `studentized` differs from it by Monte-Carlo error), rejection rate at α = 0.05 in %
+(bold above {100 * limit_sq:.1f} %). Both stay within α + 3 SE in every design, near ceiling too:
+
+{_md(stab.reset_index())}"""
     research = ""
     if (folder / "benchmark_test_worst_cells.csv").exists():
         w = pd.read_csv(folder / "benchmark_test_worst_cells.csv")
@@ -152,7 +174,7 @@ each). Rejection rate at α = 0.05 in %; bold is above α + 3 Monte-Carlo SE = {
 The last column is the coverage (in %) of the interval of x − y that `Leaderboard.difference`
 gives (the symmetric studentized interval):
 
-{_md(grid)}{power_text}{research}
+{_md(grid)}{sequential}{power_text}{research}
 The percentile `bootstrap` test follows κ̂'s small-sample bias, which differs between x and y
 when the reference is near ceiling and conditions are small. The `swap` test is exact only
 for exchangeable x and y. The `studentized` test corrects the bias to second order, but not in
