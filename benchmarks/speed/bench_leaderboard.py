@@ -494,6 +494,45 @@ def phase_breakdown(trials, b: int, floor_cpu: float) -> None:
           f"  {(total - done) / floor_cpu:5.1f} x floor")
 
 
+def weight_draws(design, b: int, floor_cpu: float) -> None:
+    """The replicate weights alone, one thread: the library's draws against two cheaper kinds (issue 33, goal 3).
+
+    (1) what the job draws: per condition, B × items uniform item indices counted by ``bincount``
+    (:func:`trialwise._stats.resampling.bootstrap_weights`); (2) Poisson(1) weights, one draw per
+    item and replicate (the Poisson bootstrap: other numbers, and every pair then needs its n
+    column); (3) one multinomial table per distinct item count, shared by the conditions of that
+    size (other numbers, and it ties the conditions' replicates together). CPU seconds.
+    """
+    from trialwise._stats.resampling import bootstrap_weights
+
+    sizes = [u.right.shape[0] for u in design.units if len(u.entries)]
+    gen = np.random.default_rng(0)
+    chunk = 1_000
+
+    def library():
+        for n in sizes:
+            for _ in bootstrap_weights(n, b, rng=gen, dtype=np.float32):
+                pass
+
+    def poisson():
+        for n in sizes:
+            for lo in range(0, b, chunk):
+                gen.poisson(1.0, (min(chunk, b - lo), n)).astype(np.float32)
+
+    def shared():
+        for n in sorted(set(sizes)):
+            for _ in bootstrap_weights(n, b, rng=gen, dtype=np.float32):
+                pass
+
+    with threads(True):
+        cpu = {name: timed(fn)[2] for name, fn in (("library", library), ("poisson", poisson), ("shared", shared))}
+    print(f"replicate weights alone (one thread, B = {b}, {sum(sizes):,} items in {len(sizes)} conditions, "
+          f"{len(set(sizes))} distinct sizes): integers + bincount {cpu['library']:.2f} s CPU "
+          f"({cpu['library'] / floor_cpu:.1f}x floor); Poisson(1) {cpu['poisson']:.2f} s "
+          f"({cpu['poisson'] / floor_cpu:.1f}x); one table per size {cpu['shared']:.2f} s "
+          f"({cpu['shared'] / floor_cpu:.1f}x)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--resamples", type=int, default=10_000)
@@ -555,6 +594,7 @@ def main() -> None:
           f"All threads: job {t_job / t_floor:.1f}x wall ({c_job / c_floor:.1f}x CPU)")
     if args.phases:
         phase_breakdown(trials, b, c_floor1)
+        weight_draws(design, b, c_floor1)
 
     lb = tw.leaderboard(trials, n_resamples=b, rng=0)  # the job's result, for the swap tests below
     pairs = klein_pairs(conds)
