@@ -588,6 +588,46 @@ def test_aggregate_each_is_each_aggregate(trials):
     np.testing.assert_allclose(v[5], oracle.loc[key["row"]].to_numpy(), rtol=1e-6)
 
 
+@pytest.mark.parametrize("clusters", [False, True])
+def test_units_average_over_references_bit_for_bit(trials, monkeypatch, clusters):
+    """Each unit averages its replicates over the references itself (``by_reference``, issue 33):
+    the bits that aggregate gives from the B × entries array (float32), with the IJ standard
+    errors or without, whatever the slices; against a pandas oracle too. A protocol that averages
+    over conditions first has no such level: an error naming it."""
+    from trialwise.leaderboards import bootstrap
+    from trialwise.leaderboards.hierarchy import aggregate_each, group_mean, reference_level
+    from trialwise.leaderboards.protocol import Protocol
+
+    design = _mixed_design(trials, clusters)
+    membership, key = reference_level(design)
+    entries = bootstrap.bootstrap_entries(design, 60, rng=4)
+    means = bootstrap.bootstrap_entries(design, 60, rng=4, by_reference=True)
+    np.testing.assert_array_equal(means, group_mean(entries, membership))
+    ij = bootstrap.bootstrap_entries_ij(design, 60, rng=4, workers=1)
+    ij_means = bootstrap.bootstrap_entries_ij(design, 60, rng=4, workers=2, by_reference=True)
+    np.testing.assert_array_equal(ij_means.entries, means)
+    np.testing.assert_array_equal(ij_means.replicate_standard_errors, ij.replicate_standard_errors)
+    monkeypatch.setattr(bootstrap, "_SLICE_BYTES", 1)  # one replicate per slice
+    np.testing.assert_array_equal(bootstrap.bootstrap_entries(design, 60, rng=4, by_reference=True), means)
+    keeps = ((), ("experiment",))
+    for (v, k), (w, k2) in zip(aggregate_each(means, design, keeps, from_reference=True),
+                               aggregate_each(entries, design, keeps)):
+        np.testing.assert_array_equal(v, w)
+        assert all(np.array_equal(k[name], k2[name]) for name in k2)
+    frame = pd.DataFrame({"row": design.entry_row, "cond": design.entry_unit, "exp": design.entry_experiment,
+                          "v": entries[7].astype(float)})
+    oracle = frame.groupby(["row", "cond", "exp"])["v"].mean()
+    np.testing.assert_allclose(means[7], oracle.loc[list(zip(key["row"], key["condition"], key["experiment"]))],
+                               rtol=1e-12)
+    other = dataclasses.replace(design, protocol=Protocol("conditions first",
+                                                          aggregation=("condition", "reference", "experiment")))
+    assert reference_level(other) is None
+    with pytest.raises(tw.InvalidValueError, match="aggregation"):
+        bootstrap.bootstrap_entries(other, 10, rng=0, by_reference=True)
+    with pytest.raises(tw.InvalidValueError, match="from_reference"):
+        aggregate_each(means, other, keeps, from_reference=True)
+
+
 def test_metric_from_exact_sums_is_metric_from_sums_bit_for_bit():
     """The one kernel for exact sums (bootstrap and swap): the same bits as from the tables' cells,
     for every metric, including the undefined (0/0) tables."""

@@ -18,7 +18,7 @@ chunked matrix product. Units are independent given the seed: unit ``u`` (in sor
 the infinitesimal-jackknife variance of every row score on the data and on every replicate
 (:mod:`trialwise.leaderboards.influence`), for the studentized interval.
 
-Why this module is long: about 660 lines, because the design and its aggregation share one
+Why this module is long: about 700 lines, because the design and its aggregation share one
 layout (entries grouped by unit, rows and levels as index arrays) that the bootstrap, the
 influence and the swap test only read (:mod:`~trialwise.leaderboards.bootstrap`,
 :mod:`~trialwise.leaderboards.influence`, :mod:`~trialwise.leaderboards.swap`).
@@ -46,7 +46,8 @@ from trialwise.leaderboards.protocol import (
     metric_from_sums,
 )
 
-__all__ = ["Design", "build_design", "reference_mask", "aggregate", "aggregate_each", "group_mean", "row_scores", "entry_weights"]
+__all__ = ["Design", "build_design", "reference_mask", "aggregate", "aggregate_each", "reference_level", "members_mean",
+           "group_mean", "row_scores", "entry_weights"]
 
 #: Name of the reference group's own row (pairs of distinct reference observers).
 REFERENCE_ROW = "{reference}–{reference}"
@@ -506,7 +507,7 @@ def _item_values(trials, protocol: Protocol) -> tuple[str, Any, int]:
 
 def _steps(labels: dict[str, NDArray], levels: tuple[str, ...], keep: tuple[str, ...]):
     """Sparse averaging matrices, one per level, and the labels of the final groups."""
-    key = {k: labels[k] for k in ("row", "reference", "condition", "experiment")}
+    key: dict[str, NDArray] = {k: labels[k] for k in ("row", "reference", "condition", "experiment") if k in labels}
     steps = []
     for level in levels:
         if level in keep:
@@ -543,16 +544,28 @@ def aggregate(values: NDArray, design: Design, *, keep: tuple[str, ...] = (), en
     return np.asarray(v, dtype=float), key
 
 
-def aggregate_each(values: NDArray, design: Design, keeps: tuple[tuple[str, ...], ...]) -> list[tuple[NDArray, dict]]:
+def aggregate_each(values: NDArray, design: Design, keeps: tuple[tuple[str, ...], ...], *,
+                   from_reference: bool = False) -> list[tuple[NDArray, dict]]:
     """:func:`aggregate` of ``values`` for every ``keep`` in ``keeps``, in that order; the levels
     their averages have in common (e.g. over references and conditions, for the scores and the
-    per-experiment scores) are computed once. The same numbers as separate calls."""
-    labels = {"row": design.entry_row, "reference": design.entry_reference,
-              "condition": design.entry_unit, "experiment": design.entry_experiment}
+    per-experiment scores) are computed once. The same numbers as separate calls.
+
+    ``from_reference=True``: ``values`` are already the means over references, one column per
+    group of :func:`reference_level` (as :func:`trialwise.leaderboards.bootstrap.bootstrap_entries`
+    with ``by_reference=True`` gives them); the averaging goes on from the next level."""
+    labels = _entry_labels(design)
+    levels = design.protocol.aggregation
+    if from_reference:
+        level = reference_level(design)
+        if level is None or any("reference" in keep for keep in keeps):
+            raise InvalidValueError(f"`from_reference=True` needs a protocol that averages over the references first "
+                                    f"and keeps that level in none of `keeps`; got aggregation {levels!r}, keeps "
+                                    f"{keeps!r}")
+        labels, levels = level[1], levels[1:]
     done: list[tuple[list, list[NDArray]]] = []  # steps of each keep and the values after each step
     results = []
     for keep in keeps:
-        steps, key = _steps(labels, design.protocol.aggregation, keep)
+        steps, key = _steps(labels, levels, keep)
         v = np.asarray(values)
         trail: list[NDArray] = []
         for j, m in enumerate(steps):
@@ -563,6 +576,44 @@ def aggregate_each(values: NDArray, design: Design, keeps: tuple[tuple[str, ...]
         done.append((steps, trail))
         results.append((np.asarray(v, dtype=float), key))
     return results
+
+
+def _entry_labels(design: Design) -> dict[str, NDArray]:
+    """Every entry's labels at each level of the averaging."""
+    return {"row": design.entry_row, "reference": design.entry_reference,
+            "condition": design.entry_unit, "experiment": design.entry_experiment}
+
+
+def reference_level(design: Design) -> tuple[Any, dict[str, NDArray]] | None:
+    """The first level of the design's averaging when it is the mean over the references (the
+    protocols' default): its membership (entries × groups, sparse 0/1) and the groups' labels
+    (``row``, ``condition``, ``experiment``); None when the protocol averages another level first.
+
+    Each group is a row's entries in one condition, i.e. in one unit, so the bootstrap can
+    average them unit by unit while a unit's replicates are in the cache
+    (:func:`trialwise.leaderboards.bootstrap.bootstrap_entries` with ``by_reference=True``), by
+    :func:`members_mean`, the kernel :func:`group_mean` uses: the same bits.
+    """
+    if tuple(design.protocol.aggregation[:1]) != ("reference",):
+        return None
+    steps, key = _steps(_entry_labels(design), ("reference",), ())
+    return steps[0], key
+
+
+def members_mean(xt: NDArray, mt: Any, full: NDArray) -> NDArray:
+    """The mean of every group's defined values, shape (groups, block): ``xt`` (members × block,
+    float64; its NaN are zeroed in place), ``mt`` (groups × members, sparse 0/1, CSR) and ``full``
+    (groups × 1) the number of members of each group. NaN where a group has no defined value.
+    The one kernel of :func:`group_mean` and of the bootstrap's means over references (the
+    same sums in the same order, so the same bits)."""
+    undefined = np.isnan(xt)
+    if not undefined.any():  # every value defined: each group's count is its number of members
+        total, count = mt @ xt, full
+    else:
+        np.copyto(xt, 0.0, where=undefined)
+        total, count = mt @ xt, mt @ (~undefined).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan)
 
 
 def group_mean(values: NDArray, membership: Any, *, workers: int | None = None) -> NDArray:
@@ -591,14 +642,7 @@ def group_mean(values: NDArray, membership: Any, *, workers: int | None = None) 
         if full is not None:  # values × replicates (a cast and transposed copy in one), the sparse product's layout
             xt = np.empty((v.shape[1], len(v[sl])))
             np.copyto(xt, v[sl].T)
-            undefined = np.isnan(xt)
-            if not undefined.any():  # every value defined: each group's count is its number of members
-                total, count = mt @ xt, full
-            else:
-                np.copyto(xt, 0.0, where=undefined)
-                total, count = mt @ xt, mt @ (~undefined).astype(float)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                out[sl] = np.where(count > 0, total / np.where(count > 0, count, 1.0), np.nan).T
+            out[sl] = members_mean(xt, mt, full).T
             return
         block = np.asarray(v[sl], dtype=float)
         ok = ~np.isnan(block)

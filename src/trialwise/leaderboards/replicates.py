@@ -16,6 +16,7 @@ from trialwise.leaderboards.hierarchy import (
     Design,
     aggregate,
     aggregate_each,
+    reference_level,
     row_scores,
 )
 
@@ -63,14 +64,18 @@ def bootstrap_scores(design: Design, n_resamples: int, *, rng: Any = None, worke
     boot_copy = copy_rng(boot_gen)
     values = design.values()
     se = se_rep = None
+    # the units average their replicates over the references themselves (the same bits; no B × entries array)
+    by_ref = reference_level(design) is not None
     if standard_errors:
-        ij = bootstrap_entries_ij(design, n_resamples, rng=boot_gen, workers=workers, progress=progress)
+        ij = bootstrap_entries_ij(design, n_resamples, rng=boot_gen, workers=workers, progress=progress,
+                                  by_reference=by_ref)
         entries, se, se_rep = ij.entries, ij.standard_errors, ij.replicate_standard_errors
     else:
-        entries = bootstrap_entries(design, n_resamples, rng=boot_gen, workers=workers, progress=progress)
+        entries = bootstrap_entries(design, n_resamples, rng=boot_gen, workers=workers, progress=progress,
+                                    by_reference=by_ref)
     scores = row_scores(values, design)  # a row without entries (no pair shares an item) is NaN
     # the scores' and the per-experiment scores' replicates: their levels in common averaged once
-    (rep, rep_key), (exp_rep, _) = aggregate_each(entries, design, ((), ("experiment",)))
+    (rep, rep_key), (exp_rep, _) = aggregate_each(entries, design, ((), ("experiment",)), from_reference=by_ref)
     del entries
     replicates = np.full((n_resamples, len(design.rows)), np.nan)
     replicates[:, rep_key["row"]] = rep
