@@ -5,6 +5,8 @@
     python benchmarks/speed/bench_agreement.py table 50 12000 10 1000
     python benchmarks/speed/bench_agreement.py bootstrap 100 12000 10 1000
     python benchmarks/speed/bench_agreement.py clustered 100 12000 10 1000
+    python benchmarks/speed/bench_agreement.py capa-vs-ec 200 2000 4 200 [rounds]
+    python benchmarks/speed/bench_agreement.py point-overhead [rounds]
 
 Issue 18, "Speed": the point-value CAPA matrix of 1,000 models × 12,000 questions × 10 options
 in under a minute with bounded memory; the all-pairs bootstrap (B = 1,000) of 100 models in
@@ -23,6 +25,18 @@ is its own; the RSS before the call (the data) is printed next to it, and the lo
   questions). Fraction of the GEMM bound: the time of the ``W @ X`` products at this
   machine's float64 rate for the shape used (replicates per chunk × questions or clusters ×
   columns) over the time of the call.
+
+Issue 33, goal 4 (not part of the default run):
+
+* ``capa-vs-ec``: all-pairs CAPA (``pairwise_agreement``, percentile interval) against all-pairs
+  EC of the same models' correctness (``pairwise_error_consistency``: its default Jeffreys +
+  Fisher, and ``ci_method="percentile"``, the same multinomial resampling as CAPA's), same shapes,
+  same B, interleaved rounds, one BLAS thread and all; CPU seconds per pair·question·replicate and
+  the ratio CAPA / EC (target ≤ 1). Data: :func:`bench_distributed.simulated_models`.
+* ``point-overhead``: ``n_resamples=0`` on 5 models × 100 questions × 4 options (calls timed 50
+  at a time) and on 1,000 × 12,000 × 10, against the Gram products it needs (``X Xᵀ`` of every
+  chunk of questions, timed alone on the same views in the same run): the overhead per call
+  beyond them (target ≤ 20 ms).
 
 lm-sim (``lmsim.metrics.CAPA().compute_k``, a Python loop over questions) computes one pair's
 point value per call: its time is measured on a sample of pairs in the same run and
@@ -174,6 +188,78 @@ def run_bootstrap(m: int, n: int, k: int, b: int, clustered: bool) -> None:
           f"the call; load {load[0]:.2f}")
 
 
+def _interleaved(cases: dict, rounds: int, threads: int | None) -> dict:
+    """Median (wall, CPU) seconds of every case over ``rounds`` interleaved rounds, BLAS on ``threads``."""
+    from threadpoolctl import threadpool_limits
+
+    times: dict = {k: [] for k in cases}
+    with threadpool_limits(limits=threads):
+        for _ in range(rounds):
+            for name, fn in cases.items():
+                t0, c0 = time.perf_counter(), time.process_time()
+                fn()
+                times[name].append((time.perf_counter() - t0, time.process_time() - c0))
+    return {k: (float(np.median([t[0] for t in v])), float(np.median([t[1] for t in v]))) for k, v in times.items()}
+
+
+def run_capa_vs_ec(m: int, n: int, k: int, b: int, rounds: int = 3) -> None:
+    """Issue 33, goal 4a: all-pairs CAPA against all-pairs EC of the same models, per pair·question·replicate."""
+    import warnings
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from bench_distributed import simulated_models
+
+    warnings.simplefilter("ignore")
+    probs, truth = simulated_models(m, n, k)
+    correct = pd.DataFrame(probs.argmax(axis=2) == truth).T  # items × models, as metric="ec" builds it
+    pairs = m * (m - 1) // 2
+    cases = {"CAPA (percentile)": lambda: tw.pairwise_agreement(probs, truth=truth, n_resamples=b, rng=7,
+                                                               keep_replicates=False),
+             "EC default (Jeffreys + Fisher)": lambda: tw.pairwise_error_consistency(correct, n_resamples=b, rng=7,
+                                                                                     keep_replicates=False),
+             "EC percentile": lambda: tw.pairwise_error_consistency(correct, n_resamples=b, rng=7,
+                                                                    ci_method="percentile", keep_replicates=False)}
+    print(f"capa-vs-ec | {m} models x {n} questions x {k} options ({pairs:,} pairs), B = {b}, seed 7, medians of "
+          f"{rounds} interleaved rounds; uptime: {os.popen('uptime').read().strip()}")
+    for threads in (1, None):
+        med = _interleaved(cases, rounds, threads)
+        unit = pairs * n * b
+        print(f"  {'1 BLAS thread' if threads == 1 else 'all BLAS threads'}: " + "; ".join(
+            f"{name} {w:.2f} s wall / {c:.2f} s CPU ({1e12 * c / unit:.0f} ps CPU per pair·question·replicate)"
+            for name, (w, c) in med.items()))
+        capa = med["CAPA (percentile)"]
+        for ec in list(cases)[1:]:
+            print(f"    CAPA / {ec}: {capa[0] / med[ec][0]:.2f} wall, {capa[1] / med[ec][1]:.2f} CPU (target ≤ 1)")
+    print(f"  uptime after: {os.popen('uptime').read().strip()}")
+
+
+def run_point_overhead(rounds: int = 3) -> None:
+    """Issue 33, goal 4b: the point values' time beyond their Gram products (target ≤ 20 ms a call)."""
+    print(f"point-overhead | pairwise_agreement(probs, truth=..., n_resamples=0) against the Gram products it needs "
+          f"(X Xᵀ of every chunk of questions, the same views, timed alone in the same run), medians of interleaved "
+          f"rounds; uptime: {os.popen('uptime').read().strip()}")
+    for m, n, k, reps in [(5, 100, 4, 200), (1000, 12_000, 10, rounds)]:
+        probs, truth = array_data(m, n, k)
+        step = gram_chunk_questions(m, k, GRAM_CHUNK_BYTES)
+        views = [probs[:, q0: q0 + step].reshape(m, -1) for q0 in range(0, n, step)]
+
+        def products():
+            for x in views:
+                x @ x.T
+
+        tw.pairwise_agreement(probs[:, :10], truth=truth[:10], n_resamples=0)  # warm-up
+        inner = 1 if m > 100 else 50  # small calls timed 50 at a time
+        cases = {"call": lambda: [tw.pairwise_agreement(probs, truth=truth, n_resamples=0) for _ in range(inner)],
+                 "Gram products": lambda: [products() for _ in range(inner)]}
+        med = _interleaved(cases, reps if m > 100 else max(3, reps // inner), None)
+        (cw, cc), (gw, gc) = (tuple(v / inner for v in med[k_]) for k_ in cases)
+        print(f"  {m} models x {n} questions x {k} options ({len(views)} chunks): call {1e3 * cw:.1f} ms wall / "
+              f"{1e3 * cc:.1f} ms CPU, Gram products {1e3 * gw:.1f} ms / {1e3 * gc:.1f} ms; overhead "
+              f"{1e3 * (cw - gw):.1f} ms wall, {1e3 * (cc - gc):.1f} ms CPU (target ≤ 20 ms); call / products "
+              f"{cw / gw:.2f} wall, {cc / gc:.2f} CPU")
+    print(f"  uptime after: {os.popen('uptime').read().strip()}")
+
+
 def main(argv: list[str]) -> None:
     if not argv:
         for args in (["point", "1000", "12000", "10"], ["table", "50", "12000", "10", "1000"],
@@ -181,7 +267,11 @@ def main(argv: list[str]) -> None:
             subprocess.run([sys.executable, __file__, *args], check=True)
         return
     kind, nums = argv[0], [int(x) for x in argv[1:]]
-    if kind == "point":
+    if kind == "capa-vs-ec":
+        run_capa_vs_ec(*nums)
+    elif kind == "point-overhead":
+        run_point_overhead(*nums)
+    elif kind == "point":
         run_point(*nums)
     elif kind == "table":
         run_table(*nums)

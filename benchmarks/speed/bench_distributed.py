@@ -1,6 +1,7 @@
 """Cost model of the all-pairs bootstrap on Dask (issue 17, goal 5): ``pairwise_error_consistency(..., client=)``.
 
     python benchmarks/speed/bench_distributed.py [--observers 150] [--resamples 1000] [--large | --agreement | --stored [--chunk 16]]
+    python benchmarks/speed/bench_distributed.py --capa-large [--models 1000] [--resamples 1000] [--no-local]
 
 The default call (Jeffreys interval, Fisher test), 10 % of cells missing (the data of
 ``bench_ec.py``), seed 7, on a ``LocalCluster`` of worker processes with one thread each
@@ -36,6 +37,12 @@ both layouts of the blocks for several chunk widths, computed from the blocks' o
 (runs of consecutive pairs, before; observer tiles, now), then the measured run. The
 "before" figures of docs/distributed.md come from this script run on the tree before the
 tiles (``PYTHONPATH`` pointing at its ``src``), which reads by runs of consecutive pairs.
+
+With ``--capa-large`` (issue 33, goal 4), instead: :func:`capa_large`, all-pairs CAPA with
+intervals (``pairwise_agreement``, percentile, ``keep_replicates=False``) on ``--models``
+simulated models × 2,000 four-option questions, B = ``--resamples``, on two one-thread workers,
+then the same call locally with one BLAS thread, as a worker has (unless ``--no-local``), and
+whether every pair's numbers are identical; the whole call's minutes, the workers' peak RSS, CPU per pair·question·replicate.
 
 Peak memory per worker from ``resource.getrusage`` in each worker process (a fresh cluster
 per case). The machine has 2 cores shared with other jobs: the load average is printed
@@ -151,6 +158,44 @@ def agreement_large(B: int) -> None:
     big = run(probs, B, 2, call)
     show("1000 × 2000, 2 workers", big, 499_500, B)
     print(f"  client-side part {big['total'] - big['bootstrap']:.1f} s; client peak RSS {_peak_rss_gib():.2f} GiB")
+
+
+def capa_large(n_models: int, B: int, n_questions: int = 2000, local: bool = True) -> None:
+    """Issue 33, goal 4c: all-pairs CAPA with intervals on two one-thread Dask workers, against the local path.
+
+    ``pairwise_agreement(probs, truth=..., n_resamples=B, rng=7, keep_replicates=False)`` on
+    :func:`simulated_models` (4 options, seed 7): on a fresh ``LocalCluster`` of two worker processes
+    with one thread each, then (``local``) the same call without ``client`` in this process (numpy's
+    BLAS on one thread, as on a worker), and whether every pair's statistic, interval, p-value and undefined count are
+    identical. Prints the time of the call and of its bootstrap (the tasks), the workers' CPU seconds,
+    the peak RSS of each worker and of the client, and the load before and after.
+    """
+    probs, truth = simulated_models(n_models, n_questions)
+    pairs = n_models * (n_models - 1) // 2
+
+    def call(client):
+        return tw.pairwise_agreement(probs, truth=truth, n_resamples=B, rng=7, keep_replicates=False, client=client)
+
+    print(f"capa-large | {os.cpu_count()} cores; pairwise_agreement (CAPA, percentile interval, one-sided test), "
+          f"{n_models} models ({pairs:,} pairs) × {n_questions} questions × 4 options, B = {B}, seed 7; "
+          f"start {time.strftime('%H:%M:%S', time.gmtime())} UTC, uptime: {os.popen('uptime').read().strip()}")
+    dask = run(probs, B, 2, call)
+    show(f"{n_models} × {n_questions}, 2 workers", dask, pairs, B)
+    unit = pairs * n_questions * B
+    print(f"    whole call {dask['total'] / 60:.1f} min (target ≤ 10 min), workers' peak RSS "
+          f"{max(dask['peak']):.2f} GiB (target ≤ 2 GB = 1.86 GiB); workers' CPU {1e12 * dask['cpu'] / unit:.0f} ps per "
+          f"pair·question·replicate; client-side part {dask['total'] - dask['bootstrap']:.1f} s")
+    if local:  # with one BLAS thread, as a worker has (with more, the float64 products may differ in the last bit)
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1):
+            loc = run(probs, B, None, call)
+        show(f"{n_models} × {n_questions}, local, 1 BLAS thread", loc, pairs, B)
+        print(f"    2 workers / local (whole call) {dask['total'] / loc['total']:.2f}; identical to the local path "
+              f"(statistic, interval, p-value, undefined replicates of all {pairs:,} pairs): "
+              f"{same(dask['res'], loc['res'])}, largest |Δ| of an interval end {max_diff(dask['res'], loc['res']):.1e}")
+    print(f"    client peak RSS {_peak_rss_gib():.2f} GiB; end {time.strftime('%H:%M:%S', time.gmtime())} UTC, "
+          f"uptime: {os.popen('uptime').read().strip()}")
 
 
 def agreement_main(n_models: int, B: int, n_questions: int = 2000) -> None:
@@ -275,8 +320,14 @@ def main() -> None:
     ap.add_argument("--agreement", action="store_true")
     ap.add_argument("--stored", action="store_true")
     ap.add_argument("--chunk", type=int, default=16)
+    ap.add_argument("--capa-large", action="store_true")
+    ap.add_argument("--models", type=int, default=1000)
+    ap.add_argument("--no-local", action="store_true")
     args = ap.parse_args()
     B, n_obs = args.resamples, args.observers
+    if args.capa_large:
+        capa_large(args.models, B, local=not args.no_local)
+        return
     if args.stored:
         stored_main(n_obs, B, args.chunk)
         return

@@ -1,4 +1,4 @@
-"""Speed and memory of the error-consistency bootstrap against a naive baseline.
+"""Speed and memory of the error-consistency bootstrap against vectorised and naive baselines.
 
     python benchmarks/speed/bench_ec.py [--resamples 10000] [--naive-replicates 50]
 
@@ -8,7 +8,9 @@
 (b) all 1,770 pairs of 60 observers × 1,000 items with 10 % of cells missing, B
     replicates, jointly resampled: ``pairwise_error_consistency`` with its default
     (Jeffreys interval, Fisher test) and with BCa + Fisher, each with the time spent inside
-    its bootstrap engine during the call, vs the same naive loop — index resampling, then per pair the items both
+    its bootstrap engine during the call, vs the vectorised numpy baseline of (g) (float64 and
+    float32, one run each: the headline ratio; (g) measures it properly) and, as a footnote, the
+    naive loop — index resampling, then per pair the items both
     saw and κ in numpy. The naive baseline runs on all pairs for ``--naive-replicates``
     replicates and is extrapolated linearly to B (its cost is linear in B).
 
@@ -64,6 +66,21 @@ Both are measured in the same run, on this machine.
     slices, added in float64 (before) or in float32, and in the engine's layout now: sums
     (pairs × replicates), the parts gathered by whole rows (``pairs_first``); all give the same
     bits (checked).
+
+    python benchmarks/speed/bench_ec.py --baseline [--repeats 3]
+
+(g) the honest baseline of the pairwise call (issue 33, goal 2b): a vectorised all-pairs numpy
+    bootstrap a competent user would write (:func:`vectorised_pairwise`): per chunk of replicates,
+    multinomial weights (chunk × items, one ``integers`` draw and one ``bincount``) and ONE GEMM
+    against the items × 4·pairs product columns (seen by both, A right, B right, both right), κ of
+    every pair-replicate vectorised, and the percentile interval from one sort — in float64 (what
+    most users would write) and in float32 (exact here: counts below 2**24). Its point values are
+    checked against ``tw.pairwise_error_consistency``'s (≤ 1e-12). Timed in the same run, interleaved
+    rounds, medians, CPU and wall, with one BLAS thread (``threadpoolctl``) and with all threads,
+    on 60 observers × 1,000 items (B = 10,000) and 200 × 1,000 (B = 1,000), 10 % missing, against the
+    default call (Jeffreys interval, Fisher test) and the multinomial one (``ci_method="percentile"``,
+    the same resampling as the baseline). The old per-replicate-per-pair Python loop of (b) is
+    extrapolated from a few replicates as a footnote.
 """
 
 from __future__ import annotations
@@ -503,6 +520,125 @@ def fisher_large() -> None:
     print(f"    uptime after: {os.popen('uptime').read().strip()}")
 
 
+def vectorised_pairwise(x: np.ndarray, n_resamples: int, seed: int = 11, dtype=np.float64,
+                        confidence_level: float = 0.95, chunk_bytes: int = 64 * 2**20,
+                        timing: dict | None = None) -> dict:
+    """The vectorised all-pairs bootstrap of EC a competent numpy user would write (the baseline of (g)).
+
+    ``x``: items × observers of 0/1 with NaN = not seen. Per chunk of replicates: multinomial
+    counts (one ``integers`` draw, one ``bincount``), one GEMM against the items × 4·pairs
+    product columns, κ of every pair-replicate; then the percentile interval from one sort.
+    No Python loop over pairs or replicates beyond the chunks. ``timing``: CPU seconds of its steps
+    (weights, product, κ, interval) are added to it.
+    """
+    t = {} if timing is None else timing
+
+    def lap(step: str, c0: float) -> float:
+        c1 = time.process_time()
+        t[step] = t.get(step, 0.0) + c1 - c0
+        return c1
+
+    n_items, n_obs = x.shape
+    seen = ~np.isnan(x)
+    right = seen & (np.nan_to_num(x) == 1)
+    a, b = np.triu_indices(n_obs, 1)
+    p = len(a)
+    s, r = seen.astype(dtype), right.astype(dtype)
+    # the four product columns of every pair, side by side: seen by both, A right, B right, both right
+    cols = np.concatenate([s[:, a] * s[:, b], r[:, a] * s[:, b], s[:, a] * r[:, b], r[:, a] * r[:, b]], axis=1)
+
+    def kappa(sums: np.ndarray) -> np.ndarray:  # sums: (..., 4·pairs)
+        n, ra, rb, both = (sums[..., k * p:(k + 1) * p] for k in range(4))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            pa, pb = ra / n, rb / n
+            c_obs = (n - ra - rb + 2 * both) / n
+            c_exp = pa * pb + (1 - pa) * (1 - pb)
+            return np.where(c_exp < 1, (c_obs - c_exp) / (1 - c_exp), np.nan)
+
+    point = kappa(cols.sum(axis=0, dtype=np.float64))
+    rng = np.random.default_rng(seed)
+    chunk = max(1, min(n_resamples, chunk_bytes // (8 * cols.shape[1])))
+    dist = np.empty((n_resamples, p))
+    for r0 in range(0, n_resamples, chunk):
+        c = min(chunk, n_resamples - r0)
+        c0 = time.process_time()
+        draws = rng.integers(0, n_items, size=(c, n_items)) + (np.arange(c) * n_items)[:, None]
+        w = np.bincount(draws.ravel(), minlength=c * n_items).reshape(c, n_items).astype(dtype)
+        c0 = lap("weights", c0)
+        sums = w @ cols
+        c0 = lap("product", c0)
+        dist[r0:r0 + c] = kappa(sums)
+        lap("kappa", c0)
+    c0 = time.process_time()
+    dist.sort(axis=0)  # NaN (undefined) last
+    k = (~np.isnan(dist)).sum(axis=0)
+    alpha = 1 - confidence_level
+    cols_ = np.arange(p)
+    lo = dist[np.clip(np.floor(alpha / 2 * (k - 1)).astype(int), 0, None), cols_]
+    hi = dist[np.clip(np.ceil((1 - alpha / 2) * (k - 1)).astype(int), 0, None), cols_]
+    lap("interval", c0)
+    return dict(statistic=point, low=lo, high=hi)
+
+
+def _timed(fn) -> tuple[float, float]:
+    t0, c0 = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - t0, time.process_time() - c0
+
+
+def baseline_section(repeats: int, naive_replicates: int = 5) -> None:
+    """(g): the pairwise call against the vectorised numpy baseline, interleaved rounds, one BLAS thread and all."""
+    from threadpoolctl import threadpool_limits
+
+    warnings.simplefilter("ignore", tw.TrialwiseWarning)
+    print(f"\n(g) pairwise_error_consistency vs the vectorised numpy baseline (medians of {repeats} interleaved "
+          f"rounds; ratio = baseline / call, > 1: the call is faster); uptime: {os.popen('uptime').read().strip()}")
+    for n_obs, n_items, b in [(60, 1000, 10_000), (200, 1000, 1000)]:
+        x = observers_with_missing(n_obs, n_items)
+        pairs = n_obs * (n_obs - 1) // 2
+        ref = tw.pairwise_error_consistency(x, n_resamples=100, rng=0)
+        base = vectorised_pairwise(x, 50)
+        diff = float(np.nanmax(np.abs(base["statistic"] - ref.statistic)))
+        same_nan = bool(np.array_equal(np.isnan(base["statistic"]), np.isnan(ref.statistic)))
+        print(f"    {n_obs} observers × {n_items} items ({pairs:,} pairs), 10 % missing, B = {b:,}: point values of the "
+              f"baseline vs the call: max |Δ| {diff:.1e} (≤ 1e-12: {diff <= 1e-12 and same_nan})")
+        cases = {"call, default (Jeffreys + Fisher)": lambda: tw.pairwise_error_consistency(x, n_resamples=b, rng=7),
+                 "call, percentile (multinomial)": lambda: tw.pairwise_error_consistency(
+                     x, n_resamples=b, rng=7, ci_method="percentile"),
+                 "baseline float64": lambda: vectorised_pairwise(x, b),
+                 "baseline float32": lambda: vectorised_pairwise(x, b, dtype=np.float32)}
+        for threads in (1, None):
+            times: dict[str, list] = {k: [] for k in cases}
+            with threadpool_limits(limits=threads):
+                for _ in range(repeats):
+                    for name, fn in cases.items():
+                        times[name].append(_timed(fn))
+            med = {k: (float(np.median([t[0] for t in v])), float(np.median([t[1] for t in v]))) for k, v in times.items()}
+            label = "1 BLAS thread" if threads == 1 else f"all BLAS threads ({os.cpu_count()} cores)"
+            print(f"      {label}: " + "; ".join(f"{k} {w:.2f} s wall / {c:.2f} s CPU" for k, (w, c) in med.items()))
+            for call in list(cases)[:2]:
+                print(f"        {call}: baseline float64 / call {med['baseline float64'][0] / med[call][0]:.2f} wall, "
+                      f"{med['baseline float64'][1] / med[call][1]:.2f} CPU; baseline float32 / call "
+                      f"{med['baseline float32'][0] / med[call][0]:.2f} wall, {med['baseline float32'][1] / med[call][1]:.2f} CPU")
+        with threadpool_limits(limits=1):  # where the time goes, one BLAS thread, CPU seconds
+            steps: dict = {}
+            vectorised_pairwise(x, b, dtype=np.float32, timing=steps)
+            c0 = time.process_time()
+            _, _, engine = call_with_engine_time(x, n_resamples=b, rng=7, ci_method="percentile")
+            whole = time.process_time() - c0
+        floor = steps["product"]
+        print(f"      where the time goes (1 BLAS thread, CPU): baseline float32 " + ", ".join(
+            f"{k} {v:.2f} s" for k, v in steps.items()) + f"; the float32 GEMM of the 4·pairs columns (the floor) "
+            f"{floor:.2f} s; call (percentile) {whole:.2f} s CPU = {whole / floor:.2f}× that GEMM, its engine "
+            f"{engine:.2f} s wall; baseline float32 = {sum(steps.values()) / floor:.2f}× the GEMM")
+        if n_obs == 60 and naive_replicates:
+            idx = [(i, j) for i in range(n_obs) for j in range(i + 1, n_obs)]
+            t_loop, _ = _timed(lambda: naive_pairwise(x, idx, naive_replicates, np.random.default_rng(4)))
+            print(f"      footnote: the per-replicate-per-pair Python loop of (b), {naive_replicates} replicates "
+                  f"extrapolated to B = {b:,}: {t_loop * b / naive_replicates:,.0f} s wall (all threads)")
+    print(f"    uptime after: {os.popen('uptime').read().strip()}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--resamples", type=int, default=10_000)
@@ -513,6 +649,7 @@ def main() -> None:
     ap.add_argument("--large-resamples", type=int, default=1000)
     ap.add_argument("--engine", action="store_true", help="run only (e), the engine vs the GEMM bound")
     ap.add_argument("--kappa", action="store_true", help="run only (f), κ of the sums per pair-replicate")
+    ap.add_argument("--baseline", action="store_true", help="run only (g), the call vs the vectorised numpy baseline")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--case", nargs=4, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -531,6 +668,9 @@ def main() -> None:
         return
     if args.kappa:
         kappa_section(args.repeats)
+        return
+    if args.baseline:
+        baseline_section(args.repeats)
         return
     if args.memory:
         memory_section(args.large_resamples)
@@ -571,14 +711,16 @@ def main() -> None:
         if not kw:
             t_full, t_engine = whole, engine
 
+    for dtype in (np.float64, np.float32):  # the honest baseline (section (g) times it properly)
+        _, t_vec, mem_vec = measure(lambda: vectorised_pairwise(x, B, dtype=dtype))
+        print(f"    vectorised numpy, {np.dtype(dtype).name}        : {t_vec:8.2f} s   peak {mem_vec:7.1f} MiB   "
+              f"(one GEMM per replicate chunk); baseline / whole call {t_vec / t_full:.2f}x (one run; --baseline: "
+              f"interleaved rounds, CPU and wall)")
     m = args.naive_replicates
     _, t_sub, mem_sub = measure(lambda: naive_pairwise(x, pairs, m, np.random.default_rng(4)))
     t_naive_b = t_sub * B / m
-    print(f"    naive, all pairs, {m} replicates : {t_sub:8.2f} s   peak {mem_sub:7.1f} MiB"
-          f"   ({len(pairs) * m / t_sub:,.0f} pair-replicates/s)")
-    print(f"    naive extrapolated to B = {B}: {t_naive_b:8.0f} s")
-    print(f"    speed-up (engine)               : {t_naive_b / t_engine:8.0f} x")
-    print(f"    speed-up (whole call)           : {t_naive_b / t_full:8.0f} x")
+    print(f"    footnote, the per-replicate-per-pair Python loop ({m} replicates, extrapolated to B = {B}): "
+          f"{t_naive_b:.0f} s, {t_naive_b / t_full:.0f}x the whole call ({t_naive_b / t_engine:.0f}x its engine)")
 
 
 if __name__ == "__main__":

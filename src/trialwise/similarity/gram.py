@@ -90,12 +90,19 @@ def gram_sums(probs: ArrayLike, k: ArrayLike, truth: ArrayLike, *, choices: bool
     step = gram_chunk_questions(m, width, chunk_bytes)
     gram, correct = np.zeros((m, m)), np.zeros(m)
     options = np.arange(width)
+    # a C-contiguous aligned float64 array in memory is read in place: a chunk of questions is then a
+    # (models × questions·options) view whose rows are runs in memory (row stride n·options), which BLAS
+    # reads as it is, with the same bits as a contiguous copy (tests/similarity/test_gram.py), without
+    # the copy (2 ms of a 57 ms chunk at 1,000 models × 104 questions × 10 options)
+    in_place = isinstance(p, np.ndarray) and p.dtype == np.float64 and p.flags.c_contiguous and p.flags.aligned
     for q0 in range(0, n, step):
-        # contiguous (a strided view would miss BLAS) and aligned (a chunk of a Dask array may come
-        # unaligned from a worker, and BLAS rounds an unaligned product differently in the last bits)
-        x = np.require(p[:, q0: q0 + step], dtype=np.float64, requirements=["C", "A"])
+        # else contiguous (a view whose rows are not runs would miss BLAS) and aligned (a chunk of a Dask
+        # array may come unaligned from a worker, and BLAS rounds an unaligned product differently in the
+        # last bits)
+        x = p[:, q0: q0 + step] if in_place else np.require(p[:, q0: q0 + step], dtype=np.float64,
+                                                             requirements=["C", "A"])
         kq, tq = kk[q0: q0 + step], tt[q0: q0 + step]
-        if check:
+        if check and not _chunk_is_valid(x, kq, width):
             _check_chunk(x, kq, q0, options)
         if choices:
             x = (x.argmax(axis=2)[..., None] == options).astype(np.float64)
@@ -103,6 +110,23 @@ def gram_sums(probs: ArrayLike, k: ArrayLike, truth: ArrayLike, *, choices: bool
         gram += flat @ flat.T
         correct += flat[:, np.arange(tq.size) * width + tq].sum(axis=1)
     return correct, gram
+
+
+def _chunk_is_valid(x: NDArray, k: NDArray, width: int) -> bool:
+    """Whether a chunk passes every check of :func:`_check_chunk`, in two passes over it (its minimum and its
+    row sums, 3 ms of a 1,000 × 104 × 10 chunk, where :func:`_check_chunk` takes 12 ms); False sends the chunk
+    to :func:`_check_chunk`, which finds and names the first offending value.
+
+    NaN makes the minimum NaN and +inf a row sum infinite, so both fail here as they do there."""
+    if x.size == 0:
+        return True
+    if not x.min() >= 0:  # (NaN compares False)
+        return False
+    fewer = np.flatnonzero(k < width)  # questions with fewer options than the array's last axis
+    if fewer.size and np.any((x[:, fewer] != 0) & (np.arange(width) >= k[fewer, None])):
+        return False
+    sums = x @ np.ones(width)  # (rounded otherwise than x.sum(axis=2): rows near the tolerance go to the full check)
+    return not np.any(np.abs(sums - 1) > PROBABILITY_SUM_TOLERANCE - 1e-12)
 
 
 def _check_chunk(x: NDArray, k: NDArray, q0: int, options: NDArray) -> None:

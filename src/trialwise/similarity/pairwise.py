@@ -5,7 +5,7 @@ bootstrap replicates of all pairs come from one set of replicate weights, tile b
 (:func:`bootstrap_agreement_block`, also the task of the Dask path), so differences between pairs have
 their joint uncertainty (:meth:`trialwise.similarity.PairwiseAgreementResult.differences`).
 
-Why this module is long: about 510 lines, because the one public function has three inputs that
+Why this module is long: about 540 lines, because the one public function has three inputs that
 meet in one bootstrap — a trial table (with clusters and repeated runs), arrays, and blocks of
 pairs run here or on Dask workers — and the block kernel, its driver and the leave-one-cluster-out
 values the differences need read the same tiles and replicate weights; split, each half would
@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from trialwise._core import validation as v
+from trialwise._core.threads import thread_budget
 from trialwise._core.errors import InvalidTypeError, InvalidValueError
 from trialwise._core.results import ConfidenceInterval, Note
 from trialwise._core.warnings import DegenerateDataWarning, warn
@@ -87,7 +88,8 @@ def model_tiles(n_models: int, tile: int | None = None) -> Iterator[tuple[NDArra
 def bootstrap_agreement_block(probs: Any, k: NDArray, truth: NDArray | None, codes: NDArray | None,
                               tiles: list[NDArray], estimate: NDArray, metric: str, argmax: bool,
                               confidence_level: float, ci_method: str, weights: ReplicateWeights,
-                              keep: bool, shares: bool = False) -> dict[str, Any]:
+                              keep: bool, shares: bool = False, out: tuple[Any, Any, NDArray] | None = None
+                              ) -> dict[str, Any]:
     """Intervals, p-values and undefined counts of one block of pairs of :func:`pairwise_agreement`.
 
     ``probs`` holds the models (models × questions × options: all of them, or those of the
@@ -100,7 +102,9 @@ def bootstrap_agreement_block(probs: Any, k: NDArray, truth: NDArray | None, cod
     pair the same replicates whatever the block (and the number of workers). Run in this
     process, or as a task on a Dask worker (:mod:`trialwise._stats.distributed`), which gets
     ``weights`` pickled as their stream. Everything returned is O(pairs of the block), plus
-    its B × pairs replicates when ``keep``.
+    its B × pairs replicates (and jackknife-t's leave-one-unit-out values) when ``keep`` — unless ``out`` =
+    (the caller's kept B × all-pairs array, its units × all-pairs array or None, the block's positions in
+    them): they are then written there (blocks run on threads write disjoint columns) and not returned.
     """
     if hasattr(probs, "__dask_graph__"):  # in storage: read the block's models here (on the worker)
         probs = np.asarray(probs.compute(scheduler="sync"))
@@ -124,8 +128,14 @@ def bootstrap_agreement_block(probs: Any, k: NDArray, truth: NDArray | None, cod
             if ci_method in ("bca", "jackknife-t") else None)
     low, high, pvalue, n_undefined = pair_summaries(dist, np.asarray(estimate, dtype=float), jack, metric,
                                                 confidence_level, ci_method)
+    keep_jack = keep and ci_method == "jackknife-t"
+    if keep and out is not None:
+        out[0][:, out[2]] = dist
+        if keep_jack:
+            out[1][:, out[2]] = jack
+        keep = keep_jack = False
     return dict(lo=low, hi=high, pvalue=pvalue, n_undefined=n_undefined, dist=dist if keep else None,
-                jack=jack if keep and ci_method == "jackknife-t" else None)
+                jack=jack if keep_jack else None)
 
 
 def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes: NDArray | None,
@@ -162,6 +172,17 @@ def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes
         from trialwise._stats.distributed import task_block_size
 
         m = task_block_size(client, n_pairs, m, AGREEMENT_TILE)  # runs of whole tiles: at least one per task
+    # in memory and in this process: the blocks run on threads, each tile's product on one BLAS thread, as on a
+    # Dask worker (the same bits; a multithreaded BLAS on these small products left its threads spinning on the
+    # cores: 3.4× the CPU time on 2 busy cores, benchmarks/speed/bench_agreement.py capa-vs-ec). About four
+    # blocks per thread balance them; the tiles, not the blocks, fix the numbers.
+    threads = client is None and not stored
+    if threads:
+        n_threads = thread_budget()
+        want = -(-n_pairs // (4 * n_threads))
+        m = int(min(m, max(AGREEMENT_TILE**2, want)))
+        for _ in weights:  # the first pass here, before the threads replay it (kept if small; rng moves on as always)
+            pass
 
     def blocks() -> Iterator[tuple[NDArray, tuple]]:
         run: list[tuple[NDArray, NDArray]] = []
@@ -176,13 +197,14 @@ def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes
                     tiles = [local.ravel()[2 * at[i]: 2 * at[i + 1]].reshape(-1, 2) for i in range(len(run))]
                     models = probs[used] if stored else np.asarray(probs[used])
                 yield where, (models, k, truth, codes, tiles, estimate[where], opts["metric"], argmax,
-                              opts["confidence_level"], opts["ci_method"], weights, keep, shares)
+                              opts["confidence_level"], opts["ci_method"], weights, keep, shares,
+                              (dist, jack, where) if threads and dist is not None else None)
                 run, size = [], 0
             if tile is not None:
                 run.append(tile)
                 size += len(tile[0])
 
-    gather_blocks(run_blocks(bootstrap_agreement_block, blocks(), weights=weights, client=client),
+    gather_blocks(run_blocks(bootstrap_agreement_block, blocks(), weights=weights, client=client, threads=threads),
                   rows=dict(lo=low, hi=high, pvalue=pvalue, n_undefined=n_undefined), columns=dict(dist=dist, jack=jack))
     return low, high, pvalue, n_undefined, dist, jack
 
@@ -419,6 +441,12 @@ def pairwise_agreement(
     :data:`trialwise.ec.blocks.PAIR_BLOCK_BYTES` (256 MiB), each reduced to its intervals and
     p-values before the next: memory beyond the input and the result is bounded whatever the
     number of pairs, and, the tiles being fixed, the numbers do not depend on the blocks.
+    Without ``client`` the blocks run on threads (the thread budget of
+    :func:`trialwise._core.threads.thread_budget`, about four blocks each; memory then up to one
+    block per thread), each product on one BLAS thread, as on a Dask worker: the numbers are the
+    same for any number of threads and equal to the Dask path's, bit for bit (before issue 33 the
+    products ran on numpy's multithreaded BLAS, whose interval ends differed from these by up to
+    3·10⁻¹⁶; docs/performance.md, "All pairs (issue 33)").
     ``pvalue`` is as in
     :func:`agreement` (NaN for ``"choice"``). Timings: ``docs/language_models.md``, "Speed".
 
