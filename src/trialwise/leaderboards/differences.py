@@ -163,16 +163,13 @@ class SwapNulls:
         the p-value is large) and the swaps it is from."""
         sampler, lock = self._sampler(i, j)
         with lock:
-            k = 0
-            while True:
+            k, decided, null = 0, None, np.empty(0)
+            while decided is None:  # decided at the latest when all m swaps are drawn
                 k = min(m, max(2 * k, SEQUENTIAL_FIRST_BLOCK))
                 null = sampler.draw(k)
                 decided = sequential_pvalue(observed, null, m)
-                if decided is not None:
-                    p, used = decided
-                    null = null[:used]
-                    break
-        return p, (null if i < j else -null)
+        p, used = decided
+        return p, (null[:used] if i < j else -null[:used])
 
 
 #: Swaps the sequential swap test draws first; it doubles them until the p-value is decided.
