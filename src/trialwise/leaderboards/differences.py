@@ -60,9 +60,11 @@ BenchmarkTest = Literal["combined", "studentized", "swap", "bootstrap", "paper"]
 SWAP_TESTS = ("combined", "swap", "paper")
 #: One sentence per test, for reports.
 TEST_DESCRIPTIONS = {
-    "combined": "the larger p-value of the swap test and the studentized (bootstrap-t) test of equal scores",
+    "combined": "the larger p-value of the swap test and the studentized (bootstrap-t) test of equal scores; the "
+                "swaps stop once 100 are at least as extreme as the difference (Besag & Clifford 1991)",
     "studentized": "symmetric bootstrap-t test of equal scores",
-    "swap": "permutation test of exchangeable candidates (responses swapped item by item, or cluster by cluster)",
+    "swap": "permutation test of exchangeable candidates (responses swapped item by item, or cluster by cluster; "
+            "the swaps stop once 100 are at least as extreme as the difference, Besag & Clifford 1991)",
     "bootstrap": "percentile-bootstrap test of equal scores",
     "paper": "t-test between the bootstrap and swap distributions (Klein et al. 2025)",
 }
