@@ -14,6 +14,7 @@ import the other's private helpers.
 
 from __future__ import annotations
 
+import collections
 import itertools
 from collections.abc import Iterator
 from typing import Any
@@ -181,8 +182,8 @@ def _pairwise_bootstrap(probs: NDArray, k: NDArray, truth: NDArray | None, codes
         n_threads = thread_budget()
         want = -(-n_pairs // (4 * n_threads))
         m = int(min(m, max(AGREEMENT_TILE**2, want)))
-        for _ in weights:  # the first pass here, before the threads replay it (kept if small; rng moves on as always)
-            pass
+        # the first pass here, before the threads replay it (kept if small; rng moves on as always)
+        collections.deque(weights, maxlen=0)
 
     def blocks() -> Iterator[tuple[NDArray, tuple]]:
         run: list[tuple[NDArray, NDArray]] = []
