@@ -113,6 +113,60 @@ def test_brainscore_average_counts_a_missing_score_as_zero():
     assert np.isnan(got[1])  # no score at all: NaN (Brain-Score's fix_parent_scores), not 0
 
 
+@pytest.mark.parametrize("metric", ["error-consistency", "accuracy", "accuracy-distance"])
+def test_a_candidate_lacking_benchmarks_is_scored_in_the_others_and_counts_zero_in_the_average(trials, metric):
+    """As on Brain-Score: a model is scored in the benchmarks it has, and its missing scores count as 0 in the
+    average. Oracles: its scores in the benchmarks it has are those of a benchmark of those experiments alone
+    (same seed: the same units, so the same draws), the complete candidates' numbers do not change, and the
+    average is the mean with zeros (replicate by replicate too)."""
+    full = trials[trials.subject.isin(CANDS)]
+    no_edge = trials[(trials.subject == "clip_kb") & (trials.experiment == "cue-conflict")]  # one experiment only
+    sketchy = trials[(trials.subject == "swin-base")]  # all three, less one image of contrast
+    sketchy = sketchy.drop(sketchy.index[sketchy.experiment == "contrast"][:1])
+    kw = dict(metric=metric, n_resamples=40, rng=0)
+    bench = tw.brainscore.BehavioralBenchmark(trials, _proto(EXPS), **kw)
+    with pytest.warns(tw.TrialwiseWarning, match="2 candidate.s. not scored in some of the 3 benchmarks") as caught:
+        res = bench.score_benchmarks(pd.concat([full, no_edge, sketchy]))
+    assert len([w for w in caught if issubclass(w.category, tw.TrialwiseWarning)]) == 1
+    assert res.missing == {"clip_kb": ("contrast", "edge"), "swin-base": ("contrast",)}
+    assert [n.kind for n in res.notes].count("benchmarks-missing") == 1
+    complete = tw.brainscore.BehavioralBenchmark(trials, _proto(EXPS), **kw).score_benchmarks(full)
+    stand_in = trials[(trials.subject == "resnet50") & (trials.experiment != "cue-conflict")].assign(subject="clip_kb")
+    done = tw.brainscore.BehavioralBenchmark(trials, _proto(EXPS), **kw).score_benchmarks(
+        pd.concat([full, no_edge, stand_in, trials[trials.subject == "swin-base"]]))
+    cols = ["score", "ci_low", "ci_high", "raw", "raw_low", "raw_high", "ceiling", "ceiling_low", "ceiling_high"]
+    for exp in EXPS:
+        block = res.table[res.table.benchmark == exp].set_index("observer")
+        have = [c for c in res.candidates if exp not in res.missing.get(c, ())]
+        assert sorted(block.index) == sorted(have)  # no row where it is not scored
+        assert block["rank"].tolist() == list(range(1, len(have) + 1))  # ranked among those scored there
+        # the complete candidates' numbers are those of the board without the others
+        want = complete.table[complete.table.benchmark == exp].set_index("observer").loc[CANDS, cols]
+        np.testing.assert_array_equal(block.loc[CANDS, cols].to_numpy(float), want.to_numpy(float))
+        # and so are the partial ones': their values on a benchmark of that experiment alone, their intervals
+        # those of a run where they answer every image (the same draws of this benchmark's images)
+        alone = tw.brainscore.BehavioralBenchmark(trials, _proto([exp]), **kw)
+        block_done = done.table[done.table.benchmark == exp].set_index("observer")
+        for name, part in (("clip_kb", no_edge), ("swin-base", sketchy)):
+            if exp not in res.missing[name]:
+                one = alone.score_benchmarks(part[part.experiment == exp]).table
+                one = one[one.benchmark == exp].set_index("observer")
+                points = ["score", "raw", "ceiling"]
+                np.testing.assert_allclose(block.loc[name, points].to_numpy(float),
+                                           one.loc[name, points].to_numpy(float), rtol=1e-12)
+                np.testing.assert_array_equal(block.loc[name, cols].to_numpy(float),
+                                              block_done.loc[name, cols].to_numpy(float))
+    j = {c: i for i, c in enumerate(res.candidates)}
+    for name in ("clip_kb", "swin-base"):
+        scores = res.scores.loc[name]
+        assert scores[list(res.missing[name])].isna().all()
+        got = res.average.set_index("observer").loc[name, "score"]
+        assert got == pytest.approx(scores.fillna(0.0).sum() / 3, rel=1e-12)
+        reps = res.benchmark_distribution[:, :, j[name]]
+        np.testing.assert_allclose(res.bootstrap_distribution[:, j[name]], np.nan_to_num(reps).mean(axis=1),
+                                   rtol=1e-12)
+
+
 def test_result_views_and_contract(trials):
     bench = tw.brainscore.BehavioralBenchmark(trials, _proto(["cue-conflict", "edge"]), n_resamples=30, rng=0)
     res = bench.score_benchmarks(trials[trials.subject.isin(CANDS)])
@@ -132,8 +186,11 @@ def test_bad_input(trials):
     humans = trials[trials.observer_type == "human"]
     with pytest.raises(tw.InvalidValueError, match="are humans of the benchmark"):
         bench.score_benchmarks(humans[humans.experiment == "edge"])
-    with pytest.raises(tw.InvalidValueError, match="must answer exactly the benchmark's"):
+    with pytest.raises(tw.InvalidValueError, match=r"'resnet50' answer\(s\) all the images of none of the "
+                                                   r"benchmark's 1 experiments"):
         bench.score_benchmarks(trials[(trials.subject == "resnet50") & (trials.experiment == "edge")].iloc[1:])
+    with pytest.raises(tw.InvalidValueError, match="must answer exactly the benchmark's"):  # one score: all images
+        bench.score_table(trials[(trials.subject == "resnet50") & (trials.experiment == "edge")].iloc[1:])
     models, afc = tw.datasets.synthetic_2afc_sample()
     i2n = tw.brainscore.BehavioralBenchmark(afc, metric="i2n", n_resamples=10, rng=0)
     with pytest.raises(tw.InvalidValueError, match="metric 'i2n' scores images: use score_table"):

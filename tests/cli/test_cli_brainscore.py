@@ -66,14 +66,36 @@ def test_rank_columns_are_the_rank_functions_of_the_raw_replicates(trials):
     np.testing.assert_allclose(table["raw"], raw, rtol=1e-12)
 
 
-def test_incomplete_candidates_are_named_once_and_not_scored(capsys):
-    code, out, _ = run(["brainscore", "--experiments", "cue-conflict", "edge", "--resamples", 50, "--seed", 0, "-q"],
-                       capsys)
+def test_incomplete_candidates_are_scored_in_the_benchmarks_they_have_and_named_once(capsys):
+    """As on Brain-Score: five models lack edge, so they are scored in cue-conflict, their edge score is missing
+    (—) and counts as 0 in the average; the five are named in one paragraph, and the library's warning saying the
+    same is not repeated. With --pooled (one score over all images) they are not scored."""
+    code, out, err = run(["brainscore", "--experiments", "cue-conflict", "edge", "--resamples", 50, "--seed", 0,
+                          "-q"], capsys)
+    assert code == 0
+    five = "clip_kb, resnet50-dino, resnet50-insup, resnet50-moco and vitb-moco lack all 160 images of edge"
+    partial = [ln for ln in out.splitlines() if ln.startswith("in 1 of the 2 benchmarks only:")]
+    assert len(partial) == 1 and partial[0].startswith(f"in 1 of the 2 benchmarks only: {five}")
+    assert "counts as 0 in the average, as Brain-Score averages" in partial[0]
+    assert "--experiments cue-conflict" in partial[0] and "not scored:" not in out
+    assert "not scored in some of the 2 benchmarks" not in err  # said once, on stdout
+    lines = out.splitlines()
+    matrix = lines[next(i for i, ln in enumerate(lines) if ln.startswith("ceiling ")):]
+    clip_kb = next(ln for ln in matrix if ln.startswith("clip_kb "))
+    assert clip_kb.split()[2] == "—"
+    # its cue-conflict score is that of the benchmark of cue-conflict alone, its average that over 2
+    trials = tw.read_trials(tw.datasets.model_vs_human())
+    alone = tw.brainscore.BehavioralBenchmark(trials[trials.observer_type == "human"], CUE, n_resamples=50, rng=0)
+    one = alone.score_benchmarks(trials[trials.subject == "clip_kb"]).scores.loc["clip_kb", "cue-conflict"]
+    assert clip_kb.split()[1] == f"{one:.2f}"
+    avg = next(ln for ln in lines if ln.startswith("clip_kb ") and "[" in ln)
+    assert avg.split()[1] == f"{one / 2:.3f}"
+    # --pooled: one score over both experiments' images, so they are not scored, named once
+    code, out, _ = run(["brainscore", "--experiments", "cue-conflict", "edge", "--pooled", "--resamples", 50,
+                        "--seed", 0, "-q"], capsys)
     assert code == 0
     lacking = [ln for ln in out.splitlines() if ln.startswith("not scored:")]
-    # the five lack the same images: one paragraph naming them all, not five
-    assert len(lacking) == 1 and out.count("A candidate is scored on all of the benchmark's images") == 1
-    five = "clip_kb, resnet50-dino, resnet50-insup, resnet50-moco and vitb-moco lack all 160 images of edge"
+    assert len(lacking) == 1 and out.count("A candidate is scored on all of a benchmark's images") == 1
     assert lacking[0].startswith(f"not scored: {five}")
     assert "score them without those experiments: --experiments cue-conflict;" in lacking[0]
     assert "compare them on the images they have with `trialwise leaderboard`" in lacking[0]
@@ -151,8 +173,8 @@ def test_per_benchmark_output_csv_and_report_are_the_librarys(tmp_path, capsys):
     trials = tw.read_trials(tw.datasets.model_vs_human())
     proto = tw.leaderboards.MODEL_VS_HUMAN.replace(experiments=exps)
     bench = tw.brainscore.BehavioralBenchmark(trials[trials.observer_type == "human"], proto, n_resamples=200, rng=4)
-    cands = trials[(trials.observer_type != "human") & ~trials.subject.isin(bench.incomplete(trials))]
-    want = bench.score_benchmarks(cands)
+    with pytest.warns(tw.TrialwiseWarning, match="not scored in some"):  # five lack edge and sketch: scored in one
+        want = bench.score_benchmarks(trials[trials.observer_type != "human"])
     assert list(got.columns) == [*want.table.columns, "seed"] and "statistic" not in got.columns
     lb = tw.leaderboard(trials[trials.experiment == "edge"], n_resamples=20, rng=0).table
     assert {"observer", "score", "ci_low", "ci_high", "rank_set_low", "in_best_set"} <= set(lb.columns) & set(got)
@@ -171,6 +193,8 @@ def test_per_benchmark_output_csv_and_report_are_the_librarys(tmp_path, capsys):
     page = html.read_text()
     assert page.count("<img") == 1 and "could not be drawn" not in page
     assert all(f"<h3>{e}</h3>" in page for e in exps) and "Average over the benchmarks" in page
+    # the five with cue-conflict only: a dash where not scored, and why, once
+    assert page.count("not scored in that benchmark") == 1 and "'>—</td>" in page
 
 
 def test_pooled_only_with_the_trial_level_metrics(capsys):

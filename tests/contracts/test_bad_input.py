@@ -988,6 +988,9 @@ API = [
      None, None, ValueError, r"hold 2 observers"),
     ("bench-score-partial", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(
         trials()[(trials().subject == "m1") & (trials().image != "c1-0")]), None, None, ValueError, r"lacks 1"),
+    ("bench-benchmarks-none", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_resamples=10).score_benchmarks(
+        trials()[(trials().subject == "m1") & (trials().image != "c1-0")]), None, None, ValueError,
+     r"'m1' answer\(s\) all the images of none of the benchmark's 1 experiments"),
     ("pi-scores-list", lambda: bs.published_intervals([0.5], humans(), protocol=PROTO), None, None, TypeError, r"`scores` must be"),
     ("pi-scores-column", lambda: bs.published_intervals(pd.DataFrame({"model": ["a"]}), humans(), protocol=PROTO), None, None,
      ValueError, r"`scores` lacks column 'score'"),
@@ -1764,8 +1767,12 @@ CLI = [
      r"--candidate: nobody is not a candidate in the bundled model-vs-human data"),
     ("cli-bs-candidate-human", ["brainscore", "--experiments", "cue-conflict", "--candidate", "subject-01", "--resamples", "5"],
      r"--candidate: subject-01 is not a candidate .*one of the humans"),
-    ("cli-bs-incomplete", ["brainscore", "--experiments", "cue-conflict", "edge", "--candidate", "clip_kb", "--resamples", "5", "-q"],
+    ("cli-bs-incomplete", ["brainscore", "--experiments", "cue-conflict", "edge", "--candidate", "clip_kb", "--pooled",
+                           "--resamples", "5", "-q"],
      r"--candidate clip_kb lacks all 160 images of edge \(e\.g\. '.+' of edge\)\. .*score it without them: --experiments cue-conflict"),
+    ("cli-bs-no-benchmark", ["brainscore", "--experiments", "edge", "--candidate", "clip_kb", "--resamples", "5", "-q"],
+     r"--candidate clip_kb lacks all 160 images of edge \(e\.g\. '.+' of edge\)\. A candidate is scored on all of a "
+     r"benchmark's images"),
     ("cli-bs-splits-0", ["brainscore", "--splits", "0"], r"--splits must be at least 1; got 0"),
     ("cli-bs-one-human", ["brainscore", "--metric", "accuracy-distance", "--experiments", "cue-conflict", "--reference",
                           "subject-01", "--resamples", "5", "-q"], r"ceiling of accuracy-distance needs at least two humans"),

@@ -34,7 +34,7 @@ from trialwise._core.warnings import DegenerateDataWarning, warn
 from trialwise.leaderboards.trials import as_trials
 from trialwise.brainscore.assembly import trials_from_assembly
 from trialwise.brainscore.behavioral_images import IMAGE_METRICS, ImageMetricScorer
-from trialwise.brainscore.benchmarks import ceiled, percentile, score_benchmarks
+from trialwise.brainscore.benchmarks import ceiled, percentile, score_benchmarks, scored_experiments
 from trialwise.brainscore.results import BrainScoreResult, CeilingResult
 from trialwise.brainscore.ceiling import check_two_references, first_halves
 from trialwise.leaderboards.hierarchy import (
@@ -123,9 +123,13 @@ def _unit_counts(design: Design, candidates: tuple[str, ...], r: Resampling):
     for u, both in run_blocks(counts, [(u, (unit,)) for u, unit in enumerate(design.units)], streams=r.entropy):
         unit = design.units[u]
         n_obs = len(unit.observers)
+        right, seen = both[:, :n_obs], both[:, n_obs:]
         hum = [j for j, o in enumerate(unit.observers) if o in r.humans]
-        cand = [unit.observers.index(c) for c in candidates]
-        yield u, unit, both[:, :n_obs], both[:, n_obs:], hum, cand
+        cand = [unit.observers.index(c) if c in unit.observers else n_obs for c in candidates]
+        if n_obs in cand:  # a candidate without this experiment (per-benchmark scores): 0 of 0 right, its rates NaN
+            zero = np.zeros((len(both), 1))
+            right, seen = np.concatenate([right, zero], axis=1), np.concatenate([seen, zero], axis=1)
+        yield u, unit, right, seen, hum, cand
 
 
 def _run_accuracy(design: Design, candidates: tuple[str, ...], r: Resampling, by_experiment: bool = False) -> RunValues:
@@ -518,7 +522,11 @@ class BehavioralBenchmark:
                 for img in sorted(images - have.get((name, e, cond), frozenset()), key=str)]
         return pd.DataFrame(rows, columns=columns)
 
-    def _design(self, candidate_trials: Any) -> tuple[Design, tuple[str, ...], list[StructuredNote]]:
+    def _design(self, candidate_trials: Any, per_benchmark: bool = False
+                ) -> tuple[Design, tuple[str, ...], list[StructuredNote]]:
+        """The design of the humans and the candidates. A candidate answers exactly the benchmark's images
+        (else an error); ``per_benchmark``: exactly those of each experiment it is scored in, and an experiment
+        whose images it does not all answer is one it is not scored in (note ``benchmarks-missing``)."""
         import pandas as pd
 
         if "presentation" in tuple(getattr(candidate_trials, "dims", ())):
@@ -532,18 +540,10 @@ class BehavioralBenchmark:
         notes = []
         if not in_bench.all():
             notes.append(StructuredNote("candidate-trials-unused", n=int((~in_bench).sum())))
-        c = c[in_bench]
-        for e, cond, images in self._units:
-            got = c[(c["experiment"] == e) & (c["condition"] == cond)].groupby("subject")["image"].agg(frozenset)
-            for name in names:
-                have = got.get(name, frozenset())
-                if have != images:
-                    lack, extra = len(images - have), len(have - images)
-                    raise InvalidValueError(f"candidate trials: {name!r} must answer exactly the benchmark's "
-                                     f"{len(images)} images of condition {cond!r} of experiment {e!r}; it lacks "
-                                     f"{lack} and has {extra} other(s)")
+        c, lacking = scored_experiments(c[in_bench], self._units, names, per_benchmark=per_benchmark)
+        notes += lacking
         trials = pd.concat([self._humans, c.assign(observer_type="candidate")], ignore_index=True)
-        design = build_design(trials, self._proto_run)
+        design = build_design(trials, self._proto_run, partial_candidates=per_benchmark)
         return design, design.candidates, notes
 
     def score_table(self, candidate_trials: Any):
@@ -607,10 +607,15 @@ class BehavioralBenchmark:
         Every interval comes from the one joint bootstrap of the items (the average's from the
         averages of the benchmarks' replicate scores). Trial-level metrics only.
 
+        A candidate is scored in every benchmark whose images it answers exactly; in the others
+        its score is missing (``missing``), and counts as 0 in the average, as on Brain-Score's
+        website. One warning (note ``benchmarks-missing``) names them.
+
         Parameters
         ----------
         candidate_trials : DataFrame or path
-            Trials of one or more candidates, each answering exactly the benchmark's images.
+            Trials of one or more candidates, each answering exactly the images of one or more
+            of the benchmark's experiments.
 
         Returns
         -------
@@ -638,7 +643,7 @@ class BehavioralBenchmark:
         if self._images is not None:
             raise InvalidValueError(f"per-benchmark scores are one per experiment, of the metrics "
                                     f"{list(BEHAVIORAL_METRICS)}; metric {self.metric!r} scores images: use score_table()")
-        design, cands, notes = self._design(candidate_trials)
+        design, cands, notes = self._design(candidate_trials, per_benchmark=True)
         return score_benchmarks(self._run(design, cands, by_experiment=True), self._ceiling_result, self,
                                 experiments=tuple(design.experiments), candidates=cands, notes=notes)
 

@@ -10,7 +10,9 @@ and ceiling averaged over that experiment's conditions only (the protocol's aver
 experiment level kept), and the average over the benchmarks is Brain-Score's: the website's
 aggregation (brain-score/brain-score.web commit e69aad0, ``benchmarks/sql/mv.sql``,
 ``populate_final_agg_scores``) divides the sum of the children's ceiled scores by the number of
-children, a missing or NaN score counting as 0, and is NaN only when no child has a number.
+children, a missing or NaN score counting as 0, and is NaN only when no child has a number. A
+candidate is scored in the benchmarks whose images it answers and missing in the others (so, as on
+Brain-Score, a model without a benchmark's score is ranked on an average that counts it as 0).
 
 All intervals come from the benchmark's one joint bootstrap: the items of every condition are drawn
 once (:mod:`trialwise.leaderboards.bootstrap`, unit ``u`` on child stream ``u`` of the seed), every
@@ -29,14 +31,17 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from trialwise._core.errors import InvalidValueError
 from trialwise._core.results import Result
 from trialwise._core.shown import shown
+from trialwise._core.warnings import TrialwiseWarning, warn
 from trialwise.brainscore.results import CeilingResult
 from trialwise._stats.intervals import interval
+from trialwise.leaderboards.notes import StructuredNote
 from trialwise.leaderboards.ranks import rank_columns
 
 __all__ = ["AVERAGE", "BENCHMARK_COLUMNS", "BenchmarkScores", "brainscore_average", "ceiled", "percentile",
-           "score_benchmarks"]
+           "score_benchmarks", "scored_experiments"]
 
 #: The ``benchmark`` of the rows of the average over the benchmarks (Brain-Score's parent score).
 AVERAGE = "average"
@@ -61,7 +66,9 @@ class BenchmarkScores(Result):
     each block best first; :attr:`average` and :attr:`scores` are two views of it. ``ceilings`` holds each
     benchmark's :class:`CeilingResult`; ``bootstrap_distribution`` (B, candidates) the average's replicates
     and ``benchmark_distribution`` (B, benchmarks, candidates) the benchmarks' replicate scores, the
-    candidates in the order of ``candidates``.
+    candidates in the order of ``candidates``. ``missing`` names the benchmarks each candidate is not
+    scored in (it does not answer all their images): it has no row in their blocks, NaN in ``scores`` and
+    the replicates, and 0 in the average, as Brain-Score counts a missing score.
     """
 
     table: Any = field(metadata=shown(
@@ -75,6 +82,7 @@ class BenchmarkScores(Result):
     n_resamples: int = field(metadata=shown("joint bootstrap B", format="int", detail="percentile intervals"))
     bootstrap_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0)), compare=False)
     benchmark_distribution: NDArray = field(default_factory=lambda: np.empty((0, 0, 0)), compare=False)
+    missing: dict[str, tuple[str, ...]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     seed: int | None = field(default=None, kw_only=True)  # the seed used: rng=seed repeats the result
 
@@ -96,6 +104,44 @@ class BenchmarkScores(Result):
         rows = self.table[self.table["benchmark"] != AVERAGE]
         wide = rows.pivot(index="observer", columns="benchmark", values="score")
         return wide.loc[list(self.average["observer"]), list(self.benchmarks)].rename_axis(columns=None)
+
+
+def scored_experiments(trials: Any, units: Any, names: list[str], *, per_benchmark: bool) -> tuple[Any, list]:
+    """The candidates' trials to score, and the note of what is left out.
+
+    ``units``: the benchmark's ``(experiment, condition, images)``; ``names``: the candidates. A candidate
+    answers exactly the images of every condition (else an error naming the first that differs);
+    ``per_benchmark``: of every experiment it is scored in, its trials in the others are left out (note and
+    warning ``benchmarks-missing``), and a candidate scored in none is an error.
+    """
+    import pandas as pd
+
+    absent: dict[str, list[str]] = {}  # candidate -> the experiments it is not scored in
+    for e, cond, images in units:
+        got = trials[(trials["experiment"] == e) & (trials["condition"] == cond)].groupby("subject")["image"].agg(
+            frozenset)
+        for name in names:
+            have = got.get(name, frozenset())
+            if have != images and not per_benchmark:
+                raise InvalidValueError(f"candidate trials: {name!r} must answer exactly the benchmark's "
+                                        f"{len(images)} images of condition {cond!r} of experiment {e!r}; it lacks "
+                                        f"{len(images - have)} and has {len(have - images)} other(s)")
+            if have != images and e not in absent.setdefault(name, []):
+                absent[name].append(e)
+    if not absent:
+        return trials, []
+    n_exp = len({e for e, _, _ in units})
+    never = [name for name in names if len(absent.get(name, ())) == n_exp]
+    if never:
+        raise InvalidValueError(f"candidate trials: {', '.join(map(repr, never))} answer(s) all the images of none of "
+                                f"the benchmark's {n_exp} experiments, so there is no benchmark to score "
+                                f"{'it' if len(never) == 1 else 'them'} in (BehavioralBenchmark.missing_images lists "
+                                f"what is missing)")
+    gone = pd.MultiIndex.from_tuples([(name, e) for name, exps in absent.items() for e in exps])
+    note = StructuredNote("benchmarks-missing", missing={n: sorted(x) for n, x in sorted(absent.items())},
+                          n_benchmarks=n_exp)
+    warn(note, TrialwiseWarning)
+    return trials[~pd.MultiIndex.from_arrays([trials["subject"], trials["experiment"]]).isin(gone)], [note]
 
 
 def brainscore_average(scores: Any, axis: int = -1) -> NDArray:
@@ -163,15 +209,19 @@ def score_benchmarks(run: Any, ceiling_of: Callable[..., CeilingResult], bench: 
     import pandas as pd
 
     level, cands = bench.confidence_level, tuple(candidates)
+    missing = {c: tuple(x) for n in notes if getattr(n, "kind", "") == "benchmarks-missing"
+               for c, x in n.values["missing"].items()}
     reps = np.full((bench.n_resamples, len(experiments), len(cands)), np.nan)
     scores = np.full((len(cands), len(experiments)), np.nan)
     blocks, ceilings = [], []
     for j, exp in enumerate(experiments):
         c_o, c_r = run.ceiling[j], run.ceiling_replicates[:, j]
         ceilings.append(ceiling_of(c_o, c_r, where=f"benchmark {exp!r}: "))
-        raw_o, raw_r = run.raw[:, j], run.raw_replicates[:, :, j]
-        scores[:, j], reps[:, j] = ceiled(raw_o, raw_r, c_o, c_r)
-        blocks.append(_block(exp, cands, scores[:, j], reps[:, j], level, (raw_o, raw_r), ceilings[-1]))
+        here = np.array([exp not in missing.get(c, ()) for c in cands])  # scored in this benchmark
+        raw_o, raw_r = run.raw[here, j], run.raw_replicates[:, here, j]
+        scores[here, j], reps[:, j, here] = ceiled(raw_o, raw_r, c_o, c_r)
+        blocks.append(_block(exp, tuple(np.array(cands, dtype=object)[here]), scores[here, j], reps[:, j, here],
+                             level, (raw_o, raw_r), ceilings[-1]))
     avg, avg_r = brainscore_average(scores, axis=1), brainscore_average(reps, axis=1)
     table = pd.concat([_block(AVERAGE, cands, avg, avg_r, level, (avg, avg_r)), *blocks], ignore_index=True)
     table = table.assign(confidence_level=level, metric=bench.metric, protocol=bench.protocol.name,
@@ -181,4 +231,4 @@ def score_benchmarks(run: Any, ceiling_of: Callable[..., CeilingResult], bench: 
     return BenchmarkScores(table=table[list(BENCHMARK_COLUMNS)], benchmarks=tuple(experiments), candidates=cands,
                            ceilings=tuple(ceilings), metric=bench.metric, protocol=bench.protocol.name,
                            confidence_level=level, n_resamples=bench.n_resamples, bootstrap_distribution=avg_r,
-                           benchmark_distribution=reps, notes=tuple(notes), seed=bench.seed)
+                           benchmark_distribution=reps, missing=missing, notes=tuple(notes), seed=bench.seed)

@@ -7,7 +7,8 @@ one benchmark per experiment, each with its own ceiling, and their average
 (:meth:`~trialwise.brainscore.BehavioralBenchmark.score_benchmarks`); it prints the average ranked with
 the leaderboard's rank columns and a candidate × benchmark table of scores, and writes every
 benchmark's rows with their intervals in ``--csv`` and the ``--out`` HTML report
-(:mod:`trialwise.report.brainscore`). ``--pooled`` (and the per-image metrics) print one score per
+(:mod:`trialwise.report.brainscore`); a candidate that lacks images of some benchmarks is scored in
+the others, and named. ``--pooled`` (and the per-image metrics) print one score per
 candidate over all the experiments against one ceiling
 (:meth:`~trialwise.brainscore.BehavioralBenchmark.score_table`). It computes no statistic.
 
@@ -70,8 +71,9 @@ def add_brainscore(sub) -> argparse.ArgumentParser:
     p.add_argument("--metric", choices=BENCHMARK_METRICS, default="error-consistency",
                    help="behavioural metric (default: error-consistency)")
     p.add_argument("--candidate", nargs="+", metavar="NAME",
-                   help="score only these candidates (default: every observer that is not a human and answers "
-                        "every image of the benchmark)")
+                   help="score only these candidates (default: every observer that is not a human; one that does "
+                        "not answer every image of a benchmark is not scored there, its score counting as 0 in the "
+                        "average, as on Brain-Score)")
     p.add_argument("--protocol", default=None, choices=sorted(PROTOCOLS),
                    help="conditions and averaging (default: model-vs-human when PATH holds only its experiments; "
                         "else every experiment and condition of PATH, each experiment a benchmark, with "
@@ -186,14 +188,24 @@ def _print_not_scored(not_scored: dict[str, tuple[str, ...]], bench, missing) ->
         print(f"not scored: {_lacking(names, bench, missing)}")
 
 
+def _print_partial(res, bench, missing) -> None:
+    """One paragraph per group of candidates scored in the same benchmarks only, naming what they lack."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for name, lacks in res.missing.items():
+        groups.setdefault(tuple(lacks), []).append(name)
+    n = len(res.benchmarks)
+    for lacks, names in groups.items():
+        print(f"in {n - len(lacks)} of the {n} benchmarks only: {_lacking(names, bench, missing, partial=True)}")
+
+
 def _names(names: list[str]) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
-def _lacking(names: list[str], bench, missing) -> str:
+def _lacking(names: list[str], bench, missing, partial: bool = False) -> str:
     """What candidates ``names`` lack (the same images: how many of each experiment's, an example) and what can
     score them: the benchmark without those experiments (--experiments), or the leaderboard on the images they
-    have."""
+    have. ``partial``: they are scored in the other benchmarks; what that does to their average."""
     one = len(names) == 1
     mine = missing[missing["candidate"] == names[0]]
     sizes = bench.conditions.groupby("experiment")["n_images"].sum()
@@ -211,7 +223,12 @@ def _lacking(names: list[str], bench, missing) -> str:
     if board is not None:  # the leaderboard pairs observers on the images both saw
         advice.append(f"compare {it} on the images {'it has' if one else 'they have'} with `trialwise leaderboard{board}` "
                       f"(raw values, no ceiling)")
-    return (f"{text}. A candidate is scored on all of the benchmark's images, and brainscore has no option to leave "
+    if partial:
+        return (f"{text}. {'Its' if one else 'Their'} score in {'such a' if len(lacks) == 1 else 'each such'} "
+                f"benchmark is missing (—) and counts as 0 in the average, as Brain-Score averages; compare "
+                f"{it} on the other benchmarks' scores, or score {it} without {'that' if len(lacks) == 1 else 'those'} "
+                f"experiment{'s' if len(lacks) > 1 else ''}: --experiments {' '.join(others)}")
+    return (f"{text}. A candidate is scored on all of a benchmark's images, and brainscore has no option to leave "
             f"some out" + (f"; {'; or '.join(advice)}" if advice else ""))
 
 
@@ -386,6 +403,10 @@ def run_brainscore(args) -> int:
                                         brainscore_compatible=args.brainscore_compatible, **extra)
             not_scored = bench.incomplete(candidates)
             missing = bench.missing_images(candidates)
+            per_benchmark = not (args.pooled or args.metric in IMAGE_METRICS)
+            if per_benchmark:  # scored in the benchmarks whose images it answers; not at all if in none
+                n_exp = bench.conditions["experiment"].nunique()
+                not_scored = {n: x for n, x in not_scored.items() if len(x) == n_exp}
             if args.candidate and not_scored:
                 raise CLIError(f"--candidate {_lacking([next(iter(not_scored))], bench, missing)}")
             scored = candidates[~candidates["subject"].isin(list(not_scored)).to_numpy()]
@@ -394,7 +415,7 @@ def run_brainscore(args) -> int:
                                f"{_lacking([next(iter(not_scored))], bench, missing)}")
             bar.say(f"scoring {scored['subject'].nunique()} candidate(s), B = {args.resamples} …")
             result = table = pooled = None  # pooled: the ceiling of the pooled score
-            if args.pooled or args.metric in IMAGE_METRICS:
+            if not per_benchmark:
                 table = bench.score_table(scored).sort_values(["rank", "observer"], kind="stable")
                 table, pooled = table.reset_index(drop=True), bench.ceiling
             else:
@@ -414,6 +435,9 @@ def _finish(args, table, ceiling, bench, not_scored, what, few, caught, bar, mis
         _print(table, ceiling, bench)
     else:
         _print_benchmarks(result, bench)
+    if result is not None and result.missing:
+        _print_partial(result, bench, missing)
+        caught.discard("benchmarks-missing")  # the library's warning, said here in full
     if not_scored:
         _print_not_scored(not_scored, bench, missing)
     sys.stdout.flush()

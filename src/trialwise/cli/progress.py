@@ -143,6 +143,15 @@ class Warnings:
             finally:
                 self.caught.extend(caught)
 
+    def discard(self, kind: str) -> None:
+        """Forget the warnings that carry a note of ``kind`` (a ``StructuredNote``): the command says it in
+        its own output."""
+        def note(w: warnings.WarningMessage) -> Any:
+            args = getattr(w.message, "args", ())
+            return args[0] if args else None
+
+        self.caught = [w for w in self.caught if getattr(note(w), "kind", None) != kind]
+
     def messages(self) -> list[str]:
         return list(dict.fromkeys(str(w.message) for w in self.caught))
 

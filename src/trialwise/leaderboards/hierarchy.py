@@ -122,7 +122,8 @@ def reference_mask(trials, protocol: Protocol, reference: Any = None) -> NDArray
 
 
 def build_design(trials, protocol: Protocol, reference: Any = None, *, require_candidates: bool = True,
-                 partial_by_design: bool = False, clusters: Any = None, unpaired: Any = None) -> Design:
+                 partial_by_design: bool = False, clusters: Any = None, unpaired: Any = None,
+                 partial_candidates: bool = False) -> Design:
     """Apply a protocol to a trials table (:func:`trialwise.read_trials` columns).
 
     ``partial_by_design=True``: observers that lack some of a condition's images do so by
@@ -130,6 +131,11 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
     ``reference``: the reference observers' names, overriding ``protocol.reference``
     (their ``observer_type``). ``require_candidates=False`` allows a design of the
     reference group alone (its own row only, e.g. a ceiling).
+    ``partial_candidates=True``: a candidate that lacks whole experiments is kept, with no
+    entry in them (so no value there: per-experiment scores,
+    :meth:`trialwise.brainscore.BehavioralBenchmark.score_benchmarks`); by default it is not
+    scored (note ``candidates-not-scored``). Either way it needs every condition of the
+    experiments it has.
 
     ``clusters``: one cluster label per trial (aligned with ``trials``), the same for every
     trial on an item of a condition; the bootstrap then resamples clusters, not items,
@@ -160,7 +166,7 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
         raise InvalidValueError("`trials`: the table has no rows, so there is nothing to score")
     t = _select_trials(trials.assign(_cluster=np.asarray(clusters)) if clusters is not None else trials, protocol,
                        excluded, notes)
-    obs = _choose_observers(t, protocol, reference, require_candidates, unpaired, excluded, notes)
+    obs = _choose_observers(t, protocol, reference, require_candidates, unpaired, excluded, notes, partial_candidates)
     t = obs.trials
     value_col, dtype, n_differ = _item_values(t, protocol)
     if n_differ:  # the scores are what is averaged: say so, with the user's column and how swaps work
@@ -182,12 +188,14 @@ def build_design(trials, protocol: Protocol, reference: Any = None, *, require_c
                                 f"tw.brainscore.ErrorConsistency or BehavioralBenchmark.from_assembly) or collect "
                                 f"more trials")
     entry_exps = np.concatenate(tally.experiments).astype(np.intp) if tally.experiments else np.empty(0, np.intp)
-    lone = {c: [e for x, e in enumerate(obs.experiments) if not np.any((entry_rows == i) & (entry_exps == x))]
+    lone = {c: [e for x, e in enumerate(obs.experiments)
+                if e not in obs.absent.get(c, ()) and not np.any((entry_rows == i) & (entry_exps == x))]
             for i, c in enumerate(obs.candidates)}  # every pair under min_items in every condition of these experiments
     lone = {c: x for c, x in lone.items() if x}
     if lone:  # not scored, like a candidate lacking the experiments: the design again, without them
         return build_design(trials, protocol, reference, require_candidates=require_candidates,
-                            partial_by_design=partial_by_design, clusters=clusters, unpaired={**unpaired, **lone})
+                            partial_by_design=partial_by_design, clusters=clusters, unpaired={**unpaired, **lone},
+                            partial_candidates=partial_candidates)
     _design_notes(notes, tally, protocol, obs.experiments, len(units), partial_by_design)
     excl = pd.DataFrame(excluded or None, columns=["experiment", "condition", "subject", "n_trials", "reason"])
     return Design(
@@ -278,6 +286,7 @@ class _Observers:
     candidates: list
     experiments: list
     rows: tuple
+    absent: dict = field(default_factory=dict)  # candidate -> the experiments it lacks (partial_candidates only)
 
     def __post_init__(self) -> None:
         self.row_of = {c: i for i, c in enumerate(self.candidates)}
@@ -285,8 +294,9 @@ class _Observers:
 
 
 def _choose_observers(t, protocol: Protocol, reference: Any, require_candidates: bool, unpaired: dict,
-                      excluded: list[dict], notes: list[StructuredNote]) -> _Observers:
-    """The reference group, and the candidates that cover every experiment (others go to ``excluded``)."""
+                      excluded: list[dict], notes: list[StructuredNote], partial: bool = False) -> _Observers:
+    """The reference group, and the candidates that cover every experiment (others go to ``excluded``;
+    ``partial``: the candidates that cover some, with the experiments they lack in ``absent``)."""
     truth = protocol.against_ground_truth
     if truth:
         if reference is not None:
@@ -311,10 +321,13 @@ def _choose_observers(t, protocol: Protocol, reference: Any, require_candidates:
     # Candidates must cover every experiment of the protocol to be comparable.
     cover = t.loc[~is_ref].groupby("subject")["experiment"].unique().to_dict()
     exps = sorted(t["experiment"].unique())
-    candidates = []
+    candidates, absent = [], {}
     for c in cand_all:
         lacking = sorted(set(exps) - set(cover[c]))
-        if lacking:
+        if lacking and partial and c not in unpaired:
+            candidates.append(c)
+            absent[c] = frozenset(lacking)
+        elif lacking:
             excluded.append({"experiment": ",".join(lacking), "condition": "*", "subject": c,
                              "n_trials": int((t["subject"] == c).sum()),
                              "reason": f"candidate lacks {len(lacking)} of the protocol's {len(exps)} experiments"})
@@ -343,7 +356,7 @@ def _choose_observers(t, protocol: Protocol, reference: Any, require_candidates:
         notes.append(StructuredNote("one-reference-observer", reference=references[0]))
     return _Observers(trials=t[t["subject"].isin(set(candidates) | set(references))], truth=truth,
                       references=references, candidates=candidates, experiments=exps,
-                      rows=tuple(candidates) + (REFERENCE_ROW.format(reference=label),))
+                      rows=tuple(candidates) + (REFERENCE_ROW.format(reference=label),), absent=absent)
 
 
 @dataclass
@@ -409,6 +422,8 @@ def _build_unit(u: int, e: str, c: str, g, obs: _Observers, protocol: Protocol, 
     pairs, rws, rfs = [], [], []
     for cand in obs.candidates:
         if cand not in col:
+            if e in obs.absent.get(cand, ()):  # partial_candidates: no entry in an experiment it lacks
+                continue
             raise InvalidValueError(f"candidate {cand!r} has no trial in condition {c!r} of experiment {e!r}")
         for r in refs_u:
             pairs.append((col[cand], col[r]))
@@ -425,7 +440,7 @@ def _build_unit(u: int, e: str, c: str, g, obs: _Observers, protocol: Protocol, 
     shared = (seen[:, pairs_arr[:, 0]] & seen[:, pairs_arr[:, 1]]).sum(axis=0)
     rws_arr = np.array(rws, dtype=np.intp)
     for cand in obs.candidates:
-        if not np.any(shared[rws_arr == obs.row_of[cand]]):
+        if cand in col and not np.any(shared[rws_arr == obs.row_of[cand]]):
             raise InvalidValueError(f"candidate {cand!r} shares no image with any reference observer in condition "
                              f"{c!r} of experiment {e!r}")
     empty = shared < protocol.min_items

@@ -30,6 +30,14 @@ def _not_scored(lacking: Mapping[str, list[str]], n_experiments: int) -> str:
             f"restrict the protocol's `experiments` to score them")
 
 
+def _benchmarks_missing(missing: Mapping[str, list[str]], n_benchmarks: int) -> str:
+    named = "; ".join(f"{c} ({', '.join(x) if len(x) <= 3 else f'{len(x)} of {n_benchmarks}'})"
+                      for c, x in missing.items())
+    return (f"{len(missing)} candidate(s) not scored in some of the {n_benchmarks} benchmarks, for they do not answer "
+            f"all of those benchmarks' images: {named}; such a score is missing, and it counts as 0 in the average, "
+            f"as Brain-Score averages")
+
+
 def _unpaired(unpaired: Mapping[str, list[str]], min_items: int) -> str:
     named = "; ".join(f"{c} (in {', '.join(x) if len(x) <= 3 else f'{len(x)} experiments'})"
                       for c, x in unpaired.items())
@@ -147,6 +155,7 @@ TEXT: dict[str, Callable[..., str]] = {
     "protocol-from-trials": _from_trials,
     "candidates-not-scored": _not_scored,
     "candidates-unpaired": _unpaired,
+    "benchmarks-missing": _benchmarks_missing,
     "one-reference-observer": lambda reference: (
         f"only one reference observer ({reference}): the reference row (pairs of distinct reference observers) "
         f"has no value"),

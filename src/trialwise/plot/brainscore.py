@@ -77,7 +77,8 @@ def plot_brainscore(table: Any, ceiling: Any, *, axes: Any = None):
 
 
 def plot_benchmark_scores(result: Any, *, axes: Any = None):
-    """The average over the benchmarks with its interval (left) and every benchmark's score (right), best first.
+    """The average over the benchmarks with its interval (left) and every benchmark's score (right, a missing
+    or undefined one in grey), best first.
 
     Parameters
     ----------
@@ -122,7 +123,11 @@ def plot_benchmark_scores(result: Any, *, axes: Any = None):
     left.set_ylim(-0.5, n - 0.5)  # the rows of the heat map beside it
     left.set_xlim(-0.02, 1.02)
     left.set_xlabel(f"average over {m} benchmarks, {level}")
-    image = right.imshow(scores.to_numpy(dtype=float), aspect="auto", vmin=0, vmax=1, cmap="viridis",
+    import matplotlib
+
+    # a missing or undefined score (NaN) in light grey
+    image = right.imshow(scores.to_numpy(dtype=float), aspect="auto", vmin=0, vmax=1,
+                         cmap=matplotlib.colormaps["viridis"].with_extremes(bad="0.85"),
                          extent=(-0.5, m - 0.5, -0.5, n - 0.5), interpolation="nearest")
     right.set_xticks(np.arange(m), list(result.benchmarks), rotation=60, ha="right", fontsize=7)
     right.tick_params(labelleft=False)

@@ -92,7 +92,8 @@ def _benchmark_parts(res: Any, bench: Any, failures: list[str]) -> list[str]:
     scores = res.scores
     matrix = {"candidate": ["ceiling", *scores.index]}
     for b, c in zip(res.benchmarks, res.ceilings):
-        matrix[b] = [_num(c.statistic), *(_num(x) for x in scores[b])]
+        matrix[b] = [_num(c.statistic), *("—" if b in res.missing.get(o, ()) else _num(x)
+                                          for o, x in scores[b].items())]
     parts = ["<h2>Average over the benchmarks</h2>",
              html_page.figure("Average over the benchmarks", lambda: plot_benchmark_scores(res), failures),
              _ranked(res.average, level, raw=False),
@@ -102,6 +103,12 @@ def _benchmark_parts(res: Any, bench: Any, failures: list[str]) -> list[str]:
              f"{html.escape(intervals[0].upper() + intervals[1:])}; the average's interval from the averages of "
              f"the replicate scores. {_ranks_text(bench, 'the average scores on the joint replicates')}</p>",
              "<h2>Scores per benchmark</h2>", html_page.table(matrix, text=("candidate",))]
+    if res.missing:
+        named = "; ".join(f"{c} ({', '.join(x)})" for c, x in res.missing.items())
+        parts.append(f"<p class='note'>— : not scored in that benchmark, for the candidate does not answer all of "
+                     f"its images ({html.escape(named)}); the missing score counts as 0 in the average, as "
+                     f"Brain-Score averages, so compare such a candidate on the benchmarks it has, or score it without "
+                     f"the others (--experiments). The printed output says how many images each one lacks.</p>")
     for b, c in zip(res.benchmarks, res.ceilings):
         cc = c.confidence_interval
         parts += [f"<h3>{html.escape(b)}</h3>",
@@ -149,7 +156,7 @@ def _page(bench: Any, not_scored: dict, source: str, n_scored: int, parts: list[
                   html_page.table({"candidate": list(not_scored),
                                    "lacks images of": [", ".join(v) for v in not_scored.values()]},
                                   text=("candidate", "lacks images of"), wrap=("lacks images of",)),
-                  "<p class='note'>A score is over exactly the benchmark's images, and brainscore has no option to "
+                  "<p class='note'>A score is over exactly a benchmark's images, and brainscore has no option to "
                   "leave some out: leave a candidate's incomplete experiments out with --experiments, or compare it on "
                   "the images it has with trialwise leaderboard (raw values, no ceiling). The printed output says "
                   "how many images each one lacks.</p>"]
