@@ -96,9 +96,19 @@ def test_seeded_reproducible_and_independent_of_threads(board):
 def test_positions_follow_the_parameter_and_result_shows_itself(board):
     _, _, cb = board
     contrast = cb.conditions[cb.conditions["experiment"] == "contrast"].drop_duplicates("condition")
-    assert list(contrast.sort_values("position")["condition"]) == condition_order(contrast["condition"])
+    in_order = contrast.sort_values("position")
+    assert list(in_order["condition"]) == condition_order(contrast["condition"], experiment="contrast")
+    assert list(in_order["label"]) == [c[1:].lstrip("0") for c in in_order["condition"]]  # c05 -> 5
+    assert set(in_order["parameter"]) == {"contrast (%)"}
     assert condition_order(["c30", "c05", "c100", "c01"]) == ["c01", "c05", "c30", "c100"]
     assert condition_order(["inf", "0.7", "3", "bw", "0.03"]) == ["0.03", "0.7", "3", "inf", "bw"]
+    # model-vs-human's own datasets in its figures' order (the distortion growing); a label it does not have:
+    # the parameter's order, as for any other dataset
+    assert condition_order(["0.7", "inf", "3"], experiment="high-pass") == ["inf", "3", "0.7"]
+    assert condition_order(["bw", "cr"], experiment="colour") == ["cr", "bw"]
+    assert condition_order(["2-0-10", "1-0-10", "16-0-10"], experiment="eidolonIII") == ["1-0-10", "2-0-10", "16-0-10"]
+    assert condition_order(["c05", "c50", "c07"], experiment="contrast") == ["c05", "c07", "c50"]
+    assert condition_order(["c05", "c50"], experiment="mine") == ["c05", "c50"]
     assert repr(cb) == "ConditionBreakdown(experiments=2, conditions=6)"
     assert "Accuracy and agreement per dataset" in cb.summary()
     assert list(cb.to_frame().columns) == list(cb.frame_columns)

@@ -48,7 +48,10 @@ def test_panels_draw_the_reference_band_the_highlighted_lines_and_the_others_gre
         np.testing.assert_allclose(lines[name].get_ydata(), _rows(cb, metric, "contrast", name)["value"], atol=1e-12)
     grey = [c for c in ax.collections if c.get_label() == "other candidates"][0]
     assert len(grey.get_segments()) == len(cands) - len(top)
-    assert [t.get_text() for t in ax.get_xticklabels()] == list(ref["condition"])
+    # model-vs-human's figures: contrast from 50 % down to 5 %, its tick labels and axis name
+    assert list(ref["condition"]) == ["c50", "c30", "c15", "c10", "c05"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["50", "30", "15", "10", "5"]
+    assert ax.get_xlabel() == "contrast (%)"
 
 
 def test_few_candidates_are_all_in_colour_and_many_none_by_default(cb):

@@ -52,23 +52,66 @@ CONDITION_METRICS = ("accuracy", "accuracy-difference", "observed-consistency", 
 #: The range of each (intervals are clipped to it).
 _RANGE = np.array([(0.0, 1.0), (-1.0, 1.0), (0.0, 1.0), (0.0, 1.0), (-1.0, 1.0)])
 #: Columns of :attr:`ConditionBreakdown.table` and :attr:`ConditionBreakdown.datasets`.
-CONDITION_COLUMNS = ("experiment", "condition", "position", "observer", "kind", "metric", "value", "ci_low",
-                     "ci_high", "n_items")
+CONDITION_COLUMNS = ("experiment", "condition", "position", "label", "parameter", "observer", "kind", "metric",
+                     "value", "ci_low", "ci_high", "n_items")
 DATASET_COLUMNS = ("experiment", "observer", "kind", "metric", "value", "ci_low", "ci_high", "n_conditions")
+
+def _ladder(suffix: str) -> tuple[tuple[str, str], ...]:
+    """An eidolon dataset's conditions ``"<reach>-<suffix>"`` (reach 1 … 128) as log₂ of the reach."""
+    return tuple((f"{2 ** k}-{suffix}", str(k)) for k in range(8))
+
+
+#: Model-vs-human's parametric datasets as its own figures draw them (Geirhos et al. 2021; bethgelab/model-vs-human,
+#: ``modelvshuman/datasets/experiments.py``): the axis name, then every condition label of the trials in the
+#: figures' order (the distortion growing to the right) with its tick label.
+_MODEL_VS_HUMAN_AXES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "colour": ("colour", (("cr", "colour"), ("bw", "greyscale"))),
+    "contrast": ("contrast (%)", tuple((c, str(int(c[1:]))) for c in
+                                      ("c100", "c50", "c30", "c15", "c10", "c05", "c03", "c01"))),
+    "high-pass": ("filter standard deviation", tuple((c, c) for c in
+                                                     ("inf", "3", "1.5", "1", "0.7", "0.55", "0.45", "0.4"))),
+    "low-pass": ("filter standard deviation", tuple((c, c) for c in ("0", "1", "3", "5", "7", "10", "15", "40"))),
+    "phase-scrambling": ("phase noise width (°)", tuple((c, c) for c in ("0", "30", "60", "90", "120", "150",
+                                                                          "180"))),
+    "power-equalisation": ("power spectrum", (("0", "original"), ("pow", "equalised"))),
+    "false-colour": ("colour", (("true", "true"), ("false", "opponent"))),
+    "rotation": ("rotation angle (°)", tuple((c, c) for c in ("0", "90", "180", "270"))),
+    "eidolonI": ("log₂ of reach", _ladder("10-10")),
+    "eidolonII": ("log₂ of reach", _ladder("3-10")),
+    "eidolonIII": ("log₂ of reach", _ladder("0-10")),
+    "uniform-noise": ("uniform noise width", tuple((c, str(float(c))) for c in
+                                                   ("0.00", "0.03", "0.05", "0.10", "0.20", "0.35", "0.60", "0.90"))),
+}
+
+
+def _axis(experiment: str, conditions: Any) -> tuple[str, dict[str, str]] | None:
+    """Model-vs-human's axis of ``experiment`` when it holds only that dataset's conditions: (name, tick labels in
+    the figures' order); else None."""
+    known = _MODEL_VS_HUMAN_AXES.get(str(experiment))
+    if known is None or not set(map(str, conditions)) <= {c for c, _ in known[1]}:
+        return None
+    return known[0], dict(known[1])
+
+
 #: Replicates of :func:`condition_breakdown` by default (at most the leaderboard's own B): its
 #: percentile-type intervals of 95 % need about a thousand (docs/benchmark.md, "Model-vs-human's figures").
 DEFAULT_RESAMPLES = 1000
 
 
-def condition_order(conditions: Any) -> list[str]:
+def condition_order(conditions: Any, experiment: str | None = None) -> list[str]:
     """The conditions of one dataset in the order of their parameter: by the first number in each
     label (``"c05"`` → 5, ``"16-10-10"`` → 16, ``"inf"`` → ∞), labels without a number after
-    those with one, each group in text order.
+    those with one, each group in text order. The conditions of one of model-vs-human's
+    parametric datasets (``experiment``, its labels) are in the order of model-vs-human's
+    figures instead, the distortion growing to the right (contrast from 100 % down, high-pass
+    from ∞ down, colour before greyscale).
 
     Parameters
     ----------
     conditions : iterable of str
         Condition labels (repeats are listed once).
+    experiment : str, optional
+        The dataset they belong to.
 
     Returns
     -------
@@ -78,10 +121,17 @@ def condition_order(conditions: Any) -> list[str]:
     --------
     >>> condition_order(["c30", "c05", "c100", "c01"])
     ['c01', 'c05', 'c30', 'c100']
+    >>> condition_order(["c30", "c05", "c100", "c01"], experiment="contrast")  # model-vs-human's figures
+    ['c100', 'c30', 'c05', 'c01']
     >>> condition_order(["inf", "0.7", "3", "bw"])
     ['0.7', '3', 'inf', 'bw']
     """
     import re
+
+    axis = _axis(experiment, conditions) if experiment is not None else None
+    if axis is not None:
+        have = set(map(str, conditions))
+        return [c for c in axis[1] if c in have]
 
     def key(label: str) -> tuple[int, float, str]:
         text = str(label)
@@ -100,9 +150,12 @@ class ConditionBreakdown(Result):
     ``table``: one row per (experiment, observer, metric), the means over the dataset's
     conditions (columns ``experiment, observer, kind, metric, value, ci_low, ci_high,
     n_conditions``; ``to_frame()`` gives it). ``conditions``: one row per (experiment,
-    condition, observer, metric), long format (columns ``experiment, condition, position,
-    observer, kind, metric, value, ci_low, ci_high, n_items``; ``position`` is the
-    condition's place in its dataset's parameter order, :func:`condition_order`). ``kind`` is ``"candidate"`` or ``"reference"``
+    condition, observer, metric), long format (columns ``experiment, condition, position, label,
+    parameter, observer, kind, metric, value, ci_low, ci_high, n_items``; ``position`` is the
+    condition's place in its dataset's parameter order, :func:`condition_order`, and for
+    model-vs-human's parametric datasets ``label`` and ``parameter`` are its figures' tick label
+    and axis name, e.g. ``"5"`` and ``"contrast (%)"`` for ``"c05"``; elsewhere the condition and
+    ``"condition"``). ``kind`` is ``"candidate"`` or ``"reference"``
     (the reference group's row, named as in the leaderboard: e.g. ``"human–human"``).
     """
 
@@ -146,8 +199,8 @@ class ConditionBreakdown(Result):
         >>> wide = tw.leaderboards.condition_breakdown(lb, rng=0).wide("conditions")
         >>> wide[["condition", "observer", "accuracy", "accuracy_low", "accuracy_high"]].head(2).round(3)
           condition  observer  accuracy  accuracy_low  accuracy_high
-        0       c05   clip-16     0.875         0.825          0.916
-        1       c05  cornet-s     0.512         0.450          0.602
+        0       c50   clip-16     0.969         0.938          0.994
+        1       c50  cornet-s     0.938         0.896          0.975
         """
         import pandas as pd
 
@@ -155,7 +208,7 @@ class ConditionBreakdown(Result):
             raise InvalidValueError(f"`level` must be 'datasets' or 'conditions'; got {level!r}")
         t = self.table if level == "datasets" else self.conditions
         index = ["experiment", "observer", "kind"] if level == "datasets" else [
-            "experiment", "condition", "position", "observer", "kind", "n_items"]
+            "experiment", "condition", "position", "label", "parameter", "observer", "kind", "n_items"]
         parts = []
         for m in CONDITION_METRICS:
             col = m.replace("-", "_")
@@ -357,7 +410,9 @@ def condition_breakdown(lb, *, n_resamples: int | None = None, rng: Any = None, 
     records, dataset_records = [], []
     for exp in design.experiments:
         units = [u for u, unit in enumerate(design.units) if unit.experiment == exp]
-        position = {c: i for i, c in enumerate(condition_order([design.units[u].condition for u in units]))}
+        conds = [design.units[u].condition for u in units]
+        position = {c: i for i, c in enumerate(condition_order(conds, experiment=exp))}
+        parameter, label = _axis(exp, conds) or ("condition", {c: str(c) for c in conds})
         total = np.zeros((b, len(CONDITION_METRICS), len(rows)))
         count = np.zeros_like(total)
         for u in units:
@@ -365,8 +420,9 @@ def condition_breakdown(lb, *, n_resamples: int | None = None, rng: Any = None, 
             unit = design.units[u]
             for m, metric in enumerate(CONDITION_METRICS):
                 for r, name in enumerate(rows):
-                    records.append((exp, unit.condition, position[unit.condition], name, kind[r], metric,
-                                    est[m, r], lo[m, r], hi[m, r], unit.right.shape[0]))
+                    records.append((exp, unit.condition, position[unit.condition], label[unit.condition],
+                                    parameter, name, kind[r], metric, est[m, r], lo[m, r], hi[m, r],
+                                    unit.right.shape[0]))
             ok = np.isfinite(dist)
             total += np.where(ok, dist, 0.0)
             count += ok

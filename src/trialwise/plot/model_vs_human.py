@@ -57,7 +57,9 @@ def plot_conditions(breakdown, *, metric: str = "accuracy", highlight=None, expe
     """A metric against the condition, one panel per dataset (model-vs-human's psychometric plots).
 
     One panel per experiment of ``breakdown`` with two or more conditions (x: the conditions
-    in their parameter order, :func:`trialwise.leaderboards.condition_order`; y: ``metric``).
+    in their parameter order, :func:`trialwise.leaderboards.condition_order`, one step each,
+    as model-vs-human's figures space them, and for model-vs-human's datasets with its tick
+    labels and axis names; y: ``metric``).
     The reference group is a band (its value per condition and, shaded, its interval:
     for accuracy the humans' mean accuracy, for the consistency metrics the agreement of
     pairs of humans); the ``highlight``-ed candidates are coloured lines with an interval
@@ -135,6 +137,7 @@ def plot_conditions(breakdown, *, metric: str = "accuracy", highlight=None, expe
 def _panel(ax, t, colour: list[str]) -> None:
     """One dataset: the reference band, the grey candidates, the coloured ones with their intervals."""
     conds = list(dict.fromkeys(t["condition"]))
+    ticks = dict(zip(t["condition"], t["label"]))
     x = {c: i for i, c in enumerate(conds)}
     ref = t[t["kind"] == "reference"]
     rx = ref["condition"].map(x).to_numpy(float)
@@ -156,8 +159,12 @@ def _panel(ax, t, colour: list[str]) -> None:
         ax.vlines(gx, g["ci_low"].to_numpy(float), g["ci_high"].to_numpy(float), color=c, lw=0.9, zorder=3)
         ax.plot(gx, gy, color=c, lw=1.3, marker="o", ms=3, label=name, zorder=3)
     ax.autoscale_view()
+    long = max(len(str(ticks[c])) for c in conds) * len(conds) > 24  # labels that would collide level
     ax.set_xticks(range(len(conds)))
-    ax.set_xticklabels(conds, rotation=45 if len(conds) > 4 else 0, fontsize=7, ha="right" if len(conds) > 4 else "center")
+    ax.set_xticklabels([ticks[c] for c in conds], rotation=45 if long else 0, fontsize=7,
+                       ha="right" if long else "center")
+    if t["parameter"].iloc[0] != "condition":
+        ax.set_xlabel(str(t["parameter"].iloc[0]), fontsize=7, labelpad=1)
     ax.tick_params(axis="y", labelsize=7)
     ax.grid(alpha=0.3, lw=0.5)
 
