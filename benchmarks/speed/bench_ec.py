@@ -627,7 +627,7 @@ def baseline_section(repeats: int, naive_replicates: int = 5) -> None:
             _, _, engine = call_with_engine_time(x, n_resamples=b, rng=7, ci_method="percentile")
             whole = time.process_time() - c0
         floor = steps["product"]
-        print(f"      where the time goes (1 BLAS thread, CPU): baseline float32 " + ", ".join(
+        print("      where the time goes (1 BLAS thread, CPU): baseline float32 " + ", ".join(
             f"{k} {v:.2f} s" for k, v in steps.items()) + f"; the float32 GEMM of the 4·pairs columns (the floor) "
             f"{floor:.2f} s; call (percentile) {whole:.2f} s CPU = {whole / floor:.2f}× that GEMM, its engine "
             f"{engine:.2f} s wall; baseline float32 = {sum(steps.values()) / floor:.2f}× the GEMM")

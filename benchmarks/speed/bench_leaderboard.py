@@ -273,7 +273,7 @@ def batched_bootstrap(conds: list[Condition], n_experiments: int, b: int, rng=No
     per_cond = np.empty((len(conds), b, m + 1))
     for j, c in enumerate(conds):
         cols, keep = pair_layout(c)
-        n, p, h = cols.shape[0], cols.shape[1] // 4, c.right.shape[1] - m
+        n, h = cols.shape[0], c.right.shape[1] - m
         for lo in range(0, b, chunk):
             bc = min(chunk, b - lo)
             if rng is None:
