@@ -23,27 +23,29 @@ def _not_in_trials(protocol: str, missing: list[str], n_experiments: int) -> str
             f"and were not scored: {', '.join(missing)}")
 
 
+def _each(by_candidate: Mapping[str, list[str]], many: str, prefix: str = "") -> str:
+    """``"a (x, y); b (16 of 17)"``: every candidate with its experiments, their number (``many``) past three."""
+    return "; ".join(f"{c} ({prefix}{', '.join(x) if len(x) <= 3 else many.format(n=len(x))})"
+                     for c, x in by_candidate.items())
+
+
 def _not_scored(lacking: Mapping[str, list[str]], n_experiments: int) -> str:
-    named = "; ".join(f"{c} (lacks {', '.join(x) if len(x) <= 3 else f'{len(x)} of {n_experiments}'})"
-                      for c, x in lacking.items())
-    return (f"{len(lacking)} candidate(s) not scored, for lack of some of the protocol's experiments: {named}; "
-            f"restrict the protocol's `experiments` to score them")
+    return (f"{len(lacking)} candidate(s) not scored, for lack of some of the protocol's experiments: "
+            f"{_each(lacking, f'{{n}} of {n_experiments}', 'lacks ')}; restrict the protocol's `experiments` to "
+            f"score them")
 
 
 def _benchmarks_missing(missing: Mapping[str, list[str]], n_benchmarks: int) -> str:
-    named = "; ".join(f"{c} ({', '.join(x) if len(x) <= 3 else f'{len(x)} of {n_benchmarks}'})"
-                      for c, x in missing.items())
     return (f"{len(missing)} candidate(s) not scored in some of the {n_benchmarks} benchmarks, for they do not answer "
-            f"all of those benchmarks' images: {named}; such a score is missing, and it counts as 0 in the average, "
-            f"as Brain-Score averages")
+            f"all of those benchmarks' images: {_each(missing, f'{{n}} of {n_benchmarks}')}; such a score is missing, "
+            f"and it counts as 0 in the average, as Brain-Score averages")
 
 
 def _unpaired(unpaired: Mapping[str, list[str]], min_items: int) -> str:
-    named = "; ".join(f"{c} (in {', '.join(x) if len(x) <= 3 else f'{len(x)} experiments'})"
-                      for c, x in unpaired.items())
     return (f"{len(unpaired)} candidate(s) not scored, for they share fewer than {min_items} images (the protocol's "
             f"min_items) with every reference observer in every condition of an experiment, so they have no pair "
-            f"value there: {named}; they are left out of the ranks, tests and Kendall's tau")
+            f"value there: {_each(unpaired, '{n} experiments', 'in ')}; they are left out of the ranks, tests and "
+            f"Kendall's tau")
 
 
 def _undefined(every: list[str], some: Mapping[str, list[str]], never: Mapping[str, str] | None = None) -> str:
