@@ -988,6 +988,9 @@ API = [
      None, None, ValueError, r"hold 2 observers"),
     ("bench-score-partial", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_resamples=10)(
         trials()[(trials().subject == "m1") & (trials().image != "c1-0")]), None, None, ValueError, r"lacks 1"),
+    ("bench-benchmarks-extra", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_resamples=10).score_benchmarks(
+        trials()[trials().subject == "m1"].assign(image=lambda t: t["image"].where(t["image"] != "c1-0", "c1-other"))),
+     None, None, ValueError, r"'m1' must answer exactly the benchmark's 40 images of condition 'c1'.*lacks 1 and has 1 other"),
     ("bench-benchmarks-none", lambda: tw.brainscore.BehavioralBenchmark(humans(), PROTO, n_resamples=10).score_benchmarks(
         trials()[(trials().subject == "m1") & (trials().image != "c1-0")]), None, None, ValueError,
      r"'m1' answer\(s\) all the images of none of the benchmark's 1 experiments"),

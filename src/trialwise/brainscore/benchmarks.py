@@ -111,8 +111,9 @@ def scored_experiments(trials: Any, units: Any, names: list[str], *, per_benchma
 
     ``units``: the benchmark's ``(experiment, condition, images)``; ``names``: the candidates. A candidate
     answers exactly the images of every condition (else an error naming the first that differs);
-    ``per_benchmark``: of every experiment it is scored in, its trials in the others are left out (note and
-    warning ``benchmarks-missing``), and a candidate scored in none is an error.
+    ``per_benchmark``: an experiment whose images it does not all answer is one it is not scored in, its
+    trials there left out (note and warning ``benchmarks-missing``); images the humans did not see are
+    still an error, and so is a candidate scored in no experiment.
     """
     import pandas as pd
 
@@ -122,7 +123,7 @@ def scored_experiments(trials: Any, units: Any, names: list[str], *, per_benchma
             frozenset)
         for name in names:
             have = got.get(name, frozenset())
-            if have != images and not per_benchmark:
+            if have != images and (not per_benchmark or have - images):  # images the humans did not see: an error
                 raise InvalidValueError(f"candidate trials: {name!r} must answer exactly the benchmark's "
                                         f"{len(images)} images of condition {cond!r} of experiment {e!r}; it lacks "
                                         f"{len(images - have)} and has {len(have - images)} other(s)")
