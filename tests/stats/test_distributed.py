@@ -34,6 +34,9 @@ def client():
         cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
                                            dashboard_address=None)
         c = distributed.Client(cluster)
+        # both workers registered: the block layout depends on their number (a loaded machine may still be
+        # starting one when the client returns; one test then saw a single block of 276 pairs, not 28 + 248)
+        c.wait_for_workers(2, timeout=120)
     yield c
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -123,6 +126,7 @@ def test_identical_across_block_sizes_and_chunks(client, monkeypatch):
             yield key, res
 
     monkeypatch.setattr(td, "map_blocks", spy)
+    client.wait_for_workers(2, timeout=120)  # the layouts below are for two workers
     for tasks_per_worker, budget, blocks in ((4, None, [55, 100, 121]), (1, 1, [55, 100, 121]),
                                              (1, 10**9, [28, 248])):
         monkeypatch.setattr(td, "TASKS_PER_WORKER", tasks_per_worker)
